@@ -1,0 +1,1 @@
+//! skillgym flags and SKILLGYM_* environment variables.

@@ -1,0 +1,1 @@
+//! skillgym.yaml.
