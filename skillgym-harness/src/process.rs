@@ -1,1 +1,762 @@
-//! Agent process supervision.
+//! Agent process supervision: run one agent CLI session as a child process, stream its stdout
+//! line by line, keep its raw output, and leave nothing of it running once [`run`] returns.
+//!
+//! [`run`] launches a [`ProcessSpec`] with stdin = `/dev/null`, as the leader of a new process
+//! group, in the given working directory and environment. Then:
+//!
+//! - every stdout line is written raw to the stdout log and handed to a [`LineSink`] as text
+//!   (lossy UTF-8, line terminator stripped); lines of any length are streamed, never the whole
+//!   output at once;
+//! - stderr is copied raw to the stderr log at the same time;
+//! - when the timeout elapses, or the sink answers [`LineVerdict::Stop`] (max steps), the whole
+//!   process group is killed with `SIGKILL`;
+//! - when the leader exits on its own, what is left of its group is killed too, so that a
+//!   backgrounded grandchild holding the stdout pipe can neither hang the run nor outlive it.
+//!
+//! Both logs are flushed and complete in every case (exit, timeout, stop). [`run`] needs a Tokio
+//! runtime with the IO and time drivers enabled (`#[tokio::test]` and `enable_all()` have both).
+
+use std::ffi::OsString;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, SystemTime};
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::process::{ChildStderr, ChildStdout, Command};
+use tokio::time::Instant;
+
+/// How long the pipes are still drained once the process group is dead. Only a descendant that
+/// left the group (`setsid`) can keep a pipe open that long; its output is then abandoned.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// Above this capacity the reused line buffer is shrunk back after a line (a single huge line
+/// must not pin its memory for the rest of the session).
+const KEPT_LINE_CAPACITY: usize = 1 << 20;
+
+/// Size of the buffers in front of the pipes and the log files.
+const IO_BUFFER: usize = 64 * 1024;
+
+/// What to launch, where, and where its output goes.
+#[derive(Debug, Clone)]
+pub struct ProcessSpec {
+    /// The program, looked up in `PATH` unless it contains a `/`.
+    pub program: OsString,
+    /// The arguments, without the program name.
+    pub args: Vec<OsString>,
+    /// Variables set on top of the inherited environment (applied after `env_remove`, so a
+    /// variable both removed and set ends up set).
+    pub env: Vec<(OsString, OsString)>,
+    /// Variables removed from the inherited environment.
+    pub env_remove: Vec<OsString>,
+    /// The working directory of the process.
+    pub cwd: PathBuf,
+    /// Receives the raw stdout bytes, exactly as received (parent directories are created).
+    pub stdout_log: PathBuf,
+    /// Receives the raw stderr bytes, exactly as received (parent directories are created).
+    pub stderr_log: PathBuf,
+    /// Wall-clock limit, counted from the spawn; then the whole process group is killed.
+    pub timeout: Duration,
+}
+
+/// Receives the stdout of a running process, one line at a time, in order.
+///
+/// A line is handed over without its terminator (`\n` or `\r\n`), decoded as UTF-8 with invalid
+/// bytes replaced by U+FFFD (never an error). A final line without terminator is delivered too.
+/// Closures `FnMut(&str) -> LineVerdict` are sinks.
+pub trait LineSink {
+    /// Called for each stdout line; the verdict says whether the process may go on.
+    fn on_line(&mut self, line: &str) -> LineVerdict;
+}
+
+impl<F: FnMut(&str) -> LineVerdict> LineSink for F {
+    fn on_line(&mut self, line: &str) -> LineVerdict {
+        self(line)
+    }
+}
+
+/// A [`LineSink`]'s answer to one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineVerdict {
+    /// Keep going.
+    Continue,
+    /// Kill the process group now (e.g. max steps exceeded). No further line is delivered; the
+    /// rest of the output still goes to the stdout log.
+    Stop {
+        /// Why, for the report.
+        reason: String,
+    },
+}
+
+/// Why the session ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Termination {
+    /// The process ended on its own: it exited, or died of a signal we did not send.
+    Exited,
+    /// The timeout elapsed and the process group was killed.
+    TimedOut,
+    /// The sink answered [`LineVerdict::Stop`]; the process group was killed if still running.
+    Stopped {
+        /// The reason given by the sink.
+        reason: String,
+    },
+}
+
+/// What happened to one process run.
+#[derive(Debug, Clone)]
+pub struct ProcessOutcome {
+    /// Process id of the leader, which is also the id of its process group.
+    pub pid: u32,
+    /// Exit code, when the process exited normally.
+    pub exit_code: Option<i32>,
+    /// The signal that terminated the process, if any (`9` after a timeout or stop).
+    pub signal: Option<i32>,
+    /// Why it ended.
+    pub termination: Termination,
+    /// Wall-clock time of the spawn.
+    pub started_at: SystemTime,
+    /// Wall-clock time when the process was reaped and its output drained.
+    pub ended_at: SystemTime,
+    /// Monotonic time from spawn to end.
+    pub duration: Duration,
+    /// Raw stdout bytes received (all written to the stdout log).
+    pub stdout_bytes: u64,
+    /// Stdout lines received, a final unterminated one included.
+    pub stdout_lines: u64,
+}
+
+/// Runs `spec` to completion, streaming its stdout lines to `sink`.
+///
+/// Returns once the process is reaped, the rest of its process group killed, and both logs
+/// flushed. Errors: the logs cannot be created or written, the program cannot be started (the
+/// message names the program and the working directory), or a pipe read fails; the process group
+/// is killed in every error case too. Draining the pipes may outlast the timeout by at most
+/// two seconds.
+pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<ProcessOutcome> {
+    let stdout_log = create_log(&spec.stdout_log)?;
+    let stderr_log = create_log(&spec.stderr_log)?;
+
+    let mut command = Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .current_dir(&spec.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    for name in &spec.env_remove {
+        command.env_remove(name);
+    }
+    command.envs(spec.env.iter().map(|(name, value)| (name, value)));
+
+    let started_at = SystemTime::now();
+    let start = Instant::now();
+    let mut child = command.spawn().map_err(|e| spawn_error(spec, e))?;
+    let pid = child.id().unwrap_or(0);
+    let mut group = GroupGuard::new(pid);
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(io::Error::other(
+            "agent process started without its stdout/stderr pipes",
+        ));
+    };
+    let mut out = StdoutPump::new(stdout, stdout_log);
+    let mut err = StderrPump::new(stderr, stderr_log);
+    let deadline = start
+        .checked_add(spec.timeout)
+        .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600));
+
+    let mut exited: Option<ExitStatus> = None;
+    let mut stop: Option<String> = None;
+    let mut timed_out = false;
+    let mut stdout_done = false;
+    let (status, stderr_result) = {
+        let stderr_copy = err.copy();
+        tokio::pin!(stderr_copy);
+        let mut stderr_done: Option<io::Result<()>> = None;
+
+        // Until the leader exits, the timeout elapses, or the sink says stop.
+        {
+            let wait = child.wait();
+            tokio::pin!(wait);
+            let timer = tokio::time::sleep_until(deadline);
+            tokio::pin!(timer);
+            loop {
+                tokio::select! {
+                    read = out.pump(Some(&mut *sink)), if !stdout_done => match read? {
+                        Pumped::Eof => stdout_done = true,
+                        Pumped::Stopped(reason) => {
+                            stop = Some(reason);
+                            break;
+                        }
+                    },
+                    copied = &mut stderr_copy, if stderr_done.is_none() => {
+                        stderr_done = Some(copied);
+                    }
+                    status = &mut wait => {
+                        exited = Some(status?);
+                        break;
+                    }
+                    () = &mut timer => {
+                        timed_out = true;
+                        break;
+                    }
+                }
+            }
+        }
+
+        // Whatever the cause, nothing of the group may survive; then reap the leader.
+        group.kill();
+        let status = match exited {
+            Some(status) => status,
+            None => child.wait().await?,
+        };
+        group.disarm();
+
+        // Drain what is left in the pipes; every writer is dead unless it left the group.
+        let stdout_drain = async {
+            while !stdout_done {
+                let receiver: Option<&mut dyn LineSink> = if stop.is_none() {
+                    Some(&mut *sink)
+                } else {
+                    None
+                };
+                match out.pump(receiver).await? {
+                    Pumped::Eof => stdout_done = true,
+                    Pumped::Stopped(reason) => stop = Some(reason),
+                }
+            }
+            io::Result::Ok(())
+        };
+        let stderr_drain = async {
+            if stderr_done.is_none() {
+                stderr_done = Some((&mut stderr_copy).await);
+            }
+        };
+        let drained = tokio::time::timeout(DRAIN_GRACE, async {
+            let (stdout_result, ()) = tokio::join!(stdout_drain, stderr_drain);
+            stdout_result
+        })
+        .await;
+        if let Ok(stdout_result) = drained {
+            stdout_result?;
+        }
+        (status, stderr_done.unwrap_or(Ok(())))
+    };
+    let (stdout_bytes, stdout_lines) = out.finish()?;
+    err.finish()?;
+    stderr_result?;
+
+    let termination = if timed_out {
+        Termination::TimedOut
+    } else if let Some(reason) = stop {
+        Termination::Stopped { reason }
+    } else {
+        Termination::Exited
+    };
+    Ok(ProcessOutcome {
+        pid,
+        exit_code: status.code(),
+        signal: status.signal(),
+        termination,
+        started_at,
+        ended_at: SystemTime::now(),
+        duration: start.elapsed(),
+        stdout_bytes,
+        stdout_lines,
+    })
+}
+
+/// How a [`StdoutPump::pump`] call ended.
+enum Pumped {
+    /// End of stdout.
+    Eof,
+    /// The sink answered stop (after the line was logged).
+    Stopped(String),
+}
+
+/// Reads stdout line by line into a reused buffer, logs each line raw, hands it to the sink.
+struct StdoutPump {
+    reader: BufReader<ChildStdout>,
+    log: BufWriter<File>,
+    /// The line being read. May hold a partial line when a `pump` future was cancelled:
+    /// `read_until` then resumes appending to it.
+    line: Vec<u8>,
+    bytes: u64,
+    lines: u64,
+}
+
+impl StdoutPump {
+    fn new(stdout: ChildStdout, log: BufWriter<File>) -> Self {
+        Self {
+            reader: BufReader::with_capacity(IO_BUFFER, stdout),
+            log,
+            line: Vec::new(),
+            bytes: 0,
+            lines: 0,
+        }
+    }
+
+    /// Streams lines until end of file or a stop verdict. Without a sink, lines are only logged.
+    /// Cancel safe: a partially read line stays in `self.line` for the next call.
+    async fn pump(&mut self, mut sink: Option<&mut dyn LineSink>) -> io::Result<Pumped> {
+        loop {
+            self.reader.read_until(b'\n', &mut self.line).await?;
+            if self.line.is_empty() {
+                return Ok(Pumped::Eof);
+            }
+            // `read_until` stops short of a newline only at end of file.
+            let terminated = self.line.last() == Some(&b'\n');
+            self.log.write_all(&self.line)?;
+            self.bytes += self.line.len() as u64;
+            self.lines += 1;
+            let verdict = match sink.as_deref_mut() {
+                Some(sink) => sink.on_line(&String::from_utf8_lossy(strip_terminator(&self.line))),
+                None => LineVerdict::Continue,
+            };
+            self.line.clear();
+            if self.line.capacity() > KEPT_LINE_CAPACITY {
+                self.line.shrink_to(KEPT_LINE_CAPACITY);
+            }
+            if let LineVerdict::Stop { reason } = verdict {
+                return Ok(Pumped::Stopped(reason));
+            }
+            if !terminated {
+                return Ok(Pumped::Eof);
+            }
+        }
+    }
+
+    /// Logs a partial line left by an abandoned drain, flushes the log; returns (bytes, lines).
+    fn finish(mut self) -> io::Result<(u64, u64)> {
+        if !self.line.is_empty() {
+            self.log.write_all(&self.line)?;
+            self.bytes += self.line.len() as u64;
+        }
+        self.log.flush()?;
+        Ok((self.bytes, self.lines))
+    }
+}
+
+/// Copies stderr raw to its log.
+struct StderrPump {
+    pipe: ChildStderr,
+    log: BufWriter<File>,
+}
+
+impl StderrPump {
+    fn new(pipe: ChildStderr, log: BufWriter<File>) -> Self {
+        Self { pipe, log }
+    }
+
+    /// Copies until end of file. Cancel safe (nothing read is lost).
+    async fn copy(&mut self) -> io::Result<()> {
+        let mut chunk = vec![0u8; IO_BUFFER];
+        loop {
+            match self.pipe.read(&mut chunk).await {
+                Ok(0) => return Ok(()),
+                Ok(n) => self.log.write_all(&chunk[..n])?,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn finish(mut self) -> io::Result<()> {
+        self.log.flush()
+    }
+}
+
+/// Kills the child's process group on request, and on drop unless disarmed (error paths,
+/// cancelled `run` futures).
+struct GroupGuard {
+    pgid: Option<libc::pid_t>,
+}
+
+impl GroupGuard {
+    fn new(pid: u32) -> Self {
+        // Never 0 or 1: kill(0, ..) and kill(-1, ..) would hit our own group or everything.
+        let pgid = libc::pid_t::try_from(pid).ok().filter(|&pid| pid > 1);
+        Self { pgid }
+    }
+
+    /// Sends SIGKILL to the whole group; a group already gone (ESRCH) is fine.
+    fn kill(&self) {
+        if let Some(pgid) = self.pgid {
+            // SAFETY: kill(2) has no memory-safety preconditions; `pgid > 1` is the group
+            // created for our child (`process_group(0)` makes its pid the group id).
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+
+    /// Once the leader is reaped its pid may be reused: never signal the group again.
+    fn disarm(&mut self) {
+        self.pgid = None;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The line without its `\n` or `\r\n` terminator.
+fn strip_terminator(line: &[u8]) -> &[u8] {
+    match line {
+        [rest @ .., b'\r', b'\n'] | [rest @ .., b'\n'] => rest,
+        _ => line,
+    }
+}
+
+/// Creates (truncates) a log file, and its parent directories.
+fn create_log(path: &Path) -> io::Result<BufWriter<File>> {
+    if let Some(parent) = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    {
+        fs::create_dir_all(parent).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot create log directory `{}`: {e}", parent.display()),
+            )
+        })?;
+    }
+    let file = File::create(path).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot create log file `{}`: {e}", path.display()),
+        )
+    })?;
+    Ok(BufWriter::with_capacity(IO_BUFFER, file))
+}
+
+fn spawn_error(spec: &ProcessSpec, e: io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!(
+            "cannot start `{}` in `{}`: {e}",
+            Path::new(&spec.program).display(),
+            spec.cwd.display()
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// A fresh scratch directory, removed on drop.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Self {
+            static NEXT: AtomicU32 = AtomicU32::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "skillgym-process-{}-{}-{name}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).expect("scratch dir");
+            Self(dir)
+        }
+
+        fn spec(&self, script: &str, timeout: Duration) -> ProcessSpec {
+            ProcessSpec {
+                program: "/bin/sh".into(),
+                args: vec!["-c".into(), script.into()],
+                env: Vec::new(),
+                env_remove: Vec::new(),
+                cwd: self.0.clone(),
+                stdout_log: self.0.join("logs/stdout.log"),
+                stderr_log: self.0.join("logs/stderr.log"),
+                timeout,
+            }
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Runs `spec`, collecting every line.
+    async fn collect(spec: &ProcessSpec) -> (ProcessOutcome, Vec<String>) {
+        let mut lines = Vec::new();
+        let mut sink = |line: &str| {
+            lines.push(line.to_owned());
+            LineVerdict::Continue
+        };
+        let outcome = run(spec, &mut sink).await.expect("run");
+        (outcome, lines)
+    }
+
+    /// Dead means gone, or a zombie waiting for init to reap it (init here reaps lazily).
+    fn is_dead(pid: libc::pid_t) -> bool {
+        // SAFETY: signal 0 only checks for existence.
+        if unsafe { libc::kill(pid, 0) } == -1 {
+            return io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        }
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+        state.is_none_or(|rest| rest.starts_with('Z') || rest.starts_with('X'))
+    }
+
+    async fn eventually_dead(pid: libc::pid_t) -> bool {
+        for _ in 0..50 {
+            if is_dead(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
+    }
+
+    const LONG: Duration = Duration::from_secs(20);
+
+    #[tokio::test]
+    async fn lines_are_streamed_in_order_with_terminators_stripped() {
+        let scratch = Scratch::new("lines");
+        let spec = scratch.spec(r"printf 'one\ntwo\r\n\nthree'", LONG);
+        let (outcome, lines) = collect(&spec).await;
+        assert_eq!(lines, ["one", "two", "", "three"]);
+        assert_eq!(outcome.termination, Termination::Exited);
+        assert_eq!(outcome.exit_code, Some(0));
+        assert_eq!(outcome.signal, None);
+        assert_eq!(outcome.stdout_lines, 4);
+        assert_eq!(outcome.stdout_bytes, 15);
+        let raw = fs::read(&spec.stdout_log).expect("stdout log");
+        assert_eq!(raw, b"one\ntwo\r\n\nthree");
+        assert!(outcome.ended_at >= outcome.started_at);
+    }
+
+    #[tokio::test]
+    async fn invalid_utf8_is_replaced_and_kept_raw_in_the_log() {
+        let scratch = Scratch::new("utf8");
+        let spec = scratch.spec(r"printf 'a\377b\n\303\251\n'", LONG);
+        let (_, lines) = collect(&spec).await;
+        assert_eq!(lines, ["a\u{FFFD}b", "é"]);
+        let raw = fs::read(&spec.stdout_log).expect("stdout log");
+        assert_eq!(raw, b"a\xffb\n\xc3\xa9\n");
+    }
+
+    #[tokio::test]
+    async fn stderr_is_copied_raw_to_its_log() {
+        let scratch = Scratch::new("stderr");
+        let spec = scratch.spec(r"printf 'warn\377\n' >&2; echo out", LONG);
+        let (_, lines) = collect(&spec).await;
+        assert_eq!(lines, ["out"]);
+        assert_eq!(
+            fs::read(&spec.stderr_log).expect("stderr log"),
+            b"warn\xff\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn environment_overlay_removal_and_cwd_are_applied() {
+        let scratch = Scratch::new("env");
+        let mut spec = scratch.spec(r#"env; echo "cwd=$(pwd -P)""#, LONG);
+        spec.env
+            .push(("SKILLGYM_PROCESS_TEST".into(), "overlay value".into()));
+        spec.env_remove.push("PATH".into());
+        let (outcome, lines) = collect(&spec).await;
+        assert_eq!(outcome.exit_code, Some(0));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l == "SKILLGYM_PROCESS_TEST=overlay value"),
+            "{lines:?}"
+        );
+        assert!(!lines.iter().any(|l| l.starts_with("PATH=")), "{lines:?}");
+        let cwd = fs::canonicalize(&scratch.0).expect("canonical cwd");
+        assert!(
+            lines.contains(&format!("cwd={}", cwd.display())),
+            "{lines:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn stdin_is_dev_null() {
+        let scratch = Scratch::new("stdin");
+        let spec = scratch.spec("cat; echo done", LONG);
+        let (outcome, lines) = collect(&spec).await;
+        assert_eq!(lines, ["done"]);
+        assert_eq!(outcome.termination, Termination::Exited);
+        assert!(outcome.duration < Duration::from_secs(10));
+    }
+
+    #[tokio::test]
+    async fn exit_code_is_recorded() {
+        let scratch = Scratch::new("exit");
+        let (outcome, _) = collect(&scratch.spec("exit 5", LONG)).await;
+        assert_eq!((outcome.exit_code, outcome.signal), (Some(5), None));
+        assert_eq!(outcome.termination, Termination::Exited);
+    }
+
+    #[tokio::test]
+    async fn terminating_signal_is_recorded() {
+        let scratch = Scratch::new("signal");
+        let (outcome, _) = collect(&scratch.spec("kill -TERM $$", LONG)).await;
+        assert_eq!(
+            (outcome.exit_code, outcome.signal),
+            (None, Some(libc::SIGTERM))
+        );
+        assert_eq!(outcome.termination, Termination::Exited);
+    }
+
+    #[tokio::test]
+    async fn stop_verdict_kills_the_process_group() {
+        let scratch = Scratch::new("stop");
+        let spec = scratch.spec("sleep 30 & echo $!; echo two; echo three; sleep 30", LONG);
+        let mut seen = Vec::new();
+        let mut sink = |line: &str| {
+            seen.push(line.to_owned());
+            if line == "two" {
+                LineVerdict::Stop {
+                    reason: "enough".into(),
+                }
+            } else {
+                LineVerdict::Continue
+            }
+        };
+        let outcome = run(&spec, &mut sink).await.expect("run");
+        assert_eq!(
+            outcome.termination,
+            Termination::Stopped {
+                reason: "enough".into()
+            }
+        );
+        assert_eq!(outcome.signal, Some(libc::SIGKILL));
+        assert!(outcome.duration < Duration::from_secs(10));
+        assert_eq!(seen.len(), 2, "nothing is delivered after stop: {seen:?}");
+        let background: libc::pid_t = seen[0].parse().expect("pid");
+        assert!(
+            eventually_dead(background).await,
+            "background sleep {background} survived"
+        );
+    }
+
+    #[tokio::test]
+    async fn stop_on_output_left_after_exit_is_still_a_stop() {
+        let scratch = Scratch::new("stop-after-exit");
+        let spec = scratch.spec(r"printf 'a\nb\nc\n'", LONG);
+        let mut sink = |line: &str| match line {
+            "b" => LineVerdict::Stop { reason: "b".into() },
+            _ => LineVerdict::Continue,
+        };
+        let outcome = run(&spec, &mut sink).await.expect("run");
+        assert_eq!(
+            outcome.termination,
+            Termination::Stopped { reason: "b".into() }
+        );
+        assert_eq!(outcome.stdout_lines, 3, "the rest is still logged");
+        assert_eq!(fs::read(&spec.stdout_log).expect("log"), b"a\nb\nc\n");
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_process_group_and_keeps_the_logs() {
+        let scratch = Scratch::new("timeout");
+        let spec = scratch.spec(
+            "sleep 30 & echo $!; echo partial >&2; printf 'no newline'; wait",
+            Duration::from_millis(500),
+        );
+        let (outcome, lines) = collect(&spec).await;
+        assert_eq!(outcome.termination, Termination::TimedOut);
+        assert_eq!(
+            (outcome.exit_code, outcome.signal),
+            (None, Some(libc::SIGKILL))
+        );
+        assert!(
+            outcome.duration < Duration::from_secs(10),
+            "{:?}",
+            outcome.duration
+        );
+        assert_eq!(lines.get(1).map(String::as_str), Some("no newline"));
+        let background: libc::pid_t = lines[0].parse().expect("pid");
+        assert!(
+            eventually_dead(background).await,
+            "background sleep {background} survived"
+        );
+        let raw = fs::read_to_string(&spec.stdout_log).expect("stdout log");
+        assert!(raw.ends_with("\nno newline"), "{raw:?}");
+        assert_eq!(
+            fs::read(&spec.stderr_log).expect("stderr log"),
+            b"partial\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn leader_exit_kills_a_backgrounded_pipe_holder() {
+        let scratch = Scratch::new("straggler");
+        let spec = scratch.spec("sleep 30 & echo $!; exit 0", LONG);
+        let (outcome, lines) = collect(&spec).await;
+        assert_eq!(outcome.termination, Termination::Exited);
+        assert_eq!(outcome.exit_code, Some(0));
+        assert!(
+            outcome.duration < Duration::from_secs(10),
+            "{:?}",
+            outcome.duration
+        );
+        let background: libc::pid_t = lines[0].parse().expect("pid");
+        assert!(
+            eventually_dead(background).await,
+            "background sleep {background} survived"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_descendant_that_left_the_group_cannot_hang_the_run() {
+        let scratch = Scratch::new("escapee");
+        let spec = scratch.spec(
+            "setsid sh -c 'echo $$; exec sleep 30' & sleep 0.3; echo leader done",
+            LONG,
+        );
+        let (outcome, lines) = collect(&spec).await;
+        let escapee: Option<libc::pid_t> = lines.iter().find_map(|line| line.parse().ok());
+        if let Some(pid) = escapee {
+            // SAFETY: plain kill(2) of the sleep this test started (it left our reach on purpose).
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        assert!(escapee.is_some(), "{lines:?}");
+        assert!(lines.iter().any(|line| line == "leader done"), "{lines:?}");
+        assert_eq!(outcome.termination, Termination::Exited);
+        assert_eq!(outcome.exit_code, Some(0));
+        assert!(
+            outcome.duration < DRAIN_GRACE + Duration::from_secs(5),
+            "{:?}",
+            outcome.duration
+        );
+    }
+
+    #[tokio::test]
+    async fn spawn_failure_names_the_program_and_the_cwd() {
+        let scratch = Scratch::new("spawn");
+        let mut spec = scratch.spec("", LONG);
+        spec.program = "/nonexistent/skillgym-agent".into();
+        let mut sink = |_: &str| LineVerdict::Continue;
+        let err = run(&spec, &mut sink).await.expect_err("must fail");
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        let message = err.to_string();
+        assert!(message.contains("/nonexistent/skillgym-agent"), "{message}");
+        assert!(
+            message.contains(&scratch.0.display().to_string()),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn terminators_are_stripped() {
+        assert_eq!(strip_terminator(b"a\r\n"), b"a");
+        assert_eq!(strip_terminator(b"a\n"), b"a");
+        assert_eq!(strip_terminator(b"a\r"), b"a\r");
+        assert_eq!(strip_terminator(b"\n"), b"");
+        assert_eq!(strip_terminator(b""), b"");
+    }
+}

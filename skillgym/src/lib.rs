@@ -1,1 +1,61 @@
+//! Benchmark agent skills with real coding-agent sessions, driven by `cargo test`.
+//!
+//! A *case* is a prompt plus checks: a plain Rust function annotated with
+//! [`#[skillgym::case]`](macro@case). The harness (`skillgym-harness`) runs every case against
+//! every configured *runner* (an agent CLI and model), normalizes what the agent did into a
+//! [`SessionReport`], and hands it to the case function, which asserts on it.
+//!
+//! ```no_run
+//! use skillgym::prelude::*;
+//!
+//! #[skillgym::case(prompt = "Say only: skillgym ready", tags = ["smoke"])]
+//! fn always_passes(report: &SessionReport) {
+//!     assert!(report.final_output().contains("skillgym ready"));
+//! }
+//!
+//! # fn main() {}
+//! ```
+//!
+//! This crate holds what case authors touch; everything that runs lives in `skillgym-harness`.
 
+#![warn(missing_docs)]
+
+extern crate self as skillgym;
+
+mod case;
+mod failure;
+mod report;
+
+pub use case::{CaseContext, Error, IntoCaseResult, Result};
+pub use failure::{Failure, FailureClass, FailureOrigin, SourceLocation};
+pub use report::{
+    AgentInfo, Confidence, FileActivity, RawArtifacts, Role, Phase, RunnerInfo, SessionEvent,
+    SessionReport, SkillDetection, Timing, TokenCount, Usage, UsageSource,
+};
+
+/// Declares a benchmark case. See the crate documentation of `skillgym-macros` for every argument.
+///
+/// ```no_run
+/// use skillgym::prelude::*;
+///
+/// #[skillgym::case(
+///     prompt = "Find a skill for upgrading Expo SDK.",
+///     tags = ["skills"], repeat = 3, repeat_failure = 1, timeout = "5m",
+/// )]
+/// async fn find_skills_expo(report: &SessionReport, ctx: &mut CaseContext) -> skillgym::Result {
+///     assert!(!report.final_output().is_empty());
+///     Ok(())
+/// }
+/// # fn main() {}
+/// ```
+pub use skillgym_macros::case;
+
+/// The names most cases need: `use skillgym::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        CaseContext, Confidence, FailureClass, SessionEvent, SessionReport, SkillDetection,
+    };
+}
+
+#[doc(hidden)]
+pub mod __private;

@@ -1,1 +1,39 @@
-//! skillgym.yaml.
+//! `skillgym.yaml`: schema, discovery, validation with located errors, and the resolved
+//! [`Settings`] of a run (flags > `SKILLGYM_*` env > file > defaults).
+//!
+//! ```yaml
+//! run:
+//!   schedule: parallel          # serial | parallel | isolated-by-runner
+//!   max_parallel: 4
+//!   repeat: 1
+//!   repeat_failure: 0           # retry_failed is accepted as a legacy alias
+//!   max_steps: 40
+//!   tags: [smoke]
+//!   output_dir: target/skillgym/runs
+//!   workspace: { mode: isolated, template_dir: fixtures/app, bootstrap: { command: npm, args: [ci] } }
+//! defaults: { timeout: 2m }
+//! runners:
+//!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
+//! suites: [cases/EVAL.yaml]
+//! snapshots: { path: skillgym.snapshots.json, metric: total_tokens, tolerance: { percent: 10 } }
+//! ```
+
+mod discover;
+pub mod duration;
+mod error;
+mod fields;
+mod schema;
+mod settings;
+pub mod yaml;
+
+#[cfg(test)]
+mod tests;
+
+pub use discover::{FILE_NAMES, discover, discover_checked, load, load_for_run};
+pub use duration::parse_duration;
+pub use error::ConfigError;
+pub use schema::{
+    AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, RunConfig, RunnerConfig,
+    Schedule, SnapshotMetric, SnapshotsConfig, Tolerance, WorkspaceConfig, WorkspaceMode,
+};
+pub use settings::{DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings, SettingsError, resolve};

@@ -1,0 +1,310 @@
+//! The generic `command` agent: any program that prints skillgym's event JSONL.
+//!
+//! The program gets the prompt as its last argument, unless an argument contains `{prompt}` or
+//! `{prompt_file}`, which are replaced by the prompt text and the path of a file holding it.
+//! Each stdout line is one JSON object with a `type`:
+//!
+//! | `type` | fields | meaning |
+//! |---|---|---|
+//! | `message` | `role` (`user`/`assistant`), `phase?` (`thinking`/`commentary`/`final`), `text` | text; each assistant message is one step for `max_steps` |
+//! | `tool_call` | `tool`, `id?`, `args?` | a tool invocation |
+//! | `tool_result` | `id?`, `tool?`, `output`, `is_error?` | its result |
+//! | `command` | `command`, `exit_code?` | a shell command |
+//! | `file_read` | `path` (relative paths resolve against the session's cwd) | a file read |
+//! | `skill_signal` | `skill`, `signal` | an explicit skill load |
+//! | `usage` | `input_tokens?`, `output_tokens?`, `reasoning_tokens?`, `cache_tokens?`, `total_tokens?`, `cost_usd?` | token usage, summed over records |
+//! | `session` | `id` | the agent's session id |
+//!
+//! Every event may carry `at` (RFC 3339). Other types are kept as raw events; lines that are
+//! not JSON objects become warnings. The final output is the last assistant message with phase
+//! `final`, else the last non-thinking assistant message.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::Value;
+use skillgym::{Role, SessionEvent};
+
+use super::{Agent, Launch, SessionSpec, StreamParser};
+use crate::normalize::{ReportBuilder, UsageFigure};
+
+/// Runs a configured program that speaks skillgym's event JSONL.
+#[derive(Debug, Clone)]
+pub struct CommandAgent {
+    program: PathBuf,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    model: Option<String>,
+}
+
+impl CommandAgent {
+    /// An agent that runs `program`.
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        CommandAgent {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            model: None,
+        }
+    }
+
+    /// Appends an argument (`{prompt}` and `{prompt_file}` are substituted).
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Appends arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets an environment variable for the program.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Records the model name (reported in the session report; the program gets it as
+    /// `SKILLGYM_MODEL`).
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+}
+
+impl Agent for CommandAgent {
+    fn kind(&self) -> &str {
+        "command"
+    }
+
+    fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
+        let prompt_file = session.prompt_file.to_string_lossy();
+        let mut placeholder_used = false;
+        let mut args: Vec<OsString> = self
+            .args
+            .iter()
+            .map(|arg| {
+                placeholder_used |= arg.contains("{prompt}") || arg.contains("{prompt_file}");
+                arg.replace("{prompt_file}", &prompt_file)
+                    .replace("{prompt}", session.prompt)
+                    .into()
+            })
+            .collect();
+        if !placeholder_used {
+            args.push(session.prompt.into());
+        }
+        let mut env: Vec<(OsString, OsString)> = self
+            .env
+            .iter()
+            .map(|(key, value)| (key.into(), value.into()))
+            .collect();
+        if let Some(model) = &self.model {
+            env.push(("SKILLGYM_MODEL".into(), model.into()));
+        }
+        Ok(Launch {
+            program: self.program.clone().into_os_string(),
+            args,
+            env,
+            env_remove: Vec::new(),
+        })
+    }
+
+    fn parser(&self) -> Box<dyn StreamParser> {
+        Box::new(EventLineParser::default())
+    }
+}
+
+/// Parses skillgym's event JSONL.
+#[derive(Debug, Default)]
+pub struct EventLineParser {
+    line_number: u64,
+}
+
+#[derive(Deserialize)]
+struct UsageRecord {
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    reasoning_tokens: Option<u64>,
+    cache_tokens: Option<u64>,
+    total_tokens: Option<u64>,
+    cost_usd: Option<f64>,
+}
+
+impl StreamParser for EventLineParser {
+    fn parse_line(&mut self, line: &str, out: &mut ReportBuilder) {
+        self.line_number += 1;
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            return;
+        }
+        let value: Value = match serde_json::from_str(trimmed) {
+            Ok(value @ Value::Object(_)) => value,
+            Ok(_) | Err(_) => {
+                out.warn(format!(
+                    "stdout line {}: not a JSON object: {}",
+                    self.line_number,
+                    abbreviate(trimmed)
+                ));
+                return;
+            }
+        };
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        match kind.as_str() {
+            "usage" => match UsageRecord::deserialize(&value) {
+                Ok(usage) => {
+                    out.add_provider_usage([
+                        (UsageFigure::Input, usage.input_tokens),
+                        (UsageFigure::Output, usage.output_tokens),
+                        (UsageFigure::Reasoning, usage.reasoning_tokens),
+                        (UsageFigure::Cache, usage.cache_tokens),
+                        (UsageFigure::Total, usage.total_tokens),
+                    ]);
+                    if let Some(cost) = usage.cost_usd {
+                        let total = out.usage_mut().cost_usd.unwrap_or(0.0) + cost;
+                        out.usage_mut().cost_usd = Some(total);
+                    }
+                }
+                Err(error) => self.keep_raw(value, &format!("bad usage record: {error}"), out),
+            },
+            "session" => match value.get("id").and_then(Value::as_str) {
+                Some(id) => out.session_id(id),
+                None => self.keep_raw(value, "session record without a string `id`", out),
+            },
+            "message" | "tool_call" | "tool_result" | "command" | "file_read" | "skill_signal" => {
+                match SessionEvent::deserialize(&value) {
+                    Ok(event) => {
+                        if matches!(event, SessionEvent::Message { role: Role::Assistant, .. }) {
+                            out.step();
+                        }
+                        out.push(event);
+                    }
+                    Err(error) => self.keep_raw(value, &format!("bad `{kind}` event: {error}"), out),
+                }
+            }
+            _ => out.push(SessionEvent::Raw { value, at: None }),
+        }
+    }
+}
+
+impl EventLineParser {
+    fn keep_raw(&self, value: Value, problem: &str, out: &mut ReportBuilder) {
+        out.warn(format!("stdout line {}: {problem}", self.line_number));
+        out.push(SessionEvent::Raw { value, at: None });
+    }
+}
+
+/// The first 200 characters of a line, for warnings.
+fn abbreviate(line: &str) -> String {
+    const MAX: usize = 200;
+    match line.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}… ({} bytes)", &line[..cut], line.len()),
+        None => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skillgym::{Confidence, Phase};
+    use std::path::Path;
+
+    fn parse(lines: &[&str]) -> (skillgym::SessionReport, u32) {
+        let mut out = ReportBuilder::new("/work/app");
+        let mut parser = EventLineParser::default();
+        for line in lines {
+            parser.parse_line(line, &mut out);
+        }
+        let steps = out.steps();
+        (out.finish("the prompt"), steps)
+    }
+
+    #[test]
+    fn maps_every_record_type() {
+        let (report, steps) = parse(&[
+            r#"{"type":"session","id":"s-1"}"#,
+            r#"{"type":"message","role":"assistant","phase":"thinking","text":"hmm"}"#,
+            r#"{"type":"tool_call","id":"t1","tool":"Read","args":{"file_path":"x"}}"#,
+            r#"{"type":"file_read","path":"skills/find-skills/SKILL.md"}"#,
+            r#"{"type":"tool_result","id":"t1","output":"ok"}"#,
+            r#"{"type":"command","command":"npx skills find expo","exit_code":0}"#,
+            r#"{"type":"skill_signal","skill":"other","signal":"tool:skill"}"#,
+            r#"{"type":"usage","input_tokens":100,"output_tokens":20,"cache_tokens":40,"cost_usd":0.5}"#,
+            r#"{"type":"usage","input_tokens":50,"output_tokens":5}"#,
+            r#"{"type":"message","role":"assistant","phase":"final","text":"done"}"#,
+            r#"{"type":"vendor_thing","x":1}"#,
+        ]);
+        assert_eq!(steps, 2);
+        assert_eq!(report.session_id.as_deref(), Some("s-1"));
+        assert_eq!(report.final_output, "done");
+        assert_eq!(report.commands().collect::<Vec<_>>(), ["npx skills find expo"]);
+        assert_eq!(
+            report.file_reads(),
+            [Path::new("/work/app/skills/find-skills/SKILL.md")]
+        );
+        assert_eq!(report.files.observed_skill_reads.len(), 1);
+        assert_eq!(report.skill("find-skills").map(|s| s.confidence), Some(Confidence::Strong));
+        assert_eq!(report.skill("other").map(|s| s.confidence), Some(Confidence::Explicit));
+        assert_eq!(report.usage.input_tokens.map(|c| c.value), Some(150));
+        assert_eq!(report.usage.output_tokens.map(|c| c.value), Some(25));
+        assert_eq!(report.usage.total_tokens.map(|c| c.value), Some(135));
+        assert_eq!(report.usage.cost_usd, Some(0.5));
+        assert_eq!(report.usage.reasoning_chars, 3);
+        assert!(matches!(report.events.last(), Some(SessionEvent::Raw { .. })));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert!(matches!(
+            report.events[0],
+            SessionEvent::Message { phase: Some(Phase::Thinking), .. }
+        ));
+    }
+
+    #[test]
+    fn malformed_lines_become_warnings() {
+        let (report, _) = parse(&[
+            "not json",
+            "[1,2]",
+            r#"{"type":"command"}"#,
+            r#"{"type":"message","role":"assistant","text":"fallback answer"}"#,
+            "{\"type\":\"message\",\"role\":\"assistant\",\"text\":\"trunc",
+        ]);
+        assert_eq!(report.warnings.len(), 4, "{:?}", report.warnings);
+        assert!(report.warnings[0].starts_with("stdout line 1: not a JSON object: not json"));
+        assert!(report.warnings[2].contains("bad `command` event"));
+        assert_eq!(report.final_output, "fallback answer");
+    }
+
+    #[test]
+    fn prompt_goes_last_unless_a_placeholder_is_used() {
+        let spec = |prompt_file: &'static str| SessionSpec {
+            runner_id: "r",
+            prompt: "hi there",
+            prompt_file: Path::new(prompt_file),
+            cwd: Path::new("/w"),
+            artifact_dir: Path::new("/a"),
+            state_dir: Path::new("/a/state"),
+        };
+        let plain = CommandAgent::new("agent").arg("--json").launch(&spec("/a/p.md")).unwrap();
+        assert_eq!(plain.args, ["--json", "hi there"]);
+        let placed = CommandAgent::new("agent")
+            .args(["-p", "{prompt}", "--file={prompt_file}"])
+            .model("m1")
+            .launch(&spec("/a/p.md"))
+            .unwrap();
+        assert_eq!(placed.args, ["-p", "hi there", "--file=/a/p.md"]);
+        assert_eq!(placed.env, [("SKILLGYM_MODEL".into(), "m1".into())]);
+    }
+}

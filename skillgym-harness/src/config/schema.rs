@@ -1,0 +1,771 @@
+//! The `skillgym.yaml` schema: what the file may contain, validated while it is read.
+//!
+//! Keys are snake_case; the TypeScript original's camelCase names are accepted as aliases.
+//! Unknown keys are errors everywhere. Relative paths are resolved against the directory of the
+//! config file by [`Config::parse`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+
+use super::ConfigError;
+use super::fields::{self, Millis, NonEmpty, PositiveDuration};
+use super::yaml::{self, Located};
+use crate::suggest::did_you_mean;
+
+/// A whole `skillgym.yaml`. An empty file is a valid (empty) config.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// `run:` how executions are scheduled and repeated.
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    pub run: RunConfig,
+    /// `defaults:` per-case defaults.
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    pub defaults: DefaultsConfig,
+    /// `runners:` the configured agent targets, in file order.
+    #[serde(default, deserialize_with = "deserialize_runners")]
+    pub runners: Vec<(String, RunnerConfig)>,
+    /// `suites:` declarative suite files (absolute after [`Config::parse`]).
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    pub suites: Vec<PathBuf>,
+    /// `snapshots:` token-usage baselines.
+    #[serde(default)]
+    pub snapshots: Option<SnapshotsConfig>,
+    /// The file this config was read from (`None` for [`Config::default_for`]).
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
+    /// The directory relative paths are resolved against: the config file's directory.
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+impl Config {
+    /// The config used when there is no file: everything default, paths relative to `dir`.
+    pub fn default_for(dir: &Path) -> Config {
+        Config {
+            dir: dir.to_path_buf(),
+            ..Config::default()
+        }
+    }
+
+    /// Parses `text` as the config file at `path` and resolves its relative paths against the
+    /// file's directory. `path` should be absolute (it is shown in errors).
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        // `Option`: a document that is only `---` (null) is an empty config too.
+        let mut config = yaml::parse::<Option<Config>>(path, text)?.unwrap_or_default();
+        let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        config.resolve_paths(&dir);
+        config.path = Some(path.to_path_buf());
+        config.dir = dir;
+        Ok(config)
+    }
+
+    /// The configured runner ids, in file order.
+    pub fn runner_ids(&self) -> impl Iterator<Item = &str> {
+        self.runners.iter().map(|(id, _)| id.as_str())
+    }
+
+    fn resolve_paths(&mut self, dir: &Path) {
+        let run = &mut self.run;
+        for path in [&mut run.output_dir, &mut run.cwd].into_iter().flatten() {
+            *path = resolve_path(dir, path);
+        }
+        if let Some(reporter) = &mut run.reporter
+            && is_path_like(reporter)
+        {
+            *reporter = resolve_path(dir, Path::new(reporter)).display().to_string();
+        }
+        if let Some(workspace) = &mut run.workspace {
+            for path in [&mut workspace.template_dir, &mut workspace.cwd]
+                .into_iter()
+                .flatten()
+            {
+                *path = resolve_path(dir, path);
+            }
+            if let Some(bootstrap) = &mut workspace.bootstrap {
+                bootstrap.command = resolve_command(dir, &bootstrap.command);
+            }
+        }
+        for (_, runner) in &mut self.runners {
+            if let Some(command) = &mut runner.agent.command {
+                *command = resolve_command(dir, command);
+            }
+        }
+        for suite in &mut self.suites {
+            *suite = resolve_path(dir, suite);
+        }
+        if let Some(path) = self.snapshots.as_mut().and_then(|s| s.path.as_mut()) {
+            *path = resolve_path(dir, path);
+        }
+    }
+}
+
+/// `base.join(path)` with `.` components removed; absolute paths are kept as they are.
+pub(crate) fn resolve_path(base: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let joined = base.join(path);
+    let mut clean: PathBuf = joined
+        .components()
+        .filter(|c| *c != Component::CurDir)
+        .collect();
+    if clean.as_os_str().is_empty() {
+        clean.push(".");
+    }
+    clean
+}
+
+/// Whether a command or reporter names a path relative to the config dir (`.`, `..`, `./x`,
+/// `../x`) rather than a program found on `PATH` or a built-in name.
+pub(crate) fn is_path_like(value: &str) -> bool {
+    value == "."
+        || value == ".."
+        || ["./", "../", ".\\", "..\\"]
+            .iter()
+            .any(|prefix| value.starts_with(prefix))
+}
+
+fn resolve_command(dir: &Path, command: &str) -> String {
+    if is_path_like(command) {
+        resolve_path(dir, Path::new(command)).display().to_string()
+    } else {
+        command.to_owned()
+    }
+}
+
+/// How executions are scheduled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Schedule {
+    /// One execution at a time.
+    Serial,
+    /// Up to `max_parallel` executions at once.
+    #[default]
+    Parallel,
+    /// Runners in parallel, each runner's executions one at a time.
+    IsolatedByRunner,
+}
+
+impl Schedule {
+    /// Every schedule, in the order shown to users.
+    pub const ALL: [Schedule; 3] = [
+        Schedule::Serial,
+        Schedule::Parallel,
+        Schedule::IsolatedByRunner,
+    ];
+
+    /// The name used in flags and YAML: `serial`, `parallel`, `isolated-by-runner`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Schedule::Serial => "serial",
+            Schedule::Parallel => "parallel",
+            Schedule::IsolatedByRunner => "isolated-by-runner",
+        }
+    }
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Schedule {
+    /// One line: what was expected, what was found and a suggestion when one is close.
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Schedule, String> {
+        if let Some(schedule) = Schedule::ALL
+            .into_iter()
+            .find(|s| s.as_str() == value.trim())
+        {
+            return Ok(schedule);
+        }
+        let mut message =
+            format!("expected one of serial, parallel, isolated-by-runner, found `{value}`");
+        if let Some(s) = did_you_mean(value, Schedule::ALL.map(Schedule::as_str)) {
+            message.push_str(&format!("; did you mean `{s}`?"));
+        }
+        Err(message)
+    }
+}
+
+/// `run:` scheduling, repetition and where things go. Every field is optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RawRun")]
+pub struct RunConfig {
+    /// `schedule`.
+    pub schedule: Option<Schedule>,
+    /// `max_parallel` (>= 1).
+    pub max_parallel: Option<usize>,
+    /// `repeat` (>= 1).
+    pub repeat: Option<u32>,
+    /// `repeat_failure` (>= 0).
+    pub repeat_failure: Option<u32>,
+    /// `retry_failed` (>= 0), legacy alias of `repeat_failure`, which wins when both are set.
+    pub retry_failed: Option<u32>,
+    /// `max_steps` (>= 1).
+    pub max_steps: Option<u32>,
+    /// `tags`: the default tag filter when no `--tag` is given.
+    pub tags: Option<Vec<String>>,
+    /// `output_dir` (absolute after [`Config::parse`]).
+    pub output_dir: Option<PathBuf>,
+    /// `reporter`: a built-in name, or a path (absolute after [`Config::parse`]).
+    pub reporter: Option<String>,
+    /// `cwd`: the agents' working directory with workspace mode `none`.
+    pub cwd: Option<PathBuf>,
+    /// `workspace`.
+    pub workspace: Option<WorkspaceConfig>,
+}
+
+macro_rules! int_field {
+    ($name:ident, $key:literal, $min:literal, $ty:ty) => {
+        fn $name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<$ty>, D::Error> {
+            fields::opt_int(deserializer, $key, $min)
+        }
+    };
+}
+
+int_field!(de_max_parallel, "max_parallel", 1, usize);
+int_field!(de_repeat, "repeat", 1, u32);
+int_field!(de_repeat_failure, "repeat_failure", 0, u32);
+int_field!(de_retry_failed, "retry_failed", 0, u32);
+int_field!(de_max_steps, "max_steps", 1, u32);
+
+fn de_reporter<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    fields::opt_non_empty(deserializer, "reporter")
+}
+
+fn de_model<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    fields::opt_non_empty(deserializer, "model")
+}
+
+fn de_absolute<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    fields::opt_non_negative(deserializer, "absolute")
+}
+
+fn de_percent<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    fields::opt_non_negative(deserializer, "percent")
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRun {
+    #[serde(default)]
+    schedule: Option<Schedule>,
+    #[serde(default, alias = "maxParallel", deserialize_with = "de_max_parallel")]
+    max_parallel: Option<usize>,
+    #[serde(default, deserialize_with = "de_repeat")]
+    repeat: Option<u32>,
+    #[serde(
+        default,
+        alias = "repeatFailure",
+        deserialize_with = "de_repeat_failure"
+    )]
+    repeat_failure: Option<u32>,
+    #[serde(default, alias = "retryFailed", deserialize_with = "de_retry_failed")]
+    retry_failed: Option<u32>,
+    #[serde(default, alias = "maxSteps", deserialize_with = "de_max_steps")]
+    max_steps: Option<u32>,
+    #[serde(default)]
+    tags: Option<Vec<NonEmpty>>,
+    #[serde(default, alias = "outputDir")]
+    output_dir: Option<PathBuf>,
+    #[serde(default, deserialize_with = "de_reporter")]
+    reporter: Option<String>,
+    #[serde(default)]
+    cwd: Option<Located<PathBuf>>,
+    #[serde(default)]
+    workspace: Option<WorkspaceConfig>,
+}
+
+impl TryFrom<RawRun> for RunConfig {
+    type Error = String;
+
+    fn try_from(raw: RawRun) -> Result<RunConfig, String> {
+        if let (Some(cwd), Some(workspace)) = (&raw.cwd, &raw.workspace) {
+            if workspace.mode != WorkspaceMode::None {
+                return Err(cwd.error(yaml::with_help(
+                    format!(
+                        "`cwd` only applies with workspace mode `none`, but `workspace.mode` is `{}`",
+                        workspace.mode
+                    ),
+                    "the agent runs in the prepared workspace; remove `cwd`",
+                )));
+            }
+            if workspace.cwd.is_some() {
+                return Err(cwd.error(yaml::with_help(
+                    "`cwd` is also set in `workspace.cwd`",
+                    "keep only one of them",
+                )));
+            }
+        }
+        let mut tags: Option<Vec<String>> = None;
+        if let Some(raw_tags) = raw.tags {
+            let mut unique = Vec::with_capacity(raw_tags.len());
+            for NonEmpty(tag) in raw_tags {
+                if !unique.contains(&tag) {
+                    unique.push(tag);
+                }
+            }
+            tags = Some(unique);
+        }
+        Ok(RunConfig {
+            schedule: raw.schedule,
+            max_parallel: raw.max_parallel,
+            repeat: raw.repeat,
+            repeat_failure: raw.repeat_failure,
+            retry_failed: raw.retry_failed,
+            max_steps: raw.max_steps,
+            tags,
+            output_dir: raw.output_dir,
+            reporter: raw.reporter,
+            cwd: raw.cwd.map(|cwd| cwd.value),
+            workspace: raw.workspace,
+        })
+    }
+}
+
+/// Where a case's agent runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkspaceMode {
+    /// In `cwd` (or the config dir), as is.
+    #[default]
+    None,
+    /// In one copy of `template_dir` shared by the whole run.
+    Shared,
+    /// In a fresh copy of `template_dir` per attempt.
+    Isolated,
+}
+
+impl WorkspaceMode {
+    /// The name used in YAML: `none`, `shared`, `isolated`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkspaceMode::None => "none",
+            WorkspaceMode::Shared => "shared",
+            WorkspaceMode::Isolated => "isolated",
+        }
+    }
+}
+
+impl fmt::Display for WorkspaceMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `run.workspace:` mode `none` allows only `cwd`; `shared`/`isolated` allow `template_dir` and
+/// `bootstrap` and forbid `cwd`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RawWorkspace")]
+pub struct WorkspaceConfig {
+    /// `mode` (required in the file; `none` by default when there is no `workspace`).
+    pub mode: WorkspaceMode,
+    /// `template_dir` (absolute after [`Config::parse`]).
+    pub template_dir: Option<PathBuf>,
+    /// `cwd` (mode `none` only; absolute after [`Config::parse`]).
+    pub cwd: Option<PathBuf>,
+    /// `bootstrap`: a command run in the workspace before the agent.
+    pub bootstrap: Option<BootstrapConfig>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWorkspace {
+    mode: WorkspaceMode,
+    #[serde(default, alias = "templateDir")]
+    template_dir: Option<Located<PathBuf>>,
+    #[serde(default)]
+    cwd: Option<Located<PathBuf>>,
+    #[serde(default)]
+    bootstrap: Option<Located<BootstrapConfig>>,
+}
+
+impl TryFrom<RawWorkspace> for WorkspaceConfig {
+    type Error = String;
+
+    fn try_from(raw: RawWorkspace) -> Result<WorkspaceConfig, String> {
+        match raw.mode {
+            WorkspaceMode::None => {
+                if let Some(template_dir) = &raw.template_dir {
+                    return Err(template_dir.error(yaml::with_help(
+                        "`template_dir` needs workspace mode `shared` or `isolated`, but `mode` is `none`",
+                        "set `mode: isolated` (a fresh copy per attempt) or `mode: shared`",
+                    )));
+                }
+                if let Some(bootstrap) = &raw.bootstrap {
+                    return Err(bootstrap.error(yaml::with_help(
+                        "`bootstrap` needs workspace mode `shared` or `isolated`, but `mode` is `none`",
+                        "set `mode: isolated` (a fresh copy per attempt) or `mode: shared`",
+                    )));
+                }
+            }
+            mode => {
+                if let Some(cwd) = &raw.cwd {
+                    return Err(cwd.error(yaml::with_help(
+                        format!("`cwd` is only allowed with workspace mode `none`, but `mode` is `{mode}`"),
+                        "the agent runs in the prepared workspace; remove `cwd` (or use `template_dir`)",
+                    )));
+                }
+            }
+        }
+        Ok(WorkspaceConfig {
+            mode: raw.mode,
+            template_dir: raw.template_dir.map(|t| t.value),
+            cwd: raw.cwd.map(|c| c.value),
+            bootstrap: raw.bootstrap.map(|b| b.value),
+        })
+    }
+}
+
+/// `run.workspace.bootstrap:` a command prepared workspaces run once before the agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RawBootstrap")]
+pub struct BootstrapConfig {
+    /// `command`: a program on `PATH`, or a path (path-like values are resolved against the
+    /// config dir by [`Config::parse`]).
+    pub command: String,
+    /// `args`.
+    pub args: Vec<String>,
+    /// `timeout` (a duration string) or `timeout_ms`.
+    pub timeout: Option<Duration>,
+    /// `env`: extra environment variables.
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBootstrap {
+    command: Located<String>,
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    args: Vec<String>,
+    #[serde(default)]
+    timeout: Option<Located<PositiveDuration>>,
+    #[serde(default, alias = "timeoutMs")]
+    timeout_ms: Option<Located<Millis>>,
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    env: BTreeMap<String, String>,
+}
+
+impl TryFrom<RawBootstrap> for BootstrapConfig {
+    type Error = String;
+
+    fn try_from(raw: RawBootstrap) -> Result<BootstrapConfig, String> {
+        if raw.command.value.trim().is_empty() {
+            return Err(raw.command.error("`command` must not be empty"));
+        }
+        Ok(BootstrapConfig {
+            command: raw.command.value,
+            args: raw.args,
+            timeout: pick_timeout(raw.timeout, raw.timeout_ms)?,
+            env: raw.env,
+        })
+    }
+}
+
+/// `timeout` or `timeout_ms`, not both.
+fn pick_timeout(
+    timeout: Option<Located<PositiveDuration>>,
+    timeout_ms: Option<Located<Millis>>,
+) -> Result<Option<Duration>, String> {
+    match (timeout, timeout_ms) {
+        (Some(_), Some(ms)) => Err(ms.error(yaml::with_help(
+            "`timeout_ms` is given together with `timeout`",
+            "keep only one: `timeout: 2m` or `timeout_ms: 120000`",
+        ))),
+        (Some(timeout), None) => Ok(Some(timeout.value.0)),
+        (None, Some(ms)) => Ok(Some(Duration::from_millis(ms.value.0))),
+        (None, None) => Ok(None),
+    }
+}
+
+/// `defaults:` values for cases that do not set their own.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RawDefaults")]
+pub struct DefaultsConfig {
+    /// `timeout` (a duration string such as `2m`) or `timeout_ms` (milliseconds), > 0.
+    pub timeout: Option<Duration>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDefaults {
+    #[serde(default)]
+    timeout: Option<Located<PositiveDuration>>,
+    #[serde(default, alias = "timeoutMs")]
+    timeout_ms: Option<Located<Millis>>,
+}
+
+impl TryFrom<RawDefaults> for DefaultsConfig {
+    type Error = String;
+
+    fn try_from(raw: RawDefaults) -> Result<DefaultsConfig, String> {
+        Ok(DefaultsConfig {
+            timeout: pick_timeout(raw.timeout, raw.timeout_ms)?,
+        })
+    }
+}
+
+/// One entry of `runners:`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunnerConfig {
+    /// `agent`: which agent CLI, with which model and options.
+    pub agent: AgentConfig,
+}
+
+/// The agent CLIs skillgym can drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AgentKind {
+    /// Claude Code (`claude`).
+    ClaudeCode,
+    /// OpenAI Codex CLI (`codex`).
+    Codex,
+    /// OpenCode (`opencode`).
+    Opencode,
+    /// GitHub Copilot CLI (`copilot`).
+    Copilot,
+    /// Cursor Agent (`cursor-agent`); `cursor` is accepted.
+    #[serde(alias = "cursor")]
+    CursorAgent,
+    /// Gemini CLI (`gemini`); `gemini` is accepted.
+    #[serde(alias = "gemini")]
+    GeminiCli,
+    /// Qwen Code (`qwen`); `qwen` is accepted.
+    #[serde(alias = "qwen")]
+    QwenCode,
+    /// Any program, given by `command`.
+    Command,
+}
+
+impl AgentKind {
+    /// The canonical name used in YAML, e.g. `claude-code`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentKind::ClaudeCode => "claude-code",
+            AgentKind::Codex => "codex",
+            AgentKind::Opencode => "opencode",
+            AgentKind::Copilot => "copilot",
+            AgentKind::CursorAgent => "cursor-agent",
+            AgentKind::GeminiCli => "gemini-cli",
+            AgentKind::QwenCode => "qwen-code",
+            AgentKind::Command => "command",
+        }
+    }
+}
+
+impl fmt::Display for AgentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `runners.<id>.agent:`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RawAgent")]
+pub struct AgentConfig {
+    /// `type`.
+    pub kind: AgentKind,
+    /// `model` (the agent's default when absent).
+    pub model: Option<String>,
+    /// `command`: overrides the agent's program; required for type `command`. Path-like values
+    /// are resolved against the config dir by [`Config::parse`]; bare names are looked up on `PATH`.
+    pub command: Option<String>,
+    /// `args` (alias `commandArgs`): extra arguments.
+    pub args: Vec<String>,
+    /// `env`: extra environment variables.
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgent {
+    #[serde(rename = "type")]
+    kind: Located<AgentKind>,
+    #[serde(default, deserialize_with = "de_model")]
+    model: Option<String>,
+    #[serde(default)]
+    command: Option<Located<String>>,
+    #[serde(
+        default,
+        alias = "commandArgs",
+        deserialize_with = "fields::null_as_default"
+    )]
+    args: Vec<String>,
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    env: BTreeMap<String, String>,
+}
+
+impl TryFrom<RawAgent> for AgentConfig {
+    type Error = String;
+
+    fn try_from(raw: RawAgent) -> Result<AgentConfig, String> {
+        if let Some(command) = &raw.command
+            && command.value.trim().is_empty()
+        {
+            return Err(command.error("`command` must not be empty"));
+        }
+        if raw.kind.value == AgentKind::Command && raw.command.is_none() {
+            return Err(raw.kind.error(yaml::with_help(
+                "agent type `command` needs a `command`",
+                "add `command: ./path/to/agent` (with `args:`, where `{prompt}` is replaced by the prompt)",
+            )));
+        }
+        Ok(AgentConfig {
+            kind: raw.kind.value,
+            model: raw.model,
+            command: raw.command.map(|c| c.value),
+            args: raw.args,
+            env: raw.env,
+        })
+    }
+}
+
+/// `runners:` as an ordered list of (id, runner), rejecting duplicate ids.
+fn deserialize_runners<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<(String, RunnerConfig)>, D::Error> {
+    struct Runners;
+
+    impl<'de> Visitor<'de> for Runners {
+        type Value = Vec<(String, RunnerConfig)>;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a mapping from runner id to runner")
+        }
+
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut runners: Vec<(String, RunnerConfig)> = Vec::new();
+            while let Some(id) = map.next_key::<String>()? {
+                if id.trim().is_empty() {
+                    return Err(de::Error::custom("a runner id must not be empty"));
+                }
+                if runners.iter().any(|(seen, _)| *seen == id) {
+                    return Err(de::Error::custom(format!("duplicate runner id `{id}`")));
+                }
+                let runner = map.next_value::<RunnerConfig>()?;
+                runners.push((id, runner));
+            }
+            Ok(runners)
+        }
+    }
+
+    deserializer.deserialize_option(Runners)
+}
+
+/// Which token figure snapshots compare.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotMetric {
+    /// `total_tokens` (alias `totalTokens`).
+    #[default]
+    #[serde(alias = "totalTokens")]
+    TotalTokens,
+    /// `input_tokens` (alias `inputTokens`).
+    #[serde(alias = "inputTokens")]
+    InputTokens,
+    /// `output_tokens` (alias `outputTokens`).
+    #[serde(alias = "outputTokens")]
+    OutputTokens,
+    /// `reasoning_tokens` (alias `reasoningTokens`).
+    #[serde(alias = "reasoningTokens")]
+    ReasoningTokens,
+    /// `cache_tokens` (alias `cacheTokens`).
+    #[serde(alias = "cacheTokens")]
+    CacheTokens,
+}
+
+impl SnapshotMetric {
+    /// The canonical name, e.g. `total_tokens`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SnapshotMetric::TotalTokens => "total_tokens",
+            SnapshotMetric::InputTokens => "input_tokens",
+            SnapshotMetric::OutputTokens => "output_tokens",
+            SnapshotMetric::ReasoningTokens => "reasoning_tokens",
+            SnapshotMetric::CacheTokens => "cache_tokens",
+        }
+    }
+}
+
+impl fmt::Display for SnapshotMetric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `snapshots:` token-usage baselines.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "RawSnapshots")]
+pub struct SnapshotsConfig {
+    /// `path` of the snapshot file (absolute after [`Config::parse`]; the caller picks the
+    /// default when absent).
+    pub path: Option<PathBuf>,
+    /// `metric` compared (default `total_tokens`).
+    pub metric: SnapshotMetric,
+    /// `tolerance`: how far a run may drift from the baseline.
+    pub tolerance: Tolerance,
+}
+
+/// `snapshots.tolerance:` at least one of `absolute` (tokens) and `percent`, each >= 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// `absolute`: allowed difference in tokens.
+    #[serde(default, deserialize_with = "de_absolute")]
+    pub absolute: Option<f64>,
+    /// `percent`: allowed difference in percent of the baseline.
+    #[serde(default, deserialize_with = "de_percent")]
+    pub percent: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSnapshots {
+    #[serde(default)]
+    path: Option<PathBuf>,
+    #[serde(default)]
+    metric: Option<SnapshotMetric>,
+    tolerance: Located<Tolerance>,
+}
+
+impl TryFrom<RawSnapshots> for SnapshotsConfig {
+    type Error = String;
+
+    fn try_from(raw: RawSnapshots) -> Result<SnapshotsConfig, String> {
+        let tolerance = raw.tolerance;
+        if tolerance.value.absolute.is_none() && tolerance.value.percent.is_none() {
+            return Err(tolerance.error(yaml::with_help(
+                "`tolerance` needs at least one of `absolute` or `percent`",
+                "e.g. `tolerance: { percent: 10 }`",
+            )));
+        }
+        Ok(SnapshotsConfig {
+            path: raw.path,
+            metric: raw.metric.unwrap_or_default(),
+            tolerance: tolerance.value,
+        })
+    }
+}

@@ -1,0 +1,502 @@
+//! The settings of one run: flags and `SKILLGYM_*` variables over `skillgym.yaml` over defaults.
+//!
+//! | setting | flag | env | file key | default |
+//! |---|---|---|---|---|
+//! | config file | `--config <FILE>` | `SKILLGYM_CONFIG` | — | `skillgym.yaml` / `skillgym.yml` found upward from the test crate's dir, else none |
+//! | schedule | `--schedule <MODE>` | `SKILLGYM_SCHEDULE` | `run.schedule` | `parallel` |
+//! | max parallel | `--max-parallel <N>` | `SKILLGYM_MAX_PARALLEL` | `run.max_parallel` (`maxParallel`) | available parallelism; always 1 when `serial` |
+//! | repeat | `--repeat <N>` | `SKILLGYM_REPEAT` | `run.repeat` | 1 |
+//! | repeat failure | `--repeat-failure <N>`, then `--retry-failed <N>` | `SKILLGYM_REPEAT_FAILURE`, then `SKILLGYM_RETRY_FAILED` | `run.repeat_failure` (`repeatFailure`), then `run.retry_failed` (`retryFailed`) | 0 |
+//! | tags | `--tag <T>[,<T>...]` (repeatable) | `SKILLGYM_TAG` | `run.tags` | none (every case) |
+//! | runners | `--runner <ID>[,<ID>...]` (repeatable) | `SKILLGYM_RUNNER` | — | every runner |
+//! | output dir | `--output-dir <DIR>` (vs process cwd) | `SKILLGYM_OUTPUT_DIR` | `run.output_dir` (`outputDir`, vs config dir) | `target/skillgym/runs` (chosen by the caller) |
+//! | reporter | `--reporter <NAME\|PATH>` (path vs process cwd) | `SKILLGYM_REPORTER` | `run.reporter` (path vs config dir) | `standard` |
+//! | max steps | — | — | `run.max_steps` (`maxSteps`) | none |
+//! | timeout | — | — | `defaults.timeout` or `defaults.timeout_ms` (`timeoutMs`) | 2m |
+//! | cwd (workspace mode `none`) | — | — | `run.workspace.cwd` or `run.cwd` (not both; vs config dir) | the config dir |
+//! | workspace | — | — | `run.workspace` | mode `none` |
+//! | suites | — | — | `suites` (vs config dir) | none |
+//! | snapshots | — | — | `snapshots` | none |
+//!
+//! A flag beats its variable, field by field. An empty variable counts as unset. An empty
+//! `--tag` list never hides `run.tags`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::schema::{is_path_like, resolve_path};
+use super::{Config, ConfigError, Schedule, SnapshotsConfig, WorkspaceConfig, WorkspaceMode};
+use crate::cli::{SkillgymArgs, UsageError};
+use crate::config::RunnerConfig;
+use crate::suggest::did_you_mean;
+
+/// The default per-case timeout when neither the case nor `defaults` set one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The default reporter.
+pub const DEFAULT_REPORTER: &str = "standard";
+
+/// Everything a run needs to know, resolved from flags, variables, the config file and defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// The config file used, if any.
+    pub config_path: Option<PathBuf>,
+    /// The directory relative config paths were resolved against.
+    pub config_dir: PathBuf,
+    /// How executions are scheduled.
+    pub schedule: Schedule,
+    /// Executions at once (1 when `schedule` is serial).
+    pub max_parallel: usize,
+    /// Passing samples wanted per execution.
+    pub repeat: u32,
+    /// Extra attempts allowed per repetition after a failure.
+    pub repeat_failure: u32,
+    /// Run only cases with one of these tags (empty: every case).
+    pub tags: Vec<String>,
+    /// Run only these runner ids (empty: every runner).
+    pub runner_filter: Vec<String>,
+    /// Root of the run directories (absolute).
+    pub output_dir: PathBuf,
+    /// Reporter name, or an absolute path.
+    pub reporter: String,
+    /// Best-effort cap on agent steps per session.
+    pub max_steps: Option<u32>,
+    /// Per-case timeout when the case sets none.
+    pub default_timeout: Duration,
+    /// The agents' working directory with workspace mode `none`.
+    pub cwd: PathBuf,
+    /// Workspace preparation.
+    pub workspace: WorkspaceConfig,
+    /// The configured runners, in file order.
+    pub runners: Vec<(String, RunnerConfig)>,
+    /// Declarative suite files (absolute).
+    pub suites: Vec<PathBuf>,
+    /// Token-usage snapshot settings.
+    pub snapshots: Option<SnapshotsConfig>,
+}
+
+/// Why [`resolve`] failed: a bad flag/variable, or a config problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingsError {
+    /// A flag or variable is wrong (e.g. an unknown `--runner`).
+    Usage(UsageError),
+    /// The configuration is wrong.
+    Config(ConfigError),
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettingsError::Usage(err) => err.fmt(f),
+            SettingsError::Config(err) => err.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SettingsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SettingsError::Usage(err) => Some(err),
+            SettingsError::Config(err) => Some(err),
+        }
+    }
+}
+
+impl From<UsageError> for SettingsError {
+    fn from(err: UsageError) -> Self {
+        SettingsError::Usage(err)
+    }
+}
+
+impl From<ConfigError> for SettingsError {
+    fn from(err: ConfigError) -> Self {
+        SettingsError::Config(err)
+    }
+}
+
+/// Resolves the settings of a run from `config` and `args` (flags already merged over the
+/// environment with [`SkillgymArgs::or`]); see the table in this module's docs.
+///
+/// CLI paths are resolved against the process cwd, as is `default_output_dir` when relative.
+/// When the config has runners, every `--runner` id must name one of them (see
+/// [`Settings::check_runner_filter`]).
+pub fn resolve(
+    config: Config,
+    args: &SkillgymArgs,
+    default_output_dir: &Path,
+) -> Result<Settings, SettingsError> {
+    let process_cwd = std::env::current_dir().unwrap_or_else(|_| config.dir.clone());
+    resolve_in(config, args, default_output_dir, &process_cwd)
+}
+
+/// [`resolve`] with an explicit process cwd.
+fn resolve_in(
+    config: Config,
+    args: &SkillgymArgs,
+    default_output_dir: &Path,
+    process_cwd: &Path,
+) -> Result<Settings, SettingsError> {
+    let Config {
+        run,
+        defaults,
+        runners,
+        suites,
+        snapshots,
+        path,
+        dir,
+    } = config;
+
+    let schedule = args.schedule.or(run.schedule).unwrap_or_default();
+    let max_parallel = match schedule {
+        Schedule::Serial => 1,
+        _ => args
+            .max_parallel
+            .or(run.max_parallel)
+            .unwrap_or_else(default_parallelism),
+    };
+    let repeat_failure = args
+        .repeat_failure
+        .or(args.retry_failed)
+        .or(run.repeat_failure)
+        .or(run.retry_failed)
+        .unwrap_or(0);
+    // An empty CLI list means "not given": it must not hide `run.tags`.
+    let tags = if args.tags.is_empty() {
+        run.tags.unwrap_or_default()
+    } else {
+        args.tags.clone()
+    };
+    let output_dir = match (&args.output_dir, run.output_dir) {
+        (Some(flag), _) => resolve_path(process_cwd, flag),
+        (None, Some(file)) => file,
+        (None, None) => resolve_path(process_cwd, default_output_dir),
+    };
+    let reporter = match (&args.reporter, run.reporter) {
+        (Some(flag), _) if is_path_like(flag) => resolve_path(process_cwd, Path::new(flag))
+            .display()
+            .to_string(),
+        (Some(flag), _) => flag.clone(),
+        (None, Some(file)) => file,
+        (None, None) => DEFAULT_REPORTER.to_owned(),
+    };
+    let workspace = run.workspace.unwrap_or_default();
+    let cwd = match (&workspace.cwd, run.cwd) {
+        (Some(cwd), _) if workspace.mode == WorkspaceMode::None => cwd.clone(),
+        (_, Some(cwd)) => cwd,
+        _ => dir.clone(),
+    };
+
+    let settings = Settings {
+        config_path: path,
+        config_dir: dir,
+        schedule,
+        max_parallel,
+        repeat: args.repeat.or(run.repeat).unwrap_or(1),
+        repeat_failure,
+        tags,
+        runner_filter: args.runners.clone(),
+        output_dir,
+        reporter,
+        max_steps: run.max_steps,
+        default_timeout: defaults.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        cwd,
+        workspace,
+        runners,
+        suites,
+        snapshots,
+    };
+    Ok(settings)
+}
+
+fn default_parallelism() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+impl Settings {
+    /// Checks that every id in `runner_filter` is one of `known` (configured plus any runners
+    /// added in code); the error lists the known ids and suggests the closest.
+    pub fn check_runner_filter(&self, known: &[&str]) -> Result<(), UsageError> {
+        let Some(unknown) = self
+            .runner_filter
+            .iter()
+            .find(|id| !known.contains(&id.as_str()))
+        else {
+            return Ok(());
+        };
+        let listed = if known.is_empty() {
+            "no runners are configured".to_owned()
+        } else {
+            let ids: Vec<String> = known.iter().map(|id| format!("`{id}`")).collect();
+            format!("configured runners: {}", ids.join(", "))
+        };
+        Err(UsageError::new(
+            "--runner",
+            format!("`--runner` names unknown runner `{unknown}` ({listed})"),
+        )
+        .with_suggestion(did_you_mean(unknown, known.iter().copied())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli;
+
+    const DIR: &str = "/proj/bench";
+    const CWD: &str = "/proj";
+
+    fn config(yaml: &str) -> Config {
+        Config::parse(&Path::new(DIR).join("skillgym.yaml"), yaml).unwrap()
+    }
+
+    fn flags(argv: &[&str]) -> SkillgymArgs {
+        let argv = std::iter::once("bench")
+            .chain(argv.iter().copied())
+            .map(Into::into)
+            .collect();
+        cli::split_args(argv).unwrap().0
+    }
+
+    fn env(vars: &[(&str, &str)]) -> SkillgymArgs {
+        cli::from_env(|key| {
+            vars.iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| (*v).to_owned())
+        })
+        .unwrap()
+    }
+
+    fn resolve(config: Config, args: SkillgymArgs) -> Settings {
+        resolve_in(
+            config,
+            &args,
+            Path::new("target/skillgym/runs"),
+            Path::new(CWD),
+        )
+        .unwrap()
+    }
+
+    const FULL: &str = "
+run:
+  schedule: isolated-by-runner
+  max_parallel: 3
+  repeat: 2
+  repeat_failure: 1
+  retry_failed: 5
+  max_steps: 40
+  tags: [file-tag]
+  output_dir: out/runs
+  reporter: json
+defaults: { timeout: 5m }
+runners:
+  claude: { agent: { type: claude-code } }
+  codex: { agent: { type: codex } }
+";
+
+    #[test]
+    fn defaults_without_a_file() {
+        let s = resolve(Config::default_for(Path::new(DIR)), SkillgymArgs::default());
+        assert_eq!(s.config_path, None);
+        assert_eq!(s.config_dir, PathBuf::from(DIR));
+        assert_eq!(s.schedule, Schedule::Parallel);
+        assert_eq!(s.max_parallel, default_parallelism());
+        assert_eq!((s.repeat, s.repeat_failure), (1, 0));
+        assert!(s.tags.is_empty() && s.runner_filter.is_empty());
+        assert_eq!(s.output_dir, PathBuf::from("/proj/target/skillgym/runs"));
+        assert_eq!(s.reporter, "standard");
+        assert_eq!(s.max_steps, None);
+        assert_eq!(s.default_timeout, Duration::from_secs(120));
+        assert_eq!(s.cwd, PathBuf::from(DIR));
+        assert_eq!(s.workspace, WorkspaceConfig::default());
+        assert!(s.runners.is_empty() && s.suites.is_empty() && s.snapshots.is_none());
+    }
+
+    #[test]
+    fn file_beats_defaults() {
+        let s = resolve(config(FULL), SkillgymArgs::default());
+        assert_eq!(
+            s.config_path,
+            Some(PathBuf::from("/proj/bench/skillgym.yaml"))
+        );
+        assert_eq!(s.schedule, Schedule::IsolatedByRunner);
+        assert_eq!(s.max_parallel, 3);
+        assert_eq!((s.repeat, s.repeat_failure), (2, 1));
+        assert_eq!(s.max_steps, Some(40));
+        assert_eq!(s.tags, ["file-tag"]);
+        assert_eq!(s.output_dir, PathBuf::from("/proj/bench/out/runs"));
+        assert_eq!(s.reporter, "json");
+        assert_eq!(s.default_timeout, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn env_beats_file() {
+        let args = env(&[
+            ("SKILLGYM_SCHEDULE", "parallel"),
+            ("SKILLGYM_MAX_PARALLEL", "7"),
+            ("SKILLGYM_REPEAT", "4"),
+            ("SKILLGYM_REPEAT_FAILURE", "2"),
+            ("SKILLGYM_TAG", "env-tag"),
+            ("SKILLGYM_RUNNER", "codex"),
+            ("SKILLGYM_OUTPUT_DIR", "env-out"),
+            ("SKILLGYM_REPORTER", "junit"),
+        ]);
+        let s = resolve(config(FULL), args);
+        assert_eq!(s.schedule, Schedule::Parallel);
+        assert_eq!(s.max_parallel, 7);
+        assert_eq!((s.repeat, s.repeat_failure), (4, 2));
+        assert_eq!(s.tags, ["env-tag"]);
+        assert_eq!(s.runner_filter, ["codex"]);
+        assert_eq!(s.output_dir, PathBuf::from("/proj/env-out"));
+        assert_eq!(s.reporter, "junit");
+    }
+
+    #[test]
+    fn flags_beat_env() {
+        let env_args = env(&[
+            ("SKILLGYM_SCHEDULE", "parallel"),
+            ("SKILLGYM_MAX_PARALLEL", "7"),
+            ("SKILLGYM_REPEAT", "4"),
+            ("SKILLGYM_REPEAT_FAILURE", "2"),
+            ("SKILLGYM_TAG", "env-tag"),
+            ("SKILLGYM_RUNNER", "codex"),
+            ("SKILLGYM_OUTPUT_DIR", "env-out"),
+            ("SKILLGYM_REPORTER", "junit"),
+        ]);
+        let flag_args = flags(&[
+            "--schedule",
+            "isolated-by-runner",
+            "--max-parallel",
+            "9",
+            "--repeat",
+            "6",
+            "--repeat-failure",
+            "3",
+            "--tag",
+            "flag-tag",
+            "--runner",
+            "claude",
+            "--output-dir",
+            "/abs/out",
+            "--reporter",
+            "./my-reporter.js",
+        ]);
+        let s = resolve(config(FULL), flag_args.or(env_args));
+        assert_eq!(s.schedule, Schedule::IsolatedByRunner);
+        assert_eq!(s.max_parallel, 9);
+        assert_eq!((s.repeat, s.repeat_failure), (6, 3));
+        assert_eq!(s.tags, ["flag-tag"]);
+        assert_eq!(s.runner_filter, ["claude"]);
+        assert_eq!(s.output_dir, PathBuf::from("/abs/out"));
+        assert_eq!(
+            s.reporter, "/proj/my-reporter.js",
+            "CLI paths resolve vs the process cwd"
+        );
+    }
+
+    #[test]
+    fn repeat_failure_chain() {
+        let file = |yaml: &str| config(&format!("run:\n{yaml}"));
+        let cases: [(&[&str], &str, u32); 6] = [
+            (
+                &["--repeat-failure", "1", "--retry-failed", "2"],
+                "  repeat_failure: 3\n",
+                1,
+            ),
+            (
+                &["--retry-failed", "2"],
+                "  repeat_failure: 3\n  retry_failed: 4\n",
+                2,
+            ),
+            (&[], "  repeat_failure: 3\n  retry_failed: 4\n", 3),
+            (&[], "  retryFailed: 4\n", 4),
+            (&[], "  repeatFailure: 5\n", 5),
+            (&[], "  repeat: 1\n", 0),
+        ];
+        for (argv, yaml, expected) in cases {
+            assert_eq!(
+                resolve(file(yaml), flags(argv)).repeat_failure,
+                expected,
+                "{argv:?} {yaml}"
+            );
+        }
+    }
+
+    #[test]
+    fn serial_forces_one_at_a_time() {
+        let s = resolve(
+            config(FULL),
+            flags(&["--schedule", "serial", "--max-parallel", "8"]),
+        );
+        assert_eq!((s.schedule, s.max_parallel), (Schedule::Serial, 1));
+        let s = resolve(
+            config("run: { schedule: serial, max_parallel: 4 }"),
+            SkillgymArgs::default(),
+        );
+        assert_eq!(s.max_parallel, 1);
+    }
+
+    #[test]
+    fn empty_cli_tags_do_not_hide_config_tags() {
+        // The TypeScript original dropped `run.tags` whenever the CLI tag list was present but
+        // empty; here "no --tag" always falls back to the file.
+        let s = resolve(
+            config("run: { tags: [smoke, slow, smoke] }"),
+            flags(&[]).or(env(&[("SKILLGYM_TAG", "")])),
+        );
+        assert_eq!(s.tags, ["smoke", "slow"]);
+    }
+
+    #[test]
+    fn cwd_and_workspace() {
+        let s = resolve(config("run: { cwd: app }"), SkillgymArgs::default());
+        assert_eq!(s.cwd, PathBuf::from("/proj/bench/app"));
+        let s = resolve(
+            config("run: { workspace: { mode: none, cwd: ../x } }"),
+            SkillgymArgs::default(),
+        );
+        assert_eq!(s.cwd, PathBuf::from("/proj/bench/../x"));
+        assert_eq!(s.workspace.mode, WorkspaceMode::None);
+        let s = resolve(
+            config("run: { workspace: { mode: isolated, template_dir: fixtures/app } }"),
+            SkillgymArgs::default(),
+        );
+        assert_eq!(s.cwd, PathBuf::from(DIR));
+        assert_eq!(
+            s.workspace.template_dir,
+            Some(PathBuf::from("/proj/bench/fixtures/app"))
+        );
+    }
+
+    #[test]
+    fn unknown_runner_is_an_error_with_a_suggestion() {
+        let s = resolve_in(
+            config(FULL),
+            &flags(&["--runner", "claude,clade"]),
+            Path::new("out"),
+            Path::new(CWD),
+        )
+        .unwrap();
+        let err = s.check_runner_filter(&["claude", "codex"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`--runner` names unknown runner `clade` (configured runners: `claude`, `codex`); \
+             did you mean `claude`?"
+        );
+    }
+
+    #[test]
+    fn runner_check_is_skipped_without_configured_runners() {
+        let s = resolve(
+            Config::default_for(Path::new(DIR)),
+            flags(&["--runner", "mine"]),
+        );
+        assert_eq!(s.runner_filter, ["mine"]);
+        assert!(s.check_runner_filter(&["mine", "other"]).is_ok());
+        let err = s.check_runner_filter(&[]).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "`--runner` names unknown runner `mine` (no runners are configured)"
+        );
+    }
+}

@@ -1,0 +1,724 @@
+//! Tests of the config schema, its error messages and discovery.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::*;
+
+const FILE: &str = "/proj/bench/skillgym.yaml";
+
+fn parse(yaml: &str) -> Config {
+    Config::parse(Path::new(FILE), yaml).unwrap_or_else(|err| panic!("{err}"))
+}
+
+fn fail(yaml: &str) -> ConfigError {
+    match Config::parse(Path::new(FILE), yaml) {
+        Ok(config) => panic!("expected an error, got {config:?}"),
+        Err(err) => err,
+    }
+}
+
+/// Asserts line, column, message and help of an error.
+#[track_caller]
+fn assert_error(err: &ConfigError, line: u32, column: u32, message: &str, help: Option<&str>) {
+    assert_eq!(
+        err.location(),
+        Some((PathBuf::from(FILE), line, column)),
+        "location of: {err}"
+    );
+    assert_eq!(err.message(), message, "{err}");
+    assert_eq!(err.help(), help, "{err}");
+}
+
+fn p(path: &str) -> PathBuf {
+    PathBuf::from(path)
+}
+
+#[test]
+fn every_key_parses() {
+    let config = parse(
+        r#"
+run:
+  schedule: isolated-by-runner
+  max_parallel: 4
+  repeat: 2
+  repeat_failure: 1
+  retry_failed: 3
+  max_steps: 40
+  tags: [smoke, " slow "]
+  output_dir: target/skillgym/runs
+  reporter: standard
+  workspace:
+    mode: isolated
+    template_dir: fixtures/app
+    bootstrap:
+      command: npm
+      args: [ci]
+      timeout: 2m
+      env: { K: V, N: 1 }
+defaults: { timeout: 90s }
+runners:
+  claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
+  local:
+    agent:
+      type: command
+      command: ./bin/agent
+      args: ["--json", "{prompt}"]
+      env: { K: V }
+      model: x
+suites: [cases/EVAL.yaml]
+snapshots: { path: skillgym.snapshots.json, metric: input_tokens, tolerance: { percent: 10, absolute: 500 } }
+"#,
+    );
+    let run = &config.run;
+    assert_eq!(run.schedule, Some(Schedule::IsolatedByRunner));
+    assert_eq!(run.max_parallel, Some(4));
+    assert_eq!(run.repeat, Some(2));
+    assert_eq!(run.repeat_failure, Some(1));
+    assert_eq!(run.retry_failed, Some(3));
+    assert_eq!(run.max_steps, Some(40));
+    assert_eq!(run.tags, Some(vec!["smoke".to_owned(), "slow".to_owned()]));
+    assert_eq!(run.output_dir, Some(p("/proj/bench/target/skillgym/runs")));
+    assert_eq!(run.reporter.as_deref(), Some("standard"));
+    assert_eq!(run.cwd, None);
+    assert_eq!(
+        run.workspace,
+        Some(WorkspaceConfig {
+            mode: WorkspaceMode::Isolated,
+            template_dir: Some(p("/proj/bench/fixtures/app")),
+            cwd: None,
+            bootstrap: Some(BootstrapConfig {
+                command: "npm".to_owned(),
+                args: vec!["ci".to_owned()],
+                timeout: Some(Duration::from_secs(120)),
+                env: BTreeMap::from([
+                    ("K".to_owned(), "V".to_owned()),
+                    ("N".to_owned(), "1".to_owned()),
+                ]),
+            }),
+        })
+    );
+    assert_eq!(config.defaults.timeout, Some(Duration::from_secs(90)));
+    assert_eq!(config.runner_ids().collect::<Vec<_>>(), ["claude", "local"]);
+    let claude = &config.runners[0].1.agent;
+    assert_eq!(claude.kind, AgentKind::ClaudeCode);
+    assert_eq!(claude.model.as_deref(), Some("claude-sonnet-4-6"));
+    assert_eq!(
+        (
+            claude.command.as_deref(),
+            claude.args.len(),
+            claude.env.len()
+        ),
+        (None, 0, 0)
+    );
+    let local = &config.runners[1].1.agent;
+    assert_eq!(
+        *local,
+        AgentConfig {
+            kind: AgentKind::Command,
+            model: Some("x".to_owned()),
+            command: Some("/proj/bench/bin/agent".to_owned()),
+            args: vec!["--json".to_owned(), "{prompt}".to_owned()],
+            env: BTreeMap::from([("K".to_owned(), "V".to_owned())]),
+        }
+    );
+    assert_eq!(config.suites, [p("/proj/bench/cases/EVAL.yaml")]);
+    assert_eq!(
+        config.snapshots,
+        Some(SnapshotsConfig {
+            path: Some(p("/proj/bench/skillgym.snapshots.json")),
+            metric: SnapshotMetric::InputTokens,
+            tolerance: Tolerance {
+                absolute: Some(500.0),
+                percent: Some(10.0)
+            },
+        })
+    );
+    assert_eq!(config.path, Some(p(FILE)));
+    assert_eq!(config.dir, p("/proj/bench"));
+}
+
+#[test]
+fn every_alias_parses() {
+    let config = parse(
+        "
+run:
+  maxParallel: 2
+  repeatFailure: 1
+  retryFailed: 2
+  maxSteps: 9
+  outputDir: out
+  workspace: { mode: shared, templateDir: tpl, bootstrap: { command: ./setup.sh, timeoutMs: 1500 } }
+defaults: { timeoutMs: 30000 }
+runners:
+  a: { agent: { type: command, command: agent, commandArgs: [x] } }
+  b: { agent: { type: cursor } }
+  c: { agent: { type: gemini } }
+  d: { agent: { type: qwen } }
+  e: { agent: { type: cursor-agent } }
+  f: { agent: { type: gemini-cli } }
+  g: { agent: { type: qwen-code } }
+  h: { agent: { type: codex } }
+  i: { agent: { type: opencode } }
+  j: { agent: { type: copilot } }
+snapshots: { metric: cacheTokens, tolerance: { absolute: 0 } }
+",
+    );
+    let run = &config.run;
+    assert_eq!(
+        (run.max_parallel, run.repeat_failure, run.retry_failed),
+        (Some(2), Some(1), Some(2))
+    );
+    assert_eq!(run.max_steps, Some(9));
+    assert_eq!(run.output_dir, Some(p("/proj/bench/out")));
+    let workspace = run.workspace.as_ref().unwrap();
+    assert_eq!(workspace.mode, WorkspaceMode::Shared);
+    assert_eq!(workspace.template_dir, Some(p("/proj/bench/tpl")));
+    let bootstrap = workspace.bootstrap.as_ref().unwrap();
+    assert_eq!(bootstrap.command, "/proj/bench/setup.sh");
+    assert_eq!(bootstrap.timeout, Some(Duration::from_millis(1500)));
+    assert_eq!(config.defaults.timeout, Some(Duration::from_secs(30)));
+    let kinds: Vec<AgentKind> = config.runners.iter().map(|(_, r)| r.agent.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            AgentKind::Command,
+            AgentKind::CursorAgent,
+            AgentKind::GeminiCli,
+            AgentKind::QwenCode,
+            AgentKind::CursorAgent,
+            AgentKind::GeminiCli,
+            AgentKind::QwenCode,
+            AgentKind::Codex,
+            AgentKind::Opencode,
+            AgentKind::Copilot,
+        ]
+    );
+    assert_eq!(config.runners[0].1.agent.args, ["x"]);
+    assert_eq!(
+        config.runners[0].1.agent.command.as_deref(),
+        Some("agent"),
+        "bare names stay"
+    );
+    let snapshots = config.snapshots.unwrap();
+    assert_eq!(snapshots.metric, SnapshotMetric::CacheTokens);
+    assert_eq!(
+        snapshots.tolerance,
+        Tolerance {
+            absolute: Some(0.0),
+            percent: None
+        }
+    );
+    for (alias, metric) in [
+        ("totalTokens", SnapshotMetric::TotalTokens),
+        ("inputTokens", SnapshotMetric::InputTokens),
+        ("outputTokens", SnapshotMetric::OutputTokens),
+        ("reasoningTokens", SnapshotMetric::ReasoningTokens),
+        ("reasoning_tokens", SnapshotMetric::ReasoningTokens),
+        ("output_tokens", SnapshotMetric::OutputTokens),
+    ] {
+        let config = parse(&format!(
+            "snapshots: {{ metric: {alias}, tolerance: {{ percent: 1 }} }}"
+        ));
+        assert_eq!(config.snapshots.unwrap().metric, metric, "{alias}");
+    }
+}
+
+#[test]
+fn empty_documents_are_valid() {
+    for yaml in [
+        "",
+        "{}",
+        "# only a comment\n",
+        "run:\ndefaults:\nrunners:\nsuites:\n",
+        "---\n",
+    ] {
+        let config = parse(yaml);
+        assert_eq!(config.run, RunConfig::default(), "{yaml:?}");
+        assert!(
+            config.runners.is_empty() && config.suites.is_empty() && config.snapshots.is_none()
+        );
+        assert_eq!(config.defaults, DefaultsConfig::default());
+    }
+    let config = Config::default_for(Path::new("/somewhere"));
+    assert_eq!((config.path, config.dir), (None, p("/somewhere")));
+}
+
+#[test]
+fn unknown_key_at_top_level() {
+    let err = fail("rnu:\n  repeat: 2\n");
+    assert_error(
+        &err,
+        1,
+        1,
+        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`, `suites`, `snapshots`",
+        Some("did you mean `run`?"),
+    );
+}
+
+#[test]
+fn unknown_key_nested_renders_file_line_column_help_and_snippet() {
+    let err = fail("run:\n  max_paralel: 3\n");
+    assert_error(
+        &err,
+        2,
+        3,
+        "unknown field `max_paralel`, expected one of `schedule`, `max_parallel`, `repeat`, \
+         `repeat_failure`, `retry_failed`, `max_steps`, `tags`, `output_dir`, `reporter`, `cwd`, \
+         `workspace`",
+        Some("did you mean `max_parallel`?"),
+    );
+    assert_eq!(
+        err.to_string(),
+        "/proj/bench/skillgym.yaml:2:3: unknown field `max_paralel`, expected one of \
+         `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `max_steps`, \
+         `tags`, `output_dir`, `reporter`, `cwd`, `workspace`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
+    );
+    // Deeper: workspace and bootstrap.
+    let err = fail("run:\n  workspace:\n    mode: isolated\n    template: x\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((4, 5)));
+    assert_eq!(
+        err.help(),
+        None,
+        "`template` is too far from `template_dir`"
+    );
+    let err =
+        fail("run:\n  workspace:\n    mode: isolated\n    bootstrap: { command: x, arg: [y] }\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((4, 30)));
+    assert_eq!(err.help(), Some("did you mean `args`?"));
+}
+
+#[test]
+fn unknown_key_in_a_runner() {
+    let err = fail("runners:\n  claude:\n    agent:\n      type: claude-code\n      modle: x\n");
+    assert_error(
+        &err,
+        5,
+        7,
+        "unknown field `modle`, expected one of `type`, `model`, `command`, `args`, `env`",
+        Some("did you mean `model`?"),
+    );
+    let err = fail("runners:\n  claude:\n    agnet: { type: codex }\n");
+    assert_error(
+        &err,
+        3,
+        5,
+        "unknown field `agnet`, expected `agent`",
+        Some("did you mean `agent`?"),
+    );
+}
+
+#[test]
+fn bad_enum_values_get_suggestions() {
+    let err = fail("run:\n  schedule: paralel\n");
+    assert_error(
+        &err,
+        2,
+        13,
+        "unknown value `paralel`, expected one of `serial`, `parallel`, `isolated-by-runner`",
+        Some("did you mean `parallel`?"),
+    );
+    let err = fail("runners:\n  c: { agent: { type: claud-code } }\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((2, 23)));
+    assert_eq!(err.help(), Some("did you mean `claude-code`?"));
+    let err = fail("run:\n  workspace: { mode: isolate }\n");
+    assert_eq!(err.help(), Some("did you mean `isolated`?"));
+    let err = fail("snapshots: { metric: total_token, tolerance: { percent: 1 } }\n");
+    assert_eq!(err.help(), Some("did you mean `total_tokens`?"));
+}
+
+#[test]
+fn out_of_range_integers_are_located() {
+    let err = fail("run:\n  repeat: 0\n");
+    assert_error(&err, 2, 11, "`repeat` must be at least 1, found 0", None);
+    assert_eq!(
+        err.to_string(),
+        "/proj/bench/skillgym.yaml:2:11: `repeat` must be at least 1, found 0\n   |\n 2 |   repeat: 0\n   |           ^"
+    );
+    let err = fail("run:\n  max_parallel: 0\n");
+    assert_error(
+        &err,
+        2,
+        17,
+        "`max_parallel` must be at least 1, found 0",
+        None,
+    );
+    let err = fail("run:\n  max_steps: 0\n");
+    assert_error(&err, 2, 14, "`max_steps` must be at least 1, found 0", None);
+    let err = fail("run:\n  repeat: 99999999999\n");
+    assert_eq!(err.message(), "`repeat` is too large, found 99999999999");
+}
+
+#[test]
+fn negative_integers_are_rejected() {
+    let err = fail("run:\n  repeat_failure: -1\n");
+    assert_error(
+        &err,
+        2,
+        19,
+        "`repeat_failure` must not be negative, found -1",
+        None,
+    );
+    let err = fail("run:\n  repeat: -2\n");
+    assert_error(&err, 2, 11, "`repeat` must be at least 1, found -2", None);
+    let err = fail("defaults: { timeout_ms: -5 }\n");
+    assert_eq!(err.message(), "`timeout_ms` must be at least 1, found -5");
+}
+
+#[test]
+fn wrong_types_are_located() {
+    let err = fail("run:\n  max_parallel: [1]\n");
+    // A wrong type is reported at the key.
+    assert_error(
+        &err,
+        2,
+        3,
+        "invalid type: sequence, expected `max_parallel` to be an integer >= 1",
+        None,
+    );
+    let err = fail("run:\n  repeat: abc\n");
+    assert_error(
+        &err,
+        2,
+        11,
+        "`repeat` must be an integer, found `abc`",
+        None,
+    );
+    let err = fail("run:\n  repeat: 1.5\n");
+    assert_error(
+        &err,
+        2,
+        11,
+        "`repeat` must be a whole number, found 1.5",
+        None,
+    );
+    let err = fail("run: 3\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((1, 6)));
+    let err = fail("run:\n  tags: smoke\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((2, 9)));
+    let err = fail("run:\n  tags: [a, '']\n");
+    assert_error(&err, 2, 13, "expected a non-empty string", None);
+    let err = fail("run:\n  reporter: ''\n");
+    assert_error(&err, 2, 13, "`reporter` must not be empty", None);
+    let err = fail("defaults: { timeout: 90 }\n");
+    assert!(
+        err.message()
+            .starts_with("invalid duration `90`: a unit is missing"),
+        "{err}"
+    );
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((1, 22)));
+}
+
+#[test]
+fn duplicate_runner_ids_are_rejected() {
+    let err = fail(
+        "runners:\n  claude: { agent: { type: claude-code } }\n  claude: { agent: { type: codex } }\n",
+    );
+    assert_error(
+        &err,
+        3,
+        3,
+        "duplicate key `claude`",
+        Some("a key may appear only once in a mapping"),
+    );
+}
+
+#[test]
+fn runner_order_is_preserved() {
+    let config = parse(
+        "runners:\n  zeta: { agent: { type: codex } }\n  alpha: { agent: { type: codex } }\n  mid: { agent: { type: codex } }\n",
+    );
+    assert_eq!(
+        config.runner_ids().collect::<Vec<_>>(),
+        ["zeta", "alpha", "mid"]
+    );
+}
+
+#[test]
+fn relative_paths_resolve_against_the_config_dir() {
+    let config = parse(
+        "
+run:
+  output_dir: ./out/../runs
+  reporter: ./reporters/mine.js
+  cwd: .
+suites: [a.yaml, /abs/b.yaml, ../c.yaml]
+snapshots: { path: snaps/s.json, tolerance: { percent: 5 } }
+runners:
+  rel: { agent: { type: command, command: ../bin/agent } }
+  dot: { agent: { type: command, command: . } }
+  abs: { agent: { type: command, command: /usr/bin/agent } }
+  bare: { agent: { type: claude-code, command: claude-nightly } }
+",
+    );
+    assert_eq!(config.run.output_dir, Some(p("/proj/bench/out/../runs")));
+    assert_eq!(
+        config.run.reporter.as_deref(),
+        Some("/proj/bench/reporters/mine.js")
+    );
+    assert_eq!(config.run.cwd, Some(p("/proj/bench")));
+    assert_eq!(
+        config.suites,
+        [
+            p("/proj/bench/a.yaml"),
+            p("/abs/b.yaml"),
+            p("/proj/bench/../c.yaml")
+        ]
+    );
+    assert_eq!(
+        config.snapshots.unwrap().path,
+        Some(p("/proj/bench/snaps/s.json"))
+    );
+    let commands: Vec<_> = config
+        .runners
+        .iter()
+        .map(|(_, r)| r.agent.command.clone().unwrap())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "/proj/bench/../bin/agent",
+            "/proj/bench",
+            "/usr/bin/agent",
+            "claude-nightly"
+        ]
+    );
+    // A built-in reporter name is not a path.
+    assert_eq!(
+        parse("run: { reporter: junit }").run.reporter.as_deref(),
+        Some("junit")
+    );
+}
+
+#[test]
+fn workspace_mode_rules() {
+    let err = fail("run:\n  workspace:\n    mode: isolated\n    cwd: app\n");
+    assert_error(
+        &err,
+        4,
+        10,
+        "`cwd` is only allowed with workspace mode `none`, but `mode` is `isolated`",
+        Some("the agent runs in the prepared workspace; remove `cwd` (or use `template_dir`)"),
+    );
+    assert_eq!(
+        err.to_string(),
+        "/proj/bench/skillgym.yaml:4:10: `cwd` is only allowed with workspace mode `none`, \
+         but `mode` is `isolated`\n  help: the agent runs in the prepared workspace; remove `cwd` \
+         (or use `template_dir`)\n   |\n 4 |     cwd: app\n   |          ^"
+    );
+    let err = fail("run:\n  workspace: { mode: shared, cwd: app }\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((2, 35)));
+    let err = fail("run:\n  workspace:\n    mode: none\n    template_dir: tpl\n");
+    assert_error(
+        &err,
+        4,
+        19,
+        "`template_dir` needs workspace mode `shared` or `isolated`, but `mode` is `none`",
+        Some("set `mode: isolated` (a fresh copy per attempt) or `mode: shared`"),
+    );
+    let err = fail("run:\n  workspace:\n    mode: none\n    bootstrap:\n      command: x\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((5, 7)));
+    let err = fail("run:\n  cwd: app\n  workspace: { mode: isolated }\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((2, 8)));
+    assert!(
+        err.message()
+            .starts_with("`cwd` only applies with workspace mode `none`"),
+        "{err}"
+    );
+    let err = fail("run:\n  cwd: app\n  workspace: { mode: none, cwd: other }\n");
+    assert_error(
+        &err,
+        2,
+        8,
+        "`cwd` is also set in `workspace.cwd`",
+        Some("keep only one of them"),
+    );
+    let err = fail("run:\n  workspace: { template_dir: x }\n");
+    assert_eq!(err.message(), "missing field `mode`");
+    // mode none with cwd is fine.
+    let config = parse("run:\n  workspace: { mode: none, cwd: app }\n");
+    assert_eq!(
+        config.run.workspace.unwrap().cwd,
+        Some(p("/proj/bench/app"))
+    );
+}
+
+#[test]
+fn timeout_rules() {
+    let err = fail("defaults:\n  timeout: 2m\n  timeout_ms: 1000\n");
+    assert_error(
+        &err,
+        3,
+        15,
+        "`timeout_ms` is given together with `timeout`",
+        Some("keep only one: `timeout: 2m` or `timeout_ms: 120000`"),
+    );
+    let err = fail("defaults:\n  timeout_ms: 0\n");
+    assert_error(
+        &err,
+        2,
+        15,
+        "`timeout_ms` must be at least 1, found 0",
+        None,
+    );
+    let err = fail("defaults:\n  timeout: 0s\n");
+    assert_error(&err, 2, 12, "`timeout` must be greater than zero", None);
+    let err = fail(
+        "run:\n  workspace:\n    mode: isolated\n    bootstrap: { command: x, timeout: 1s, timeoutMs: 5 }\n",
+    );
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((4, 54)));
+    assert_eq!(
+        parse("defaults: { timeout: 1h30m }").defaults.timeout,
+        Some(Duration::from_secs(5400))
+    );
+}
+
+#[test]
+fn snapshot_rules() {
+    let err = fail("snapshots:\n  tolerance: {}\n");
+    assert_error(
+        &err,
+        2,
+        14,
+        "`tolerance` needs at least one of `absolute` or `percent`",
+        Some("e.g. `tolerance: { percent: 10 }`"),
+    );
+    let err = fail("snapshots:\n  tolerance: { percent: -1 }\n");
+    assert_error(
+        &err,
+        2,
+        25,
+        "`percent` must be a finite number >= 0, found -1",
+        None,
+    );
+    let err = fail("snapshots:\n  path: x.json\n");
+    assert_eq!(err.message(), "missing field `tolerance`");
+    let err = fail("snapshots:\n  tolerance: { precent: 1 }\n");
+    assert_eq!(err.help(), Some("did you mean `percent`?"));
+    let config = parse("snapshots: { tolerance: { absolute: 2.5 } }");
+    let snapshots = config.snapshots.unwrap();
+    assert_eq!(
+        (snapshots.path, snapshots.metric),
+        (None, SnapshotMetric::TotalTokens)
+    );
+}
+
+#[test]
+fn agent_rules() {
+    let err = fail("runners:\n  local:\n    agent:\n      type: command\n");
+    assert_error(
+        &err,
+        4,
+        13,
+        "agent type `command` needs a `command`",
+        Some(
+            "add `command: ./path/to/agent` (with `args:`, where `{prompt}` is replaced by the prompt)",
+        ),
+    );
+    let err = fail("runners:\n  c:\n    agent: { type: codex, model: '' }\n");
+    assert_eq!(err.message(), "`model` must not be empty");
+    let err = fail("runners:\n  c:\n    agent: { model: x }\n");
+    assert_eq!(err.message(), "missing field `type`");
+    let err = fail("runners:\n  c: {}\n");
+    assert_eq!(err.message(), "missing field `agent`");
+}
+
+#[test]
+fn syntax_errors_are_located() {
+    let err = fail("run:\n  repeat: [1, 2\n");
+    assert!(err.location().is_some(), "{err}");
+    assert!(!err.message().contains(" at line "), "{err}");
+}
+
+/// A fresh, empty directory under the system temp dir.
+fn temp_dir(name: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "skillgym-config-{name}-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn discovery_walks_upward() {
+    let root = temp_dir("discover");
+    let deep = root.join("a/b/c");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(root.join("skillgym.yml"), "run: { repeat: 3 }\n").unwrap();
+    assert_eq!(discover(&deep), Some(root.join("skillgym.yml")));
+    // A nearer file wins.
+    std::fs::write(root.join("a/skillgym.yaml"), "run: { repeat: 4 }\n").unwrap();
+    assert_eq!(discover(&deep), Some(root.join("a/skillgym.yaml")));
+    assert_eq!(
+        discover_checked(&deep).unwrap(),
+        Some(root.join("a/skillgym.yaml"))
+    );
+    let config = load_for_run(None, &deep, Path::new("/")).unwrap();
+    assert_eq!(config.run.repeat, Some(4));
+    assert_eq!(config.dir, root.join("a"));
+    // An explicit path is relative to the process cwd.
+    let config = load_for_run(Some(Path::new("skillgym.yml")), &deep, &root).unwrap();
+    assert_eq!(config.run.repeat, Some(3));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn discovery_without_a_file_gives_the_default_config() {
+    let root = temp_dir("none");
+    // The temp dir's ancestors are assumed not to hold a skillgym.yaml.
+    if discover(&root).is_none() {
+        let config = load_for_run(None, &root, Path::new("/")).unwrap();
+        assert_eq!(config, Config::default_for(&root));
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn two_config_files_in_one_dir_are_an_error() {
+    let root = temp_dir("two");
+    std::fs::write(root.join("skillgym.yaml"), "").unwrap();
+    std::fs::write(root.join("skillgym.yml"), "").unwrap();
+    let expected = format!(
+        "found two config files, {} and {}\n  help: keep only one of them",
+        root.join("skillgym.yaml").display(),
+        root.join("skillgym.yml").display()
+    );
+    assert_eq!(discover_checked(&root).unwrap_err().to_string(), expected);
+    assert_eq!(
+        load(&root.join("skillgym.yml")).unwrap_err().to_string(),
+        expected
+    );
+    assert_eq!(
+        load_for_run(None, &root, &root).unwrap_err().to_string(),
+        expected
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn load_reads_the_file_and_reports_missing_ones() {
+    let root = temp_dir("load");
+    let path = root.join("skillgym.yaml");
+    std::fs::write(&path, "run:\n  schedule: serial\n  repeat: 0\n").unwrap();
+    let err = load(&path).unwrap_err();
+    assert_eq!(err.location(), Some((path.clone(), 3, 11)));
+    std::fs::write(&path, "run:\n  schedule: serial\n").unwrap();
+    let config = load(&path).unwrap();
+    assert_eq!(
+        (config.run.schedule, config.path),
+        (Some(Schedule::Serial), Some(path.clone()))
+    );
+    std::fs::remove_file(&path).unwrap();
+    let err = load(&path).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("{}: config file not found", path.display())
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}

@@ -1,0 +1,168 @@
+//! One attempt: prepare the workspace, run a session, check it, classify, write artifacts.
+
+use std::time::Instant;
+
+use skillgym::{CaseContext, Failure, FailureClass, FailureOrigin, Usage};
+use tokio::runtime::Runtime;
+
+use super::check::{classify, run_check};
+use super::result::{AttemptResult, Status};
+use super::session::{SessionLimits, run_session};
+use crate::agent::SessionSpec;
+use crate::artifacts::write_json;
+use crate::run::{RunContext, Runner};
+use crate::suite::CaseSpec;
+use crate::workspace;
+
+/// Which attempt of which execution.
+#[derive(Debug, Clone, Copy)]
+pub struct AttemptId<'a> {
+    pub case: &'a CaseSpec,
+    pub runner: &'a Runner,
+    pub repetition: u32,
+    pub attempt: u32,
+}
+
+/// Runs one attempt and writes its `report.json` and `result.json`. Never panics on agent or
+/// case misbehaviour: every problem becomes a failure with its origin.
+pub fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>) -> AttemptResult {
+    let started = Instant::now();
+    let AttemptId {
+        case,
+        runner,
+        repetition,
+        attempt,
+    } = id;
+    let artifact_dir = run
+        .run_dir
+        .attempt_dir(&case.id, &runner.id, repetition, attempt);
+    let mut result = AttemptResult {
+        repetition,
+        attempt,
+        status: Status::Failed,
+        passed: false,
+        failure: None,
+        duration_ms: 0,
+        usage: Usage::default(),
+        steps: 0,
+        exit_code: None,
+        signal: None,
+        artifact_dir: artifact_dir.clone(),
+    };
+    let failure = match prepare_and_run(run, runtime, id, &mut result) {
+        Ok(failure) => failure,
+        Err(failure) => Some(failure),
+    };
+    let failure = failure.map(|mut failure| {
+        classify(case, &mut failure);
+        failure
+    });
+    (result.status, result.failure) = verdict(case.expected_fail, failure);
+    result.passed = result.status.is_passing();
+    result.duration_ms = started.elapsed().as_millis() as u64;
+    if let Err(error) = write_json(&artifact_dir.join("result.json"), &result) {
+        eprintln!(
+            "skillgym: cannot write {}: {error}",
+            artifact_dir.join("result.json").display()
+        );
+    }
+    result
+}
+
+/// Prepares the workspace, runs the session and the checks. `Err` is a failure before the
+/// session could run; `Ok(Some(..))` a failure of the session or of the checks.
+fn prepare_and_run(
+    run: &RunContext,
+    runtime: &Runtime,
+    id: AttemptId<'_>,
+    result: &mut AttemptResult,
+) -> Result<Option<Failure>, Failure> {
+    let AttemptId {
+        case,
+        runner,
+        repetition,
+        attempt,
+    } = id;
+    let artifact_dir = &result.artifact_dir;
+    std::fs::create_dir_all(artifact_dir).map_err(|error| {
+        Failure::new(
+            FailureOrigin::Workspace,
+            format!("cannot create {}: {error}", artifact_dir.display()),
+        )
+    })?;
+    let prompt = case
+        .prompt
+        .load()
+        .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
+    let prompt_file = artifact_dir.join("prompt.md");
+    std::fs::write(&prompt_file, &prompt).map_err(|error| {
+        Failure::new(
+            FailureOrigin::Workspace,
+            format!("cannot write {}: {error}", prompt_file.display()),
+        )
+    })?;
+    let workspace = workspace::prepare(run, runtime, id.case, &runner.id, artifact_dir)?;
+    let state_dir = artifact_dir.join("agent-state");
+    let spec = SessionSpec {
+        runner_id: &runner.id,
+        prompt: &prompt,
+        prompt_file: &prompt_file,
+        cwd: workspace.cwd(),
+        artifact_dir,
+        state_dir: &state_dir,
+    };
+    let limits = SessionLimits {
+        timeout: case.timeout.unwrap_or(run.settings.default_timeout),
+        max_steps: case.max_steps.or(run.settings.max_steps),
+    };
+    let session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
+    result.usage = session.report.usage.clone();
+    result.steps = session.steps;
+    result.exit_code = session.exit_code;
+    result.signal = session.signal;
+    if let Err(error) = write_json(&artifact_dir.join("report.json"), &session.report) {
+        eprintln!("skillgym: cannot write report.json: {error}");
+    }
+    let failure = match session.failure {
+        Some(failure) => Some(failure),
+        None => {
+            let mut ctx = CaseContext::__new(
+                &case.id,
+                &runner.id,
+                repetition,
+                attempt,
+                artifact_dir,
+                workspace.cwd(),
+            );
+            run_check(runtime, case, &session.report, &mut ctx)
+        }
+    };
+    let verdict_passes = match &failure {
+        None => !case.expected_fail,
+        Some(failure) => case.expected_fail && failure.origin.is_verdict(),
+    };
+    if let Some(problem) = workspace.finish(verdict_passes, artifact_dir) {
+        return Ok(failure.or(Some(problem)));
+    }
+    Ok(failure)
+}
+
+/// Maps a raw outcome through the case's expectation.
+fn verdict(expected_fail: bool, failure: Option<Failure>) -> (Status, Option<Failure>) {
+    match (expected_fail, failure) {
+        (false, None) => (Status::Passed, None),
+        (false, Some(failure)) => (Status::Failed, Some(failure)),
+        (true, None) => (
+            Status::UnexpectedPassed,
+            Some(
+                Failure::new(
+                    FailureOrigin::Assertion,
+                    "the case is marked `expected_fail` but passed: the agent may have improved, or the expectation is stale",
+                )
+                .with_class(FailureClass::new("unexpected-passed", "Unexpected pass")),
+            ),
+        ),
+        (true, Some(failure)) if failure.origin.is_verdict() => (Status::ExpectedFailed, Some(failure)),
+        (true, Some(failure)) => (Status::Failed, Some(failure)),
+    }
+}

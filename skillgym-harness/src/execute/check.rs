@@ -1,0 +1,89 @@
+//! Running a case's checks on a report, turning panics and errors into failures.
+
+use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+use skillgym::{CaseContext, Failure, FailureOrigin, SessionReport, SourceLocation};
+use tokio::runtime::Runtime;
+
+use crate::suite::{CaseCheck, CaseSpec};
+
+thread_local! {
+    /// Set while a case's checks run on this thread: the hook records the panic here instead of
+    /// printing it, so the failure shows once, in the trial's failure block.
+    static CAPTURE: RefCell<Option<Option<(String, Option<SourceLocation>)>>> = const { RefCell::new(None) };
+}
+
+/// Runs the case's checks. A panic or an `Err` is an assertion failure with its message and
+/// location; the case's `classify_failure` hook, if any, then may override the class.
+pub fn run_check(
+    runtime: &Runtime,
+    case: &CaseSpec,
+    report: &SessionReport,
+    ctx: &mut CaseContext,
+) -> Option<Failure> {
+    let CaseCheck::Rust(def) = case.check;
+    install_hook();
+    CAPTURE.with(|slot| *slot.borrow_mut() = Some(None));
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| runtime.block_on((def.run)(report, ctx))));
+    let captured = CAPTURE.with(|slot| slot.borrow_mut().take()).flatten();
+    let failure = match outcome {
+        Ok(Ok(())) => return None,
+        Ok(Err(error)) => {
+            let mut failure = Failure::new(FailureOrigin::Assertion, error.message())
+                .at(error.location().cloned());
+            if let Some(class) = error.class() {
+                failure.class = class.clone();
+            }
+            failure
+        }
+        Err(payload) => {
+            let (message, location) = captured.unwrap_or_else(|| (payload_message(&*payload), None));
+            Failure::new(FailureOrigin::Assertion, message).at(location)
+        }
+    };
+    Some(failure)
+}
+
+/// Installs (once) a panic hook that records panics of checks and defers to the previous hook
+/// for every other panic.
+fn install_hook() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            let recorded = CAPTURE.with(|slot| match slot.try_borrow_mut() {
+                Ok(mut slot) if slot.is_some() => {
+                    let message = payload_message(info.payload());
+                    *slot = Some(Some((message, info.location().map(SourceLocation::from))));
+                    true
+                }
+                _ => false,
+            });
+            if !recorded {
+                previous(info);
+            }
+        }));
+    });
+}
+
+fn payload_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "the case panicked with a non-string payload".to_owned()
+    }
+}
+
+/// Applies the case's `classify_failure` hook, which runs last and may override the class.
+pub fn classify(case: &CaseSpec, failure: &mut Failure) {
+    let CaseCheck::Rust(def) = case.check;
+    if let Some(hook) = def.classify_failure
+        && let Ok(Some(class)) = panic::catch_unwind(AssertUnwindSafe(|| hook(failure)))
+    {
+        failure.class = class;
+    }
+}

@@ -1,0 +1,203 @@
+//! One agent session: launch, stream, parse, and build the report.
+
+use std::path::Path;
+use std::time::Duration;
+
+use skillgym::{
+    AgentInfo, Failure, FailureOrigin, RawArtifacts, RunnerInfo, SessionReport, Timing,
+};
+
+use crate::agent::{Agent, SessionSpec, StreamParser};
+use crate::normalize::ReportBuilder;
+use crate::process::{self, LineSink, LineVerdict, ProcessSpec, Termination};
+use crate::time::Timestamp;
+
+/// Limits of one session.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionLimits {
+    /// Wall-clock limit; the whole process group is killed when it elapses.
+    pub timeout: Duration,
+    /// Most model rounds allowed; the process group is killed when exceeded.
+    pub max_steps: Option<u32>,
+}
+
+/// What one session produced.
+#[derive(Debug)]
+pub struct SessionOutput {
+    /// The normalized report (partial when the session failed; never absent).
+    pub report: SessionReport,
+    /// An infrastructure failure of the session, if any.
+    pub failure: Option<Failure>,
+    /// The agent's exit code.
+    pub exit_code: Option<i32>,
+    /// The signal that ended the agent.
+    pub signal: Option<i32>,
+    /// Model rounds observed.
+    pub steps: u32,
+}
+
+struct ParsingSink {
+    parser: Box<dyn StreamParser>,
+    builder: ReportBuilder,
+    max_steps: Option<u32>,
+}
+
+impl LineSink for ParsingSink {
+    fn on_line(&mut self, line: &str) -> LineVerdict {
+        self.parser.parse_line(line, &mut self.builder);
+        match self.max_steps {
+            Some(limit) if self.builder.steps() > limit => LineVerdict::Stop {
+                reason: format!(
+                    "exceeded max_steps: observed {} steps with a limit of {limit}; the agent was killed (raw output kept)",
+                    self.builder.steps()
+                ),
+            },
+            _ => LineVerdict::Continue,
+        }
+    }
+}
+
+/// Runs one session of `agent` and normalizes it. Logs go to `stdout.log` and `stderr.log` in
+/// the spec's artifact directory.
+pub async fn run_session(
+    agent: &dyn Agent,
+    spec: &SessionSpec<'_>,
+    limits: SessionLimits,
+) -> SessionOutput {
+    let stdout_log = spec.artifact_dir.join("stdout.log");
+    let stderr_log = spec.artifact_dir.join("stderr.log");
+    let mut sink = ParsingSink {
+        parser: agent.parser(),
+        builder: ReportBuilder::new(spec.cwd),
+        max_steps: limits.max_steps,
+    };
+    let launched = match agent.launch(spec) {
+        Ok(launch) => {
+            let process_spec = ProcessSpec {
+                program: launch.program,
+                args: launch.args,
+                env: launch.env,
+                env_remove: launch.env_remove,
+                cwd: spec.cwd.to_path_buf(),
+                stdout_log: stdout_log.clone(),
+                stderr_log: stderr_log.clone(),
+                timeout: limits.timeout,
+            };
+            process::run(&process_spec, &mut sink).await
+        }
+        Err(error) => Err(error),
+    };
+    let ParsingSink {
+        mut parser,
+        mut builder,
+        ..
+    } = sink;
+    parser.finish(&mut builder);
+    let steps = builder.steps();
+    let mut report = builder.finish(spec.prompt);
+    report.runner = RunnerInfo {
+        id: spec.runner_id.to_owned(),
+        agent: AgentInfo {
+            kind: agent.kind().to_owned(),
+            model: agent.model().map(str::to_owned),
+        },
+    };
+    report.raw_artifacts = RawArtifacts {
+        stdout: Some(stdout_log),
+        stderr: Some(stderr_log.clone()),
+        session: None,
+    };
+    let (failure, exit_code, signal) = match launched {
+        Err(error) => (
+            Some(Failure::new(
+                FailureOrigin::Runner,
+                format!("the agent could not be run: {error}"),
+            )),
+            None,
+            None,
+        ),
+        Ok(outcome) => {
+            report.timing = Timing {
+                started_at: Some(Timestamp::from(outcome.started_at).rfc3339()),
+                ended_at: Some(Timestamp::from(outcome.ended_at).rfc3339()),
+                duration_ms: Some(outcome.duration.as_millis() as u64),
+            };
+            let failure = match &outcome.termination {
+                Termination::TimedOut => Some(Failure::new(
+                    FailureOrigin::Timeout,
+                    format!(
+                        "the agent did not finish within {}; its process group was killed",
+                        format_duration(limits.timeout)
+                    ),
+                )),
+                Termination::Stopped { reason } => {
+                    Some(Failure::new(FailureOrigin::MaxSteps, reason.clone()))
+                }
+                Termination::Exited => exit_failure(outcome.exit_code, outcome.signal, &stderr_log),
+            };
+            (failure, outcome.exit_code, outcome.signal)
+        }
+    };
+    SessionOutput {
+        report,
+        failure,
+        exit_code,
+        signal,
+        steps,
+    }
+}
+
+/// A runner failure for an unsuccessful exit, with the end of stderr.
+fn exit_failure(exit_code: Option<i32>, signal: Option<i32>, stderr_log: &Path) -> Option<Failure> {
+    let what = match (exit_code, signal) {
+        (Some(0), _) => return None,
+        (Some(code), _) => format!("the agent exited with code {code}"),
+        (None, Some(signal)) => format!("the agent was killed by signal {signal}"),
+        (None, None) => "the agent ended without an exit status".to_owned(),
+    };
+    let tail = stderr_tail(stderr_log, 20);
+    let message = if tail.is_empty() {
+        what
+    } else {
+        format!("{what}; the end of its stderr:\n{tail}")
+    };
+    Some(Failure::new(FailureOrigin::Runner, message))
+}
+
+/// The last `lines` lines of a log, indented, reading at most its last 8 KiB.
+fn stderr_tail(path: &Path, lines: usize) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    const MAX: u64 = 8 * 1024;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let length = file.metadata().map_or(0, |m| m.len());
+    if file.seek(SeekFrom::Start(length.saturating_sub(MAX))).is_err() {
+        return String::new();
+    }
+    let mut bytes = Vec::new();
+    if file.read_to_end(&mut bytes).is_err() {
+        return String::new();
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let all: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
+    all[all.len().saturating_sub(lines)..]
+        .iter()
+        .map(|line| format!("    {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `90s`, `2m`, `1m30s`, `500ms`.
+pub fn format_duration(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis % 1000 != 0 {
+        return format!("{millis}ms");
+    }
+    let seconds = millis / 1000;
+    match (seconds / 60, seconds % 60) {
+        (0, s) => format!("{s}s"),
+        (m, 0) => format!("{m}m"),
+        (m, s) => format!("{m}m{s}s"),
+    }
+}

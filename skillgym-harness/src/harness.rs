@@ -1,0 +1,361 @@
+//! The harness: from argv to libtest-mimic trials and back to an exit code.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex, Once, PoisonError};
+use std::time::SystemTime;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+
+use crate::agent::{Agent, CommandAgent, resolve_program};
+use crate::artifacts::RunDir;
+use crate::cli;
+use crate::config::{self, AgentKind, Schedule, Settings};
+use crate::execute::{ExecutionResult, run_execution};
+use crate::run::{RunContext, Runner};
+use crate::suite::{CaseSpec, Plan, collect_registered};
+use crate::summary::{self, Counts, RunResults};
+use crate::time::Timestamp;
+
+/// Runs the registered cases as a libtest-compatible test binary. Call it from the `main` of a
+/// `harness = false` test target:
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     skillgym_harness::main()
+/// }
+/// ```
+pub fn main() -> ExitCode {
+    Harness::new().run()
+}
+
+/// Configures runners in code, for users who prefer it to `skillgym.yaml` (runners given here
+/// are added to the file's, replacing any with the same id).
+///
+/// ```no_run
+/// use skillgym_harness::{CommandAgent, Harness};
+///
+/// fn main() -> std::process::ExitCode {
+///     Harness::new()
+///         .runner("scripted", CommandAgent::new("./bin/agent").arg("--json"))
+///         .run()
+/// }
+/// ```
+#[derive(Default)]
+pub struct Harness {
+    runners: Vec<Runner>,
+    config_path: Option<PathBuf>,
+    argv: Option<Vec<OsString>>,
+}
+
+impl Harness {
+    /// A harness configured by `skillgym.yaml`, flags and `SKILLGYM_*` variables only.
+    pub fn new() -> Self {
+        Harness::default()
+    }
+
+    /// Adds (or replaces) a runner.
+    pub fn runner(mut self, id: impl Into<String>, agent: impl Agent + 'static) -> Self {
+        let id = id.into();
+        self.runners.retain(|runner| runner.id != id);
+        self.runners.push(Runner {
+            id,
+            agent: Arc::new(agent),
+        });
+        self
+    }
+
+    /// Uses this configuration file instead of discovering `skillgym.yaml` (`--config` and
+    /// `SKILLGYM_CONFIG` still win).
+    pub fn config_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.config_path = Some(path.into());
+        self
+    }
+
+    /// Uses these arguments instead of the process's (the first is the program name).
+    pub fn args<I, S>(mut self, argv: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.argv = Some(argv.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Plans and runs; returns 0 when every execution passed, 101 when one failed, 2 on a usage
+    /// or configuration error.
+    pub fn run(self) -> ExitCode {
+        match self.prepare() {
+            Ok(Prepared::Run(arguments, context, trials)) => execute(&arguments, context, trials),
+            Ok(Prepared::Exit(code)) => code,
+            Err(message) => {
+                eprintln!("error: {message}");
+                ExitCode::from(2)
+            }
+        }
+    }
+
+    fn prepare(self) -> Result<Prepared, String> {
+        let argv = self.argv.unwrap_or_else(|| std::env::args_os().collect());
+        let (flags, libtest_argv) = cli::split_args(argv).map_err(|e| e.to_string())?;
+        let env = cli::from_env(|key| std::env::var(key).ok()).map_err(|e| e.to_string())?;
+        let overrides = flags.or(env);
+        if libtest_argv
+            .iter()
+            .skip(1)
+            .any(|arg| arg == "--help" || arg == "-h")
+        {
+            println!("{}", cli::help_text());
+        }
+        let mut arguments = Arguments::from_iter(libtest_argv);
+
+        let cases = collect_registered().map_err(|e| e.to_string())?;
+        let crate_dir = crate_dir(&cases);
+        let config_path = overrides
+            .config
+            .clone()
+            .or(self.config_path)
+            .map(|path| absolute(&path))
+            .or_else(|| config::discover(&crate_dir));
+        let config = match &config_path {
+            Some(path) => config::load(path).map_err(|e| e.to_string())?,
+            None => config::Config::default_for(&crate_dir),
+        };
+        let default_output = default_output_dir(&crate_dir);
+        let settings =
+            config::resolve(config, &overrides, &default_output).map_err(|e| e.to_string())?;
+
+        let mut runners = configured_runners(&settings)?;
+        for runner in self.runners {
+            match runners.iter_mut().find(|r| r.id == runner.id) {
+                Some(slot) => *slot = runner,
+                None => runners.push(runner),
+            }
+        }
+        let known: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
+        settings
+            .check_runner_filter(&known)
+            .map_err(|e| e.to_string())?;
+        if !settings.runner_filter.is_empty() {
+            runners.retain(|r| settings.runner_filter.contains(&r.id));
+        }
+        if runners.is_empty() {
+            return Err(format!(
+                "no runners configured\n  help: add a `runners:` section to {} or call `Harness::runner`",
+                config_path.as_deref().map_or_else(
+                    || crate_dir.join("skillgym.yaml").display().to_string(),
+                    |p| p.display().to_string()
+                )
+            ));
+        }
+
+        let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
+        let plan = Plan::new(&cases, &runner_ids, &settings.tags);
+        if arguments.test_threads.is_none() {
+            arguments.test_threads = Some(match settings.schedule {
+                Schedule::Serial => 1,
+                Schedule::Parallel | Schedule::IsolatedByRunner => settings.max_parallel,
+            });
+        }
+        let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
+        let context = Arc::new(RunContext {
+            run_dir: RunDir::new(settings.output_dir.clone(), run_id),
+            runner_gates: runners.iter().map(|_| Mutex::new(())).collect(),
+            settings,
+            overrides,
+            cases,
+            runners,
+            results: Mutex::new(Vec::new()),
+        });
+        let trials = plan
+            .executions
+            .iter()
+            .enumerate()
+            .map(|(position, planned)| {
+                let case = &context.cases[planned.case];
+                let runner = &context.runners[planned.runner];
+                let context = Arc::clone(&context);
+                let (case_index, runner_index) = (planned.case, planned.runner);
+                Trial::test(case.id.clone(), move || {
+                    run_trial(&context, position, case_index, runner_index)
+                })
+                .with_kind(runner.id.clone())
+            })
+            .collect();
+        Ok(Prepared::Run(arguments, context, trials))
+    }
+}
+
+enum Prepared {
+    Run(Arguments, Arc<RunContext>, Vec<Trial>),
+    #[allow(dead_code)]
+    Exit(ExitCode),
+}
+
+/// Runs the trials; after an in-process run, writes `results.json` and prints the summary.
+fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) -> ExitCode {
+    let started = SystemTime::now();
+    let conclusion = libtest_mimic::run(arguments, trials);
+    if arguments.list {
+        return conclusion.exit_code();
+    }
+    let process_per_test = std::env::var("NEXTEST_EXECUTION_MODE")
+        .is_ok_and(|mode| mode == "process-per-test");
+    let mut results = std::mem::take(
+        &mut *context.results.lock().unwrap_or_else(PoisonError::into_inner),
+    );
+    if !process_per_test && !results.is_empty() {
+        results.sort_by_key(|(position, _)| *position);
+        let executions: Vec<&ExecutionResult> = results.iter().map(|(_, r)| r).collect();
+        let counts = Counts::of(executions.iter().copied());
+        let ended = SystemTime::now();
+        let run_results = RunResults {
+            run_id: context.run_dir.run_id(),
+            run_dir: context.run_dir.path(),
+            started_at: Timestamp::from(started).rfc3339(),
+            ended_at: Timestamp::from(ended).rfc3339(),
+            duration_ms: ended.duration_since(started).map_or(0, |d| d.as_millis() as u64),
+            selected_tags: &context.settings.tags,
+            summary: counts,
+            executions,
+        };
+        match summary::write_results(&context.run_dir, &run_results) {
+            Ok(path) => {
+                let quiet = arguments.quiet
+                    || matches!(arguments.format, Some(libtest_mimic::FormatSetting::Json));
+                if !quiet {
+                    print!("{}", summary::summary_lines(counts, &path));
+                }
+            }
+            Err(error) => eprintln!("skillgym: cannot write results.json: {error}"),
+        }
+    }
+    conclusion.exit_code()
+}
+
+/// One trial: one execution, under the runner's gate when the schedule isolates runners.
+fn run_trial(
+    context: &RunContext,
+    position: usize,
+    case_index: usize,
+    runner_index: usize,
+) -> Result<(), Failed> {
+    static MARK_LATEST: Once = Once::new();
+    MARK_LATEST.call_once(|| {
+        if let Err(error) = context.run_dir.mark_latest() {
+            eprintln!("skillgym: cannot update the `latest` pointer: {error}");
+        }
+    });
+    let case = &context.cases[case_index];
+    let runner = &context.runners[runner_index];
+    let _gate = (context.settings.schedule == Schedule::IsolatedByRunner).then(|| {
+        context.runner_gates[runner_index]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    });
+    let result = run_execution(context, case, runner);
+    let outcome = trial_outcome(&result);
+    context.record(position, result);
+    outcome
+}
+
+/// The trial's verdict and failure text.
+fn trial_outcome(result: &ExecutionResult) -> Result<(), Failed> {
+    if result.passed {
+        return Ok(());
+    }
+    let mut text = String::new();
+    if let Some(failure) = &result.failure {
+        text.push_str(&failure.to_string());
+        text.push_str(&format!(
+            "\n  status: {} · origin: {} · class: {}",
+            result.status.as_str(),
+            failure.origin,
+            failure.class.id
+        ));
+    } else {
+        text.push_str(&format!("status: {}", result.status.as_str()));
+    }
+    if result.repeat_target > 1 || result.repetitions.iter().any(|r| r.attempts.len() > 1) {
+        text.push_str(&format!(
+            "\n  stopped at repetition {}/{} ({} passed)",
+            result.stopped_at_repetition.unwrap_or(result.completed_repetitions),
+            result.repeat_target,
+            result.successful_repetitions
+        ));
+    }
+    text.push_str(&format!("\n  artifacts: {}", result.artifact_dir.display()));
+    Err(text.into())
+}
+
+/// The runners of the configuration file.
+fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, String> {
+    settings
+        .runners
+        .iter()
+        .map(|(id, runner)| {
+            let agent = &runner.agent;
+            let built: Arc<dyn Agent> = match agent.kind {
+                AgentKind::Command => {
+                    let Some(command) = &agent.command else {
+                        return Err(format!(
+                            "runner `{id}`: an agent of type `command` needs `command`"
+                        ));
+                    };
+                    let mut command_agent =
+                        CommandAgent::new(resolve_program(&settings.config_dir, command))
+                            .args(agent.args.iter().cloned());
+                    for (key, value) in &agent.env {
+                        command_agent = command_agent.env(key.clone(), value.clone());
+                    }
+                    if let Some(model) = &agent.model {
+                        command_agent = command_agent.model(model.clone());
+                    }
+                    Arc::new(command_agent)
+                }
+                other => {
+                    return Err(format!(
+                        "runner `{id}`: agent type `{other}` has no adapter in this version of skillgym-harness yet; supported: `command`"
+                    ));
+                }
+            };
+            Ok(Runner {
+                id: id.clone(),
+                agent: built,
+            })
+        })
+        .collect()
+}
+
+/// The test crate's directory: `CARGO_MANIFEST_DIR` at run time (set by cargo test and
+/// nextest), else the directory the cases were compiled in, else the current directory.
+fn crate_dir(cases: &[CaseSpec]) -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| cases.first().map(|case| case.base_dir.clone()))
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
+}
+
+/// `<target dir>/skillgym/runs`: the target directory is found upward from the test binary
+/// (cargo marks it with `CACHEDIR.TAG`), else `<crate dir>/target`.
+fn default_output_dir(crate_dir: &Path) -> PathBuf {
+    let from_exe = std::env::current_exe().ok().and_then(|exe| {
+        exe.ancestors()
+            .skip(1)
+            .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+            .map(Path::to_path_buf)
+    });
+    from_exe
+        .unwrap_or_else(|| crate_dir.join("target"))
+        .join("skillgym")
+        .join("runs")
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    }
+}

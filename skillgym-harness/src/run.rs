@@ -1,0 +1,74 @@
+//! State shared by every trial of one run in this process.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::agent::Agent;
+use crate::artifacts::RunDir;
+use crate::cli::SkillgymArgs;
+use crate::config::Settings;
+use crate::execute::ExecutionResult;
+use crate::suite::CaseSpec;
+
+/// A configured runner: an id and its agent.
+#[derive(Clone)]
+pub struct Runner {
+    /// The runner id.
+    pub id: String,
+    /// The agent adapter.
+    pub agent: Arc<dyn Agent>,
+}
+
+impl std::fmt::Debug for Runner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runner")
+            .field("id", &self.id)
+            .field("agent", &self.agent.kind())
+            .finish()
+    }
+}
+
+/// Everything a trial needs, shared through an `Arc`.
+pub struct RunContext {
+    /// Resolved settings.
+    pub settings: Settings,
+    /// Flags and environment (they override per-case values).
+    pub overrides: SkillgymArgs,
+    /// Where artifacts go.
+    pub run_dir: RunDir,
+    /// The cases, sorted by id.
+    pub cases: Vec<CaseSpec>,
+    /// The selected runners, in configuration order.
+    pub runners: Vec<Runner>,
+    /// One gate per runner, held while an execution of it runs under `isolated-by-runner`.
+    pub runner_gates: Vec<Mutex<()>>,
+    /// Results of the executions finished in this process, keyed by plan position.
+    pub results: Mutex<Vec<(usize, ExecutionResult)>>,
+}
+
+impl RunContext {
+    /// Successful repetitions wanted: flag > case > config > 1.
+    pub fn settings_repeat(&self, case: &CaseSpec) -> u32 {
+        self.overrides
+            .repeat
+            .or(case.repeat)
+            .unwrap_or(self.settings.repeat)
+            .max(1)
+    }
+
+    /// Retries per repetition: flag (`--repeat-failure`, then `--retry-failed`) > case > config.
+    pub fn settings_repeat_failure(&self, case: &CaseSpec) -> u32 {
+        self.overrides
+            .repeat_failure
+            .or(self.overrides.retry_failed)
+            .or(case.repeat_failure)
+            .unwrap_or(self.settings.repeat_failure)
+    }
+
+    /// Records a finished execution.
+    pub fn record(&self, position: usize, result: ExecutionResult) {
+        self.results
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((position, result));
+    }
+}

@@ -1,0 +1,151 @@
+//! Cases registered by `#[skillgym::case]` through inventory.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use skillgym::__private::{CaseDef, PromptSource};
+
+/// One case, whatever its source, as the harness plans and runs it.
+#[derive(Debug, Clone)]
+pub struct CaseSpec {
+    /// The case id (unique in the suite).
+    pub id: String,
+    /// Where it was declared, `file:line`.
+    pub source: String,
+    /// Its tags, deduplicated in first-seen order.
+    pub tags: Vec<String>,
+    /// The prompt.
+    pub prompt: PromptSpec,
+    /// `repeat` of the case.
+    pub repeat: Option<u32>,
+    /// `repeat_failure`, or its legacy alias `retry_failed`.
+    pub repeat_failure: Option<u32>,
+    /// Whether a verdict failure is expected.
+    pub expected_fail: bool,
+    /// The case's timeout.
+    pub timeout: Option<Duration>,
+    /// The case's `max_steps`.
+    pub max_steps: Option<u32>,
+    /// The runners the case is restricted to (empty: all).
+    pub runners: Vec<String>,
+    /// A per-case workspace template directory (absolute).
+    pub workspace: Option<PathBuf>,
+    /// The directory relative paths of the case resolve against.
+    pub base_dir: PathBuf,
+    /// How the session is checked.
+    pub check: CaseCheck,
+}
+
+/// Where a case's prompt comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PromptSpec {
+    /// Given inline.
+    Inline(String),
+    /// Read from a file at run time.
+    File(PathBuf),
+}
+
+impl PromptSpec {
+    /// Reads the prompt (a file prompt is read now, so edits apply without a rebuild).
+    pub fn load(&self) -> std::io::Result<String> {
+        match self {
+            PromptSpec::Inline(text) => Ok(text.clone()),
+            PromptSpec::File(path) => std::fs::read_to_string(path).map_err(|error| {
+                std::io::Error::new(
+                    error.kind(),
+                    format!("cannot read prompt file {}: {error}", path.display()),
+                )
+            }),
+        }
+    }
+}
+
+/// How a case checks a session.
+#[derive(Clone, Copy)]
+pub enum CaseCheck {
+    /// A Rust function registered by `#[skillgym::case]`.
+    Rust(&'static CaseDef),
+}
+
+impl fmt::Debug for CaseCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaseCheck::Rust(def) => write!(f, "Rust({}::{})", def.module_path, def.name),
+        }
+    }
+}
+
+impl CaseSpec {
+    /// The spec of a registered Rust case.
+    pub fn from_def(def: &'static CaseDef) -> Self {
+        let base_dir = Path::new(def.manifest_dir);
+        let mut tags: Vec<String> = Vec::with_capacity(def.tags.len());
+        for tag in def.tags {
+            if !tags.iter().any(|t| t == tag) {
+                tags.push((*tag).to_owned());
+            }
+        }
+        CaseSpec {
+            id: def.case_id(),
+            source: format!("{}:{}", def.file, def.line),
+            tags,
+            prompt: match def.prompt {
+                PromptSource::Inline(text) => PromptSpec::Inline(text.to_owned()),
+                PromptSource::File(path) => PromptSpec::File(base_dir.join(path)),
+            },
+            repeat: def.repeat,
+            repeat_failure: def.repeat_failure.or(def.retry_failed),
+            expected_fail: def.expected_fail,
+            timeout: def.timeout_ms.map(Duration::from_millis),
+            max_steps: def.max_steps,
+            runners: def.runners.iter().map(|r| (*r).to_owned()).collect(),
+            workspace: def.workspace.map(|dir| base_dir.join(dir)),
+            base_dir: base_dir.to_path_buf(),
+            check: CaseCheck::Rust(def),
+        }
+    }
+}
+
+/// Two cases with the same id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateCaseId {
+    /// The id.
+    pub id: String,
+    /// Where the first was declared.
+    pub first: String,
+    /// Where the second was declared.
+    pub second: String,
+}
+
+impl fmt::Display for DuplicateCaseId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "duplicate case id `{}`:\n  first declared at {}\n  again declared at {}\n  help: give one of them an explicit `id = \"...\"`",
+            self.id, self.first, self.second
+        )
+    }
+}
+
+impl std::error::Error for DuplicateCaseId {}
+
+/// Every case registered in this binary, sorted by id; duplicate ids are an error naming both
+/// declarations.
+pub fn collect_registered() -> Result<Vec<CaseSpec>, DuplicateCaseId> {
+    let cases = CaseDef::all().map(CaseSpec::from_def).collect();
+    sort_and_check(cases)
+}
+
+/// Sorts cases by id (then source, for a stable error) and rejects duplicates.
+pub fn sort_and_check(mut cases: Vec<CaseSpec>) -> Result<Vec<CaseSpec>, DuplicateCaseId> {
+    cases.sort_by(|a, b| a.id.cmp(&b.id).then_with(|| a.source.cmp(&b.source)));
+    if let Some(pair) = cases.windows(2).find(|pair| pair[0].id == pair[1].id) {
+        return Err(DuplicateCaseId {
+            id: pair[0].id.clone(),
+            first: pair[0].source.clone(),
+            second: pair[1].source.clone(),
+        });
+    }
+    Ok(cases)
+}

@@ -1,0 +1,382 @@
+//! Parsing and validation of the `#[skillgym::case(...)]` arguments.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::meta::ParseNestedMeta;
+use syn::parse::{ParseStream, Parser};
+use syn::{Error, Expr, ExprLit, Ident, Lit, LitStr, Token};
+
+use crate::{duration, suggest};
+
+/// Every argument, with an example used in error messages.
+const ARGUMENTS: &[(&str, &str)] = &[
+    ("prompt", "prompt = \"...\""),
+    ("prompt_file", "prompt_file = \"prompts/case.md\""),
+    ("id", "id = \"area::case\""),
+    ("tags", "tags = [\"smoke\"]"),
+    ("repeat", "repeat = 3"),
+    ("repeat_failure", "repeat_failure = 1"),
+    ("retry_failed", "retry_failed = 1"),
+    ("expected_fail", "expected_fail"),
+    ("timeout", "timeout = \"90s\""),
+    ("max_steps", "max_steps = 20"),
+    ("runners", "runners = [\"claude\"]"),
+    ("workspace", "workspace = \"fixtures/app\""),
+    ("classify_failure", "classify_failure = classify"),
+    ("crate", "crate = \"skillgym\""),
+];
+
+/// Where the prompt comes from.
+pub(crate) enum Prompt {
+    Inline(LitStr),
+    File(LitStr),
+}
+
+/// The validated arguments.
+#[derive(Default)]
+pub(crate) struct Args {
+    pub prompt: Option<Prompt>,
+    pub id: Option<LitStr>,
+    pub tags: Vec<LitStr>,
+    pub repeat: Option<u32>,
+    pub repeat_failure: Option<u32>,
+    pub retry_failed: Option<u32>,
+    pub expected_fail: bool,
+    pub timeout_ms: Option<u64>,
+    pub max_steps: Option<u32>,
+    pub runners: Vec<LitStr>,
+    pub workspace: Option<LitStr>,
+    pub classify_failure: Option<syn::Path>,
+    pub krate: Option<syn::Path>,
+}
+
+/// Parses the attribute's arguments, pushing every problem found onto `errors`.
+pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> Args {
+    let mut args = Args::default();
+    let mut seen: Vec<String> = Vec::new();
+    let parser = syn::meta::parser(|meta| {
+        if let Err(error) = args.argument(&meta, &mut seen) {
+            errors.push(error);
+            skip_value(meta.input)?;
+        }
+        Ok(())
+    });
+    match parser.parse2(tokens) {
+        Ok(()) => {
+            if !seen
+                .iter()
+                .any(|key| key == "prompt" || key == "prompt_file")
+            {
+                errors.push(Error::new(
+                    Span::call_site(),
+                    "missing prompt: a skillgym case needs either `prompt = \"...\"` \
+                     (the prompt text) or `prompt_file = \"path\"` (a file relative to the \
+                     crate's Cargo.toml directory, read at run time)",
+                ));
+            }
+        }
+        Err(error) => errors.push(error),
+    }
+    args
+}
+
+/// Consumes whatever is left of a bad argument, up to the next top-level comma.
+fn skip_value(input: ParseStream) -> syn::Result<()> {
+    while !input.is_empty() && !input.peek(Token![,]) {
+        input.parse::<TokenTree>()?;
+    }
+    Ok(())
+}
+
+fn example(key: &str) -> &'static str {
+    ARGUMENTS
+        .iter()
+        .find(|(name, _)| *name == key)
+        .map_or("", |(_, example)| example)
+}
+
+fn unknown_argument(path: &syn::Path) -> Error {
+    let typed = match path.get_ident() {
+        Some(ident) => ident.to_string(),
+        None => quote::quote!(#path).to_string().replace(' ', ""),
+    };
+    let names: Vec<&str> = ARGUMENTS.iter().map(|(name, _)| *name).collect();
+    let mut message = format!("unknown skillgym::case argument `{typed}`");
+    if let Some(suggestion) = suggest::closest(&typed, &names) {
+        message.push_str(&format!("\nhelp: did you mean `{suggestion}`?"));
+    }
+    message.push_str(&format!("\nvalid arguments: {}", names.join(", ")));
+    Error::new_spanned(path, message)
+}
+
+impl Args {
+    /// Parses one `key = value` or flag.
+    fn argument(&mut self, meta: &ParseNestedMeta, seen: &mut Vec<String>) -> syn::Result<()> {
+        let Some(ident) = meta.path.get_ident() else {
+            return Err(unknown_argument(&meta.path));
+        };
+        let key = ident.to_string();
+        if !ARGUMENTS.iter().any(|(name, _)| *name == key) {
+            return Err(unknown_argument(&meta.path));
+        }
+        if seen.contains(&key) {
+            return Err(Error::new(
+                ident.span(),
+                format!("duplicate `{key}` argument"),
+            ));
+        }
+        seen.push(key.clone());
+
+        if key == "expected_fail" {
+            if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                return Err(Error::new(
+                    ident.span(),
+                    "`expected_fail` is a flag and takes no value: write just `expected_fail`",
+                ));
+            }
+            self.expected_fail = true;
+            return Ok(());
+        }
+        if !meta.input.peek(Token![=]) {
+            return Err(Error::new(
+                ident.span(),
+                format!("`{key}` takes a value: `{}`", example(&key)),
+            ));
+        }
+        let value: Expr = meta.value()?.parse()?;
+        self.assign(ident, &key, seen, &value)
+    }
+
+    /// Validates `value` for `key` and stores it.
+    fn assign(
+        &mut self,
+        ident: &Ident,
+        key: &str,
+        seen: &[String],
+        value: &Expr,
+    ) -> syn::Result<()> {
+        match key {
+            "prompt" | "prompt_file" => {
+                let other = if key == "prompt" {
+                    "prompt_file"
+                } else {
+                    "prompt"
+                };
+                if seen.iter().any(|k| k == other) {
+                    return Err(Error::new(
+                        ident.span(),
+                        format!(
+                            "`{key}` conflicts with `{other}`: a case has exactly one prompt, \
+                             either inline (`prompt = \"...\"`) or from a file \
+                             (`prompt_file = \"path\"`)"
+                        ),
+                    ));
+                }
+                let text = non_empty_string(value, key)?;
+                self.prompt = Some(if key == "prompt" {
+                    Prompt::Inline(text)
+                } else {
+                    Prompt::File(text)
+                });
+            }
+            "id" => {
+                let id = non_empty_string(value, key)?;
+                if id
+                    .value()
+                    .chars()
+                    .any(|c| c.is_whitespace() || c.is_control())
+                {
+                    return Err(Error::new(
+                        id.span(),
+                        "`id` must not contain whitespace or control characters",
+                    ));
+                }
+                self.id = Some(id);
+            }
+            "tags" => self.tags = string_array(value, key, true)?,
+            "runners" => self.runners = string_array(value, key, false)?,
+            "repeat" => self.repeat = Some(integer(value, key, 1)?),
+            "repeat_failure" => self.repeat_failure = Some(integer(value, key, 0)?),
+            "retry_failed" => self.retry_failed = Some(integer(value, key, 0)?),
+            "max_steps" => self.max_steps = Some(integer(value, key, 1)?),
+            "timeout" => {
+                let text = string(value, key)?;
+                let millis = duration::parse_millis(&text.value())
+                    .map_err(|message| Error::new(text.span(), message))?;
+                self.timeout_ms = Some(millis);
+            }
+            "workspace" => self.workspace = Some(non_empty_string(value, key)?),
+            "classify_failure" => self.classify_failure = Some(function_path(value)?),
+            "crate" => {
+                let text = string(value, key)?;
+                let path = text.parse::<syn::Path>().map_err(|_| {
+                    Error::new(
+                        text.span(),
+                        "`crate` must name a path to the skillgym crate, e.g. `crate = \"sg\"`",
+                    )
+                })?;
+                self.krate = Some(path);
+            }
+            _ => unreachable!("every name in ARGUMENTS is handled"),
+        }
+        Ok(())
+    }
+}
+
+fn lit(value: &Expr) -> Option<&Lit> {
+    match value {
+        Expr::Lit(ExprLit { lit, attrs }) if attrs.is_empty() => Some(lit),
+        Expr::Group(group) => lit(&group.expr),
+        _ => None,
+    }
+}
+
+/// A bare identifier such as `smoke`, which was probably meant as `"smoke"`.
+fn bare_ident(value: &Expr) -> Option<String> {
+    match value {
+        Expr::Path(path) if path.qself.is_none() && path.attrs.is_empty() => {
+            path.path.get_ident().map(Ident::to_string)
+        }
+        _ => None,
+    }
+}
+
+fn string(value: &Expr, key: &str) -> syn::Result<LitStr> {
+    match lit(value) {
+        Some(Lit::Str(text)) => Ok(text.clone()),
+        _ => {
+            let mut message = format!(
+                "expected a string literal for `{key}`, e.g. `{}`",
+                example(key)
+            );
+            if let Some(word) = bare_ident(value) {
+                message.push_str(&format!(": write `\"{word}\"`"));
+            }
+            Err(Error::new_spanned(value, message))
+        }
+    }
+}
+
+fn non_empty_string(value: &Expr, key: &str) -> syn::Result<LitStr> {
+    let text = string(value, key)?;
+    if text.value().trim().is_empty() {
+        return Err(Error::new(
+            text.span(),
+            format!("`{key}` must not be empty"),
+        ));
+    }
+    Ok(text)
+}
+
+/// `["a", "b"]`: non-empty strings without duplicates (and without whitespace, for tags).
+fn string_array(value: &Expr, key: &str, is_tags: bool) -> syn::Result<Vec<LitStr>> {
+    let Expr::Array(array) = value else {
+        let mut message = format!(
+            "expected an array of string literals for `{key}`, e.g. `{}`",
+            example(key)
+        );
+        if let Some(Lit::Str(text)) = lit(value) {
+            message = format!(
+                "expected an array of string literals for `{key}`: write `{key} = [{}]`",
+                quote::quote!(#text)
+            );
+        }
+        return Err(Error::new_spanned(value, message));
+    };
+    let mut errors: Option<Error> = None;
+    let mut push = |error: Error| match &mut errors {
+        Some(all) => all.combine(error),
+        None => errors = Some(error),
+    };
+    let mut items: Vec<LitStr> = Vec::new();
+    for element in &array.elems {
+        let text = match lit(element) {
+            Some(Lit::Str(text)) => text.clone(),
+            _ => {
+                let message = match bare_ident(element) {
+                    Some(word) => format!(
+                        "expected a string literal in `{key}`: write `\"{word}\"` in quotes"
+                    ),
+                    None => format!("expected a string literal in `{key}`"),
+                };
+                push(Error::new_spanned(element, message));
+                continue;
+            }
+        };
+        let content = text.value();
+        if content.is_empty() {
+            push(Error::new(text.span(), format!("empty string in `{key}`")));
+        } else if is_tags && content.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            push(Error::new(
+                text.span(),
+                "tags must not contain whitespace or control characters",
+            ));
+        } else if items.iter().any(|seen| seen.value() == content) {
+            push(Error::new(
+                text.span(),
+                format!(
+                    "duplicate {} \"{content}\" in `{key}`",
+                    &key[..key.len() - 1]
+                ),
+            ));
+        } else {
+            items.push(text);
+        }
+    }
+    match errors {
+        Some(error) => Err(error),
+        None => Ok(items),
+    }
+}
+
+fn integer(value: &Expr, key: &str, min: u32) -> syn::Result<u32> {
+    let kind = if min == 0 {
+        "a non-negative"
+    } else {
+        "a positive"
+    };
+    let number = match lit(value) {
+        Some(Lit::Int(int)) => int.base10_parse::<u32>()?,
+        Some(Lit::Str(text)) if text.value().trim().parse::<u32>().is_ok() => {
+            return Err(Error::new(
+                text.span(),
+                format!(
+                    "expected an integer for `{key}`, found a string: write `{key} = {}` \
+                     without quotes",
+                    text.value().trim()
+                ),
+            ));
+        }
+        _ => {
+            return Err(Error::new_spanned(
+                value,
+                format!(
+                    "expected {kind} integer literal for `{key}`, e.g. `{}`",
+                    example(key)
+                ),
+            ));
+        }
+    };
+    if number < min {
+        return Err(Error::new_spanned(
+            value,
+            format!("`{key}` must be at least {min}"),
+        ));
+    }
+    Ok(number)
+}
+
+fn function_path(value: &Expr) -> syn::Result<syn::Path> {
+    match value {
+        Expr::Path(path) if path.qself.is_none() && path.attrs.is_empty() => Ok(path.path.clone()),
+        _ => {
+            let mut message = String::from(
+                "expected a path to a function `fn(&skillgym::Failure) -> R` for \
+                 `classify_failure`, e.g. `classify_failure = classify`",
+            );
+            if let Some(Lit::Str(text)) = lit(value) {
+                message.push_str(&format!(": write `{}` without quotes", text.value()));
+            }
+            Err(Error::new_spanned(value, message))
+        }
+    }
+}

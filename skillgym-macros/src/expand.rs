@@ -1,0 +1,172 @@
+//! Code generation: the user's function, unchanged, plus a hidden registration block:
+//!
+//! ```text
+//! fn case_fn(report: &SessionReport, ctx: &mut CaseContext) -> R { .. }   // as written
+//! #[doc(hidden)]
+//! const _: () = {
+//!     fn __skillgym_run<'a>(report: &'a SessionReport, ctx: &'a mut CaseContext)
+//!         -> __private::BoxFuture<'a>
+//!     {
+//!         Box::pin(async move { /* call case_fn (+ .await), convert with IntoCaseResult */ })
+//!     }
+//!     fn __skillgym_classify(..) { .. }          // only with `classify_failure`
+//!     __private::inventory::submit! { __private::CaseDef { .., run: __skillgym_run } }
+//! };
+//! ```
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::{ItemFn, LitStr};
+
+use crate::args::{Args, Prompt};
+use crate::signature::CaseFn;
+
+/// Expands a valid case.
+pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
+    let krate = krate_at(args, Span::call_site());
+    let ident = &item.sig.ident;
+    let ident_span = ident.span();
+
+    // The wrapper's call of the user function. Arguments carry the parameters' spans so a
+    // wrong referent type (`report: &u32`) is reported at the parameter.
+    let report = quote_spanned!(case.report_span=> __skillgym_report);
+    let (ctx_param, call) = match case.ctx_span {
+        Some(span) => {
+            let ctx = quote_spanned!(span=> __skillgym_ctx);
+            (quote!(__skillgym_ctx), quote!(#ident(#report, #ctx)))
+        }
+        None => (quote!(_), quote!(#ident(#report))),
+    };
+    let call = if case.is_async {
+        quote!(#call.await)
+    } else {
+        call
+    };
+    // A wrong return type is reported at the return type.
+    let body = match case.output_span {
+        None => quote! {
+            #call;
+            ::core::result::Result::Ok(())
+        },
+        Some(span) => {
+            let krate = krate_at(args, span);
+            quote_spanned! {span=>
+                let __skillgym_output = #call;
+                #krate::IntoCaseResult::into_case_result(__skillgym_output)
+            }
+        }
+    };
+
+    let (classify_item, classify_field) = match &args.classify_failure {
+        Some(path) => {
+            let span = syn::spanned::Spanned::span(path);
+            let at_path = krate_at(args, span);
+            let item = quote_spanned! {span=>
+                fn __skillgym_classify(
+                    __skillgym_failure: &#krate::Failure,
+                ) -> ::core::option::Option<#krate::FailureClass> {
+                    let __skillgym_class = #path(__skillgym_failure);
+                    #at_path::__private::IntoFailureClass::into_failure_class(__skillgym_class)
+                }
+            };
+            (
+                item,
+                quote!(::core::option::Option::Some(__skillgym_classify)),
+            )
+        }
+        None => (quote!(), quote!(::core::option::Option::None)),
+    };
+
+    let name = LitStr::new(&ident.unraw().to_string(), ident_span);
+    // `line!()`/`column!()`/`file!()` spanned at the function's name report the name's
+    // position rather than the attribute's.
+    let line = quote_spanned!(ident_span=> ::core::line!());
+    let column = quote_spanned!(ident_span=> ::core::column!());
+    let file = quote_spanned!(ident_span=> ::core::file!());
+    let module_path = quote_spanned!(ident_span=> ::core::module_path!());
+    let id = option(args.id.as_ref().map(|id| quote!(#id)));
+    let prompt = match &args.prompt {
+        Some(Prompt::Inline(text)) => quote!(#krate::__private::PromptSource::Inline(#text)),
+        Some(Prompt::File(path)) => quote!(#krate::__private::PromptSource::File(#path)),
+        None => unreachable!("a missing prompt is reported before expansion"),
+    };
+    let tags = &args.tags;
+    let runners = &args.runners;
+    let repeat = option_int(args.repeat.map(u64::from));
+    let repeat_failure = option_int(args.repeat_failure.map(u64::from));
+    let retry_failed = option_int(args.retry_failed.map(u64::from));
+    let timeout_ms = option_int(args.timeout_ms);
+    let max_steps = option_int(args.max_steps.map(u64::from));
+    let expected_fail = args.expected_fail;
+    let workspace = option(args.workspace.as_ref().map(|dir| quote!(#dir)));
+
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        const _: () = {
+            fn __skillgym_run<'a>(
+                __skillgym_report: &'a #krate::SessionReport,
+                #ctx_param: &'a mut #krate::CaseContext,
+            ) -> #krate::__private::BoxFuture<'a> {
+                ::std::boxed::Box::pin(async move { #body })
+            }
+
+            #classify_item
+
+            #krate::__private::inventory::submit! {
+                #krate::__private::CaseDef {
+                    name: #name,
+                    module_path: #module_path,
+                    id: #id,
+                    file: #file,
+                    line: #line,
+                    column: #column,
+                    manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
+                    prompt: #prompt,
+                    tags: &[#(#tags),*],
+                    repeat: #repeat,
+                    repeat_failure: #repeat_failure,
+                    retry_failed: #retry_failed,
+                    expected_fail: #expected_fail,
+                    timeout_ms: #timeout_ms,
+                    max_steps: #max_steps,
+                    runners: &[#(#runners),*],
+                    workspace: #workspace,
+                    classify_failure: #classify_field,
+                    run: __skillgym_run,
+                }
+            }
+        };
+    }
+}
+
+/// The path of the skillgym crate (`crate = "..."` or `::skillgym`), with every token at `span`
+/// so that errors involving it point where the caller wants.
+fn krate_at(args: &Args, span: Span) -> TokenStream {
+    let path = match &args.krate {
+        Some(path) => quote!(#path),
+        None => quote!(::skillgym),
+    };
+    path.into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
+}
+
+fn option(value: Option<TokenStream>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn option_int(value: Option<u64>) -> TokenStream {
+    option(value.map(|n| {
+        let n = Literal::u64_unsuffixed(n);
+        quote!(#n)
+    }))
+}

@@ -1,0 +1,166 @@
+//! What a case function receives besides the report, and what it may return.
+
+use std::any::Any;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::failure::{FailureClass, SourceLocation};
+
+/// The result type a case function may return: `-> skillgym::Result`.
+pub type Result<T = (), E = Error> = core::result::Result<T, E>;
+
+/// A case failure carried by `Err(..)`: a message, an optional [`FailureClass`] and the
+/// location where it was created.
+///
+/// Any `std::error::Error` converts into it, so `?` works on I/O, JSON and other errors.
+/// Like `anyhow::Error`, it deliberately does not implement `std::error::Error` itself.
+#[derive(Clone, PartialEq)]
+pub struct Error {
+    message: String,
+    class: Option<FailureClass>,
+    location: Option<SourceLocation>,
+}
+
+impl Error {
+    /// An error with a message, located at the caller.
+    #[track_caller]
+    pub fn msg(message: impl fmt::Display) -> Self {
+        Error {
+            message: message.to_string(),
+            class: None,
+            location: Some(SourceLocation::caller()),
+        }
+    }
+
+    /// Attaches a failure class.
+    pub fn with_class(mut self, class: impl Into<FailureClass>) -> Self {
+        self.class = Some(class.into());
+        self
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The attached failure class, if any.
+    pub fn class(&self) -> Option<&FailureClass> {
+        self.class.as_ref()
+    }
+
+    /// Where the error was created, if known.
+    pub fn location(&self) -> Option<&SourceLocation> {
+        self.location.as_ref()
+    }
+}
+
+impl<E: std::error::Error> From<E> for Error {
+    #[track_caller]
+    fn from(error: E) -> Self {
+        Error::msg(error)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("message", &self.message)
+            .field("class", &self.class)
+            .field("location", &self.location)
+            .finish()
+    }
+}
+
+/// What a case function may return: `()` or `Result<(), E>` with `E: Display`.
+pub trait IntoCaseResult {
+    /// Converts the return value into the case's verdict.
+    fn into_case_result(self) -> Result;
+}
+
+impl IntoCaseResult for () {
+    fn into_case_result(self) -> Result {
+        Ok(())
+    }
+}
+
+impl<E: fmt::Display + 'static> IntoCaseResult for core::result::Result<(), E> {
+    fn into_case_result(self) -> Result {
+        self.map_err(|error| match (&error as &dyn Any).downcast_ref::<Error>() {
+            Some(error) => error.clone(),
+            None => Error {
+                message: error.to_string(),
+                class: None,
+                location: None,
+            },
+        })
+    }
+}
+
+/// Per-attempt context handed to a case function as its optional second parameter
+/// (`ctx: &mut CaseContext`).
+#[derive(Debug, Clone)]
+pub struct CaseContext {
+    case_id: String,
+    runner_id: String,
+    repetition: u32,
+    attempt: u32,
+    artifact_dir: PathBuf,
+    workspace_dir: PathBuf,
+}
+
+impl CaseContext {
+    #[doc(hidden)]
+    pub fn __new(
+        case_id: impl Into<String>,
+        runner_id: impl Into<String>,
+        repetition: u32,
+        attempt: u32,
+        artifact_dir: impl Into<PathBuf>,
+        workspace_dir: impl Into<PathBuf>,
+    ) -> Self {
+        CaseContext {
+            case_id: case_id.into(),
+            runner_id: runner_id.into(),
+            repetition,
+            attempt,
+            artifact_dir: artifact_dir.into(),
+            workspace_dir: workspace_dir.into(),
+        }
+    }
+
+    /// The case id, e.g. `skills::find_expo`.
+    pub fn case_id(&self) -> &str {
+        &self.case_id
+    }
+
+    /// The runner id, e.g. `claude`.
+    pub fn runner_id(&self) -> &str {
+        &self.runner_id
+    }
+
+    /// The 1-based repetition number.
+    pub fn repetition(&self) -> u32 {
+        self.repetition
+    }
+
+    /// The 1-based attempt number inside the repetition.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// This attempt's artifact directory (`.../repeat-N/attempt-M`).
+    pub fn artifact_dir(&self) -> &Path {
+        &self.artifact_dir
+    }
+
+    /// The directory the agent ran in.
+    pub fn workspace_dir(&self) -> &Path {
+        &self.workspace_dir
+    }
+}

@@ -1,0 +1,204 @@
+//! Why an attempt failed: origin, class and location.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Where a failure came from. Infrastructure origins (everything but [`Assertion`] and
+/// [`Grader`]) still fail a case marked `expected_fail`.
+///
+/// [`Assertion`]: FailureOrigin::Assertion
+/// [`Grader`]: FailureOrigin::Grader
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureOrigin {
+    /// The case function panicked or returned an error.
+    Assertion,
+    /// A declarative (YAML) grader failed.
+    Grader,
+    /// The agent process could not start, crashed or exited unsuccessfully.
+    Runner,
+    /// The session ran past its timeout and was killed.
+    Timeout,
+    /// The agent exceeded `max_steps` model rounds and was killed.
+    MaxSteps,
+    /// The provider rejected the configured model.
+    ModelRejected,
+    /// The workspace could not be prepared or cleaned.
+    Workspace,
+    /// The workspace bootstrap command failed.
+    Bootstrap,
+    /// The agent's output could not be turned into a report.
+    Normalization,
+    /// A token-usage snapshot did not match.
+    Snapshot,
+}
+
+impl FailureOrigin {
+    /// Whether a failure of this origin is a verdict on the agent (and can be expected).
+    pub fn is_verdict(self) -> bool {
+        matches!(self, FailureOrigin::Assertion | FailureOrigin::Grader)
+    }
+
+    /// The class a failure of this origin gets when nothing more specific is known.
+    pub fn default_class(self) -> FailureClass {
+        let (id, label) = match self {
+            FailureOrigin::Assertion => ("assertion", "Assertion failure"),
+            FailureOrigin::Grader => ("grader", "Grader failure"),
+            FailureOrigin::Runner => ("runner-crash", "Runner crash"),
+            FailureOrigin::Timeout => ("timeout", "Timeout"),
+            FailureOrigin::MaxSteps => ("max-steps", "Max steps exceeded"),
+            FailureOrigin::ModelRejected => ("model-rejected", "Rejected model"),
+            FailureOrigin::Workspace => ("workspace", "Workspace"),
+            FailureOrigin::Bootstrap => ("workspace-bootstrap", "Workspace bootstrap"),
+            FailureOrigin::Normalization => ("normalization", "Report normalization"),
+            FailureOrigin::Snapshot => ("snapshot", "Snapshot verification"),
+        };
+        FailureClass::new(id, label)
+    }
+
+    /// The kebab-case name used in results and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureOrigin::Assertion => "assertion",
+            FailureOrigin::Grader => "grader",
+            FailureOrigin::Runner => "runner",
+            FailureOrigin::Timeout => "timeout",
+            FailureOrigin::MaxSteps => "max-steps",
+            FailureOrigin::ModelRejected => "model-rejected",
+            FailureOrigin::Workspace => "workspace",
+            FailureOrigin::Bootstrap => "bootstrap",
+            FailureOrigin::Normalization => "normalization",
+            FailureOrigin::Snapshot => "snapshot",
+        }
+    }
+}
+
+impl fmt::Display for FailureOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A named group of failures that share one cause, such as `wrong-cli-alias`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FailureClass {
+    /// Stable identifier, used to group failures in reports.
+    pub id: String,
+    /// Human-readable label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+impl FailureClass {
+    /// A class with an id and a label.
+    pub fn new(id: impl Into<String>, label: impl Into<String>) -> Self {
+        FailureClass {
+            id: id.into(),
+            label: Some(label.into()),
+        }
+    }
+
+    /// A class with only an id.
+    pub fn id(id: impl Into<String>) -> Self {
+        FailureClass {
+            id: id.into(),
+            label: None,
+        }
+    }
+}
+
+impl From<&str> for FailureClass {
+    fn from(id: &str) -> Self {
+        FailureClass::id(id)
+    }
+}
+
+impl From<String> for FailureClass {
+    fn from(id: String) -> Self {
+        FailureClass::id(id)
+    }
+}
+
+/// A position in a source file (`file:line:column`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceLocation {
+    /// Path as the compiler reported it.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+}
+
+impl SourceLocation {
+    /// The location of a `#[track_caller]` call site.
+    #[track_caller]
+    pub fn caller() -> Self {
+        std::panic::Location::caller().into()
+    }
+}
+
+impl From<&std::panic::Location<'_>> for SourceLocation {
+    fn from(location: &std::panic::Location<'_>) -> Self {
+        SourceLocation {
+            file: location.file().to_owned(),
+            line: location.line(),
+            column: location.column(),
+        }
+    }
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// Why an attempt failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// Where the failure came from.
+    pub origin: FailureOrigin,
+    /// The class it is grouped under.
+    pub class: FailureClass,
+    /// What went wrong, as shown to the user.
+    pub message: String,
+    /// Where in the case's source it was raised, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<SourceLocation>,
+}
+
+impl Failure {
+    /// A failure with the default class of its origin.
+    pub fn new(origin: FailureOrigin, message: impl Into<String>) -> Self {
+        Failure {
+            origin,
+            class: origin.default_class(),
+            message: message.into(),
+            location: None,
+        }
+    }
+
+    /// Attaches a source location.
+    pub fn at(mut self, location: Option<SourceLocation>) -> Self {
+        self.location = location;
+        self
+    }
+
+    /// Replaces the class.
+    pub fn with_class(mut self, class: FailureClass) -> Self {
+        self.class = class;
+        self
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(location) = &self.location {
+            write!(f, "\n  at {location}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,117 @@
+//! The events of a session.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One thing the agent did. Serialized with a `type` tag in snake_case:
+/// `{"type": "command", "command": "npx skills find expo"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SessionEvent {
+    /// Text from the user or the assistant.
+    Message {
+        /// Who spoke.
+        role: Role,
+        /// For assistant text: thinking, commentary or the final answer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase: Option<Phase>,
+        /// The text.
+        text: String,
+        /// When, RFC 3339, if the agent said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<String>,
+    },
+    /// A tool invocation.
+    ToolCall {
+        /// The agent's id for the call, used to pair it with its result.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The tool's name as the agent reported it.
+        tool: String,
+        /// The arguments.
+        #[serde(default, skip_serializing_if = "Value::is_null")]
+        args: Value,
+        /// When, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<String>,
+    },
+    /// The result of a tool invocation.
+    ToolResult {
+        /// The id of the call it answers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The tool's name, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+        /// The output text.
+        #[serde(default)]
+        output: String,
+        /// Whether the tool reported an error.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+        /// When, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<String>,
+    },
+    /// A shell command the agent ran (unwrapped from `bash -lc '...'` and the like).
+    Command {
+        /// The command line.
+        command: String,
+        /// Its exit code, if reported.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// When, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<String>,
+    },
+    /// A file the agent read (absolute path).
+    FileRead {
+        /// The path.
+        path: PathBuf,
+        /// When, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<String>,
+    },
+    /// An explicit skill load, such as Claude Code's `Skill` tool.
+    SkillSignal {
+        /// The skill's name.
+        skill: String,
+        /// How it was signalled, e.g. `tool:skill`.
+        signal: String,
+        /// When, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<String>,
+    },
+    /// A record of the agent's stream that the adapter did not map, kept as it was.
+    Raw {
+        /// The record.
+        value: Value,
+        /// When, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<String>,
+    },
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The user (the prompt).
+    User,
+    /// The agent.
+    Assistant,
+}
+
+/// The kind of assistant text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Reasoning text.
+    Thinking,
+    /// Text between tool calls.
+    Commentary,
+    /// The final answer.
+    Final,
+}

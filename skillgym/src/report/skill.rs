@@ -1,0 +1,28 @@
+//! Skill detection.
+
+use serde::{Deserialize, Serialize};
+
+/// How sure the detection of a skill is. Ordered: `Weak < Medium < Strong < Explicit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    /// Circumstantial evidence.
+    Weak,
+    /// A file inside the skill's directory was read.
+    Medium,
+    /// The skill's `SKILL.md` was read.
+    Strong,
+    /// The agent loaded the skill through its skill tool.
+    Explicit,
+}
+
+/// One skill the agent used, with the strongest confidence seen and all evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillDetection {
+    /// The skill's name (its directory name).
+    pub skill: String,
+    /// The strongest confidence among the evidence.
+    pub confidence: Confidence,
+    /// Human-readable evidence, e.g. `Read /repo/.claude/skills/x/SKILL.md`.
+    pub evidence: Vec<String>,
+}

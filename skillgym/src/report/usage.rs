@@ -1,0 +1,93 @@
+//! Token usage.
+
+use serde::{Deserialize, Serialize};
+
+/// Token usage of a session. Input includes cached input; `total = input + output + reasoning -
+/// cache`, comparable across agents. Each figure says where it came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Input tokens, cached ones included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<TokenCount>,
+    /// Output tokens, reasoning excluded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<TokenCount>,
+    /// Reasoning tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<TokenCount>,
+    /// Cache-read tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_tokens: Option<TokenCount>,
+    /// `input + output + reasoning - cache`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<TokenCount>,
+    /// Cost in US dollars, when the agent reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Characters of the prompt.
+    pub input_chars: u64,
+    /// Characters of the final output.
+    pub output_chars: u64,
+    /// Characters of thinking text.
+    pub reasoning_chars: u64,
+}
+
+/// A token figure and its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenCount {
+    /// The number of tokens.
+    pub value: u64,
+    /// Where the number came from.
+    pub source: UsageSource,
+}
+
+impl TokenCount {
+    /// A figure reported by the provider.
+    pub fn provider(value: u64) -> Self {
+        TokenCount {
+            value,
+            source: UsageSource::Provider,
+        }
+    }
+
+    /// A figure computed from other figures.
+    pub fn derived(value: u64) -> Self {
+        TokenCount {
+            value,
+            source: UsageSource::Derived,
+        }
+    }
+}
+
+/// Where a token figure came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageSource {
+    /// Reported by the model provider through the agent.
+    Provider,
+    /// Computed from other figures.
+    Derived,
+    /// Estimated from character counts.
+    Chars,
+}
+
+impl Usage {
+    /// The value of a figure, if present.
+    pub fn tokens(figure: Option<TokenCount>) -> Option<u64> {
+        figure.map(|count| count.value)
+    }
+
+    /// Fills `total_tokens` from the other figures when the provider did not report it.
+    pub fn derive_total(&mut self) {
+        if self.total_tokens.is_some() {
+            return;
+        }
+        let (Some(input), Some(output)) = (self.input_tokens, self.output_tokens) else {
+            return;
+        };
+        let reasoning = self.reasoning_tokens.map_or(0, |c| c.value);
+        let cache = self.cache_tokens.map_or(0, |c| c.value);
+        let total = (input.value + output.value + reasoning).saturating_sub(cache);
+        self.total_tokens = Some(TokenCount::derived(total));
+    }
+}

@@ -1,0 +1,226 @@
+//! A scriptable stand-in for an agent CLI, for skillgym's own tests.
+//!
+//! The script is the value of `FAKE_AGENT_SCRIPT` (or, when that value starts with `@`, the
+//! content of the file it names). One action per line; blank lines and `#` comments are ignored.
+//! The prompt is the last command-line argument. Without a script: `echo-prompt`, then exit 0.
+//!
+//! | action | effect |
+//! |---|---|
+//! | `emit <json>` | prints the JSON line as-is |
+//! | `print <text>` / `print-no-newline <text>` | prints the text, with / without a newline |
+//! | `bytes <hex>` | writes raw bytes (e.g. `ff00` for invalid UTF-8) |
+//! | `stderr <text>` | prints the text and a newline on stderr |
+//! | `echo-prompt` | prints `{"type":"message","role":"assistant","phase":"final","text":<prompt>}` |
+//! | `sleep <ms>` / `hang` | sleeps that long / forever |
+//! | `exit <code>` / `crash` | exits with that code / dies of SIGABRT |
+//! | `fork <n>` | starts n copies of itself running `hang` (same process group, same stdout) and appends their pids, one per line, to the file named by `FAKE_AGENT_PIDFILE` |
+//! | `record <path>` | writes `{"argv","cwd","env","stdin_is_devnull"}` as JSON to the path |
+//! | `big-line <bytes>` | prints one assistant message line of exactly that many bytes (at least 47) |
+//!
+//! An unknown or malformed action prints a message on stderr and exits with code 3; a failed
+//! write exits with code 4. Stdout is flushed after each action.
+
+use std::io::{self, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Duration;
+
+const BAD_SCRIPT: u8 = 3;
+const IO_FAILURE: u8 = 4;
+
+fn main() -> ExitCode {
+    let script = match load_script() {
+        Ok(script) => script,
+        Err(message) => return fail(BAD_SCRIPT, &message),
+    };
+    let prompt = std::env::args_os()
+        .skip(1)
+        .last()
+        .map(|prompt| prompt.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for (number, line) in script.lines().enumerate() {
+        let line = line.trim_start();
+        if line.trim_end().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (action, argument) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let result = perform(action, argument, &prompt).and_then(|()| {
+            io::stdout()
+                .flush()
+                .map_err(|e| Failure::Io(format!("flush: {e}")))
+        });
+        match result {
+            Ok(()) => {}
+            Err(Failure::Exit(code)) => return ExitCode::from(code),
+            Err(Failure::Script(message)) => {
+                return fail(
+                    BAD_SCRIPT,
+                    &format!("script line {}: {message}", number + 1),
+                );
+            }
+            Err(Failure::Io(message)) => return fail(IO_FAILURE, &message),
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Why the script stops early.
+enum Failure {
+    /// `exit <code>`.
+    Exit(u8),
+    /// Unknown or malformed action.
+    Script(String),
+    /// A write or spawn failed.
+    Io(String),
+}
+
+fn load_script() -> Result<String, String> {
+    match std::env::var("FAKE_AGENT_SCRIPT") {
+        Err(std::env::VarError::NotPresent) => Ok("echo-prompt\nexit 0".to_owned()),
+        Err(e) => Err(format!("FAKE_AGENT_SCRIPT: {e}")),
+        Ok(script) => match script.strip_prefix('@') {
+            Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}")),
+            None => Ok(script),
+        },
+    }
+}
+
+fn fail(code: u8, message: &str) -> ExitCode {
+    let _ = writeln!(io::stderr(), "fake-agent: {message}");
+    ExitCode::from(code)
+}
+
+fn perform(action: &str, argument: &str, prompt: &str) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    let write = |result: io::Result<()>| result.map_err(|e| Failure::Io(format!("write: {e}")));
+    match action {
+        "emit" | "print" => write(writeln!(out, "{argument}")),
+        "print-no-newline" => write(write!(out, "{argument}")),
+        "bytes" => write(out.write_all(&parse_hex(argument)?)),
+        "stderr" => write(writeln!(io::stderr(), "{argument}")),
+        "echo-prompt" => {
+            let text = serde_json::Value::from(prompt);
+            write(writeln!(
+                out,
+                r#"{{"type":"message","role":"assistant","phase":"final","text":{text}}}"#
+            ))
+        }
+        "sleep" => {
+            std::thread::sleep(Duration::from_millis(parse_number(argument)?));
+            Ok(())
+        }
+        "hang" => loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        },
+        "exit" => Err(Failure::Exit(parse_number(argument)?)),
+        "crash" => std::process::abort(),
+        "fork" => fork(parse_number(argument)?),
+        "record" => record(argument.trim()),
+        "big-line" => write(big_line(&mut out, parse_number(argument)?)),
+        other => Err(Failure::Script(format!("unknown action `{other}`"))),
+    }
+}
+
+fn parse_number<T: std::str::FromStr>(argument: &str) -> Result<T, Failure> {
+    argument
+        .trim()
+        .parse()
+        .map_err(|_| Failure::Script(format!("`{}` is not a valid number here", argument.trim())))
+}
+
+fn parse_hex(argument: &str) -> Result<Vec<u8>, Failure> {
+    let digits: Vec<u8> = argument
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    if !digits.len().is_multiple_of(2) {
+        return Err(Failure::Script("odd number of hex digits".to_owned()));
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            std::str::from_utf8(pair)
+                .ok()
+                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+                .ok_or_else(|| {
+                    Failure::Script(format!("bad hex `{}`", String::from_utf8_lossy(pair)))
+                })
+        })
+        .collect()
+}
+
+/// Starts `count` hanging copies of this program, in our process group, sharing our stdout.
+fn fork(count: u32) -> Result<(), Failure> {
+    let exe = std::env::current_exe().map_err(|e| Failure::Io(format!("current_exe: {e}")))?;
+    let mut pids = String::new();
+    for _ in 0..count {
+        let child = Command::new(&exe)
+            .env("FAKE_AGENT_SCRIPT", "hang")
+            .stdin(Stdio::null())
+            .spawn()
+            .map_err(|e| Failure::Io(format!("fork: {e}")))?;
+        pids.push_str(&format!("{}\n", child.id()));
+    }
+    if let Some(path) = std::env::var_os("FAKE_AGENT_PIDFILE") {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| Failure::Io(format!("{}: {e}", path.to_string_lossy())))?;
+        file.write_all(pids.as_bytes())
+            .map_err(|e| Failure::Io(format!("{}: {e}", path.to_string_lossy())))?;
+    }
+    Ok(())
+}
+
+/// Writes what this process received: argv, cwd, environment, whether stdin is /dev/null.
+fn record(path: &str) -> Result<(), Failure> {
+    if path.is_empty() {
+        return Err(Failure::Script("record needs a path".to_owned()));
+    }
+    let argv: Vec<String> = std::env::args_os()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    let cwd = std::env::current_dir()
+        .map(|cwd| cwd.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let env: serde_json::Map<String, serde_json::Value> = std::env::vars_os()
+        .map(|(name, value)| {
+            let value = value.to_string_lossy().into_owned();
+            (name.to_string_lossy().into_owned(), value.into())
+        })
+        .collect();
+    let record = serde_json::json!({
+        "argv": argv, "cwd": cwd, "env": env, "stdin_is_devnull": stdin_is_devnull(),
+    });
+    std::fs::write(path, format!("{record}\n")).map_err(|e| Failure::Io(format!("{path}: {e}")))
+}
+
+/// Whether fd 0 is the `/dev/null` character device.
+fn stdin_is_devnull() -> bool {
+    let (Ok(stdin), Ok(null)) = (
+        std::fs::metadata("/proc/self/fd/0"),
+        std::fs::metadata("/dev/null"),
+    ) else {
+        return false;
+    };
+    stdin.file_type().is_char_device()
+        && null.file_type().is_char_device()
+        && stdin.rdev() == null.rdev()
+}
+
+/// One assistant message line of exactly `size` bytes (longer when `size` is below the framing).
+fn big_line(out: &mut impl Write, size: usize) -> io::Result<()> {
+    const HEAD: &str = r#"{"type":"message","role":"assistant","text":""#;
+    const TAIL: &str = "\"}";
+    let filler = [b'x'; 64 * 1024];
+    let mut left = size.saturating_sub(HEAD.len() + TAIL.len());
+    out.write_all(HEAD.as_bytes())?;
+    while left > 0 {
+        let n = left.min(filler.len());
+        out.write_all(&filler[..n])?;
+        left -= n;
+    }
+    out.write_all(TAIL.as_bytes())?;
+    out.write_all(b"\n")
+}
