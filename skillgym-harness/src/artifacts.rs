@@ -41,7 +41,9 @@ impl RunDir {
             .find(|id| !id.trim().is_empty());
         explicit.unwrap_or_else(|| {
             let now = SystemTime::now();
-            let millis = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_millis());
+            let millis = now
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_millis());
             format!(
                 "{}-{millis:03}-{:x}",
                 Timestamp::from(now).compact(),
@@ -62,11 +64,19 @@ impl RunDir {
 
     /// The directory of one execution: `<run>/<case>/<runner>`.
     pub fn execution_dir(&self, case_id: &str, runner_id: &str) -> PathBuf {
-        self.path().join(sanitize(case_id)).join(sanitize(runner_id))
+        self.path()
+            .join(sanitize(case_id))
+            .join(sanitize(runner_id))
     }
 
     /// The directory of one attempt: `<run>/<case>/<runner>/repeat-N/attempt-M`.
-    pub fn attempt_dir(&self, case_id: &str, runner_id: &str, repetition: u32, attempt: u32) -> PathBuf {
+    pub fn attempt_dir(
+        &self,
+        case_id: &str,
+        runner_id: &str,
+        repetition: u32,
+        attempt: u32,
+    ) -> PathBuf {
         self.execution_dir(case_id, runner_id)
             .join(format!("repeat-{repetition}"))
             .join(format!("attempt-{attempt}"))

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-use crate::agent::{Agent, CommandAgent, resolve_program};
+use crate::agent::{Agent, CommandAgent};
 use crate::artifacts::RunDir;
 use crate::cli;
 use crate::config::{self, AgentKind, Schedule, Settings};
@@ -87,8 +87,7 @@ impl Harness {
     /// or configuration error.
     pub fn run(self) -> ExitCode {
         match self.prepare() {
-            Ok(Prepared::Run(arguments, context, trials)) => execute(&arguments, context, trials),
-            Ok(Prepared::Exit(code)) => code,
+            Ok((arguments, context, trials)) => execute(&arguments, context, trials),
             Err(message) => {
                 eprintln!("error: {message}");
                 ExitCode::from(2)
@@ -96,7 +95,7 @@ impl Harness {
         }
     }
 
-    fn prepare(self) -> Result<Prepared, String> {
+    fn prepare(self) -> Result<(Arguments, Arc<RunContext>, Vec<Trial>), String> {
         let argv = self.argv.unwrap_or_else(|| std::env::args_os().collect());
         let (flags, libtest_argv) = cli::split_args(argv).map_err(|e| e.to_string())?;
         let env = cli::from_env(|key| std::env::var(key).ok()).map_err(|e| e.to_string())?;
@@ -126,6 +125,12 @@ impl Harness {
         let settings =
             config::resolve(config, &overrides, &default_output).map_err(|e| e.to_string())?;
 
+        if settings.reporter != "standard" {
+            return Err(format!(
+                "reporter `{}` is not available; available reporters: `standard`",
+                settings.reporter
+            ));
+        }
         let mut runners = configured_runners(&settings)?;
         for runner in self.runners {
             match runners.iter_mut().find(|r| r.id == runner.id) {
@@ -183,14 +188,8 @@ impl Harness {
                 .with_kind(runner.id.clone())
             })
             .collect();
-        Ok(Prepared::Run(arguments, context, trials))
+        Ok((arguments, context, trials))
     }
-}
-
-enum Prepared {
-    Run(Arguments, Arc<RunContext>, Vec<Trial>),
-    #[allow(dead_code)]
-    Exit(ExitCode),
 }
 
 /// Runs the trials; after an in-process run, writes `results.json` and prints the summary.
@@ -200,10 +199,13 @@ fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) 
     if arguments.list {
         return conclusion.exit_code();
     }
-    let process_per_test = std::env::var("NEXTEST_EXECUTION_MODE")
-        .is_ok_and(|mode| mode == "process-per-test");
+    let process_per_test =
+        std::env::var("NEXTEST_EXECUTION_MODE").is_ok_and(|mode| mode == "process-per-test");
     let mut results = std::mem::take(
-        &mut *context.results.lock().unwrap_or_else(PoisonError::into_inner),
+        &mut *context
+            .results
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner),
     );
     if !process_per_test && !results.is_empty() {
         results.sort_by_key(|(position, _)| *position);
@@ -215,7 +217,9 @@ fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) 
             run_dir: context.run_dir.path(),
             started_at: Timestamp::from(started).rfc3339(),
             ended_at: Timestamp::from(ended).rfc3339(),
-            duration_ms: ended.duration_since(started).map_or(0, |d| d.as_millis() as u64),
+            duration_ms: ended
+                .duration_since(started)
+                .map_or(0, |d| d.as_millis() as u64),
             selected_tags: &context.settings.tags,
             summary: counts,
             executions,
@@ -280,7 +284,9 @@ fn trial_outcome(result: &ExecutionResult) -> Result<(), Failed> {
     if result.repeat_target > 1 || result.repetitions.iter().any(|r| r.attempts.len() > 1) {
         text.push_str(&format!(
             "\n  stopped at repetition {}/{} ({} passed)",
-            result.stopped_at_repetition.unwrap_or(result.completed_repetitions),
+            result
+                .stopped_at_repetition
+                .unwrap_or(result.completed_repetitions),
             result.repeat_target,
             result.successful_repetitions
         ));
@@ -304,7 +310,7 @@ fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, String> {
                         ));
                     };
                     let mut command_agent =
-                        CommandAgent::new(resolve_program(&settings.config_dir, command))
+                        CommandAgent::new(command)
                             .args(agent.args.iter().cloned());
                     for (key, value) in &agent.env {
                         command_agent = command_agent.env(key.clone(), value.clone());

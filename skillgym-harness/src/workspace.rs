@@ -11,7 +11,6 @@ use std::time::Duration;
 use skillgym::{Failure, FailureOrigin};
 use tokio::runtime::Runtime;
 
-use crate::agent::resolve_program;
 use crate::config::{BootstrapConfig, WorkspaceMode};
 use crate::process::{self, LineVerdict, ProcessSpec, Termination};
 use crate::run::RunContext;
@@ -75,7 +74,10 @@ pub fn prepare(
     let timeout = case.timeout.unwrap_or(run.settings.default_timeout);
     match mode {
         WorkspaceMode::None => Ok(PreparedWorkspace {
-            cwd: config.cwd.clone().unwrap_or_else(|| run.settings.cwd.clone()),
+            cwd: config
+                .cwd
+                .clone()
+                .unwrap_or_else(|| run.settings.cwd.clone()),
             isolated: false,
         }),
         WorkspaceMode::Isolated => {
@@ -85,7 +87,7 @@ pub fn prepare(
             let dir = run.run_dir.path().join("workspaces").join(relative);
             fill(&dir, template)?;
             if let Some(bootstrap) = &config.bootstrap {
-                bootstrap_in(runtime, bootstrap, &run.settings.config_dir, &dir, artifact_dir, &env, timeout)?;
+                bootstrap_in(runtime, bootstrap, &dir, artifact_dir, &env, timeout)?;
             }
             Ok(PreparedWorkspace {
                 cwd: dir,
@@ -104,7 +106,7 @@ pub fn prepare(
                         artifact_dir: setup.clone(),
                         ..env.clone()
                     };
-                    bootstrap_in(runtime, bootstrap, &run.settings.config_dir, &dir, &setup, &env, timeout)?;
+                    bootstrap_in(runtime, bootstrap, &dir, &setup, &env, timeout)?;
                 }
                 Ok(())
             })?;
@@ -118,11 +120,17 @@ pub fn prepare(
 
 /// Runs `prepare` once per run directory, across threads and processes (nextest runs every
 /// trial in its own process): an exclusive `flock` on `<setup>/lock` guards a `ready` marker.
-fn once_per_run(setup: &Path, prepare: impl FnOnce() -> Result<(), Failure>) -> Result<(), Failure> {
+fn once_per_run(
+    setup: &Path,
+    prepare: impl FnOnce() -> Result<(), Failure>,
+) -> Result<(), Failure> {
     let problem = |error: io::Error| {
         Failure::new(
             FailureOrigin::Workspace,
-            format!("cannot prepare the shared workspace in {}: {error}", setup.display()),
+            format!(
+                "cannot prepare the shared workspace in {}: {error}",
+                setup.display()
+            ),
         )
     };
     fs::create_dir_all(setup).map_err(problem)?;
@@ -152,7 +160,8 @@ fn once_per_run(setup: &Path, prepare: impl FnOnce() -> Result<(), Failure>) -> 
 fn fill(dir: &Path, template: Option<&Path>) -> Result<(), Failure> {
     let problem = |what: String| Failure::new(FailureOrigin::Workspace, what);
     if dir.exists() {
-        fs::remove_dir_all(dir).map_err(|e| problem(format!("cannot clear {}: {e}", dir.display())))?;
+        fs::remove_dir_all(dir)
+            .map_err(|e| problem(format!("cannot clear {}: {e}", dir.display())))?;
     }
     match template {
         None => fs::create_dir_all(dir)
@@ -208,7 +217,6 @@ struct BootstrapEnv {
 fn bootstrap_in(
     runtime: &Runtime,
     bootstrap: &BootstrapConfig,
-    config_dir: &Path,
     dir: &Path,
     log_dir: &Path,
     env: &BootstrapEnv,
@@ -216,8 +224,14 @@ fn bootstrap_in(
 ) -> Result<(), Failure> {
     let mut vars = vec![
         ("SKILLGYM_WORKSPACE".into(), dir.as_os_str().to_owned()),
-        ("SKILLGYM_OUTPUT_DIR".into(), env.output_dir.as_os_str().to_owned()),
-        ("SKILLGYM_ARTIFACT_DIR".into(), env.artifact_dir.as_os_str().to_owned()),
+        (
+            "SKILLGYM_OUTPUT_DIR".into(),
+            env.output_dir.as_os_str().to_owned(),
+        ),
+        (
+            "SKILLGYM_ARTIFACT_DIR".into(),
+            env.artifact_dir.as_os_str().to_owned(),
+        ),
     ];
     if let Some(case_id) = &env.case_id {
         vars.push(("SKILLGYM_CASE_ID".into(), case_id.into()));
@@ -227,7 +241,7 @@ fn bootstrap_in(
     }
     vars.extend(bootstrap.env.iter().map(|(k, v)| (k.into(), v.into())));
     let spec = ProcessSpec {
-        program: resolve_program(config_dir, &bootstrap.command).into_os_string(),
+        program: bootstrap.command.clone().into(),
         args: bootstrap.args.iter().map(Into::into).collect(),
         env: vars,
         env_remove: Vec::new(),
@@ -257,7 +271,10 @@ fn bootstrap_in(
         Ok(outcome) if outcome.exit_code == Some(0) => Ok(()),
         Ok(outcome) => match outcome.exit_code {
             Some(code) => failed(format!("exited with code {code}")),
-            None => failed(format!("was killed by signal {}", outcome.signal.unwrap_or(0))),
+            None => failed(format!(
+                "was killed by signal {}",
+                outcome.signal.unwrap_or(0)
+            )),
         },
     }
 }

@@ -29,7 +29,7 @@ mod report;
 pub use case::{CaseContext, Error, IntoCaseResult, Result};
 pub use failure::{Failure, FailureClass, FailureOrigin, SourceLocation};
 pub use report::{
-    AgentInfo, Confidence, FileActivity, RawArtifacts, Role, Phase, RunnerInfo, SessionEvent,
+    AgentInfo, Confidence, FileActivity, Phase, RawArtifacts, Role, RunnerInfo, SessionEvent,
     SessionReport, SkillDetection, Timing, TokenCount, Usage, UsageSource,
 };
 

@@ -13,7 +13,10 @@ async fn find_skills_expo(report: &SessionReport, ctx: &mut CaseContext) -> skil
     let skill = report
         .skill("find-skills")
         .ok_or_else(|| skillgym::Error::msg("find-skills was not used"))?;
-    assert!(skill.confidence >= Confidence::Strong, "weak evidence: {skill:?}");
+    assert!(
+        skill.confidence >= Confidence::Strong,
+        "weak evidence: {skill:?}"
+    );
     assert!(
         report.commands().any(|c| c == "npx skills find expo"),
         "commands: {:?}",
@@ -27,7 +30,9 @@ async fn find_skills_expo(report: &SessionReport, ctx: &mut CaseContext) -> skil
 #[skillgym::case(prompt = "Find a skill for upgrading Expo SDK.", tags = ["skills"])]
 fn suggests_install_command(report: &SessionReport) {
     assert!(
-        report.final_output().contains("npx skills add expo/upgrading-expo"),
+        report
+            .final_output()
+            .contains("npx skills add expo/upgrading-expo"),
         "final output: {}",
         report.final_output()
     );

@@ -188,12 +188,20 @@ impl StreamParser for EventLineParser {
             "message" | "tool_call" | "tool_result" | "command" | "file_read" | "skill_signal" => {
                 match SessionEvent::deserialize(&value) {
                     Ok(event) => {
-                        if matches!(event, SessionEvent::Message { role: Role::Assistant, .. }) {
+                        if matches!(
+                            event,
+                            SessionEvent::Message {
+                                role: Role::Assistant,
+                                ..
+                            }
+                        ) {
                             out.step();
                         }
                         out.push(event);
                     }
-                    Err(error) => self.keep_raw(value, &format!("bad `{kind}` event: {error}"), out),
+                    Err(error) => {
+                        self.keep_raw(value, &format!("bad `{kind}` event: {error}"), out)
+                    }
                 }
             }
             _ => out.push(SessionEvent::Raw { value, at: None }),
@@ -251,24 +259,39 @@ mod tests {
         assert_eq!(steps, 2);
         assert_eq!(report.session_id.as_deref(), Some("s-1"));
         assert_eq!(report.final_output, "done");
-        assert_eq!(report.commands().collect::<Vec<_>>(), ["npx skills find expo"]);
+        assert_eq!(
+            report.commands().collect::<Vec<_>>(),
+            ["npx skills find expo"]
+        );
         assert_eq!(
             report.file_reads(),
             [Path::new("/work/app/skills/find-skills/SKILL.md")]
         );
         assert_eq!(report.files.observed_skill_reads.len(), 1);
-        assert_eq!(report.skill("find-skills").map(|s| s.confidence), Some(Confidence::Strong));
-        assert_eq!(report.skill("other").map(|s| s.confidence), Some(Confidence::Explicit));
+        assert_eq!(
+            report.skill("find-skills").map(|s| s.confidence),
+            Some(Confidence::Strong)
+        );
+        assert_eq!(
+            report.skill("other").map(|s| s.confidence),
+            Some(Confidence::Explicit)
+        );
         assert_eq!(report.usage.input_tokens.map(|c| c.value), Some(150));
         assert_eq!(report.usage.output_tokens.map(|c| c.value), Some(25));
         assert_eq!(report.usage.total_tokens.map(|c| c.value), Some(135));
         assert_eq!(report.usage.cost_usd, Some(0.5));
         assert_eq!(report.usage.reasoning_chars, 3);
-        assert!(matches!(report.events.last(), Some(SessionEvent::Raw { .. })));
+        assert!(matches!(
+            report.events.last(),
+            Some(SessionEvent::Raw { .. })
+        ));
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
         assert!(matches!(
             report.events[0],
-            SessionEvent::Message { phase: Some(Phase::Thinking), .. }
+            SessionEvent::Message {
+                phase: Some(Phase::Thinking),
+                ..
+            }
         ));
     }
 
@@ -297,7 +320,10 @@ mod tests {
             artifact_dir: Path::new("/a"),
             state_dir: Path::new("/a/state"),
         };
-        let plain = CommandAgent::new("agent").arg("--json").launch(&spec("/a/p.md")).unwrap();
+        let plain = CommandAgent::new("agent")
+            .arg("--json")
+            .launch(&spec("/a/p.md"))
+            .unwrap();
         assert_eq!(plain.args, ["--json", "hi there"]);
         let placed = CommandAgent::new("agent")
             .args(["-p", "{prompt}", "--file={prompt_file}"])

@@ -8,7 +8,7 @@
 mod command;
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub use command::CommandAgent;
 
@@ -69,18 +69,4 @@ pub trait StreamParser: Send {
 
     /// Called once at the end of the stream.
     fn finish(&mut self, _out: &mut ReportBuilder) {}
-}
-
-/// Resolves a configured program: path-like values (`./x`, `../x`, `.`) against `base`,
-/// everything else as given (absolute paths, or names looked up on `PATH`).
-pub fn resolve_program(base: &Path, program: &str) -> PathBuf {
-    let path_like = program == "."
-        || program == ".."
-        || program.starts_with("./")
-        || program.starts_with("../");
-    if path_like {
-        base.join(program)
-    } else {
-        PathBuf::from(program)
-    }
 }

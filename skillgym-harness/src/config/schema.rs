@@ -122,14 +122,13 @@ pub(crate) fn resolve_path(base: &Path, path: &Path) -> PathBuf {
     clean
 }
 
-/// Whether a command or reporter names a path relative to the config dir (`.`, `..`, `./x`,
-/// `../x`) rather than a program found on `PATH` or a built-in name.
+/// Whether a command or reporter names a path relative to the config dir (`.`, `..`, or any
+/// relative path with a separator: `./x`, `../x`, `bin/x`) rather than a program found on
+/// `PATH` or a built-in name.
 pub(crate) fn is_path_like(value: &str) -> bool {
     value == "."
         || value == ".."
-        || ["./", "../", ".\\", "..\\"]
-            .iter()
-            .any(|prefix| value.starts_with(prefix))
+        || (!Path::new(value).is_absolute() && (value.contains('/') || value.contains('\\')))
 }
 
 fn resolve_command(dir: &Path, command: &str) -> String {

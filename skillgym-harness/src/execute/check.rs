@@ -9,10 +9,13 @@ use tokio::runtime::Runtime;
 
 use crate::suite::{CaseCheck, CaseSpec};
 
+/// A panic recorded by the hook: its message and location.
+type CapturedPanic = (String, Option<SourceLocation>);
+
 thread_local! {
     /// Set while a case's checks run on this thread: the hook records the panic here instead of
     /// printing it, so the failure shows once, in the trial's failure block.
-    static CAPTURE: RefCell<Option<Option<(String, Option<SourceLocation>)>>> = const { RefCell::new(None) };
+    static CAPTURE: RefCell<Option<Option<CapturedPanic>>> = const { RefCell::new(None) };
 }
 
 /// Runs the case's checks. A panic or an `Err` is an assertion failure with its message and
@@ -26,7 +29,9 @@ pub fn run_check(
     let CaseCheck::Rust(def) = case.check;
     install_hook();
     CAPTURE.with(|slot| *slot.borrow_mut() = Some(None));
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| runtime.block_on((def.run)(report, ctx))));
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        runtime.block_on((def.run)(report, ctx))
+    }));
     let captured = CAPTURE.with(|slot| slot.borrow_mut().take()).flatten();
     let failure = match outcome {
         Ok(Ok(())) => return None,
@@ -39,7 +44,8 @@ pub fn run_check(
             failure
         }
         Err(payload) => {
-            let (message, location) = captured.unwrap_or_else(|| (payload_message(&*payload), None));
+            let (message, location) =
+                captured.unwrap_or_else(|| (payload_message(&*payload), None));
             Failure::new(FailureOrigin::Assertion, message).at(location)
         }
     };

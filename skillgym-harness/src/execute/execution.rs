@@ -12,7 +12,10 @@ use crate::suite::CaseSpec;
 pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> ExecutionResult {
     let repeat_target = run.settings_repeat(case);
     let repeat_failure = run.settings_repeat_failure(case);
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => panic!("skillgym: cannot start the async runtime: {error}"),
     };

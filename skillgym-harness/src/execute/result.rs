@@ -25,7 +25,10 @@ pub enum Status {
 impl Status {
     /// Whether this status counts as passing.
     pub fn is_passing(self) -> bool {
-        matches!(self, Status::Passed | Status::ExpectedFailed | Status::Skipped)
+        matches!(
+            self,
+            Status::Passed | Status::ExpectedFailed | Status::Skipped
+        )
     }
 
     /// The kebab-case name.

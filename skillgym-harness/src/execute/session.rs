@@ -172,7 +172,10 @@ fn stderr_tail(path: &Path, lines: usize) -> String {
         return String::new();
     };
     let length = file.metadata().map_or(0, |m| m.len());
-    if file.seek(SeekFrom::Start(length.saturating_sub(MAX))).is_err() {
+    if file
+        .seek(SeekFrom::Start(length.saturating_sub(MAX)))
+        .is_err()
+    {
         return String::new();
     }
     let mut bytes = Vec::new();
@@ -180,7 +183,10 @@ fn stderr_tail(path: &Path, lines: usize) -> String {
         return String::new();
     }
     let text = String::from_utf8_lossy(&bytes);
-    let all: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
+    let all: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
     all[all.len().saturating_sub(lines)..]
         .iter()
         .map(|line| format!("    {line}"))
@@ -191,7 +197,7 @@ fn stderr_tail(path: &Path, lines: usize) -> String {
 /// `90s`, `2m`, `1m30s`, `500ms`.
 pub fn format_duration(duration: Duration) -> String {
     let millis = duration.as_millis();
-    if millis % 1000 != 0 {
+    if !millis.is_multiple_of(1000) {
         return format!("{millis}ms");
     }
     let seconds = millis / 1000;

@@ -32,8 +32,14 @@ mod tests {
     #[test]
     fn resolves_relative_and_dot_segments() {
         let cwd = Path::new("/work/app");
-        assert_eq!(resolve_path(cwd, Path::new("src/./a.rs")), Path::new("/work/app/src/a.rs"));
-        assert_eq!(resolve_path(cwd, Path::new("../b/SKILL.md")), Path::new("/work/b/SKILL.md"));
+        assert_eq!(
+            resolve_path(cwd, Path::new("src/./a.rs")),
+            Path::new("/work/app/src/a.rs")
+        );
+        assert_eq!(
+            resolve_path(cwd, Path::new("../b/SKILL.md")),
+            Path::new("/work/b/SKILL.md")
+        );
         assert_eq!(resolve_path(cwd, Path::new("/etc/../x")), Path::new("/x"));
         assert_eq!(resolve_path(cwd, Path::new("/../../x")), Path::new("/x"));
     }

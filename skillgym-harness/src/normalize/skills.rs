@@ -18,7 +18,9 @@ pub fn detect_skills(events: &[SessionEvent]) -> Vec<SkillDetection> {
                 Confidence::Explicit,
                 format!("Loaded via {signal}"),
             ),
-            SessionEvent::FileRead { path, .. } if path.file_name().is_some_and(|n| n == "SKILL.md") => {
+            SessionEvent::FileRead { path, .. }
+                if path.file_name().is_some_and(|n| n == "SKILL.md") =>
+            {
                 let Some(skill) = path
                     .parent()
                     .and_then(|dir| dir.file_name())
@@ -26,7 +28,11 @@ pub fn detect_skills(events: &[SessionEvent]) -> Vec<SkillDetection> {
                 else {
                     continue;
                 };
-                (skill, Confidence::Strong, format!("Read {}", path.display()))
+                (
+                    skill,
+                    Confidence::Strong,
+                    format!("Read {}", path.display()),
+                )
             }
             _ => continue,
         };

@@ -27,8 +27,8 @@ impl Plan {
     pub fn new(cases: &[CaseSpec], runner_ids: &[&str], selected_tags: &[String]) -> Plan {
         let mut executions = Vec::with_capacity(cases.len() * runner_ids.len());
         for (case_index, case) in cases.iter().enumerate() {
-            let tagged = selected_tags.is_empty()
-                || case.tags.iter().any(|tag| selected_tags.contains(tag));
+            let tagged =
+                selected_tags.is_empty() || case.tags.iter().any(|tag| selected_tags.contains(tag));
             if !tagged {
                 continue;
             }

@@ -59,7 +59,10 @@ impl SessionReport {
     }
 
     /// The tool calls, optionally only those of one tool (exact name).
-    pub fn tool_calls<'a>(&'a self, tool: Option<&'a str>) -> impl Iterator<Item = &'a SessionEvent> {
+    pub fn tool_calls<'a>(
+        &'a self,
+        tool: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a SessionEvent> {
         self.events.iter().filter(move |event| match event {
             SessionEvent::ToolCall { tool: name, .. } => tool.is_none_or(|tool| tool == name),
             _ => false,
@@ -78,7 +81,9 @@ impl SessionReport {
 
     /// The detection of one skill, if it was detected at all.
     pub fn skill(&self, name: &str) -> Option<&SkillDetection> {
-        self.detected_skills.iter().find(|skill| skill.skill == name)
+        self.detected_skills
+            .iter()
+            .find(|skill| skill.skill == name)
     }
 }
 

@@ -39,7 +39,10 @@ fn known_gap_explicit_skill_load(report: &SessionReport) {
 fn main() -> std::process::ExitCode {
     let agent = env!("CARGO_BIN_EXE_example-agent");
     Harness::new()
-        .runner("careful", CommandAgent::new(agent).args(["--style", "careful"]))
+        .runner(
+            "careful",
+            CommandAgent::new(agent).args(["--style", "careful"]),
+        )
         .runner("hasty", CommandAgent::new(agent).args(["--style", "hasty"]))
         .run()
 }

@@ -1,0 +1,591 @@
+//! End-to-end tests: the example suite's harness binary driven as `cargo test` and nextest
+//! drive it, with the example agent and the scriptable fake agent.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use skillgym_e2e::{TempDir, process_exists, run_examples, stderr, stdout, trial_lines};
+
+const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
+
+/// Writes a `skillgym.yaml` into `dir` and returns its path.
+fn write_config(dir: &Path, yaml: &str) -> PathBuf {
+    let path = dir.join("skillgym.yaml");
+    fs::write(&path, yaml).unwrap();
+    path
+}
+
+/// A config with one fake-agent runner `fake` running `script`.
+fn fake_runner_config(dir: &Path, script: &str, extra: &str) -> PathBuf {
+    let yaml = format!(
+        "{extra}runners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      env:\n        FAKE_AGENT_SCRIPT: {}\n",
+        serde_json::to_string(script).unwrap()
+    );
+    write_config(dir, &yaml)
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The single run directory under an output directory (`latest` excluded).
+fn only_run_dir(output_dir: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = fs::read_dir(output_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap() != "latest" && p.is_dir() && !p.is_symlink())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs.into_iter().next().unwrap()
+}
+
+const ALL_TRIALS: [&str; 9] = [
+    "[careful] always_passes",
+    "[careful] known_gap_explicit_skill_load",
+    "[careful] skills::find_skills_expo",
+    "[careful] skills::suggests_install_command",
+    "[careful] summarizes_from_prompt_file",
+    "[hasty] always_passes",
+    "[hasty] known_gap_explicit_skill_load",
+    "[hasty] skills::suggests_install_command",
+    "[hasty] summarizes_from_prompt_file",
+];
+
+#[test]
+fn list_prints_every_trial_sorted_by_case_then_runner() {
+    let out = TempDir::new("list");
+    let output_dir = out.path().join("runs");
+    let output = run_examples(
+        &["--list", "--output-dir", output_dir.to_str().unwrap()],
+        &[],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "\
+[careful] always_passes: test
+[hasty] always_passes: test
+[careful] known_gap_explicit_skill_load: test
+[hasty] known_gap_explicit_skill_load: test
+[careful] skills::find_skills_expo: test
+[careful] skills::suggests_install_command: test
+[hasty] skills::suggests_install_command: test
+[careful] summarizes_from_prompt_file: test
+[hasty] summarizes_from_prompt_file: test
+"
+    );
+    assert!(!output_dir.exists(), "--list must not write anything");
+    let terse = run_examples(&["--list", "--format", "terse", "--ignored"], &[]);
+    assert!(terse.status.success());
+    assert_eq!(stdout(&terse), "", "no case is ignored");
+}
+
+#[test]
+fn full_run_prints_every_trial_and_a_summary() {
+    let out = TempDir::new("full");
+    let output = run_examples(&["--output-dir", out.path().to_str().unwrap()], &[]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let expected: Vec<String> = ALL_TRIALS.iter().map(|t| format!("{t} ok")).collect();
+    assert_eq!(trial_lines(&output), expected);
+    let text = stdout(&output);
+    assert!(
+        text.contains("test result: ok. 9 passed; 0 failed"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "skillgym: 9 executions: 7 passed, 0 failed, 2 expected-failed, 0 unexpected-passed"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn name_filter_selects_cases_on_every_runner() {
+    let output = run_examples(&["--list", "skills::"], &[]);
+    assert_eq!(
+        stdout(&output),
+        "[careful] skills::find_skills_expo: test\n[careful] skills::suggests_install_command: test\n[hasty] skills::suggests_install_command: test\n"
+    );
+    let out = TempDir::new("filter");
+    let run = run_examples(
+        &["summarizes", "--output-dir", out.path().to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(
+        trial_lines(&run),
+        [
+            "[careful] summarizes_from_prompt_file ok",
+            "[hasty] summarizes_from_prompt_file ok"
+        ]
+    );
+}
+
+#[test]
+fn exact_matches_the_case_id_or_the_full_trial_name() {
+    let by_id = run_examples(&["--list", "--exact", "always_passes"], &[]);
+    assert_eq!(
+        stdout(&by_id),
+        "[careful] always_passes: test\n[hasty] always_passes: test\n"
+    );
+    let by_name = run_examples(&["--list", "--exact", "[hasty] always_passes"], &[]);
+    assert_eq!(stdout(&by_name), "[hasty] always_passes: test\n");
+    let prefix = run_examples(&["--list", "--exact", "always"], &[]);
+    assert_eq!(stdout(&prefix), "");
+}
+
+#[test]
+fn filter_on_the_runner_kind_and_runner_flag() {
+    let by_kind = run_examples(&["--list", "[hasty]"], &[]);
+    let lines: Vec<&str> = stdout(&by_kind)
+        .lines()
+        .map(str::to_owned)
+        .collect::<Vec<_>>()
+        .leak()
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert!(lines.iter().all(|l| l.starts_with("[hasty] ")), "{lines:?}");
+    let by_flag = run_examples(&["--list", "--runner", "hasty"], &[]);
+    assert_eq!(stdout(&by_flag), stdout(&by_kind));
+    let by_env = run_examples(&["--list"], &[("SKILLGYM_RUNNER", "hasty")]);
+    assert_eq!(stdout(&by_env), stdout(&by_kind));
+    let unknown = run_examples(&["--list", "--runner", "hsty"], &[]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("did you mean `hasty`?"),
+        "{}",
+        stderr(&unknown)
+    );
+}
+
+#[test]
+fn tags_are_or_matched_from_flags_and_environment() {
+    let smoke = run_examples(&["--list", "--tag", "smoke"], &[]);
+    assert_eq!(
+        stdout(&smoke),
+        "[careful] always_passes: test\n[hasty] always_passes: test\n[careful] summarizes_from_prompt_file: test\n[hasty] summarizes_from_prompt_file: test\n"
+    );
+    let both = run_examples(&["--list", "--tag", "smoke,skills"], &[]);
+    assert_eq!(stdout(&both).lines().count(), 9);
+    let repeated = run_examples(&["--list", "--tag", "smoke", "--tag=skills"], &[]);
+    assert_eq!(stdout(&repeated), stdout(&both));
+    let from_env = run_examples(&["--list"], &[("SKILLGYM_TAG", "smoke")]);
+    assert_eq!(stdout(&from_env), stdout(&smoke));
+    let flag_beats_env = run_examples(&["--list", "--tag", "skills"], &[("SKILLGYM_TAG", "smoke")]);
+    assert_eq!(stdout(&flag_beats_env).lines().count(), 5);
+    let none = run_examples(&["--list", "--tag", "nothing-has-this"], &[]);
+    assert_eq!(stdout(&none), "");
+}
+
+#[test]
+fn config_tags_apply_when_no_tag_flag_is_given() {
+    let dir = TempDir::new("config-tags");
+    let config = write_config(dir.path(), "run:\n  tags: [smoke]\n");
+    let listed = run_examples(&["--list", "--config", config.to_str().unwrap()], &[]);
+    assert_eq!(stdout(&listed).lines().count(), 4, "{}", stderr(&listed));
+    let overridden = run_examples(
+        &[
+            "--list",
+            "--config",
+            config.to_str().unwrap(),
+            "--tag",
+            "skills",
+        ],
+        &[],
+    );
+    assert_eq!(stdout(&overridden).lines().count(), 5);
+}
+
+#[test]
+fn config_errors_show_file_line_column_and_a_suggestion() {
+    let dir = TempDir::new("config-error");
+    let config = write_config(dir.path(), "run:\n  max_paralel: 2\n");
+    let output = run_examples(&["--list", "--config", config.to_str().unwrap()], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output);
+    assert!(
+        text.contains(&format!(
+            "{}:2:3: unknown field `max_paralel`",
+            config.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("help: did you mean `max_parallel`?"),
+        "{text}"
+    );
+    assert_eq!(stdout(&output), "", "errors never go to stdout");
+}
+
+#[test]
+fn unknown_or_malformed_flags_exit_with_code_2() {
+    let unknown = run_examples(&["--tgs", "smoke"], &[]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("unknown flag `--tgs`; did you mean `--tag`?"),
+        "{}",
+        stderr(&unknown)
+    );
+    let malformed = run_examples(&["--repeat", "zero"], &[]);
+    assert_eq!(malformed.status.code(), Some(2));
+    assert!(
+        stderr(&malformed).contains("`--repeat`"),
+        "{}",
+        stderr(&malformed)
+    );
+    let bad_env = run_examples(&["--list"], &[("SKILLGYM_SCHEDULE", "sometimes")]);
+    assert_eq!(bad_env.status.code(), Some(2));
+    assert!(
+        stderr(&bad_env).contains("SKILLGYM_SCHEDULE"),
+        "{}",
+        stderr(&bad_env)
+    );
+}
+
+#[test]
+fn artifact_layout_and_latest_pointer() {
+    let out = TempDir::new("layout");
+    let output = run_examples(
+        &[
+            "skills::find_skills_expo",
+            "--output-dir",
+            out.path().to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(output.status.success(), "{}", stdout(&output));
+    let run_dir = only_run_dir(out.path());
+    let latest = fs::read_link(out.path().join("latest")).unwrap();
+    assert_eq!(out.path().join(latest), run_dir);
+    let execution = run_dir.join("skills.find_skills_expo").join("careful");
+    assert!(execution.join("result.json").is_file());
+    for repetition in 1..=2 {
+        let attempt = execution.join(format!("repeat-{repetition}/attempt-1"));
+        for file in [
+            "stdout.log",
+            "stderr.log",
+            "report.json",
+            "result.json",
+            "prompt.md",
+        ] {
+            assert!(
+                attempt.join(file).is_file(),
+                "missing {}",
+                attempt.join(file).display()
+            );
+        }
+    }
+    assert!(!execution.join("repeat-3").exists());
+    let report = read_json(&execution.join("repeat-1/attempt-1/report.json"));
+    assert_eq!(report["runner"]["id"], "careful");
+    assert_eq!(report["runner"]["agent"]["type"], "command");
+    assert_eq!(report["detected_skills"][0]["skill"], "find-skills");
+    assert_eq!(report["detected_skills"][0]["confidence"], "strong");
+    let skill_read = report["files"]["observed_skill_reads"][0].as_str().unwrap();
+    assert!(
+        skill_read.starts_with(run_dir.join("workspaces").to_str().unwrap()),
+        "{skill_read}"
+    );
+    assert!(skill_read.ends_with(".claude/skills/find-skills/SKILL.md"));
+    let stdout_log = fs::read_to_string(execution.join("repeat-1/attempt-1/stdout.log")).unwrap();
+    assert!(stdout_log.contains(r#""type":"command""#));
+    // The isolated workspaces of passing attempts are removed.
+    let workspaces = run_dir.join("workspaces/skills.find_skills_expo/careful/repeat-1/attempt-1");
+    assert!(!workspaces.exists());
+}
+
+#[test]
+fn results_json_holds_every_execution_in_plan_order() {
+    let out = TempDir::new("results");
+    let output = run_examples(&["--output-dir", out.path().to_str().unwrap()], &[]);
+    assert!(output.status.success());
+    let results = read_json(&only_run_dir(out.path()).join("results.json"));
+    assert_eq!(results["summary"]["executions"], 9);
+    assert_eq!(results["summary"]["passed"], 7);
+    assert_eq!(results["summary"]["expected_failed"], 2);
+    assert_eq!(results["summary"]["failed"], 0);
+    let names: Vec<String> = results["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "[{}] {}",
+                e["runner_id"].as_str().unwrap(),
+                e["case_id"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let mut expected: Vec<String> = ALL_TRIALS.iter().map(|t| (*t).to_owned()).collect();
+    expected.sort_by_key(|t| (t.split("] ").nth(1).unwrap().to_owned(), t.clone()));
+    assert_eq!(names, expected);
+    let gap = results["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["case_id"] == "known_gap_explicit_skill_load")
+        .unwrap();
+    assert_eq!(gap["status"], "expected-failed");
+    assert_eq!(gap["passed"], true);
+    assert_eq!(gap["failure"]["origin"], "assertion");
+    assert!(
+        gap["failure"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("upgrading-expo was not loaded explicitly")
+    );
+    let expo = results["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["case_id"] == "skills::find_skills_expo")
+        .unwrap();
+    assert_eq!(expo["repeat_target"], 2);
+    assert_eq!(expo["completed_repetitions"], 2);
+    assert_eq!(expo["successful_repetitions"], 2);
+    assert_eq!(expo["repetitions"][1]["attempts"][0]["status"], "passed");
+    assert!(
+        results["executions"][0].get("report").is_none(),
+        "reports stay in report.json"
+    );
+}
+
+#[test]
+fn assertion_failures_show_the_message_location_and_artifacts() {
+    let dir = TempDir::new("assertion");
+    let config = fake_runner_config(dir.path(), "echo-prompt", "");
+    let output = run_examples(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--runner",
+            "fake",
+            "--test-threads",
+            "1",
+            "--output-dir",
+            dir.path().join("runs").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(101));
+    let text = stdout(&output);
+    assert!(
+        trial_lines(&output).contains(&"[fake] always_passes FAILED".to_owned()),
+        "{text}"
+    );
+    assert!(
+        trial_lines(&output).contains(&"[fake] known_gap_explicit_skill_load ok".to_owned()),
+        "{text}"
+    );
+    assert!(text.contains("assertion `left == right` failed"), "{text}");
+    assert!(
+        text.contains("at examples/tests/benchmarks/main.rs:10:5")
+            || text.contains("at tests/benchmarks/main.rs:10:5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("status: failed · origin: assertion · class: assertion"),
+        "{text}"
+    );
+    assert!(text.contains("artifacts: "), "{text}");
+    assert!(
+        text.contains("expected a summary, got \"Summarize what this repository is for"),
+        "{text}"
+    );
+}
+
+#[test]
+fn crashing_agents_fail_their_trial_without_taking_the_harness_down() {
+    let dir = TempDir::new("crash");
+    let config = fake_runner_config(dir.path(), "stderr about to crash\ncrash", "");
+    let output = run_examples(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--runner",
+            "fake",
+            "--output-dir",
+            dir.path().join("runs").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(101));
+    let text = stdout(&output);
+    assert_eq!(trial_lines(&output).len(), 4, "{text}");
+    assert!(text.contains("the agent was killed by signal 6"), "{text}");
+    assert!(
+        text.contains("about to crash"),
+        "stderr tail is shown: {text}"
+    );
+    assert!(
+        text.contains("origin: runner · class: runner-crash"),
+        "{text}"
+    );
+    let results = read_json(&only_run_dir(&dir.path().join("runs")).join("results.json"));
+    assert_eq!(
+        results["summary"]["failed"], 4,
+        "expected_fail does not cover a crash"
+    );
+}
+
+/// Whether a process is gone or a zombie.
+fn is_dead(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => !process_exists(pid),
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn timeouts_kill_the_agent_and_all_its_descendants() {
+    let dir = TempDir::new("timeout");
+    let pidfile = dir.path().join("pids");
+    let config = write_config(
+        dir.path(),
+        &format!(
+            "defaults:\n  timeout: 1s\nrunners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      env:\n        FAKE_AGENT_SCRIPT: \"emit {{\\\"type\\\":\\\"message\\\",\\\"role\\\":\\\"assistant\\\",\\\"text\\\":\\\"working\\\"}}\\nfork 2\\nhang\"\n        FAKE_AGENT_PIDFILE: {}\n",
+            pidfile.display()
+        ),
+    );
+    let started = Instant::now();
+    let output = run_examples(
+        &[
+            "--exact",
+            "[fake] always_passes",
+            "--config",
+            config.to_str().unwrap(),
+            "--output-dir",
+            dir.path().join("runs").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(output.status.code(), Some(101), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("the agent did not finish within 1s; its process group was killed"),
+        "{text}"
+    );
+    assert!(text.contains("origin: timeout · class: timeout"), "{text}");
+    let pids: Vec<i32> = fs::read_to_string(&pidfile)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 2);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while pids.iter().any(|&pid| !is_dead(pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for pid in pids {
+        assert!(is_dead(pid), "grandchild {pid} survived the timeout");
+    }
+    let attempt =
+        only_run_dir(&dir.path().join("runs")).join("always_passes/fake/repeat-1/attempt-1");
+    let log = fs::read_to_string(attempt.join("stdout.log")).unwrap();
+    assert!(
+        log.contains("working"),
+        "output before the kill is kept: {log}"
+    );
+    let report = read_json(&attempt.join("report.json"));
+    assert_eq!(
+        report["final_output"], "working",
+        "a partial report is kept"
+    );
+}
+
+#[test]
+fn max_steps_stops_the_agent() {
+    let dir = TempDir::new("max-steps");
+    let step = r#"emit {"type":"message","role":"assistant","text":"step"}"#;
+    let script = format!("{step}\n{step}\n{step}\nhang");
+    let config = fake_runner_config(dir.path(), &script, "run:\n  max_steps: 2\n");
+    let output = run_examples(
+        &[
+            "--exact",
+            "[fake] always_passes",
+            "--config",
+            config.to_str().unwrap(),
+            "--output-dir",
+            dir.path().join("runs").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(101));
+    let text = stdout(&output);
+    assert!(
+        text.contains("exceeded max_steps: observed 3 steps with a limit of 2"),
+        "{text}"
+    );
+    assert!(text.contains("origin: max-steps"), "{text}");
+}
+
+#[test]
+fn nextest_style_processes_write_into_one_run_directory() {
+    let out = TempDir::new("nextest");
+    let env = [
+        ("NEXTEST_RUN_ID", "e2e-run-1"),
+        ("NEXTEST_EXECUTION_MODE", "process-per-test"),
+    ];
+    let output_dir = out.path().to_str().unwrap();
+    for name in [
+        "[careful] always_passes",
+        "[hasty] summarizes_from_prompt_file",
+    ] {
+        let output = run_examples(
+            &["--exact", name, "--nocapture", "--output-dir", output_dir],
+            &env,
+        );
+        assert!(output.status.success(), "{}", stdout(&output));
+        assert_eq!(
+            trial_lines(&output).len(),
+            1,
+            "exactly one trial per process"
+        );
+    }
+    let run_dir = out.path().join("e2e-run-1");
+    assert!(run_dir.join("always_passes/careful/result.json").is_file());
+    assert!(
+        run_dir
+            .join("summarizes_from_prompt_file/hasty/result.json")
+            .is_file()
+    );
+    assert!(
+        !run_dir.join("results.json").exists(),
+        "no per-process run summary under nextest"
+    );
+    assert_eq!(
+        fs::read_link(out.path().join("latest")).unwrap(),
+        Path::new("e2e-run-1")
+    );
+}
+
+#[test]
+fn help_lists_skillgym_flags() {
+    let output = run_examples(&["--help"], &[]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    for flag in [
+        "--tag",
+        "--runner",
+        "--repeat-failure",
+        "--schedule",
+        "SKILLGYM_TAG",
+        "--exact",
+    ] {
+        assert!(text.contains(flag), "{flag} missing from:\n{text}");
+    }
+}
