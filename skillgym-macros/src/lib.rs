@@ -1,7 +1,6 @@
 //! The `#[skillgym::case]` attribute. Use it through the `skillgym` crate, which re-exports it
-//! as `skillgym::case`; generated code refers to `::skillgym` (see the `crate` argument).
-//!
-#![doc = include_str!("reference.md")]
+//! as `skillgym::case` and documents every argument there; generated code refers to
+//! `::skillgym` (see its `crate` argument).
 
 use proc_macro::TokenStream;
 use quote::ToTokens;
@@ -12,7 +11,7 @@ mod expand;
 mod signature;
 mod suggest;
 
-#[doc = include_str!("reference.md")]
+/// Declares a skillgym benchmark case. Documented at `skillgym::case`.
 #[proc_macro_attribute]
 pub fn case(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();

@@ -33,21 +33,7 @@ pub use report::{
     SessionReport, SkillDetection, Timing, TokenCount, Usage, UsageSource,
 };
 
-/// Declares a benchmark case. See the crate documentation of `skillgym-macros` for every argument.
-///
-/// ```no_run
-/// use skillgym::prelude::*;
-///
-/// #[skillgym::case(
-///     prompt = "Find a skill for upgrading Expo SDK.",
-///     tags = ["skills"], repeat = 3, repeat_failure = 1, timeout = "5m",
-/// )]
-/// async fn find_skills_expo(report: &SessionReport, ctx: &mut CaseContext) -> skillgym::Result {
-///     assert!(!report.final_output().is_empty());
-///     Ok(())
-/// }
-/// # fn main() {}
-/// ```
+#[doc = include_str!("case.md")]
 pub use skillgym_macros::case;
 
 /// The names most cases need: `use skillgym::prelude::*;`.
