@@ -589,3 +589,55 @@ fn help_lists_skillgym_flags() {
         assert!(text.contains(flag), "{flag} missing from:\n{text}");
     }
 }
+
+#[test]
+fn libtest_output_formats_work_and_json_stays_machine_readable() {
+    let out = TempDir::new("formats");
+    let output_dir = out.path().to_str().unwrap();
+    let quiet = run_examples(&["-q", "--tag", "smoke", "--output-dir", output_dir], &[]);
+    assert!(quiet.status.success());
+    let text = stdout(&quiet);
+    assert!(text.contains("...."), "terse dots: {text}");
+    assert!(
+        !text.contains("skillgym:"),
+        "-q keeps the summary out: {text}"
+    );
+    let json = run_examples(
+        &[
+            "--format",
+            "json",
+            "--exact",
+            "[careful] always_passes",
+            "--output-dir",
+            output_dir,
+        ],
+        &[],
+    );
+    assert!(json.status.success());
+    // libtest-mimic's JSON events carry the bare trial name, without the runner kind.
+    let events: Vec<Value> = stdout(&json)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{line:?}: {e}")))
+        .collect();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "test" && e["event"] == "ok" && e["name"] == "always_passes"),
+        "{events:?}"
+    );
+    let serial = run_examples(
+        &[
+            "--test-threads",
+            "1",
+            "--skip",
+            "skills",
+            "--include-ignored",
+            "--output-dir",
+            output_dir,
+        ],
+        &[],
+    );
+    assert!(serial.status.success());
+    assert_eq!(trial_lines(&serial).len(), 6, "{}", stdout(&serial));
+}

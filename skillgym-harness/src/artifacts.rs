@@ -128,3 +128,67 @@ pub fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     fs::write(&temporary, bytes)?;
     fs::rename(&temporary, path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_become_single_safe_segments() {
+        assert_eq!(sanitize("skills::find_expo"), "skills.find_expo");
+        assert_eq!(sanitize("../../etc/passwd"), "..-..-etc-passwd");
+        assert_eq!(sanitize(".."), "_..");
+        assert_eq!(sanitize("."), "_.");
+        assert_eq!(sanitize(""), "_");
+        assert_eq!(sanitize("a b/c\\d\u{e9}"), "a-b-c-d-");
+        assert_eq!(sanitize("fix-null-check_2.v1"), "fix-null-check_2.v1");
+    }
+
+    #[test]
+    fn layout_stays_inside_the_run_directory() {
+        let run = RunDir::new("/out", "../run");
+        assert_eq!(run.path(), Path::new("/out/..-run"));
+        assert_eq!(
+            run.attempt_dir("../../x", "a/b", 2, 3),
+            Path::new("/out/..-run/..-..-x/a-b/repeat-2/attempt-3")
+        );
+    }
+
+    #[test]
+    fn run_id_prefers_explicit_then_nextest_then_a_timestamp() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |key: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert_eq!(
+            RunDir::run_id_from_env(env(&[("SKILLGYM_RUN_ID", "mine"), ("NEXTEST_RUN_ID", "n")])),
+            "mine"
+        );
+        assert_eq!(
+            RunDir::run_id_from_env(env(&[("NEXTEST_RUN_ID", "n")])),
+            "n"
+        );
+        let generated = RunDir::run_id_from_env(env(&[("SKILLGYM_RUN_ID", " ")]));
+        assert!(
+            generated.starts_with("20") && generated.contains('T'),
+            "{generated}"
+        );
+    }
+
+    #[test]
+    fn latest_points_at_the_newest_run() {
+        let dir = std::env::temp_dir().join(format!("skillgym-latest-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        RunDir::new(&dir, "first").mark_latest().unwrap();
+        RunDir::new(&dir, "second").mark_latest().unwrap();
+        assert_eq!(
+            fs::read_link(dir.join("latest")).unwrap(),
+            Path::new("second")
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

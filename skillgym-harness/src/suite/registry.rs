@@ -149,3 +149,70 @@ pub fn sort_and_check(mut cases: Vec<CaseSpec>) -> Result<Vec<CaseSpec>, Duplica
     }
     Ok(cases)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(id: &str, source: &str) -> CaseSpec {
+        CaseSpec {
+            id: id.to_owned(),
+            source: source.to_owned(),
+            tags: Vec::new(),
+            prompt: PromptSpec::Inline("p".into()),
+            repeat: None,
+            repeat_failure: None,
+            expected_fail: false,
+            timeout: None,
+            max_steps: None,
+            runners: Vec::new(),
+            workspace: None,
+            base_dir: PathBuf::new(),
+            check: CaseCheck::Rust(
+                CaseDef::all()
+                    .next()
+                    .expect("this test binary registers a case"),
+            ),
+        }
+    }
+
+    #[skillgym::case(prompt = "registered so that CaseCheck can point somewhere")]
+    fn registered(_report: &skillgym::SessionReport) {}
+
+    #[test]
+    fn cases_are_sorted_by_id() {
+        let sorted = sort_and_check(vec![
+            case("b", "x:1"),
+            case("a::z", "x:2"),
+            case("a", "x:3"),
+        ])
+        .unwrap();
+        let ids: Vec<&str> = sorted.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["a", "a::z", "b"]);
+    }
+
+    #[test]
+    fn duplicate_ids_name_both_declarations() {
+        let error = sort_and_check(vec![
+            case("same", "tests/b.rs:9"),
+            case("other", "tests/a.rs:1"),
+            case("same", "tests/a.rs:4"),
+        ])
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "duplicate case id `same`:\n  first declared at tests/a.rs:4\n  again declared at tests/b.rs:9\n  help: give one of them an explicit `id = \"...\"`"
+        );
+    }
+
+    #[test]
+    fn registered_cases_get_their_module_path_as_id() {
+        let cases = collect_registered().unwrap();
+        assert!(
+            cases
+                .iter()
+                .any(|c| c.id == "suite::registry::tests::registered"),
+            "{cases:?}"
+        );
+    }
+}
