@@ -26,6 +26,19 @@ fn fake_runner_config(dir: &Path, script: &str, extra: &str) -> PathBuf {
     write_config(dir, &yaml)
 }
 
+/// Runs the example harness with the config in `dir`, writing artifacts to `<dir>/runs`.
+fn run_with_config(dir: &Path, config: &Path, args: &[&str]) -> std::process::Output {
+    let output_dir = dir.join("runs");
+    let mut all = vec![
+        "--config",
+        config.to_str().unwrap(),
+        "--output-dir",
+        output_dir.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    run_examples(&all, &[])
+}
+
 fn read_json(path: &Path) -> Value {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
@@ -364,18 +377,10 @@ fn results_json_holds_every_execution_in_plan_order() {
 fn assertion_failures_show_the_message_location_and_artifacts() {
     let dir = TempDir::new("assertion");
     let config = fake_runner_config(dir.path(), "echo-prompt", "");
-    let output = run_examples(
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--runner",
-            "fake",
-            "--test-threads",
-            "1",
-            "--output-dir",
-            dir.path().join("runs").to_str().unwrap(),
-        ],
-        &[],
+    let output = run_with_config(
+        dir.path(),
+        &config,
+        &["--runner", "fake", "--test-threads", "1"],
     );
     assert_eq!(output.status.code(), Some(101));
     let text = stdout(&output);
@@ -408,17 +413,7 @@ fn assertion_failures_show_the_message_location_and_artifacts() {
 fn crashing_agents_fail_their_trial_without_taking_the_harness_down() {
     let dir = TempDir::new("crash");
     let config = fake_runner_config(dir.path(), "stderr about to crash\ncrash", "");
-    let output = run_examples(
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--runner",
-            "fake",
-            "--output-dir",
-            dir.path().join("runs").to_str().unwrap(),
-        ],
-        &[],
-    );
+    let output = run_with_config(dir.path(), &config, &["--runner", "fake"]);
     assert_eq!(output.status.code(), Some(101));
     let text = stdout(&output);
     assert_eq!(trial_lines(&output).len(), 4, "{text}");
@@ -461,17 +456,7 @@ fn timeouts_kill_the_agent_and_all_its_descendants() {
         ),
     );
     let started = Instant::now();
-    let output = run_examples(
-        &[
-            "--exact",
-            "[fake] always_passes",
-            "--config",
-            config.to_str().unwrap(),
-            "--output-dir",
-            dir.path().join("runs").to_str().unwrap(),
-        ],
-        &[],
-    );
+    let output = run_with_config(dir.path(), &config, &["--exact", "[fake] always_passes"]);
     assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(output.status.code(), Some(101), "{}", stderr(&output));
     let text = stdout(&output);
@@ -513,17 +498,7 @@ fn max_steps_stops_the_agent() {
     let step = r#"emit {"type":"message","role":"assistant","text":"step"}"#;
     let script = format!("{step}\n{step}\n{step}\nhang");
     let config = fake_runner_config(dir.path(), &script, "run:\n  max_steps: 2\n");
-    let output = run_examples(
-        &[
-            "--exact",
-            "[fake] always_passes",
-            "--config",
-            config.to_str().unwrap(),
-            "--output-dir",
-            dir.path().join("runs").to_str().unwrap(),
-        ],
-        &[],
-    );
+    let output = run_with_config(dir.path(), &config, &["--exact", "[fake] always_passes"]);
     assert_eq!(output.status.code(), Some(101));
     let text = stdout(&output);
     assert!(

@@ -27,18 +27,13 @@ pub struct AttemptId<'a> {
 /// case misbehaviour: every problem becomes a failure with its origin.
 pub fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>) -> AttemptResult {
     let started = Instant::now();
-    let AttemptId {
-        case,
-        runner,
-        repetition,
-        attempt,
-    } = id;
+    let case = id.case;
     let artifact_dir = run
         .run_dir
-        .attempt_dir(&case.id, &runner.id, repetition, attempt);
+        .attempt_dir(&case.id, &id.runner.id, id.repetition, id.attempt);
     let mut result = AttemptResult {
-        repetition,
-        attempt,
+        repetition: id.repetition,
+        attempt: id.attempt,
         status: Status::Failed,
         passed: false,
         failure: None,
@@ -101,7 +96,7 @@ fn prepare_and_run(
             format!("cannot write {}: {error}", prompt_file.display()),
         )
     })?;
-    let workspace = workspace::prepare(run, runtime, id.case, &runner.id, artifact_dir)?;
+    let workspace = workspace::prepare(run, runtime, case, &runner.id, artifact_dir)?;
     let state_dir = artifact_dir.join("agent-state");
     let spec = SessionSpec {
         runner_id: &runner.id,

@@ -72,11 +72,6 @@ pub enum UsageSource {
 }
 
 impl Usage {
-    /// The value of a figure, if present.
-    pub fn tokens(figure: Option<TokenCount>) -> Option<u64> {
-        figure.map(|count| count.value)
-    }
-
     /// Fills `total_tokens` from the other figures when the provider did not report it.
     pub fn derive_total(&mut self) {
         if self.total_tokens.is_some() {
