@@ -4,6 +4,8 @@ use std::any::Any;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::SessionReport;
+use crate::assert::{AssertionFailure, Expect};
 use crate::failure::{FailureClass, SourceLocation};
 
 /// The result type a case function may return: `-> skillgym::Result`.
@@ -103,7 +105,20 @@ impl<E: fmt::Display + 'static> IntoCaseResult for core::result::Result<(), E> {
 }
 
 /// Per-attempt context handed to a case function as its optional second parameter
-/// (`ctx: &mut CaseContext`).
+/// (`ctx: &mut CaseContext`): where the attempt runs, and the collector of soft assertion
+/// failures.
+///
+/// ```
+/// use skillgym::prelude::*;
+///
+/// #[skillgym::case(prompt = "Find a skill for upgrading Expo SDK")]
+/// fn finds_the_skill(report: &SessionReport, ctx: &mut CaseContext) {
+///     // Both checks run; if both fail, both are reported.
+///     ctx.soft(report).skills().has("find-skills");
+///     ctx.soft(report).output().includes("upgrading-expo");
+/// }
+/// # fn main() {}
+/// ```
 #[derive(Debug, Clone)]
 pub struct CaseContext {
     case_id: String,
@@ -112,6 +127,7 @@ pub struct CaseContext {
     attempt: u32,
     artifact_dir: PathBuf,
     workspace_dir: PathBuf,
+    soft_failures: Vec<AssertionFailure>,
 }
 
 impl CaseContext {
@@ -131,6 +147,72 @@ impl CaseContext {
             attempt,
             artifact_dir: artifact_dir.into(),
             workspace_dir: workspace_dir.into(),
+            soft_failures: Vec::new(),
+        }
+    }
+
+    /// Opens the assertion groups in soft mode: a failed check is recorded and the case goes
+    /// on. When the case ends, every recorded failure is reported together, followed by the
+    /// hard failure or error that ended it, if any.
+    ///
+    /// ```
+    /// # use skillgym::prelude::*;
+    /// # let report = SessionReport::from_events([SessionEvent::command("ls")]);
+    /// # let mut ctx = CaseContext::__new("case", "runner", 1, 1, "/tmp/a", "/tmp/w");
+    /// ctx.soft(&report).commands().includes("npm test").includes("ls");
+    /// ctx.soft(&report).output().not_empty();
+    /// assert_eq!(ctx.soft_failures().len(), 2);
+    /// ```
+    pub fn soft<'a>(&'a mut self, report: &'a SessionReport) -> Expect<'a> {
+        Expect::soft(report, self)
+    }
+
+    /// The soft failures recorded so far, in order.
+    ///
+    /// ```
+    /// # let ctx = skillgym::CaseContext::__new("case", "runner", 1, 1, "/tmp/a", "/tmp/w");
+    /// assert!(ctx.soft_failures().is_empty());
+    /// ```
+    pub fn soft_failures(&self) -> &[AssertionFailure] {
+        &self.soft_failures
+    }
+
+    pub(crate) fn soft_failures_mut(&mut self) -> &mut Vec<AssertionFailure> {
+        &mut self.soft_failures
+    }
+
+    /// Takes the recorded soft failures, leaving none (used by the harness).
+    #[doc(hidden)]
+    pub fn __take_soft_failures(&mut self) -> Vec<AssertionFailure> {
+        std::mem::take(&mut self.soft_failures)
+    }
+
+    /// Runs `check` with this context; every failure raised inside, soft or hard, gets
+    /// `class` unless a deeper `classify` already gave it one.
+    ///
+    /// ```
+    /// # use skillgym::prelude::*;
+    /// # let report = SessionReport::default();
+    /// # let mut ctx = CaseContext::__new("case", "runner", 1, 1, "/tmp/a", "/tmp/w");
+    /// ctx.classify(FailureClass::new("no-discovery", "Skipped skill discovery"), |ctx| {
+    ///     ctx.soft(&report).commands().includes("npx skills find");
+    /// });
+    /// assert_eq!(ctx.soft_failures()[0].class.as_ref().unwrap().id, "no-discovery");
+    /// ```
+    pub fn classify<R>(
+        &mut self,
+        class: impl Into<FailureClass>,
+        check: impl FnOnce(&mut CaseContext) -> R,
+    ) -> R {
+        let class = class.into();
+        let start = self.soft_failures.len();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(self)));
+        for failure in self.soft_failures.iter_mut().skip(start) {
+            failure.class.get_or_insert_with(|| class.clone());
+        }
+        match outcome {
+            Ok(value) => value,
+            Err(payload) => std::panic::resume_unwind(crate::assert::attach_class(payload, &class)),
         }
     }
 

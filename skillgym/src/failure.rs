@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::assert::AssertionFailure;
+
 /// Where a failure came from. Infrastructure origins (everything but [`Assertion`] and
 /// [`Grader`]) still fail a case marked `expected_fail`.
 ///
@@ -167,6 +169,10 @@ pub struct Failure {
     /// Where in the case's source it was raised, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<SourceLocation>,
+    /// The assertion failures this failure is made of, in the order they happened: the soft
+    /// ones, then the one that ended the case. Each keeps its location, class and question.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assertions: Vec<AssertionFailure>,
 }
 
 impl Failure {
@@ -177,7 +183,67 @@ impl Failure {
             class: origin.default_class(),
             message: message.into(),
             location: None,
+            assertions: Vec::new(),
         }
+    }
+
+    /// Merges the assertion failures of one attempt into a failure of origin `assertion`.
+    ///
+    /// One failure keeps its message and location. Several become `N assertion failures:`
+    /// with each numbered, its class and its location. The merged class is the first class
+    /// attached to a part, else the default `assertion` class; every part keeps its own.
+    /// Returns `None` for no failures.
+    ///
+    /// ```
+    /// use skillgym::{assert::AssertionFailure, Failure, FailureClass, SourceLocation};
+    ///
+    /// let here = SourceLocation { file: "tests/b.rs".into(), line: 7, column: 5 };
+    /// let failure = Failure::from_assertions(vec![
+    ///     AssertionFailure::new("expected a command matching \"npm test\"").at(here.clone()),
+    ///     AssertionFailure::new("expected a final output").at(here).with_class("silent"),
+    /// ])
+    /// .unwrap();
+    /// assert_eq!(failure.class, FailureClass::id("silent"));
+    /// assert!(failure.message.starts_with("2 assertion failures:\n1. expected a command"));
+    /// assert_eq!(failure.assertions.len(), 2);
+    /// ```
+    pub fn from_assertions(parts: Vec<AssertionFailure>) -> Option<Failure> {
+        let class = parts
+            .iter()
+            .find_map(|part| part.class.clone())
+            .unwrap_or_else(|| FailureOrigin::Assertion.default_class());
+        let (message, location) = match parts.as_slice() {
+            [] => return None,
+            [only] => (only.message.clone(), only.location.clone()),
+            many => (merged_message(many), None),
+        };
+        Some(Failure {
+            origin: FailureOrigin::Assertion,
+            class,
+            message,
+            location,
+            assertions: parts,
+        })
+    }
+
+    /// The explain questions of the parts, with their locations.
+    ///
+    /// ```
+    /// use skillgym::{assert::AssertionFailure, Failure};
+    ///
+    /// let failure = Failure::from_assertions(vec![
+    ///     AssertionFailure::new("a").with_question("Why a?"),
+    ///     AssertionFailure::new("b"),
+    /// ])
+    /// .unwrap();
+    /// assert_eq!(failure.questions().map(|(q, _)| q).collect::<Vec<_>>(), ["Why a?"]);
+    /// ```
+    pub fn questions(&self) -> impl Iterator<Item = (&str, Option<&SourceLocation>)> {
+        self.assertions.iter().filter_map(|part| {
+            part.question
+                .as_deref()
+                .map(|question| (question, part.location.as_ref()))
+        })
     }
 
     /// Attaches a source location.
@@ -191,6 +257,29 @@ impl Failure {
         self.class = class;
         self
     }
+}
+
+/// `N assertion failures:` and each part numbered, with its class and location indented.
+fn merged_message(parts: &[AssertionFailure]) -> String {
+    let mut message = format!("{} assertion failures:", parts.len());
+    for (index, part) in parts.iter().enumerate() {
+        let mut lines = part.message.lines();
+        message.push_str(&format!(
+            "\n{}. {}",
+            index + 1,
+            lines.next().unwrap_or_default()
+        ));
+        for line in lines {
+            message.push_str(&format!("\n   {line}"));
+        }
+        if let Some(class) = &part.class {
+            message.push_str(&format!("\n   class: {}", class.id));
+        }
+        if let Some(location) = &part.location {
+            message.push_str(&format!("\n   at {location}"));
+        }
+    }
+    message
 }
 
 impl fmt::Display for Failure {

@@ -10,11 +10,16 @@
 //!
 //! #[skillgym::case(prompt = "Say only: skillgym ready", tags = ["smoke"])]
 //! fn always_passes(report: &SessionReport) {
-//!     assert!(report.final_output().contains("skillgym ready"));
+//!     report.expect().output().includes("skillgym ready");
 //! }
 //!
 //! # fn main() {}
 //! ```
+//!
+//! Checks are typed and grouped: see [`assert`] for skills, commands (with
+//! [`CommandMatcher`](assert::CommandMatcher)), file reads, tool calls and output, soft
+//! assertions through [`CaseContext::soft`], failure classes with
+//! [`classify`](assert::classify), and explain questions.
 //!
 //! This crate holds what case authors touch; everything that runs lives in `skillgym-harness`.
 
@@ -22,6 +27,7 @@
 
 extern crate self as skillgym;
 
+pub mod assert;
 mod case;
 mod failure;
 mod report;
@@ -33,13 +39,18 @@ pub use report::{
     SessionReport, SkillDetection, Timing, TokenCount, Usage, UsageSource,
 };
 
+/// The regular expression type the assertions accept (re-exported from the `regex` crate).
+pub use regex::Regex;
+
 #[doc = include_str!("case.md")]
 pub use skillgym_macros::case;
 
 /// The names most cases need: `use skillgym::prelude::*;`.
 pub mod prelude {
+    pub use crate::assert::{CommandMatcher, ToolMatcher, classify, classify_async};
     pub use crate::{
-        CaseContext, Confidence, FailureClass, SessionEvent, SessionReport, SkillDetection,
+        CaseContext, Confidence, FailureClass, Regex, SessionEvent, SessionReport, SkillDetection,
+        assert_contains, assert_regex,
     };
 }
 

@@ -1,8 +1,10 @@
 //! One attempt: prepare the workspace, run a session, check it, classify, write artifacts.
 
+use std::path::Path;
 use std::time::Instant;
 
-use skillgym::{CaseContext, Failure, FailureClass, FailureOrigin, Usage};
+use serde_json::json;
+use skillgym::{CaseContext, Failure, FailureClass, FailureOrigin, SessionReport, Usage};
 use tokio::runtime::Runtime;
 
 use super::check::{classify, run_check};
@@ -129,7 +131,11 @@ fn prepare_and_run(
                 artifact_dir,
                 workspace.cwd(),
             );
-            run_check(runtime, case, &session.report, &mut ctx)
+            let failure = run_check(runtime, case, &session.report, &mut ctx);
+            if let Some(failure) = &failure {
+                write_explain(artifact_dir, id, workspace.cwd(), &session.report, failure);
+            }
+            failure
         }
     };
     let verdict_passes = match &failure {
@@ -140,6 +146,35 @@ fn prepare_and_run(
         return Ok(failure.or(Some(problem)));
     }
     Ok(failure)
+}
+
+/// Writes `explain.json` when failed assertions carry questions for `skillgym explain`:
+/// the case, runner, working directory, agent session id and each question with its source.
+fn write_explain(
+    artifact_dir: &Path,
+    id: AttemptId<'_>,
+    cwd: &Path,
+    report: &SessionReport,
+    failure: &Failure,
+) {
+    let questions: Vec<_> = failure
+        .questions()
+        .map(|(question, source)| json!({ "question": question, "source": source }))
+        .collect();
+    if questions.is_empty() {
+        return;
+    }
+    let explain = json!({
+        "case_id": id.case.id,
+        "runner_id": id.runner.id,
+        "cwd": cwd,
+        "session_id": report.session_id,
+        "questions": questions,
+    });
+    let path = artifact_dir.join("explain.json");
+    if let Err(error) = write_json(&path, &explain) {
+        eprintln!("skillgym: cannot write {}: {error}", path.display());
+    }
 }
 
 /// Maps a raw outcome through the case's expectation.

@@ -4,7 +4,10 @@ use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
-use skillgym::{CaseContext, Failure, FailureOrigin, SessionReport, SourceLocation};
+use std::any::Any;
+
+use skillgym::assert::AssertionFailure;
+use skillgym::{CaseContext, Failure, SessionReport, SourceLocation};
 use tokio::runtime::Runtime;
 
 use crate::suite::{CaseCheck, CaseSpec};
@@ -18,8 +21,9 @@ thread_local! {
     static CAPTURE: RefCell<Option<Option<CapturedPanic>>> = const { RefCell::new(None) };
 }
 
-/// Runs the case's checks. A panic or an `Err` is an assertion failure with its message and
-/// location; the case's `classify_failure` hook, if any, then may override the class.
+/// Runs the case's checks. The soft failures the case recorded, then the panic or `Err` that
+/// ended it (if any), become one assertion failure with every part's message, location and
+/// class; the case's `classify_failure` hook runs later (see [`classify`]).
 pub fn run_check(
     runtime: &Runtime,
     case: &CaseSpec,
@@ -33,23 +37,46 @@ pub fn run_check(
         runtime.block_on((def.run)(report, ctx))
     }));
     let captured = CAPTURE.with(|slot| slot.borrow_mut().take()).flatten();
-    let failure = match outcome {
-        Ok(Ok(())) => return None,
+    let ending = match outcome {
+        Ok(Ok(())) => None,
         Ok(Err(error)) => {
-            let mut failure = Failure::new(FailureOrigin::Assertion, error.message())
-                .at(error.location().cloned());
-            if let Some(class) = error.class() {
-                failure.class = class.clone();
+            let mut failure = AssertionFailure::new(error.message());
+            failure.location = error.location().cloned();
+            failure.class = error.class().cloned();
+            Some(failure)
+        }
+        Err(payload) => Some(panic_failure(payload, captured)),
+    };
+    let mut parts = ctx.__take_soft_failures();
+    parts.extend(ending);
+    Failure::from_assertions(parts)
+}
+
+/// The failure a panic carries: a structured [`AssertionFailure`] from a skillgym assertion,
+/// or the message and location of any other panic (`assert!`, `unwrap`, ...).
+fn panic_failure(
+    payload: Box<dyn Any + Send>,
+    captured: Option<CapturedPanic>,
+) -> AssertionFailure {
+    let (captured_message, captured_location) = match captured {
+        Some((message, location)) => (Some(message), location),
+        None => (None, None),
+    };
+    match payload.downcast::<AssertionFailure>() {
+        Ok(failure) => {
+            let mut failure = *failure;
+            if failure.location.is_none() {
+                failure.location = captured_location;
             }
             failure
         }
         Err(payload) => {
-            let (message, location) =
-                captured.unwrap_or_else(|| (payload_message(&*payload), None));
-            Failure::new(FailureOrigin::Assertion, message).at(location)
+            let message = captured_message.unwrap_or_else(|| payload_message(&*payload));
+            let mut failure = AssertionFailure::new(message);
+            failure.location = captured_location;
+            failure
         }
-    };
-    Some(failure)
+    }
 }
 
 /// Installs (once) a panic hook that records panics of checks and defers to the previous hook
@@ -57,6 +84,7 @@ pub fn run_check(
 fn install_hook() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
+        skillgym::__private::enable_structured_panics();
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             let recorded = CAPTURE.with(|slot| match slot.try_borrow_mut() {

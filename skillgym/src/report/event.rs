@@ -94,6 +94,79 @@ pub enum SessionEvent {
     },
 }
 
+impl SessionEvent {
+    /// A [`Command`](SessionEvent::Command) without exit code or time.
+    ///
+    /// ```
+    /// let event = skillgym::SessionEvent::command("npm test");
+    /// assert!(matches!(event, skillgym::SessionEvent::Command { .. }));
+    /// ```
+    pub fn command(command: impl Into<String>) -> Self {
+        SessionEvent::Command {
+            command: command.into(),
+            exit_code: None,
+            at: None,
+        }
+    }
+
+    /// A [`ToolCall`](SessionEvent::ToolCall) without id or time.
+    ///
+    /// ```
+    /// let event = skillgym::SessionEvent::tool_call("Bash", serde_json::json!({"command": "ls"}));
+    /// assert!(matches!(event, skillgym::SessionEvent::ToolCall { .. }));
+    /// ```
+    pub fn tool_call(tool: impl Into<String>, args: Value) -> Self {
+        SessionEvent::ToolCall {
+            id: None,
+            tool: tool.into(),
+            args,
+            at: None,
+        }
+    }
+
+    /// A [`FileRead`](SessionEvent::FileRead) without time.
+    ///
+    /// ```
+    /// let event = skillgym::SessionEvent::file_read("/repo/README.md");
+    /// assert!(matches!(event, skillgym::SessionEvent::FileRead { .. }));
+    /// ```
+    pub fn file_read(path: impl Into<PathBuf>) -> Self {
+        SessionEvent::FileRead {
+            path: path.into(),
+            at: None,
+        }
+    }
+
+    /// An assistant [`Message`](SessionEvent::Message) in the final phase.
+    ///
+    /// ```
+    /// let event = skillgym::SessionEvent::assistant("done");
+    /// assert!(matches!(event, skillgym::SessionEvent::Message { .. }));
+    /// ```
+    pub fn assistant(text: impl Into<String>) -> Self {
+        SessionEvent::Message {
+            role: Role::Assistant,
+            phase: Some(Phase::Final),
+            text: text.into(),
+            at: None,
+        }
+    }
+
+    /// A [`SkillSignal`](SessionEvent::SkillSignal) from the agent's skill tool (`tool:skill`).
+    ///
+    /// ```
+    /// let event = skillgym::SessionEvent::skill_signal("find-skills");
+    /// assert!(matches!(event, skillgym::SessionEvent::SkillSignal { .. }));
+    /// ```
+    pub fn skill_signal(skill: impl Into<String>) -> Self {
+        SessionEvent::SkillSignal {
+            skill: skill.into(),
+            signal: "tool:skill".into(),
+            at: None,
+        }
+    }
+}
+
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -4,13 +4,15 @@ mod event;
 mod skill;
 mod usage;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 pub use event::{Phase, Role, SessionEvent};
 pub use skill::{Confidence, SkillDetection};
 pub use usage::{TokenCount, Usage, UsageSource};
+
+use crate::assert::Expect;
 
 /// What one agent session did, normalized across agents.
 ///
@@ -45,12 +47,115 @@ pub struct SessionReport {
 }
 
 impl SessionReport {
+    /// A report holding `events`, for tests, examples and replay: `files` is filled from the
+    /// file-read events and `final_output` from the last assistant message. Skills are not
+    /// inferred; add them with [`with_skill`](Self::with_skill).
+    ///
+    /// ```
+    /// use skillgym::{SessionEvent, SessionReport};
+    ///
+    /// let report = SessionReport::from_events([
+    ///     SessionEvent::file_read("/repo/.claude/skills/x/SKILL.md"),
+    ///     SessionEvent::command("npx skills find expo"),
+    ///     SessionEvent::assistant("Use upgrading-expo."),
+    /// ]);
+    /// assert_eq!(report.final_output(), "Use upgrading-expo.");
+    /// assert_eq!(report.files.observed_skill_reads.len(), 1);
+    /// ```
+    pub fn from_events(events: impl IntoIterator<Item = SessionEvent>) -> Self {
+        let events: Vec<SessionEvent> = events.into_iter().collect();
+        let observed_reads: Vec<PathBuf> = events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::FileRead { path, .. } => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
+        let final_output = events
+            .iter()
+            .rev()
+            .find_map(|event| match event {
+                SessionEvent::Message {
+                    role: Role::Assistant,
+                    phase,
+                    text,
+                    ..
+                } if *phase != Some(Phase::Thinking) => Some(text.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        SessionReport {
+            files: FileActivity {
+                observed_skill_reads: observed_reads
+                    .iter()
+                    .filter(|path| path.ends_with("SKILL.md"))
+                    .cloned()
+                    .collect(),
+                observed_reads,
+            },
+            final_output,
+            events,
+            ..SessionReport::default()
+        }
+    }
+
+    /// This report with `skill` added to the detected skills.
+    ///
+    /// ```
+    /// use skillgym::{Confidence, SessionReport, SkillDetection};
+    ///
+    /// let report = SessionReport::default()
+    ///     .with_skill(SkillDetection::new("find-skills", Confidence::Explicit, ["Loaded via Skill tool"]));
+    /// assert!(report.skill("find-skills").is_some());
+    /// ```
+    #[must_use]
+    pub fn with_skill(mut self, skill: SkillDetection) -> Self {
+        self.detected_skills.push(skill);
+        self
+    }
+
+    /// This report with its final output replaced.
+    ///
+    /// ```
+    /// let report = skillgym::SessionReport::default().with_final_output("done");
+    /// assert_eq!(report.final_output(), "done");
+    /// ```
+    #[must_use]
+    pub fn with_final_output(mut self, text: impl Into<String>) -> Self {
+        self.final_output = text.into();
+        self
+    }
+
+    /// Opens the typed assertion groups; a failed check panics with a message listing what
+    /// was expected and observed, located at the check. See [`assert`](crate::assert).
+    ///
+    /// ```
+    /// # use skillgym::prelude::*;
+    /// # let report = SessionReport::from_events([SessionEvent::command("npx skills find expo")]);
+    /// report.expect().commands().includes(CommandMatcher::new("npx").args(["skills", "find"]));
+    /// ```
+    pub fn expect(&self) -> Expect<'_> {
+        Expect::hard(self)
+    }
+
     /// The agent's final answer.
+    ///
+    /// ```
+    /// let report = skillgym::SessionReport::default().with_final_output("done");
+    /// assert_eq!(report.final_output(), "done");
+    /// ```
     pub fn final_output(&self) -> &str {
         &self.final_output
     }
 
     /// The shell commands the agent ran, in order.
+    ///
+    /// ```
+    /// use skillgym::{SessionEvent, SessionReport};
+    ///
+    /// let report = SessionReport::from_events([SessionEvent::command("ls"), SessionEvent::command("pwd")]);
+    /// assert_eq!(report.commands().collect::<Vec<_>>(), ["ls", "pwd"]);
+    /// ```
     pub fn commands(&self) -> impl Iterator<Item = &str> {
         self.events.iter().filter_map(|event| match event {
             SessionEvent::Command { command, .. } => Some(command.as_str()),
@@ -59,6 +164,18 @@ impl SessionReport {
     }
 
     /// The tool calls, optionally only those of one tool (exact name).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skillgym::{SessionEvent, SessionReport};
+    ///
+    /// let report = SessionReport::from_events([
+    ///     SessionEvent::tool_call("Read", json!({"file_path": "/repo/README.md"})),
+    ///     SessionEvent::tool_call("Bash", json!({"command": "ls"})),
+    /// ]);
+    /// assert_eq!(report.tool_calls(None).count(), 2);
+    /// assert_eq!(report.tool_calls(Some("Bash")).count(), 1);
+    /// ```
     pub fn tool_calls<'a>(
         &'a self,
         tool: Option<&'a str>,
@@ -69,17 +186,54 @@ impl SessionReport {
         })
     }
 
-    /// The absolute paths of the files the agent read, in order (with repeats).
-    pub fn file_reads(&self) -> &[PathBuf] {
-        &self.files.observed_reads
+    /// The files the agent read, in order (with repeats): the paths of the file-read events,
+    /// or [`files.observed_reads`](FileActivity::observed_reads) when there are none.
+    ///
+    /// ```
+    /// use skillgym::{SessionEvent, SessionReport};
+    ///
+    /// let report = SessionReport::from_events([SessionEvent::file_read("/repo/README.md")]);
+    /// assert_eq!(report.file_reads(), [std::path::Path::new("/repo/README.md")]);
+    /// ```
+    pub fn file_reads(&self) -> Vec<&Path> {
+        let from_events: Vec<&Path> = self
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::FileRead { path, .. } => Some(path.as_path()),
+                _ => None,
+            })
+            .collect();
+        if from_events.is_empty() {
+            self.files
+                .observed_reads
+                .iter()
+                .map(PathBuf::as_path)
+                .collect()
+        } else {
+            from_events
+        }
     }
 
     /// The detected skills.
+    ///
+    /// ```
+    /// assert!(skillgym::SessionReport::default().detected_skills().is_empty());
+    /// ```
     pub fn detected_skills(&self) -> &[SkillDetection] {
         &self.detected_skills
     }
 
     /// The detection of one skill, if it was detected at all.
+    ///
+    /// ```
+    /// use skillgym::{Confidence, SessionReport, SkillDetection};
+    ///
+    /// let report = SessionReport::default()
+    ///     .with_skill(SkillDetection::new("x", Confidence::Strong, ["Read /s/x/SKILL.md"]));
+    /// assert_eq!(report.skill("x").unwrap().confidence, Confidence::Strong);
+    /// assert!(report.skill("y").is_none());
+    /// ```
     pub fn skill(&self, name: &str) -> Option<&SkillDetection> {
         self.detected_skills
             .iter()

@@ -26,3 +26,25 @@ pub struct SkillDetection {
     /// Human-readable evidence, e.g. `Read /repo/.claude/skills/x/SKILL.md`.
     pub evidence: Vec<String>,
 }
+
+impl SkillDetection {
+    /// A detection with its evidence.
+    ///
+    /// ```
+    /// use skillgym::{Confidence, SkillDetection};
+    ///
+    /// let skill = SkillDetection::new("find-skills", Confidence::Strong, ["Read /s/find-skills/SKILL.md"]);
+    /// assert_eq!(skill.evidence.len(), 1);
+    /// ```
+    pub fn new(
+        skill: impl Into<String>,
+        confidence: Confidence,
+        evidence: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        SkillDetection {
+            skill: skill.into(),
+            confidence,
+            evidence: evidence.into_iter().map(Into::into).collect(),
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Text matchers: a substring or a regular expression.
+
+use std::fmt;
+
+use regex::Regex;
+
+/// Matches text by substring (`&str`, `String`) or by regular expression ([`Regex`]).
+///
+/// Assertion groups take `impl Into<TextMatcher>`, so a plain string or a compiled
+/// [`Regex`] can be passed directly.
+///
+/// ```
+/// use skillgym::assert::TextMatcher;
+/// use regex::Regex;
+///
+/// assert!(TextMatcher::from("skills find").is_match("npx skills find expo"));
+/// assert!(TextMatcher::from(Regex::new(r"^npx\b").unwrap()).is_match("npx skills find"));
+/// assert_eq!(TextMatcher::from("a\"b").to_string(), r#""a\"b""#);
+/// ```
+#[derive(Debug, Clone)]
+pub enum TextMatcher {
+    /// Matches text that contains this substring.
+    Contains(String),
+    /// Matches text in which this regular expression finds a match.
+    Regex(Regex),
+}
+
+impl TextMatcher {
+    /// Whether `text` matches.
+    pub fn is_match(&self, text: &str) -> bool {
+        match self {
+            TextMatcher::Contains(needle) => text.contains(needle.as_str()),
+            TextMatcher::Regex(regex) => regex.is_match(text),
+        }
+    }
+}
+
+impl fmt::Display for TextMatcher {
+    /// `"substring"` (quoted and escaped) or `/regex/`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TextMatcher::Contains(needle) => write!(f, "{needle:?}"),
+            TextMatcher::Regex(regex) => write!(f, "/{}/", regex.as_str()),
+        }
+    }
+}
+
+impl From<&str> for TextMatcher {
+    fn from(needle: &str) -> Self {
+        TextMatcher::Contains(needle.to_owned())
+    }
+}
+
+impl From<String> for TextMatcher {
+    fn from(needle: String) -> Self {
+        TextMatcher::Contains(needle)
+    }
+}
+
+impl From<&String> for TextMatcher {
+    fn from(needle: &String) -> Self {
+        TextMatcher::Contains(needle.clone())
+    }
+}
+
+impl From<Regex> for TextMatcher {
+    fn from(regex: Regex) -> Self {
+        TextMatcher::Regex(regex)
+    }
+}
+
+impl From<&Regex> for TextMatcher {
+    fn from(regex: &Regex) -> Self {
+        TextMatcher::Regex(regex.clone())
+    }
+}

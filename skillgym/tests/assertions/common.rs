@@ -1,0 +1,43 @@
+//! Helpers: run checks in soft mode and look at what they recorded.
+
+use skillgym::assert::{AssertionFailure, Expect};
+use skillgym::{CaseContext, SessionReport};
+
+/// The failures `check` records against `report`.
+pub fn failures(
+    report: &SessionReport,
+    check: impl for<'a> FnOnce(Expect<'a>),
+) -> Vec<AssertionFailure> {
+    let mut ctx = CaseContext::__new("case", "runner", 1, 1, "/tmp/artifacts", "/tmp/work");
+    check(ctx.soft(report));
+    ctx.__take_soft_failures()
+}
+
+/// Asserts that `check` passes.
+#[track_caller]
+pub fn passes(report: &SessionReport, check: impl for<'a> FnOnce(Expect<'a>)) {
+    let failures = failures(report, check);
+    assert!(
+        failures.is_empty(),
+        "expected no failure, got:\n{}",
+        failures
+            .iter()
+            .map(|f| f.message.as_str())
+            .collect::<Vec<_>>()
+            .join("\n---\n")
+    );
+}
+
+/// Asserts that `check` fails exactly once and returns the failure.
+#[track_caller]
+pub fn fails(report: &SessionReport, check: impl for<'a> FnOnce(Expect<'a>)) -> AssertionFailure {
+    let mut failures = failures(report, check);
+    assert_eq!(failures.len(), 1, "expected one failure, got {failures:#?}");
+    failures.remove(0)
+}
+
+/// The message of the single failure of `check`.
+#[track_caller]
+pub fn message(report: &SessionReport, check: impl for<'a> FnOnce(Expect<'a>)) -> String {
+    fails(report, check).message
+}
