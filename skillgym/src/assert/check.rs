@@ -78,7 +78,7 @@ macro_rules! check_options {
             /// # let report = SessionReport::default();
             #[doc = concat!("report.expect().", $method, "().because(\"the skill says so\").", $check, ";")]
             /// ```
-            pub fn because(&mut self, message: impl Into<String>) -> &mut Self {
+            pub fn because(mut self, message: impl Into<String>) -> Self {
                 self.check.message = Some(message.into());
                 self
             }
@@ -91,7 +91,7 @@ macro_rules! check_options {
             /// # let report = SessionReport::default();
             #[doc = concat!("report.expect().", $method, "().explain(\"Why did you skip this?\").", $check, ";")]
             /// ```
-            pub fn explain(&mut self, question: impl Into<String>) -> &mut Self {
+            pub fn explain(mut self, question: impl Into<String>) -> Self {
                 self.check.question = Some($crate::assert::check::Question::Text(question.into()));
                 self
             }
@@ -109,9 +109,9 @@ macro_rules! check_options {
             #[doc = concat!("    .", $check, ";")]
             /// ```
             pub fn explain_with(
-                &mut self,
+                mut self,
                 question: impl Fn(&SessionReport) -> String + 'a,
-            ) -> &mut Self {
+            ) -> Self {
                 self.check.question =
                     Some($crate::assert::check::Question::With(Box::new(question)));
                 self

@@ -144,7 +144,7 @@ impl<'a> Commands<'a> {
     /// report.expect().commands().includes("skills find");
     /// ```
     #[track_caller]
-    pub fn includes(&mut self, pattern: impl Into<CommandPattern>) -> &mut Self {
+    pub fn includes(mut self, pattern: impl Into<CommandPattern>) -> Self {
         let outcome = self.list.includes(&pattern.into());
         self.check.settle(Location::caller(), outcome);
         self
@@ -158,7 +158,7 @@ impl<'a> Commands<'a> {
     /// report.expect().commands().not_includes("rm -rf");
     /// ```
     #[track_caller]
-    pub fn not_includes(&mut self, pattern: impl Into<CommandPattern>) -> &mut Self {
+    pub fn not_includes(mut self, pattern: impl Into<CommandPattern>) -> Self {
         let outcome = self.list.not_includes(&pattern.into());
         self.check.settle(Location::caller(), outcome);
         self
@@ -174,7 +174,7 @@ impl<'a> Commands<'a> {
     /// report.expect().commands().count("npm test", 2);
     /// ```
     #[track_caller]
-    pub fn count(&mut self, pattern: impl Into<CommandPattern>, expected: usize) -> &mut Self {
+    pub fn count(mut self, pattern: impl Into<CommandPattern>, expected: usize) -> Self {
         let outcome = self.list.count(&pattern.into(), Bound::Exactly, expected);
         self.check.settle(Location::caller(), outcome);
         self
@@ -188,7 +188,7 @@ impl<'a> Commands<'a> {
     /// report.expect().commands().at_least("git", 1);
     /// ```
     #[track_caller]
-    pub fn at_least(&mut self, pattern: impl Into<CommandPattern>, min: usize) -> &mut Self {
+    pub fn at_least(mut self, pattern: impl Into<CommandPattern>, min: usize) -> Self {
         let outcome = self.list.count(&pattern.into(), Bound::AtLeast, min);
         self.check.settle(Location::caller(), outcome);
         self
@@ -202,7 +202,7 @@ impl<'a> Commands<'a> {
     /// report.expect().commands().at_most("npm install", 1);
     /// ```
     #[track_caller]
-    pub fn at_most(&mut self, pattern: impl Into<CommandPattern>, max: usize) -> &mut Self {
+    pub fn at_most(mut self, pattern: impl Into<CommandPattern>, max: usize) -> Self {
         let outcome = self.list.count(&pattern.into(), Bound::AtMost, max);
         self.check.settle(Location::caller(), outcome);
         self
@@ -220,10 +220,10 @@ impl<'a> Commands<'a> {
     /// ```
     #[track_caller]
     pub fn before(
-        &mut self,
+        mut self,
         earlier: impl Into<CommandPattern>,
         later: impl Into<CommandPattern>,
-    ) -> &mut Self {
+    ) -> Self {
         let outcome = self.list.before(&earlier.into(), &later.into());
         self.check.settle(Location::caller(), outcome);
         self
@@ -239,10 +239,7 @@ impl<'a> Commands<'a> {
     /// report.expect().commands().only(["ls", "cat "]);
     /// ```
     #[track_caller]
-    pub fn only<P: Into<CommandPattern>>(
-        &mut self,
-        patterns: impl IntoIterator<Item = P>,
-    ) -> &mut Self {
+    pub fn only<P: Into<CommandPattern>>(mut self, patterns: impl IntoIterator<Item = P>) -> Self {
         let patterns: Vec<CommandPattern> = patterns.into_iter().map(Into::into).collect();
         let patterns: Vec<&dyn ItemPattern<Cow<'a, str>>> = patterns
             .iter()
@@ -261,7 +258,7 @@ impl<'a> Commands<'a> {
     /// report.expect().commands().size(1);
     /// ```
     #[track_caller]
-    pub fn size(&mut self, expected: usize) -> &mut Self {
+    pub fn size(mut self, expected: usize) -> Self {
         let outcome = self.list.size(expected);
         self.check.settle(Location::caller(), outcome);
         self
@@ -275,7 +272,7 @@ impl<'a> Commands<'a> {
     /// report.expect().commands().exactly_one("npm test");
     /// ```
     #[track_caller]
-    pub fn exactly_one(&mut self, pattern: impl Into<CommandPattern>) -> &mut Self {
+    pub fn exactly_one(mut self, pattern: impl Into<CommandPattern>) -> Self {
         let outcome = self.list.count(&pattern.into(), Bound::Exactly, 1);
         self.check.settle(Location::caller(), outcome);
         self
@@ -291,7 +288,7 @@ impl<'a> Commands<'a> {
     /// report.expect().commands().first("git status");
     /// ```
     #[track_caller]
-    pub fn first(&mut self, pattern: impl Into<CommandPattern>) -> &mut Self {
+    pub fn first(mut self, pattern: impl Into<CommandPattern>) -> Self {
         let outcome = self.list.edge(&pattern.into(), false);
         self.check.settle(Location::caller(), outcome);
         self
@@ -307,7 +304,7 @@ impl<'a> Commands<'a> {
     /// report.expect().commands().last("npm test");
     /// ```
     #[track_caller]
-    pub fn last(&mut self, pattern: impl Into<CommandPattern>) -> &mut Self {
+    pub fn last(mut self, pattern: impl Into<CommandPattern>) -> Self {
         let outcome = self.list.edge(&pattern.into(), true);
         self.check.settle(Location::caller(), outcome);
         self

@@ -70,7 +70,7 @@ impl<'a> FileReads<'a> {
     /// report.expect().file_reads().includes("find-skills/SKILL.md");
     /// ```
     #[track_caller]
-    pub fn includes(&mut self, pattern: impl Into<TextMatcher>) -> &mut Self {
+    pub fn includes(mut self, pattern: impl Into<TextMatcher>) -> Self {
         let outcome = self.list.includes(&pattern.into());
         self.check.settle(Location::caller(), outcome);
         self
@@ -84,7 +84,7 @@ impl<'a> FileReads<'a> {
     /// report.expect().file_reads().not_includes(".env");
     /// ```
     #[track_caller]
-    pub fn not_includes(&mut self, pattern: impl Into<TextMatcher>) -> &mut Self {
+    pub fn not_includes(mut self, pattern: impl Into<TextMatcher>) -> Self {
         let outcome = self.list.not_includes(&pattern.into());
         self.check.settle(Location::caller(), outcome);
         self
@@ -100,7 +100,7 @@ impl<'a> FileReads<'a> {
     /// report.expect().file_reads().count("README.md", 2);
     /// ```
     #[track_caller]
-    pub fn count(&mut self, pattern: impl Into<TextMatcher>, expected: usize) -> &mut Self {
+    pub fn count(mut self, pattern: impl Into<TextMatcher>, expected: usize) -> Self {
         let outcome = self.list.count(&pattern.into(), Bound::Exactly, expected);
         self.check.settle(Location::caller(), outcome);
         self
@@ -114,7 +114,7 @@ impl<'a> FileReads<'a> {
     /// report.expect().file_reads().at_least("/src/", 1);
     /// ```
     #[track_caller]
-    pub fn at_least(&mut self, pattern: impl Into<TextMatcher>, min: usize) -> &mut Self {
+    pub fn at_least(mut self, pattern: impl Into<TextMatcher>, min: usize) -> Self {
         let outcome = self.list.count(&pattern.into(), Bound::AtLeast, min);
         self.check.settle(Location::caller(), outcome);
         self
@@ -128,7 +128,7 @@ impl<'a> FileReads<'a> {
     /// report.expect().file_reads().at_most("package.json", 1);
     /// ```
     #[track_caller]
-    pub fn at_most(&mut self, pattern: impl Into<TextMatcher>, max: usize) -> &mut Self {
+    pub fn at_most(mut self, pattern: impl Into<TextMatcher>, max: usize) -> Self {
         let outcome = self.list.count(&pattern.into(), Bound::AtMost, max);
         self.check.settle(Location::caller(), outcome);
         self
@@ -146,10 +146,10 @@ impl<'a> FileReads<'a> {
     /// ```
     #[track_caller]
     pub fn before(
-        &mut self,
+        mut self,
         earlier: impl Into<TextMatcher>,
         later: impl Into<TextMatcher>,
-    ) -> &mut Self {
+    ) -> Self {
         let outcome = self.list.before(&earlier.into(), &later.into());
         self.check.settle(Location::caller(), outcome);
         self
@@ -165,10 +165,7 @@ impl<'a> FileReads<'a> {
     /// report.expect().file_reads().only(["SKILL.md", "README.md"]);
     /// ```
     #[track_caller]
-    pub fn only<P: Into<TextMatcher>>(
-        &mut self,
-        patterns: impl IntoIterator<Item = P>,
-    ) -> &mut Self {
+    pub fn only<P: Into<TextMatcher>>(mut self, patterns: impl IntoIterator<Item = P>) -> Self {
         let patterns: Vec<TextMatcher> = patterns.into_iter().map(Into::into).collect();
         let patterns: Vec<&dyn ItemPattern<Cow<'a, str>>> = patterns
             .iter()
@@ -187,7 +184,7 @@ impl<'a> FileReads<'a> {
     /// report.expect().file_reads().size(1);
     /// ```
     #[track_caller]
-    pub fn size(&mut self, expected: usize) -> &mut Self {
+    pub fn size(mut self, expected: usize) -> Self {
         let outcome = self.list.size(expected);
         self.check.settle(Location::caller(), outcome);
         self
@@ -201,7 +198,7 @@ impl<'a> FileReads<'a> {
     /// report.expect().file_reads().exactly_one("SKILL.md");
     /// ```
     #[track_caller]
-    pub fn exactly_one(&mut self, pattern: impl Into<TextMatcher>) -> &mut Self {
+    pub fn exactly_one(mut self, pattern: impl Into<TextMatcher>) -> Self {
         let outcome = self.list.count(&pattern.into(), Bound::Exactly, 1);
         self.check.settle(Location::caller(), outcome);
         self
@@ -217,7 +214,7 @@ impl<'a> FileReads<'a> {
     /// report.expect().file_reads().first("SKILL.md");
     /// ```
     #[track_caller]
-    pub fn first(&mut self, pattern: impl Into<TextMatcher>) -> &mut Self {
+    pub fn first(mut self, pattern: impl Into<TextMatcher>) -> Self {
         let outcome = self.list.edge(&pattern.into(), false);
         self.check.settle(Location::caller(), outcome);
         self
@@ -233,7 +230,7 @@ impl<'a> FileReads<'a> {
     /// report.expect().file_reads().last("lib.rs");
     /// ```
     #[track_caller]
-    pub fn last(&mut self, pattern: impl Into<TextMatcher>) -> &mut Self {
+    pub fn last(mut self, pattern: impl Into<TextMatcher>) -> Self {
         let outcome = self.list.edge(&pattern.into(), true);
         self.check.settle(Location::caller(), outcome);
         self

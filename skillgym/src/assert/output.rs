@@ -62,7 +62,7 @@ impl<'a> Output<'a> {
     /// report.expect().output().includes("ready");
     /// ```
     #[track_caller]
-    pub fn includes(&mut self, pattern: impl Into<TextMatcher>) -> &mut Self {
+    pub fn includes(mut self, pattern: impl Into<TextMatcher>) -> Self {
         let pattern = pattern.into();
         let outcome = if pattern.is_match(self.text()) {
             Ok(())
@@ -84,7 +84,7 @@ impl<'a> Output<'a> {
     /// report.expect().output().not_includes("error");
     /// ```
     #[track_caller]
-    pub fn not_includes(&mut self, pattern: impl Into<TextMatcher>) -> &mut Self {
+    pub fn not_includes(mut self, pattern: impl Into<TextMatcher>) -> Self {
         let pattern = pattern.into();
         let outcome = if pattern.is_match(self.text()) {
             Err(self.mismatch(
@@ -107,7 +107,7 @@ impl<'a> Output<'a> {
     /// report.expect().output().matches(r"(?i)UPGRADING-\w+");
     /// ```
     #[track_caller]
-    pub fn matches(&mut self, pattern: &str) -> &mut Self {
+    pub fn matches(mut self, pattern: &str) -> Self {
         let outcome = match Regex::new(pattern) {
             Ok(regex) if regex.is_match(self.text()) => Ok(()),
             Ok(_) => Err(self.mismatch(
@@ -131,7 +131,7 @@ impl<'a> Output<'a> {
     /// report.expect().output().not_empty();
     /// ```
     #[track_caller]
-    pub fn not_empty(&mut self) -> &mut Self {
+    pub fn not_empty(mut self) -> Self {
         let outcome = if self.text().is_empty() {
             Err(self.mismatch(
                 "expected a final output".to_owned(),
@@ -152,7 +152,7 @@ impl<'a> Output<'a> {
     /// report.expect().output().equals("skillgym ready");
     /// ```
     #[track_caller]
-    pub fn equals(&mut self, expected: &str) -> &mut Self {
+    pub fn equals(mut self, expected: &str) -> Self {
         let outcome = if self.text().trim() == expected.trim() {
             Ok(())
         } else {

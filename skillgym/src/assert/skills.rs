@@ -3,6 +3,7 @@
 use std::panic::Location;
 
 use super::check::{Check, Mismatch, check_options};
+use super::list::times;
 use super::render::{self, Entry, Noun};
 use super::sink::Sink;
 use crate::{Confidence, SessionReport, SkillDetection};
@@ -49,7 +50,7 @@ impl<'a> Skills<'a> {
     /// #     "find-skills", Confidence::Explicit, ["Loaded via Skill tool"]));
     /// report.expect().skills().min_confidence(Confidence::Explicit).has("find-skills");
     /// ```
-    pub fn min_confidence(&mut self, confidence: Confidence) -> &mut Self {
+    pub fn min_confidence(mut self, confidence: Confidence) -> Self {
         self.min_confidence = confidence;
         self
     }
@@ -76,8 +77,15 @@ impl<'a> Skills<'a> {
         }
     }
 
-    /// The failure text: `headline`, then every detected skill, marking those in `marked`.
-    fn mismatch(&self, headline: String, marked: &[&str], question: String) -> Mismatch {
+    /// The failure text: `headline`, then every detected skill. Detections that count and are
+    /// named in `marked` get a `>` meaning `mark`; the legend is shown only when one is marked.
+    fn mismatch(
+        &self,
+        headline: String,
+        marked: &[&str],
+        mark: &str,
+        question: String,
+    ) -> Mismatch {
         let mut detail = headline;
         let entries: Vec<Entry> = self
             .check
@@ -93,11 +101,11 @@ impl<'a> Skills<'a> {
                 Entry {
                     text,
                     details: evidence_lines(skill),
-                    marked: marked.contains(&skill.skill.as_str()),
+                    marked: !below && marked.contains(&skill.skill.as_str()),
                 }
             })
             .collect();
-        let mark = (!marked.is_empty()).then_some("an offending skill");
+        let mark = entries.iter().any(|entry| entry.marked).then_some(mark);
         render::observed(&mut detail, Noun::SKILL, &entries, mark);
         Mismatch::new(detail, question)
     }
@@ -111,7 +119,7 @@ impl<'a> Skills<'a> {
     /// report.expect().skills().has("find-skills");
     /// ```
     #[track_caller]
-    pub fn has(&mut self, skill: &str) -> &mut Self {
+    pub fn has(mut self, skill: &str) -> Self {
         let outcome = if self.count_of(skill) > 0 {
             Ok(())
         } else {
@@ -121,6 +129,7 @@ impl<'a> Skills<'a> {
                     self.qualifier()
                 ),
                 &[],
+                "",
                 format!("Why did you not use the {skill:?} skill?"),
             ))
         };
@@ -136,7 +145,7 @@ impl<'a> Skills<'a> {
     /// report.expect().skills().not_has("deploy");
     /// ```
     #[track_caller]
-    pub fn not_has(&mut self, skill: &str) -> &mut Self {
+    pub fn not_has(mut self, skill: &str) -> Self {
         let outcome = if self.count_of(skill) == 0 {
             Ok(())
         } else {
@@ -146,6 +155,7 @@ impl<'a> Skills<'a> {
                     self.qualifier()
                 ),
                 &[skill],
+                "an offending skill",
                 format!("Why did you use the {skill:?} skill?"),
             ))
         };
@@ -163,7 +173,7 @@ impl<'a> Skills<'a> {
     /// report.expect().skills().includes(["a", "b"]);
     /// ```
     #[track_caller]
-    pub fn includes<'s>(&mut self, skills: impl IntoIterator<Item = &'s str>) -> &mut Self {
+    pub fn includes<'s>(mut self, skills: impl IntoIterator<Item = &'s str>) -> Self {
         let wanted: Vec<&str> = skills.into_iter().collect();
         let missing: Vec<&str> = wanted
             .iter()
@@ -182,6 +192,7 @@ impl<'a> Skills<'a> {
                     if missing.len() == 1 { "was" } else { "were" }
                 ),
                 &[],
+                "",
                 format!("Why did you not use the skills [{}]?", quoted(&missing)),
             ))
         };
@@ -198,18 +209,24 @@ impl<'a> Skills<'a> {
     /// report.expect().skills().count("deploy", 0);
     /// ```
     #[track_caller]
-    pub fn count(&mut self, skill: &str, expected: usize) -> &mut Self {
+    pub fn count(mut self, skill: &str, expected: usize) -> Self {
         let observed = self.count_of(skill);
         let outcome = if observed == expected {
             Ok(())
         } else {
             Err(self.mismatch(
                 format!(
-                    "expected the skill {skill:?} to be detected {expected} time(s){}, observed {observed}",
+                    "expected the skill {skill:?} to be detected {}{}, observed {observed}",
+                    times(expected),
                     self.qualifier()
                 ),
                 &[skill],
-                format!("Why did you use the {skill:?} skill {observed} time(s), not {expected}?"),
+                "a match",
+                format!(
+                    "Why did you use the {skill:?} skill {}, not {}?",
+                    times(observed),
+                    times(expected)
+                ),
             ))
         };
         self.check.settle(Location::caller(), outcome);
@@ -225,20 +242,24 @@ impl<'a> Skills<'a> {
     /// report.expect().skills().exactly_one("find-skills");
     /// ```
     #[track_caller]
-    pub fn exactly_one(&mut self, skill: &str) -> &mut Self {
+    pub fn exactly_one(mut self, skill: &str) -> Self {
         let others: Vec<&str> = self
             .counted()
             .filter(|detection| detection.skill != skill)
             .map(|detection| detection.skill.as_str())
             .collect();
-        let present = self.count_of(skill) == 1;
-        let outcome = if present && others.is_empty() {
+        let found = self.count_of(skill);
+        let outcome = if found == 1 && others.is_empty() {
             Ok(())
         } else {
-            let why = if present {
-                format!("[{}] also were", quoted(&others))
-            } else {
-                "it was not".to_owned()
+            let why = match found {
+                0 => "it was not used".to_owned(),
+                1 => format!(
+                    "[{}] also {}",
+                    quoted(&others),
+                    if others.len() == 1 { "was" } else { "were" }
+                ),
+                n => format!("it was detected {}", times(n)),
             };
             Err(self.mismatch(
                 format!(
@@ -246,6 +267,7 @@ impl<'a> Skills<'a> {
                     self.qualifier()
                 ),
                 &others,
+                "an offending skill",
                 format!("Why did you not use exactly one skill, {skill:?}?"),
             ))
         };
@@ -262,7 +284,7 @@ impl<'a> Skills<'a> {
     /// report.expect().skills().only(["find-skills", "expo"]);
     /// ```
     #[track_caller]
-    pub fn only<'s>(&mut self, skills: impl IntoIterator<Item = &'s str>) -> &mut Self {
+    pub fn only<'s>(mut self, skills: impl IntoIterator<Item = &'s str>) -> Self {
         let allowed: Vec<&str> = skills.into_iter().collect();
         let extra: Vec<&str> = self
             .counted()
@@ -281,6 +303,7 @@ impl<'a> Skills<'a> {
                     if extra.len() == 1 { "was" } else { "were" }
                 ),
                 &extra,
+                "an offending skill",
                 format!("Why did you use the skills [{}]?", quoted(&extra)),
             ))
         };

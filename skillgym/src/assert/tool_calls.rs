@@ -313,7 +313,7 @@ impl<'a> ToolCalls<'a> {
     /// report.expect().tool_calls().has(ToolMatcher::new("Read").arg("file_path", "SKILL.md"));
     /// ```
     #[track_caller]
-    pub fn has<'p>(&mut self, matcher: impl Into<ToolMatcher<'p>>) -> &mut Self {
+    pub fn has<'p>(mut self, matcher: impl Into<ToolMatcher<'p>>) -> Self {
         let outcome = self.list.includes(&matcher.into());
         self.check.settle(Location::caller(), outcome);
         self
@@ -327,7 +327,7 @@ impl<'a> ToolCalls<'a> {
     /// report.expect().tool_calls().not_has("Write");
     /// ```
     #[track_caller]
-    pub fn not_has<'p>(&mut self, matcher: impl Into<ToolMatcher<'p>>) -> &mut Self {
+    pub fn not_has<'p>(mut self, matcher: impl Into<ToolMatcher<'p>>) -> Self {
         let outcome = self.list.not_includes(&matcher.into());
         self.check.settle(Location::caller(), outcome);
         self
@@ -341,7 +341,7 @@ impl<'a> ToolCalls<'a> {
     /// report.expect().tool_calls().count("Read", 1);
     /// ```
     #[track_caller]
-    pub fn count<'p>(&mut self, matcher: impl Into<ToolMatcher<'p>>, expected: usize) -> &mut Self {
+    pub fn count<'p>(mut self, matcher: impl Into<ToolMatcher<'p>>, expected: usize) -> Self {
         let outcome = self.list.count(&matcher.into(), Bound::Exactly, expected);
         self.check.settle(Location::caller(), outcome);
         self
@@ -355,7 +355,7 @@ impl<'a> ToolCalls<'a> {
     /// report.expect().tool_calls().at_least(ToolMatcher::any(), 1);
     /// ```
     #[track_caller]
-    pub fn at_least<'p>(&mut self, matcher: impl Into<ToolMatcher<'p>>, min: usize) -> &mut Self {
+    pub fn at_least<'p>(mut self, matcher: impl Into<ToolMatcher<'p>>, min: usize) -> Self {
         let outcome = self.list.count(&matcher.into(), Bound::AtLeast, min);
         self.check.settle(Location::caller(), outcome);
         self
@@ -369,7 +369,7 @@ impl<'a> ToolCalls<'a> {
     /// report.expect().tool_calls().at_most("Bash", 5);
     /// ```
     #[track_caller]
-    pub fn at_most<'p>(&mut self, matcher: impl Into<ToolMatcher<'p>>, max: usize) -> &mut Self {
+    pub fn at_most<'p>(mut self, matcher: impl Into<ToolMatcher<'p>>, max: usize) -> Self {
         let outcome = self.list.count(&matcher.into(), Bound::AtMost, max);
         self.check.settle(Location::caller(), outcome);
         self
@@ -388,10 +388,10 @@ impl<'a> ToolCalls<'a> {
     /// ```
     #[track_caller]
     pub fn before<'p, 'q>(
-        &mut self,
+        mut self,
         earlier: impl Into<ToolMatcher<'p>>,
         later: impl Into<ToolMatcher<'q>>,
-    ) -> &mut Self {
+    ) -> Self {
         let outcome = self.list.before(&earlier.into(), &later.into());
         self.check.settle(Location::caller(), outcome);
         self
@@ -411,9 +411,9 @@ impl<'a> ToolCalls<'a> {
     /// ```
     #[track_caller]
     pub fn sequence<'p, M: Into<ToolMatcher<'p>>>(
-        &mut self,
+        mut self,
         matchers: impl IntoIterator<Item = M>,
-    ) -> &mut Self {
+    ) -> Self {
         let matchers: Vec<ToolMatcher<'p>> = matchers.into_iter().map(Into::into).collect();
         let outcome = self.sequence_outcome(&matchers);
         self.check.settle(Location::caller(), outcome);
@@ -482,9 +482,9 @@ impl<'a> ToolCalls<'a> {
     /// ```
     #[track_caller]
     pub fn only<'p, M: Into<ToolMatcher<'p>>>(
-        &mut self,
+        mut self,
         matchers: impl IntoIterator<Item = M>,
-    ) -> &mut Self {
+    ) -> Self {
         let matchers: Vec<ToolMatcher<'p>> = matchers.into_iter().map(Into::into).collect();
         let patterns: Vec<&dyn ItemPattern<ToolCall<'a>>> = matchers
             .iter()
