@@ -73,6 +73,7 @@ macro_rules! assert_contains {
 use super::AssertionFailure;
 use super::render;
 use super::sink::fail;
+use super::text::slashed;
 use crate::SourceLocation;
 
 /// Backs [`assert_regex!`](crate::assert_regex).
@@ -81,8 +82,8 @@ use crate::SourceLocation;
 pub fn assert_regex(text: &str, pattern: &str, expression: &str, message: Option<String>) {
     let headline = match regex::Regex::new(pattern) {
         Ok(regex) if regex.is_match(text) => return,
-        Ok(_) => format!("expected `{expression}` to match /{pattern}/"),
-        Err(error) => format!("invalid regular expression /{pattern}/: {error}"),
+        Ok(_) => format!("expected `{expression}` to match {}", slashed(pattern)),
+        Err(error) => format!("invalid regular expression {}: {error}", slashed(pattern)),
     };
     report(headline, text, message);
 }

@@ -16,6 +16,7 @@ use regex::Regex;
 /// assert!(TextMatcher::from("skills find").is_match("npx skills find expo"));
 /// assert!(TextMatcher::from(Regex::new(r"^npx\b").unwrap()).is_match("npx skills find"));
 /// assert_eq!(TextMatcher::from("a\"b").to_string(), r#""a\"b""#);
+/// assert_eq!(TextMatcher::from(Regex::new("^/src/").unwrap()).to_string(), r"/^\/src\//");
 /// ```
 #[derive(Debug, Clone)]
 pub enum TextMatcher {
@@ -40,9 +41,26 @@ impl fmt::Display for TextMatcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TextMatcher::Contains(needle) => write!(f, "{needle:?}"),
-            TextMatcher::Regex(regex) => write!(f, "/{}/", regex.as_str()),
+            TextMatcher::Regex(regex) => f.write_str(&slashed(regex.as_str())),
         }
     }
+}
+
+/// A regex pattern between slashes, `/like\/this/`: slashes inside are escaped so the
+/// delimiters stay unambiguous.
+pub(crate) fn slashed(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 2);
+    out.push('/');
+    let mut escaped = false;
+    for c in pattern.chars() {
+        if c == '/' && !escaped {
+            out.push('\\');
+        }
+        escaped = c == '\\' && !escaped;
+        out.push(c);
+    }
+    out.push('/');
+    out
 }
 
 impl From<&str> for TextMatcher {
@@ -72,5 +90,18 @@ impl From<Regex> for TextMatcher {
 impl From<&Regex> for TextMatcher {
     fn from(regex: &Regex) -> Self {
         TextMatcher::Regex(regex.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slashed;
+
+    #[test]
+    fn slashes_inside_a_pattern_are_escaped_once() {
+        assert_eq!(slashed("a/b"), r"/a\/b/");
+        assert_eq!(slashed(r"a\/b"), r"/a\/b/");
+        assert_eq!(slashed(r"a\\/b"), r"/a\\\/b/");
+        assert_eq!(slashed(""), "//");
     }
 }
