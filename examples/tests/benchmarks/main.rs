@@ -7,7 +7,7 @@ mod skills;
 
 #[skillgym::case(prompt = "Say only: skillgym ready", tags = ["smoke"])]
 fn always_passes(report: &SessionReport) {
-    assert_eq!(report.final_output(), "skillgym ready");
+    report.expect().output().equals("skillgym ready");
 }
 
 #[skillgym::case(prompt_file = "prompts/summarize.md", tags = ["smoke"])]
@@ -28,12 +28,13 @@ fn summarizes_from_prompt_file(report: &SessionReport) -> skillgym::Result {
     expected_fail
 )]
 fn known_gap_explicit_skill_load(report: &SessionReport) {
-    let skill = report.skill("upgrading-expo");
-    assert!(
-        skill.is_some_and(|s| s.confidence == Confidence::Explicit),
-        "upgrading-expo was not loaded explicitly; detected: {:?}",
-        report.detected_skills()
-    );
+    classify(FailureClass::new("no-explicit-load", "Skill not loaded explicitly"), || {
+        report
+            .expect()
+            .skills()
+            .min_confidence(Confidence::Explicit)
+            .has("upgrading-expo");
+    });
 }
 
 fn main() -> std::process::ExitCode {
