@@ -28,13 +28,16 @@ fn summarizes_from_prompt_file(report: &SessionReport) -> skillgym::Result {
     expected_fail
 )]
 fn known_gap_explicit_skill_load(report: &SessionReport) {
-    classify(FailureClass::new("no-explicit-load", "Skill not loaded explicitly"), || {
-        report
-            .expect()
-            .skills()
-            .min_confidence(Confidence::Explicit)
-            .has("upgrading-expo");
-    });
+    classify(
+        FailureClass::new("no-explicit-load", "Skill not loaded explicitly"),
+        || {
+            report
+                .expect()
+                .skills()
+                .min_confidence(Confidence::Explicit)
+                .has("upgrading-expo");
+        },
+    );
 }
 
 fn main() -> std::process::ExitCode {

@@ -19,9 +19,10 @@ async fn find_skills_expo(report: &SessionReport, ctx: &mut CaseContext) -> skil
         .commands()
         .includes(CommandMatcher::new("npx").args(["skills", "find"]))
         .not_includes("rm -rf");
-    ctx.soft(report)
-        .tool_calls()
-        .sequence([ToolMatcher::new("Read").arg("file_path", "SKILL.md"), "Bash".into()]);
+    ctx.soft(report).tool_calls().sequence([
+        ToolMatcher::new("Read").arg("file_path", "SKILL.md"),
+        "Bash".into(),
+    ]);
     ctx.soft(report).file_reads().first("find-skills/SKILL.md");
     report.expect().output().matches(r"(?i)upgrading-expo");
     // Plain Rust works too; `?` turns I/O errors into failures.

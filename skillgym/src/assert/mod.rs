@@ -43,12 +43,15 @@ mod output;
 mod render;
 pub(crate) mod sink;
 mod skills;
-mod text;
+pub(crate) mod text;
 mod tool_calls;
 
 pub(crate) use classify::attach_class;
 pub use classify::{classify, classify_async};
-pub use command::*;
+pub use command::{
+    CommandMatcher, CommandOption, OptionArg, ParsedCommand, Separator, Token, TokenMatcher, lex,
+    parse_command, quote, tokenize,
+};
 pub use commands::{CommandPattern, Commands};
 pub use failure::AssertionFailure;
 pub use file_reads::FileReads;
