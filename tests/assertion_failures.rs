@@ -41,8 +41,8 @@ fn three_soft_one_hard(report: &SessionReport, ctx: &mut CaseContext) {
 #[skillgym::case(prompt = "go")]
 fn soft_then_panic(report: &SessionReport, ctx: &mut CaseContext) {
     ctx.soft(report).output().includes("ready"); // @panic-soft
-    let missing: Option<u8> = None;
-    missing.expect("the agent wrote no config"); // @panic
+    let config = std::env::var("ASSERTION_FAILURES_NO_SUCH_VARIABLE").ok();
+    config.expect("the agent wrote no config"); // @panic
 }
 
 #[skillgym::case(prompt = "go")]

@@ -351,12 +351,14 @@ fn results_json_holds_every_execution_in_plan_order() {
     assert_eq!(gap["status"], "expected-failed");
     assert_eq!(gap["passed"], true);
     assert_eq!(gap["failure"]["origin"], "assertion");
+    let message = gap["failure"]["message"].as_str().unwrap();
     assert!(
-        gap["failure"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("upgrading-expo was not loaded explicitly")
+        message.starts_with(
+            "expected the skill \"upgrading-expo\" to be used (at least explicit)\nobserved "
+        ),
+        "{message}"
     );
+    assert_eq!(gap["failure"]["class"]["id"], "no-explicit-load");
     let expo = results["executions"]
         .as_array()
         .unwrap()
@@ -392,10 +394,16 @@ fn assertion_failures_show_the_message_location_and_artifacts() {
         trial_lines(&output).contains(&"[fake] known_gap_explicit_skill_load ok".to_owned()),
         "{text}"
     );
-    assert!(text.contains("assertion `left == right` failed"), "{text}");
     assert!(
-        text.contains("at examples/tests/benchmarks/main.rs:10:5")
-            || text.contains("at tests/benchmarks/main.rs:10:5"),
+        text.contains(
+            "expected the final output to be \"skillgym ready\" (trimmed)\n\
+             final output (24 chars):\n  Say only: skillgym ready\n  at "
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("at examples/tests/benchmarks/main.rs:10:30")
+            || text.contains("at tests/benchmarks/main.rs:10:30"),
         "{text}"
     );
     assert!(
@@ -405,6 +413,13 @@ fn assertion_failures_show_the_message_location_and_artifacts() {
     assert!(text.contains("artifacts: "), "{text}");
     assert!(
         text.contains("expected a summary, got \"Summarize what this repository is for"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "the answer must tell the user how to install the skill\n\
+             expected the final output to contain \"npx skills add expo/upgrading-expo\""
+        ),
         "{text}"
     );
 }

@@ -21,12 +21,12 @@ fn reads(paths: &[&str]) -> SessionReport {
 
 #[test]
 fn every_transcript_read_the_skill_file_once_and_nothing_else() {
+    let exact_path = Regex::new(r"^/home/dev/demo/wd/SKILL\.md$").unwrap();
     for name in TRANSCRIPTS {
         let report = load(name);
         passes(&report, |e| {
             e.file_reads()
-                .includes("SKILL.md")
-                .includes(Regex::new(r"^/home/dev/demo/wd/SKILL\.md$").unwrap())
+                .includes(&exact_path)
                 .not_includes("README")
                 .count("SKILL.md", 1)
                 .exactly_one("/wd/")
