@@ -9,6 +9,19 @@ use crate::assert::{AssertionFailure, Expect};
 use crate::failure::{FailureClass, SourceLocation};
 
 /// The result type a case function may return: `-> skillgym::Result`.
+///
+/// ```
+/// use skillgym::{Error, SessionReport};
+///
+/// fn answered(report: &SessionReport) -> skillgym::Result {
+///     if report.final_output().is_empty() {
+///         return Err(Error::msg("no final answer"));
+///     }
+///     Ok(())
+/// }
+/// assert!(answered(&SessionReport::default().with_final_output("done")).is_ok());
+/// assert!(answered(&SessionReport::default()).is_err());
+/// ```
 pub type Result<T = (), E = Error> = core::result::Result<T, E>;
 
 /// A case failure carried by `Err(..)`: a message, an optional [`FailureClass`] and the
@@ -16,6 +29,15 @@ pub type Result<T = (), E = Error> = core::result::Result<T, E>;
 ///
 /// Any `std::error::Error` converts into it, so `?` works on I/O, JSON and other errors.
 /// Like `anyhow::Error`, it deliberately does not implement `std::error::Error` itself.
+///
+/// ```
+/// fn port(text: &str) -> skillgym::Result<u16> {
+///     Ok(text.parse::<u16>()?)
+/// }
+/// let error = port("http").unwrap_err();
+/// assert_eq!(error.to_string(), "invalid digit found in string");
+/// assert!(error.location().is_some() && error.class().is_none());
+/// ```
 #[derive(Clone, PartialEq)]
 pub struct Error {
     message: String,
@@ -25,6 +47,12 @@ pub struct Error {
 
 impl Error {
     /// An error with a message, located at the caller.
+    ///
+    /// ```
+    /// let error = skillgym::Error::msg(format!("{} tests failed", 3));
+    /// assert_eq!(error.message(), "3 tests failed");
+    /// assert!(error.location().is_some());
+    /// ```
     #[track_caller]
     pub fn msg(message: impl fmt::Display) -> Self {
         Error {
@@ -35,22 +63,46 @@ impl Error {
     }
 
     /// Attaches a failure class.
+    ///
+    /// ```
+    /// use skillgym::{Error, FailureClass};
+    ///
+    /// let error = Error::msg("ran yarn").with_class("wrong-package-manager");
+    /// assert_eq!(error.class(), Some(&FailureClass::id("wrong-package-manager")));
+    /// ```
     pub fn with_class(mut self, class: impl Into<FailureClass>) -> Self {
         self.class = Some(class.into());
         self
     }
 
     /// The message.
+    ///
+    /// ```
+    /// assert_eq!(skillgym::Error::msg("no output").message(), "no output");
+    /// ```
     pub fn message(&self) -> &str {
         &self.message
     }
 
     /// The attached failure class, if any.
+    ///
+    /// ```
+    /// use skillgym::{Error, FailureClass};
+    ///
+    /// assert!(Error::msg("boom").class().is_none());
+    /// let error = Error::msg("boom").with_class(FailureClass::new("crash", "Agent crashed"));
+    /// assert_eq!(error.class().unwrap().label.as_deref(), Some("Agent crashed"));
+    /// ```
     pub fn class(&self) -> Option<&FailureClass> {
         self.class.as_ref()
     }
 
     /// Where the error was created, if known.
+    ///
+    /// ```
+    /// let (error, line) = (skillgym::Error::msg("boom"), line!());
+    /// assert_eq!(error.location().unwrap().line, line);
+    /// ```
     pub fn location(&self) -> Option<&SourceLocation> {
         self.location.as_ref()
     }
@@ -80,6 +132,14 @@ impl fmt::Debug for Error {
 }
 
 /// What a case function may return: `()` or `Result<(), E>` with `E: Display`.
+///
+/// ```
+/// use skillgym::IntoCaseResult;
+///
+/// assert!(().into_case_result().is_ok());
+/// let error = Err::<(), _>("no tests ran").into_case_result().unwrap_err();
+/// assert_eq!(error.message(), "no tests ran");
+/// ```
 pub trait IntoCaseResult {
     /// Converts the return value into the case's verdict.
     fn into_case_result(self) -> Result;
@@ -217,31 +277,63 @@ impl CaseContext {
     }
 
     /// The case id, e.g. `skills::find_expo`.
+    ///
+    /// ```
+    /// # let ctx = skillgym::CaseContext::__new("skills::find_expo", "claude", 1, 1, "/tmp/a", "/tmp/w");
+    /// assert_eq!(ctx.case_id(), "skills::find_expo");
+    /// ```
     pub fn case_id(&self) -> &str {
         &self.case_id
     }
 
     /// The runner id, e.g. `claude`.
+    ///
+    /// ```
+    /// # let ctx = skillgym::CaseContext::__new("skills::find_expo", "claude", 1, 1, "/tmp/a", "/tmp/w");
+    /// assert_eq!(ctx.runner_id(), "claude");
+    /// ```
     pub fn runner_id(&self) -> &str {
         &self.runner_id
     }
 
     /// The 1-based repetition number.
+    ///
+    /// ```
+    /// # let ctx = skillgym::CaseContext::__new("case", "claude", 3, 1, "/tmp/a", "/tmp/w");
+    /// assert_eq!(ctx.repetition(), 3);
+    /// ```
     pub fn repetition(&self) -> u32 {
         self.repetition
     }
 
     /// The 1-based attempt number inside the repetition.
+    ///
+    /// ```
+    /// # let ctx = skillgym::CaseContext::__new("case", "claude", 3, 2, "/tmp/a", "/tmp/w");
+    /// assert_eq!((ctx.repetition(), ctx.attempt()), (3, 2));
+    /// ```
     pub fn attempt(&self) -> u32 {
         self.attempt
     }
 
     /// This attempt's artifact directory (`.../repeat-N/attempt-M`).
+    ///
+    /// ```
+    /// # let ctx = skillgym::CaseContext::__new("case", "claude", 1, 2, "/out/repeat-1/attempt-2", "/tmp/w");
+    /// let notes = ctx.artifact_dir().join("notes.txt");
+    /// assert!(notes.ends_with("repeat-1/attempt-2/notes.txt"));
+    /// ```
     pub fn artifact_dir(&self) -> &Path {
         &self.artifact_dir
     }
 
     /// The directory the agent ran in.
+    ///
+    /// ```
+    /// # let ctx = skillgym::CaseContext::__new("case", "claude", 1, 1, "/tmp/a", "/tmp/ws");
+    /// let manifest = ctx.workspace_dir().join("package.json");
+    /// assert_eq!(manifest, std::path::Path::new("/tmp/ws/package.json"));
+    /// ```
     pub fn workspace_dir(&self) -> &Path {
         &self.workspace_dir
     }

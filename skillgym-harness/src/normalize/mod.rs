@@ -5,7 +5,7 @@ mod skills;
 
 use std::path::{Path, PathBuf};
 
-use skillgym::{Phase, Role, SessionEvent, SessionReport, TokenCount, Usage};
+use skillgym::{Phase, SessionEvent, SessionReport, TokenCount, Usage};
 
 pub use paths::resolve_path;
 pub use skills::detect_skills;
@@ -108,22 +108,15 @@ impl ReportBuilder {
             warnings,
             ..
         } = self;
-        let final_output = final_output.unwrap_or_else(|| last_assistant_text(&events));
-        let observed_reads: Vec<PathBuf> = events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::FileRead { path, .. } => Some(path.clone()),
-                _ => None,
-            })
-            .collect();
-        let observed_skill_reads = observed_reads
-            .iter()
-            .filter(|path| path.file_name().is_some_and(|name| name == "SKILL.md"))
-            .cloned()
-            .collect();
+        let detected_skills = detect_skills(&events);
+        let mut report = SessionReport::from_events(events);
+        if let Some(final_output) = final_output {
+            report.final_output = final_output;
+        }
         usage.input_chars = prompt.chars().count() as u64;
-        usage.output_chars = final_output.chars().count() as u64;
-        usage.reasoning_chars = events
+        usage.output_chars = report.final_output.chars().count() as u64;
+        usage.reasoning_chars = report
+            .events
             .iter()
             .map(|event| match event {
                 SessionEvent::Message {
@@ -135,20 +128,13 @@ impl ReportBuilder {
             })
             .sum();
         usage.derive_total();
-        let detected_skills = detect_skills(&events);
         SessionReport {
             session_id,
             prompt: prompt.to_owned(),
             usage,
-            files: skillgym::FileActivity {
-                observed_reads,
-                observed_skill_reads,
-            },
             detected_skills,
-            final_output,
-            events,
             warnings,
-            ..SessionReport::default()
+            ..report
         }
     }
 }
@@ -166,22 +152,4 @@ pub enum UsageFigure {
     Cache,
     /// Total as reported.
     Total,
-}
-
-/// The last final assistant message, else the last assistant message that is not thinking.
-fn last_assistant_text(events: &[SessionEvent]) -> String {
-    let assistant = |wanted: fn(Option<Phase>) -> bool| {
-        events.iter().rev().find_map(|event| match event {
-            SessionEvent::Message {
-                role: Role::Assistant,
-                phase,
-                text,
-                ..
-            } if wanted(*phase) => Some(text.clone()),
-            _ => None,
-        })
-    };
-    assistant(|phase| phase == Some(Phase::Final))
-        .or_else(|| assistant(|phase| phase != Some(Phase::Thinking)))
-        .unwrap_or_default()
 }

@@ -27,7 +27,15 @@ pub enum TextMatcher {
 }
 
 impl TextMatcher {
-    /// Whether `text` matches.
+    /// Whether `text` matches. Substring matching is case-sensitive.
+    ///
+    /// ```
+    /// use skillgym::{Regex, assert::TextMatcher};
+    ///
+    /// assert!(TextMatcher::from("npm test").is_match("cd app && npm test"));
+    /// assert!(!TextMatcher::from("NPM").is_match("npm test"));
+    /// assert!(TextMatcher::from(Regex::new(r"(?i)^NPM").unwrap()).is_match("npm test"));
+    /// ```
     pub fn is_match(&self, text: &str) -> bool {
         match self {
             TextMatcher::Contains(needle) => text.contains(needle.as_str()),

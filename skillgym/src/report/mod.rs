@@ -48,8 +48,9 @@ pub struct SessionReport {
 
 impl SessionReport {
     /// A report holding `events`, for tests, examples and replay: `files` is filled from the
-    /// file-read events and `final_output` from the last assistant message. Skills are not
-    /// inferred; add them with [`with_skill`](Self::with_skill).
+    /// file-read events and `final_output` from the last final-phase assistant message (else
+    /// the last assistant message that is not thinking). Skills are not inferred; add them
+    /// with [`with_skill`](Self::with_skill).
     ///
     /// ```
     /// use skillgym::{SessionEvent, SessionReport};
@@ -71,19 +72,7 @@ impl SessionReport {
                 _ => None,
             })
             .collect();
-        let final_output = events
-            .iter()
-            .rev()
-            .find_map(|event| match event {
-                SessionEvent::Message {
-                    role: Role::Assistant,
-                    phase,
-                    text,
-                    ..
-                } if *phase != Some(Phase::Thinking) => Some(text.clone()),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let final_output = last_assistant_text(&events);
         SessionReport {
             files: FileActivity {
                 observed_skill_reads: observed_reads
@@ -239,6 +228,24 @@ impl SessionReport {
             .iter()
             .find(|skill| skill.skill == name)
     }
+}
+
+/// The last final assistant message, else the last assistant message that is not thinking.
+fn last_assistant_text(events: &[SessionEvent]) -> String {
+    let assistant = |wanted: fn(Option<Phase>) -> bool| {
+        events.iter().rev().find_map(|event| match event {
+            SessionEvent::Message {
+                role: Role::Assistant,
+                phase,
+                text,
+                ..
+            } if wanted(*phase) => Some(text.clone()),
+            _ => None,
+        })
+    };
+    assistant(|phase| phase == Some(Phase::Final))
+        .or_else(|| assistant(|phase| phase != Some(Phase::Thinking)))
+        .unwrap_or_default()
 }
 
 /// The runner (agent target) a session ran on.

@@ -1,10 +1,14 @@
 //! The skills group: every check passing and failing, on transcript reports and hand-built
 //! reports with several detections at different confidences.
 
+use skillgym::assert::Expect;
 use skillgym::{Confidence, SessionReport, SkillDetection};
 
 use crate::common::*;
 use crate::support::transcripts::load;
+
+/// A check run against a report, for tables of checks.
+type CheckFn = Box<dyn for<'a> Fn(Expect<'a>)>;
 
 /// Every captured transcript; each read `/home/dev/demo/wd/SKILL.md` (skill `wd`, strong).
 const TRANSCRIPTS: [&str; 7] = [
@@ -701,7 +705,7 @@ fn because_does_not_change_the_question() {
 #[test]
 fn every_check_has_a_default_question() {
     let report = several();
-    let cases: Vec<(&str, Box<dyn for<'a> Fn(skillgym::assert::Expect<'a>)>)> = vec![
+    let cases: Vec<(&str, CheckFn)> = vec![
         (
             "Why did you not use the \"docs\" skill?",
             Box::new(|e| {
@@ -748,7 +752,7 @@ fn every_check_has_a_default_question() {
 #[test]
 fn explain_replaces_the_question_of_every_check() {
     let report = several();
-    let checks: Vec<Box<dyn for<'a> Fn(skillgym::assert::Expect<'a>)>> = vec![
+    let checks: Vec<CheckFn> = vec![
         Box::new(|e| {
             e.skills().explain("Q?").has("docs");
         }),
