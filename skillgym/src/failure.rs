@@ -11,6 +11,14 @@ use crate::assert::AssertionFailure;
 ///
 /// [`Assertion`]: FailureOrigin::Assertion
 /// [`Grader`]: FailureOrigin::Grader
+///
+/// ```
+/// use skillgym::FailureOrigin;
+///
+/// assert!(FailureOrigin::Assertion.is_verdict() && !FailureOrigin::Timeout.is_verdict());
+/// let json = serde_json::to_string(&FailureOrigin::MaxSteps).unwrap();
+/// assert_eq!(json, r#""max-steps""#);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FailureOrigin {
@@ -38,11 +46,25 @@ pub enum FailureOrigin {
 
 impl FailureOrigin {
     /// Whether a failure of this origin is a verdict on the agent (and can be expected).
+    ///
+    /// ```
+    /// use skillgym::FailureOrigin;
+    ///
+    /// assert!(FailureOrigin::Grader.is_verdict());
+    /// assert!(!FailureOrigin::Runner.is_verdict());
+    /// ```
     pub fn is_verdict(self) -> bool {
         matches!(self, FailureOrigin::Assertion | FailureOrigin::Grader)
     }
 
     /// The class a failure of this origin gets when nothing more specific is known.
+    ///
+    /// ```
+    /// use skillgym::{FailureClass, FailureOrigin};
+    ///
+    /// let class = FailureOrigin::Runner.default_class();
+    /// assert_eq!(class, FailureClass::new("runner-crash", "Runner crash"));
+    /// ```
     pub fn default_class(self) -> FailureClass {
         let (id, label) = match self {
             FailureOrigin::Assertion => ("assertion", "Assertion failure"),
@@ -59,7 +81,14 @@ impl FailureOrigin {
         FailureClass::new(id, label)
     }
 
-    /// The kebab-case name used in results and reports.
+    /// The kebab-case name used in results and reports (also its `Display` and JSON form).
+    ///
+    /// ```
+    /// use skillgym::FailureOrigin;
+    ///
+    /// assert_eq!(FailureOrigin::ModelRejected.as_str(), "model-rejected");
+    /// assert_eq!(FailureOrigin::ModelRejected.to_string(), "model-rejected");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             FailureOrigin::Assertion => "assertion",
@@ -83,6 +112,14 @@ impl fmt::Display for FailureOrigin {
 }
 
 /// A named group of failures that share one cause, such as `wrong-cli-alias`.
+///
+/// ```
+/// use skillgym::FailureClass;
+///
+/// let class: FailureClass = "wrong-cli-alias".into();
+/// assert_eq!(class, FailureClass::id("wrong-cli-alias"));
+/// assert_eq!(serde_json::to_string(&class).unwrap(), r#"{"id":"wrong-cli-alias"}"#);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct FailureClass {
     /// Stable identifier, used to group failures in reports.
@@ -94,6 +131,12 @@ pub struct FailureClass {
 
 impl FailureClass {
     /// A class with an id and a label.
+    ///
+    /// ```
+    /// let class = skillgym::FailureClass::new("no-discovery", "Skipped skill discovery");
+    /// assert_eq!(class.id, "no-discovery");
+    /// assert_eq!(class.label.as_deref(), Some("Skipped skill discovery"));
+    /// ```
     pub fn new(id: impl Into<String>, label: impl Into<String>) -> Self {
         FailureClass {
             id: id.into(),
@@ -102,6 +145,11 @@ impl FailureClass {
     }
 
     /// A class with only an id.
+    ///
+    /// ```
+    /// let class = skillgym::FailureClass::id("silent");
+    /// assert_eq!((class.id.as_str(), class.label), ("silent", None));
+    /// ```
     pub fn id(id: impl Into<String>) -> Self {
         FailureClass {
             id: id.into(),
@@ -123,6 +171,13 @@ impl From<String> for FailureClass {
 }
 
 /// A position in a source file (`file:line:column`).
+///
+/// ```
+/// use skillgym::SourceLocation;
+///
+/// let here = SourceLocation { file: "tests/skills.rs".into(), line: 12, column: 5 };
+/// assert_eq!(here.to_string(), "tests/skills.rs:12:5");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceLocation {
     /// Path as the compiler reported it.
@@ -135,6 +190,16 @@ pub struct SourceLocation {
 
 impl SourceLocation {
     /// The location of a `#[track_caller]` call site.
+    ///
+    /// ```
+    /// #[track_caller]
+    /// fn checked() -> skillgym::SourceLocation {
+    ///     skillgym::SourceLocation::caller()
+    /// }
+    /// let (first, second) = (checked(), checked());
+    /// assert_eq!(first.line, line!() - 1);
+    /// assert!(first.column < second.column); // two call sites on one line
+    /// ```
     #[track_caller]
     pub fn caller() -> Self {
         std::panic::Location::caller().into()
@@ -158,6 +223,15 @@ impl fmt::Display for SourceLocation {
 }
 
 /// Why an attempt failed.
+///
+/// ```
+/// use skillgym::{Failure, FailureOrigin};
+///
+/// let failure = Failure::new(FailureOrigin::Timeout, "killed after 600 s");
+/// let json = serde_json::to_value(&failure).unwrap();
+/// assert_eq!(json["origin"], "timeout");
+/// assert_eq!(json["class"], serde_json::json!({"id": "timeout", "label": "Timeout"}));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
     /// Where the failure came from.
@@ -177,6 +251,14 @@ pub struct Failure {
 
 impl Failure {
     /// A failure with the default class of its origin.
+    ///
+    /// ```
+    /// use skillgym::{Failure, FailureOrigin};
+    ///
+    /// let failure = Failure::new(FailureOrigin::Bootstrap, "npm ci exited with 1");
+    /// assert_eq!(failure.class.id, "workspace-bootstrap");
+    /// assert!(failure.location.is_none() && failure.assertions.is_empty());
+    /// ```
     pub fn new(origin: FailureOrigin, message: impl Into<String>) -> Self {
         Failure {
             origin,
@@ -246,13 +328,30 @@ impl Failure {
         })
     }
 
-    /// Attaches a source location.
+    /// Attaches a source location (replacing any, so `None` clears it).
+    ///
+    /// ```
+    /// use skillgym::{Failure, FailureOrigin, SourceLocation};
+    ///
+    /// let here = SourceLocation { file: "tests/a.rs".into(), line: 3, column: 9 };
+    /// let failure = Failure::new(FailureOrigin::Assertion, "no output").at(Some(here));
+    /// assert_eq!(failure.to_string(), "no output\n  at tests/a.rs:3:9");
+    /// ```
     pub fn at(mut self, location: Option<SourceLocation>) -> Self {
         self.location = location;
         self
     }
 
     /// Replaces the class.
+    ///
+    /// ```
+    /// use skillgym::{Failure, FailureClass, FailureOrigin};
+    ///
+    /// let failure = Failure::new(FailureOrigin::Grader, "rubric: 2/5")
+    ///     .with_class(FailureClass::id("weak-answer"));
+    /// assert_eq!(failure.origin, FailureOrigin::Grader);
+    /// assert_eq!(failure.class.id, "weak-answer");
+    /// ```
     pub fn with_class(mut self, class: FailureClass) -> Self {
         self.class = class;
         self

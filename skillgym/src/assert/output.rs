@@ -8,6 +8,7 @@ use super::TextMatcher;
 use super::check::{Check, Mismatch, check_options};
 use super::render;
 use super::sink::Sink;
+use super::text::slashed;
 use crate::SessionReport;
 
 /// Checks over the final output of a report. Open it with
@@ -114,11 +115,11 @@ impl<'a> Output<'a> {
         let outcome = match Regex::new(pattern) {
             Ok(regex) if regex.is_match(self.text()) => Ok(()),
             Ok(_) => Err(self.mismatch(
-                format!("expected the final output to match /{pattern}/"),
-                format!("Why does your final answer not match /{pattern}/?"),
+                format!("expected the final output to match {}", slashed(pattern)),
+                format!("Why does your final answer not match {}?", slashed(pattern)),
             )),
             Err(error) => Err(Mismatch::new(
-                format!("invalid regular expression /{pattern}/: {error}"),
+                format!("invalid regular expression {}: {error}", slashed(pattern)),
                 None,
             )),
         };

@@ -66,12 +66,14 @@ impl Entry {
 }
 
 /// Appends `observed N <noun>:` and the numbered entries (or `observed no <noun>`).
-/// With `mark`, marked entries carry a `>` and the header says what it means.
+/// With `mark`, marked entries carry a `>` and the header says what it means (when at least
+/// one entry is marked).
 pub(crate) fn observed(out: &mut String, noun: Noun, entries: &[Entry], mark: Option<&str>) {
     if entries.is_empty() {
         let _ = write!(out, "\nobserved no {}", noun.many);
         return;
     }
+    let mark = mark.filter(|_| entries.iter().any(|entry| entry.marked));
     let _ = write!(out, "\nobserved {}", noun.count(entries.len()));
     match mark {
         Some(meaning) => {

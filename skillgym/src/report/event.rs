@@ -7,6 +7,16 @@ use serde_json::Value;
 
 /// One thing the agent did. Serialized with a `type` tag in snake_case:
 /// `{"type": "command", "command": "npx skills find expo"}`.
+///
+/// ```
+/// use serde_json::json;
+/// use skillgym::SessionEvent;
+///
+/// let event = SessionEvent::command("npx skills find expo");
+/// let value = serde_json::to_value(&event).unwrap();
+/// assert_eq!(value, json!({"type": "command", "command": "npx skills find expo"}));
+/// assert_eq!(serde_json::from_value::<SessionEvent>(value).unwrap(), event);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SessionEvent {
@@ -168,6 +178,14 @@ impl SessionEvent {
 }
 
 /// Who wrote a message.
+///
+/// ```
+/// use skillgym::{Role, SessionEvent};
+///
+/// let SessionEvent::Message { role, .. } = SessionEvent::assistant("done") else { panic!() };
+/// assert_eq!(role, Role::Assistant);
+/// assert_eq!(serde_json::to_string(&Role::User).unwrap(), r#""user""#);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
@@ -177,7 +195,17 @@ pub enum Role {
     Assistant,
 }
 
-/// The kind of assistant text.
+/// The kind of assistant text. Thinking text never counts as the final answer.
+///
+/// ```
+/// use skillgym::{Phase, Role, SessionEvent, SessionReport};
+///
+/// let thinking = SessionEvent::Message {
+///     role: Role::Assistant, phase: Some(Phase::Thinking), text: "hmm".into(), at: None,
+/// };
+/// let report = SessionReport::from_events([SessionEvent::assistant("done"), thinking]);
+/// assert_eq!(report.final_output(), "done");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {

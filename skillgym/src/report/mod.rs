@@ -18,6 +18,15 @@ use crate::assert::Expect;
 ///
 /// Built by the harness from the agent's output stream and handed to the case function. The
 /// fields are public for inspection; the methods are the convenient views.
+///
+/// ```
+/// use skillgym::{SessionEvent, SessionReport};
+///
+/// let report = SessionReport::from_events([SessionEvent::command("npm test")]);
+/// assert_eq!(report.commands().collect::<Vec<_>>(), ["npm test"]);
+/// let json = serde_json::to_string(&report).unwrap();
+/// assert_eq!(serde_json::from_str::<SessionReport>(&json).unwrap(), report);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SessionReport {
     /// The runner that produced the session.
@@ -249,6 +258,15 @@ fn last_assistant_text(events: &[SessionEvent]) -> String {
 }
 
 /// The runner (agent target) a session ran on.
+///
+/// ```
+/// use skillgym::{AgentInfo, RunnerInfo};
+///
+/// let agent = AgentInfo { kind: "claude-code".into(), model: Some("sonnet".into()) };
+/// let runner = RunnerInfo { id: "claude".into(), agent };
+/// let json = serde_json::json!({"id": "claude", "agent": {"type": "claude-code", "model": "sonnet"}});
+/// assert_eq!(serde_json::to_value(&runner).unwrap(), json);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunnerInfo {
     /// The runner id from the configuration, e.g. `claude`.
@@ -257,7 +275,12 @@ pub struct RunnerInfo {
     pub agent: AgentInfo,
 }
 
-/// The agent CLI and model of a runner.
+/// The agent CLI and model of a runner. `kind` is serialized as `type`.
+///
+/// ```
+/// let agent: skillgym::AgentInfo = serde_json::from_str(r#"{"type": "command"}"#).unwrap();
+/// assert_eq!((agent.kind.as_str(), agent.model), ("command", None));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentInfo {
     /// The agent type, e.g. `claude-code` or `command`.
@@ -269,6 +292,17 @@ pub struct AgentInfo {
 }
 
 /// Files the agent was observed to read.
+///
+/// ```
+/// use skillgym::{SessionEvent, SessionReport};
+///
+/// let report = SessionReport::from_events([
+///     SessionEvent::file_read("/repo/README.md"),
+///     SessionEvent::file_read("/repo/.claude/skills/x/SKILL.md"),
+/// ]);
+/// assert_eq!(report.files.observed_reads.len(), 2);
+/// assert!(report.files.observed_skill_reads[0].ends_with("x/SKILL.md"));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileActivity {
     /// Absolute paths of every file read, in order.
@@ -277,7 +311,12 @@ pub struct FileActivity {
     pub observed_skill_reads: Vec<PathBuf>,
 }
 
-/// When the agent process ran.
+/// When the agent process ran. Unknown figures are left out of the JSON.
+///
+/// ```
+/// let timing = skillgym::Timing { duration_ms: Some(1500), ..Default::default() };
+/// assert_eq!(serde_json::to_string(&timing).unwrap(), r#"{"duration_ms":1500}"#);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timing {
     /// Start, RFC 3339 in UTC.
@@ -292,6 +331,12 @@ pub struct Timing {
 }
 
 /// Where the raw artifacts of a session are kept (absolute paths).
+///
+/// ```
+/// let raw = skillgym::RawArtifacts { stdout: Some("/out/stdout.jsonl".into()), ..Default::default() };
+/// let json = serde_json::to_value(&raw).unwrap();
+/// assert_eq!(json, serde_json::json!({"stdout": "/out/stdout.jsonl"}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RawArtifacts {
     /// The agent's stdout, byte for byte.

@@ -3,6 +3,14 @@
 use serde::{Deserialize, Serialize};
 
 /// How sure the detection of a skill is. Ordered: `Weak < Medium < Strong < Explicit`.
+///
+/// ```
+/// use skillgym::Confidence;
+///
+/// assert!(Confidence::Weak < Confidence::Medium && Confidence::Strong < Confidence::Explicit);
+/// let strongest = [Confidence::Medium, Confidence::Strong, Confidence::Weak].into_iter().max();
+/// assert_eq!(strongest, Some(Confidence::Strong));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Confidence {
@@ -17,6 +25,14 @@ pub enum Confidence {
 }
 
 /// One skill the agent used, with the strongest confidence seen and all evidence.
+///
+/// ```
+/// use skillgym::{Confidence, SkillDetection};
+///
+/// let skill = SkillDetection::new("x", Confidence::Strong, ["Read /s/x/SKILL.md"]);
+/// let json = serde_json::json!({"skill": "x", "confidence": "strong", "evidence": ["Read /s/x/SKILL.md"]});
+/// assert_eq!(serde_json::to_value(&skill).unwrap(), json);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillDetection {
     /// The skill's name (its directory name).

@@ -4,6 +4,15 @@ use serde::{Deserialize, Serialize};
 
 /// Token usage of a session. Input includes cached input; `total = input + output + reasoning -
 /// cache`, comparable across agents. Each figure says where it came from.
+///
+/// ```
+/// use skillgym::{TokenCount, Usage};
+///
+/// let usage = Usage { output_tokens: Some(TokenCount::provider(42)), ..Usage::default() };
+/// let json = serde_json::to_value(&usage).unwrap();
+/// assert_eq!(json["output_tokens"], serde_json::json!({"value": 42, "source": "provider"}));
+/// assert!(json.get("input_tokens").is_none());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     /// Input tokens, cached ones included.
@@ -33,6 +42,13 @@ pub struct Usage {
 }
 
 /// A token figure and its source.
+///
+/// ```
+/// use skillgym::{TokenCount, UsageSource};
+///
+/// let count = TokenCount { value: 1200, source: UsageSource::Chars };
+/// assert_eq!(serde_json::to_string(&count).unwrap(), r#"{"value":1200,"source":"chars"}"#);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenCount {
     /// The number of tokens.
@@ -43,6 +59,12 @@ pub struct TokenCount {
 
 impl TokenCount {
     /// A figure reported by the provider.
+    ///
+    /// ```
+    /// use skillgym::{TokenCount, UsageSource};
+    ///
+    /// assert_eq!(TokenCount::provider(42).source, UsageSource::Provider);
+    /// ```
     pub fn provider(value: u64) -> Self {
         TokenCount {
             value,
@@ -51,6 +73,13 @@ impl TokenCount {
     }
 
     /// A figure computed from other figures.
+    ///
+    /// ```
+    /// use skillgym::{TokenCount, UsageSource};
+    ///
+    /// let count = TokenCount::derived(7);
+    /// assert_eq!((count.value, count.source), (7, UsageSource::Derived));
+    /// ```
     pub fn derived(value: u64) -> Self {
         TokenCount {
             value,
@@ -60,6 +89,13 @@ impl TokenCount {
 }
 
 /// Where a token figure came from.
+///
+/// ```
+/// use skillgym::UsageSource;
+///
+/// let source: UsageSource = serde_json::from_str(r#""derived""#).unwrap();
+/// assert_eq!(source, UsageSource::Derived);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UsageSource {
@@ -73,6 +109,17 @@ pub enum UsageSource {
 
 impl Usage {
     /// Fills `total_tokens` from the other figures when the provider did not report it.
+    /// Needs at least the input and output figures; otherwise leaves it `None`.
+    ///
+    /// ```
+    /// # use skillgym::{TokenCount, Usage};
+    /// let mut usage = Usage::default();
+    /// usage.input_tokens = Some(TokenCount::provider(1000)); // 800 of them cached
+    /// usage.output_tokens = Some(TokenCount::provider(50));
+    /// usage.cache_tokens = Some(TokenCount::provider(800));
+    /// usage.derive_total();
+    /// assert_eq!(usage.total_tokens, Some(TokenCount::derived(250)));
+    /// ```
     pub fn derive_total(&mut self) {
         if self.total_tokens.is_some() {
             return;

@@ -6,16 +6,6 @@ use skillgym::prelude::*;
 use crate::common::*;
 use crate::support::transcripts::load;
 
-const TRANSCRIPTS: [&str; 7] = [
-    "claude-code",
-    "claude-code-2.1.197",
-    "codex",
-    "opencode",
-    "copilot",
-    "gemini-cli",
-    "qwen-code",
-];
-
 fn commands(lines: &[&str]) -> SessionReport {
     SessionReport::from_events(lines.iter().map(|line| SessionEvent::command(*line)))
 }

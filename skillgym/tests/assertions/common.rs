@@ -3,6 +3,24 @@
 use skillgym::assert::{AssertionFailure, Expect};
 use skillgym::{CaseContext, SessionReport};
 
+use crate::support::transcripts::load;
+
+/// The captured transcripts under `tests/fixtures/transcripts`, one per agent CLI version.
+pub const TRANSCRIPTS: [&str; 7] = [
+    "claude-code",
+    "claude-code-2.1.197",
+    "codex",
+    "opencode",
+    "copilot",
+    "gemini-cli",
+    "qwen-code",
+];
+
+/// Each transcript's name and the report built from it.
+pub fn transcripts() -> impl Iterator<Item = (&'static str, SessionReport)> {
+    TRANSCRIPTS.into_iter().map(|name| (name, load(name)))
+}
+
 /// The failures `check` records against `report`.
 pub fn failures(
     report: &SessionReport,

@@ -5,16 +5,6 @@ use skillgym::prelude::*;
 use crate::common::*;
 use crate::support::transcripts::load;
 
-const TRANSCRIPTS: [&str; 7] = [
-    "claude-code",
-    "claude-code-2.1.197",
-    "codex",
-    "opencode",
-    "copilot",
-    "gemini-cli",
-    "qwen-code",
-];
-
 fn reads(paths: &[&str]) -> SessionReport {
     SessionReport::from_events(paths.iter().map(|path| SessionEvent::file_read(*path)))
 }

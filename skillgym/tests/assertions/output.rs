@@ -10,22 +10,8 @@ use crate::support::transcripts::load;
 /// A check run against a report, for tables of checks.
 type CheckFn = Box<dyn for<'a> Fn(Expect<'a>)>;
 
-const TRANSCRIPTS: [&str; 7] = [
-    "claude-code",
-    "claude-code-2.1.197",
-    "codex",
-    "opencode",
-    "copilot",
-    "gemini-cli",
-    "qwen-code",
-];
-
 /// How every transcript's final output is shown in failure messages.
 const DONE: &str = "final output (4 chars):\n  done";
-
-fn transcripts() -> impl Iterator<Item = (&'static str, SessionReport)> {
-    TRANSCRIPTS.into_iter().map(|name| (name, load(name)))
-}
 
 fn output(text: &str) -> SessionReport {
     SessionReport::default().with_final_output(text)

@@ -11,24 +11,11 @@ use crate::support::transcripts::load;
 type CheckFn = Box<dyn for<'a> Fn(Expect<'a>)>;
 
 /// Every captured transcript; each read `/home/dev/demo/wd/SKILL.md` (skill `wd`, strong).
-const TRANSCRIPTS: [&str; 7] = [
-    "claude-code",
-    "claude-code-2.1.197",
-    "codex",
-    "opencode",
-    "copilot",
-    "gemini-cli",
-    "qwen-code",
-];
 
 /// What every transcript's failure message lists under the headline.
 const WD_OBSERVED: &str = "observed 1 skill:
   1. wd (strong)
      evidence: Read /home/dev/demo/wd/SKILL.md";
-
-fn transcripts() -> impl Iterator<Item = (&'static str, SessionReport)> {
-    TRANSCRIPTS.into_iter().map(|name| (name, load(name)))
-}
 
 /// Four skills, one per confidence; `expo` has five pieces of evidence.
 fn several() -> SessionReport {

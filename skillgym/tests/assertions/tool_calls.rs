@@ -78,18 +78,19 @@ const SESSION_CALLS: [&str; 6] = [
 ];
 
 /// `session()`'s calls listed with the 1-based numbers in `marked` marked.
+/// The observed list of `session()`, with the 1-based `marked` calls marked (no marker
+/// column when none is).
 fn session_listing(marked: &[usize]) -> String {
     SESSION_CALLS
         .iter()
         .enumerate()
-        .map(|(index, call)| {
-            let marker = if marked.contains(&(index + 1)) {
-                ">"
-            } else {
-                " "
-            };
-            format!("  {marker} {}. {call}", index + 1)
-        })
+        .map(
+            |(index, call)| match (marked.is_empty(), marked.contains(&(index + 1))) {
+                (true, _) => format!("  {}. {call}", index + 1),
+                (false, true) => format!("  > {}. {call}", index + 1),
+                (false, false) => format!("    {}. {call}", index + 1),
+            },
+        )
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -557,7 +558,7 @@ fn sequence_fails_when_the_first_step_never_matches() {
         format!(
             "expected tool calls in this order: a write -> \"Bash\"\n\
              but no tool call matched a write\n\
-             observed 6 tool calls (> marks a matched step):\n{}",
+             observed 6 tool calls:\n{}",
             session_listing(&[])
         )
     );
