@@ -10,8 +10,6 @@ use crate::support::transcripts::load;
 /// A check run against a report, for tables of checks.
 type CheckFn = Box<dyn for<'a> Fn(Expect<'a>)>;
 
-/// Every captured transcript; each read `/home/dev/demo/wd/SKILL.md` (skill `wd`, strong).
-
 /// What every transcript's failure message lists under the headline.
 const WD_OBSERVED: &str = "observed 1 skill:
   1. wd (strong)
