@@ -28,6 +28,7 @@ use crate::assert::Expect;
 /// assert_eq!(serde_json::from_str::<SessionReport>(&json).unwrap(), report);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SessionReport {
     /// The runner that produced the session.
     pub runner: RunnerInfo,

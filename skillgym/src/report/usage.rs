@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 /// assert!(json.get("input_tokens").is_none());
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Usage {
     /// Input tokens, cached ones included.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -5,6 +5,8 @@ use skillgym::assert::AssertionFailure;
 use skillgym::prelude::*;
 use skillgym::{Failure, FailureOrigin, SourceLocation};
 
+use crate::common::passes;
+
 fn context() -> CaseContext {
     CaseContext::__new("case", "runner", 1, 1, "/tmp/artifacts", "/tmp/work")
 }
@@ -212,4 +214,16 @@ fn merged_failures_round_trip_through_json() {
     assert_eq!(back, failure);
     let questions: Vec<(&str, Option<&SourceLocation>)> = back.questions().collect();
     assert_eq!(questions, [("Why a?", Some(&at(1)))]);
+}
+
+#[test]
+fn hand_written_report_json_may_leave_out_any_field() {
+    let report: SessionReport = serde_json::from_str(
+        r#"{"events": [{"type": "command", "command": "npm test"}], "usage": {}}"#,
+    )
+    .unwrap();
+    passes(&report, |e| {
+        e.commands().exactly_one("npm test");
+    });
+    assert_eq!(report.usage, skillgym::Usage::default());
 }
