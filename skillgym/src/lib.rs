@@ -16,7 +16,7 @@
 //! # fn main() {}
 //! ```
 //!
-//! Checks are typed and grouped: see [`assert`] for skills, commands (with
+//! Checks are typed and grouped: see [`assert`](mod@assert) for skills, commands (with
 //! [`CommandMatcher`](assert::CommandMatcher)), file reads, tool calls and output, soft
 //! assertions through [`CaseContext::soft`], failure classes with
 //! [`classify`](assert::classify), and explain questions.
