@@ -272,7 +272,7 @@ impl CaseContext {
         }
         match outcome {
             Ok(value) => value,
-            Err(payload) => std::panic::resume_unwind(crate::assert::attach_class(payload, &class)),
+            Err(payload) => crate::assert::rethrow_classified(payload, &class),
         }
     }
 

@@ -33,7 +33,7 @@ pub fn classify<R>(class: impl Into<FailureClass>, check: impl FnOnce() -> R) ->
     let class = class.into();
     match panic::catch_unwind(AssertUnwindSafe(check)) {
         Ok(value) => value,
-        Err(payload) => panic::resume_unwind(attach_class(payload, &class)),
+        Err(payload) => rethrow_classified(payload, &class),
     }
 }
 
@@ -57,18 +57,20 @@ pub async fn classify_async<F: Future>(class: impl Into<FailureClass>, future: F
     poll_fn(
         |cx| match panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
             Ok(poll) => poll,
-            Err(payload) => panic::resume_unwind(attach_class(payload, &class)),
+            Err(payload) => rethrow_classified(payload, &class),
         },
     )
     .await
 }
 
+/// Goes on unwinding with `payload`, classified by [`attach_class`].
+pub(crate) fn rethrow_classified(payload: Box<dyn Any + Send>, class: &FailureClass) -> ! {
+    panic::resume_unwind(attach_class(payload, class))
+}
+
 /// Gives an unwinding failure `class` when it has none yet. Inside the harness a plain
 /// `panic!`/`assert!` message becomes an [`AssertionFailure`] so the class can travel with it.
-pub(crate) fn attach_class(
-    mut payload: Box<dyn Any + Send>,
-    class: &FailureClass,
-) -> Box<dyn Any + Send> {
+fn attach_class(mut payload: Box<dyn Any + Send>, class: &FailureClass) -> Box<dyn Any + Send> {
     if let Some(failure) = payload.downcast_mut::<AssertionFailure>() {
         failure.class.get_or_insert_with(|| class.clone());
         return payload;

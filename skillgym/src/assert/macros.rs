@@ -104,15 +104,7 @@ pub fn assert_contains(text: &str, needle: &str, expression: &str, message: Opti
 
 #[track_caller]
 fn report(headline: String, text: &str, message: Option<String>) {
-    let shown = if text.is_empty() {
-        "\nthe text is empty".to_owned()
-    } else {
-        format!(
-            "\ntext ({} chars):\n{}",
-            text.chars().count(),
-            render::block(text)
-        )
-    };
+    let shown = render::shown_text("text", text);
     let body = match message {
         Some(message) => format!("{message}\n{headline}{shown}"),
         None => format!("{headline}{shown}"),

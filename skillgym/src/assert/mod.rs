@@ -46,7 +46,7 @@ mod skills;
 pub(crate) mod text;
 mod tool_calls;
 
-pub(crate) use classify::attach_class;
+pub(crate) use classify::rethrow_classified;
 pub use classify::{classify, classify_async};
 pub use command::{
     CommandMatcher, CommandOption, OptionArg, ParsedCommand, Separator, Token, TokenMatcher, lex,

@@ -42,19 +42,7 @@ impl<'a> Output<'a> {
     }
 
     fn mismatch(&self, headline: String, question: String) -> Mismatch {
-        let text = self.text();
-        let chars = text.chars().count();
-        let shown = if text.is_empty() {
-            "\nthe final output is empty".to_owned()
-        } else if text.trim().is_empty() {
-            format!("\nthe final output is only whitespace: {text:?}")
-        } else {
-            format!(
-                "\nfinal output ({chars} {}):\n{}",
-                if chars == 1 { "char" } else { "chars" },
-                render::block(text)
-            )
-        };
+        let shown = render::shown_text("final output", self.text());
         Mismatch::new(format!("{headline}{shown}"), question)
     }
 

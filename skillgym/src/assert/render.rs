@@ -162,6 +162,20 @@ pub(crate) fn block(text: &str) -> String {
         .join("\n")
 }
 
+/// A text shown under a failure's headline, named `noun` (`final output`, `text`): empty,
+/// whitespace only (quoted, so it is visible), or counted and indented with [`block`].
+pub(crate) fn shown_text(noun: &str, text: &str) -> String {
+    if text.is_empty() {
+        return format!("\nthe {noun} is empty");
+    }
+    if text.trim().is_empty() {
+        return format!("\nthe {noun} is only whitespace: {text:?}");
+    }
+    let chars = text.chars().count();
+    let unit = if chars == 1 { "char" } else { "chars" };
+    format!("\n{noun} ({chars} {unit}):\n{}", block(text))
+}
+
 /// `"a", "b" and "c"`-style joining of already rendered items with commas.
 pub(crate) fn join(items: impl IntoIterator<Item = String>) -> String {
     items.into_iter().collect::<Vec<_>>().join(", ")
