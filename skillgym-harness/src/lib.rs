@@ -33,7 +33,7 @@ mod suggest;
 pub mod suite;
 mod summary;
 mod time;
-mod workspace;
+pub mod workspace;
 
 pub use agent::{Agent, CommandAgent};
 pub use artifacts::{RunDir, sanitize};

@@ -16,9 +16,13 @@ use crate::process::{self, LineVerdict, ProcessSpec, Termination};
 use crate::run::RunContext;
 use crate::suite::CaseSpec;
 
+mod copy;
+
+pub use copy::copy_tree;
+
 /// A prepared workspace.
 #[derive(Debug)]
-pub struct PreparedWorkspace {
+pub(crate) struct PreparedWorkspace {
     cwd: PathBuf,
     isolated: bool,
 }
@@ -51,7 +55,7 @@ impl PreparedWorkspace {
 
 /// Prepares the workspace of one attempt. A case's own `workspace` template makes the attempt
 /// isolated whatever the configured mode.
-pub fn prepare(
+pub(crate) fn prepare(
     run: &RunContext,
     runtime: &Runtime,
     case: &CaseSpec,
@@ -182,27 +186,6 @@ fn fill(dir: &Path, template: Option<&Path>) -> Result<(), Failure> {
             })
         }
     }
-}
-
-/// Copies a directory tree: dotfiles and `.git` included, symlinks copied as links (never
-/// followed), permissions kept.
-pub fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
-    fs::create_dir_all(to)?;
-    fs::set_permissions(to, fs::metadata(from)?.permissions())?;
-    for entry in fs::read_dir(from)? {
-        let entry = entry?;
-        let source = entry.path();
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type()?;
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(&source)?, &target)?;
-        } else if kind.is_dir() {
-            copy_tree(&source, &target)?;
-        } else {
-            fs::copy(&source, &target)?;
-        }
-    }
-    Ok(())
 }
 
 #[derive(Debug, Clone)]
