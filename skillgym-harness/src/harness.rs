@@ -11,9 +11,10 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use crate::agent::{Agent, CommandAgent};
 use crate::artifacts::RunDir;
 use crate::cli;
-use crate::config::{self, AgentKind, Schedule, Settings};
+use crate::config::{self, AgentKind, Settings};
 use crate::execute::{ExecutionResult, run_execution};
 use crate::run::{RunContext, Runner};
+use crate::schedule::{Gates, worker_threads};
 use crate::suite::{CaseSpec, Plan, collect_registered};
 use crate::summary::{self, Counts, RunResults};
 use crate::time::Timestamp;
@@ -157,16 +158,31 @@ impl Harness {
 
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
         let plan = Plan::new(&cases, &runner_ids, &settings.tags);
+        // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
+        // the schedule's cap whatever it is.
         if arguments.test_threads.is_none() {
-            arguments.test_threads = Some(match settings.schedule {
-                Schedule::Serial => 1,
-                Schedule::Parallel | Schedule::IsolatedByRunner => settings.max_parallel,
-            });
+            arguments.test_threads = Some(worker_threads(
+                settings.schedule,
+                settings.max_parallel,
+                plan.executions.len(),
+            ));
         }
         let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
+        let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
+        let gates = if process_per_test() {
+            // Every trial is its own process: the gates are lock files in the run directory.
+            Gates::cross_process(
+                settings.schedule,
+                settings.max_parallel,
+                &runner_ids,
+                run_dir.path().join(".locks"),
+            )
+        } else {
+            Gates::in_process(settings.schedule, settings.max_parallel, runners.len())
+        };
         let context = Arc::new(RunContext {
-            run_dir: RunDir::new(settings.output_dir.clone(), run_id),
-            runner_gates: runners.iter().map(|_| Mutex::new(())).collect(),
+            run_dir,
+            gates,
             settings,
             overrides,
             cases,
@@ -199,15 +215,13 @@ fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) 
     if arguments.list {
         return conclusion.exit_code();
     }
-    let process_per_test =
-        std::env::var("NEXTEST_EXECUTION_MODE").is_ok_and(|mode| mode == "process-per-test");
     let mut results = std::mem::take(
         &mut *context
             .results
             .lock()
             .unwrap_or_else(PoisonError::into_inner),
     );
-    if !process_per_test && !results.is_empty() {
+    if !process_per_test() && !results.is_empty() {
         results.sort_by_key(|(position, _)| *position);
         let executions: Vec<&ExecutionResult> = results.iter().map(|(_, r)| r).collect();
         let counts = Counts::of(executions.iter().copied());
@@ -229,7 +243,14 @@ fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) 
                 let quiet = arguments.quiet
                     || matches!(arguments.format, Some(libtest_mimic::FormatSetting::Json));
                 if !quiet {
-                    print!("{}", summary::summary_lines(counts, &path));
+                    print!(
+                        "{}",
+                        summary::summary_lines(
+                            run_results.executions.iter().copied(),
+                            counts,
+                            &path
+                        )
+                    );
                 }
             }
             Err(error) => eprintln!("skillgym: cannot write results.json: {error}"),
@@ -238,7 +259,12 @@ fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) 
     conclusion.exit_code()
 }
 
-/// One trial: one execution, under the runner's gate when the schedule isolates runners.
+/// Whether every trial runs in its own process (cargo-nextest's default).
+fn process_per_test() -> bool {
+    std::env::var("NEXTEST_EXECUTION_MODE").is_ok_and(|mode| mode == "process-per-test")
+}
+
+/// One trial: one execution, once the schedule's gates let it start.
 fn run_trial(
     context: &RunContext,
     position: usize,
@@ -253,11 +279,13 @@ fn run_trial(
     });
     let case = &context.cases[case_index];
     let runner = &context.runners[runner_index];
-    let _gate = (context.settings.schedule == Schedule::IsolatedByRunner).then(|| {
-        context.runner_gates[runner_index]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    });
+    let _gate = context.gates.enter(runner_index).map_err(|error| {
+        format!(
+            "skillgym: cannot wait for a {} slot in {}: {error}",
+            context.settings.schedule,
+            context.run_dir.path().join(".locks").display()
+        )
+    })?;
     let result = run_execution(context, case, runner);
     let outcome = trial_outcome(&result);
     context.record(position, result);

@@ -29,6 +29,7 @@ mod harness;
 pub mod normalize;
 pub mod process;
 mod run;
+mod schedule;
 mod suggest;
 pub mod suite;
 mod summary;

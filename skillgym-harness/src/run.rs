@@ -7,6 +7,7 @@ use crate::artifacts::RunDir;
 use crate::cli::SkillgymArgs;
 use crate::config::Settings;
 use crate::execute::ExecutionResult;
+use crate::schedule::Gates;
 use crate::suite::CaseSpec;
 
 /// A configured runner: an id and its agent.
@@ -39,8 +40,9 @@ pub struct RunContext {
     pub cases: Vec<CaseSpec>,
     /// The selected runners, in configuration order.
     pub runners: Vec<Runner>,
-    /// One gate per runner, held while an execution of it runs under `isolated-by-runner`.
-    pub runner_gates: Vec<Mutex<()>>,
+    /// What an execution waits for before it starts: the schedule's concurrency cap and, under
+    /// `isolated-by-runner`, its runner's turn.
+    pub(crate) gates: Gates,
     /// Results of the executions finished in this process, keyed by plan position.
     pub results: Mutex<Vec<(usize, ExecutionResult)>>,
 }
@@ -62,6 +64,11 @@ impl RunContext {
             .or(self.overrides.retry_failed)
             .or(case.repeat_failure)
             .unwrap_or(self.settings.repeat_failure)
+    }
+
+    /// The per-case timeout: the case's, else `defaults.timeout`, else 2 minutes.
+    pub fn timeout(&self, case: &CaseSpec) -> std::time::Duration {
+        case.timeout.unwrap_or(self.settings.default_timeout)
     }
 
     /// Records a finished execution.

@@ -70,9 +70,20 @@ pub fn write_results(run_dir: &RunDir, results: &RunResults<'_>) -> std::io::Res
     Ok(path)
 }
 
-/// The closing lines printed after libtest's own summary.
-pub fn summary_lines(counts: Counts, results_path: &std::path::Path) -> String {
-    format!(
+/// The closing lines printed after libtest's own summary: one compact line per execution whose
+/// repetitions matter (repeated, retried or stopped early), then the counts and where
+/// `results.json` is. Per-attempt details stay in `results.json`.
+pub fn summary_lines<'a>(
+    executions: impl IntoIterator<Item = &'a ExecutionResult>,
+    counts: Counts,
+    results_path: &std::path::Path,
+) -> String {
+    let mut text: String = executions
+        .into_iter()
+        .filter_map(repetition_line)
+        .map(|line| format!("skillgym: {line}\n"))
+        .collect();
+    text.push_str(&format!(
         "skillgym: {} executions: {} passed, {} failed, {} expected-failed, {} unexpected-passed\nskillgym: results: {}\n",
         counts.executions,
         counts.passed,
@@ -80,5 +91,63 @@ pub fn summary_lines(counts: Counts, results_path: &std::path::Path) -> String {
         counts.expected_failed,
         counts.unexpected_passed,
         results_path.display()
-    )
+    ));
+    text
+}
+
+/// `[runner] case: 3/3 repetitions passed · avg 1.2s · avg 1,200 tokens`, `[runner] case:
+/// flaky, 3/3 repetitions passed after 1 retry · pass rate 75% (95% CI 30-95%) · ...` or
+/// `[runner] case: failed at repetition 2/3 (1 passed, 3 attempts)`; `None` for a single
+/// attempt.
+fn repetition_line(result: &ExecutionResult) -> Option<String> {
+    let attempts = result.attempts.total;
+    if result.repeat_target <= 1 && attempts <= 1 {
+        return None;
+    }
+    let who = format!("[{}] {}", result.runner_id, result.case_id);
+    if !result.passed {
+        let at = result
+            .stopped_at_repetition
+            .unwrap_or(result.completed_repetitions);
+        return Some(format!(
+            "{who}: {} at repetition {at}/{} ({} passed, {attempts} attempt{})",
+            result.status.as_str(),
+            result.repeat_target,
+            result.successful_repetitions,
+            plural(attempts)
+        ));
+    }
+    let retries = attempts - result.completed_repetitions;
+    let mut line = if result.flaky {
+        let interval = result.attempts.pass_rate_95;
+        format!(
+            "{who}: flaky, {n}/{n} repetitions passed after {retries} retr{} · pass rate {}% (95% CI {}-{}%)",
+            if retries == 1 { "y" } else { "ies" },
+            percent(result.attempts.pass_rate),
+            percent(interval.low),
+            percent(interval.high),
+            n = result.successful_repetitions,
+        )
+    } else {
+        format!(
+            "{who}: {n}/{n} repetitions passed",
+            n = result.successful_repetitions
+        )
+    };
+    line.push_str(&format!(
+        " · avg {}",
+        crate::execute::format_duration(std::time::Duration::from_millis(result.duration_ms))
+    ));
+    if let Some(tokens) = result.usage.total_tokens {
+        line.push_str(&format!(" · avg {} tokens", tokens.value));
+    }
+    Some(line)
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn percent(fraction: f64) -> u32 {
+    (fraction * 100.0).round() as u32
 }

@@ -1,8 +1,12 @@
 //! A scriptable stand-in for an agent CLI, for skillgym's own tests.
 //!
 //! The script is the value of `FAKE_AGENT_SCRIPT` (or, when that value starts with `@`, the
-//! content of the file it names). One action per line; blank lines and `#` comments are ignored.
-//! The prompt is the last command-line argument. Without a script: `echo-prompt`, then exit 0.
+//! content of the file it names; when it is `-`, the prompt itself). One action per line; blank
+//! lines and `#` comments are ignored. The prompt is the last command-line argument. Without a
+//! script: `echo-prompt`, then exit 0.
+//!
+//! State shared between sessions lives in the directory named by `FAKE_AGENT_STATE_DIR`;
+//! `FAKE_AGENT_NAME` names this agent in `log` lines.
 //!
 //! | action | effect |
 //! |---|---|
@@ -16,6 +20,11 @@
 //! | `fork <n>` | starts n copies of itself running `hang` (same process group, same stdout) and appends their pids, one per line, to the file named by `FAKE_AGENT_PIDFILE` |
 //! | `record <path>` | writes `{"argv","cwd","env","stdin_is_devnull"}` as JSON to the path |
 //! | `big-line <bytes>` | prints one assistant message line of exactly that many bytes (at least 47) |
+//! | `count <name>` | increments the counter in the state file `<name>` (under a lock) and makes its new value this session's call number |
+//! | `on <n>[,<n>...] <action>` | performs the action only when the call number is one of those |
+//! | `not <n>[,<n>...] <action>` | performs the action only when the call number is none of those |
+//! | `log <file> <text>` | appends the line `<text> <FAKE_AGENT_NAME>` to the state file `<file>` |
+//! | `write <path> <text>` | writes the text and a newline to the file (relative to the cwd) |
 //!
 //! An unknown or malformed action prints a message on stderr and exits with code 3; a failed
 //! write exits with code 4. Stdout is flushed after each action.
@@ -38,13 +47,19 @@ fn main() -> ExitCode {
         .last()
         .map(|prompt| prompt.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let script = if script == "-" {
+        prompt.clone()
+    } else {
+        script
+    };
+    let mut session = Session { prompt, call: None };
     for (number, line) in script.lines().enumerate() {
         let line = line.trim_start();
         if line.trim_end().is_empty() || line.starts_with('#') {
             continue;
         }
         let (action, argument) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        let result = perform(action, argument, &prompt).and_then(|()| {
+        let result = perform(action, argument, &mut session).and_then(|()| {
             io::stdout()
                 .flush()
                 .map_err(|e| Failure::Io(format!("flush: {e}")))
@@ -90,7 +105,58 @@ fn fail(code: u8, message: &str) -> ExitCode {
     ExitCode::from(code)
 }
 
-fn perform(action: &str, argument: &str, prompt: &str) -> Result<(), Failure> {
+/// What one run of the script knows.
+struct Session {
+    prompt: String,
+    /// Set by `count`.
+    call: Option<u64>,
+}
+
+fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Failure> {
+    match action {
+        "on" | "not" => {
+            let (list, rest) = argument
+                .trim_start()
+                .split_once(char::is_whitespace)
+                .ok_or_else(|| Failure::Script(format!("`{action}` needs a list and an action")))?;
+            let call = session
+                .call
+                .ok_or_else(|| Failure::Script(format!("`{action}` needs an earlier `count`")))?;
+            let listed = list
+                .split(',')
+                .map(parse_number::<u64>)
+                .collect::<Result<Vec<_>, _>>()?
+                .contains(&call);
+            if listed != (action == "on") {
+                return Ok(());
+            }
+            let rest = rest.trim_start();
+            let (action, argument) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            return perform(action, argument, session);
+        }
+        "count" => {
+            session.call = Some(count(&state_file(argument)?)?);
+            return Ok(());
+        }
+        "log" => {
+            let (file, text) = argument
+                .trim()
+                .split_once(char::is_whitespace)
+                .unwrap_or((argument.trim(), ""));
+            let name = std::env::var("FAKE_AGENT_NAME").unwrap_or_default();
+            return append(&state_file(file)?, &format!("{text} {name}\n"));
+        }
+        "write" => {
+            let (path, text) = argument
+                .trim()
+                .split_once(char::is_whitespace)
+                .unwrap_or((argument.trim(), ""));
+            return std::fs::write(path, format!("{text}\n"))
+                .map_err(|e| Failure::Io(format!("{path}: {e}")));
+        }
+        _ => {}
+    }
+    let prompt = session.prompt.as_str();
     let mut out = io::stdout().lock();
     let write = |result: io::Result<()>| result.map_err(|e| Failure::Io(format!("write: {e}")));
     match action {
@@ -119,6 +185,54 @@ fn perform(action: &str, argument: &str, prompt: &str) -> Result<(), Failure> {
         "big-line" => write(big_line(&mut out, parse_number(argument)?)),
         other => Err(Failure::Script(format!("unknown action `{other}`"))),
     }
+}
+
+/// A file in `FAKE_AGENT_STATE_DIR`.
+fn state_file(name: &str) -> Result<std::path::PathBuf, Failure> {
+    let dir = std::env::var_os("FAKE_AGENT_STATE_DIR")
+        .ok_or_else(|| Failure::Script("FAKE_AGENT_STATE_DIR is not set".to_owned()))?;
+    let name = name.trim();
+    if name.is_empty() || name.contains('/') {
+        return Err(Failure::Script(format!("bad state file name `{name}`")));
+    }
+    Ok(std::path::Path::new(&dir).join(name))
+}
+
+/// Increments the number in `path` under an exclusive lock and returns the new value.
+fn count(path: &std::path::Path) -> Result<u64, Failure> {
+    use std::io::{Read, Seek};
+    use std::os::fd::AsRawFd;
+    let io_error = |e: io::Error| Failure::Io(format!("{}: {e}", path.display()));
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(io_error)?;
+    // SAFETY: flock on a descriptor we own; released when `file` is closed.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(io_error(io::Error::last_os_error()));
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text).map_err(io_error)?;
+    let next = text.trim().parse::<u64>().unwrap_or(0) + 1;
+    file.rewind().map_err(io_error)?;
+    file.set_len(0).map_err(io_error)?;
+    file.write_all(next.to_string().as_bytes())
+        .map_err(io_error)?;
+    Ok(next)
+}
+
+/// Appends `text` to `path` in one write.
+fn append(path: &std::path::Path, text: &str) -> Result<(), Failure> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| Failure::Io(format!("{}: {e}", path.display())))?;
+    file.write_all(text.as_bytes())
+        .map_err(|e| Failure::Io(format!("{}: {e}", path.display())))
 }
 
 fn parse_number<T: std::str::FromStr>(argument: &str) -> Result<T, Failure> {

@@ -333,7 +333,7 @@ impl TryFrom<RawRun> for RunConfig {
 }
 
 /// Where a case's agent runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WorkspaceMode {
     /// In `cwd` (or the config dir), as is.

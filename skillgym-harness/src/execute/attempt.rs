@@ -109,7 +109,7 @@ fn prepare_and_run(
         state_dir: &state_dir,
     };
     let limits = SessionLimits {
-        timeout: case.timeout.unwrap_or(run.settings.default_timeout),
+        timeout: run.timeout(case),
         max_steps: case.max_steps.or(run.settings.max_steps),
     };
     let session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
@@ -194,5 +194,60 @@ fn verdict(expected_fail: bool, failure: Option<Failure>) -> (Status, Option<Fai
         ),
         (true, Some(failure)) if failure.origin.is_verdict() => (Status::ExpectedFailed, Some(failure)),
         (true, Some(failure)) => (Status::Failed, Some(failure)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ORIGINS: [FailureOrigin; 10] = [
+        FailureOrigin::Assertion,
+        FailureOrigin::Grader,
+        FailureOrigin::Runner,
+        FailureOrigin::Timeout,
+        FailureOrigin::MaxSteps,
+        FailureOrigin::ModelRejected,
+        FailureOrigin::Workspace,
+        FailureOrigin::Bootstrap,
+        FailureOrigin::Normalization,
+        FailureOrigin::Snapshot,
+    ];
+
+    #[test]
+    fn without_expected_fail_every_failure_fails() {
+        assert_eq!(verdict(false, None), (Status::Passed, None));
+        for origin in ORIGINS {
+            let (status, failure) = verdict(false, Some(Failure::new(origin, "x")));
+            assert_eq!(status, Status::Failed, "{origin}");
+            assert_eq!(failure.unwrap().origin, origin);
+        }
+    }
+
+    #[test]
+    fn expected_fail_forgives_only_verdict_failures() {
+        for origin in ORIGINS {
+            let (status, failure) = verdict(true, Some(Failure::new(origin, "x")));
+            let expected = match origin {
+                FailureOrigin::Assertion | FailureOrigin::Grader => Status::ExpectedFailed,
+                _ => Status::Failed,
+            };
+            assert_eq!(status, expected, "{origin}");
+            assert_eq!(failure.unwrap().class, origin.default_class(), "{origin}");
+        }
+    }
+
+    #[test]
+    fn expected_fail_turns_a_pass_into_an_unexpected_pass() {
+        let (status, failure) = verdict(true, None);
+        assert_eq!(status, Status::UnexpectedPassed);
+        assert!(!status.is_passing());
+        let failure = failure.unwrap();
+        assert_eq!(failure.class.id, "unexpected-passed");
+        assert!(
+            failure
+                .message
+                .contains("marked `expected_fail` but passed")
+        );
     }
 }

@@ -1,8 +1,11 @@
 //! One execution (case x runner): repetitions until the target is reached, retrying a failed
 //! repetition up to `repeat_failure` times, stopping at the first repetition that still fails.
 
+use skillgym::FailureOrigin;
+
+use super::aggregate::{ExecutionPlan, aggregate};
 use super::attempt::{AttemptId, run_attempt};
-use super::result::{ExecutionResult, RepetitionResult, Status};
+use super::result::{AttemptResult, ExecutionResult, RepetitionResult, Status};
 use crate::artifacts::write_json;
 use crate::run::{RunContext, Runner};
 use crate::suite::CaseSpec;
@@ -33,9 +36,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
                     attempt,
                 },
             );
-            let retry = !result.passed
-                && result.status != Status::UnexpectedPassed
-                && attempt <= repeat_failure;
+            let retry = retryable(&result) && attempt <= repeat_failure;
             attempts.push(result);
             if !retry {
                 break;
@@ -53,7 +54,15 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
             break;
         }
     }
-    let result = aggregate(run, case, runner, repeat_target, repetitions);
+    let plan = ExecutionPlan {
+        case_id: case.id.clone(),
+        runner_id: runner.id.clone(),
+        expected_fail: case.expected_fail,
+        repeat_target,
+        repeat_failure,
+        artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
+    };
+    let result = aggregate(plan, repetitions);
     let path = result.artifact_dir.join("result.json");
     if let Err(error) = write_json(&path, &result) {
         eprintln!("skillgym: cannot write {}: {error}", path.display());
@@ -61,46 +70,14 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
     result
 }
 
-fn aggregate(
-    run: &RunContext,
-    case: &CaseSpec,
-    runner: &Runner,
-    repeat_target: u32,
-    repetitions: Vec<RepetitionResult>,
-) -> ExecutionResult {
-    let successful: Vec<&RepetitionResult> = repetitions.iter().filter(|r| r.passed).collect();
-    let terminal = repetitions.last().filter(|r| !r.passed);
-    let last_attempt = repetitions.last().and_then(RepetitionResult::final_attempt);
-    let duration_ms = match terminal {
-        Some(repetition) => repetition.final_attempt().map_or(0, |a| a.duration_ms),
-        None if successful.is_empty() => 0,
-        None => {
-            let total: u64 = successful
-                .iter()
-                .filter_map(|r| r.final_attempt())
-                .map(|a| a.duration_ms)
-                .sum();
-            total / successful.len() as u64
-        }
-    };
-    let status = match terminal {
-        Some(repetition) => repetition.status,
-        None => last_attempt.map_or(Status::Skipped, |a| a.status),
-    };
-    ExecutionResult {
-        case_id: case.id.clone(),
-        runner_id: runner.id.clone(),
-        status,
-        passed: terminal.is_none(),
-        expected_fail: case.expected_fail,
-        failure: last_attempt.and_then(|a| a.failure.clone()),
-        repeat_target,
-        completed_repetitions: repetitions.len() as u32,
-        successful_repetitions: successful.len() as u32,
-        failed_repetitions: repetitions.iter().filter(|r| !r.passed).count() as u32,
-        stopped_at_repetition: terminal.map(|r| r.repetition),
-        duration_ms,
-        artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
-        repetitions,
-    }
+/// Whether a failed attempt may be retried: never an unexpected pass (the agent did what the
+/// case says it cannot; retrying would only hide that) nor a model rejection (it would be
+/// rejected again).
+fn retryable(result: &AttemptResult) -> bool {
+    !result.passed
+        && result.status != Status::UnexpectedPassed
+        && result
+            .failure
+            .as_ref()
+            .is_none_or(|failure| failure.origin != FailureOrigin::ModelRejected)
 }

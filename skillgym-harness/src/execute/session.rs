@@ -133,7 +133,8 @@ pub async fn run_session(
                 Termination::Stopped { reason } => {
                     Some(Failure::new(FailureOrigin::MaxSteps, reason.clone()))
                 }
-                Termination::Exited => exit_failure(outcome.exit_code, outcome.signal, &stderr_log),
+                Termination::Exited => exit_failure(outcome.exit_code, outcome.signal, &stderr_log)
+                    .or_else(|| unreadable_stream(&report, agent.kind())),
             };
             (failure, outcome.exit_code, outcome.signal)
         }
@@ -145,6 +146,22 @@ pub async fn run_session(
         signal,
         steps,
     }
+}
+
+/// A normalization failure when the agent printed lines but not one of them was an event its
+/// adapter understands: the output format is wrong, so no check could be meaningful.
+fn unreadable_stream(report: &SessionReport, kind: &str) -> Option<Failure> {
+    if !report.events.is_empty() || report.warnings.is_empty() {
+        return None;
+    }
+    let count = report.warnings.len();
+    let first = &report.warnings[0];
+    Some(Failure::new(
+        FailureOrigin::Normalization,
+        format!(
+            "none of the {count} line(s) the agent printed is an event of the `{kind}` format; first problem: {first}"
+        ),
+    ))
 }
 
 /// A runner failure for an unsuccessful exit, with the end of stderr.

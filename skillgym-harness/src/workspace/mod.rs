@@ -6,11 +6,14 @@ use std::fs;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
 
 use skillgym::{Failure, FailureOrigin};
 use tokio::runtime::Runtime;
 
+use crate::artifacts::write_json;
 use crate::config::{BootstrapConfig, WorkspaceMode};
 use crate::process::{self, LineVerdict, ProcessSpec, Termination};
 use crate::run::RunContext;
@@ -23,38 +26,77 @@ pub use copy::copy_tree;
 /// A prepared workspace.
 #[derive(Debug)]
 pub(crate) struct PreparedWorkspace {
+    record: WorkspaceRecord,
+}
+
+/// What `workspace.json` in each attempt directory says about the attempt's workspace.
+#[derive(Debug, Clone, Serialize)]
+struct WorkspaceRecord {
+    mode: WorkspaceMode,
+    /// The directory the agent ran in.
     cwd: PathBuf,
-    isolated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    template_dir: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bootstrap: Option<BootstrapRecord>,
+    /// Whether the directory is still there after the attempt (isolated workspaces of failed
+    /// attempts; shared and `none` directories are never removed).
+    preserved: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cleanup_error: Option<String>,
+}
+
+/// One bootstrap run.
+#[derive(Debug, Clone, Serialize)]
+struct BootstrapRecord {
+    command: String,
+    args: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exit_code: Option<i32>,
+    duration_ms: u64,
+    stdout_log: PathBuf,
+    stderr_log: PathBuf,
 }
 
 impl PreparedWorkspace {
     /// The directory the agent runs in.
     pub fn cwd(&self) -> &Path {
-        &self.cwd
+        &self.record.cwd
     }
 
-    /// Removes an isolated workspace whose attempt passed; keeps it (and says where) otherwise.
-    /// Returns a failure only when a passing attempt's workspace cannot be removed.
-    pub fn finish(self, passed: bool, artifact_dir: &Path) -> Option<Failure> {
-        if !self.isolated {
-            return None;
+    /// Removes an isolated workspace whose attempt passed and keeps it otherwise, then writes
+    /// `workspace.json` into the attempt directory. Returns a failure only when a passing
+    /// attempt's workspace cannot be removed.
+    pub fn finish(mut self, passed: bool, artifact_dir: &Path) -> Option<Failure> {
+        let isolated = self.record.mode == WorkspaceMode::Isolated;
+        let mut problem = None;
+        if isolated
+            && passed
+            && let Err(error) = fs::remove_dir_all(&self.record.cwd)
+        {
+            let message = format!(
+                "cannot remove workspace {}: {error}",
+                self.record.cwd.display()
+            );
+            self.record.cleanup_error = Some(message.clone());
+            problem = Some(Failure::new(FailureOrigin::Workspace, message));
         }
-        if !passed {
-            let note = format!("{}\n", self.cwd.display());
-            let _ = fs::write(artifact_dir.join("workspace.path"), note);
-            return None;
-        }
-        fs::remove_dir_all(&self.cwd).err().map(|error| {
-            Failure::new(
-                FailureOrigin::Workspace,
-                format!("cannot remove workspace {}: {error}", self.cwd.display()),
-            )
-        })
+        self.record.preserved = !isolated || !passed || problem.is_some();
+        write_record(artifact_dir, &self.record);
+        problem
+    }
+}
+
+fn write_record(artifact_dir: &Path, record: &WorkspaceRecord) {
+    let path = artifact_dir.join("workspace.json");
+    if let Err(error) = write_json(&path, record) {
+        eprintln!("skillgym: cannot write {}: {error}", path.display());
     }
 }
 
 /// Prepares the workspace of one attempt. A case's own `workspace` template makes the attempt
-/// isolated whatever the configured mode.
+/// isolated whatever the configured mode. When preparing fails, `workspace.json` still says
+/// where the (kept) directory is.
 pub(crate) fn prepare(
     run: &RunContext,
     runtime: &Runtime,
@@ -69,57 +111,81 @@ pub(crate) fn prepare(
     } else {
         config.mode
     };
-    let env = BootstrapEnv {
-        output_dir: run.run_dir.path(),
-        artifact_dir: artifact_dir.to_path_buf(),
-        case_id: Some(case.id.clone()),
-        runner_id: Some(runner_id.to_owned()),
+    let mut record = WorkspaceRecord {
+        mode,
+        cwd: PathBuf::new(),
+        template_dir: template.map(Path::to_path_buf),
+        bootstrap: None,
+        preserved: true,
+        cleanup_error: None,
     };
-    let timeout = case.timeout.unwrap_or(run.settings.default_timeout);
     match mode {
-        WorkspaceMode::None => Ok(PreparedWorkspace {
-            cwd: config
+        WorkspaceMode::None => {
+            record.cwd = config
                 .cwd
                 .clone()
-                .unwrap_or_else(|| run.settings.cwd.clone()),
-            isolated: false,
-        }),
+                .unwrap_or_else(|| run.settings.cwd.clone());
+            record.template_dir = None;
+        }
         WorkspaceMode::Isolated => {
             let relative = artifact_dir
                 .strip_prefix(run.run_dir.path())
                 .unwrap_or(artifact_dir);
-            let dir = run.run_dir.path().join("workspaces").join(relative);
-            fill(&dir, template)?;
-            if let Some(bootstrap) = &config.bootstrap {
-                bootstrap_in(runtime, bootstrap, &dir, artifact_dir, &env, timeout)?;
+            record.cwd = run.run_dir.path().join("workspaces").join(relative);
+            let env = BootstrapEnv {
+                output_dir: run.run_dir.path(),
+                artifact_dir: artifact_dir.to_path_buf(),
+                case_id: Some(case.id.clone()),
+                runner_id: Some(runner_id.to_owned()),
+            };
+            // The attempt's own limit: a bootstrap is part of the attempt.
+            let timeout = run.timeout(case);
+            let prepared = fill(&record.cwd, template).and_then(|()| match &config.bootstrap {
+                Some(bootstrap) => {
+                    let (outcome, ran) =
+                        bootstrap_in(runtime, bootstrap, &record.cwd, artifact_dir, &env, timeout);
+                    record.bootstrap = Some(ran);
+                    outcome
+                }
+                None => Ok(()),
+            });
+            if let Err(failure) = prepared {
+                write_record(artifact_dir, &record);
+                return Err(failure);
             }
-            Ok(PreparedWorkspace {
-                cwd: dir,
-                isolated: true,
-            })
         }
         WorkspaceMode::Shared => {
-            let dir = run.run_dir.path().join("workspaces").join("shared");
-            let setup = run.run_dir.path().join("workspaces").join("shared-setup");
-            once_per_run(&setup, || {
-                fill(&dir, template)?;
-                if let Some(bootstrap) = &config.bootstrap {
-                    let env = BootstrapEnv {
-                        case_id: None,
-                        runner_id: None,
-                        artifact_dir: setup.clone(),
-                        ..env.clone()
-                    };
-                    bootstrap_in(runtime, bootstrap, &dir, &setup, &env, timeout)?;
-                }
-                Ok(())
-            })?;
-            Ok(PreparedWorkspace {
-                cwd: dir,
-                isolated: false,
-            })
+            let workspaces = run.run_dir.path().join("workspaces");
+            record.cwd = workspaces.join("shared");
+            let setup = workspaces.join("shared-setup");
+            let env = BootstrapEnv {
+                output_dir: run.run_dir.path(),
+                artifact_dir: setup.clone(),
+                case_id: None,
+                runner_id: None,
+            };
+            let shared = once_per_run(&setup, || {
+                let mut setup_record = record.clone();
+                let outcome = fill(&record.cwd, template).and_then(|()| match &config.bootstrap {
+                    Some(bootstrap) => {
+                        let timeout = run.settings.default_timeout;
+                        let (outcome, ran) =
+                            bootstrap_in(runtime, bootstrap, &record.cwd, &setup, &env, timeout);
+                        setup_record.bootstrap = Some(ran);
+                        outcome
+                    }
+                    None => Ok(()),
+                });
+                write_record(&setup, &setup_record);
+                outcome
+            });
+            if let Err(failure) = shared {
+                write_record(artifact_dir, &record);
+                return Err(failure);
+            }
         }
     }
+    Ok(PreparedWorkspace { record })
 }
 
 /// Runs `prepare` once per run directory, across threads and processes (nextest runs every
@@ -148,16 +214,30 @@ fn once_per_run(
     if ready.exists() {
         return Ok(());
     }
-    if let Ok(message) = fs::read_to_string(&failed) {
-        return Err(Failure::new(FailureOrigin::Workspace, message));
+    if let Ok(text) = fs::read_to_string(&failed) {
+        return Err(earlier_failure(&text));
     }
     match prepare() {
         Ok(()) => fs::write(&ready, b"").map_err(problem),
         Err(failure) => {
-            let _ = fs::write(&failed, &failure.message);
+            let origin = failure.origin.as_str();
+            let _ = fs::write(&failed, format!("{origin}\n{}", failure.message));
             Err(failure)
         }
     }
+}
+
+/// The failure of an earlier shared setup, as `once_per_run` wrote it: origin, then message.
+fn earlier_failure(text: &str) -> Failure {
+    let (origin, message) = text.split_once('\n').unwrap_or(("workspace", text));
+    let origin = match origin {
+        "bootstrap" => FailureOrigin::Bootstrap,
+        _ => FailureOrigin::Workspace,
+    };
+    Failure::new(
+        origin,
+        format!("the shared workspace could not be prepared (once for the whole run): {message}"),
+    )
 }
 
 /// Creates `dir` fresh, as a copy of `template` when given.
@@ -196,7 +276,8 @@ struct BootstrapEnv {
     runner_id: Option<String>,
 }
 
-/// Runs the bootstrap command in `dir`, logging to `bootstrap.{stdout,stderr}.log`.
+/// Runs the bootstrap command in `dir`, logging to `bootstrap.{stdout,stderr}.log` in
+/// `log_dir`; returns the outcome and what ran.
 fn bootstrap_in(
     runtime: &Runtime,
     bootstrap: &BootstrapConfig,
@@ -204,7 +285,7 @@ fn bootstrap_in(
     log_dir: &Path,
     env: &BootstrapEnv,
     default_timeout: Duration,
-) -> Result<(), Failure> {
+) -> (Result<(), Failure>, BootstrapRecord) {
     let mut vars = vec![
         ("SKILLGYM_WORKSPACE".into(), dir.as_os_str().to_owned()),
         (
@@ -233,8 +314,17 @@ fn bootstrap_in(
         stderr_log: log_dir.join("bootstrap.stderr.log"),
         timeout: bootstrap.timeout.unwrap_or(default_timeout),
     };
+    let started = Instant::now();
     let mut ignore = |_: &str| LineVerdict::Continue;
     let outcome = runtime.block_on(process::run(&spec, &mut ignore));
+    let mut record = BootstrapRecord {
+        command: bootstrap.command.clone(),
+        args: bootstrap.args.clone(),
+        exit_code: None,
+        duration_ms: started.elapsed().as_millis() as u64,
+        stdout_log: spec.stdout_log.clone(),
+        stderr_log: spec.stderr_log.clone(),
+    };
     let command_line = std::iter::once(bootstrap.command.as_str())
         .chain(bootstrap.args.iter().map(String::as_str))
         .collect::<Vec<_>>()
@@ -243,21 +333,28 @@ fn bootstrap_in(
         Err(Failure::new(
             FailureOrigin::Bootstrap,
             format!(
-                "workspace bootstrap `{command_line}` {what} (logs: {})",
+                "workspace bootstrap `{command_line}` {what} (workspace kept at {}; logs: {})",
+                dir.display(),
                 spec.stderr_log.display()
             ),
         ))
     };
-    match outcome {
+    let result = match outcome {
         Err(error) => failed(format!("could not run: {error}")),
-        Ok(outcome) if outcome.termination == Termination::TimedOut => failed("timed out".into()),
-        Ok(outcome) if outcome.exit_code == Some(0) => Ok(()),
-        Ok(outcome) => match outcome.exit_code {
-            Some(code) => failed(format!("exited with code {code}")),
-            None => failed(format!(
-                "was killed by signal {}",
-                outcome.signal.unwrap_or(0)
-            )),
-        },
-    }
+        Ok(outcome) => {
+            record.exit_code = outcome.exit_code;
+            match (outcome.termination, outcome.exit_code, outcome.signal) {
+                (Termination::TimedOut, ..) => failed(format!(
+                    "timed out after {}",
+                    crate::execute::format_duration(spec.timeout)
+                )),
+                (_, Some(0), _) => Ok(()),
+                (_, Some(code), _) => failed(format!("exited with code {code}")),
+                (_, None, signal) => {
+                    failed(format!("was killed by signal {}", signal.unwrap_or(0)))
+                }
+            }
+        }
+    };
+    (result, record)
 }

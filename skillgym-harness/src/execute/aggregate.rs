@@ -1,0 +1,333 @@
+//! Folding an execution's repetitions into its one visible result: verdict, counts, averages
+//! over the final attempts of successful repetitions, pass rate with a Wilson interval, flaky.
+
+use std::path::PathBuf;
+
+use skillgym::{TokenCount, Usage};
+
+use super::result::{
+    AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, Status,
+};
+
+/// What an execution was asked to do, for [`aggregate`].
+#[derive(Debug, Clone)]
+pub struct ExecutionPlan {
+    /// The case id.
+    pub case_id: String,
+    /// The runner id.
+    pub runner_id: String,
+    /// Whether the case is marked `expected_fail`.
+    pub expected_fail: bool,
+    /// Successful repetitions wanted.
+    pub repeat_target: u32,
+    /// Extra attempts per repetition after a failure.
+    pub repeat_failure: u32,
+    /// `<run>/<case>/<runner>`.
+    pub artifact_dir: PathBuf,
+}
+
+/// The execution's result from its repetitions, in order. The execution passes only when
+/// `repeat_target` repetitions passed; it stops (and fails) at the first repetition that still
+/// failed after its attempts, whose failure becomes the execution's.
+pub fn aggregate(plan: ExecutionPlan, repetitions: Vec<RepetitionResult>) -> ExecutionResult {
+    let terminal = repetitions.iter().find(|r| !r.passed);
+    let successful: Vec<&AttemptResult> = repetitions
+        .iter()
+        .filter(|r| r.passed)
+        .filter_map(RepetitionResult::final_attempt)
+        .collect();
+    let passed = terminal.is_none() && successful.len() as u32 >= plan.repeat_target;
+    let decisive = terminal.or(repetitions.last());
+    let status = decisive.map_or(Status::Skipped, |r| r.status);
+    let failure = decisive
+        .and_then(RepetitionResult::final_attempt)
+        .and_then(|a| a.failure.clone());
+    let averaged: Vec<&AttemptResult> = match terminal {
+        Some(repetition) => repetition.final_attempt().into_iter().collect(),
+        None => successful.clone(),
+    };
+    let all_attempts = repetitions.iter().flat_map(|r| &r.attempts);
+    let total = all_attempts.clone().count() as u32;
+    let passing = all_attempts.filter(|a| a.passed).count() as u32;
+    ExecutionResult {
+        case_id: plan.case_id,
+        runner_id: plan.runner_id,
+        status,
+        passed,
+        expected_fail: plan.expected_fail,
+        failure,
+        repeat_target: plan.repeat_target,
+        repeat_failure: plan.repeat_failure,
+        completed_repetitions: repetitions.len() as u32,
+        successful_repetitions: successful.len() as u32,
+        failed_repetitions: repetitions.iter().filter(|r| !r.passed).count() as u32,
+        stopped_at_repetition: terminal.map(|r| r.repetition),
+        flaky: passed && repetitions.iter().any(|r| r.attempts.len() > 1),
+        attempts: AttemptStats {
+            total,
+            passing,
+            pass_rate: if total == 0 {
+                0.0
+            } else {
+                f64::from(passing) / f64::from(total)
+            },
+            pass_rate_95: wilson_95(passing, total),
+        },
+        duration_ms: mean(averaged.iter().map(|a| a.duration_ms)).unwrap_or(0),
+        usage: mean_usage(averaged.iter().map(|a| &a.usage)),
+        artifact_dir: plan.artifact_dir,
+        repetitions,
+    }
+}
+
+/// The 95% Wilson score interval of `successes` out of `total` (`[0, 1]` when nothing ran).
+pub fn wilson_95(successes: u32, total: u32) -> Interval {
+    const Z: f64 = 1.959_963_984_540_054;
+    if total == 0 {
+        return Interval {
+            low: 0.0,
+            high: 1.0,
+        };
+    }
+    let n = f64::from(total);
+    let p = f64::from(successes) / n;
+    let z2 = Z * Z;
+    let denominator = 1.0 + z2 / n;
+    let center = (p + z2 / (2.0 * n)) / denominator;
+    let half = Z / denominator * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    Interval {
+        low: (center - half).max(0.0),
+        high: (center + half).min(1.0),
+    }
+}
+
+/// The rounded mean, `None` for no values.
+fn mean(values: impl Iterator<Item = u64>) -> Option<u64> {
+    let (sum, count) = values.fold((0u128, 0u128), |(sum, count), value| {
+        (sum + u128::from(value), count + 1)
+    });
+    (count > 0).then(|| ((sum + count / 2) / count) as u64)
+}
+
+/// Each figure averaged over the usages that have it; a token figure keeps the source of the
+/// first usage that has it.
+fn mean_usage<'a>(usages: impl Iterator<Item = &'a Usage> + Clone) -> Usage {
+    let tokens = |figure: fn(&Usage) -> Option<TokenCount>| {
+        let first = usages.clone().find_map(figure)?;
+        let value = mean(usages.clone().filter_map(figure).map(|c| c.value))?;
+        Some(TokenCount {
+            value,
+            source: first.source,
+        })
+    };
+    let costs: Vec<f64> = usages.clone().filter_map(|u| u.cost_usd).collect();
+    Usage {
+        input_tokens: tokens(|u| u.input_tokens),
+        output_tokens: tokens(|u| u.output_tokens),
+        reasoning_tokens: tokens(|u| u.reasoning_tokens),
+        cache_tokens: tokens(|u| u.cache_tokens),
+        total_tokens: tokens(|u| u.total_tokens),
+        cost_usd: (!costs.is_empty()).then(|| costs.iter().sum::<f64>() / costs.len() as f64),
+        input_chars: mean(usages.clone().map(|u| u.input_chars)).unwrap_or(0),
+        output_chars: mean(usages.clone().map(|u| u.output_chars)).unwrap_or(0),
+        reasoning_chars: mean(usages.map(|u| u.reasoning_chars)).unwrap_or(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skillgym::{Failure, FailureOrigin};
+
+    fn attempt(repetition: u32, attempt: u32, passed: bool, ms: u64, tokens: u64) -> AttemptResult {
+        AttemptResult {
+            repetition,
+            attempt,
+            status: if passed {
+                Status::Passed
+            } else {
+                Status::Failed
+            },
+            passed,
+            failure: (!passed).then(|| {
+                Failure::new(
+                    FailureOrigin::Assertion,
+                    format!("failed {repetition}.{attempt}"),
+                )
+            }),
+            duration_ms: ms,
+            usage: Usage {
+                total_tokens: Some(TokenCount::provider(tokens)),
+                input_chars: tokens / 10,
+                ..Usage::default()
+            },
+            steps: 1,
+            exit_code: Some(0),
+            signal: None,
+            artifact_dir: PathBuf::from(format!("/run/c/r/repeat-{repetition}/attempt-{attempt}")),
+        }
+    }
+
+    fn repetition(attempts: Vec<AttemptResult>) -> RepetitionResult {
+        let last = attempts.last().unwrap();
+        RepetitionResult {
+            repetition: last.repetition,
+            status: last.status,
+            passed: last.passed,
+            attempts,
+        }
+    }
+
+    fn plan(repeat_target: u32, repeat_failure: u32) -> ExecutionPlan {
+        ExecutionPlan {
+            case_id: "c".into(),
+            runner_id: "r".into(),
+            expected_fail: false,
+            repeat_target,
+            repeat_failure,
+            artifact_dir: PathBuf::from("/run/c/r"),
+        }
+    }
+
+    #[test]
+    fn all_repetitions_pass_and_metrics_are_averaged() {
+        let result = aggregate(
+            plan(3, 0),
+            vec![
+                repetition(vec![attempt(1, 1, true, 10, 100)]),
+                repetition(vec![attempt(2, 1, true, 20, 200)]),
+                repetition(vec![attempt(3, 1, true, 30, 300)]),
+            ],
+        );
+        assert!(result.passed && !result.flaky);
+        assert_eq!(result.status, Status::Passed);
+        assert_eq!(
+            (
+                result.completed_repetitions,
+                result.successful_repetitions,
+                result.failed_repetitions
+            ),
+            (3, 3, 0)
+        );
+        assert_eq!(result.stopped_at_repetition, None);
+        assert_eq!(result.duration_ms, 20);
+        assert_eq!(result.usage.total_tokens, Some(TokenCount::provider(200)));
+        assert_eq!(result.usage.input_chars, 20);
+        assert_eq!(result.failure, None);
+        assert_eq!((result.attempts.total, result.attempts.passing), (3, 3));
+    }
+
+    #[test]
+    fn discarded_attempts_are_left_out_of_the_averages() {
+        let result = aggregate(
+            plan(2, 1),
+            vec![
+                repetition(vec![attempt(1, 1, true, 10, 100)]),
+                repetition(vec![
+                    attempt(2, 1, false, 5_000, 90_000),
+                    attempt(2, 2, true, 30, 300),
+                ]),
+            ],
+        );
+        assert!(result.passed && result.flaky);
+        assert_eq!(result.duration_ms, 20);
+        assert_eq!(result.usage.total_tokens.unwrap().value, 200);
+        assert_eq!((result.attempts.total, result.attempts.passing), (3, 2));
+        assert!((result.attempts.pass_rate - 2.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_terminal_repetition_decides_a_failed_execution() {
+        let result = aggregate(
+            plan(4, 1),
+            vec![
+                repetition(vec![attempt(1, 1, true, 10, 100)]),
+                repetition(vec![attempt(2, 1, true, 10, 100)]),
+                repetition(vec![
+                    attempt(3, 1, false, 70, 700),
+                    attempt(3, 2, false, 90, 900),
+                ]),
+            ],
+        );
+        assert!(!result.passed && !result.flaky);
+        assert_eq!(result.status, Status::Failed);
+        assert_eq!(
+            (
+                result.completed_repetitions,
+                result.successful_repetitions,
+                result.failed_repetitions
+            ),
+            (3, 2, 1)
+        );
+        assert_eq!(result.stopped_at_repetition, Some(3));
+        assert_eq!(result.failure.unwrap().message, "failed 3.2");
+        assert_eq!(result.duration_ms, 90, "the terminal attempt's own figures");
+        assert_eq!(result.usage.total_tokens.unwrap().value, 900);
+    }
+
+    #[test]
+    fn expected_failures_pass_and_keep_their_failure() {
+        let mut expected = attempt(1, 1, false, 10, 100);
+        expected.status = Status::ExpectedFailed;
+        expected.passed = true;
+        let result = aggregate(
+            ExecutionPlan {
+                expected_fail: true,
+                ..plan(1, 0)
+            },
+            vec![repetition(vec![expected])],
+        );
+        assert!(result.passed && result.expected_fail);
+        assert_eq!(result.status, Status::ExpectedFailed);
+        assert_eq!(result.failure.unwrap().message, "failed 1.1");
+        assert_eq!(result.stopped_at_repetition, None);
+    }
+
+    #[test]
+    fn nothing_ran_is_skipped_and_not_passing() {
+        let result = aggregate(plan(2, 0), Vec::new());
+        assert_eq!(result.status, Status::Skipped);
+        assert!(!result.passed);
+        assert_eq!(result.attempts.pass_rate, 0.0);
+        assert_eq!(result.usage, Usage::default());
+    }
+
+    #[test]
+    fn usage_figures_average_over_the_attempts_that_report_them() {
+        let a = Usage {
+            input_tokens: Some(TokenCount::derived(10)),
+            cost_usd: Some(0.5),
+            ..Usage::default()
+        };
+        let b = Usage {
+            input_tokens: Some(TokenCount::provider(21)),
+            output_tokens: Some(TokenCount::provider(4)),
+            ..Usage::default()
+        };
+        let usage = mean_usage([&a, &b].into_iter());
+        assert_eq!(usage.input_tokens, Some(TokenCount::derived(16)));
+        assert_eq!(usage.output_tokens, Some(TokenCount::provider(4)));
+        assert_eq!(usage.cost_usd, Some(0.5));
+        assert_eq!(usage.total_tokens, None);
+    }
+
+    #[test]
+    fn wilson_interval_matches_known_values() {
+        let close = |a: f64, b: f64| (a - b).abs() < 5e-4;
+        let i = wilson_95(8, 10);
+        assert!(close(i.low, 0.4902) && close(i.high, 0.9433), "{i:?}");
+        let i = wilson_95(0, 10);
+        assert!(close(i.low, 0.0) && close(i.high, 0.2775), "{i:?}");
+        let i = wilson_95(10, 10);
+        assert!(close(i.low, 0.7225) && close(i.high, 1.0), "{i:?}");
+        let i = wilson_95(1, 1);
+        assert!(close(i.low, 0.2065) && close(i.high, 1.0), "{i:?}");
+        assert_eq!(
+            wilson_95(0, 0),
+            Interval {
+                low: 0.0,
+                high: 1.0
+            }
+        );
+    }
+}

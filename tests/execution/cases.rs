@@ -1,0 +1,345 @@
+//! The cases of the child harness. Every prompt is a fake-agent script (the runners set
+//! `FAKE_AGENT_SCRIPT=-`), so each case scripts its own agent. `count <name>` numbers the
+//! sessions of a case across attempts and repetitions (state in `FAKE_AGENT_STATE_DIR`), and
+//! `on`/`not` make a session depend on its number.
+
+use skillgym::prelude::*;
+
+/// What the scripts print as their answer.
+fn answered_ok(report: &SessionReport) {
+    report.expect().output().equals("ok");
+}
+
+pub mod repeat {
+    use super::*;
+
+    #[skillgym::case(
+        repeat = 3,
+        prompt = r#"
+count all_pass
+on 1 emit {"type":"usage","total_tokens":100}
+on 2 emit {"type":"usage","total_tokens":200}
+on 3 emit {"type":"usage","total_tokens":300}
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn all_pass(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    // Session 2 (repetition 2, attempt 1) fails slowly and expensively; its retry recovers.
+    #[skillgym::case(
+        repeat = 3,
+        repeat_failure = 1,
+        prompt = r#"
+count recovers
+on 1 emit {"type":"usage","total_tokens":100}
+on 2 emit {"type":"usage","total_tokens":90000}
+on 2 sleep 1500
+on 3 emit {"type":"usage","total_tokens":200}
+on 4 emit {"type":"usage","total_tokens":300}
+on 2 emit {"type":"message","role":"assistant","phase":"final","text":"wrong"}
+not 2 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn recovers(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    // Repetition 3 fails in both its attempts (sessions 3 and 4): repetition 4 never runs.
+    #[skillgym::case(
+        repeat = 4,
+        repeat_failure = 1,
+        prompt = r#"
+count exhausts
+on 3,4 emit {"type":"message","role":"assistant","phase":"final","text":"wrong"}
+not 3,4 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn exhausts(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    // Sessions 1 and 2 fail, 3 and later pass: passes with 2 or more retries allowed.
+    #[skillgym::case(
+        retry_failed = 2,
+        prompt = r#"
+count legacy_alias
+on 1,2 emit {"type":"message","role":"assistant","phase":"final","text":"wrong"}
+not 1,2 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn legacy_alias(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    // `repeat_failure` wins over `retry_failed`: 1 retry, not 3, so it fails.
+    #[skillgym::case(
+        repeat_failure = 1,
+        retry_failed = 3,
+        prompt = r#"
+count both_given
+on 1,2 emit {"type":"message","role":"assistant","phase":"final","text":"wrong"}
+not 1,2 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn both_given(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    // No per-case values: the config and the flags decide.
+    #[skillgym::case(prompt = r#"
+count unset
+on 1,2 emit {"type":"message","role":"assistant","phase":"final","text":"wrong"}
+not 1,2 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#)]
+    fn unset(report: &SessionReport) {
+        answered_ok(report);
+    }
+}
+
+pub mod status {
+    use super::*;
+
+    #[skillgym::case(
+        prompt = r#"emit {"type":"message","role":"assistant","phase":"final","text":"ok"}"#
+    )]
+    fn passes(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    #[skillgym::case(
+        prompt = r#"emit {"type":"message","role":"assistant","phase":"final","text":"no"}"#
+    )]
+    fn fails(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    #[skillgym::case(
+        expected_fail,
+        prompt = r#"emit {"type":"message","role":"assistant","phase":"final","text":"no"}"#
+    )]
+    fn expected_fail_fails(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    // An unexpected pass is not retried, whatever `repeat_failure` allows.
+    #[skillgym::case(
+        expected_fail,
+        repeat_failure = 2,
+        prompt = r#"emit {"type":"message","role":"assistant","phase":"final","text":"ok"}"#
+    )]
+    fn expected_fail_passes(report: &SessionReport) {
+        answered_ok(report);
+    }
+}
+
+/// One failure per origin the harness can produce, each with and without `expected_fail`:
+/// only the assertion failure may be expected.
+pub mod origin {
+    use super::*;
+
+    macro_rules! origin_cases {
+        ($($name:ident, $expected:ident: [$($arg:ident = $value:expr),*] $prompt:literal;)*) => {$(
+            #[skillgym::case($($arg = $value,)* prompt = $prompt)]
+            fn $name(report: &SessionReport) {
+                answered_ok(report);
+            }
+
+            #[skillgym::case($($arg = $value,)* expected_fail, prompt = $prompt)]
+            fn $expected(report: &SessionReport) {
+                answered_ok(report);
+            }
+        )*};
+    }
+
+    origin_cases! {
+        assertion, assertion_expected: []
+            r#"emit {"type":"message","role":"assistant","phase":"final","text":"no"}"#;
+        runner, runner_expected: [] "stderr the model said no\nexit 7";
+        crash, crash_expected: [] "crash";
+        timeout, timeout_expected: [timeout = "300ms"] "hang";
+        max_steps, max_steps_expected: [max_steps = 2] r#"
+emit {"type":"message","role":"assistant","text":"one"}
+emit {"type":"message","role":"assistant","text":"two"}
+emit {"type":"message","role":"assistant","text":"three"}
+hang
+"#;
+        normalization, normalization_expected: []
+            "print I am a plain-text agent\nprint with no JSON at all";
+        workspace, workspace_expected: [workspace = "tests/execution/no-such-template"] "echo-prompt";
+    }
+
+    // `bootstrap` fails through the configuration (a failing bootstrap command).
+    #[skillgym::case(prompt = "echo-prompt")]
+    fn bootstrap(_report: &SessionReport) {}
+
+    #[skillgym::case(expected_fail, prompt = "echo-prompt")]
+    fn bootstrap_expected(_report: &SessionReport) {}
+}
+
+pub mod classes {
+    use super::*;
+
+    fn slow_agent(failure: &skillgym::Failure) -> Option<FailureClass> {
+        (failure.origin == skillgym::FailureOrigin::Timeout)
+            .then(|| FailureClass::new("slow-agent", "The agent is too slow"))
+    }
+
+    // The hook reclassifies an infrastructure failure; the origin stays.
+    #[skillgym::case(timeout = "300ms", classify_failure = slow_agent, prompt = "hang")]
+    fn hook_on_timeout(_report: &SessionReport) {}
+
+    // The hook returns nothing for assertion failures: the attached class stays.
+    #[skillgym::case(
+        classify_failure = slow_agent,
+        prompt = r#"emit {"type":"message","role":"assistant","phase":"final","text":"no"}"#
+    )]
+    fn hook_declines(report: &SessionReport) {
+        classify("wrong-answer", || answered_ok(report));
+    }
+}
+
+/// Each session marks its start and end in the state file `spans`, sleeping in between.
+pub mod sched {
+    use super::*;
+
+    macro_rules! sched_cases {
+        ($($name:ident: $script:literal;)*) => {$(
+            #[skillgym::case(prompt = $script)]
+            fn $name(report: &SessionReport) {
+                answered_ok(report);
+            }
+        )*};
+    }
+
+    sched_cases! {
+        s1: "log spans +\nsleep 240\nlog spans -\nemit {\"type\":\"message\",\"role\":\"assistant\",\"phase\":\"final\",\"text\":\"ok\"}";
+        s2: "log spans +\nsleep 60\nlog spans -\nemit {\"type\":\"message\",\"role\":\"assistant\",\"phase\":\"final\",\"text\":\"ok\"}";
+        s3: "log spans +\nsleep 200\nlog spans -\nemit {\"type\":\"message\",\"role\":\"assistant\",\"phase\":\"final\",\"text\":\"ok\"}";
+        s4: "log spans +\nsleep 80\nlog spans -\nemit {\"type\":\"message\",\"role\":\"assistant\",\"phase\":\"final\",\"text\":\"ok\"}";
+        s5: "log spans +\nsleep 160\nlog spans -\nemit {\"type\":\"message\",\"role\":\"assistant\",\"phase\":\"final\",\"text\":\"ok\"}";
+        s6: "log spans +\nsleep 100\nlog spans -\nemit {\"type\":\"message\",\"role\":\"assistant\",\"phase\":\"final\",\"text\":\"ok\"}";
+    }
+}
+
+pub mod limits {
+    use super::*;
+
+    // Starts two grandchildren in its process group, then talks too much.
+    #[skillgym::case(
+        max_steps = 2,
+        prompt = r#"
+fork 2
+emit {"type":"message","role":"assistant","text":"one"}
+emit {"type":"message","role":"assistant","text":"two"}
+stderr about to exceed
+emit {"type":"message","role":"assistant","text":"three"}
+hang
+"#
+    )]
+    fn max_steps_kill(_report: &SessionReport) {}
+
+    #[skillgym::case(timeout = "400ms", prompt = "fork 2\nhang")]
+    fn timeout_kill(_report: &SessionReport) {}
+
+    // No timeout of its own: `defaults.timeout` applies.
+    #[skillgym::case(prompt = "hang")]
+    fn default_timeout(_report: &SessionReport) {}
+}
+
+pub mod workspace {
+    use std::path::Path;
+
+    use super::*;
+
+    /// What the template holds (see `template()` in main.rs).
+    fn has_template(dir: &Path) {
+        assert_eq!(
+            std::fs::read_to_string(dir.join(".env")).unwrap(),
+            "SECRET=1\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join(".git/HEAD")).unwrap(),
+            "ref: refs/heads/main\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("src/lib.rs")).unwrap(),
+            "// lib\n"
+        );
+        let link = dir.join("README.link");
+        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("src/lib.rs"));
+        let outside = dir.join("outside.link");
+        assert!(outside.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(
+            std::fs::read_link(&outside).unwrap(),
+            Path::new("/etc/hostname")
+        );
+    }
+
+    // Records its cwd and environment; checks the template and what the bootstrap made.
+    #[skillgym::case(prompt = r#"
+record agent.json
+write agent-was-here yes
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#)]
+    fn template_copied(report: &SessionReport, ctx: &mut CaseContext) {
+        has_template(ctx.workspace_dir());
+        answered_ok(report);
+    }
+
+    // Only records where it ran.
+    #[skillgym::case(prompt = r#"
+record agent.json
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#)]
+    fn records_cwd(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    // Fails on its first session, passes on its retry: one kept, one removed workspace.
+    #[skillgym::case(
+        repeat_failure = 1,
+        prompt = r#"
+count kept_then_removed
+write agent-was-here yes
+on 1 emit {"type":"message","role":"assistant","phase":"final","text":"no"}
+not 1 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn kept_then_removed(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    // Sees what the bootstrap wrote (a shared workspace: every session sees the same dir).
+    #[skillgym::case(prompt = r#"
+record agent.json
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#)]
+    fn bootstrapped(report: &SessionReport, ctx: &mut CaseContext) {
+        assert!(
+            ctx.workspace_dir().join("bootstrapped").is_file(),
+            "the bootstrap ran in {}",
+            ctx.workspace_dir().display()
+        );
+        answered_ok(report);
+    }
+
+    // Its own template (relative to the crate dir, made by the driver) makes it isolated
+    // whatever the configured mode.
+    #[skillgym::case(
+        workspace = "target/e2e-tmp/execution-case-template",
+        prompt = r#"
+record agent.json
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn own_template(report: &SessionReport, ctx: &mut CaseContext) {
+        assert_eq!(
+            std::fs::read_to_string(ctx.workspace_dir().join("case-template.txt")).unwrap(),
+            "from the case\n"
+        );
+        answered_ok(report);
+    }
+}
