@@ -73,6 +73,21 @@ fn all_repetitions_pass() {
         "{:?}",
         run.trials()
     );
+    // Success stays compact: one line with the averages; a single attempt gets none.
+    let stdout = run.stdout();
+    let line = stdout
+        .lines()
+        .find(|line| line.starts_with("skillgym: [a] cases::repeat::all_pass:"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        line.starts_with("skillgym: [a] cases::repeat::all_pass: 3/3 repetitions passed · avg ")
+            && line.ends_with(" · avg 200 tokens"),
+        "{line}"
+    );
+    assert!(
+        !stdout.contains("skillgym: [a] cases::repeat::unset:"),
+        "{stdout}"
+    );
 }
 
 fn a_retry_recovers() {
@@ -130,9 +145,14 @@ fn exhausted_retries_stop_early() {
         stdout.contains("stopped at repetition 3/4 (2 passed)"),
         "{stdout}"
     );
-    assert!(
-        stdout.contains("[a] cases::repeat::exhausts: failed at repetition 3/4"),
-        "{stdout}"
+    // Failure stays aggregate-only in the summary: no per-repetition details.
+    let line = stdout
+        .lines()
+        .find(|line| line.starts_with("skillgym: [a] cases::repeat::exhausts:"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(
+        line,
+        "skillgym: [a] cases::repeat::exhausts: failed at repetition 3/4 (2 passed, 4 attempts)"
     );
 }
 
