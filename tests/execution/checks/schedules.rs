@@ -55,6 +55,17 @@ struct Observed {
     starts: Vec<String>,
 }
 
+impl Observed {
+    /// `isolated-by-runner`: no runner ever ran two sessions at once.
+    fn assert_one_per_runner(&self) {
+        assert!(
+            self.per_runner.values().all(|&n| n == 1),
+            "{:?}",
+            self.per_runner
+        );
+    }
+}
+
 fn observe(run: &Run) -> Observed {
     let spans = std::fs::read_to_string(run.state("spans")).unwrap();
     let mut current = 0usize;
@@ -147,11 +158,7 @@ fn isolated_by_runner() {
         "",
     );
     let observed = observe(&run);
-    assert!(
-        observed.per_runner.values().all(|&n| n == 1),
-        "{:?}",
-        observed.per_runner
-    );
+    observed.assert_one_per_runner();
     assert!((2..=3).contains(&observed.overall), "{}", observed.overall);
     assert_plan_order(&run);
 }
@@ -163,11 +170,7 @@ fn isolated_by_runner_capped() {
         "",
     );
     let observed = observe(&run);
-    assert!(
-        observed.per_runner.values().all(|&n| n == 1),
-        "{:?}",
-        observed.per_runner
-    );
+    observed.assert_one_per_runner();
     assert_eq!(observed.overall, 2);
 }
 
@@ -195,11 +198,7 @@ fn across_processes() {
         run.context()
     );
     let observed = observe(&run);
-    assert!(
-        observed.per_runner.values().all(|&n| n == 1),
-        "{:?}",
-        observed.per_runner
-    );
+    observed.assert_one_per_runner();
     assert!(observed.overall <= 2, "{}", observed.overall);
     let locks = run.run_dir().join(".locks");
     for file in [
