@@ -64,14 +64,20 @@ pub fn run_examples(args: &[&str], env: &[(&str, &str)]) -> Output {
         .args(args)
         .current_dir(examples_dir())
         .env("CARGO_MANIFEST_DIR", examples_dir());
+    without_outer_runner_env(&mut command);
+    command.envs(env.iter().copied());
+    command.output().expect("the example harness runs")
+}
+
+/// Removes this process's `SKILLGYM_*` and `NEXTEST*` variables from `command`, so the outer
+/// test runner (cargo test, nextest) cannot leak into a harness run under test.
+pub fn without_outer_runner_env(command: &mut Command) {
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy();
         if key.starts_with("SKILLGYM_") || key.starts_with("NEXTEST") {
             command.env_remove(&*key);
         }
     }
-    command.envs(env.iter().copied());
-    command.output().expect("the example harness runs")
 }
 
 /// A fresh directory under `target/e2e-tmp`, removed on drop.

@@ -3,7 +3,9 @@
 //! ```text
 //! <output_dir>/<run-id>/results.json
 //! <output_dir>/<run-id>/<case>/<runner>/result.json
-//! <output_dir>/<run-id>/<case>/<runner>/repeat-N/attempt-M/{stdout.log, stderr.log, report.json, result.json}
+//! <output_dir>/<run-id>/<case>/<runner>/repeat-N/attempt-M/{prompt.md, stdout.log, stderr.log, report.json, result.json, workspace.json}
+//! <output_dir>/<run-id>/workspaces/{shared, shared-setup, <case>/<runner>/repeat-N/attempt-M}
+//! <output_dir>/<run-id>/.locks/    (schedule gates of process-per-test runs)
 //! <output_dir>/latest -> <run-id>
 //! ```
 

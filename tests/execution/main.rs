@@ -191,12 +191,7 @@ fn run_child(dir: &Path, spec: Spec<'_>, env: &[(&str, &str)]) -> Output {
         .args(["--config".as_ref(), config.as_os_str()])
         .args(["--output-dir".as_ref(), dir.join("out").as_os_str()])
         .args(spec.args);
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if key.starts_with("SKILLGYM_") || key.starts_with("NEXTEST") {
-            command.env_remove(&*key);
-        }
-    }
+    skillgym_e2e::without_outer_runner_env(&mut command);
     command
         .env(CHILD, "1")
         .env("FAKE_AGENT_STATE_DIR", dir.join("state"))
