@@ -6,13 +6,14 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, Once, PoisonError};
 use std::time::SystemTime;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
-use crate::agent::{Agent, CommandAgent};
+use crate::agent::{self, Agent, AgentOptions};
 use crate::artifacts::RunDir;
 use crate::cli;
-use crate::config::{self, AgentKind, Settings};
-use crate::execute::{ExecutionResult, run_execution};
+use crate::config::{self, Settings};
+use crate::execute::{ExecutionResult, Status, run_execution};
+use crate::rejections::Rejections;
 use crate::run::{RunContext, Runner};
 use crate::schedule::{Gates, worker_threads};
 use crate::suite::{CaseSpec, Plan, collect_registered};
@@ -180,7 +181,9 @@ impl Harness {
         } else {
             Gates::in_process(settings.schedule, settings.max_parallel, runners.len())
         };
+        let rejections = Rejections::new(&run_dir.path());
         let context = Arc::new(RunContext {
+            rejections,
             run_dir,
             gates,
             settings,
@@ -198,7 +201,7 @@ impl Harness {
                 let runner = &context.runners[planned.runner];
                 let context = Arc::clone(&context);
                 let (case_index, runner_index) = (planned.case, planned.runner);
-                Trial::test(case.id.clone(), move || {
+                Trial::ignorable_test(case.id.clone(), move || {
                     run_trial(&context, position, case_index, runner_index)
                 })
                 .with_kind(runner.id.clone())
@@ -270,7 +273,7 @@ fn run_trial(
     position: usize,
     case_index: usize,
     runner_index: usize,
-) -> Result<(), Failed> {
+) -> Result<Completion, Failed> {
     static MARK_LATEST: Once = Once::new();
     MARK_LATEST.call_once(|| {
         if let Err(error) = context.run_dir.mark_latest() {
@@ -292,10 +295,17 @@ fn run_trial(
     outcome
 }
 
-/// The trial's verdict and failure text.
-fn trial_outcome(result: &ExecutionResult) -> Result<(), Failed> {
+/// The trial's verdict and failure text; a skipped execution is an ignored trial.
+fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Failed> {
     if result.passed {
-        return Ok(());
+        return Ok(Completion::Completed);
+    }
+    if result.status == Status::Skipped {
+        let reason = result
+            .failure
+            .as_ref()
+            .map_or_else(|| "not run".to_owned(), |failure| failure.message.clone());
+        return Ok(Completion::ignored_with(reason));
     }
     let mut text = String::new();
     if let Some(failure) = &result.failure {
@@ -330,30 +340,19 @@ fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, String> {
         .iter()
         .map(|(id, runner)| {
             let agent = &runner.agent;
-            let built: Arc<dyn Agent> = match agent.kind {
-                AgentKind::Command => {
-                    let Some(command) = &agent.command else {
-                        return Err(format!(
-                            "runner `{id}`: an agent of type `command` needs `command`"
-                        ));
-                    };
-                    let mut command_agent =
-                        CommandAgent::new(command)
-                            .args(agent.args.iter().cloned());
-                    for (key, value) in &agent.env {
-                        command_agent = command_agent.env(key.clone(), value.clone());
-                    }
-                    if let Some(model) = &agent.model {
-                        command_agent = command_agent.model(model.clone());
-                    }
-                    Arc::new(command_agent)
-                }
-                other => {
-                    return Err(format!(
-                        "runner `{id}`: agent type `{other}` has no adapter in this version of skillgym-harness yet; supported: `command`"
-                    ));
-                }
+            let options = AgentOptions {
+                model: agent.model.clone(),
+                command: agent.command.as_ref().map(PathBuf::from),
+                args: agent.args.clone(),
+                env: agent
+                    .env
+                    .iter()
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect(),
+                user_home: None,
             };
+            let built = agent::build(agent.kind, options)
+                .map_err(|error| format!("runner `{id}`: {error}"))?;
             Ok(Runner {
                 id: id.clone(),
                 agent: built,

@@ -7,6 +7,7 @@ use crate::artifacts::RunDir;
 use crate::cli::SkillgymArgs;
 use crate::config::Settings;
 use crate::execute::ExecutionResult;
+use crate::rejections::Rejections;
 use crate::schedule::Gates;
 use crate::suite::CaseSpec;
 
@@ -43,6 +44,8 @@ pub struct RunContext {
     /// What an execution waits for before it starts: the schedule's concurrency cap and, under
     /// `isolated-by-runner`, its runner's turn.
     pub(crate) gates: Gates,
+    /// Runners whose model the provider rejected earlier in this run.
+    pub(crate) rejections: Rejections,
     /// Results of the executions finished in this process, keyed by plan position.
     pub results: Mutex<Vec<(usize, ExecutionResult)>>,
 }

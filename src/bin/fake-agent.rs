@@ -25,6 +25,7 @@
 //! | `not <n>[,<n>...] <action>` | performs the action only when the call number is none of those |
 //! | `log <file> <text>` | appends the line `<text> <FAKE_AGENT_NAME>` to the state file `<file>` |
 //! | `write <path> <text>` | writes the text and a newline to the file (relative to the cwd) |
+//! | `replay <path>` | copies the file's bytes to stdout (a captured transcript) |
 //!
 //! An unknown or malformed action prints a message on stderr and exits with code 3; a failed
 //! write exits with code 4. Stdout is flushed after each action.
@@ -183,6 +184,11 @@ fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Fa
         "fork" => fork(parse_number(argument)?),
         "record" => record(argument.trim()),
         "big-line" => write(big_line(&mut out, parse_number(argument)?)),
+        "replay" => {
+            let path = argument.trim();
+            let bytes = std::fs::read(path).map_err(|e| Failure::Io(format!("{path}: {e}")))?;
+            write(out.write_all(&bytes))
+        }
         other => Err(Failure::Script(format!("unknown action `{other}`"))),
     }
 }

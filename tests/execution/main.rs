@@ -179,6 +179,20 @@ impl Run {
     }
 }
 
+/// Runs the child harness once more in the directory of an earlier [`Run`] (same config,
+/// output directory and agent state).
+pub fn run_child_in(dir: &Path, args: &[&str], config: &str, env: &[(&str, &str)]) -> Output {
+    run_child(
+        dir,
+        Spec {
+            args,
+            config,
+            env: &[],
+        },
+        env,
+    )
+}
+
 /// Runs the child harness in `dir`: config `dir/skillgym.yaml`, output `dir/out`, agent state
 /// `dir/state`. `SKILLGYM_*` and `NEXTEST*` variables of this process are not passed on.
 fn run_child(dir: &Path, spec: Spec<'_>, env: &[(&str, &str)]) -> Output {

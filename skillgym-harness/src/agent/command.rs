@@ -26,8 +26,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use skillgym::{Role, SessionEvent};
 
-use super::{Agent, Launch, SessionSpec, StreamParser};
-use crate::normalize::{ReportBuilder, UsageFigure};
+use super::{Agent, AgentOptions, AgentSetup, Launch, SessionSpec, StreamParser};
+use crate::normalize::{ReportBuilder, UsageFigure, abbreviate};
 
 /// Runs a configured program that speaks skillgym's event JSONL.
 #[derive(Debug, Clone)]
@@ -47,6 +47,19 @@ impl CommandAgent {
             env: Vec::new(),
             model: None,
         }
+    }
+
+    /// An agent from a runner's options; `command` is required.
+    pub fn from_options(options: AgentOptions) -> Result<Self, String> {
+        let Some(program) = options.command else {
+            return Err("an agent of type `command` needs `command`".to_owned());
+        };
+        Ok(CommandAgent {
+            program,
+            args: options.args,
+            env: options.env,
+            model: options.model,
+        })
     }
 
     /// Appends an argument (`{prompt}` and `{prompt_file}` are substituted).
@@ -116,12 +129,23 @@ impl Agent for CommandAgent {
             program: self.program.clone().into_os_string(),
             args,
             env,
-            env_remove: Vec::new(),
+            ..Launch::default()
         })
     }
 
     fn parser(&self) -> Box<dyn StreamParser> {
         Box::new(EventLineParser::default())
+    }
+
+    fn setup(&self) -> AgentSetup {
+        AgentSetup {
+            program: self.program.clone().into_os_string(),
+            version_args: Vec::new(),
+            install: "a program that prints skillgym's event JSONL (see the `command` agent docs)"
+                .to_owned(),
+            auth: Vec::new(),
+            auth_help: String::new(),
+        }
     }
 }
 
@@ -213,15 +237,6 @@ impl EventLineParser {
     fn keep_raw(&self, value: Value, problem: &str, out: &mut ReportBuilder) {
         out.warn(format!("stdout line {}: {problem}", self.line_number));
         out.push(SessionEvent::Raw { value, at: None });
-    }
-}
-
-/// The first 200 characters of a line, for warnings.
-fn abbreviate(line: &str) -> String {
-    const MAX: usize = 200;
-    match line.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}… ({} bytes)", &line[..cut], line.len()),
-        None => line.to_owned(),
     }
 }
 

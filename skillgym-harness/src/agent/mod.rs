@@ -1,17 +1,50 @@
 //! The `Agent` trait: the seam between the shared machinery and one agent CLI.
 //!
-//! An adapter says how to launch its CLI for one session and how to turn each line of its
-//! stdout into [`SessionEvent`](skillgym::SessionEvent)s (counting model rounds for
-//! `max_steps` as it goes). Everything else — processes, timeouts, workspaces, artifacts,
-//! assertions — is shared.
+//! An adapter says how to launch its CLI for one session (program, flags, environment, a
+//! private state directory seeded with the user's auth), how to turn each line of its stdout
+//! into events (counting model rounds for `max_steps` and recording provider errors as it goes),
+//! what to collect after the process ended (the agent's own session file, usage files), how
+//! to resume a session for `skillgym explain`, and what `skillgym doctor` should check.
+//! Everything else — processes, timeouts, workspaces, artifacts, assertions — is shared.
+//!
+//! | type | adapter | default program |
+//! |---|---|---|
+//! | `claude-code` | [`ClaudeCode`] | `claude` |
+//! | `codex` | [`Codex`] | `codex` |
+//! | `opencode` | [`Opencode`] | `opencode` |
+//! | `copilot` | [`Copilot`] | `copilot` |
+//! | `cursor-agent` | [`CursorAgent`] | `cursor-agent` |
+//! | `gemini-cli` | [`GeminiCli`] | `gemini` |
+//! | `qwen-code` | [`QwenCode`] | `qwen` |
+//! | `command` | [`CommandAgent`] | the configured `command` |
 
+mod claude_code;
+mod claude_stream;
+mod codex;
 mod command;
+mod copilot;
+mod cursor;
+mod gemini;
+pub mod isolation;
+mod opencode;
+mod options;
+mod qwen;
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-pub use command::CommandAgent;
+pub use claude_code::ClaudeCode;
+pub use codex::Codex;
+pub use command::{CommandAgent, EventLineParser};
+pub use copilot::Copilot;
+pub use cursor::CursorAgent;
+pub use gemini::GeminiCli;
+pub use opencode::Opencode;
+pub use options::AgentOptions;
+pub use qwen::QwenCode;
 
+use crate::config::AgentKind;
 use crate::normalize::ReportBuilder;
 
 /// One agent CLI, configured for one runner.
@@ -24,11 +57,30 @@ pub trait Agent: Send + Sync {
         None
     }
 
-    /// The command line that runs one session.
+    /// The command line that runs one session. May create and seed the session's state
+    /// directory; the files it lists in [`Launch::seeded`] are removed after the session.
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch>;
 
     /// A fresh parser for one session's stdout.
     fn parser(&self) -> Box<dyn StreamParser>;
+
+    /// Runs after the process ended (whatever its outcome): copies the agent's own session
+    /// file into the artifacts ([`ReportBuilder::session_file`]) and reads whatever the stream
+    /// lacks (usage files, errors only printed on stderr).
+    fn collect(&self, _session: &SessionSpec<'_>, _out: &mut ReportBuilder) {}
+
+    /// The command line that asks a finished session one more question (`session.prompt`),
+    /// with the original attempt's state directory; `None` when the agent cannot resume.
+    fn resume(
+        &self,
+        _session: &SessionSpec<'_>,
+        _session_id: &str,
+    ) -> Option<std::io::Result<Launch>> {
+        None
+    }
+
+    /// What `skillgym doctor` checks for this agent.
+    fn setup(&self) -> AgentSetup;
 }
 
 /// What a session is about, for [`Agent::launch`].
@@ -59,6 +111,9 @@ pub struct Launch {
     pub env: Vec<(OsString, OsString)>,
     /// Variables removed from the inherited environment.
     pub env_remove: Vec<OsString>,
+    /// Auth files copied into the state directory, removed again after the session so that
+    /// no secret stays in the artifacts.
+    pub seeded: Vec<PathBuf>,
 }
 
 /// Parses one session's stdout, line by line.
@@ -69,4 +124,42 @@ pub trait StreamParser: Send {
 
     /// Called once at the end of the stream.
     fn finish(&mut self, _out: &mut ReportBuilder) {}
+}
+
+/// What an agent needs on this machine, for `skillgym doctor`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSetup {
+    /// The program that will be run.
+    pub program: OsString,
+    /// Arguments that make it print its version.
+    pub version_args: Vec<String>,
+    /// How to install it.
+    pub install: String,
+    /// Ways to authenticate; any one of them is enough. Empty: nothing to check.
+    pub auth: Vec<AuthSource>,
+    /// How to authenticate, said in words, for when none is found.
+    pub auth_help: String,
+}
+
+/// One way an agent can find its credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthSource {
+    /// An environment variable (of the harness, or the runner's `agent.env`).
+    Env(String),
+    /// A file (absolute path).
+    File(PathBuf),
+}
+
+/// Builds the adapter for `kind`. `command` needs `options.command`.
+pub fn build(kind: AgentKind, options: AgentOptions) -> Result<Arc<dyn Agent>, String> {
+    Ok(match kind {
+        AgentKind::ClaudeCode => Arc::new(ClaudeCode::new(options)),
+        AgentKind::Codex => Arc::new(Codex::new(options)),
+        AgentKind::Opencode => Arc::new(Opencode::new(options)),
+        AgentKind::Copilot => Arc::new(Copilot::new(options)),
+        AgentKind::CursorAgent => Arc::new(CursorAgent::new(options)),
+        AgentKind::GeminiCli => Arc::new(GeminiCli::new(options)),
+        AgentKind::QwenCode => Arc::new(QwenCode::new(options)),
+        AgentKind::Command => Arc::new(CommandAgent::from_options(options)?),
+    })
 }

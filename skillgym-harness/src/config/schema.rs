@@ -563,6 +563,22 @@ impl AgentKind {
     }
 }
 
+impl AgentKind {
+    /// A model name the agent's CLI accepts, for error messages.
+    pub fn example_model(self) -> &'static str {
+        match self {
+            AgentKind::ClaudeCode => "claude-sonnet-4-6",
+            AgentKind::Codex => "gpt-5.5",
+            AgentKind::Opencode => "anthropic/claude-sonnet-4-6",
+            AgentKind::Copilot => "gpt-5.4",
+            AgentKind::CursorAgent => "sonnet-4",
+            AgentKind::GeminiCli => "gemini-2.5-pro",
+            AgentKind::QwenCode => "qwen3-coder-plus",
+            AgentKind::Command => "my-model",
+        }
+    }
+}
+
 impl fmt::Display for AgentKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -613,6 +629,15 @@ impl TryFrom<RawAgent> for AgentConfig {
             && command.value.trim().is_empty()
         {
             return Err(command.error("`command` must not be empty"));
+        }
+        if raw.kind.value != AgentKind::Command && raw.model.is_none() {
+            return Err(raw.kind.error(yaml::with_help(
+                format!("agent type `{}` needs a `model`", raw.kind.value),
+                &format!(
+                    "add `model: {}` (the name the agent's CLI takes)",
+                    raw.kind.value.example_model()
+                ),
+            )));
         }
         if raw.kind.value == AgentKind::Command && raw.command.is_none() {
             return Err(raw.kind.error(yaml::with_help(

@@ -290,8 +290,8 @@ run:
   reporter: json
 defaults: { timeout: 5m }
 runners:
-  claude: { agent: { type: claude-code } }
-  codex: { agent: { type: codex } }
+  claude: { agent: { type: claude-code, model: m } }
+  codex: { agent: { type: codex, model: m } }
 ";
 
     #[test]

@@ -153,15 +153,15 @@ run:
 defaults: { timeoutMs: 30000 }
 runners:
   a: { agent: { type: command, command: agent, commandArgs: [x] } }
-  b: { agent: { type: cursor } }
-  c: { agent: { type: gemini } }
-  d: { agent: { type: qwen } }
-  e: { agent: { type: cursor-agent } }
-  f: { agent: { type: gemini-cli } }
-  g: { agent: { type: qwen-code } }
-  h: { agent: { type: codex } }
-  i: { agent: { type: opencode } }
-  j: { agent: { type: copilot } }
+  b: { agent: { type: cursor, model: m } }
+  c: { agent: { type: gemini, model: m } }
+  d: { agent: { type: qwen, model: m } }
+  e: { agent: { type: cursor-agent, model: m } }
+  f: { agent: { type: gemini-cli, model: m } }
+  g: { agent: { type: qwen-code, model: m } }
+  h: { agent: { type: codex, model: m } }
+  i: { agent: { type: opencode, model: m } }
+  j: { agent: { type: copilot, model: m } }
 snapshots: { metric: cacheTokens, tolerance: { absolute: 0 } }
 ",
     );
@@ -299,7 +299,7 @@ fn unknown_key_in_a_runner() {
         "unknown field `modle`, expected one of `type`, `model`, `command`, `args`, `env`",
         Some("did you mean `model`?"),
     );
-    let err = fail("runners:\n  claude:\n    agnet: { type: codex }\n");
+    let err = fail("runners:\n  claude:\n    agnet: { type: codex, model: m }\n");
     assert_error(
         &err,
         3,
@@ -413,7 +413,7 @@ fn wrong_types_are_located() {
 #[test]
 fn duplicate_runner_ids_are_rejected() {
     let err = fail(
-        "runners:\n  claude: { agent: { type: claude-code } }\n  claude: { agent: { type: codex } }\n",
+        "runners:\n  claude: { agent: { type: claude-code, model: m } }\n  claude: { agent: { type: codex, model: m } }\n",
     );
     assert_error(
         &err,
@@ -427,7 +427,7 @@ fn duplicate_runner_ids_are_rejected() {
 #[test]
 fn runner_order_is_preserved() {
     let config = parse(
-        "runners:\n  zeta: { agent: { type: codex } }\n  alpha: { agent: { type: codex } }\n  mid: { agent: { type: codex } }\n",
+        "runners:\n  zeta: { agent: { type: codex, model: m } }\n  alpha: { agent: { type: codex, model: m } }\n  mid: { agent: { type: codex, model: m } }\n",
     );
     assert_eq!(
         config.runner_ids().collect::<Vec<_>>(),
@@ -449,7 +449,7 @@ runners:
   rel: { agent: { type: command, command: ../bin/agent } }
   dot: { agent: { type: command, command: . } }
   abs: { agent: { type: command, command: /usr/bin/agent } }
-  bare: { agent: { type: claude-code, command: claude-nightly } }
+  bare: { agent: { type: claude-code, model: m, command: claude-nightly } }
 ",
     );
     assert_eq!(config.run.output_dir, Some(p("/proj/bench/out/../runs")));
@@ -721,4 +721,16 @@ fn load_reads_the_file_and_reports_missing_ones() {
         format!("{}: config file not found", path.display())
     );
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn agents_other_than_command_need_a_model() {
+    let err = fail("runners:\n  claude:\n    agent: { type: claude-code }\n");
+    assert_error(
+        &err,
+        3,
+        20,
+        "agent type `claude-code` needs a `model`",
+        Some("add `model: claude-sonnet-4-6` (the name the agent's CLI takes)"),
+    );
 }

@@ -1,7 +1,7 @@
 //! One execution (case x runner): repetitions until the target is reached, retrying a failed
 //! repetition up to `repeat_failure` times, stopping at the first repetition that still fails.
 
-use skillgym::FailureOrigin;
+use skillgym::{Failure, FailureOrigin};
 
 use super::aggregate::{ExecutionPlan, aggregate};
 use super::attempt::{AttemptId, run_attempt};
@@ -15,6 +15,17 @@ use crate::suite::CaseSpec;
 pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> ExecutionResult {
     let repeat_target = run.settings_repeat(case);
     let repeat_failure = run.settings_repeat_failure(case);
+    let plan = ExecutionPlan {
+        case_id: case.id.clone(),
+        runner_id: runner.id.clone(),
+        expected_fail: case.expected_fail,
+        repeat_target,
+        repeat_failure,
+        artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
+    };
+    if let Some(reason) = run.rejections.reason(&runner.id) {
+        return write_result(skipped(plan, &runner.id, &reason));
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -36,6 +47,17 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
                     attempt,
                 },
             );
+            if let Some(failure) = &result.failure
+                && failure.origin == FailureOrigin::ModelRejected
+            {
+                run.rejections.record(
+                    &runner.id,
+                    &format!(
+                        "{} (case `{}`, repeat-{repetition}/attempt-{attempt})",
+                        failure.message, case.id
+                    ),
+                );
+            }
             let retry = retryable(&result) && attempt <= repeat_failure;
             attempts.push(result);
             if !retry {
@@ -54,15 +76,22 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
             break;
         }
     }
-    let plan = ExecutionPlan {
-        case_id: case.id.clone(),
-        runner_id: runner.id.clone(),
-        expected_fail: case.expected_fail,
-        repeat_target,
-        repeat_failure,
-        artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
-    };
-    let result = aggregate(plan, repetitions);
+    write_result(aggregate(plan, repetitions))
+}
+
+/// An execution not run because its runner's model was rejected earlier in the run.
+fn skipped(plan: ExecutionPlan, runner: &str, reason: &str) -> ExecutionResult {
+    let mut result = aggregate(plan, Vec::new());
+    result.status = Status::Skipped;
+    result.failure = Some(Failure::new(
+        FailureOrigin::ModelRejected,
+        format!("not run: runner `{runner}` was rejected earlier in this run: {reason}"),
+    ));
+    result
+}
+
+/// Writes the execution's `result.json`.
+fn write_result(result: ExecutionResult) -> ExecutionResult {
     let path = result.artifact_dir.join("result.json");
     if let Err(error) = write_json(&path, &result) {
         eprintln!("skillgym: cannot write {}: {error}", path.display());

@@ -3,12 +3,10 @@
 use std::path::Path;
 use std::time::Duration;
 
-use skillgym::{
-    AgentInfo, Failure, FailureOrigin, RawArtifacts, RunnerInfo, SessionReport, Timing,
-};
+use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport, Timing};
 
-use crate::agent::{Agent, SessionSpec, StreamParser};
-use crate::normalize::ReportBuilder;
+use crate::agent::{Agent, SessionSpec, StreamParser, isolation};
+use crate::normalize::{ProviderError, ReportBuilder};
 use crate::process::{self, LineSink, LineVerdict, ProcessSpec, Termination};
 use crate::time::Timestamp;
 
@@ -34,6 +32,8 @@ pub struct SessionOutput {
     pub signal: Option<i32>,
     /// Model rounds observed.
     pub steps: u32,
+    /// The provider error the agent reported, if any.
+    pub provider_error: Option<ProviderError>,
 }
 
 struct ParsingSink {
@@ -71,8 +71,10 @@ pub async fn run_session(
         builder: ReportBuilder::new(spec.cwd),
         max_steps: limits.max_steps,
     };
+    let mut seeded = Vec::new();
     let launched = match agent.launch(spec) {
         Ok(launch) => {
+            seeded = launch.seeded;
             let process_spec = ProcessSpec {
                 program: launch.program,
                 args: launch.args,
@@ -93,8 +95,12 @@ pub async fn run_session(
         ..
     } = sink;
     parser.finish(&mut builder);
+    agent.collect(spec, &mut builder);
+    for problem in isolation::remove_seeded(&seeded) {
+        builder.warn(problem);
+    }
     let steps = builder.steps();
-    let mut report = builder.finish(spec.prompt);
+    let (mut report, provider_error) = builder.finish_with_error(spec.prompt);
     report.runner = RunnerInfo {
         id: spec.runner_id.to_owned(),
         agent: AgentInfo {
@@ -102,11 +108,8 @@ pub async fn run_session(
             model: agent.model().map(str::to_owned),
         },
     };
-    report.raw_artifacts = RawArtifacts {
-        stdout: Some(stdout_log),
-        stderr: Some(stderr_log.clone()),
-        session: None,
-    };
+    report.raw_artifacts.stdout = Some(stdout_log);
+    report.raw_artifacts.stderr = Some(stderr_log.clone());
     let (failure, exit_code, signal) = match launched {
         Err(error) => (
             Some(Failure::new(
@@ -133,7 +136,8 @@ pub async fn run_session(
                 Termination::Stopped { reason } => {
                     Some(Failure::new(FailureOrigin::MaxSteps, reason.clone()))
                 }
-                Termination::Exited => exit_failure(outcome.exit_code, outcome.signal, &stderr_log)
+                Termination::Exited => provider_failure(provider_error.as_ref(), outcome.exit_code)
+                    .or_else(|| exit_failure(outcome.exit_code, outcome.signal, &stderr_log))
                     .or_else(|| unreadable_stream(&report, agent.kind())),
             };
             (failure, outcome.exit_code, outcome.signal)
@@ -145,14 +149,51 @@ pub async fn run_session(
         exit_code,
         signal,
         steps,
+        provider_error,
     }
 }
 
+/// The failure for a provider error the agent ended with: `model-rejected` when the provider
+/// refused the request itself (a bad model, key or request), else `runner` (rate limits and
+/// server errors pass; a retry may succeed).
+fn provider_failure(error: Option<&ProviderError>, exit_code: Option<i32>) -> Option<Failure> {
+    let error = error?;
+    let exit = match exit_code {
+        Some(0) | None => String::new(),
+        Some(code) => format!(" (the agent exited with code {code})"),
+    };
+    Some(if error.is_rejection() {
+        Failure::new(
+            FailureOrigin::ModelRejected,
+            format!("the model provider rejected the request: {error}{exit}"),
+        )
+    } else {
+        Failure::new(
+            FailureOrigin::Runner,
+            format!("the model provider failed: {error}{exit}"),
+        )
+    })
+}
+
 /// A normalization failure when the agent printed lines but not one of them was an event its
-/// adapter understands: the output format is wrong, so no check could be meaningful.
+/// adapter understands (the output format is wrong, so no check could be meaningful), or
+/// printed nothing at all.
 fn unreadable_stream(report: &SessionReport, kind: &str) -> Option<Failure> {
-    if !report.events.is_empty() || report.warnings.is_empty() {
+    if !report.events.is_empty() {
         return None;
+    }
+    if report.warnings.is_empty() {
+        let empty = report
+            .raw_artifacts
+            .stdout
+            .as_deref()
+            .is_some_and(|path| std::fs::metadata(path).is_ok_and(|meta| meta.len() == 0));
+        return empty.then(|| {
+            Failure::new(
+                FailureOrigin::Normalization,
+                format!("the agent exited successfully but printed nothing on stdout, where the `{kind}` format's events were expected"),
+            )
+        });
     }
     let count = report.warnings.len();
     let first = &report.warnings[0];

@@ -1,14 +1,31 @@
-//! Turning an agent's events into a [`SessionReport`]: path resolution, skill detection, usage.
+//! Turning an agent's stream into a [`SessionReport`]: the [`ReportBuilder`] adapters feed,
+//! path resolution, shell-command reading, skill detection and usage.
+//!
+//! Adapters parse each stdout line and call the builder: [`message`](ReportBuilder::message),
+//! [`tool_call`](ReportBuilder::tool_call) / [`tool_result`](ReportBuilder::tool_result)
+//! (paired by id), [`shell_command`](ReportBuilder::shell_command) (unwrapped, with the files
+//! it reads), [`file_read`](ReportBuilder::file_read), [`skill_signal`](ReportBuilder::skill_signal),
+//! [`add_usage`](ReportBuilder::add_usage), [`provider_error`](ReportBuilder::provider_error).
+//! [`finish`](ReportBuilder::finish) settles message phases, detects skills and derives the
+//! token total.
 
+mod json;
 mod paths;
+pub mod shell;
 mod skills;
+mod stream;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use skillgym::{Phase, SessionEvent, SessionReport, TokenCount, Usage};
+use serde::Serialize;
+use serde_json::Value;
+use skillgym::{Phase, Role, SessionEvent, SessionReport, TokenCount, Usage};
 
+pub use json::{JsonLine, abbreviate, epoch_millis_to_rfc3339};
 pub use paths::resolve_path;
 pub use skills::detect_skills;
+pub use stream::{Normalized, normalize_stream};
 
 /// Collects what an adapter parses from one session's stream, then builds the report.
 ///
@@ -23,6 +40,52 @@ pub struct ReportBuilder {
     final_output: Option<String>,
     warnings: Vec<String>,
     steps: u32,
+    tool_names: HashMap<String, String>,
+    provider_error: Option<ProviderError>,
+    session_file: Option<PathBuf>,
+}
+
+/// An error the model provider returned, as the agent reported it (HTTP status and message).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProviderError {
+    /// The HTTP status, when the agent said.
+    pub status: Option<u16>,
+    /// The provider's message.
+    pub message: String,
+}
+
+impl ProviderError {
+    /// Whether the provider refused the request itself (bad model, key or request: a 4xx other
+    /// than 408 and 429, or no status at all) rather than failing for a while (429, 5xx).
+    pub fn is_rejection(&self) -> bool {
+        match self.status {
+            None => true,
+            Some(status) => (400..500).contains(&status) && status != 408 && status != 429,
+        }
+    }
+}
+
+impl std::fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.status {
+            Some(status) => write!(f, "status {status}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Token figures of one model call or one session, as an adapter read them, already in
+/// skillgym's terms: `input` includes cached input, `output` excludes reasoning.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenUsage {
+    /// Input tokens, cache reads and writes included.
+    pub input: Option<u64>,
+    /// Output tokens, reasoning excluded.
+    pub output: Option<u64>,
+    /// Reasoning tokens.
+    pub reasoning: Option<u64>,
+    /// Cache-read tokens.
+    pub cache_read: Option<u64>,
 }
 
 impl ReportBuilder {
@@ -36,6 +99,9 @@ impl ReportBuilder {
             final_output: None,
             warnings: Vec::new(),
             steps: 0,
+            tool_names: HashMap::new(),
+            provider_error: None,
+            session_file: None,
         }
     }
 
@@ -44,12 +110,129 @@ impl ReportBuilder {
         &self.cwd
     }
 
-    /// Adds an event; a file read's path is made absolute and normalized.
+    /// Adds an event as it is, except that a file read's path is made absolute and normalized.
     pub fn push(&mut self, mut event: SessionEvent) {
         if let SessionEvent::FileRead { path, .. } = &mut event {
             *path = resolve_path(&self.cwd, path);
         }
         self.events.push(event);
+    }
+
+    /// The events so far.
+    pub fn events(&self) -> &[SessionEvent] {
+        &self.events
+    }
+
+    /// Adds a message. Assistant text without a phase is settled by [`finish`](Self::finish):
+    /// the last one with no tool call after it becomes `final`, the others `commentary`.
+    /// Empty text is dropped.
+    pub fn message(&mut self, role: Role, phase: Option<Phase>, text: String, at: Option<String>) {
+        if text.is_empty() {
+            return;
+        }
+        self.events.push(SessionEvent::Message {
+            role,
+            phase,
+            text,
+            at,
+        });
+    }
+
+    /// Adds a tool call and remembers its tool name for the result with the same id.
+    pub fn tool_call(&mut self, id: Option<&str>, tool: &str, args: Value, at: Option<String>) {
+        if let Some(id) = id {
+            self.tool_names.insert(id.to_owned(), tool.to_owned());
+        }
+        self.events.push(SessionEvent::ToolCall {
+            id: id.map(str::to_owned),
+            tool: tool.to_owned(),
+            args,
+            at,
+        });
+    }
+
+    /// The tool name of an earlier call.
+    pub fn tool_name(&self, id: &str) -> Option<&str> {
+        self.tool_names.get(id).map(String::as_str)
+    }
+
+    /// Adds a tool result; its tool name comes from the call with the same id.
+    pub fn tool_result(
+        &mut self,
+        id: Option<&str>,
+        output: String,
+        is_error: bool,
+        at: Option<String>,
+    ) {
+        let tool = id.and_then(|id| self.tool_names.get(id)).cloned();
+        self.events.push(SessionEvent::ToolResult {
+            id: id.map(str::to_owned),
+            tool,
+            output,
+            is_error,
+            at,
+        });
+    }
+
+    /// Adds a shell command: `/bin/bash -lc '…'` and similar wrappers are unwrapped, and the
+    /// files it reads (`cat`, `sed -n`, `head`, `tail`, …) are added as file reads, resolved
+    /// against `workdir` (else the session's cwd) and any `cd` before them.
+    pub fn shell_command(
+        &mut self,
+        command: &str,
+        exit_code: Option<i32>,
+        workdir: Option<&Path>,
+        at: Option<String>,
+    ) {
+        let script = shell::unwrap_shell(command);
+        let base = match workdir {
+            Some(dir) => resolve_path(&self.cwd, dir),
+            None => self.cwd.clone(),
+        };
+        let reads = shell::file_reads(&script, &base);
+        self.events.push(SessionEvent::Command {
+            command: script,
+            exit_code,
+            at: at.clone(),
+        });
+        for path in reads {
+            self.events.push(SessionEvent::FileRead {
+                path,
+                at: at.clone(),
+            });
+        }
+    }
+
+    /// Adds a file read (relative paths resolve against `workdir`, else the session's cwd).
+    pub fn file_read(&mut self, path: &str, workdir: Option<&Path>, at: Option<String>) {
+        if path.is_empty() {
+            return;
+        }
+        let base = match workdir {
+            Some(dir) => resolve_path(&self.cwd, dir),
+            None => self.cwd.clone(),
+        };
+        self.events.push(SessionEvent::FileRead {
+            path: resolve_path(&base, Path::new(path)),
+            at,
+        });
+    }
+
+    /// Adds an explicit skill load through the agent's skill tool.
+    pub fn skill_signal(&mut self, skill: &str, at: Option<String>) {
+        if skill.is_empty() {
+            return;
+        }
+        self.events.push(SessionEvent::SkillSignal {
+            skill: skill.to_owned(),
+            signal: "tool:skill".to_owned(),
+            at,
+        });
+    }
+
+    /// Keeps a record the adapter does not map.
+    pub fn raw(&mut self, value: Value, at: Option<String>) {
+        self.events.push(SessionEvent::Raw { value, at });
     }
 
     /// Counts one model round.
@@ -67,6 +250,11 @@ impl ReportBuilder {
         self.session_id.get_or_insert_with(|| id.into());
     }
 
+    /// The session id recorded so far.
+    pub fn current_session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
     /// Sets the final output explicitly (otherwise the last final assistant message is used).
     pub fn final_output(&mut self, text: impl Into<String>) {
         self.final_output = Some(text.into());
@@ -77,7 +265,47 @@ impl ReportBuilder {
         &mut self.usage
     }
 
-    /// Adds provider-reported token figures to the running totals.
+    /// Adds one call's (or one turn's) token figures to the running totals.
+    pub fn add_usage(&mut self, usage: TokenUsage) {
+        let add = |slot: &mut Option<TokenCount>, value: Option<u64>| {
+            if let Some(value) = value {
+                let previous = slot.map_or(0, |count| count.value);
+                *slot = Some(TokenCount::provider(previous + value));
+            }
+        };
+        add(&mut self.usage.input_tokens, usage.input);
+        add(&mut self.usage.output_tokens, usage.output);
+        add(&mut self.usage.reasoning_tokens, usage.reasoning);
+        add(&mut self.usage.cache_tokens, usage.cache_read);
+    }
+
+    /// Replaces the token figures with a session total the agent reported (its own sum is
+    /// better than ours: it knows about calls the stream does not show).
+    pub fn set_usage(&mut self, usage: TokenUsage) {
+        self.usage.input_tokens = usage.input.map(TokenCount::provider);
+        self.usage.output_tokens = usage.output.map(TokenCount::provider);
+        self.usage.reasoning_tokens = usage.reasoning.map(TokenCount::provider);
+        self.usage.cache_tokens = usage.cache_read.map(TokenCount::provider);
+        self.usage.total_tokens = None;
+    }
+
+    /// Whether any token figure was recorded.
+    pub fn has_usage(&self) -> bool {
+        self.usage.input_tokens.is_some() || self.usage.output_tokens.is_some()
+    }
+
+    /// Adds a cost in US dollars.
+    pub fn add_cost(&mut self, usd: f64) {
+        self.usage.cost_usd = Some(self.usage.cost_usd.unwrap_or(0.0) + usd);
+    }
+
+    /// Sets the session's cost in US dollars (a total the agent reported).
+    pub fn set_cost(&mut self, usd: f64) {
+        self.usage.cost_usd = Some(usd);
+    }
+
+    /// Adds provider-reported token figures to the running totals (skillgym's event format,
+    /// where a total may be given).
     pub fn add_provider_usage(&mut self, figures: [(UsageFigure, Option<u64>); 5]) {
         for (figure, value) in figures {
             let Some(value) = value else { continue };
@@ -93,6 +321,29 @@ impl ReportBuilder {
         }
     }
 
+    /// Records the provider error that ended the session (the first one wins).
+    pub fn provider_error(&mut self, status: Option<u16>, message: impl Into<String>) {
+        self.provider_error.get_or_insert_with(|| ProviderError {
+            status,
+            message: message.into(),
+        });
+    }
+
+    /// The provider error recorded, if any.
+    pub fn current_provider_error(&self) -> Option<&ProviderError> {
+        self.provider_error.as_ref()
+    }
+
+    /// Records where the agent's own session file was copied in the artifacts.
+    pub fn session_file(&mut self, path: PathBuf) {
+        self.session_file = Some(path);
+    }
+
+    /// The copied session file, if any.
+    pub fn current_session_file(&self) -> Option<&Path> {
+        self.session_file.as_deref()
+    }
+
     /// Records a problem met while parsing; never fatal.
     pub fn warn(&mut self, warning: impl Into<String>) {
         self.warnings.push(warning.into());
@@ -100,14 +351,22 @@ impl ReportBuilder {
 
     /// Builds the report. The caller fills runner, timing and raw artifact paths.
     pub fn finish(self, prompt: &str) -> SessionReport {
+        self.finish_with_error(prompt).0
+    }
+
+    /// Builds the report and hands back the provider error the stream recorded.
+    pub fn finish_with_error(self, prompt: &str) -> (SessionReport, Option<ProviderError>) {
         let ReportBuilder {
-            events,
+            mut events,
             mut usage,
             session_id,
             final_output,
             warnings,
+            provider_error,
+            session_file,
             ..
         } = self;
+        settle_phases(&mut events);
         let detected_skills = detect_skills(&events);
         let mut report = SessionReport::from_events(events);
         if let Some(final_output) = final_output {
@@ -128,13 +387,49 @@ impl ReportBuilder {
             })
             .sum();
         usage.derive_total();
-        SessionReport {
+        report.raw_artifacts.session = session_file;
+        let report = SessionReport {
             session_id,
             prompt: prompt.to_owned(),
             usage,
             detected_skills,
             warnings,
             ..report
+        };
+        (report, provider_error)
+    }
+}
+
+/// Gives assistant messages without a phase one: the last such message with no tool call or
+/// command after it is `final`, the others `commentary`.
+fn settle_phases(events: &mut [SessionEvent]) {
+    let mut action_after = false;
+    let mut final_seen = events.iter().any(|event| {
+        matches!(
+            event,
+            SessionEvent::Message {
+                role: Role::Assistant,
+                phase: Some(Phase::Final),
+                ..
+            }
+        )
+    });
+    for event in events.iter_mut().rev() {
+        match event {
+            SessionEvent::ToolCall { .. } | SessionEvent::Command { .. } => action_after = true,
+            SessionEvent::Message {
+                role: Role::Assistant,
+                phase: phase @ None,
+                ..
+            } => {
+                if !final_seen && !action_after {
+                    *phase = Some(Phase::Final);
+                    final_seen = true;
+                } else {
+                    *phase = Some(Phase::Commentary);
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -152,4 +447,122 @@ pub enum UsageFigure {
     Cache,
     /// Total as reported.
     Total,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_results_take_the_name_of_their_call() {
+        let mut out = ReportBuilder::new("/w");
+        out.tool_call(Some("t1"), "Bash", json!({"command": "ls"}), None);
+        out.tool_result(Some("t1"), "a\n".into(), false, None);
+        out.tool_result(Some("t9"), "?".into(), true, None);
+        let report = out.finish("p");
+        assert!(matches!(
+            &report.events[1],
+            SessionEvent::ToolResult { tool: Some(tool), .. } if tool == "Bash"
+        ));
+        assert!(matches!(
+            &report.events[2],
+            SessionEvent::ToolResult {
+                tool: None,
+                is_error: true,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn shell_commands_are_unwrapped_and_their_reads_resolved() {
+        let mut out = ReportBuilder::new("/w");
+        out.shell_command(
+            "/bin/bash -lc 'cd skills/x && cat SKILL.md'",
+            Some(0),
+            None,
+            None,
+        );
+        out.shell_command(
+            "sed -n '1,20p' notes.md",
+            None,
+            Some(Path::new("sub")),
+            None,
+        );
+        let report = out.finish("p");
+        assert_eq!(
+            report.commands().collect::<Vec<_>>(),
+            ["cd skills/x && cat SKILL.md", "sed -n '1,20p' notes.md"]
+        );
+        assert_eq!(
+            report.file_reads(),
+            [
+                Path::new("/w/skills/x/SKILL.md"),
+                Path::new("/w/sub/notes.md")
+            ]
+        );
+    }
+
+    #[test]
+    fn phases_are_settled_from_what_follows() {
+        let mut out = ReportBuilder::new("/w");
+        out.message(Role::Assistant, None, "Let me look.".into(), None);
+        out.tool_call(None, "Read", json!({}), None);
+        out.message(Role::Assistant, None, "It says hi.".into(), None);
+        out.message(Role::Assistant, None, "".into(), None);
+        let report = out.finish("p");
+        let phases: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::Message { phase, .. } => *phase,
+                _ => None,
+            })
+            .collect();
+        assert_eq!(phases, [Phase::Commentary, Phase::Final]);
+        assert_eq!(report.final_output, "It says hi.");
+    }
+
+    #[test]
+    fn usage_sums_calls_and_a_reported_total_replaces_them() {
+        let mut out = ReportBuilder::new("/w");
+        let call = TokenUsage {
+            input: Some(100),
+            output: Some(10),
+            reasoning: None,
+            cache_read: Some(60),
+        };
+        out.add_usage(call);
+        out.add_usage(call);
+        let summed = out.usage_mut().clone();
+        assert_eq!(summed.input_tokens, Some(TokenCount::provider(200)));
+        assert_eq!(summed.cache_tokens, Some(TokenCount::provider(120)));
+        out.set_usage(TokenUsage {
+            input: Some(300),
+            output: Some(30),
+            reasoning: Some(5),
+            cache_read: Some(100),
+        });
+        out.add_cost(0.25);
+        out.add_cost(0.5);
+        let report = out.finish("p");
+        assert_eq!(report.usage.total_tokens, Some(TokenCount::derived(235)));
+        assert_eq!(report.usage.cost_usd, Some(0.75));
+    }
+
+    #[test]
+    fn provider_errors_tell_rejections_from_transient_failures() {
+        let error = |status| ProviderError {
+            status,
+            message: "m".into(),
+        };
+        for rejected in [None, Some(400), Some(401), Some(403), Some(404), Some(422)] {
+            assert!(error(rejected).is_rejection(), "{rejected:?}");
+        }
+        for transient in [Some(408), Some(429), Some(500), Some(529)] {
+            assert!(!error(transient).is_rejection(), "{transient:?}");
+        }
+        assert_eq!(error(Some(400)).to_string(), "status 400: m");
+    }
 }

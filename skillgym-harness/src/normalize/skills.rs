@@ -1,15 +1,28 @@
 //! Skill detection from a session's events.
 //!
 //! - an explicit skill load ([`SessionEvent::SkillSignal`]) is `explicit` evidence;
-//! - a read of `<dir>/<skill>/SKILL.md` is `strong` evidence for `<skill>`.
+//! - a read of `<dir>/<skill>/SKILL.md` is `strong` evidence for `<skill>`;
+//! - a read of another file inside a skill's directory is `medium` evidence. A skill's
+//!   directory is one whose `SKILL.md` the session read, or any directory right under a
+//!   directory named `skills` (`.claude/skills/<skill>/references/x.md`).
 //!
 //! One entry per skill, in order of first evidence; the strongest confidence wins and all
 //! evidence is kept, without duplicates.
+
+use std::collections::HashSet;
+use std::path::Path;
 
 use skillgym::{Confidence, SessionEvent, SkillDetection};
 
 /// Detects the skills the agent used.
 pub fn detect_skills(events: &[SessionEvent]) -> Vec<SkillDetection> {
+    let skill_dirs: HashSet<&Path> = events
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::FileRead { path, .. } if is_skill_file(path) => path.parent(),
+            _ => None,
+        })
+        .collect();
     let mut detections: Vec<SkillDetection> = Vec::new();
     for event in events {
         let (skill, confidence, evidence) = match event {
@@ -18,20 +31,33 @@ pub fn detect_skills(events: &[SessionEvent]) -> Vec<SkillDetection> {
                 Confidence::Explicit,
                 format!("Loaded via {signal}"),
             ),
-            SessionEvent::FileRead { path, .. }
-                if path.file_name().is_some_and(|n| n == "SKILL.md") =>
-            {
-                let Some(skill) = path
-                    .parent()
-                    .and_then(|dir| dir.file_name())
-                    .map(|name| name.to_string_lossy().into_owned())
-                else {
+            SessionEvent::FileRead { path, .. } if is_skill_file(path) => {
+                let Some(skill) = dir_name(path.parent()) else {
                     continue;
                 };
                 (
                     skill,
                     Confidence::Strong,
                     format!("Read {}", path.display()),
+                )
+            }
+            SessionEvent::FileRead { path, .. } => {
+                let Some(dir) = path.ancestors().skip(1).find(|dir| {
+                    skill_dirs.contains(dir)
+                        || dir
+                            .parent()
+                            .and_then(Path::file_name)
+                            .is_some_and(|name| name == "skills")
+                }) else {
+                    continue;
+                };
+                let Some(skill) = dir_name(Some(dir)) else {
+                    continue;
+                };
+                (
+                    skill,
+                    Confidence::Medium,
+                    format!("Read {} inside the skill's directory", path.display()),
                 )
             }
             _ => continue,
@@ -51,6 +77,15 @@ pub fn detect_skills(events: &[SessionEvent]) -> Vec<SkillDetection> {
         }
     }
     detections
+}
+
+fn is_skill_file(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| name == "SKILL.md")
+}
+
+fn dir_name(dir: Option<&Path>) -> Option<String> {
+    dir.and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]
@@ -90,5 +125,30 @@ mod tests {
         );
         assert_eq!(detected[1].skill, "other");
         assert_eq!(detected[1].confidence, Confidence::Strong);
+    }
+
+    #[test]
+    fn files_inside_a_skill_directory_are_medium_evidence() {
+        let events = vec![
+            read("/r/.claude/skills/pdf/references/forms.md"),
+            read("/r/vendor/tools/lint/SKILL.md"),
+            read("/r/vendor/tools/lint/scripts/run.sh"),
+            read("/r/skills/README.md"),
+            read("/r/src/main.rs"),
+        ];
+        let detected = detect_skills(&events);
+        let summary: Vec<(&str, Confidence)> = detected
+            .iter()
+            .map(|d| (d.skill.as_str(), d.confidence))
+            .collect();
+        assert_eq!(
+            summary,
+            [("pdf", Confidence::Medium), ("lint", Confidence::Strong)]
+        );
+        assert_eq!(detected[1].evidence.len(), 2);
+        assert_eq!(
+            detected[0].evidence,
+            ["Read /r/.claude/skills/pdf/references/forms.md inside the skill's directory"]
+        );
     }
 }

@@ -2,6 +2,7 @@
 
 mod limits;
 mod origins;
+mod rejections;
 mod repeat;
 mod schedules;
 mod statuses;
@@ -21,6 +22,7 @@ pub fn all() -> Vec<(&'static str, Check)> {
         schedules::CHECKS,
         limits::CHECKS,
         workspaces::CHECKS,
+        rejections::CHECKS,
     ]
     .concat()
 }

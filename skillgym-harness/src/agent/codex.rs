@@ -1,0 +1,1387 @@
+//! The OpenAI Codex CLI adapter (`@openai/codex`; verified with codex-cli 0.169.0).
+//!
+//! | | |
+//! |---|---|
+//! | command | `codex [agent.args] exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -C <cwd> [-m <model>] -c check_for_update_on_startup=false -c analytics.enabled=false -c features.plugins=false -- <prompt>` |
+//! | approvals, sandbox | off (`--dangerously-bypass-approvals-and-sandbox`): skillgym's workspace is the boundary, and Codex's bubblewrap sandbox fails where user namespaces are unavailable |
+//! | `-c` settings | no update check, no analytics upload, no plugin marketplace fetch (`git ls-remote github.com/openai/plugins`) |
+//! | `--` | the prompt is never taken for an option or a subcommand (`resume`, `review`) |
+//! | env | `CODEX_HOME=<state dir>/codex-home` (unless `agent.env` sets `CODEX_HOME`: then that directory is used as it is) |
+//! | seeded | `auth.json`, `config.toml` from the harness's `$CODEX_HOME`, else `~/.codex` — never `AGENTS.md`, skills, plugins or sessions |
+//! | session file | the rollout `CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl` → `session.jsonl` |
+//! | resume | `codex [agent.args] exec -C <cwd> resume --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox [-m <model>] -c … -- <thread id> <question>` (`-C` is not accepted after `resume`; the answer is appended to the same rollout) |
+//! | doctor | `codex --version`; auth: `CODEX_API_KEY`, `OPENAI_API_KEY` or `auth.json` |
+//!
+//! The stream (`codex exec --json`) carries no timestamps and no model-request boundaries:
+//!
+//! | record | report |
+//! |---|---|
+//! | `thread.started` `thread_id` | session id |
+//! | `turn.started` | dropped (numbers the turn: items are keyed by turn and id) |
+//! | `item.started` / `item.updated` of a tool item | remembered until it completes |
+//! | `item.completed` `agent_message` | assistant message (phase settled by the builder) |
+//! | `item.completed` `reasoning` | thinking message |
+//! | `item.completed` `plan` | assistant message |
+//! | `item.completed` `command_execution` | tool call `command_execution` `{command}`, its result (`aggregated_output`; an error when it failed or exited non-zero) and one command with its exit code (reads by `cat`/`sed -n`/… become file reads) |
+//! | `item.completed` `mcp_tool_call` | tool call `mcp__<server>__<tool>` (`arguments`) and its result (text content, else structured content, else the error) |
+//! | `item.completed` `file_change` / `web_search` / `todo_list` | tool call of that name with the item's fields as args (`file_change` also gets a result: its status) |
+//! | a tool item that started but never completed | its tool call (and command) at the end of the stream |
+//! | `item.completed` `error`, top-level `error` | raw events: not terminal (Codex reports failures it retries this way too) |
+//! | `turn.completed` `usage` | usage; the figures are the thread's running totals (OpenAI terms: `input_tokens` includes `cached_input_tokens`, `output_tokens` includes `reasoning_output_tokens`), so the last one wins |
+//! | `turn.failed` `error.message` | provider error: a JSON body's `error.message` unwrapped, the HTTP status taken from the text around it (`status 400`, `400 Bad Request`) when there is one |
+//! | `item.plan.delta` | dropped |
+//! | anything else | raw event |
+//!
+//! Steps: each distinct `agent_message` and each distinct tool item (`command_execution`,
+//! `mcp_tool_call`, `file_change`, `web_search`), counted when first seen.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use skillgym::{Phase, Role};
+
+use super::options::set_env;
+use super::{
+    Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
+};
+use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
+
+/// The program run when `agent.command` is not set.
+const PROGRAM: &str = "codex";
+
+/// Files seeded from the user's Codex home: what Codex needs to authenticate and reach its
+/// provider.
+const SEEDED: [&str; 2] = ["auth.json", "config.toml"];
+
+/// Runs the OpenAI Codex CLI (`codex exec --json`).
+#[derive(Debug, Clone)]
+pub struct Codex {
+    options: AgentOptions,
+}
+
+impl Codex {
+    /// A Codex runner with the configured model, program, arguments and environment.
+    pub fn new(options: AgentOptions) -> Self {
+        Codex { options }
+    }
+
+    /// The `CODEX_HOME` the agent uses, and whether it is skillgym's private one (otherwise
+    /// `agent.env` set it).
+    fn codex_home(&self, session: &SessionSpec<'_>) -> (PathBuf, bool) {
+        match self
+            .options
+            .env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == "CODEX_HOME")
+        {
+            Some((_, value)) if !value.is_empty() => (PathBuf::from(value), false),
+            _ => (session.state_dir.join("codex-home"), true),
+        }
+    }
+
+    /// The user's Codex home, where auth and config are seeded from: the harness's
+    /// `$CODEX_HOME`, else `~/.codex` (only the latter when `user_home` is set explicitly).
+    fn user_codex_home(&self) -> Option<PathBuf> {
+        if self.options.user_home.is_none()
+            && let Some(home) = std::env::var_os("CODEX_HOME").filter(|home| !home.is_empty())
+        {
+            return Some(PathBuf::from(home));
+        }
+        self.options.home_file(".codex")
+    }
+
+    /// Creates and seeds the private `CODEX_HOME` and points the agent at it.
+    fn isolate(&self, session: &SessionSpec<'_>, launch: &mut Launch) -> std::io::Result<()> {
+        let (home, private) = self.codex_home(session);
+        if !private {
+            return Ok(());
+        }
+        isolation::create_dirs([home.as_path()])?;
+        if let Some(from) = self.user_codex_home().filter(|from| *from != home) {
+            launch.seeded = isolation::seed(&from, &home, &SEEDED)?;
+        }
+        set_env(launch, "CODEX_HOME", home);
+        Ok(())
+    }
+
+    /// The flags shared by a session and its resumption, after `exec` (or `exec resume`).
+    fn push_flags(&self, args: &mut Vec<OsString>) {
+        args.extend(
+            [
+                "--json",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox",
+            ]
+            .map(OsString::from),
+        );
+    }
+
+    /// The model and the `-c` settings, last before the prompt.
+    fn push_settings(&self, args: &mut Vec<OsString>) {
+        if let Some(model) = &self.options.model {
+            args.push("-m".into());
+            args.push(model.into());
+        }
+        for setting in [
+            "check_for_update_on_startup=false",
+            "analytics.enabled=false",
+            "features.plugins=false",
+        ] {
+            args.push("-c".into());
+            args.push(setting.into());
+        }
+    }
+}
+
+impl Agent for Codex {
+    fn kind(&self) -> &str {
+        "codex"
+    }
+
+    fn model(&self) -> Option<&str> {
+        self.options.model.as_deref()
+    }
+
+    fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
+        let mut launch = self.options.start_launch(PROGRAM);
+        launch.args.push("exec".into());
+        self.push_flags(&mut launch.args);
+        launch.args.push("-C".into());
+        launch.args.push(session.cwd.into());
+        self.push_settings(&mut launch.args);
+        launch.args.push("--".into());
+        launch.args.push(session.prompt.into());
+        self.isolate(session, &mut launch)?;
+        Ok(self.options.finish_launch(launch))
+    }
+
+    fn parser(&self) -> Box<dyn StreamParser> {
+        Box::new(CodexParser::default())
+    }
+
+    fn collect(&self, session: &SessionSpec<'_>, out: &mut ReportBuilder) {
+        let (home, private) = self.codex_home(session);
+        let sessions = home.join("sessions");
+        let is_rollout = |path: &Path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("rollout-") && name.ends_with(".jsonl"))
+        };
+        let found = match out.current_session_id() {
+            Some(id) => {
+                let suffix = format!("-{id}.jsonl");
+                let own = isolation::newest_file(&sessions, &|path| {
+                    is_rollout(path)
+                        && path
+                            .file_name()
+                            .and_then(|name| name.to_str())
+                            .is_some_and(|name| name.ends_with(&suffix))
+                });
+                match own {
+                    Some(path) => Some(path),
+                    None if private => {
+                        let newest = isolation::newest_file(&sessions, &is_rollout);
+                        if let Some(path) = &newest {
+                            out.warn(format!(
+                                "no Codex rollout file for thread {id}; copied the newest one, {}",
+                                path.display()
+                            ));
+                        }
+                        newest
+                    }
+                    None => None,
+                }
+            }
+            None if private => isolation::newest_file(&sessions, &is_rollout),
+            None => None,
+        };
+        if let Some(source) = found {
+            match isolation::copy_session_file(&source, session.artifact_dir, "session.jsonl") {
+                Ok(copy) => out.session_file(copy),
+                Err(error) => out.warn(error.to_string()),
+            }
+        }
+    }
+
+    fn resume(
+        &self,
+        session: &SessionSpec<'_>,
+        session_id: &str,
+    ) -> Option<std::io::Result<Launch>> {
+        let mut launch = self.options.start_launch(PROGRAM);
+        launch.args.push("exec".into());
+        launch.args.push("-C".into());
+        launch.args.push(session.cwd.into());
+        launch.args.push("resume".into());
+        self.push_flags(&mut launch.args);
+        self.push_settings(&mut launch.args);
+        launch.args.push("--".into());
+        launch.args.push(session_id.into());
+        launch.args.push(session.prompt.into());
+        Some(
+            self.isolate(session, &mut launch)
+                .map(|()| self.options.finish_launch(launch)),
+        )
+    }
+
+    fn setup(&self) -> AgentSetup {
+        let mut auth = vec![
+            AuthSource::Env("CODEX_API_KEY".to_owned()),
+            AuthSource::Env("OPENAI_API_KEY".to_owned()),
+        ];
+        let configured_home = self
+            .options
+            .env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == "CODEX_HOME")
+            .map(|(_, value)| PathBuf::from(value));
+        if let Some(home) = configured_home.or_else(|| self.user_codex_home()) {
+            auth.push(AuthSource::File(home.join("auth.json")));
+        }
+        AgentSetup {
+            program: self.options.program(PROGRAM),
+            version_args: vec!["--version".to_owned()],
+            install: "npm install -g @openai/codex".to_owned(),
+            auth,
+            auth_help:
+                "Run `codex login` (ChatGPT sign-in, or `codex login --with-api-key`), or set \
+                        CODEX_API_KEY or OPENAI_API_KEY. skillgym copies auth.json and config.toml \
+                        from $CODEX_HOME (default ~/.codex) into each session's private CODEX_HOME."
+                    .to_owned(),
+        }
+    }
+}
+
+/// One line of `codex exec --json`.
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    thread_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    item: Option<Item<'a>>,
+    #[serde(default)]
+    usage: Option<TurnUsage>,
+    #[serde(default)]
+    error: Option<ErrorMessage>,
+}
+
+/// A thread item; the fields of every item type, each optional.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Item<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    text: Option<String>,
+    command: Option<String>,
+    aggregated_output: Option<String>,
+    exit_code: Option<i32>,
+    #[serde(borrow)]
+    status: Option<Cow<'a, str>>,
+    server: Option<String>,
+    tool: Option<String>,
+    arguments: Value,
+    result: Option<McpResult>,
+    error: Option<ErrorMessage>,
+    changes: Value,
+    query: Option<String>,
+    action: Value,
+    items: Value,
+}
+
+/// An MCP tool's result.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct McpResult {
+    content: Vec<Value>,
+    structured_content: Value,
+}
+
+/// `{"message": …}`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ErrorMessage {
+    message: Option<String>,
+}
+
+/// `turn.completed` usage: the thread's running totals, in OpenAI's terms.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct TurnUsage {
+    input_tokens: Option<u64>,
+    cached_input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    reasoning_output_tokens: Option<u64>,
+}
+
+impl TurnUsage {
+    /// In skillgym's terms: input includes cached input, output excludes reasoning.
+    fn to_token_usage(&self) -> TokenUsage {
+        let reasoning = self.reasoning_output_tokens;
+        TokenUsage {
+            input: self.input_tokens,
+            output: self
+                .output_tokens
+                .map(|output| output.saturating_sub(reasoning.unwrap_or(0))),
+            reasoning,
+            cache_read: self.cached_input_tokens,
+        }
+    }
+}
+
+/// Items are keyed by turn number and item id (Codex numbers items per process).
+type ItemKey = (u32, String);
+
+/// A tool item that started and has not completed yet.
+#[derive(Debug)]
+struct Pending {
+    key: ItemKey,
+    call: ToolCall,
+}
+
+/// A tool call as the report shows it.
+#[derive(Debug)]
+struct ToolCall {
+    tool: String,
+    args: Value,
+    /// The shell command, for `command_execution`.
+    command: Option<String>,
+}
+
+/// Whether an item type is a tool skillgym reports as a tool call.
+fn is_tool(kind: &str) -> bool {
+    matches!(
+        kind,
+        "command_execution" | "mcp_tool_call" | "file_change" | "web_search" | "todo_list"
+    )
+}
+
+/// Whether an item type counts as a model step.
+fn is_step(kind: &str) -> bool {
+    matches!(
+        kind,
+        "agent_message" | "command_execution" | "mcp_tool_call" | "file_change" | "web_search"
+    )
+}
+
+impl ToolCall {
+    fn from_item(item: &mut Item<'_>) -> ToolCall {
+        let field = |entries: &mut Map<String, Value>, key: &str, value: Value| {
+            if !value.is_null() {
+                entries.insert(key.to_owned(), value);
+            }
+        };
+        let mut args = Map::new();
+        let (tool, command) = match item.kind.as_ref() {
+            "command_execution" => {
+                let command = item.command.take().unwrap_or_default();
+                args.insert("command".to_owned(), Value::String(command.clone()));
+                ("command_execution".to_owned(), Some(command))
+            }
+            "mcp_tool_call" => {
+                let server = item.server.as_deref().unwrap_or_default();
+                let tool = item.tool.as_deref().unwrap_or_default();
+                return ToolCall {
+                    tool: format!("mcp__{server}__{tool}"),
+                    args: item.arguments.take(),
+                    command: None,
+                };
+            }
+            "web_search" => {
+                field(
+                    &mut args,
+                    "query",
+                    item.query.take().map_or(Value::Null, Value::String),
+                );
+                field(&mut args, "action", item.action.take());
+                ("web_search".to_owned(), None)
+            }
+            "file_change" => {
+                field(&mut args, "changes", item.changes.take());
+                ("file_change".to_owned(), None)
+            }
+            other => {
+                field(&mut args, "items", item.items.take());
+                (other.to_owned(), None)
+            }
+        };
+        ToolCall {
+            tool,
+            args: Value::Object(args),
+            command,
+        }
+    }
+}
+
+/// Parses `codex exec --json`.
+#[derive(Debug, Default)]
+struct CodexParser {
+    json: JsonLine,
+    turn: u32,
+    pending: Vec<Pending>,
+    completed: HashSet<ItemKey>,
+}
+
+impl StreamParser for CodexParser {
+    fn parse_line(&mut self, line: &str, out: &mut ReportBuilder) {
+        let Some(record) = self.json.parse::<Record<'_>>(line, out) else {
+            return;
+        };
+        match record.kind.as_ref() {
+            "thread.started" => match record.thread_id {
+                Some(id) if !id.is_empty() => out.session_id(id.into_owned()),
+                _ => self.json.keep_raw(line, None, out),
+            },
+            "turn.started" => self.turn += 1,
+            "item.started" | "item.updated" | "item.completed" => {
+                let Some(item) = record.item else {
+                    self.json.warn(out, "an item event without its item");
+                    self.json.keep_raw(line, None, out);
+                    return;
+                };
+                if record.kind == "item.completed" {
+                    self.completed(item, line, out);
+                } else {
+                    self.started(item, out);
+                }
+            }
+            "turn.completed" => match record.usage {
+                Some(usage) => out.set_usage(usage.to_token_usage()),
+                None => self.json.keep_raw(line, None, out),
+            },
+            "turn.failed" => {
+                let message = record
+                    .error
+                    .and_then(|error| error.message)
+                    .unwrap_or_else(|| "turn failed".to_owned());
+                let (status, message) = parse_provider_error(&message);
+                out.provider_error(status, message);
+            }
+            "item.plan.delta" => {}
+            _ => self.json.keep_raw(line, None, out),
+        }
+    }
+
+    fn finish(&mut self, out: &mut ReportBuilder) {
+        for Pending { key: (_, id), call } in self.pending.drain(..) {
+            out.tool_call(Some(&id), &call.tool, call.args, None);
+            if let Some(command) = call.command {
+                out.shell_command(&command, None, None, None);
+            }
+        }
+    }
+}
+
+impl CodexParser {
+    /// An item that started or changed: tool items are remembered until they complete.
+    fn started(&mut self, mut item: Item<'_>, out: &mut ReportBuilder) {
+        if !is_tool(&item.kind) {
+            return;
+        }
+        let key = (self.turn, item.id.to_string());
+        if self.completed.contains(&key) {
+            return;
+        }
+        let call = ToolCall::from_item(&mut item);
+        match self.pending.iter_mut().find(|pending| pending.key == key) {
+            Some(pending) => pending.call = call,
+            None => {
+                if is_step(&item.kind) {
+                    out.step();
+                }
+                self.pending.push(Pending { key, call });
+            }
+        }
+    }
+
+    /// A completed item: messages, tool calls with their results, commands.
+    fn completed(&mut self, item: Item<'_>, line: &str, out: &mut ReportBuilder) {
+        let key = (self.turn, item.id.to_string());
+        if !self.completed.insert(key.clone()) {
+            return;
+        }
+        let started = match self.pending.iter().position(|pending| pending.key == key) {
+            Some(index) => {
+                self.pending.remove(index);
+                true
+            }
+            None => false,
+        };
+        if !started && is_step(&item.kind) {
+            out.step();
+        }
+        match item.kind.as_ref() {
+            "agent_message" | "plan" => {
+                out.message(Role::Assistant, None, item.text.unwrap_or_default(), None)
+            }
+            "reasoning" => out.message(
+                Role::Assistant,
+                Some(Phase::Thinking),
+                item.text.unwrap_or_default(),
+                None,
+            ),
+            kind if is_tool(kind) => self.tool(item, out),
+            _ => self.json.keep_raw(line, None, out),
+        }
+    }
+
+    /// A completed tool item: its call, its result, and its command.
+    fn tool(&mut self, mut item: Item<'_>, out: &mut ReportBuilder) {
+        let id = item.id.to_string();
+        let call = ToolCall::from_item(&mut item);
+        let status = item.status.as_deref().unwrap_or_default();
+        let failed = matches!(status, "failed" | "declined");
+        out.tool_call(Some(&id), &call.tool, call.args, None);
+        match item.kind.as_ref() {
+            "command_execution" => {
+                let is_error = failed || item.exit_code.is_some_and(|code| code != 0);
+                out.tool_result(
+                    Some(&id),
+                    item.aggregated_output.unwrap_or_default(),
+                    is_error,
+                    None,
+                );
+                if let Some(command) = &call.command {
+                    out.shell_command(command, item.exit_code, None, None);
+                }
+            }
+            "mcp_tool_call" => {
+                let error = item.error.and_then(|error| error.message);
+                let is_error = failed || error.is_some();
+                let output = match (item.result, error) {
+                    (_, Some(error)) => error,
+                    (Some(result), None) => mcp_output(result),
+                    (None, None) => String::new(),
+                };
+                out.tool_result(Some(&id), output, is_error, None);
+            }
+            "file_change" if !status.is_empty() => {
+                out.tool_result(Some(&id), status.to_owned(), failed, None);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The text an MCP tool returned: its text content, else its structured content.
+fn mcp_output(result: McpResult) -> String {
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|block| block.get("text").and_then(Value::as_str))
+        .collect();
+    if !texts.is_empty() {
+        return texts.join("\n");
+    }
+    match result.structured_content {
+        Value::Null => String::new(),
+        value => value.to_string(),
+    }
+}
+
+/// Splits a provider error as an agent reported it into the HTTP status and the provider's
+/// human message. A JSON body (`{"error":{"message":…}}`, `{"message":…}`) is unwrapped and
+/// its numeric `status` / `error.code` kept; otherwise the status comes from the text around
+/// it (`status 400`, `status: 429`, `HTTP 500`, `400 Bad Request`), else it is unknown.
+pub(super) fn parse_provider_error(text: &str) -> (Option<u16>, String) {
+    let text = text.trim();
+    let body = json_body(text);
+    let (before, after) = match &body {
+        Some((start, end, _)) => (&text[..*start], &text[*end..]),
+        None => (text, ""),
+    };
+    let (status, message) = match &body {
+        Some((_, _, value)) => (body_status(value), body_message(value)),
+        None => (None, None),
+    };
+    let status = status
+        .or_else(|| status_in_text(before))
+        .or_else(|| status_in_text(after));
+    (status, message.unwrap_or_else(|| text.to_owned()))
+}
+
+/// The JSON object embedded in `text`, with its byte range.
+fn json_body(text: &str) -> Option<(usize, usize, Value)> {
+    let start = text.find('{')?;
+    let end = text.rfind('}')? + 1;
+    if end <= start {
+        return None;
+    }
+    match serde_json::from_str::<Value>(&text[start..end]) {
+        Ok(value @ Value::Object(_)) => Some((start, end, value)),
+        _ => None,
+    }
+}
+
+/// The human message of an error body.
+fn body_message(body: &Value) -> Option<String> {
+    let error = body.get("error");
+    error
+        .and_then(|error| error.get("message"))
+        .and_then(Value::as_str)
+        .or_else(|| error.and_then(Value::as_str))
+        .or_else(|| body.get("message").and_then(Value::as_str))
+        .filter(|message| !message.trim().is_empty())
+        .map(str::to_owned)
+}
+
+/// A numeric HTTP status in an error body (`status`, `statusCode`, `error.status`,
+/// `error.code`).
+fn body_status(body: &Value) -> Option<u16> {
+    let status = |value: Option<&Value>| {
+        value
+            .and_then(Value::as_u64)
+            .filter(|code| (100..=599).contains(code))
+            .and_then(|code| u16::try_from(code).ok())
+    };
+    let error = body.get("error");
+    status(body.get("status"))
+        .or_else(|| status(body.get("statusCode")))
+        .or_else(|| status(error.and_then(|error| error.get("status"))))
+        .or_else(|| status(error.and_then(|error| error.get("code"))))
+}
+
+/// Reason phrases that identify a number before them as an HTTP status.
+const REASONS: [&str; 17] = [
+    "Bad Request",
+    "Unauthorized",
+    "Payment Required",
+    "Forbidden",
+    "Not Found",
+    "Method Not Allowed",
+    "Request Timeout",
+    "Conflict",
+    "Payload Too Large",
+    "Unprocessable Entity",
+    "Unprocessable Content",
+    "Too Many Requests",
+    "Internal Server Error",
+    "Not Implemented",
+    "Bad Gateway",
+    "Service Unavailable",
+    "Gateway Timeout",
+];
+
+/// Words that identify a number after them as an HTTP status.
+const STATUS_WORDS: [&str; 8] = [
+    "status",
+    "status code",
+    "status_code",
+    "statuscode",
+    "http",
+    "http/1.0",
+    "http/1.1",
+    "http/2",
+];
+
+/// An HTTP status stated in prose: `status 400`, `status: 429`, `HTTP 500`, `400 Bad Request`.
+fn status_in_text(text: &str) -> Option<u16> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at + 3 <= bytes.len() {
+        let digits = bytes[at..at + 3].iter().all(u8::is_ascii_digit);
+        let bounded = (at == 0 || !bytes[at - 1].is_ascii_alphanumeric())
+            && bytes
+                .get(at + 3)
+                .is_none_or(|next| !next.is_ascii_alphanumeric());
+        if !(digits && bounded) {
+            at += 1;
+            continue;
+        }
+        let code = bytes[at..at + 3]
+            .iter()
+            .fold(0u16, |code, digit| code * 10 + u16::from(digit - b'0'));
+        if (100..=599).contains(&code) {
+            let before = text[..at]
+                .trim_end_matches([' ', ':', '=', '(', '['])
+                .to_ascii_lowercase();
+            let after = text[at + 3..].trim_start_matches([' ', ':', '-']);
+            if STATUS_WORDS.iter().any(|word| before.ends_with(word))
+                || REASONS.iter().any(|reason| after.starts_with(reason))
+            {
+                return Some(code);
+            }
+        }
+        at += 3;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::{Normalized, normalize_stream};
+    use skillgym::{Confidence, SessionEvent, TokenCount};
+    use std::fs;
+
+    const CODEX: &str = include_str!("../../tests/fixtures/transcripts/codex.jsonl");
+    const CODEX_400: &str = include_str!("../../tests/fixtures/transcripts/codex.error-400.jsonl");
+    const CODEX_PLUGINS: &str =
+        include_str!("../../tests/fixtures/transcripts/codex.unknown-model-with-plugins.jsonl");
+
+    fn normalize(stream: &str) -> Normalized {
+        let mut parser = Codex::new(AgentOptions::default()).parser();
+        normalize_stream(
+            &mut *parser,
+            stream.as_bytes(),
+            Path::new("/home/dev/demo/wd"),
+            "Run echo hello, then read SKILL.md",
+        )
+        .unwrap()
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("skillgym-codex-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn spec<'a>(dir: &'a Path, state: &'a Path, prompt_file: &'a Path) -> SessionSpec<'a> {
+        SessionSpec {
+            runner_id: "codex",
+            prompt: "Run echo hello, then read SKILL.md",
+            prompt_file,
+            cwd: Path::new("/home/dev/demo/wd"),
+            artifact_dir: dir,
+            state_dir: state,
+        }
+    }
+
+    fn strings(args: &[OsString]) -> Vec<&str> {
+        args.iter().map(|arg| arg.to_str().unwrap()).collect()
+    }
+
+    fn env<'a>(launch: &'a Launch, key: &str) -> Option<&'a str> {
+        launch
+            .env
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.to_str().unwrap())
+    }
+
+    /// Asserts the report of a successful run of the mock script (shell, read, "done").
+    fn assert_script(normalized: &Normalized, ids: [&str; 3], thread: &str, input: u64) {
+        let report = &normalized.report;
+        assert_eq!(report.session_id.as_deref(), Some(thread));
+        assert_eq!(
+            report.commands().collect::<Vec<_>>(),
+            ["echo hello", "cat SKILL.md"]
+        );
+        let exit_codes: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::Command { exit_code, .. } => Some(*exit_code),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(exit_codes, [Some(0), Some(0)]);
+        assert_eq!(
+            report.file_reads(),
+            [Path::new("/home/dev/demo/wd/SKILL.md")]
+        );
+        let calls: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::ToolCall { id, tool, args, .. } => Some((
+                    id.as_deref().unwrap(),
+                    tool.as_str(),
+                    args["command"].clone(),
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                (
+                    ids[0],
+                    "command_execution",
+                    "/bin/bash -lc 'echo hello'".into()
+                ),
+                (
+                    ids[1],
+                    "command_execution",
+                    "/bin/bash -lc 'cat SKILL.md'".into()
+                ),
+            ]
+        );
+        let results: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::ToolResult {
+                    id,
+                    tool,
+                    output,
+                    is_error,
+                    ..
+                } => Some((
+                    id.as_deref().unwrap(),
+                    tool.as_deref().unwrap(),
+                    output.as_str(),
+                    *is_error,
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results.len(), 2);
+        assert_eq!(results[0], (ids[0], "command_execution", "hello\n", false));
+        assert_eq!(results[1].0, ids[1]);
+        assert!(results[1].2.contains("The secret word is pineapple."));
+        let skill = report.skill("wd").expect("SKILL.md read");
+        assert_eq!(skill.confidence, Confidence::Strong);
+        assert_eq!(report.final_output, "done");
+        assert_eq!(report.usage.input_tokens, Some(TokenCount::provider(input)));
+        assert_eq!(report.usage.output_tokens, Some(TokenCount::provider(21)));
+        assert_eq!(report.usage.reasoning_tokens, Some(TokenCount::provider(0)));
+        assert_eq!(report.usage.cache_tokens, Some(TokenCount::provider(0)));
+        assert_eq!(
+            report.usage.total_tokens,
+            Some(TokenCount::derived(input + 21))
+        );
+        assert_eq!(report.usage.cost_usd, None);
+        assert_eq!(report.usage.output_chars, 4);
+        assert_eq!(normalized.steps, 3);
+        assert!(normalized.provider_error.is_none());
+    }
+
+    #[test]
+    fn normalizes_a_run() {
+        let normalized = normalize(CODEX);
+        assert_script(
+            &normalized,
+            ["item_0", "item_1", "item_2"],
+            "01a20139-2696-7720-9b74-178414dbe828",
+            29245,
+        );
+        let report = &normalized.report;
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert!(
+            !report
+                .events
+                .iter()
+                .any(|event| matches!(event, SessionEvent::Raw { .. }))
+        );
+        // tool call, result, command, (read), tool call, result, command, read, message
+        assert_eq!(report.events.len(), 8);
+        assert!(matches!(
+            &report.events[7],
+            SessionEvent::Message { role: Role::Assistant, phase: Some(Phase::Final), text, .. } if text == "done"
+        ));
+    }
+
+    #[test]
+    fn keeps_non_fatal_error_items_raw() {
+        let normalized = normalize(CODEX_PLUGINS);
+        assert_script(
+            &normalized,
+            ["item_1", "item_2", "item_3"],
+            "01a20133-d822-78b1-a27e-17ece022900b",
+            30585,
+        );
+        let report = &normalized.report;
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        let raw: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::Raw { value, .. } => Some(value),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(raw.len(), 1);
+        assert!(
+            raw[0]["item"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Model metadata for `mock-model` not found")
+        );
+    }
+
+    #[test]
+    fn a_failed_turn_is_a_provider_error() {
+        let normalized = normalize(CODEX_400);
+        let error = normalized.provider_error.expect("provider error");
+        assert_eq!(error.status, None);
+        assert_eq!(error.message, "mock: forced error 400");
+        assert!(error.is_rejection());
+        let report = &normalized.report;
+        assert_eq!(
+            report.session_id.as_deref(),
+            Some("01a20138-8a6c-72b3-9906-53a4eef6b955")
+        );
+        assert_eq!(normalized.steps, 0);
+        assert_eq!(report.final_output, "");
+        assert!(report.usage.input_tokens.is_none());
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        // The top-level `error` record is kept, not taken as the end of the session.
+        assert_eq!(report.events.len(), 1);
+        assert!(
+            matches!(&report.events[0], SessionEvent::Raw { value, .. } if value["type"] == "error")
+        );
+    }
+
+    #[test]
+    fn provider_errors_are_unwrapped() {
+        let cases = [
+            (
+                r#"unexpected status 400 Bad Request: {"error":{"message":"The model `x` does not exist","type":"invalid_request_error"}}"#,
+                Some(400),
+                "The model `x` does not exist",
+            ),
+            (
+                "exceeded retry limit, last status: 429 Too Many Requests",
+                Some(429),
+                "exceeded retry limit, last status: 429 Too Many Requests",
+            ),
+            (
+                r#"{"error":{"code":403,"message":"denied","status":"PERMISSION_DENIED"}}"#,
+                Some(403),
+                "denied",
+            ),
+            (
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}} (request id r1)"#,
+                None,
+                "Overloaded",
+            ),
+            (
+                "HTTP 502 from upstream",
+                Some(502),
+                "HTTP 502 from upstream",
+            ),
+            (
+                "stream disconnected after 1200 ms",
+                None,
+                "stream disconnected after 1200 ms",
+            ),
+            ("{not json", None, "{not json"),
+        ];
+        for (text, status, message) in cases {
+            assert_eq!(
+                parse_provider_error(text),
+                (status, message.to_owned()),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn maps_every_item_type() {
+        let lines = [
+            r#"{"type":"thread.started","thread_id":"t-1"}"#,
+            r#"{"type":"turn.started"}"#,
+            r#"{"type":"item.completed","item":{"id":"item_0","type":"reasoning","text":"**Planning**"}}"#,
+            r#"{"type":"item.started","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":false}]}}"#,
+            r#"{"type":"item.updated","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":true}]}}"#,
+            r#"{"type":"item.started","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"x"},"status":"in_progress"}}"#,
+            r#"{"type":"item.completed","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"x"},"result":{"content":[{"type":"text","text":"found"}],"structured_content":null},"error":null,"status":"completed"}}"#,
+            r#"{"type":"item.completed","item":{"id":"item_3","type":"file_change","changes":[{"path":"/w/a.txt","kind":"add"}],"status":"completed"}}"#,
+            r#"{"type":"item.started","item":{"id":"item_4","type":"web_search","query":""}}"#,
+            r#"{"type":"item.completed","item":{"id":"item_4","type":"web_search","query":"rust serde","action":{"type":"search"}}}"#,
+            r#"{"type":"item.started","item":{"id":"item_5","type":"command_execution","command":"bash -lc 'sed -n 1,5p notes.md'","aggregated_output":"","exit_code":null,"status":"in_progress"}}"#,
+            r#"{"type":"item.completed","item":{"id":"item_5","type":"command_execution","command":"bash -lc 'sed -n 1,5p notes.md'","aggregated_output":"no such file","exit_code":2,"status":"failed"}}"#,
+            r#"{"type":"item.completed","item":{"id":"item_5","type":"command_execution","command":"bash -lc 'sed -n 1,5p notes.md'","aggregated_output":"again","exit_code":2,"status":"failed"}}"#,
+            r#"{"type":"item.plan.delta","item_id":"item_6","delta":"x"}"#,
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":true},{"text":"b","completed":true}]}}"#,
+            r#"{"type":"item.completed","item":{"id":"item_7","type":"agent_message","text":"Done: notes.md is missing."}}"#,
+            r#"{"type":"turn.completed","usage":{"input_tokens":1000,"cached_input_tokens":600,"output_tokens":300,"reasoning_output_tokens":120}}"#,
+            r#"{"type":"turn.started"}"#,
+            r#"{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"sleep 100","aggregated_output":"","exit_code":null,"status":"in_progress"}}"#,
+            r#"{"type":"turn.completed","usage":{"input_tokens":1500,"cached_input_tokens":900,"output_tokens":400,"reasoning_output_tokens":150}}"#,
+            r#"{"type":"request_user_input","id":"1","call_id":"c","questions":[]}"#,
+        ];
+        let normalized = normalize(&lines.join("\n"));
+        let report = &normalized.report;
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert_eq!(report.session_id.as_deref(), Some("t-1"));
+        let calls: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::ToolCall { id, tool, args, .. } => {
+                    Some((id.as_deref().unwrap(), tool.as_str(), args.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("item_2", "mcp__docs__search", serde_json::json!({"q": "x"})),
+                (
+                    "item_3",
+                    "file_change",
+                    serde_json::json!({"changes": [{"path": "/w/a.txt", "kind": "add"}]})
+                ),
+                (
+                    "item_4",
+                    "web_search",
+                    serde_json::json!({"query": "rust serde", "action": {"type": "search"}})
+                ),
+                (
+                    "item_5",
+                    "command_execution",
+                    serde_json::json!({"command": "bash -lc 'sed -n 1,5p notes.md'"})
+                ),
+                (
+                    "item_1",
+                    "todo_list",
+                    serde_json::json!({"items": [{"text": "a", "completed": true}, {"text": "b", "completed": true}]})
+                ),
+                (
+                    "item_0",
+                    "command_execution",
+                    serde_json::json!({"command": "sleep 100"})
+                ),
+            ]
+        );
+        let results: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::ToolResult {
+                    id,
+                    tool,
+                    output,
+                    is_error,
+                    ..
+                } => Some((
+                    id.as_deref().unwrap(),
+                    tool.as_deref().unwrap(),
+                    output.as_str(),
+                    *is_error,
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            results,
+            [
+                ("item_2", "mcp__docs__search", "found", false),
+                ("item_3", "file_change", "completed", false),
+                ("item_5", "command_execution", "no such file", true),
+            ]
+        );
+        let commands: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::Command {
+                    command, exit_code, ..
+                } => Some((command.as_str(), *exit_code)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            commands,
+            [("sed -n 1,5p notes.md", Some(2)), ("sleep 100", None)]
+        );
+        assert_eq!(
+            report.file_reads(),
+            [Path::new("/home/dev/demo/wd/notes.md")]
+        );
+        let messages: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::Message { phase, text, .. } => Some((*phase, text.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                (Some(Phase::Thinking), "**Planning**"),
+                (Some(Phase::Commentary), "Done: notes.md is missing."),
+            ]
+        );
+        // The message is followed by a command that never completed: no final answer.
+        assert_eq!(report.final_output, "Done: notes.md is missing.");
+        assert_eq!(report.usage.input_tokens, Some(TokenCount::provider(1500)));
+        assert_eq!(report.usage.output_tokens, Some(TokenCount::provider(250)));
+        assert_eq!(
+            report.usage.reasoning_tokens,
+            Some(TokenCount::provider(150))
+        );
+        assert_eq!(report.usage.cache_tokens, Some(TokenCount::provider(900)));
+        assert_eq!(report.usage.total_tokens, Some(TokenCount::derived(1000)));
+        assert_eq!(report.usage.reasoning_chars, 12);
+        // mcp, file_change, web_search, command, message, the second turn's command
+        assert_eq!(normalized.steps, 6);
+        let raw: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::Raw { value, .. } => Some(value["type"].as_str().unwrap()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(raw, ["request_user_input"]);
+    }
+
+    #[test]
+    fn survives_garbage() {
+        let long = format!(
+            "{{\"type\":\"item.completed\",\"item\":{{\"id\":\"x\",\"type\":\"agent_message\",\"text\":\"{}\"}}}}",
+            "a".repeat(5_000_000)
+        );
+        let lines = [
+            "garbage",
+            "{\"type\":\"item.completed\",\"item\":{\"id\":",
+            r#"{"type":"item.completed"}"#,
+            r#"{"type":"item.completed","item":{"id":3,"type":"agent_message"}}"#,
+            r#"{"type":"turn.completed","usage":{"input_tokens":-1}}"#,
+            r#"{"type":"turn.failed"}"#,
+            r#"{"type":"thread.started"}"#,
+            "\u{FFFD}\u{FFFD}",
+            "[]",
+            r#"{}"#,
+            long.as_str(),
+        ];
+        let normalized = normalize(&lines.join("\n"));
+        let report = &normalized.report;
+        assert_eq!(report.warnings.len(), 7, "{:?}", report.warnings);
+        assert_eq!(report.final_output.len(), 5_000_000);
+        assert_eq!(
+            normalized.provider_error.map(|error| error.message),
+            Some("turn failed".to_owned())
+        );
+    }
+
+    #[test]
+    fn launches_isolated_with_seeded_auth() {
+        let dir = scratch("launch");
+        let home = dir.join("home");
+        fs::create_dir_all(home.join(".codex/skills/x")).unwrap();
+        fs::write(home.join(".codex/auth.json"), "{\"OPENAI_API_KEY\":\"sk\"}").unwrap();
+        fs::write(home.join(".codex/config.toml"), "model = \"gpt-5.5\"\n").unwrap();
+        fs::write(home.join(".codex/AGENTS.md"), "be terse").unwrap();
+        fs::write(home.join(".codex/skills/x/SKILL.md"), "x").unwrap();
+        let state = dir.join("state");
+        let prompt_file = dir.join("prompt.md");
+        let codex = Codex::new(
+            AgentOptions::new("gpt-5.5")
+                .args(["--profile", "ci"])
+                .env("OPENAI_BASE_URL", "http://127.0.0.1:1")
+                .user_home(&home),
+        );
+        let launch = codex.launch(&spec(&dir, &state, &prompt_file)).unwrap();
+        assert_eq!(launch.program, "codex");
+        assert_eq!(
+            strings(&launch.args),
+            [
+                "--profile",
+                "ci",
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox",
+                "-C",
+                "/home/dev/demo/wd",
+                "-m",
+                "gpt-5.5",
+                "-c",
+                "check_for_update_on_startup=false",
+                "-c",
+                "analytics.enabled=false",
+                "-c",
+                "features.plugins=false",
+                "--",
+                "Run echo hello, then read SKILL.md",
+            ]
+        );
+        let codex_home = state.join("codex-home");
+        assert_eq!(env(&launch, "CODEX_HOME"), codex_home.to_str());
+        assert_eq!(env(&launch, "OPENAI_BASE_URL"), Some("http://127.0.0.1:1"));
+        assert_eq!(
+            launch.seeded,
+            [codex_home.join("auth.json"), codex_home.join("config.toml")]
+        );
+        assert_eq!(
+            fs::read_to_string(codex_home.join("config.toml")).unwrap(),
+            "model = \"gpt-5.5\"\n"
+        );
+        assert!(!codex_home.join("AGENTS.md").exists());
+        assert!(!codex_home.join("skills").exists());
+        assert!(isolation::remove_seeded(&launch.seeded).is_empty());
+
+        // No auth at home: nothing seeded, the directory still exists.
+        let empty = dir.join("empty-home");
+        fs::create_dir_all(&empty).unwrap();
+        let state2 = dir.join("state2");
+        let bare = Codex::new(
+            AgentOptions::default()
+                .user_home(&empty)
+                .command("/opt/codex"),
+        );
+        let launch = bare.launch(&spec(&dir, &state2, &prompt_file)).unwrap();
+        assert_eq!(launch.program, "/opt/codex");
+        assert!(launch.seeded.is_empty());
+        assert!(state2.join("codex-home").is_dir());
+        assert!(!strings(&launch.args).contains(&"-m"));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_agent_env_codex_home_is_used_as_it_is() {
+        let dir = scratch("own-home");
+        let own = dir.join("own");
+        let sessions = own.join("sessions/2026/11/22");
+        fs::create_dir_all(&sessions).unwrap();
+        fs::write(
+            sessions.join("rollout-2026-11-22T03-00-00-other.jsonl"),
+            "{}",
+        )
+        .unwrap();
+        let state = dir.join("state");
+        let prompt_file = dir.join("prompt.md");
+        let codex = Codex::new(
+            AgentOptions::default()
+                .env("CODEX_HOME", own.to_str().unwrap())
+                .user_home(dir.join("home")),
+        );
+        let spec = spec(&dir, &state, &prompt_file);
+        let launch = codex.launch(&spec).unwrap();
+        assert_eq!(env(&launch, "CODEX_HOME"), own.to_str());
+        assert!(launch.seeded.is_empty());
+        assert!(!state.exists());
+        // Another session's rollout in the user's own home is not taken.
+        let mut out = ReportBuilder::new("/w");
+        out.session_id("t-9");
+        codex.collect(&spec, &mut out);
+        assert!(out.current_session_file().is_none());
+        assert!(
+            codex
+                .setup()
+                .auth
+                .contains(&AuthSource::File(own.join("auth.json")))
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn collects_the_rollout_of_the_thread() {
+        let dir = scratch("collect");
+        let state = dir.join("state");
+        let day = state.join("codex-home/sessions/2026/11/22");
+        fs::create_dir_all(&day).unwrap();
+        let thread = "01a20139-2696-7720-9b74-178414dbe828";
+        fs::write(
+            day.join(format!("rollout-2026-11-22T03-05-02-{thread}.jsonl")),
+            "{\"type\":\"session_meta\"}\n",
+        )
+        .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        fs::write(day.join("rollout-2026-11-22T03-06-00-other.jsonl"), "other").unwrap();
+        let prompt_file = dir.join("prompt.md");
+        let spec = spec(&dir, &state, &prompt_file);
+        let codex = Codex::new(AgentOptions::default());
+
+        let mut out = ReportBuilder::new("/w");
+        out.session_id(thread);
+        codex.collect(&spec, &mut out);
+        let copy = dir.join("session.jsonl");
+        assert_eq!(out.current_session_file(), Some(copy.as_path()));
+        assert_eq!(
+            fs::read_to_string(&copy).unwrap(),
+            "{\"type\":\"session_meta\"}\n"
+        );
+        let report = out.finish("p");
+        assert!(report.warnings.is_empty());
+        assert_eq!(report.raw_artifacts.session, Some(copy.clone()));
+
+        // An unknown thread: the newest rollout, with a warning.
+        let mut out = ReportBuilder::new("/w");
+        out.session_id("missing");
+        codex.collect(&spec, &mut out);
+        assert_eq!(fs::read_to_string(&copy).unwrap(), "other");
+        assert_eq!(out.finish("p").warnings.len(), 1);
+
+        // No sessions at all: nothing recorded, no warning.
+        let empty_state = dir.join("empty");
+        let spec = SessionSpec {
+            state_dir: &empty_state,
+            ..spec
+        };
+        let mut out = ReportBuilder::new("/w");
+        codex.collect(&spec, &mut out);
+        assert!(out.current_session_file().is_none());
+        assert!(out.finish("p").warnings.is_empty());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn resumes_a_thread() {
+        let dir = scratch("resume");
+        let home = dir.join("home");
+        fs::create_dir_all(home.join(".codex")).unwrap();
+        fs::write(home.join(".codex/auth.json"), "{}").unwrap();
+        let state = dir.join("state");
+        let prompt_file = dir.join("q.md");
+        let codex = Codex::new(AgentOptions::new("gpt-5.5").user_home(&home));
+        let spec = SessionSpec {
+            prompt: "Why did you read SKILL.md?",
+            ..spec(&dir, &state, &prompt_file)
+        };
+        let launch = codex.resume(&spec, "01a2-thread").unwrap().unwrap();
+        assert_eq!(
+            strings(&launch.args),
+            [
+                "exec",
+                "-C",
+                "/home/dev/demo/wd",
+                "resume",
+                "--json",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox",
+                "-m",
+                "gpt-5.5",
+                "-c",
+                "check_for_update_on_startup=false",
+                "-c",
+                "analytics.enabled=false",
+                "-c",
+                "features.plugins=false",
+                "--",
+                "01a2-thread",
+                "Why did you read SKILL.md?",
+            ]
+        );
+        let codex_home = state.join("codex-home");
+        assert_eq!(env(&launch, "CODEX_HOME"), codex_home.to_str());
+        assert_eq!(launch.seeded, [codex_home.join("auth.json")]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn setup_names_the_auth_sources() {
+        let codex = Codex::new(AgentOptions::default().user_home("/home/u"));
+        let setup = codex.setup();
+        assert_eq!(setup.program, "codex");
+        assert_eq!(setup.version_args, ["--version"]);
+        assert_eq!(setup.install, "npm install -g @openai/codex");
+        assert_eq!(
+            setup.auth,
+            [
+                AuthSource::Env("CODEX_API_KEY".into()),
+                AuthSource::Env("OPENAI_API_KEY".into()),
+                AuthSource::File(PathBuf::from("/home/u/.codex/auth.json")),
+            ]
+        );
+        assert!(setup.auth_help.contains("codex login"));
+        assert_eq!(codex.kind(), "codex");
+    }
+}

@@ -1,0 +1,1729 @@
+//! GitHub Copilot CLI (`copilot`, npm `@github/copilot`; verified with 1.0.102).
+//!
+//! | what | how |
+//! |---|---|
+//! | command | `copilot [agent.args] -p PROMPT [--model M] --output-format json --allow-all-tools --no-auto-update --disable-client-telemetry --usage-output-file <artifact dir>/copilot-usage.json` (`--allow-all-tools` is required without a terminal) |
+//! | resume (`explain`) | the same with `--resume=ID` after the question (`--resume` takes an optional value, so `=`), same state directory and cwd |
+//! | state | `COPILOT_HOME=<state dir>/copilot-home`: the user's settings, instructions, skills, plugins, MCP config and history stay out; the session lands in `session-state/<id>/events.jsonl` |
+//! | auth | `config.json` (the sign-ins; the token itself too when the user chose plaintext storage, else it stays in the system keychain) seeded from `$COPILOT_HOME` or `~/.copilot`; `COPILOT_GITHUB_TOKEN`/`GH_TOKEN`/`GITHUB_TOKEN` and the BYOK `COPILOT_PROVIDER_*` variables are inherited |
+//! | env | `COPILOT_AUTO_UPDATE=false`, `NO_COLOR=1` |
+//! | collect | `session-state/<id>/events.jsonl` → `<artifact dir>/session.jsonl`; usage from `copilot-usage.json` (`modelMetrics.*.usage`), else from the events file, when the stream had none |
+//!
+//! The stream is one JSON object per line, `{type, data, id, timestamp, parentId, ephemeral?}`:
+//!
+//! | record | maps to |
+//! |---|---|
+//! | `ephemeral: true` | dropped (deltas, background-task pings, model-call bookkeeping), except `model.call_failure` (status and body of a failed call, used by `session.error`) and `assistant.usage` (per-call tokens) |
+//! | `user.message` | user message (`content`) |
+//! | `assistant.turn_start` | one step (a model round); without turn records, one step per distinct `assistant.message` `messageId` |
+//! | `assistant.message` | assistant text (`content`; phase from `phase` when given); its `toolRequests` are recorded from `tool.execution_start` |
+//! | `assistant.reasoning` | thinking (also `reasoningText` of a message when no reasoning record came) |
+//! | `tool.execution_start` | tool call (`toolCallId`, `toolName`, `arguments`); `bash`/`write_bash`/`powershell` with `arguments.command` → one command, emitted at completion with `shellExecution.exitCode`; `view` → file read (`path`); `skill` → skill signal (`skill`, else `name`) |
+//! | `tool.execution_complete` | tool result (`error.message`, else `result.content`; `success: false` is an error) |
+//! | `skill.invoked` | skill signal for a skill no `skill` tool call named (user-invoked or preloaded skills) |
+//! | `session.error` | the provider error (`statusCode`, `message` without its leading status; the failed call's body when the message is empty) when a model call failed or the query failed; other errors are kept raw |
+//! | `session.usage_record`, `assistant.usage` | per-call usage (deduplicated by `apiCallId`): `inputTokens` is gross input (cache reads included), `outputTokens` excludes reasoning, `reasoningTokens`, `cacheReadTokens` |
+//! | `session.shutdown` | session usage total (`modelMetrics`), replacing the per-call sum |
+//! | `result`, `session.start` | session id (`sessionId`) |
+//! | `assistant.turn_end`, `system.message`, `session.usage_checkpoint`, `skill.context_delivered*` | dropped |
+//! | anything else | kept raw |
+//!
+//! Copilot reports no cost in dollars (premium requests are a different unit), so none is set.
+//! `agent.env` may set `COPILOT_HOME` to use a directory of the user's choosing instead
+//! (nothing is seeded then).
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+use skillgym::{Phase, Role};
+
+use self::lenient::{ErrorMessage, Flag, Int, Obj, Text};
+use super::options::set_env;
+use super::{
+    Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
+};
+use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
+
+const PROGRAM: &str = "copilot";
+const HOME_VAR: &str = "COPILOT_HOME";
+const USAGE_FILE: &str = "copilot-usage.json";
+/// The files seeded into the private `COPILOT_HOME`: the sign-ins (and a plaintext token).
+const LOGIN_FILES: &[&str] = &["config.json"];
+
+/// Runs the GitHub Copilot CLI headlessly with a private `COPILOT_HOME`.
+#[derive(Debug, Clone)]
+pub struct Copilot {
+    options: AgentOptions,
+}
+
+impl Copilot {
+    /// An adapter with the runner's options.
+    pub fn new(options: AgentOptions) -> Self {
+        Copilot { options }
+    }
+
+    /// `COPILOT_HOME` as `agent.env` sets it, if it does.
+    fn configured_home(&self) -> Option<PathBuf> {
+        self.options
+            .env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == HOME_VAR)
+            .map(|(_, value)| PathBuf::from(value))
+            .filter(|dir| !dir.as_os_str().is_empty())
+    }
+
+    /// The `COPILOT_HOME` the session uses.
+    fn copilot_home(&self, session: &SessionSpec<'_>) -> PathBuf {
+        self.configured_home()
+            .unwrap_or_else(|| session.state_dir.join("copilot-home"))
+    }
+
+    /// The user's own Copilot directory: `$COPILOT_HOME`, else `~/.copilot`.
+    fn user_dir(&self) -> Option<PathBuf> {
+        self.options
+            .env_value(HOME_VAR)
+            .map(PathBuf::from)
+            .or_else(|| self.options.home_file(".copilot"))
+    }
+
+    fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
+        let home = self.copilot_home(session);
+        let mut seeded = Vec::new();
+        if self.configured_home().is_none() {
+            isolation::create_dirs([home.as_path()])?;
+            if let Some(source) = self.user_dir().filter(|source| *source != home) {
+                seeded = isolation::seed(&source, &home, LOGIN_FILES)?;
+            }
+        }
+        let mut launch = self.options.start_launch(PROGRAM);
+        launch.args.extend(["-p".into(), session.prompt.into()]);
+        if let Some(id) = resume {
+            launch.args.push(format!("--resume={id}").into());
+        }
+        if let Some(model) = &self.options.model {
+            launch.args.extend(["--model".into(), model.into()]);
+        }
+        launch.args.extend(
+            [
+                "--output-format",
+                "json",
+                "--allow-all-tools",
+                "--no-auto-update",
+                "--disable-client-telemetry",
+                "--usage-output-file",
+            ]
+            .map(OsString::from),
+        );
+        launch
+            .args
+            .push(session.artifact_dir.join(USAGE_FILE).into());
+        set_env(&mut launch, HOME_VAR, &home);
+        set_env(&mut launch, "COPILOT_AUTO_UPDATE", "false");
+        set_env(&mut launch, "NO_COLOR", "1");
+        launch.seeded = seeded;
+        Ok(self.options.finish_launch(launch))
+    }
+}
+
+impl Agent for Copilot {
+    fn kind(&self) -> &str {
+        "copilot"
+    }
+
+    fn model(&self) -> Option<&str> {
+        self.options.model.as_deref()
+    }
+
+    fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
+        self.command(session, None)
+    }
+
+    fn parser(&self) -> Box<dyn StreamParser> {
+        Box::new(CopilotParser::default())
+    }
+
+    fn collect(&self, session: &SessionSpec<'_>, out: &mut ReportBuilder) {
+        let states = self.copilot_home(session).join("session-state");
+        let events = match out.current_session_id() {
+            Some(id) => Some(states.join(id).join("events.jsonl")).filter(|path| path.is_file()),
+            None => isolation::newest_file(&states, &|path: &Path| {
+                path.file_name().is_some_and(|name| name == "events.jsonl")
+                    && path.parent().and_then(Path::parent) == Some(states.as_path())
+            }),
+        };
+        let mut copied = None;
+        if let Some(events) = events {
+            if out.current_session_id().is_none()
+                && let Some(id) = events.parent().and_then(Path::file_name)
+            {
+                out.session_id(id.to_string_lossy());
+            }
+            match isolation::copy_session_file(&events, session.artifact_dir, "session.jsonl") {
+                Ok(path) => {
+                    out.session_file(path.clone());
+                    copied = Some(path);
+                }
+                Err(error) => out.warn(error.to_string()),
+            }
+        }
+        if !out.has_usage() {
+            read_usage_file(&session.artifact_dir.join(USAGE_FILE), out);
+        }
+        if !out.has_usage()
+            && let Some(path) = copied
+        {
+            read_persisted_usage(&path, out);
+        }
+    }
+
+    fn resume(&self, session: &SessionSpec<'_>, session_id: &str) -> Option<io::Result<Launch>> {
+        Some(self.command(session, Some(session_id)))
+    }
+
+    fn setup(&self) -> AgentSetup {
+        let mut auth: Vec<AuthSource> = [
+            "COPILOT_GITHUB_TOKEN",
+            "GH_TOKEN",
+            "GITHUB_TOKEN",
+            "COPILOT_PROVIDER_BASE_URL",
+        ]
+        .into_iter()
+        .map(|name| AuthSource::Env(name.to_owned()))
+        .collect();
+        if let Some(dir) = self.user_dir() {
+            auth.push(AuthSource::File(dir.join("config.json")));
+        }
+        AgentSetup {
+            program: self.options.program(PROGRAM),
+            version_args: vec!["--version".into()],
+            install: "npm install -g @github/copilot".to_owned(),
+            auth,
+            auth_help: "Log in once with `copilot login` (skillgym copies ~/.copilot/config.json, \
+                        which names the signed-in account, into each session; the token stays in \
+                        the system keychain), or set COPILOT_GITHUB_TOKEN or GH_TOKEN, or use your \
+                        own provider with COPILOT_PROVIDER_BASE_URL (BYOK, no GitHub login)."
+                .to_owned(),
+        }
+    }
+}
+
+/// Field types that never fail to deserialize: a JSON value of another type than the one
+/// expected reads as absent. One record struct can then cover every record type of a stream
+/// whose record types reuse field names with different shapes, in one pass over the line.
+pub(super) mod lenient {
+    use std::borrow::Cow;
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    use serde::Deserialize;
+    use serde::de::value::MapAccessDeserializer;
+    use serde::de::{Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    /// Visitor methods that accept a JSON value of an unwanted type as `$absent`.
+    macro_rules! ignore {
+        ($absent:expr; $($kind:ident)*) => { $(ignore!(@one $absent; $kind);)* };
+        (@one $absent:expr; bool) => {
+            fn visit_bool<E: Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok($absent)
+            }
+        };
+        (@one $absent:expr; number) => {
+            fn visit_i64<E: Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok($absent)
+            }
+            fn visit_u64<E: Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok($absent)
+            }
+            fn visit_f64<E: Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok($absent)
+            }
+        };
+        (@one $absent:expr; str) => {
+            fn visit_str<E: Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok($absent)
+            }
+        };
+        (@one $absent:expr; null) => {
+            fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
+                Ok($absent)
+            }
+            fn visit_none<E: Error>(self) -> Result<Self::Value, E> {
+                Ok($absent)
+            }
+        };
+        (@one $absent:expr; seq) => {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok($absent)
+            }
+        };
+        (@one $absent:expr; map) => {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok($absent)
+            }
+        };
+    }
+
+    /// A string, borrowed from the line when it has no escapes.
+    #[derive(Debug, Default, Clone, PartialEq, Eq)]
+    pub struct Text<'a>(pub Option<Cow<'a, str>>);
+
+    impl Text<'_> {
+        /// The string, if there was one.
+        pub fn get(&self) -> Option<&str> {
+            self.0.as_deref()
+        }
+
+        /// The string, or `""`.
+        pub fn or_empty(&self) -> &str {
+            self.get().unwrap_or_default()
+        }
+
+        /// The string, owned, or `""`.
+        pub fn into_string(self) -> String {
+            self.0.map(Cow::into_owned).unwrap_or_default()
+        }
+    }
+
+    impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct TextVisitor;
+            impl<'de> Visitor<'de> for TextVisitor {
+                type Value = Text<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_borrowed_str<E: Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                    Ok(Text(Some(Cow::Borrowed(v))))
+                }
+                fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
+                    Ok(Text(Some(Cow::Owned(v.to_owned()))))
+                }
+                fn visit_string<E: Error>(self, v: String) -> Result<Self::Value, E> {
+                    Ok(Text(Some(Cow::Owned(v))))
+                }
+                ignore!(Text(None); bool number null seq map);
+            }
+            deserializer.deserialize_any(TextVisitor)
+        }
+    }
+
+    /// An integer (a float without fraction counts).
+    #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+    pub struct Int(pub Option<i64>);
+
+    impl Int {
+        /// The value as a count (negative values are absent).
+        pub fn count(self) -> Option<u64> {
+            self.0.and_then(|value| u64::try_from(value).ok())
+        }
+
+        /// The value as an HTTP status.
+        pub fn status(self) -> Option<u16> {
+            self.0
+                .and_then(|value| u16::try_from(value).ok())
+                .filter(|status| (100..600).contains(status))
+        }
+
+        /// The value as an exit code.
+        pub fn exit_code(self) -> Option<i32> {
+            self.0.and_then(|value| i32::try_from(value).ok())
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Int {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct IntVisitor;
+            impl<'de> Visitor<'de> for IntVisitor {
+                type Value = Int;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_i64<E: Error>(self, v: i64) -> Result<Int, E> {
+                    Ok(Int(Some(v)))
+                }
+                fn visit_u64<E: Error>(self, v: u64) -> Result<Int, E> {
+                    Ok(Int(i64::try_from(v).ok()))
+                }
+                fn visit_f64<E: Error>(self, v: f64) -> Result<Int, E> {
+                    let integral = v.fract() == 0.0 && v.abs() < 9.0e15;
+                    // Exact: integral and well within the range of i64.
+                    #[allow(clippy::cast_possible_truncation)]
+                    Ok(Int(integral.then_some(v as i64)))
+                }
+                ignore!(Int(None); bool str null seq map);
+            }
+            deserializer.deserialize_any(IntVisitor)
+        }
+    }
+
+    /// A boolean.
+    #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+    pub struct Flag(pub Option<bool>);
+
+    impl Flag {
+        /// Whether it was `true`.
+        pub fn is_true(self) -> bool {
+            self.0 == Some(true)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Flag {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct FlagVisitor;
+            impl<'de> Visitor<'de> for FlagVisitor {
+                type Value = Flag;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_bool<E: Error>(self, v: bool) -> Result<Flag, E> {
+                    Ok(Flag(Some(v)))
+                }
+                ignore!(Flag(None); number str null seq map);
+            }
+            deserializer.deserialize_any(FlagVisitor)
+        }
+    }
+
+    /// An object read as `T` (whose fields should be lenient themselves).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Obj<T>(pub Option<T>);
+
+    impl<T> Default for Obj<T> {
+        fn default() -> Self {
+            Obj(None)
+        }
+    }
+
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct ObjVisitor<T>(PhantomData<T>);
+            impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjVisitor<T> {
+                type Value = Obj<T>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                    T::deserialize(MapAccessDeserializer::new(map)).map(|value| Obj(Some(value)))
+                }
+                ignore!(Obj(None); bool number str null seq);
+            }
+            deserializer.deserialize_any(ObjVisitor(PhantomData))
+        }
+    }
+
+    /// A list of `T` (whose fields should be lenient themselves); anything else is empty.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct List<T>(pub Vec<T>);
+
+    impl<T> Default for List<T> {
+        fn default() -> Self {
+            List(Vec::new())
+        }
+    }
+
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct ListVisitor<T>(PhantomData<T>);
+            impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+                type Value = List<T>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<List<T>, A::Error> {
+                    let mut items = Vec::new();
+                    while let Some(item) = seq.next_element()? {
+                        items.push(item);
+                    }
+                    Ok(List(items))
+                }
+                ignore!(List(Vec::new()); bool number str null map);
+            }
+            deserializer.deserialize_any(ListVisitor(PhantomData))
+        }
+    }
+
+    /// An error's message: a string, or the `message` of an object.
+    #[derive(Debug, Default, Clone, PartialEq, Eq)]
+    pub struct ErrorMessage<'a>(pub Option<Cow<'a, str>>);
+
+    impl ErrorMessage<'_> {
+        /// The message, if there was one.
+        pub fn get(&self) -> Option<&str> {
+            self.0.as_deref()
+        }
+    }
+
+    impl<'de: 'a, 'a> Deserialize<'de> for ErrorMessage<'a> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            #[derive(Deserialize, Default)]
+            #[serde(default)]
+            struct Body<'a> {
+                #[serde(borrow)]
+                message: Text<'a>,
+            }
+            struct MessageVisitor;
+            impl<'de> Visitor<'de> for MessageVisitor {
+                type Value = ErrorMessage<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_borrowed_str<E: Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                    Ok(ErrorMessage(Some(Cow::Borrowed(v))))
+                }
+                fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
+                    Ok(ErrorMessage(Some(Cow::Owned(v.to_owned()))))
+                }
+                fn visit_string<E: Error>(self, v: String) -> Result<Self::Value, E> {
+                    Ok(ErrorMessage(Some(Cow::Owned(v))))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                    let body = Body::deserialize(MapAccessDeserializer::new(map))?;
+                    Ok(ErrorMessage(body.message.0))
+                }
+                ignore!(ErrorMessage(None); bool number null seq);
+            }
+            deserializer.deserialize_any(MessageVisitor)
+        }
+    }
+}
+
+/// Shell commands held from a tool call's start until its completion tells the exit code,
+/// so that each executed command is one `Command` event.
+#[derive(Debug, Default)]
+pub(super) struct PendingCommands(Vec<PendingCommand>);
+
+#[derive(Debug)]
+struct PendingCommand {
+    id: String,
+    command: String,
+    workdir: Option<PathBuf>,
+    at: Option<String>,
+}
+
+impl PendingCommands {
+    /// Holds the command of call `id`.
+    pub(super) fn hold(
+        &mut self,
+        id: &str,
+        command: &str,
+        workdir: Option<PathBuf>,
+        at: Option<String>,
+    ) {
+        self.0.retain(|pending| pending.id != id);
+        self.0.push(PendingCommand {
+            id: id.to_owned(),
+            command: command.to_owned(),
+            workdir,
+            at,
+        });
+    }
+
+    /// Emits the command of call `id` with its exit code; `false` when none was held.
+    pub(super) fn release(
+        &mut self,
+        id: &str,
+        exit_code: Option<i32>,
+        out: &mut ReportBuilder,
+    ) -> bool {
+        let Some(index) = self.0.iter().position(|pending| pending.id == id) else {
+            return false;
+        };
+        let pending = self.0.remove(index);
+        out.shell_command(
+            &pending.command,
+            exit_code,
+            pending.workdir.as_deref(),
+            pending.at,
+        );
+        true
+    }
+
+    /// Forgets the command of call `id` (it was never executed).
+    pub(super) fn discard(&mut self, id: &str) {
+        self.0.retain(|pending| pending.id != id);
+    }
+
+    /// Emits the commands whose completion never came (the stream was cut), without exit code.
+    pub(super) fn flush(&mut self, out: &mut ReportBuilder) {
+        for pending in self.0.drain(..) {
+            out.shell_command(
+                &pending.command,
+                None,
+                pending.workdir.as_deref(),
+                pending.at,
+            );
+        }
+    }
+}
+
+/// The human message of a provider error: the `message` of a JSON error body
+/// (`{"error":{"message":…}}` or `{"message":…}`, with the status from `code` when given),
+/// else the text as it is, trimmed.
+pub(super) fn provider_message(text: &str) -> (Option<u16>, String) {
+    let trimmed = text.trim();
+    if trimmed.starts_with('{')
+        && let Ok(body) = serde_json::from_str::<Value>(trimmed)
+        && let Some(found) = body_message(&body)
+    {
+        return found;
+    }
+    (None, trimmed.to_owned())
+}
+
+/// The status and message of a JSON error body, if it has a message. A message that is
+/// itself a JSON error body (as some gateways nest them) is unwrapped once more.
+pub(super) fn body_message(body: &Value) -> Option<(Option<u16>, String)> {
+    let error = body.get("error").filter(|error| error.is_object());
+    let inner = error.unwrap_or(&Value::Null);
+    let message = inner
+        .get("message")
+        .or_else(|| body.get("message"))
+        .or_else(|| body.get("error").filter(|error| error.is_string()))
+        .and_then(Value::as_str)?;
+    let status = inner
+        .get("code")
+        .or_else(|| body.get("code"))
+        .or_else(|| body.get("status"))
+        .and_then(Value::as_u64)
+        .and_then(|code| u16::try_from(code).ok())
+        .filter(|code| (100..600).contains(code));
+    let message = message.trim();
+    if message.starts_with('{')
+        && let Ok(nested) = serde_json::from_str::<Value>(message)
+        && let Some((nested_status, nested_message)) = body_message(&nested)
+    {
+        return Some((status.or(nested_status), nested_message));
+    }
+    Some((status, message.to_owned()))
+}
+
+/// Splits a leading HTTP status off a message: `"400 mock: forced error"` →
+/// `(Some(400), "mock: forced error")`.
+pub(super) fn split_status(message: &str) -> (Option<u16>, &str) {
+    let bytes = message.as_bytes();
+    if bytes.len() > 4 && bytes[..3].iter().all(u8::is_ascii_digit) && bytes[3] == b' ' {
+        let status: u16 = message[..3].parse().unwrap_or(0);
+        if (100..600).contains(&status) {
+            return (Some(status), message[4..].trim_start());
+        }
+    }
+    (None, message)
+}
+
+/// One line of Copilot's JSONL (stdout or the persisted `events.jsonl`).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Record<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Text<'a>,
+    ephemeral: Flag,
+    #[serde(borrow)]
+    timestamp: Text<'a>,
+    #[serde(borrow)]
+    data: Obj<Data<'a>>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Text<'a>,
+}
+
+/// The `data` of every record type this adapter reads, in one struct.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Data<'a> {
+    #[serde(borrow)]
+    content: Text<'a>,
+    #[serde(borrow)]
+    phase: Text<'a>,
+    #[serde(borrow)]
+    message_id: Text<'a>,
+    #[serde(borrow)]
+    reasoning_text: Text<'a>,
+    #[serde(borrow)]
+    tool_call_id: Text<'a>,
+    #[serde(borrow)]
+    tool_name: Text<'a>,
+    arguments: Option<Value>,
+    success: Flag,
+    #[serde(borrow)]
+    result: Obj<ToolOutput<'a>>,
+    #[serde(borrow)]
+    error: ErrorMessage<'a>,
+    shell_execution: Obj<ShellExecution>,
+    status_code: Int,
+    #[serde(borrow)]
+    message: Text<'a>,
+    #[serde(borrow)]
+    error_type: Text<'a>,
+    #[serde(borrow)]
+    error_message: Text<'a>,
+    #[serde(borrow)]
+    session_id: Text<'a>,
+    #[serde(borrow)]
+    name: Text<'a>,
+    #[serde(borrow)]
+    usage: Obj<Figures<'a>>,
+    model_metrics: Metrics,
+    // `assistant.usage` carries the figures in `data` itself.
+    input_tokens: Int,
+    output_tokens: Int,
+    cache_read_tokens: Int,
+    reasoning_tokens: Int,
+    #[serde(borrow)]
+    api_call_id: Text<'a>,
+}
+
+impl<'a> Data<'a> {
+    /// The figures of an `assistant.usage` record.
+    fn figures(self) -> Figures<'a> {
+        Figures {
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            cache_read_tokens: self.cache_read_tokens,
+            reasoning_tokens: self.reasoning_tokens,
+            api_call_id: self.api_call_id,
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ToolOutput<'a> {
+    #[serde(borrow)]
+    content: Text<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct ShellExecution {
+    exit_code: Int,
+}
+
+/// Token figures of one call or one model, with the call's id when given.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Figures<'a> {
+    input_tokens: Int,
+    output_tokens: Int,
+    cache_read_tokens: Int,
+    reasoning_tokens: Int,
+    #[serde(borrow)]
+    api_call_id: Text<'a>,
+}
+
+impl Figures<'_> {
+    fn usage(&self) -> Option<TokenUsage> {
+        let usage = TokenUsage {
+            input: self.input_tokens.count(),
+            output: self.output_tokens.count(),
+            reasoning: self.reasoning_tokens.count(),
+            cache_read: self.cache_read_tokens.count(),
+        };
+        (usage.input.is_some() || usage.output.is_some()).then_some(usage)
+    }
+}
+
+/// `modelMetrics` (`{<model>: {usage: {…}}}`), summed over the models.
+#[derive(Default)]
+struct Metrics(Option<TokenUsage>);
+
+impl<'de> Deserialize<'de> for Metrics {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Model<'a> {
+            #[serde(borrow)]
+            usage: Obj<Figures<'a>>,
+        }
+        let models =
+            Obj::<std::collections::HashMap<String, Obj<Model<'de>>>>::deserialize(deserializer)?;
+        let mut total: Option<TokenUsage> = None;
+        for usage in models
+            .0
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, model)| model.0?.usage.0?.usage())
+        {
+            let sum = total.get_or_insert_with(TokenUsage::default);
+            let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+            };
+            sum.input = add(sum.input, usage.input);
+            sum.output = add(sum.output, usage.output);
+            sum.reasoning = add(sum.reasoning, usage.reasoning);
+            sum.cache_read = add(sum.cache_read, usage.cache_read);
+        }
+        Ok(Metrics(total))
+    }
+}
+
+/// Parses Copilot's `--output-format json` stream (and its persisted `events.jsonl`).
+#[derive(Debug, Default)]
+struct CopilotParser {
+    lines: JsonLine,
+    /// Whether `assistant.turn_start` records count the steps.
+    turns: bool,
+    /// Message ids counted as steps when there are no turn records.
+    messages: HashSet<String>,
+    /// Calls whose usage was added, by `apiCallId`.
+    calls: HashSet<String>,
+    /// Whether reasoning came as its own record since the last assistant message.
+    reasoning_seen: bool,
+    /// The last failed model call: status and message.
+    failure: Option<(Option<u16>, String)>,
+    /// Skills signalled through the `skill` tool.
+    skills: Vec<String>,
+    pending: PendingCommands,
+}
+
+impl StreamParser for CopilotParser {
+    fn parse_line(&mut self, line: &str, out: &mut ReportBuilder) {
+        let Some(record) = self.lines.parse::<Record<'_>>(line, out) else {
+            return;
+        };
+        let kind = record.kind.or_empty();
+        let at = record.timestamp.0.map(Cow::into_owned);
+        let data = record.data.0.unwrap_or_default();
+        if record.ephemeral.is_true() {
+            match kind {
+                "model.call_failure" => {
+                    let (status, message) = provider_message(data.error_message.or_empty());
+                    self.failure = Some((data.status_code.status().or(status), message));
+                }
+                "assistant.usage" => self.add_usage(&data.figures(), out),
+                _ => {}
+            }
+            return;
+        }
+        match kind {
+            "user.message" => out.message(Role::User, None, data.content.into_string(), at),
+            "assistant.turn_start" => {
+                self.turns = true;
+                out.step();
+            }
+            "assistant.message" => {
+                if !self.turns {
+                    match data.message_id.get() {
+                        Some(id) if self.messages.contains(id) => {}
+                        Some(id) => {
+                            self.messages.insert(id.to_owned());
+                            out.step();
+                        }
+                        None => out.step(),
+                    }
+                }
+                if !std::mem::take(&mut self.reasoning_seen) {
+                    out.message(
+                        Role::Assistant,
+                        Some(Phase::Thinking),
+                        data.reasoning_text.into_string(),
+                        at.clone(),
+                    );
+                }
+                let phase = match data.phase.or_empty() {
+                    "thinking" => Some(Phase::Thinking),
+                    "commentary" => Some(Phase::Commentary),
+                    "final" | "final_answer" => Some(Phase::Final),
+                    _ => None,
+                };
+                out.message(Role::Assistant, phase, data.content.into_string(), at);
+            }
+            "assistant.reasoning" => {
+                self.reasoning_seen = true;
+                out.message(
+                    Role::Assistant,
+                    Some(Phase::Thinking),
+                    data.content.into_string(),
+                    at,
+                );
+            }
+            "tool.execution_start" => self.tool_start(data, at, out),
+            "tool.execution_complete" => {
+                let id = data.tool_call_id.get();
+                if let Some(id) = id {
+                    let exit_code = data
+                        .shell_execution
+                        .0
+                        .and_then(|shell| shell.exit_code.exit_code());
+                    self.pending.release(id, exit_code, out);
+                }
+                let output = match (data.error.get(), data.result.0) {
+                    (Some(message), _) => message.to_owned(),
+                    (None, Some(result)) => result.content.into_string(),
+                    (None, None) => String::new(),
+                };
+                out.tool_result(id, output, data.success.0 == Some(false), at);
+            }
+            "skill.invoked" => {
+                let name = data.name.or_empty();
+                if !self.skills.iter().any(|skill| skill == name) {
+                    self.skills.push(name.to_owned());
+                    out.skill_signal(name, at);
+                }
+            }
+            "session.error" => self.session_error(&data, line, at, out),
+            "session.usage_record" => {
+                if let Some(figures) = &data.usage.0 {
+                    self.add_usage(figures, out);
+                }
+            }
+            "session.shutdown" => {
+                if let Some(usage) = data.model_metrics.0 {
+                    out.set_usage(usage);
+                }
+            }
+            "session.start" => {
+                if let Some(id) = data.session_id.get() {
+                    out.session_id(id);
+                }
+            }
+            "result" => {
+                if let Some(id) = record.session_id.get() {
+                    out.session_id(id);
+                }
+            }
+            "assistant.turn_end"
+            | "system.message"
+            | "session.usage_checkpoint"
+            | "skill.context_delivered"
+            | "skill.context_delivered_ref" => {}
+            _ => self.lines.keep_raw(line, at, out),
+        }
+    }
+
+    fn finish(&mut self, out: &mut ReportBuilder) {
+        self.pending.flush(out);
+    }
+}
+
+impl CopilotParser {
+    fn tool_start(&mut self, data: Data<'_>, at: Option<String>, out: &mut ReportBuilder) {
+        let id = data.tool_call_id.get();
+        let tool = data.tool_name.or_empty();
+        let args = data.arguments.unwrap_or(Value::Null);
+        let text = |key: &str| args.get(key).and_then(Value::as_str);
+        match tool {
+            "bash" | "write_bash" | "powershell" => {
+                if let Some(command) = text("command") {
+                    match id {
+                        Some(id) => self.pending.hold(id, command, None, at.clone()),
+                        None => out.shell_command(command, None, None, at.clone()),
+                    }
+                }
+            }
+            "view" => {
+                if let Some(path) = text("path") {
+                    out.file_read(path, None, at.clone());
+                }
+            }
+            "skill" => {
+                if let Some(skill) = text("skill").or_else(|| text("name")) {
+                    self.skills.push(skill.to_owned());
+                    out.skill_signal(skill, at.clone());
+                }
+            }
+            _ => {}
+        }
+        out.tool_call(id, tool, args, at);
+    }
+
+    fn session_error(
+        &mut self,
+        data: &Data<'_>,
+        line: &str,
+        at: Option<String>,
+        out: &mut ReportBuilder,
+    ) {
+        let failure = self.failure.take();
+        let (leading, message) = split_status(data.message.or_empty().trim());
+        let (in_body, message) = if message.is_empty() {
+            (None, String::new())
+        } else {
+            provider_message(message)
+        };
+        let (failed_status, failed_message) = failure.unzip();
+        let status = data
+            .status_code
+            .status()
+            .or(leading)
+            .or(in_body)
+            .or(failed_status.flatten());
+        let query = data.error_type.get() == Some("query");
+        if status.is_none() && failed_message.is_none() && !query {
+            self.lines.keep_raw(line, at, out);
+            return;
+        }
+        let message = if message.is_empty() {
+            failed_message.unwrap_or_default()
+        } else {
+            message
+        };
+        out.provider_error(status, message);
+    }
+
+    fn add_usage(&mut self, figures: &Figures<'_>, out: &mut ReportBuilder) {
+        let Some(usage) = figures.usage() else {
+            return;
+        };
+        if let Some(id) = figures.api_call_id.get()
+            && !self.calls.insert(id.to_owned())
+        {
+            return;
+        }
+        out.add_usage(usage);
+    }
+}
+
+/// Reads the session usage `--usage-output-file` wrote; a missing file is normal.
+fn read_usage_file(path: &Path, out: &mut ReportBuilder) {
+    #[derive(Deserialize, Default)]
+    #[serde(default, rename_all = "camelCase")]
+    struct UsageFile {
+        model_metrics: Metrics,
+    }
+    let Ok(text) = fs::read_to_string(path) else {
+        return;
+    };
+    match serde_json::from_str::<UsageFile>(&text) {
+        Ok(UsageFile {
+            model_metrics: Metrics(Some(usage)),
+        }) => out.set_usage(usage),
+        Ok(_) => {}
+        Err(error) => out.warn(format!("cannot read {}: {error}", path.display())),
+    }
+}
+
+/// Sums the usage records of a persisted `events.jsonl` (the session total of its
+/// `session.shutdown` when there is one), for a session whose stream and usage file had none
+/// (a killed session, for example).
+fn read_persisted_usage(path: &Path, out: &mut ReportBuilder) {
+    let Ok(file) = fs::File::open(path) else {
+        return;
+    };
+    let mut calls = HashSet::new();
+    let mut total = None;
+    let mut reader = BufReader::new(file);
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        if reader.read_until(b'\n', &mut bytes).unwrap_or(0) == 0 {
+            break;
+        }
+        let line = String::from_utf8_lossy(&bytes);
+        if !line.contains("\"session.usage_record\"") && !line.contains("\"session.shutdown\"") {
+            continue;
+        }
+        let Ok(record) = serde_json::from_str::<Record<'_>>(&line) else {
+            continue;
+        };
+        let Some(data) = record.data.0 else {
+            continue;
+        };
+        match record.kind.or_empty() {
+            "session.usage_record" => {
+                if let Some(figures) = &data.usage.0
+                    && let Some(usage) = figures.usage()
+                    && figures
+                        .api_call_id
+                        .get()
+                        .is_none_or(|id| calls.insert(id.to_owned()))
+                {
+                    out.add_usage(usage);
+                }
+            }
+            "session.shutdown" => total = data.model_metrics.0.or(total),
+            _ => {}
+        }
+    }
+    if let Some(total) = total {
+        out.set_usage(total);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::{ProviderError, normalize_stream};
+    use skillgym::{Confidence, SessionEvent, SessionReport, TokenCount};
+    use std::os::unix::fs::PermissionsExt;
+
+    const PROMPT: &str = "Run echo hello, then read SKILL.md";
+    const CWD: &str = "/home/dev/demo/wd";
+
+    struct Parsed {
+        report: SessionReport,
+        steps: u32,
+        provider_error: Option<ProviderError>,
+    }
+
+    fn normalize(stream: &str) -> Parsed {
+        let mut parser = Copilot::new(AgentOptions::new("gpt-5.4")).parser();
+        let normalized =
+            normalize_stream(&mut *parser, stream.as_bytes(), Path::new(CWD), PROMPT).unwrap();
+        Parsed {
+            report: normalized.report,
+            steps: normalized.steps,
+            provider_error: normalized.provider_error,
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("skillgym-copilot-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn spec<'a>(prompt_file: &'a Path, state: &'a Path, artifacts: &'a Path) -> SessionSpec<'a> {
+        SessionSpec {
+            runner_id: "copilot",
+            prompt: PROMPT,
+            prompt_file,
+            cwd: Path::new(CWD),
+            artifact_dir: artifacts,
+            state_dir: state,
+        }
+    }
+
+    fn env(launch: &Launch, key: &str) -> Option<String> {
+        launch
+            .env
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.to_string_lossy().into_owned())
+    }
+
+    fn tool_calls(report: &SessionReport) -> Vec<(String, String, Value)> {
+        report
+            .tool_calls(None)
+            .map(|event| match event {
+                SessionEvent::ToolCall { id, tool, args, .. } => {
+                    (id.clone().unwrap_or_default(), tool.clone(), args.clone())
+                }
+                _ => unreachable!(),
+            })
+            .collect()
+    }
+
+    fn tool_results(report: &SessionReport) -> Vec<(String, String, String, bool)> {
+        report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::ToolResult {
+                    id,
+                    tool,
+                    output,
+                    is_error,
+                    ..
+                } => Some((
+                    id.clone().unwrap_or_default(),
+                    tool.clone().unwrap_or_default(),
+                    output.clone(),
+                    *is_error,
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn exit_codes(report: &SessionReport) -> Vec<Option<i32>> {
+        report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::Command { exit_code, .. } => Some(*exit_code),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// What the three mock rounds have in common (shell, read, final text), whatever the wire
+    /// API behind Copilot.
+    fn assert_mock_session(parsed: &Parsed, session_id: &str, ids: [&str; 2]) {
+        let report = &parsed.report;
+        assert_eq!(parsed.steps, 3);
+        assert!(parsed.provider_error.is_none());
+        assert_eq!(report.session_id.as_deref(), Some(session_id));
+        assert_eq!(report.commands().collect::<Vec<_>>(), ["echo hello"]);
+        assert_eq!(exit_codes(report), [Some(0)]);
+        assert_eq!(
+            report.file_reads(),
+            [Path::new("/home/dev/demo/wd/SKILL.md")]
+        );
+        let calls = tool_calls(report);
+        assert_eq!(calls.len(), 2);
+        assert_eq!((calls[0].0.as_str(), calls[0].1.as_str()), (ids[0], "bash"));
+        assert_eq!(calls[0].2["command"], "echo hello");
+        assert_eq!((calls[1].0.as_str(), calls[1].1.as_str()), (ids[1], "view"));
+        assert_eq!(calls[1].2["path"], "/home/dev/demo/wd/SKILL.md");
+        let results = tool_results(report);
+        assert_eq!(results.len(), 2);
+        assert_eq!(
+            results[0],
+            (
+                ids[0].to_owned(),
+                "bash".to_owned(),
+                "hello\n<shellId: 0 completed with exit code 0>".to_owned(),
+                false
+            )
+        );
+        assert_eq!(
+            (results[1].0.as_str(), results[1].1.as_str()),
+            (ids[1], "view")
+        );
+        assert!(results[1].2.contains("The secret word is pineapple."));
+        assert!(!results[1].3);
+        let skill = report.skill("wd").expect("SKILL.md read");
+        assert_eq!(skill.confidence, Confidence::Strong);
+        assert_eq!(report.detected_skills.len(), 1);
+        assert_eq!(report.final_output, "done");
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Message { role: Role::User, text, .. } if text == PROMPT
+        )));
+        assert!(
+            !report
+                .events
+                .iter()
+                .any(|event| matches!(event, SessionEvent::Raw { .. })),
+            "ephemeral records are dropped, the others understood"
+        );
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn normalizes_the_captured_sessions_of_every_wire_api() {
+        let parsed = normalize(include_str!(
+            "../../tests/fixtures/transcripts/copilot.jsonl"
+        ));
+        assert_mock_session(
+            &parsed,
+            "8406a0a8-1a16-4cb4-887c-3a8dda0c8989",
+            ["call_mock_00910c6582b7", "call_mock_89bc6bbb2504"],
+        );
+        let usage = &parsed.report.usage;
+        assert_eq!(usage.input_tokens, None, "stdout has no token counts");
+        assert_eq!(usage.total_tokens, None);
+        assert_eq!(usage.cost_usd, None);
+        // Timestamps come from the records; the command keeps the time of its start.
+        assert!(parsed.report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Command { at: Some(at), .. } if at == "2026-11-22T03:07:37.613Z"
+        )));
+
+        let parsed = normalize(include_str!(
+            "../../tests/fixtures/transcripts/copilot.anthropic-wire.jsonl"
+        ));
+        assert_mock_session(
+            &parsed,
+            "20b9bbfe-a66c-4d7c-9f3d-d013224a440d",
+            ["toolu_mock_76e0fd1ab968455b", "toolu_mock_0becce14dc644bc4"],
+        );
+        let parsed = normalize(include_str!(
+            "../../tests/fixtures/transcripts/copilot.responses-wire.jsonl"
+        ));
+        assert_mock_session(
+            &parsed,
+            "cfbbb369-725d-4106-9770-9d005baf8405",
+            ["call_mock_b318af63e3a8", "call_mock_b323124e673c"],
+        );
+    }
+
+    #[test]
+    fn a_provider_error_ends_the_session() {
+        let parsed = normalize(include_str!(
+            "../../tests/fixtures/transcripts/copilot.error-400.jsonl"
+        ));
+        let error = parsed.provider_error.expect("provider error");
+        assert_eq!(error.status, Some(400));
+        assert_eq!(error.message, "mock: forced error 400");
+        assert!(error.is_rejection());
+        assert_eq!(parsed.steps, 1, "one turn started");
+        let report = &parsed.report;
+        assert_eq!(
+            report.session_id.as_deref(),
+            Some("87a0500c-d0a8-407d-8c22-455f24368262")
+        );
+        assert_eq!(report.final_output, "");
+        assert_eq!(report.commands().count(), 0);
+        assert_eq!(report.tool_calls(None).count(), 0);
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn reads_the_persisted_events_file() {
+        let parsed = normalize(include_str!(
+            "../../tests/fixtures/transcripts/copilot.persisted-events.jsonl"
+        ));
+        assert_mock_session(
+            &parsed,
+            "3d15daf6-8195-42b1-91cb-ff1094e521d5",
+            ["call_mock_d6ea47d107b8", "call_mock_7cd5a42c43f0"],
+        );
+        let usage = &parsed.report.usage;
+        assert_eq!(usage.input_tokens, Some(TokenCount::provider(39694)));
+        assert_eq!(usage.output_tokens, Some(TokenCount::provider(21)));
+        assert_eq!(usage.cache_tokens, Some(TokenCount::provider(0)));
+        assert_eq!(usage.reasoning_tokens, None);
+        assert_eq!(usage.total_tokens, Some(TokenCount::derived(39715)));
+        assert_eq!(usage.cost_usd, None, "Copilot's cost is not in dollars");
+    }
+
+    #[test]
+    fn per_call_usage_is_summed_once_per_call() {
+        let fixture =
+            include_str!("../../tests/fixtures/transcripts/copilot.persisted-events.jsonl");
+        // Without the shutdown total, the three usage records are summed.
+        let calls: Vec<&str> = fixture
+            .lines()
+            .filter(|line| !line.contains("\"session.shutdown\""))
+            .collect();
+        let mut stream = calls.join("\n");
+        // An ephemeral per-call record of a call already counted adds nothing; a new one adds.
+        stream.push_str(concat!(
+            "\n{\"type\":\"assistant.usage\",\"ephemeral\":true,\"data\":{\"model\":\"m\",",
+            "\"inputTokens\":13139,\"outputTokens\":7,\"apiCallId\":\"chatcmpl-mock5a06a0521545\"}}",
+            "\n{\"type\":\"assistant.usage\",\"ephemeral\":true,\"data\":{\"model\":\"m\",",
+            "\"inputTokens\":1000,\"outputTokens\":50,\"cacheReadTokens\":600,",
+            "\"reasoningTokens\":20,\"apiCallId\":\"call-4\"}}"
+        ));
+        let usage = normalize(&stream).report.usage;
+        assert_eq!(usage.input_tokens, Some(TokenCount::provider(39694 + 1000)));
+        assert_eq!(usage.output_tokens, Some(TokenCount::provider(21 + 50)));
+        assert_eq!(usage.reasoning_tokens, Some(TokenCount::provider(20)));
+        assert_eq!(usage.cache_tokens, Some(TokenCount::provider(600)));
+        assert_eq!(
+            usage.total_tokens,
+            Some(TokenCount::derived(39694 + 1000 + 71 + 20 - 600))
+        );
+    }
+
+    #[test]
+    fn maps_skills_reasoning_failures_and_phases() {
+        let parsed = normalize(concat!(
+            r#"{"type":"user.message","timestamp":"2026-06-11T10:00:00.000Z","data":{"content":"read the skill"}}"#,
+            "\n",
+            r#"{"type":"assistant.reasoning","data":{"reasoningId":"r1","content":"Let me think."}}"#,
+            "\n",
+            r#"{"type":"assistant.message","data":{"messageId":"msg_0","content":"","reasoningText":"Let me think.","toolRequests":[]}}"#,
+            "\n",
+            r#"{"type":"tool.execution_start","data":{"toolCallId":"call_skill","toolName":"skill","arguments":{"skill":"find-skills"}}}"#,
+            "\n",
+            r##"{"type":"skill.invoked","data":{"name":"find-skills","path":"/s/find-skills/SKILL.md","content":"# skill","trigger":"agent-invoked"}}"##,
+            "\n",
+            r##"{"type":"skill.invoked","data":{"name":"preloaded","path":"/s/preloaded/SKILL.md","content":"# p","trigger":"context-load"}}"##,
+            "\n",
+            r#"{"type":"tool.execution_start","data":{"toolCallId":"call_1","toolName":"view","arguments":{"path":"skills/find-skills/SKILL.md"}}}"#,
+            "\n",
+            r##"{"type":"tool.execution_complete","data":{"toolCallId":"call_1","success":true,"result":{"content":"1. # skill","detailedContent":"# skill"}}}"##,
+            "\n",
+            r#"{"type":"tool.execution_start","data":{"toolCallId":"call_2","toolName":"bash","arguments":{"command":"rm -rf /"}}}"#,
+            "\n",
+            r#"{"type":"tool.execution_complete","data":{"toolCallId":"call_2","success":false,"error":{"message":"Permission denied","code":"denied"}}}"#,
+            "\n",
+            r#"{"type":"session.warning","data":{"warningType":"x","message":"careful"}}"#,
+            "\n",
+            r#"{"type":"assistant.message","data":{"messageId":"msg_1","phase":"final_answer","content":"done"}}"#,
+            "\n",
+            r#"{"type":"assistant.message","data":{"messageId":"msg_1","phase":"final_answer","content":""}}"#,
+            "\n",
+            r#"{"type":"result","sessionId":"session_123","usage":{"premiumRequests":0.33}}"#,
+        ));
+        let report = &parsed.report;
+        assert_eq!(parsed.steps, 2, "no turn records: one step per message id");
+        assert_eq!(report.session_id.as_deref(), Some("session_123"));
+        assert_eq!(report.final_output, "done");
+        let skill = report.skill("find-skills").unwrap();
+        assert_eq!(skill.confidence, Confidence::Explicit);
+        assert_eq!(
+            report.skill("preloaded").map(|skill| skill.confidence),
+            Some(Confidence::Explicit)
+        );
+        let signals = report
+            .events
+            .iter()
+            .filter(|event| matches!(event, SessionEvent::SkillSignal { .. }))
+            .count();
+        assert_eq!(
+            signals, 2,
+            "the skill tool's own invocation is not signalled twice"
+        );
+        assert_eq!(
+            report.file_reads(),
+            [Path::new("/home/dev/demo/wd/skills/find-skills/SKILL.md")]
+        );
+        assert_eq!(report.commands().collect::<Vec<_>>(), ["rm -rf /"]);
+        assert_eq!(exit_codes(report), [None]);
+        let results = tool_results(report);
+        assert_eq!(
+            results[0],
+            ("call_1".into(), "view".into(), "1. # skill".into(), false)
+        );
+        assert_eq!(
+            results[1],
+            (
+                "call_2".into(),
+                "bash".into(),
+                "Permission denied".into(),
+                true
+            )
+        );
+        let thinking: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::Message {
+                    phase: Some(Phase::Thinking),
+                    text,
+                    ..
+                } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(thinking, ["Let me think."], "reasoning is not doubled");
+        assert_eq!(report.usage.reasoning_chars, 13);
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Raw { value, .. } if value["type"] == "session.warning"
+        )));
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Message { role: Role::User, at: Some(at), .. } if at == "2026-06-11T10:00:00.000Z"
+        )));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn errors_without_a_failed_call_are_kept_raw() {
+        let parsed = normalize(concat!(
+            r#"{"type":"session.error","data":{"errorType":"mcp","message":"server x failed"}}"#,
+            "\n",
+            r#"{"type":"session.error","data":{"errorType":"query","message":"Model gpt-9 is not available"}}"#,
+        ));
+        let error = parsed.provider_error.unwrap();
+        assert_eq!(
+            (error.status, error.message.as_str()),
+            (None, "Model gpt-9 is not available")
+        );
+        assert!(parsed.report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Raw { value, .. } if value["data"]["errorType"] == "mcp"
+        )));
+        // The failed call's body stands in for an empty message.
+        let parsed = normalize(concat!(
+            r#"{"type":"model.call_failure","ephemeral":true,"data":{"statusCode":429,"errorMessage":"{\"error\":{\"message\":\"slow down\"}}"}}"#,
+            "\n",
+            r#"{"type":"session.error","data":{"errorType":"rate_limit","message":""}}"#,
+        ));
+        let error = parsed.provider_error.unwrap();
+        assert_eq!(
+            (error.status, error.message.as_str()),
+            (Some(429), "slow down")
+        );
+        assert!(!error.is_rejection());
+    }
+
+    #[test]
+    fn a_cut_stream_keeps_its_commands_and_garbage_becomes_warnings() {
+        let parsed = normalize(concat!(
+            r#"{"type":"assistant.turn_start","data":{"turnId":"0"}}"#,
+            "\n",
+            r#"{"type":"tool.execution_start","data":{"toolCallId":"c1","toolName":"bash","arguments":{"command":"sleep 100"}}}"#,
+            "\n",
+            "not json\n",
+            "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"c1\"",
+        ));
+        assert_eq!(parsed.steps, 1);
+        assert_eq!(parsed.report.commands().collect::<Vec<_>>(), ["sleep 100"]);
+        assert_eq!(exit_codes(&parsed.report), [None]);
+        assert_eq!(
+            parsed.report.warnings.len(),
+            2,
+            "{:?}",
+            parsed.report.warnings
+        );
+        // Odd shapes never fail a record.
+        let parsed = normalize(concat!(
+            r#"{"type":"user.message","data":{"content":["a"],"messageId":7}}"#,
+            "\n",
+            r#"{"type":"tool.execution_complete","data":{"toolCallId":"x","success":"yes","result":"text","error":null,"shellExecution":{"exitCode":"0"}}}"#,
+            "\n",
+            r#"{"type":7}"#,
+            "\n",
+            r#"{"data":"x"}"#,
+        ));
+        assert!(
+            parsed.report.warnings.is_empty(),
+            "{:?}",
+            parsed.report.warnings
+        );
+        assert_eq!(
+            tool_results(&parsed.report),
+            [("x".into(), String::new(), String::new(), false)]
+        );
+    }
+
+    #[test]
+    fn launches_headless_with_a_private_home() {
+        let dir = scratch("launch");
+        let home = dir.join("home");
+        fs::create_dir_all(home.join(".copilot/session-state/old")).unwrap();
+        fs::create_dir_all(home.join(".copilot/skills/x")).unwrap();
+        fs::write(
+            home.join(".copilot/config.json"),
+            "// managed\n{\"loggedInUsers\":[]}",
+        )
+        .unwrap();
+        fs::write(home.join(".copilot/settings.json"), "{}").unwrap();
+        fs::write(home.join(".copilot/copilot-instructions.md"), "be brief").unwrap();
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let agent = Copilot::new(
+            AgentOptions::new("gpt-5.4")
+                .args(["--no-custom-instructions"])
+                .env("COPILOT_AUTO_UPDATE", "true")
+                .env("COPILOT_PROVIDER_BASE_URL", "http://127.0.0.1:8765/v1")
+                .user_home(&home),
+        );
+        let session = spec(&dir, &state, &artifacts);
+        let launch = agent.launch(&session).unwrap();
+        let copilot_home = state.join("copilot-home");
+        assert_eq!(launch.program, "copilot");
+        let usage_file = artifacts.join("copilot-usage.json").display().to_string();
+        assert_eq!(
+            launch.args,
+            [
+                "--no-custom-instructions",
+                "-p",
+                PROMPT,
+                "--model",
+                "gpt-5.4",
+                "--output-format",
+                "json",
+                "--allow-all-tools",
+                "--no-auto-update",
+                "--disable-client-telemetry",
+                "--usage-output-file",
+                usage_file.as_str(),
+            ]
+        );
+        assert_eq!(
+            env(&launch, HOME_VAR),
+            Some(copilot_home.display().to_string())
+        );
+        assert_eq!(
+            env(&launch, "COPILOT_AUTO_UPDATE").as_deref(),
+            Some("true"),
+            "agent.env wins"
+        );
+        assert_eq!(env(&launch, "NO_COLOR").as_deref(), Some("1"));
+        assert_eq!(
+            env(&launch, "COPILOT_PROVIDER_BASE_URL").as_deref(),
+            Some("http://127.0.0.1:8765/v1")
+        );
+        assert!(copilot_home.is_dir());
+        if std::env::var_os(HOME_VAR).is_none() {
+            assert_eq!(launch.seeded, [copilot_home.join("config.json")]);
+            assert_eq!(
+                fs::read_to_string(copilot_home.join("config.json")).unwrap(),
+                "// managed\n{\"loggedInUsers\":[]}"
+            );
+            let mode = fs::metadata(&launch.seeded[0])
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        for left_out in [
+            "settings.json",
+            "copilot-instructions.md",
+            "skills",
+            "session-state",
+        ] {
+            assert!(!copilot_home.join(left_out).exists(), "{left_out}");
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn nothing_is_seeded_without_a_login_or_with_a_chosen_home() {
+        let dir = scratch("unseeded");
+        let home = dir.join("home");
+        fs::create_dir_all(&home).unwrap();
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let session = spec(&dir, &state, &artifacts);
+        let agent = Copilot::new(AgentOptions::default().user_home(&home));
+        let launch = agent.launch(&session).unwrap();
+        if std::env::var_os(HOME_VAR).is_none() {
+            assert!(launch.seeded.is_empty());
+        }
+        assert!(!launch.args.iter().any(|arg| arg == "--model"));
+
+        let chosen = dir.join("chosen");
+        let agent = Copilot::new(
+            AgentOptions::default()
+                .env(HOME_VAR, chosen.display().to_string())
+                .user_home(&home),
+        );
+        let launch = agent.launch(&session).unwrap();
+        assert!(launch.seeded.is_empty());
+        assert_eq!(env(&launch, HOME_VAR), Some(chosen.display().to_string()));
+        assert!(!chosen.exists(), "the user's directory is left alone");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn resumes_the_session_by_id() {
+        let dir = scratch("resume");
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let agent = Copilot::new(
+            AgentOptions::new("gpt-5.4")
+                .command("/opt/copilot")
+                .user_home(dir.join("home")),
+        );
+        let mut session = spec(&dir, &state, &artifacts);
+        session.prompt = "Why did you read SKILL.md?";
+        let launch = agent.resume(&session, "sess-1").unwrap().unwrap();
+        assert_eq!(launch.program, "/opt/copilot");
+        let usage_file = artifacts.join("copilot-usage.json").display().to_string();
+        assert_eq!(
+            launch.args,
+            [
+                "-p",
+                "Why did you read SKILL.md?",
+                "--resume=sess-1",
+                "--model",
+                "gpt-5.4",
+                "--output-format",
+                "json",
+                "--allow-all-tools",
+                "--no-auto-update",
+                "--disable-client-telemetry",
+                "--usage-output-file",
+                usage_file.as_str(),
+            ]
+        );
+        assert_eq!(
+            env(&launch, HOME_VAR),
+            Some(state.join("copilot-home").display().to_string())
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn collects_the_events_file_and_the_usage_file() {
+        let dir = scratch("collect");
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let persisted =
+            include_str!("../../tests/fixtures/transcripts/copilot.persisted-events.jsonl");
+        let session_dir = state.join("copilot-home/session-state/3d15daf6");
+        fs::create_dir_all(&session_dir).unwrap();
+        fs::create_dir_all(&artifacts).unwrap();
+        fs::write(session_dir.join("events.jsonl"), persisted).unwrap();
+        fs::write(
+            artifacts.join(USAGE_FILE),
+            include_str!("../../tests/fixtures/transcripts/copilot.usage-output-file.json"),
+        )
+        .unwrap();
+        let agent = Copilot::new(AgentOptions::default());
+        let session = spec(&dir, &state, &artifacts);
+        let copied = artifacts.join("session.jsonl");
+
+        // The stream named the session and had no usage: the usage file gives it.
+        let mut out = ReportBuilder::new(CWD);
+        out.session_id("3d15daf6");
+        agent.collect(&session, &mut out);
+        assert_eq!(out.current_session_file(), Some(copied.as_path()));
+        assert_eq!(fs::read_to_string(&copied).unwrap(), persisted);
+        let report = out.finish(PROMPT);
+        assert_eq!(report.usage.input_tokens, Some(TokenCount::provider(39815)));
+        assert_eq!(report.usage.output_tokens, Some(TokenCount::provider(21)));
+        assert_eq!(report.usage.reasoning_tokens, Some(TokenCount::provider(0)));
+        assert_eq!(report.usage.cache_tokens, Some(TokenCount::provider(0)));
+        assert_eq!(report.usage.total_tokens, Some(TokenCount::derived(39836)));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+
+        // Usage from the stream wins over the file.
+        let mut out = ReportBuilder::new(CWD);
+        out.add_usage(TokenUsage {
+            input: Some(5),
+            output: Some(1),
+            ..TokenUsage::default()
+        });
+        agent.collect(&session, &mut out);
+        assert_eq!(out.usage_mut().input_tokens, Some(TokenCount::provider(5)));
+
+        // A killed session: no id in the stream, no usage file; the events file has both.
+        fs::remove_file(artifacts.join(USAGE_FILE)).unwrap();
+        fs::remove_file(&copied).unwrap();
+        let mut out = ReportBuilder::new(CWD);
+        agent.collect(&session, &mut out);
+        assert_eq!(out.current_session_id(), Some("3d15daf6"));
+        assert_eq!(out.current_session_file(), Some(copied.as_path()));
+        assert_eq!(
+            out.usage_mut().input_tokens,
+            Some(TokenCount::provider(39694))
+        );
+
+        // Nothing to find is normal.
+        let mut out = ReportBuilder::new(CWD);
+        out.session_id("other");
+        fs::remove_file(&copied).unwrap();
+        agent.collect(&session, &mut out);
+        assert!(out.current_session_file().is_none());
+        assert!(!out.has_usage());
+        assert!(out.finish(PROMPT).warnings.is_empty());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn helpers_unwrap_error_bodies_and_statuses() {
+        assert_eq!(
+            provider_message(r#"{"message":"m","type":"invalid_request_error"}"#),
+            (None, "m".to_owned())
+        );
+        assert_eq!(
+            provider_message(r#"{"error":{"code":404,"message":"no such model"}}"#),
+            (Some(404), "no such model".to_owned())
+        );
+        assert_eq!(provider_message(" plain "), (None, "plain".to_owned()));
+        assert_eq!(provider_message("{broken"), (None, "{broken".to_owned()));
+        assert_eq!(split_status("400 mock: x"), (Some(400), "mock: x"));
+        assert_eq!(split_status("4000 things"), (None, "4000 things"));
+        assert_eq!(split_status("999 x"), (None, "999 x"));
+        assert_eq!(split_status("abc"), (None, "abc"));
+    }
+
+    #[test]
+    fn setup_names_program_and_auth() {
+        let agent = Copilot::new(AgentOptions::default().user_home("/home/u"));
+        let setup = agent.setup();
+        assert_eq!(setup.program, "copilot");
+        assert_eq!(setup.version_args, ["--version"]);
+        assert!(setup.install.contains("@github/copilot"));
+        assert!(setup.auth.contains(&AuthSource::Env("GH_TOKEN".into())));
+        if std::env::var_os(HOME_VAR).is_none() {
+            assert!(
+                setup
+                    .auth
+                    .contains(&AuthSource::File("/home/u/.copilot/config.json".into()))
+            );
+        }
+        assert!(!setup.auth_help.is_empty());
+        assert_eq!(agent.kind(), "copilot");
+        assert_eq!(Copilot::new(AgentOptions::new("m")).model(), Some("m"));
+    }
+}

@@ -1,0 +1,1023 @@
+//! Gemini CLI (`gemini`, npm `@google/gemini-cli`; verified with 0.61.0).
+//!
+//! | what | how |
+//! |---|---|
+//! | command | `gemini [agent.args] -p PROMPT --output-format stream-json --yolo [-m M]` |
+//! | resume (`explain`) | `gemini [agent.args] --resume ID -p QUESTION --output-format stream-json --yolo [-m M]`, same cwd (sessions are kept per project) and state directory (verified: the session id stays the same) |
+//! | state | `GEMINI_CLI_HOME=<state dir>/gemini-home`: Gemini puts its `.gemini` directory there instead of in `$HOME` (verified: nothing is written to `$HOME`). `HOME` itself is untouched, so git and other tools keep the user's identity. The user's skills, extensions, commands, memory and history stay out |
+//! | auth | `.gemini/settings.json` (the selected auth type), `oauth_creds.json`, `google_accounts.json`, `gemini-credentials.json` (encrypted-file storage) and `.gemini/.env` seeded from `$GEMINI_CLI_HOME` or `~`; `GEMINI_API_KEY`, `GOOGLE_API_KEY`, `GOOGLE_APPLICATION_CREDENTIALS` and Vertex variables are inherited |
+//! | env | `GEMINI_CLI_TRUST_WORKSPACE=true` (a fresh workspace is untrusted: Gemini would exit 55), `GEMINI_TELEMETRY_ENABLED=false`; the session's `settings.json` gets `privacy.usageStatisticsEnabled=false` and `general.disableAutoUpdate=true` |
+//! | collect | `.gemini/tmp/<project>/chats/session-<time>-<first 8 of the id>.jsonl` → `<artifact dir>/session.jsonl` |
+//!
+//! The stream is one JSON object per line:
+//!
+//! | record | maps to |
+//! |---|---|
+//! | `init` | session id (`session_id`) |
+//! | `message` | `role: user` → user message; `role: assistant` → assistant text, consecutive `delta: true` chunks joined into one message |
+//! | `tool_use` | tool call (`tool_id`, `tool_name`, `parameters`); `run_shell_command` → command (`command`, in `dir_path` when given; Gemini does not report exit codes); `read_file` → file read (`file_path`); `read_many_files` → a file read per `include` entry that is not a glob; `activate_skill` → skill signal (`name`) |
+//! | `tool_result` | tool result (`output`, or `error.message` when `status: error`) |
+//! | `result` | usage (`stats`, the session total): `input_tokens` includes cached input, `cached` is cache reads, reasoning is `total_tokens − input_tokens − output_tokens` (thinking tokens, which Gemini counts in the total only); `status: error` with an `[API Error: …]` message is the provider error (status from the JSON body); other errors are kept raw |
+//! | `error` (warnings, invalid streams) | kept raw |
+//!
+//! Steps: a model round starts at the first `tool_use` or assistant message after the start,
+//! a user message or a tool result. Gemini streams no thinking text.
+//! `agent.env` may set `GEMINI_CLI_HOME` to use a directory of the user's choosing instead
+//! (nothing is seeded or changed there).
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use skillgym::Role;
+
+use super::copilot::lenient::{ErrorMessage, Flag, Int, Obj, Text};
+use super::copilot::{body_message, split_status};
+use super::options::set_env;
+use super::{
+    Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
+};
+use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
+
+const PROGRAM: &str = "gemini";
+const HOME_VAR: &str = "GEMINI_CLI_HOME";
+/// The files seeded into the private home, relative to it.
+const AUTH_FILES: &[&str] = &[
+    ".gemini/settings.json",
+    ".gemini/oauth_creds.json",
+    ".gemini/google_accounts.json",
+    ".gemini/gemini-credentials.json",
+    ".gemini/.env",
+];
+
+/// Runs the Gemini CLI headlessly with a private `GEMINI_CLI_HOME`.
+#[derive(Debug, Clone)]
+pub struct GeminiCli {
+    options: AgentOptions,
+}
+
+impl GeminiCli {
+    /// An adapter with the runner's options.
+    pub fn new(options: AgentOptions) -> Self {
+        GeminiCli { options }
+    }
+
+    /// `GEMINI_CLI_HOME` as `agent.env` sets it, if it does.
+    fn configured_home(&self) -> Option<PathBuf> {
+        self.options
+            .env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == HOME_VAR)
+            .map(|(_, value)| PathBuf::from(value))
+            .filter(|dir| !dir.as_os_str().is_empty())
+    }
+
+    /// The home (holding `.gemini`) the session uses.
+    fn gemini_home(&self, session: &SessionSpec<'_>) -> PathBuf {
+        self.configured_home()
+            .unwrap_or_else(|| session.state_dir.join("gemini-home"))
+    }
+
+    /// The user's own home for Gemini: `$GEMINI_CLI_HOME`, else `$HOME`.
+    fn user_home(&self) -> Option<PathBuf> {
+        self.options
+            .env_value(HOME_VAR)
+            .map(PathBuf::from)
+            .or_else(|| self.options.home())
+    }
+
+    fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
+        let home = self.gemini_home(session);
+        let mut seeded = Vec::new();
+        if self.configured_home().is_none() {
+            isolation::create_dirs([home.join(".gemini").as_path()])?;
+            if let Some(source) = self.user_home().filter(|source| *source != home) {
+                seeded = isolation::seed(&source, &home, AUTH_FILES)?;
+            }
+            quiet_settings(&home.join(".gemini/settings.json"))?;
+        }
+        let mut launch = self.options.start_launch(PROGRAM);
+        if let Some(id) = resume {
+            launch.args.extend(["--resume".into(), id.into()]);
+        }
+        launch.args.extend(["-p".into(), session.prompt.into()]);
+        launch
+            .args
+            .extend(["--output-format", "stream-json", "--yolo"].map(OsString::from));
+        if let Some(model) = &self.options.model {
+            launch.args.extend(["-m".into(), model.into()]);
+        }
+        set_env(&mut launch, HOME_VAR, &home);
+        set_env(&mut launch, "GEMINI_CLI_TRUST_WORKSPACE", "true");
+        set_env(&mut launch, "GEMINI_TELEMETRY_ENABLED", "false");
+        launch.seeded = seeded;
+        Ok(self.options.finish_launch(launch))
+    }
+}
+
+impl Agent for GeminiCli {
+    fn kind(&self) -> &str {
+        "gemini-cli"
+    }
+
+    fn model(&self) -> Option<&str> {
+        self.options.model.as_deref()
+    }
+
+    fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
+        self.command(session, None)
+    }
+
+    fn parser(&self) -> Box<dyn StreamParser> {
+        Box::new(GeminiParser::default())
+    }
+
+    fn collect(&self, session: &SessionSpec<'_>, out: &mut ReportBuilder) {
+        let tmp = self.gemini_home(session).join(".gemini/tmp");
+        let suffix = out
+            .current_session_id()
+            .map(|id| format!("-{}", id.chars().take(8).collect::<String>()));
+        let wanted = |path: &Path| {
+            let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
+                return false;
+            };
+            let Some(stem) = name
+                .strip_suffix(".jsonl")
+                .or_else(|| name.strip_suffix(".json"))
+            else {
+                return false;
+            };
+            stem.starts_with("session-")
+                && path.parent().and_then(Path::file_name) == Some("chats".as_ref())
+                && suffix
+                    .as_deref()
+                    .is_none_or(|suffix| stem.ends_with(suffix))
+        };
+        let Some(file) = isolation::newest_file(&tmp, &wanted) else {
+            return;
+        };
+        let name = if file.extension().is_some_and(|ext| ext == "json") {
+            "session.json"
+        } else {
+            "session.jsonl"
+        };
+        match isolation::copy_session_file(&file, session.artifact_dir, name) {
+            Ok(path) => out.session_file(path),
+            Err(error) => out.warn(error.to_string()),
+        }
+    }
+
+    fn resume(&self, session: &SessionSpec<'_>, session_id: &str) -> Option<io::Result<Launch>> {
+        Some(self.command(session, Some(session_id)))
+    }
+
+    fn setup(&self) -> AgentSetup {
+        let mut auth: Vec<AuthSource> = [
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+        ]
+        .into_iter()
+        .map(|name| AuthSource::Env(name.to_owned()))
+        .collect();
+        if let Some(home) = self.user_home() {
+            for file in [
+                ".gemini/oauth_creds.json",
+                ".gemini/gemini-credentials.json",
+                ".gemini/.env",
+            ] {
+                auth.push(AuthSource::File(home.join(file)));
+            }
+        }
+        AgentSetup {
+            program: self.options.program(PROGRAM),
+            version_args: vec!["--version".into()],
+            install: "npm install -g @google/gemini-cli".to_owned(),
+            auth,
+            auth_help: "Set GEMINI_API_KEY (or GOOGLE_API_KEY, or Vertex AI variables), or sign \
+                        in once with `gemini` (skillgym copies ~/.gemini/settings.json, \
+                        oauth_creds.json and google_accounts.json into each session)."
+                .to_owned(),
+        }
+    }
+}
+
+/// Turns off usage statistics and update checks in the session's `settings.json` (a copy of
+/// the user's, or a new file). A file that is not a JSON object (comments) is left as it is.
+fn quiet_settings(path: &Path) -> io::Result<()> {
+    let mut settings = match fs::read_to_string(path) {
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(settings)) => settings,
+            _ => return Ok(()),
+        },
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Map::new(),
+        Err(error) => return Err(error),
+    };
+    for (section, key, value) in [
+        ("privacy", "usageStatisticsEnabled", false),
+        ("general", "disableAutoUpdate", true),
+    ] {
+        let entry = settings
+            .entry(section)
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !entry.is_object() {
+            *entry = Value::Object(Map::new());
+        }
+        if let Value::Object(section) = entry {
+            section.insert(key.to_owned(), Value::Bool(value));
+        }
+    }
+    fs::write(path, serde_json::to_vec_pretty(&settings)?)
+}
+
+/// One line of Gemini's `stream-json` output (every record type in one struct).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Record<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Text<'a>,
+    #[serde(borrow)]
+    timestamp: Text<'a>,
+    #[serde(borrow)]
+    session_id: Text<'a>,
+    #[serde(borrow)]
+    role: Text<'a>,
+    #[serde(borrow)]
+    content: Text<'a>,
+    delta: Flag,
+    #[serde(borrow)]
+    tool_name: Text<'a>,
+    #[serde(borrow)]
+    tool_id: Text<'a>,
+    parameters: Option<Value>,
+    #[serde(borrow)]
+    status: Text<'a>,
+    #[serde(borrow)]
+    output: Text<'a>,
+    #[serde(borrow)]
+    error: ErrorMessage<'a>,
+    stats: Obj<Stats>,
+}
+
+/// `result.stats`: the session's token totals.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Stats {
+    input_tokens: Int,
+    output_tokens: Int,
+    cached: Int,
+    total_tokens: Int,
+    thoughts: Int,
+}
+
+impl Stats {
+    fn usage(&self) -> TokenUsage {
+        let input = self.input_tokens.count();
+        let output = self.output_tokens.count();
+        let reasoning = self.thoughts.count().or_else(|| {
+            let total = self.total_tokens.count()?;
+            Some(total.checked_sub(input? + output?)?).filter(|thoughts| *thoughts > 0)
+        });
+        TokenUsage {
+            input,
+            output,
+            reasoning,
+            cache_read: self.cached.count(),
+        }
+    }
+}
+
+/// Parses Gemini's `--output-format stream-json`.
+#[derive(Debug, Default)]
+struct GeminiParser {
+    lines: JsonLine,
+    /// Assistant text being joined from delta chunks, with the time of the first.
+    text: Option<(String, Option<String>)>,
+    /// Whether a model round is under way.
+    in_round: bool,
+}
+
+impl StreamParser for GeminiParser {
+    fn parse_line(&mut self, line: &str, out: &mut ReportBuilder) {
+        let Some(record) = self.lines.parse::<Record<'_>>(line, out) else {
+            return;
+        };
+        let kind = record.kind.or_empty();
+        let at = record.timestamp.0.as_deref().map(str::to_owned);
+        let assistant = kind == "message" && record.role.get() == Some("assistant");
+        if !(assistant && record.delta.is_true()) {
+            self.flush_text(out);
+        }
+        match kind {
+            "init" => {
+                if let Some(id) = record.session_id.get() {
+                    out.session_id(id);
+                }
+            }
+            "message" if assistant => {
+                self.round(out);
+                let content = record.content.into_string();
+                if record.delta.is_true() {
+                    match &mut self.text {
+                        Some((text, _)) => text.push_str(&content),
+                        None => self.text = Some((content, at)),
+                    }
+                } else {
+                    out.message(Role::Assistant, None, content, at);
+                }
+            }
+            "message" if record.role.get() == Some("user") => {
+                self.in_round = false;
+                out.message(Role::User, None, record.content.into_string(), at);
+            }
+            "tool_use" => {
+                self.round(out);
+                tool_use(record, at, out);
+            }
+            "tool_result" => {
+                self.in_round = false;
+                let failed = record.status.get() == Some("error");
+                let output = match record.error.get() {
+                    Some(message) if failed => message.to_owned(),
+                    _ => record.output.into_string(),
+                };
+                out.tool_result(record.tool_id.get(), output, failed, at);
+            }
+            "result" => {
+                if let Some(stats) = &record.stats.0 {
+                    out.set_usage(stats.usage());
+                }
+                if record.status.get() == Some("error") {
+                    match record.error.get().and_then(api_error) {
+                        Some((status, message)) => out.provider_error(status, message),
+                        None => self.lines.keep_raw(line, at, out),
+                    }
+                }
+            }
+            _ => self.lines.keep_raw(line, at, out),
+        }
+    }
+
+    fn finish(&mut self, out: &mut ReportBuilder) {
+        self.flush_text(out);
+    }
+}
+
+impl GeminiParser {
+    /// Counts a model round when one starts.
+    fn round(&mut self, out: &mut ReportBuilder) {
+        if !self.in_round {
+            self.in_round = true;
+            out.step();
+        }
+    }
+
+    fn flush_text(&mut self, out: &mut ReportBuilder) {
+        if let Some((text, at)) = self.text.take() {
+            out.message(Role::Assistant, None, text, at);
+        }
+    }
+}
+
+fn tool_use(record: Record<'_>, at: Option<String>, out: &mut ReportBuilder) {
+    let tool = record.tool_name.or_empty();
+    let args = record.parameters.unwrap_or(Value::Null);
+    let text = |key: &str| args.get(key).and_then(Value::as_str);
+    match tool {
+        "run_shell_command" => {
+            if let Some(command) = text("command") {
+                let workdir = text("dir_path")
+                    .or_else(|| text("directory"))
+                    .map(Path::new);
+                out.shell_command(command, None, workdir, at.clone());
+            }
+        }
+        "read_file" => {
+            if let Some(path) = text("file_path")
+                .or_else(|| text("absolute_path"))
+                .or_else(|| text("path"))
+            {
+                out.file_read(path, None, at.clone());
+            }
+        }
+        "read_many_files" => {
+            let paths = args
+                .get("include")
+                .or_else(|| args.get("paths"))
+                .and_then(Value::as_array);
+            for path in paths.into_iter().flatten().filter_map(Value::as_str) {
+                if !path.contains(['*', '?', '[', '{']) {
+                    out.file_read(path, None, at.clone());
+                }
+            }
+        }
+        "activate_skill" | "skill" => {
+            if let Some(skill) = text("name").or_else(|| text("skill")) {
+                out.skill_signal(skill, at.clone());
+            }
+        }
+        _ => {}
+    }
+    out.tool_call(record.tool_id.get(), tool, args, at);
+}
+
+/// The status and message of an `[API Error: …]` result; `None` for other errors.
+fn api_error(text: &str) -> Option<(Option<u16>, String)> {
+    let inner = text.trim().strip_prefix("[API Error:")?.trim_start();
+    // A JSON body, possibly after a prefix such as `got status: 400 Bad Request.`.
+    if let Some(start) = inner.find('{') {
+        let mut values = serde_json::Deserializer::from_str(&inner[start..]).into_iter::<Value>();
+        if let Some(Ok(body)) = values.next()
+            && let Some((status, message)) = body_message(&body)
+        {
+            return Some((status.or_else(|| status_in(&inner[..start])), message));
+        }
+    }
+    // Plain text, up to the bracket that closes it (a rate-limit hint may follow).
+    let inner = inner.rfind(']').map_or(inner, |end| &inner[..end]).trim();
+    let inner = match inner.rfind(" (Status: ") {
+        Some(start) if inner.ends_with(')') => &inner[..start],
+        _ => inner,
+    };
+    let (status, message) = split_status(inner);
+    Some((status.or_else(|| status_in(message)), message.to_owned()))
+}
+
+/// An HTTP status written as `status: 400` or `status 400` in a message.
+fn status_in(text: &str) -> Option<u16> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.find("status")? + "status".len();
+    let rest = lower[at..].trim_start_matches([':', ' ']);
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    (digits.len() == 3)
+        .then(|| digits.parse().ok())
+        .flatten()
+        .filter(|status| (100..600).contains(status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::{ProviderError, normalize_stream};
+    use skillgym::{Confidence, SessionEvent, SessionReport, TokenCount};
+    use std::os::unix::fs::PermissionsExt;
+
+    const PROMPT: &str = "Run echo hello, then read SKILL.md";
+    const CWD: &str = "/home/dev/demo/wd";
+
+    struct Parsed {
+        report: SessionReport,
+        steps: u32,
+        provider_error: Option<ProviderError>,
+    }
+
+    fn normalize(stream: &str) -> Parsed {
+        let mut parser = GeminiCli::new(AgentOptions::new("gemini-2.5-pro")).parser();
+        let normalized =
+            normalize_stream(&mut *parser, stream.as_bytes(), Path::new(CWD), PROMPT).unwrap();
+        Parsed {
+            report: normalized.report,
+            steps: normalized.steps,
+            provider_error: normalized.provider_error,
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("skillgym-gemini-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn spec<'a>(prompt_file: &'a Path, state: &'a Path, artifacts: &'a Path) -> SessionSpec<'a> {
+        SessionSpec {
+            runner_id: "gemini",
+            prompt: PROMPT,
+            prompt_file,
+            cwd: Path::new(CWD),
+            artifact_dir: artifacts,
+            state_dir: state,
+        }
+    }
+
+    fn env(launch: &Launch, key: &str) -> Option<String> {
+        launch
+            .env
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.to_string_lossy().into_owned())
+    }
+
+    fn messages(report: &SessionReport) -> Vec<(Role, String)> {
+        report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::Message { role, text, .. } => Some((*role, text.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn normalizes_the_captured_session() {
+        let parsed = normalize(include_str!(
+            "../../tests/fixtures/transcripts/gemini-cli.jsonl"
+        ));
+        let report = &parsed.report;
+        assert_eq!(parsed.steps, 3);
+        assert!(parsed.provider_error.is_none());
+        assert_eq!(
+            report.session_id.as_deref(),
+            Some("04c60973-a084-4125-8133-be8e63029868")
+        );
+        assert_eq!(report.commands().collect::<Vec<_>>(), ["echo hello"]);
+        assert_eq!(
+            report.file_reads(),
+            [Path::new("/home/dev/demo/wd/SKILL.md")]
+        );
+        let shell_id = "run_shell_command__run_shell_command_1795316882213_0";
+        let read_id = "read_file__read_file_1795316882495_0";
+        let calls: Vec<_> = report
+            .tool_calls(None)
+            .map(|event| match event {
+                SessionEvent::ToolCall { id, tool, args, .. } => {
+                    (id.clone().unwrap(), tool.clone(), args.clone())
+                }
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(
+            (calls[0].0.as_str(), calls[0].1.as_str()),
+            (shell_id, "run_shell_command")
+        );
+        assert_eq!(calls[0].2["command"], "echo hello");
+        assert_eq!(
+            (calls[1].0.as_str(), calls[1].1.as_str()),
+            (read_id, "read_file")
+        );
+        assert_eq!(calls[1].2["file_path"], "/home/dev/demo/wd/SKILL.md");
+        let results: Vec<_> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::ToolResult {
+                    id,
+                    tool,
+                    output,
+                    is_error,
+                    ..
+                } => Some((
+                    id.clone().unwrap(),
+                    tool.clone().unwrap(),
+                    output.clone(),
+                    *is_error,
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            results,
+            [
+                (
+                    shell_id.into(),
+                    "run_shell_command".into(),
+                    "hello".into(),
+                    false
+                ),
+                (read_id.into(), "read_file".into(), String::new(), false),
+            ]
+        );
+        assert_eq!(
+            report.skill("wd").map(|skill| skill.confidence),
+            Some(Confidence::Strong)
+        );
+        assert_eq!(report.final_output, "done");
+        assert_eq!(
+            messages(report),
+            [
+                (Role::User, PROMPT.into()),
+                (Role::Assistant, "done".into())
+            ]
+        );
+        let usage = &report.usage;
+        assert_eq!(usage.input_tokens, Some(TokenCount::provider(35961)));
+        assert_eq!(usage.output_tokens, Some(TokenCount::provider(21)));
+        assert_eq!(usage.cache_tokens, Some(TokenCount::provider(0)));
+        assert_eq!(
+            usage.reasoning_tokens, None,
+            "total = input + output: no thinking"
+        );
+        assert_eq!(usage.total_tokens, Some(TokenCount::derived(35982)));
+        assert_eq!(usage.cost_usd, None);
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Command { exit_code: None, at: Some(at), .. } if at == "2026-11-22T03:08:02.286Z"
+        )));
+        assert!(
+            !report
+                .events
+                .iter()
+                .any(|event| matches!(event, SessionEvent::Raw { .. }))
+        );
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn a_provider_error_ends_the_session() {
+        // Captured from gemini 0.61.0 against a mock answering HTTP 400 (exit code 144).
+        let parsed = normalize(include_str!(
+            "../../tests/fixtures/transcripts/gemini-cli.error-400.jsonl"
+        ));
+        let error = parsed.provider_error.expect("provider error");
+        assert_eq!(error.status, Some(400));
+        assert_eq!(error.message, "mock: forced error 400");
+        assert!(error.is_rejection());
+        assert_eq!(parsed.steps, 0);
+        let report = &parsed.report;
+        assert_eq!(
+            report.session_id.as_deref(),
+            Some("7ad07f4a-9f5a-4a3c-bbcd-98cdfd5e3939")
+        );
+        assert_eq!(report.final_output, "");
+        assert_eq!(report.usage.input_tokens, Some(TokenCount::provider(0)));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn maps_skills_workdirs_errors_deltas_and_thinking_tokens() {
+        // Shapes captured from gemini 0.61.0 against a scripted mock (paths shortened).
+        let parsed = normalize(concat!(
+            r#"{"type":"init","timestamp":"2026-11-22T06:07:56.344Z","session_id":"e6cf","model":"gemini-2.5-pro"}"#,
+            "\n",
+            r#"{"type":"message","timestamp":"2026-11-22T06:07:56.346Z","role":"user","content":"Run things"}"#,
+            "\n",
+            r#"{"type":"message","role":"assistant","content":"Let me ","delta":true}"#,
+            "\n",
+            r#"{"type":"message","role":"assistant","content":"look.","delta":true}"#,
+            "\n",
+            r#"{"type":"tool_use","tool_name":"run_shell_command","tool_id":"s1","parameters":{"command":"pwd; cat a.txt","dir_path":"sub","description":"x"}}"#,
+            "\n",
+            r#"{"type":"tool_use","tool_name":"activate_skill","tool_id":"k1","parameters":{"name":"demo"}}"#,
+            "\n",
+            r#"{"type":"tool_result","tool_id":"s1","status":"success","output":"/w/sub\nhi"}"#,
+            "\n",
+            r#"{"type":"tool_result","tool_id":"k1","status":"success","output":"Skill **demo** activated."}"#,
+            "\n",
+            r#"{"type":"tool_use","tool_name":"read_many_files","tool_id":"m1","parameters":{"include":["skills/demo/SKILL.md","sub/*.txt"]}}"#,
+            "\n",
+            r#"{"type":"tool_use","tool_name":"read_file","tool_id":"r1","parameters":{"file_path":"nope.txt"}}"#,
+            "\n",
+            r#"{"type":"tool_result","tool_id":"m1","status":"success","output":"ok"}"#,
+            "\n",
+            r#"{"type":"tool_result","tool_id":"r1","status":"error","output":"File not found.","error":{"type":"file_not_found","message":"File not found: /home/dev/demo/wd/nope.txt"}}"#,
+            "\n",
+            r#"{"type":"error","severity":"warning","message":"Agent execution blocked: x"}"#,
+            "\n",
+            r#"{"type":"message","role":"assistant","content":"do","delta":true}"#,
+            "\n",
+            r#"{"type":"message","role":"assistant","content":"ne","delta":true}"#,
+            "\n",
+            r#"{"type":"result","status":"success","stats":{"total_tokens":560,"input_tokens":500,"output_tokens":25,"cached":200,"input":300,"duration_ms":393,"tool_calls":4}}"#,
+        ));
+        let report = &parsed.report;
+        assert_eq!(parsed.steps, 3);
+        assert_eq!(report.session_id.as_deref(), Some("e6cf"));
+        assert_eq!(report.commands().collect::<Vec<_>>(), ["pwd; cat a.txt"]);
+        assert_eq!(
+            report.file_reads(),
+            [
+                Path::new("/home/dev/demo/wd/sub/a.txt"),
+                Path::new("/home/dev/demo/wd/skills/demo/SKILL.md"),
+                Path::new("/home/dev/demo/wd/nope.txt"),
+            ]
+        );
+        assert_eq!(
+            report.skill("demo").map(|skill| skill.confidence),
+            Some(Confidence::Explicit)
+        );
+        assert_eq!(
+            messages(report),
+            [
+                (Role::User, "Run things".into()),
+                (Role::Assistant, "Let me look.".into()),
+                (Role::Assistant, "done".into()),
+            ]
+        );
+        assert_eq!(report.final_output, "done");
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::ToolResult { id: Some(id), is_error: true, output, .. }
+                if id == "r1" && output == "File not found: /home/dev/demo/wd/nope.txt"
+        )));
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Raw { value, .. } if value["type"] == "error"
+        )));
+        let usage = &report.usage;
+        assert_eq!(usage.input_tokens, Some(TokenCount::provider(500)));
+        assert_eq!(usage.cache_tokens, Some(TokenCount::provider(200)));
+        assert_eq!(usage.output_tokens, Some(TokenCount::provider(25)));
+        assert_eq!(usage.reasoning_tokens, Some(TokenCount::provider(35)));
+        assert_eq!(usage.total_tokens, Some(TokenCount::derived(360)));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn other_errors_are_not_provider_errors() {
+        let parsed = normalize(concat!(
+            r#"{"type":"result","status":"error","error":{"type":"FatalTurnLimitedError","message":"Reached max session turns"},"stats":{"input_tokens":1,"output_tokens":2}}"#,
+            "\n",
+            "garbage\n",
+            r#"{"type":"message","role":"assistant","content":"cut"#,
+        ));
+        assert!(parsed.provider_error.is_none());
+        assert!(parsed.report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Raw { value, .. } if value["error"]["type"] == "FatalTurnLimitedError"
+        )));
+        assert_eq!(
+            parsed.report.warnings.len(),
+            2,
+            "{:?}",
+            parsed.report.warnings
+        );
+        assert_eq!(
+            parsed.report.usage.output_tokens,
+            Some(TokenCount::provider(2))
+        );
+    }
+
+    #[test]
+    fn api_errors_are_unwrapped() {
+        let error = |text| api_error(text);
+        assert_eq!(
+            error(
+                r#"[API Error: {"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}]"#
+            ),
+            Some((Some(404), "models/x is not found".to_owned()))
+        );
+        assert_eq!(
+            error(
+                r#"[API Error: got status: 429 Too Many Requests. {"error":{"message":"quota"}}]
+Possible quota limitations in place."#
+            ),
+            Some((Some(429), "quota".to_owned()))
+        );
+        assert_eq!(
+            error("[API Error: Model stream ended unexpectedly (Status: INTERNAL)]"),
+            Some((None, "Model stream ended unexpectedly".to_owned()))
+        );
+        assert_eq!(
+            error("[API Error: 500 Internal error]"),
+            Some((Some(500), "Internal error".to_owned()))
+        );
+        assert_eq!(error("Reached max session turns"), None);
+        assert_eq!(status_in("got Status: 503 x"), Some(503));
+        assert_eq!(status_in("no code"), None);
+    }
+
+    #[test]
+    fn launches_headless_with_a_private_home() {
+        let dir = scratch("launch");
+        let home = dir.join("home");
+        fs::create_dir_all(home.join(".gemini/skills/x")).unwrap();
+        fs::create_dir_all(home.join(".gemini/tmp/p/chats")).unwrap();
+        fs::write(
+            home.join(".gemini/settings.json"),
+            r#"{"security":{"auth":{"selectedType":"oauth-personal"}},"privacy":{"usageStatisticsEnabled":true}}"#,
+        )
+        .unwrap();
+        fs::write(
+            home.join(".gemini/oauth_creds.json"),
+            r#"{"refresh_token":"r"}"#,
+        )
+        .unwrap();
+        fs::write(home.join(".gemini/GEMINI.md"), "instructions").unwrap();
+        fs::write(home.join(".gitconfig"), "[user]\nname = u").unwrap();
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let agent = GeminiCli::new(
+            AgentOptions::new("gemini-2.5-pro")
+                .args(["--debug"])
+                .env("GEMINI_TELEMETRY_ENABLED", "true")
+                .env("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:8765")
+                .user_home(&home),
+        );
+        let session = spec(&dir, &state, &artifacts);
+        let launch = agent.launch(&session).unwrap();
+        let gemini_home = state.join("gemini-home");
+        assert_eq!(launch.program, "gemini");
+        assert_eq!(
+            launch.args,
+            [
+                "--debug",
+                "-p",
+                PROMPT,
+                "--output-format",
+                "stream-json",
+                "--yolo",
+                "-m",
+                "gemini-2.5-pro",
+            ]
+        );
+        assert_eq!(
+            env(&launch, HOME_VAR),
+            Some(gemini_home.display().to_string())
+        );
+        assert_eq!(env(&launch, "HOME"), None, "HOME (and git's identity) stay");
+        assert_eq!(
+            env(&launch, "GEMINI_CLI_TRUST_WORKSPACE").as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            env(&launch, "GEMINI_TELEMETRY_ENABLED").as_deref(),
+            Some("true"),
+            "agent.env wins"
+        );
+        assert_eq!(
+            env(&launch, "GOOGLE_GEMINI_BASE_URL").as_deref(),
+            Some("http://127.0.0.1:8765")
+        );
+        let settings_path = gemini_home.join(".gemini/settings.json");
+        let settings: Value =
+            serde_json::from_str(&fs::read_to_string(&settings_path).unwrap()).unwrap();
+        assert_eq!(settings["privacy"]["usageStatisticsEnabled"], false);
+        assert_eq!(settings["general"]["disableAutoUpdate"], true);
+        if std::env::var_os(HOME_VAR).is_none() {
+            assert_eq!(
+                settings["security"]["auth"]["selectedType"], "oauth-personal",
+                "the user's auth choice is kept"
+            );
+            assert_eq!(
+                launch.seeded,
+                [
+                    settings_path.clone(),
+                    gemini_home.join(".gemini/oauth_creds.json")
+                ]
+            );
+            let mode = fs::metadata(&launch.seeded[1])
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        for left_out in [
+            ".gemini/skills",
+            ".gemini/tmp",
+            ".gemini/GEMINI.md",
+            ".gitconfig",
+        ] {
+            assert!(!gemini_home.join(left_out).exists(), "{left_out}");
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn without_a_login_settings_are_written_and_nothing_seeded() {
+        let dir = scratch("unseeded");
+        let home = dir.join("home");
+        fs::create_dir_all(&home).unwrap();
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let session = spec(&dir, &state, &artifacts);
+        let agent = GeminiCli::new(AgentOptions::default().user_home(&home));
+        let launch = agent.launch(&session).unwrap();
+        if std::env::var_os(HOME_VAR).is_none() {
+            assert!(launch.seeded.is_empty());
+        }
+        assert!(!launch.args.iter().any(|arg| arg == "-m"));
+        let settings = fs::read_to_string(state.join("gemini-home/.gemini/settings.json")).unwrap();
+        assert!(settings.contains("usageStatisticsEnabled"));
+
+        // Settings with comments are left as they are.
+        let commented = state.join("commented.json");
+        fs::write(&commented, "// mine\n{}").unwrap();
+        quiet_settings(&commented).unwrap();
+        assert_eq!(fs::read_to_string(&commented).unwrap(), "// mine\n{}");
+
+        let chosen = dir.join("chosen");
+        let agent = GeminiCli::new(
+            AgentOptions::default()
+                .env(HOME_VAR, chosen.display().to_string())
+                .user_home(&home),
+        );
+        let launch = agent.launch(&session).unwrap();
+        assert!(launch.seeded.is_empty());
+        assert_eq!(env(&launch, HOME_VAR), Some(chosen.display().to_string()));
+        assert!(!chosen.exists(), "the user's directory is left alone");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn resumes_the_session_by_id() {
+        let dir = scratch("resume");
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let agent = GeminiCli::new(
+            AgentOptions::new("gemini-2.5-pro")
+                .command("/opt/gemini")
+                .user_home(dir.join("home")),
+        );
+        let mut session = spec(&dir, &state, &artifacts);
+        session.prompt = "Why did you read SKILL.md?";
+        let launch = agent.resume(&session, "54bac5df").unwrap().unwrap();
+        assert_eq!(launch.program, "/opt/gemini");
+        assert_eq!(
+            launch.args,
+            [
+                "--resume",
+                "54bac5df",
+                "-p",
+                "Why did you read SKILL.md?",
+                "--output-format",
+                "stream-json",
+                "--yolo",
+                "-m",
+                "gemini-2.5-pro",
+            ]
+        );
+        assert_eq!(
+            env(&launch, HOME_VAR),
+            Some(state.join("gemini-home").display().to_string())
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn collects_the_chat_file_of_the_session() {
+        let dir = scratch("collect");
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let chats = state.join("gemini-home/.gemini/tmp/wd/chats");
+        fs::create_dir_all(chats.join("7ad07f4a-9f5a")).unwrap();
+        fs::create_dir_all(&artifacts).unwrap();
+        fs::write(
+            chats.join("session-2026-11-22T06-07-7ad07f4a.jsonl"),
+            "{\"kind\":\"main\"}\n",
+        )
+        .unwrap();
+        fs::write(chats.join("7ad07f4a-9f5a/sub.jsonl"), "subagent").unwrap();
+        let agent = GeminiCli::new(AgentOptions::default());
+        let session = spec(&dir, &state, &artifacts);
+        let copied = artifacts.join("session.jsonl");
+
+        let mut out = ReportBuilder::new(CWD);
+        out.session_id("7ad07f4a-9f5a-4a3c-bbcd-98cdfd5e3939");
+        agent.collect(&session, &mut out);
+        assert_eq!(out.current_session_file(), Some(copied.as_path()));
+        assert_eq!(
+            fs::read_to_string(&copied).unwrap(),
+            "{\"kind\":\"main\"}\n"
+        );
+
+        fs::remove_file(&copied).unwrap();
+        let mut out = ReportBuilder::new(CWD);
+        agent.collect(&session, &mut out);
+        assert_eq!(
+            out.current_session_file(),
+            Some(copied.as_path()),
+            "no id: the newest"
+        );
+
+        fs::remove_file(&copied).unwrap();
+        let mut out = ReportBuilder::new(CWD);
+        out.session_id("other-id");
+        agent.collect(&session, &mut out);
+        assert!(out.current_session_file().is_none());
+        assert!(
+            out.finish(PROMPT).warnings.is_empty(),
+            "a missing file is normal"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn setup_names_program_and_auth() {
+        let agent = GeminiCli::new(AgentOptions::default().user_home("/home/u"));
+        let setup = agent.setup();
+        assert_eq!(setup.program, "gemini");
+        assert_eq!(setup.version_args, ["--version"]);
+        assert!(setup.install.contains("@google/gemini-cli"));
+        assert!(
+            setup
+                .auth
+                .contains(&AuthSource::Env("GEMINI_API_KEY".into()))
+        );
+        if std::env::var_os(HOME_VAR).is_none() {
+            assert!(
+                setup
+                    .auth
+                    .contains(&AuthSource::File("/home/u/.gemini/oauth_creds.json".into()))
+            );
+        }
+        assert!(!setup.auth_help.is_empty());
+        assert_eq!(agent.kind(), "gemini-cli");
+    }
+}

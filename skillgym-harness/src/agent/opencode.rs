@@ -1,0 +1,1067 @@
+//! The OpenCode adapter (`opencode-ai`; verified with OpenCode 1.18.33).
+//!
+//! | | |
+//! |---|---|
+//! | command | `opencode [agent.args] run --format json [-m <provider/model>] --thinking --auto --print-logs --log-level ERROR -- <prompt>` |
+//! | `--auto` | approves every permission the config does not explicitly deny, so nothing waits for a user |
+//! | `--print-logs --log-level ERROR` | errors go to `stderr.log`: the stream only says `UnknownError` when the model is unknown; the log names `ProviderModelNotFoundError` |
+//! | `--` | a prompt starting with `-` is not taken for an option. OpenCode itself wraps a message argument that contains spaces in double quotes (escaping inner ones) before the model sees it |
+//! | env | `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME` = `<state dir>/xdg/{data,config,state,cache}`; `OPENCODE_DISABLE_AUTOUPDATE=1`, `OPENCODE_DISABLE_SHARE=1`, `OPENCODE_DISABLE_LSP_DOWNLOAD=1`, `OPENCODE_DISABLE_CLAUDE_CODE_PROMPT=1` (not `~/.claude/CLAUDE.md`) |
+//! | left on | `OPENCODE_DISABLE_DEFAULT_PLUGINS` (they carry the OAuth logins), `OPENCODE_DISABLE_MODELS_FETCH` (the model catalog), `OPENCODE_DISABLE_CLAUDE_CODE(_SKILLS)` (would hide the workspace's `.claude/skills`) |
+//! | seeded | `auth.json` from `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`) → `data/opencode/`; `opencode.json`, `opencode.jsonc`, `config.json` (custom providers) from `$XDG_CONFIG_HOME/opencode` (default `~/.config/opencode`) → `config/opencode/`; never `AGENTS.md`, skills, agents, plugins |
+//! | session file | none: sessions live in `data/opencode/opencode.db` (left in the state directory) |
+//! | resume | `opencode [agent.args] run … --session <id> -- <question>` |
+//! | doctor | `opencode --version`; auth: the model's provider key variable, `OPENCODE_AUTH_CONTENT`, `auth.json`, or a config file |
+//!
+//! The stream (`opencode run --format json`): every line is `{type, timestamp (epoch ms),
+//! sessionID, part}`.
+//!
+//! | record | report |
+//! |---|---|
+//! | any `sessionID` | session id |
+//! | `step_start` | one step (one model call) |
+//! | `text` `part.text` | assistant message (phase settled by the builder) |
+//! | `reasoning` `part.text` | thinking message |
+//! | `tool_use` `part.tool`, `callID`, `state{status, input, output, error, metadata.exit, time}` | tool call (`input` as args, at `time.start`) and its result (`output`, or `error` when the status is `error`; a `bash` exiting non-zero is an error too; at `time.end`) — both arrive in one line |
+//! | `tool_use` `bash` | also a command (`input.command`, exit `metadata.exit`, in `input.workdir`) |
+//! | `tool_use` `read` | also a file read (`input.filePath`) |
+//! | `tool_use` `skill` | also a skill signal (`input.name`) |
+//! | `step_finish` `tokens{input, output, reasoning, cache{read, write}}`, `cost` | usage added per step: input = `input` + `cache.read` + `cache.write` (OpenCode's `input` excludes cached input), output excludes reasoning already; cost added |
+//! | `error` `APIError`, `Provider…`, `AI_…`, or any with `data.statusCode` | provider error (`data.statusCode`, `data.message`; `ProviderModelNotFoundError` without a message: `Model not found: <provider>/<model>`) |
+//! | `error` of another name (`UnknownError`) | raw event; `collect` then looks in `stderr.log` for the provider error behind it |
+//! | anything else | raw event |
+
+use std::borrow::Cow;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::Value;
+use skillgym::{Phase, Role, SessionEvent};
+
+use super::codex::parse_provider_error;
+use super::options::set_env;
+use super::{
+    Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
+};
+use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, epoch_millis_to_rfc3339};
+
+/// The program run when `agent.command` is not set.
+const PROGRAM: &str = "opencode";
+
+/// Switches for what a session does not need: update checks, sharing, language-server
+/// downloads, and the user's `~/.claude/CLAUDE.md`.
+const OFF_SWITCHES: [&str; 4] = [
+    "OPENCODE_DISABLE_AUTOUPDATE",
+    "OPENCODE_DISABLE_SHARE",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD",
+    "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT",
+];
+
+/// The user's global config files (they hold custom providers and their keys).
+const CONFIG_FILES: [&str; 3] = ["opencode.json", "opencode.jsonc", "config.json"];
+
+/// Error names that are the model provider's.
+fn is_provider_error(name: &str) -> bool {
+    name == "APIError" || name.starts_with("Provider") || name.starts_with("AI_")
+}
+
+/// Runs OpenCode (`opencode run --format json`).
+#[derive(Debug, Clone)]
+pub struct Opencode {
+    options: AgentOptions,
+}
+
+impl Opencode {
+    /// An OpenCode runner with the configured model (`provider/model`), program, arguments and
+    /// environment.
+    pub fn new(options: AgentOptions) -> Self {
+        Opencode { options }
+    }
+
+    /// A user base directory: the harness's `$var`, else `~/<fallback>` (only the latter when
+    /// `user_home` is set explicitly).
+    fn user_dir(&self, var: &str, fallback: &str) -> Option<PathBuf> {
+        if self.options.user_home.is_none()
+            && let Some(dir) = std::env::var_os(var).filter(|dir| !dir.is_empty())
+        {
+            return Some(PathBuf::from(dir));
+        }
+        self.options.home_file(fallback)
+    }
+
+    /// The user's OpenCode data directory (holding `auth.json`).
+    fn user_data(&self) -> Option<PathBuf> {
+        self.user_dir("XDG_DATA_HOME", ".local/share")
+            .map(|dir| dir.join("opencode"))
+    }
+
+    /// The user's OpenCode config directory.
+    fn user_config(&self) -> Option<PathBuf> {
+        self.user_dir("XDG_CONFIG_HOME", ".config")
+            .map(|dir| dir.join("opencode"))
+    }
+
+    /// Creates the private XDG directories, seeds auth and config, and sets the variables.
+    fn isolate(&self, session: &SessionSpec<'_>, launch: &mut Launch) -> std::io::Result<()> {
+        let root = session.state_dir.join("xdg");
+        let dirs = [
+            ("XDG_DATA_HOME", root.join("data")),
+            ("XDG_CONFIG_HOME", root.join("config")),
+            ("XDG_STATE_HOME", root.join("state")),
+            ("XDG_CACHE_HOME", root.join("cache")),
+        ];
+        isolation::create_dirs(dirs.iter().map(|(_, dir)| dir.as_path()))?;
+        let seeds = [
+            (
+                self.user_data(),
+                dirs[0].1.join("opencode"),
+                &["auth.json"][..],
+            ),
+            (
+                self.user_config(),
+                dirs[1].1.join("opencode"),
+                &CONFIG_FILES[..],
+            ),
+        ];
+        for (from, to, files) in seeds {
+            if let Some(from) = from.filter(|from| *from != to) {
+                launch.seeded.extend(isolation::seed(&from, &to, files)?);
+            }
+        }
+        for (key, dir) in dirs {
+            set_env(launch, key, dir);
+        }
+        for key in OFF_SWITCHES {
+            set_env(launch, key, "1");
+        }
+        Ok(())
+    }
+
+    /// `run` and its flags, up to the message.
+    fn push_flags(&self, args: &mut Vec<std::ffi::OsString>) {
+        args.extend(["run", "--format", "json"].map(Into::into));
+        if let Some(model) = &self.options.model {
+            args.push("-m".into());
+            args.push(model.into());
+        }
+        args.extend(
+            [
+                "--thinking",
+                "--auto",
+                "--print-logs",
+                "--log-level",
+                "ERROR",
+            ]
+            .map(Into::into),
+        );
+    }
+}
+
+impl Agent for Opencode {
+    fn kind(&self) -> &str {
+        "opencode"
+    }
+
+    fn model(&self) -> Option<&str> {
+        self.options.model.as_deref()
+    }
+
+    fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
+        let mut launch = self.options.start_launch(PROGRAM);
+        self.push_flags(&mut launch.args);
+        launch.args.push("--".into());
+        launch.args.push(session.prompt.into());
+        self.isolate(session, &mut launch)?;
+        Ok(self.options.finish_launch(launch))
+    }
+
+    fn parser(&self) -> Box<dyn StreamParser> {
+        Box::new(OpencodeParser::default())
+    }
+
+    /// The stream only says `UnknownError` for some provider failures (an unknown model);
+    /// the error log on stderr names them.
+    fn collect(&self, session: &SessionSpec<'_>, out: &mut ReportBuilder) {
+        if out.current_provider_error().is_some() {
+            return;
+        }
+        let stream_error = out.events().iter().any(|event| {
+            matches!(event, SessionEvent::Raw { value, .. } if value.get("type") == Some(&Value::from("error")))
+        });
+        if !stream_error {
+            return;
+        }
+        let Ok(file) = std::fs::File::open(session.artifact_dir.join("stderr.log")) else {
+            return;
+        };
+        for line in BufReader::new(file).split(b'\n').map_while(Result::ok) {
+            let line = String::from_utf8_lossy(&line);
+            if let Some((name, message)) = logged_error(&line)
+                && is_provider_error(name)
+            {
+                let (status, message) = parse_provider_error(message);
+                out.provider_error(status, message);
+                return;
+            }
+        }
+    }
+
+    fn resume(
+        &self,
+        session: &SessionSpec<'_>,
+        session_id: &str,
+    ) -> Option<std::io::Result<Launch>> {
+        let mut launch = self.options.start_launch(PROGRAM);
+        self.push_flags(&mut launch.args);
+        launch.args.push("--session".into());
+        launch.args.push(session_id.into());
+        launch.args.push("--".into());
+        launch.args.push(session.prompt.into());
+        Some(
+            self.isolate(session, &mut launch)
+                .map(|()| self.options.finish_launch(launch)),
+        )
+    }
+
+    fn setup(&self) -> AgentSetup {
+        let mut auth = Vec::new();
+        let provider = self
+            .options
+            .model
+            .as_deref()
+            .and_then(|model| model.split_once('/'))
+            .map(|(provider, _)| provider);
+        if let Some(variable) = provider.and_then(provider_key) {
+            auth.push(AuthSource::Env(variable.to_owned()));
+        }
+        auth.push(AuthSource::Env("OPENCODE_AUTH_CONTENT".to_owned()));
+        if let Some(data) = self.user_data() {
+            auth.push(AuthSource::File(data.join("auth.json")));
+        }
+        if let Some(config) = self.user_config() {
+            auth.extend(
+                CONFIG_FILES
+                    .iter()
+                    .map(|file| AuthSource::File(config.join(file))),
+            );
+        }
+        AgentSetup {
+            program: self.options.program(PROGRAM),
+            version_args: vec!["--version".to_owned()],
+            install: "npm install -g opencode-ai".to_owned(),
+            auth,
+            auth_help: "Run `opencode auth login` (stored in ~/.local/share/opencode/auth.json), \
+                        set the provider's API key variable (e.g. ANTHROPIC_API_KEY, \
+                        OPENAI_API_KEY), or configure the provider in \
+                        ~/.config/opencode/opencode.json. skillgym copies auth.json and the \
+                        global config into each session's private XDG directories."
+                .to_owned(),
+        }
+    }
+}
+
+/// The API key variable of a well-known provider.
+fn provider_key(provider: &str) -> Option<&'static str> {
+    Some(match provider {
+        "anthropic" => "ANTHROPIC_API_KEY",
+        "openai" => "OPENAI_API_KEY",
+        "google" => "GOOGLE_GENERATIVE_AI_API_KEY",
+        "openrouter" => "OPENROUTER_API_KEY",
+        "groq" => "GROQ_API_KEY",
+        "xai" => "XAI_API_KEY",
+        "mistral" => "MISTRAL_API_KEY",
+        "deepseek" => "DEEPSEEK_API_KEY",
+        "opencode" => "OPENCODE_API_KEY",
+        _ => return None,
+    })
+}
+
+/// The error an OpenCode log line reports: `… level=ERROR … error="<Name>: <message>" …`.
+fn logged_error(line: &str) -> Option<(&str, &str)> {
+    if !line.contains("level=ERROR") {
+        return None;
+    }
+    let start = line.find(" error=\"")? + " error=\"".len();
+    let rest = &line[start..];
+    let mut escaped = false;
+    let end = rest
+        .char_indices()
+        .find(|&(_, c)| {
+            let quote = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            quote
+        })
+        .map_or(rest.len(), |(at, _)| at);
+    let (name, message) = rest[..end].split_once(": ")?;
+    (!name.is_empty() && !name.contains(' ')).then_some((name, message))
+}
+
+/// One line of `opencode run --format json`.
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    timestamp: Option<f64>,
+    #[serde(rename = "sessionID", default, borrow)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    part: Option<Part<'a>>,
+    #[serde(default)]
+    error: Option<ErrorInfo>,
+}
+
+/// A message part; the fields of every part type, each optional.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Part<'a> {
+    #[serde(borrow)]
+    tool: Option<Cow<'a, str>>,
+    #[serde(rename = "callID")]
+    call_id: Option<String>,
+    state: Option<ToolState>,
+    text: Option<String>,
+    tokens: Option<Tokens>,
+    cost: Option<f64>,
+}
+
+/// A tool part's state.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ToolState {
+    status: Option<String>,
+    input: Value,
+    output: Option<String>,
+    error: Option<String>,
+    metadata: Option<ToolMetadata>,
+    time: Option<Span>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ToolMetadata {
+    exit: Option<i32>,
+}
+
+/// Start and end, epoch milliseconds.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Span {
+    start: Option<f64>,
+    end: Option<f64>,
+}
+
+/// A step's tokens; `input` excludes cached input, `output` excludes reasoning.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Tokens {
+    input: Option<u64>,
+    output: Option<u64>,
+    reasoning: Option<u64>,
+    cache: Option<CacheTokens>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct CacheTokens {
+    read: Option<u64>,
+    write: Option<u64>,
+}
+
+impl Tokens {
+    /// In skillgym's terms: input includes cache reads and writes.
+    fn to_token_usage(&self) -> TokenUsage {
+        let (read, write) = self
+            .cache
+            .as_ref()
+            .map_or((None, None), |cache| (cache.read, cache.write));
+        let input = [self.input, read, write]
+            .into_iter()
+            .flatten()
+            .reduce(|sum, count| sum + count);
+        TokenUsage {
+            input,
+            output: self.output,
+            reasoning: self.reasoning,
+            cache_read: read,
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ErrorInfo {
+    name: Option<String>,
+    message: Option<String>,
+    data: Option<ErrorData>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ErrorData {
+    message: Option<String>,
+    #[serde(rename = "statusCode")]
+    status_code: Option<u16>,
+    #[serde(rename = "providerID")]
+    provider_id: Option<String>,
+    #[serde(rename = "modelID")]
+    model_id: Option<String>,
+}
+
+/// Epoch milliseconds as RFC 3339.
+fn at(millis: Option<f64>) -> Option<String> {
+    millis
+        .filter(|millis| millis.is_finite() && *millis >= 0.0)
+        .map(|millis| epoch_millis_to_rfc3339(millis as u64))
+}
+
+/// Parses `opencode run --format json`.
+#[derive(Debug, Default)]
+struct OpencodeParser {
+    json: JsonLine,
+}
+
+impl StreamParser for OpencodeParser {
+    fn parse_line(&mut self, line: &str, out: &mut ReportBuilder) {
+        let Some(record) = self.json.parse::<Record<'_>>(line, out) else {
+            return;
+        };
+        if let Some(id) = record.session_id.filter(|id| !id.is_empty())
+            && out.current_session_id().is_none()
+        {
+            out.session_id(id);
+        }
+        let part = record.part;
+        match (record.kind.as_ref(), part) {
+            ("step_start", _) => out.step(),
+            ("text", Some(part)) => out.message(
+                Role::Assistant,
+                None,
+                part.text.unwrap_or_default(),
+                at(record.timestamp),
+            ),
+            ("reasoning", Some(part)) => out.message(
+                Role::Assistant,
+                Some(Phase::Thinking),
+                part.text.unwrap_or_default(),
+                at(record.timestamp),
+            ),
+            ("tool_use", Some(part)) => tool(part, record.timestamp, out),
+            ("step_finish", Some(part)) => {
+                if let Some(tokens) = &part.tokens {
+                    out.add_usage(tokens.to_token_usage());
+                }
+                if let Some(cost) = part.cost.filter(|cost| cost.is_finite()) {
+                    out.add_cost(cost);
+                }
+            }
+            ("error", _) => match provider_error(record.error.unwrap_or_default()) {
+                Some((status, message)) => out.provider_error(status, message),
+                None => self.json.keep_raw(line, at(record.timestamp), out),
+            },
+            _ => self.json.keep_raw(line, at(record.timestamp), out),
+        }
+    }
+}
+
+/// A tool part: its call and result, and the command, file read or skill it stands for.
+fn tool(part: Part<'_>, timestamp: Option<f64>, out: &mut ReportBuilder) {
+    let name = part.tool.unwrap_or_default();
+    let state = part.state.unwrap_or_default();
+    let id = part.call_id.as_deref();
+    let span = state.time.unwrap_or_default();
+    let started = at(span.start.or(timestamp));
+    let ended = at(span.end.or(timestamp));
+    let input = |key: &str| {
+        state
+            .input
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let (command, workdir, path, skill) = match name.as_ref() {
+        "bash" => (input("command"), input("workdir"), None, None),
+        "read" => (None, None, input("filePath"), None),
+        "skill" => (None, None, None, input("name")),
+        _ => (None, None, None, None),
+    };
+    let exit = state.metadata.and_then(|metadata| metadata.exit);
+    out.tool_call(id, &name, state.input, started.clone());
+    match state.status.as_deref() {
+        Some("completed") => {
+            let failed = command.is_some() && exit.is_some_and(|code| code != 0);
+            out.tool_result(id, state.output.unwrap_or_default(), failed, ended);
+        }
+        Some("error") => out.tool_result(id, state.error.unwrap_or_default(), true, ended),
+        _ => {}
+    }
+    if let Some(command) = command {
+        let workdir = workdir.filter(|dir| !dir.is_empty()).map(PathBuf::from);
+        out.shell_command(&command, exit, workdir.as_deref(), started.clone());
+    }
+    if let Some(path) = path {
+        out.file_read(&path, None, started.clone());
+    }
+    if let Some(skill) = skill {
+        out.skill_signal(&skill, started);
+    }
+}
+
+/// The provider error an `error` record reports, if it is the provider's.
+fn provider_error(error: ErrorInfo) -> Option<(Option<u16>, String)> {
+    let name = error.name.unwrap_or_default();
+    let data = error.data.unwrap_or_default();
+    if !is_provider_error(&name) && data.status_code.is_none() {
+        return None;
+    }
+    let message = data
+        .message
+        .or(error.message)
+        .filter(|m| !m.trim().is_empty());
+    let message = match message {
+        Some(message) => message,
+        None if name == "ProviderModelNotFoundError" => format!(
+            "Model not found: {}/{}",
+            data.provider_id.unwrap_or_default(),
+            data.model_id.unwrap_or_default()
+        ),
+        None => name,
+    };
+    let (status, message) = parse_provider_error(&message);
+    Some((data.status_code.or(status), message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::{Normalized, normalize_stream};
+    use skillgym::{Confidence, TokenCount};
+    use std::ffi::OsString;
+    use std::fs;
+    use std::path::Path;
+
+    const OPENCODE: &str = include_str!("../../tests/fixtures/transcripts/opencode.jsonl");
+    const OPENCODE_400: &str =
+        include_str!("../../tests/fixtures/transcripts/opencode.error-400.jsonl");
+
+    fn normalize(stream: &str) -> Normalized {
+        let mut parser = Opencode::new(AgentOptions::default()).parser();
+        normalize_stream(
+            &mut *parser,
+            stream.as_bytes(),
+            Path::new("/home/dev/demo/wd"),
+            "Run echo hello, then read SKILL.md",
+        )
+        .unwrap()
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("skillgym-opencode-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn spec<'a>(dir: &'a Path, state: &'a Path, prompt_file: &'a Path) -> SessionSpec<'a> {
+        SessionSpec {
+            runner_id: "opencode",
+            prompt: "Run echo hello, then read SKILL.md",
+            prompt_file,
+            cwd: Path::new("/home/dev/demo/wd"),
+            artifact_dir: dir,
+            state_dir: state,
+        }
+    }
+
+    fn strings(args: &[OsString]) -> Vec<&str> {
+        args.iter().map(|arg| arg.to_str().unwrap()).collect()
+    }
+
+    fn env<'a>(launch: &'a Launch, key: &str) -> Option<&'a str> {
+        launch
+            .env
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.to_str().unwrap())
+    }
+
+    fn calls(report: &skillgym::SessionReport) -> Vec<(&str, &str, Value, Option<&str>)> {
+        report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::ToolCall { id, tool, args, at } => Some((
+                    id.as_deref().unwrap(),
+                    tool.as_str(),
+                    args.clone(),
+                    at.as_deref(),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn results(report: &skillgym::SessionReport) -> Vec<(&str, &str, &str, bool)> {
+        report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::ToolResult {
+                    id,
+                    tool,
+                    output,
+                    is_error,
+                    ..
+                } => Some((
+                    id.as_deref().unwrap(),
+                    tool.as_deref().unwrap(),
+                    output.as_str(),
+                    *is_error,
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn normalizes_a_run() {
+        let normalized = normalize(OPENCODE);
+        let report = &normalized.report;
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert_eq!(
+            report.session_id.as_deref(),
+            Some("ses_dfec93022ffe34BGTbq67DjAka")
+        );
+        assert_eq!(normalized.steps, 3);
+        assert!(normalized.provider_error.is_none());
+        assert_eq!(
+            calls(report),
+            [
+                (
+                    "call_mock_b785d59961db",
+                    "bash",
+                    serde_json::json!({"command": "echo hello"}),
+                    Some("2026-11-22T03:05:02.265Z"),
+                ),
+                (
+                    "call_mock_89ef3b6019df",
+                    "read",
+                    serde_json::json!({"filePath": "/home/dev/demo/wd/SKILL.md"}),
+                    Some("2026-11-22T03:05:02.900Z"),
+                ),
+            ]
+        );
+        let results = results(report);
+        assert_eq!(results.len(), 2);
+        assert_eq!(
+            results[0],
+            ("call_mock_b785d59961db", "bash", "hello\n", false)
+        );
+        assert_eq!(results[1].0, "call_mock_89ef3b6019df");
+        assert_eq!(results[1].1, "read");
+        assert!(results[1].2.contains("6: The secret word is pineapple."));
+        assert!(!results[1].3);
+        assert_eq!(report.commands().collect::<Vec<_>>(), ["echo hello"]);
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Command { exit_code: Some(0), at: Some(at), .. } if at == "2026-11-22T03:05:02.265Z"
+        )));
+        assert_eq!(
+            report.file_reads(),
+            [Path::new("/home/dev/demo/wd/SKILL.md")]
+        );
+        assert_eq!(
+            report.skill("wd").map(|skill| skill.confidence),
+            Some(Confidence::Strong)
+        );
+        assert_eq!(report.final_output, "done");
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Message { phase: Some(Phase::Final), text, at: Some(at), .. }
+                if text == "done" && at == "2026-11-22T03:05:03.314Z"
+        )));
+        assert_eq!(
+            report.usage.input_tokens,
+            Some(TokenCount::provider(7772 + 7838 + 7969))
+        );
+        assert_eq!(report.usage.output_tokens, Some(TokenCount::provider(21)));
+        assert_eq!(report.usage.reasoning_tokens, Some(TokenCount::provider(0)));
+        assert_eq!(report.usage.cache_tokens, Some(TokenCount::provider(0)));
+        assert_eq!(report.usage.total_tokens, Some(TokenCount::derived(23600)));
+        assert_eq!(report.usage.cost_usd, Some(0.0));
+        assert_eq!(
+            report
+                .events
+                .iter()
+                .filter(|event| matches!(event, SessionEvent::Raw { .. }))
+                .count(),
+            0
+        );
+    }
+
+    #[test]
+    fn an_api_error_is_a_provider_error() {
+        let normalized = normalize(OPENCODE_400);
+        let report = &normalized.report;
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert_eq!(
+            report.session_id.as_deref(),
+            Some("ses_dfec757e8ffeLyzVd1347TEnvk")
+        );
+        let error = normalized.provider_error.expect("provider error");
+        assert_eq!(error.status, Some(400));
+        assert_eq!(error.message, "mock: forced error 400");
+        assert!(error.is_rejection());
+        assert_eq!(normalized.steps, 0);
+        assert!(report.events.is_empty());
+        assert!(report.usage.input_tokens.is_none());
+        assert_eq!(report.final_output, "");
+    }
+
+    #[test]
+    fn maps_reasoning_skills_failures_and_cache() {
+        let lines = [
+            r#"{"type":"step_start","timestamp":1000,"sessionID":"ses_1","part":{"type":"step-start"}}"#,
+            r#"{"type":"reasoning","timestamp":1001,"sessionID":"ses_1","part":{"type":"reasoning","text":"Use the skill."}}"#,
+            r#"{"type":"tool_use","timestamp":1002,"sessionID":"ses_1","part":{"type":"tool","tool":"skill","callID":"c1","state":{"status":"completed","input":{"name":"find-skills"},"output":"<skill>…</skill>","time":{"start":1001,"end":1002}}}}"#,
+            r#"{"type":"tool_use","timestamp":1003,"sessionID":"ses_1","part":{"type":"tool","tool":"bash","callID":"c2","state":{"status":"completed","input":{"command":"cat references/x.md","workdir":"skills/find-skills","description":"Read"},"output":"cat: no such file","metadata":{"exit":1},"time":{"start":1002,"end":1003}}}}"#,
+            r#"{"type":"tool_use","timestamp":1004,"sessionID":"ses_1","part":{"type":"tool","tool":"read","callID":"c3","state":{"status":"error","input":{"filePath":"missing.md"},"error":"File not found","time":{"start":1003,"end":1004}}}}"#,
+            r#"{"type":"step_finish","timestamp":1005,"sessionID":"ses_1","part":{"type":"step-finish","reason":"tool-calls","tokens":{"total":1200,"input":200,"output":50,"reasoning":30,"cache":{"read":900,"write":20}},"cost":0.012}}"#,
+            r#"{"type":"step_start","timestamp":1006,"sessionID":"ses_1","part":{"type":"step-start"}}"#,
+            r#"{"type":"text","timestamp":1007,"sessionID":"ses_1","part":{"type":"text","text":"Found it."}}"#,
+            r#"{"type":"step_finish","timestamp":1008,"sessionID":"ses_1","part":{"type":"step-finish","reason":"stop","tokens":{"input":100,"output":10,"reasoning":0,"cache":{"read":1100,"write":0}},"cost":0.003}}"#,
+            r#"{"type":"file","timestamp":1009,"sessionID":"ses_1","part":{"type":"file"}}"#,
+        ];
+        let normalized = normalize(&lines.join("\n"));
+        let report = &normalized.report;
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert_eq!(report.session_id.as_deref(), Some("ses_1"));
+        assert_eq!(normalized.steps, 2);
+        assert_eq!(
+            calls(report)
+                .iter()
+                .map(|(id, tool, _, _)| (*id, *tool))
+                .collect::<Vec<_>>(),
+            [("c1", "skill"), ("c2", "bash"), ("c3", "read")]
+        );
+        assert_eq!(
+            results(report),
+            [
+                ("c1", "skill", "<skill>…</skill>", false),
+                ("c2", "bash", "cat: no such file", true),
+                ("c3", "read", "File not found", true),
+            ]
+        );
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Command { command, exit_code: Some(1), .. } if command == "cat references/x.md"
+        )));
+        assert_eq!(
+            report.file_reads(),
+            [
+                Path::new("/home/dev/demo/wd/skills/find-skills/references/x.md"),
+                Path::new("/home/dev/demo/wd/missing.md"),
+            ]
+        );
+        let skill = report.skill("find-skills").expect("skill signal");
+        assert_eq!(skill.confidence, Confidence::Explicit);
+        assert_eq!(report.final_output, "Found it.");
+        assert_eq!(report.usage.reasoning_chars, 14);
+        assert_eq!(report.usage.input_tokens, Some(TokenCount::provider(2320)));
+        assert_eq!(report.usage.output_tokens, Some(TokenCount::provider(60)));
+        assert_eq!(
+            report.usage.reasoning_tokens,
+            Some(TokenCount::provider(30))
+        );
+        assert_eq!(report.usage.cache_tokens, Some(TokenCount::provider(2000)));
+        assert_eq!(report.usage.total_tokens, Some(TokenCount::derived(410)));
+        assert!((report.usage.cost_usd.unwrap() - 0.015).abs() < 1e-12);
+        assert!(matches!(
+            report.events.last(),
+            Some(SessionEvent::Raw { value, at: Some(at) })
+                if value["type"] == "file" && at == "1970-01-01T00:00:01.009Z"
+        ));
+    }
+
+    #[test]
+    fn error_records() {
+        let parse = |line: &str| {
+            normalize(line)
+                .provider_error
+                .map(|e| (e.status, e.message))
+        };
+        assert_eq!(
+            parse(
+                r#"{"type":"error","sessionID":"s","error":{"name":"ProviderModelNotFoundError","data":{"providerID":"mock","modelID":"nope","suggestions":[]}}}"#
+            ),
+            Some((None, "Model not found: mock/nope".to_owned()))
+        );
+        assert_eq!(
+            parse(
+                r#"{"type":"error","error":{"name":"APIError","data":{"message":"{\"error\":{\"message\":\"Rate limited\"}}","statusCode":429,"isRetryable":true}}}"#
+            ),
+            Some((Some(429), "Rate limited".to_owned()))
+        );
+        assert_eq!(
+            parse(
+                r#"{"type":"error","error":{"name":"ProviderAuthError","data":{"providerID":"anthropic","message":"No API key"}}}"#
+            ),
+            Some((None, "No API key".to_owned()))
+        );
+        let unknown = normalize(
+            r#"{"type":"error","sessionID":"s","error":{"name":"UnknownError","data":{"message":"Unexpected server error. Check server logs for details.","ref":"err_1"}}}"#,
+        );
+        assert!(unknown.provider_error.is_none());
+        assert!(matches!(
+            &unknown.report.events[..],
+            [SessionEvent::Raw { value, .. }] if value["error"]["name"] == "UnknownError"
+        ));
+    }
+
+    #[test]
+    fn collect_finds_the_logged_model_rejection() {
+        let dir = scratch("collect");
+        let state = dir.join("state");
+        let prompt_file = dir.join("prompt.md");
+        let spec = spec(&dir, &state, &prompt_file);
+        fs::write(
+            dir.join("stderr.log"),
+            "timestamp=2026-11-22T06:02:35.100Z level=ERROR run=1 message=\"title failed\" error=\"Title: x\"\n\
+             timestamp=2026-11-22T06:02:35.208Z level=ERROR run=b7270593 message=failed ref=err_218fa2b9 \
+             error=\"ProviderModelNotFoundError: Model not found: mock/nonexistent.\" \
+             cause=\"ProviderModelNotFoundError: Model not found: mock/nonexistent.\\n    at <anonymous>\"\n",
+        )
+        .unwrap();
+        let opencode = Opencode::new(AgentOptions::new("mock/nonexistent"));
+        let unknown = r#"{"type":"error","timestamp":1795327355211,"sessionID":"ses_x","error":{"name":"UnknownError","data":{"message":"Unexpected server error. Check server logs for details.","ref":"err_218fa2b9"}}}"#;
+
+        let mut out = ReportBuilder::new("/w");
+        opencode.parser().parse_line(unknown, &mut out);
+        opencode.collect(&spec, &mut out);
+        let error = out.current_provider_error().expect("provider error");
+        assert_eq!(error.status, None);
+        assert_eq!(error.message, "Model not found: mock/nonexistent.");
+        assert!(error.is_rejection());
+
+        // No error in the stream: the log is not consulted.
+        let mut out = ReportBuilder::new("/w");
+        opencode.collect(&spec, &mut out);
+        assert!(out.current_provider_error().is_none());
+
+        // No log at all.
+        fs::remove_file(dir.join("stderr.log")).unwrap();
+        let mut out = ReportBuilder::new("/w");
+        opencode.parser().parse_line(unknown, &mut out);
+        opencode.collect(&spec, &mut out);
+        assert!(out.current_provider_error().is_none());
+        assert!(out.current_session_file().is_none());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn reads_logged_errors() {
+        assert_eq!(
+            logged_error(r#"level=ERROR error="APIError: bad \"x\" request" cause="y""#),
+            Some(("APIError", r#"bad \"x\" request"#))
+        );
+        assert_eq!(logged_error(r#"level=WARN error="APIError: x""#), None);
+        assert_eq!(logged_error(r#"level=ERROR error="no name here""#), None);
+        assert_eq!(
+            logged_error(r#"level=ERROR error="Trunc: ated"#),
+            Some(("Trunc", "ated"))
+        );
+    }
+
+    #[test]
+    fn survives_garbage() {
+        let long = format!(
+            "{{\"type\":\"text\",\"sessionID\":\"s\",\"part\":{{\"text\":\"{}\"}}}}",
+            "é".repeat(3_000_000)
+        );
+        let lines = [
+            "not json",
+            "{\"type\":\"tool_use\",\"part\":{\"tool\":",
+            r#"{"type":"tool_use","part":{"tool":"bash","state":{"status":"completed","input":"ls","output":7}}}"#,
+            r#"{"type":"tool_use","part":{"tool":"bash","state":{"input":{"command":"ls"}}}}"#,
+            r#"{"type":"tool_use"}"#,
+            r#"{"type":"step_finish","part":{"tokens":{"input":-5}}}"#,
+            r#"{"type":"text","timestamp":-1,"part":{"text":"t"}}"#,
+            r#"{"type":"error"}"#,
+            "\u{FFFD}",
+            long.as_str(),
+        ];
+        let normalized = normalize(&lines.join("\n"));
+        let report = &normalized.report;
+        assert_eq!(report.warnings.len(), 5, "{:?}", report.warnings);
+        assert_eq!(report.commands().collect::<Vec<_>>(), ["ls"]);
+        assert_eq!(report.final_output.chars().count(), 3_000_000);
+        assert!(normalized.provider_error.is_none());
+    }
+
+    #[test]
+    fn launches_isolated_with_seeded_auth_and_config() {
+        let dir = scratch("launch");
+        let home = dir.join("home");
+        fs::create_dir_all(home.join(".local/share/opencode")).unwrap();
+        fs::create_dir_all(home.join(".config/opencode/skills/x")).unwrap();
+        fs::write(
+            home.join(".local/share/opencode/auth.json"),
+            "{\"anthropic\":{}}",
+        )
+        .unwrap();
+        fs::write(home.join(".local/share/opencode/opencode.db"), "db").unwrap();
+        fs::write(
+            home.join(".config/opencode/opencode.jsonc"),
+            "{/* providers */}",
+        )
+        .unwrap();
+        fs::write(home.join(".config/opencode/AGENTS.md"), "be terse").unwrap();
+        fs::write(home.join(".config/opencode/skills/x/SKILL.md"), "x").unwrap();
+        let state = dir.join("state");
+        let prompt_file = dir.join("prompt.md");
+        let opencode = Opencode::new(
+            AgentOptions::new("anthropic/claude-sonnet-4-5")
+                .args(["--pure"])
+                .env("OPENCODE_DISABLE_SHARE", "0")
+                .user_home(&home),
+        );
+        let dashed = SessionSpec {
+            prompt: "-x Run echo hello",
+            ..spec(&dir, &state, &prompt_file)
+        };
+        let launch = opencode.launch(&dashed).unwrap();
+        assert_eq!(launch.program, "opencode");
+        assert_eq!(
+            strings(&launch.args),
+            [
+                "--pure",
+                "run",
+                "--format",
+                "json",
+                "-m",
+                "anthropic/claude-sonnet-4-5",
+                "--thinking",
+                "--auto",
+                "--print-logs",
+                "--log-level",
+                "ERROR",
+                "--",
+                "-x Run echo hello",
+            ]
+        );
+        let xdg = state.join("xdg");
+        for (key, dir) in [
+            ("XDG_DATA_HOME", "data"),
+            ("XDG_CONFIG_HOME", "config"),
+            ("XDG_STATE_HOME", "state"),
+            ("XDG_CACHE_HOME", "cache"),
+        ] {
+            assert_eq!(env(&launch, key), xdg.join(dir).to_str(), "{key}");
+            assert!(xdg.join(dir).is_dir());
+        }
+        assert_eq!(env(&launch, "OPENCODE_DISABLE_AUTOUPDATE"), Some("1"));
+        assert_eq!(env(&launch, "OPENCODE_DISABLE_LSP_DOWNLOAD"), Some("1"));
+        assert_eq!(
+            env(&launch, "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT"),
+            Some("1")
+        );
+        assert_eq!(
+            env(&launch, "OPENCODE_DISABLE_SHARE"),
+            Some("0"),
+            "agent.env wins"
+        );
+        assert_eq!(env(&launch, "OPENCODE_DISABLE_CLAUDE_CODE"), None);
+        assert_eq!(env(&launch, "OPENCODE_DISABLE_DEFAULT_PLUGINS"), None);
+        assert_eq!(
+            launch.seeded,
+            [
+                xdg.join("data/opencode/auth.json"),
+                xdg.join("config/opencode/opencode.jsonc"),
+            ]
+        );
+        assert!(!xdg.join("data/opencode/opencode.db").exists());
+        assert!(!xdg.join("config/opencode/AGENTS.md").exists());
+        assert!(!xdg.join("config/opencode/skills").exists());
+        assert!(isolation::remove_seeded(&launch.seeded).is_empty());
+
+        // Nothing to seed, no model.
+        let empty = dir.join("empty");
+        fs::create_dir_all(&empty).unwrap();
+        let state2 = dir.join("state2");
+        let bare = Opencode::new(AgentOptions::default().user_home(&empty));
+        let launch = bare.launch(&spec(&dir, &state2, &prompt_file)).unwrap();
+        assert!(launch.seeded.is_empty());
+        assert!(!strings(&launch.args).contains(&"-m"));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn resumes_a_session() {
+        let dir = scratch("resume");
+        let home = dir.join("home");
+        fs::create_dir_all(home.join(".local/share/opencode")).unwrap();
+        fs::write(home.join(".local/share/opencode/auth.json"), "{}").unwrap();
+        let state = dir.join("state");
+        let prompt_file = dir.join("q.md");
+        let opencode = Opencode::new(AgentOptions::new("mock/mock-model").user_home(&home));
+        let spec = SessionSpec {
+            prompt: "Why did you read SKILL.md?",
+            ..spec(&dir, &state, &prompt_file)
+        };
+        let launch = opencode.resume(&spec, "ses_abc").unwrap().unwrap();
+        assert_eq!(
+            strings(&launch.args),
+            [
+                "run",
+                "--format",
+                "json",
+                "-m",
+                "mock/mock-model",
+                "--thinking",
+                "--auto",
+                "--print-logs",
+                "--log-level",
+                "ERROR",
+                "--session",
+                "ses_abc",
+                "--",
+                "Why did you read SKILL.md?",
+            ]
+        );
+        assert_eq!(
+            env(&launch, "XDG_DATA_HOME"),
+            state.join("xdg/data").to_str()
+        );
+        assert_eq!(launch.seeded, [state.join("xdg/data/opencode/auth.json")]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn setup_names_the_auth_sources() {
+        let opencode = Opencode::new(AgentOptions::new("anthropic/claude-x").user_home("/home/u"));
+        let setup = opencode.setup();
+        assert_eq!(setup.program, "opencode");
+        assert_eq!(setup.version_args, ["--version"]);
+        assert_eq!(setup.install, "npm install -g opencode-ai");
+        assert_eq!(
+            setup.auth,
+            [
+                AuthSource::Env("ANTHROPIC_API_KEY".into()),
+                AuthSource::Env("OPENCODE_AUTH_CONTENT".into()),
+                AuthSource::File("/home/u/.local/share/opencode/auth.json".into()),
+                AuthSource::File("/home/u/.config/opencode/opencode.json".into()),
+                AuthSource::File("/home/u/.config/opencode/opencode.jsonc".into()),
+                AuthSource::File("/home/u/.config/opencode/config.json".into()),
+            ]
+        );
+        assert!(setup.auth_help.contains("opencode auth login"));
+        let custom = Opencode::new(AgentOptions::new("mock/m").user_home("/home/u")).setup();
+        assert_eq!(
+            custom.auth[0],
+            AuthSource::Env("OPENCODE_AUTH_CONTENT".into())
+        );
+        assert_eq!(opencode.kind(), "opencode");
+    }
+}

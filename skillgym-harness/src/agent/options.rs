@@ -1,0 +1,126 @@
+//! The options every adapter shares: `agent.model`, `agent.command`, `agent.args`, `agent.env`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use super::Launch;
+
+/// A runner's agent options, as configured.
+///
+/// The program is `command` when set (a path, a name on `PATH`, or a launcher such as `npx`),
+/// else the agent's default binary. `args` come right after the program, before skillgym's
+/// own arguments (so a launcher's arguments fit: `command: npx`, `args: ["-y",
+/// "@openai/codex@0.169.0"]`). `env` is applied last, over skillgym's variables.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentOptions {
+    /// `agent.model`.
+    pub model: Option<String>,
+    /// `agent.command`.
+    pub command: Option<PathBuf>,
+    /// `agent.args`.
+    pub args: Vec<String>,
+    /// `agent.env`.
+    pub env: Vec<(String, String)>,
+    /// The user's home directory, where auth and config files are seeded from (default:
+    /// `$HOME`).
+    pub user_home: Option<PathBuf>,
+}
+
+impl AgentOptions {
+    /// Options with a model.
+    pub fn new(model: impl Into<String>) -> Self {
+        AgentOptions {
+            model: Some(model.into()),
+            ..AgentOptions::default()
+        }
+    }
+
+    /// Sets the program.
+    #[must_use]
+    pub fn command(mut self, command: impl Into<PathBuf>) -> Self {
+        self.command = Some(command.into());
+        self
+    }
+
+    /// Appends extra arguments.
+    #[must_use]
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets an environment variable for the agent.
+    #[must_use]
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Seeds auth and config files from `home` instead of `$HOME`.
+    #[must_use]
+    pub fn user_home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.user_home = Some(home.into());
+        self
+    }
+
+    /// The user's home directory: the configured one, else `$HOME`.
+    pub fn home(&self) -> Option<PathBuf> {
+        self.user_home
+            .clone()
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+            .filter(|home| !home.as_os_str().is_empty())
+    }
+
+    /// The program to run: `command`, else `default`.
+    pub fn program(&self, default: &str) -> OsString {
+        self.command.as_ref().map_or_else(
+            || default.into(),
+            |command| command.clone().into_os_string(),
+        )
+    }
+
+    /// A launch of the program with the extra arguments; the adapter appends its own
+    /// arguments and variables, then calls [`finish_launch`](Self::finish_launch).
+    pub fn start_launch(&self, default_program: &str) -> Launch {
+        Launch {
+            program: self.program(default_program),
+            args: self.args.iter().map(OsString::from).collect(),
+            ..Launch::default()
+        }
+    }
+
+    /// Applies `agent.env` over the adapter's variables.
+    pub fn finish_launch(&self, mut launch: Launch) -> Launch {
+        for (key, value) in &self.env {
+            launch.env.retain(|(existing, _)| existing != key.as_str());
+            launch.env.push((key.into(), value.into()));
+        }
+        launch
+    }
+
+    /// The value `agent.env` gives a variable, else the harness's own.
+    pub fn env_value(&self, key: &str) -> Option<String> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.clone())
+            .or_else(|| std::env::var(key).ok())
+            .filter(|value| !value.is_empty())
+    }
+
+    /// A file under the user's home, e.g. `.codex/auth.json`.
+    pub fn home_file(&self, relative: impl AsRef<Path>) -> Option<PathBuf> {
+        self.home().map(|home| home.join(relative))
+    }
+}
+
+/// Pushes `KEY=value` onto a launch's environment.
+pub(crate) fn set_env(launch: &mut Launch, key: &str, value: impl Into<OsString>) {
+    launch.env.retain(|(existing, _)| existing != key);
+    launch.env.push((key.into(), value.into()));
+}

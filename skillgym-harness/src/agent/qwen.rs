@@ -1,0 +1,621 @@
+//! Qwen Code (`qwen`, npm `@qwen-code/qwen-code`; verified with 0.15.10).
+//!
+//! | what | how |
+//! |---|---|
+//! | command | `qwen [agent.args] --output-format stream-json --yolo [-m M] PROMPT` (the positional prompt is one-shot; `-p` is deprecated) |
+//! | resume (`explain`) | `qwen [agent.args] --output-format stream-json --yolo [-m M] -r ID QUESTION`, same cwd and state directory (help text only, not run; the question is appended to the original chat) |
+//! | state | `QWEN_HOME` and `QWEN_RUNTIME_DIR` = `<state dir>/qwen`: the user's skills, memory (QWEN.md), extensions, MCP servers, hooks and history stay out; the chat lands in `<qwen dir>/projects/<cwd slug>/chats/<session id>.jsonl` |
+//! | auth | from `$QWEN_HOME` or `~/.qwen`: `oauth_creds.json` and `.env` copied as they are (Qwen OAuth needs its refresh token), `settings.json` rewritten to its auth and provider keys only (`security.auth`, `model`, `modelProviders`, `fastModel`, `env`, `proxy`, the v1 `selectedAuthType`/`useExternalAuth`/`contentGenerator`, `$version`); environment keys (`OPENAI_API_KEY`, …) are inherited |
+//! | off-switches | in that `settings.json`: `privacy.usageStatisticsEnabled=false`, `telemetry.enabled=false`, `general.enableAutoUpdate=false`; env `QWEN_TELEMETRY_ENABLED=false` |
+//! | collect | the chat file → `<artifact dir>/session.jsonl` |
+//! | stream | Claude-Code-shaped stream-json, see [`claude_stream`](super::claude_stream): `run_shell_command` → commands (`directory` as workdir), `read_file` → file reads (`file_path`), `skill` → skill signals; `input_tokens` already includes cached input and `output_tokens` includes reasoning (Qwen does not split it out); API errors arrive as `[API Error: …]` text or an `is_error` result with `error.message` |
+//!
+//! `agent.env` may set `QWEN_HOME` to use a directory of the user's choosing instead (nothing is
+//! seeded then).
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use super::claude_stream::{ClaudeStreamParser, QWEN_CODE, collect_session_file};
+use super::options::set_env;
+use super::{
+    Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
+};
+use crate::normalize::ReportBuilder;
+
+const PROGRAM: &str = "qwen";
+const HOME_VAR: &str = "QWEN_HOME";
+const SETTINGS: &str = "settings.json";
+
+/// The top-level keys of the user's `settings.json` that carry auth and provider setup.
+const KEPT_SETTINGS: &[&str] = &[
+    "$version",
+    "model",
+    "modelProviders",
+    "fastModel",
+    "env",
+    "proxy",
+    "selectedAuthType",
+    "useExternalAuth",
+    "contentGenerator",
+];
+
+/// Runs Qwen Code headlessly with a private `QWEN_HOME`.
+#[derive(Debug, Clone)]
+pub struct QwenCode {
+    options: AgentOptions,
+}
+
+impl QwenCode {
+    /// An adapter with the runner's options.
+    pub fn new(options: AgentOptions) -> Self {
+        QwenCode { options }
+    }
+
+    /// `QWEN_HOME` as `agent.env` sets it, if it does.
+    fn configured_dir(&self) -> Option<PathBuf> {
+        self.options
+            .env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == HOME_VAR)
+            .map(|(_, value)| PathBuf::from(value))
+            .filter(|dir| !dir.as_os_str().is_empty())
+    }
+
+    /// The Qwen directory the session uses.
+    fn qwen_dir(&self, session: &SessionSpec<'_>) -> PathBuf {
+        self.configured_dir()
+            .unwrap_or_else(|| session.state_dir.join("qwen"))
+    }
+
+    /// The user's own Qwen directory: `$QWEN_HOME`, else `~/.qwen`.
+    fn user_dir(&self) -> Option<PathBuf> {
+        self.options
+            .env_value(HOME_VAR)
+            .map(PathBuf::from)
+            .or_else(|| self.options.home_file(".qwen"))
+    }
+
+    fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
+        let dir = self.qwen_dir(session);
+        let mut seeded = Vec::new();
+        if self.configured_dir().is_none() {
+            isolation::create_dirs([dir.as_path()])?;
+            let source = self.user_dir().filter(|source| *source != dir);
+            if let Some(source) = &source {
+                seeded = isolation::seed(source, &dir, &["oauth_creds.json", ".env"])?;
+            }
+            let user_settings = source
+                .as_ref()
+                .and_then(|source| fs::read_to_string(source.join(SETTINGS)).ok());
+            let settings = session_settings(user_settings.as_deref());
+            let path = dir.join(SETTINGS);
+            if let Err(error) = write_private(&path, &settings) {
+                isolation::remove_seeded(&seeded);
+                return Err(error);
+            }
+            seeded.push(path);
+        }
+        let mut launch = self.options.start_launch(PROGRAM);
+        launch
+            .args
+            .extend(["--output-format", "stream-json", "--yolo"].map(OsString::from));
+        if let Some(model) = &self.options.model {
+            launch.args.extend(["-m".into(), model.into()]);
+        }
+        if let Some(id) = resume {
+            launch.args.extend(["-r".into(), id.into()]);
+        }
+        launch.args.push(session.prompt.into());
+        set_env(&mut launch, HOME_VAR, &dir);
+        set_env(&mut launch, "QWEN_RUNTIME_DIR", &dir);
+        set_env(&mut launch, "QWEN_TELEMETRY_ENABLED", "false");
+        launch.seeded = seeded;
+        Ok(self.options.finish_launch(launch))
+    }
+}
+
+impl Agent for QwenCode {
+    fn kind(&self) -> &str {
+        "qwen-code"
+    }
+
+    fn model(&self) -> Option<&str> {
+        self.options.model.as_deref()
+    }
+
+    fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
+        self.command(session, None)
+    }
+
+    fn parser(&self) -> Box<dyn StreamParser> {
+        Box::new(ClaudeStreamParser::new(&QWEN_CODE))
+    }
+
+    fn collect(&self, session: &SessionSpec<'_>, out: &mut ReportBuilder) {
+        let projects = self.qwen_dir(session).join("projects");
+        let in_chats = |path: &Path| {
+            path.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|name| name == "chats")
+        };
+        collect_session_file(out, &projects, session.artifact_dir, &in_chats);
+    }
+
+    fn resume(&self, session: &SessionSpec<'_>, session_id: &str) -> Option<io::Result<Launch>> {
+        Some(self.command(session, Some(session_id)))
+    }
+
+    fn setup(&self) -> AgentSetup {
+        let mut auth = vec![AuthSource::Env("OPENAI_API_KEY".to_owned())];
+        if let Some(dir) = self.user_dir() {
+            auth.extend(
+                [SETTINGS, ".env", "oauth_creds.json"].map(|file| AuthSource::File(dir.join(file))),
+            );
+        }
+        AgentSetup {
+            program: self.options.program(PROGRAM),
+            version_args: vec!["--version".into()],
+            install: "npm install -g @qwen-code/qwen-code".to_owned(),
+            auth,
+            auth_help: "Run `qwen auth` (API key, Coding Plan, OpenRouter or Qwen OAuth), which \
+                        writes ~/.qwen/settings.json, or set OPENAI_API_KEY (with OPENAI_BASE_URL \
+                        and OPENAI_MODEL) in the environment or ~/.qwen/.env."
+                .to_owned(),
+        }
+    }
+}
+
+/// The session's `settings.json`: the auth and provider keys of the user's settings (comments
+/// allowed), with usage statistics, telemetry and auto-update switched off.
+fn session_settings(user: Option<&str>) -> Value {
+    let user = user
+        .and_then(|text| serde_json::from_str::<Value>(&strip_json_comments(text)).ok())
+        .and_then(|value| match value {
+            Value::Object(object) => Some(object),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let mut settings = Map::new();
+    for key in KEPT_SETTINGS {
+        if let Some(value) = user.get(*key) {
+            settings.insert((*key).to_owned(), value.clone());
+        }
+    }
+    if let Some(auth) = user
+        .get("security")
+        .and_then(|security| security.get("auth"))
+    {
+        settings.insert("security".to_owned(), json!({ "auth": auth }));
+    }
+    settings.insert(
+        "privacy".to_owned(),
+        json!({ "usageStatisticsEnabled": false }),
+    );
+    settings.insert("telemetry".to_owned(), json!({ "enabled": false }));
+    settings.insert("general".to_owned(), json!({ "enableAutoUpdate": false }));
+    Value::Object(settings)
+}
+
+/// JSON with `//` and `/* */` comments removed (outside strings).
+fn strip_json_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut previous = '\0';
+                for c in chars.by_ref() {
+                    if previous == '*' && c == '/' {
+                        break;
+                    }
+                    previous = c;
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Writes JSON to a new file readable by the owner only.
+fn write_private(path: &Path, value: &Value) -> io::Result<()> {
+    let _ = fs::remove_file(path);
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|error| {
+            io::Error::new(
+                error.kind(),
+                format!("cannot write {}: {error}", path.display()),
+            )
+        })?;
+    file.write_all(&serde_json::to_vec_pretty(value)?)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::normalize_stream;
+    use skillgym::{Confidence, SessionEvent, TokenCount};
+    use std::os::unix::fs::PermissionsExt;
+
+    const PROMPT: &str = "Run echo hello, then read SKILL.md";
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("skillgym-qwen-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn spec<'a>(dir: &'a Path, state: &'a Path, artifacts: &'a Path) -> SessionSpec<'a> {
+        SessionSpec {
+            runner_id: "qwen",
+            prompt: PROMPT,
+            prompt_file: dir,
+            cwd: Path::new("/home/dev/demo/wd"),
+            artifact_dir: artifacts,
+            state_dir: state,
+        }
+    }
+
+    fn env(launch: &Launch, key: &str) -> Option<String> {
+        launch
+            .env
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.to_string_lossy().into_owned())
+    }
+
+    #[test]
+    fn normalizes_the_captured_session() {
+        let agent = QwenCode::new(AgentOptions::new("mock-model"));
+        let mut parser = agent.parser();
+        let normalized = normalize_stream(
+            &mut *parser,
+            include_str!("../../tests/fixtures/transcripts/qwen-code.jsonl").as_bytes(),
+            Path::new("/home/dev/demo/wd"),
+            PROMPT,
+        )
+        .unwrap();
+        let report = &normalized.report;
+        assert_eq!(normalized.steps, 3);
+        assert!(normalized.provider_error.is_none());
+        assert_eq!(
+            report.session_id.as_deref(),
+            Some("67c72904-085a-43f5-b144-ab4b7b440f76")
+        );
+        assert_eq!(report.commands().collect::<Vec<_>>(), ["echo hello"]);
+        assert_eq!(
+            report.file_reads(),
+            [Path::new("/home/dev/demo/wd/SKILL.md")]
+        );
+        let calls: Vec<(String, String)> = report
+            .tool_calls(None)
+            .map(|event| match event {
+                SessionEvent::ToolCall { id, tool, .. } => (id.clone().unwrap(), tool.clone()),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("call_mock_cb64485cea92".into(), "run_shell_command".into()),
+                ("call_mock_c2f5e224850a".into(), "read_file".into()),
+            ]
+        );
+        let results: Vec<(String, String, bool)> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::ToolResult {
+                    id, tool, is_error, ..
+                } => Some((id.clone().unwrap(), tool.clone().unwrap(), *is_error)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            results,
+            [
+                (
+                    "call_mock_cb64485cea92".into(),
+                    "run_shell_command".into(),
+                    false
+                ),
+                ("call_mock_c2f5e224850a".into(), "read_file".into(), false),
+            ]
+        );
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::ToolResult { output, .. } if output == "hello"
+        )));
+        assert_eq!(
+            report.skill("wd").map(|skill| skill.confidence),
+            Some(Confidence::Strong)
+        );
+        assert_eq!(report.final_output, "done");
+        let usage = &report.usage;
+        assert_eq!(usage.input_tokens, Some(TokenCount::provider(58855)));
+        assert_eq!(usage.output_tokens, Some(TokenCount::provider(21)));
+        assert_eq!(usage.cache_tokens, Some(TokenCount::provider(0)));
+        assert_eq!(usage.reasoning_tokens, None);
+        assert_eq!(usage.total_tokens, Some(TokenCount::derived(58876)));
+        assert_eq!(usage.cost_usd, None);
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Raw { value, .. } if value["subtype"] == "init"
+        )));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn shell_commands_run_in_their_directory_and_skills_are_explicit() {
+        let stream = [
+            r#"{"type":"assistant","message":{"id":"a","content":[{"type":"thinking","thinking":"Planning: look around","signature":"Planning"},{"type":"tool_use","id":"c1","name":"run_shell_command","input":{"command":"cat SKILL.md","directory":"skills/pdf"}},{"type":"tool_use","id":"c2","name":"skill","input":{"skill":"pdf"}}],"usage":{"input_tokens":100,"output_tokens":20,"cache_read_input_tokens":60}}}"#,
+            r#"{"type":"result","subtype":"success","is_error":false,"result":"ok","usage":{"input_tokens":100,"output_tokens":20,"cache_read_input_tokens":60,"total_tokens":120}}"#,
+        ]
+        .join("\n");
+        let agent = QwenCode::new(AgentOptions::default());
+        let mut parser = agent.parser();
+        let normalized =
+            normalize_stream(&mut *parser, stream.as_bytes(), Path::new("/w"), "p").unwrap();
+        let report = normalized.report;
+        assert_eq!(report.commands().collect::<Vec<_>>(), ["cat SKILL.md"]);
+        assert_eq!(report.file_reads(), [Path::new("/w/skills/pdf/SKILL.md")]);
+        let skill = report.skill("pdf").unwrap();
+        assert_eq!(skill.confidence, Confidence::Explicit);
+        assert_eq!(report.usage.input_tokens, Some(TokenCount::provider(100)));
+        assert_eq!(report.usage.total_tokens, Some(TokenCount::derived(60)));
+        assert_eq!(
+            report.usage.reasoning_chars,
+            "Planning: look around".len() as u64
+        );
+        assert_eq!(report.final_output, "ok");
+    }
+
+    #[test]
+    fn launches_headless_with_a_private_qwen_home() {
+        let dir = scratch("launch");
+        let home = dir.join("home");
+        fs::create_dir_all(home.join(".qwen/skills/x")).unwrap();
+        fs::write(
+            home.join(".qwen/settings.json"),
+            r#"{
+              // provider setup
+              "$version": 4,
+              "security": {"auth": {"selectedType": "openai", "apiKey": "sk-x"}, "folderTrust": {"enabled": true}},
+              "modelProviders": {"openai": [{"id": "qwen3-coder", "envKey": "OPENAI_API_KEY"}]},
+              "mcpServers": {"srv": {"command": "x"}},
+              "hooks": {"PreToolUse": []},
+              "privacy": {"usageStatisticsEnabled": true}, /* theirs */
+              "env": {"OPENAI_BASE_URL": "http://a//b"}
+            }"#,
+        )
+        .unwrap();
+        fs::write(
+            home.join(".qwen/oauth_creds.json"),
+            "{\"refresh_token\":\"r\"}",
+        )
+        .unwrap();
+        fs::write(home.join(".qwen/QWEN.md"), "memory").unwrap();
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let agent = QwenCode::new(
+            AgentOptions::new("qwen3-coder-plus")
+                .args(["--bare"])
+                .env("QWEN_TELEMETRY_ENABLED", "true")
+                .user_home(&home),
+        );
+        let launch = agent.launch(&spec(&dir, &state, &artifacts)).unwrap();
+        assert_eq!(launch.program, "qwen");
+        assert_eq!(
+            launch.args,
+            [
+                "--bare",
+                "--output-format",
+                "stream-json",
+                "--yolo",
+                "-m",
+                "qwen3-coder-plus",
+                PROMPT,
+            ]
+        );
+        let qwen = state.join("qwen");
+        assert_eq!(env(&launch, HOME_VAR), Some(qwen.display().to_string()));
+        assert_eq!(
+            env(&launch, "QWEN_RUNTIME_DIR"),
+            Some(qwen.display().to_string())
+        );
+        assert_eq!(
+            env(&launch, "QWEN_TELEMETRY_ENABLED").as_deref(),
+            Some("true"),
+            "agent.env wins"
+        );
+        assert!(!qwen.join("QWEN.md").exists());
+        assert!(!qwen.join("skills").exists());
+        let settings: Value =
+            serde_json::from_str(&fs::read_to_string(qwen.join(SETTINGS)).unwrap()).unwrap();
+        let mode = fs::metadata(qwen.join(SETTINGS))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        if std::env::var_os(HOME_VAR).is_none() {
+            assert_eq!(
+                launch.seeded,
+                [qwen.join("oauth_creds.json"), qwen.join(SETTINGS)]
+            );
+            assert_eq!(
+                settings,
+                json!({
+                    "$version": 4,
+                    "security": {"auth": {"selectedType": "openai", "apiKey": "sk-x"}},
+                    "modelProviders": {"openai": [{"id": "qwen3-coder", "envKey": "OPENAI_API_KEY"}]},
+                    "env": {"OPENAI_BASE_URL": "http://a//b"},
+                    "privacy": {"usageStatisticsEnabled": false},
+                    "telemetry": {"enabled": false},
+                    "general": {"enableAutoUpdate": false},
+                })
+            );
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn without_user_settings_only_the_switches_are_written() {
+        let dir = scratch("bare");
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let agent = QwenCode::new(AgentOptions::default().user_home(dir.join("nohome")));
+        let launch = agent.launch(&spec(&dir, &state, &artifacts)).unwrap();
+        assert!(!launch.args.iter().any(|arg| arg == "-m"));
+        if std::env::var_os(HOME_VAR).is_none() {
+            assert_eq!(launch.seeded, [state.join("qwen").join(SETTINGS)]);
+        }
+        assert_eq!(
+            session_settings(Some("not json")),
+            json!({
+                "privacy": {"usageStatisticsEnabled": false},
+                "telemetry": {"enabled": false},
+                "general": {"enableAutoUpdate": false},
+            })
+        );
+        assert_eq!(
+            session_settings(Some(r#"{"selectedAuthType": "openai", "theme": "x"}"#))["selectedAuthType"],
+            "openai",
+            "v1 settings keep their auth keys"
+        );
+
+        let chosen = dir.join("chosen");
+        let agent =
+            QwenCode::new(AgentOptions::default().env(HOME_VAR, chosen.display().to_string()));
+        let launch = agent.launch(&spec(&dir, &state, &artifacts)).unwrap();
+        assert!(launch.seeded.is_empty());
+        assert!(!chosen.exists(), "the user's directory is left alone");
+        assert_eq!(env(&launch, HOME_VAR), Some(chosen.display().to_string()));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn comments_are_stripped_outside_strings() {
+        assert_eq!(
+            strip_json_comments("{\"a\": \"x // y /* z */\", // c\n \"b\": 1 /* d */}"),
+            "{\"a\": \"x // y /* z */\", \n \"b\": 1  }"
+        );
+        assert_eq!(
+            strip_json_comments(r#"{"a": "q\"//"}"#),
+            r#"{"a": "q\"//"}"#
+        );
+        assert_eq!(strip_json_comments("/* open"), " ");
+    }
+
+    #[test]
+    fn resumes_by_session_id() {
+        let dir = scratch("resume");
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let agent = QwenCode::new(AgentOptions::new("m").user_home(dir.join("home")));
+        let mut session = spec(&dir, &state, &artifacts);
+        session.prompt = "Why?";
+        let launch = agent.resume(&session, "s-1").unwrap().unwrap();
+        assert_eq!(
+            launch.args,
+            [
+                "--output-format",
+                "stream-json",
+                "--yolo",
+                "-m",
+                "m",
+                "-r",
+                "s-1",
+                "Why?"
+            ]
+        );
+        assert_eq!(
+            env(&launch, HOME_VAR),
+            Some(state.join("qwen").display().to_string())
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn collects_the_chat_file() {
+        let dir = scratch("collect");
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let chats = state.join("qwen/projects/-home-dev-demo-wd/chats");
+        fs::create_dir_all(&chats).unwrap();
+        fs::create_dir_all(&artifacts).unwrap();
+        fs::write(chats.join("s-1.jsonl"), "chat\n").unwrap();
+        let agent = QwenCode::new(AgentOptions::default());
+        let session = spec(&dir, &state, &artifacts);
+        let mut out = ReportBuilder::new("/home/dev/demo/wd");
+        out.session_id("s-1");
+        agent.collect(&session, &mut out);
+        let copied = artifacts.join("session.jsonl");
+        assert_eq!(out.current_session_file(), Some(copied.as_path()));
+        assert_eq!(fs::read_to_string(&copied).unwrap(), "chat\n");
+
+        fs::remove_file(&copied).unwrap();
+        let mut out = ReportBuilder::new("/home/dev/demo/wd");
+        agent.collect(&session, &mut out);
+        assert_eq!(out.current_session_file(), Some(copied.as_path()));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn setup_names_program_and_auth() {
+        let agent = QwenCode::new(AgentOptions::default().user_home("/home/u"));
+        let setup = agent.setup();
+        assert_eq!(setup.program, "qwen");
+        assert_eq!(setup.version_args, ["--version"]);
+        assert!(setup.install.contains("@qwen-code/qwen-code"));
+        assert!(
+            setup
+                .auth
+                .contains(&AuthSource::Env("OPENAI_API_KEY".into()))
+        );
+        if std::env::var_os(HOME_VAR).is_none() {
+            assert!(
+                setup
+                    .auth
+                    .contains(&AuthSource::File("/home/u/.qwen/oauth_creds.json".into()))
+            );
+        }
+        assert_eq!(agent.kind(), "qwen-code");
+    }
+}

@@ -1,0 +1,238 @@
+//! `skillgym doctor`: checks that each configured runner can run here — its program is found,
+//! answers `--version`, and some credentials are in place — and says what to install or set.
+
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::agent::{self, AgentOptions, AgentSetup, AuthSource};
+use crate::config::{Config, RunnerConfig};
+
+/// How long `--version` may take.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The verdict on one runner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunnerCheck {
+    /// The runner id.
+    pub runner: String,
+    /// `claude-code (model claude-sonnet-4-6)`.
+    pub agent: String,
+    /// One line per check: passed, and the text.
+    pub lines: Vec<(bool, String)>,
+}
+
+impl RunnerCheck {
+    /// Whether every check passed.
+    pub fn ready(&self) -> bool {
+        self.lines.iter().all(|(ok, _)| *ok)
+    }
+}
+
+/// Checks every runner of `config`, in file order.
+pub fn check_config(config: &Config) -> Vec<RunnerCheck> {
+    config
+        .runners
+        .iter()
+        .map(|(id, runner)| check_runner(id, runner))
+        .collect()
+}
+
+/// Checks one runner.
+pub fn check_runner(id: &str, runner: &RunnerConfig) -> RunnerCheck {
+    let config = &runner.agent;
+    let agent_text = match &config.model {
+        Some(model) => format!("{} (model {model})", config.kind),
+        None => config.kind.to_string(),
+    };
+    let options = AgentOptions {
+        model: config.model.clone(),
+        command: config.command.as_ref().map(PathBuf::from),
+        args: config.args.clone(),
+        env: config
+            .env
+            .iter()
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect(),
+        user_home: None,
+    };
+    let mut lines = Vec::new();
+    match agent::build(config.kind, options.clone()) {
+        Ok(agent) => {
+            let setup = agent.setup();
+            check_program(&setup, &mut lines);
+            check_auth(&setup, &options, &mut lines);
+        }
+        Err(error) => lines.push((false, error)),
+    }
+    RunnerCheck {
+        runner: id.to_owned(),
+        agent: agent_text,
+        lines,
+    }
+}
+
+fn check_program(setup: &AgentSetup, lines: &mut Vec<(bool, String)>) {
+    let program = Path::new(&setup.program);
+    let Some(found) = find_program(program) else {
+        let mut text = format!("program `{}` not found", program.display());
+        if !program.as_os_str().to_string_lossy().contains('/') {
+            text.push_str(" on PATH");
+        }
+        if !setup.install.is_empty() {
+            let _ = write!(text, "\n      install: {}", setup.install);
+        }
+        text.push_str("\n      or point `agent.command` in skillgym.yaml at it");
+        lines.push((false, text));
+        return;
+    };
+    lines.push((true, format!("program: {}", found.display())));
+    if setup.version_args.is_empty() {
+        return;
+    }
+    match version(&found, &setup.version_args) {
+        Ok(version) => lines.push((true, format!("version: {version}"))),
+        Err(problem) => lines.push((
+            false,
+            format!(
+                "`{} {}` {problem}",
+                program.display(),
+                setup.version_args.join(" ")
+            ),
+        )),
+    }
+}
+
+fn check_auth(setup: &AgentSetup, options: &AgentOptions, lines: &mut Vec<(bool, String)>) {
+    if setup.auth.is_empty() {
+        return;
+    }
+    let found = setup.auth.iter().find_map(|source| match source {
+        AuthSource::Env(name) => options
+            .env_value(name)
+            .map(|_| format!("auth: {name} is set")),
+        AuthSource::File(path) => path
+            .is_file()
+            .then(|| format!("auth: {} exists", path.display())),
+    });
+    match found {
+        Some(text) => lines.push((true, text)),
+        None => {
+            let tried: Vec<String> = setup
+                .auth
+                .iter()
+                .map(|source| match source {
+                    AuthSource::Env(name) => name.clone(),
+                    AuthSource::File(path) => path.display().to_string(),
+                })
+                .collect();
+            let mut text = format!("auth: none found (looked for {})", tried.join(", "));
+            if !setup.auth_help.is_empty() {
+                let _ = write!(text, "\n      {}", setup.auth_help);
+            }
+            lines.push((false, text));
+        }
+    }
+}
+
+/// The program's path: as given when it holds a `/`, else the first executable on `PATH`.
+pub fn find_program(program: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |path: &Path| {
+        std::fs::metadata(path)
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    };
+    if program.as_os_str().to_string_lossy().contains('/') {
+        return executable(program).then(|| program.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| executable(candidate))
+}
+
+/// The first non-empty line the program prints for its version.
+fn version(program: &Path, args: &[String]) -> Result<String, String> {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("could not be run: {error}"))?;
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() > VERSION_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "did not answer within {}s",
+                    VERSION_TIMEOUT.as_secs()
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(error) => return Err(format!("could not be waited for: {error}")),
+        }
+    };
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stdout.take() {
+        let _ = pipe.read_to_string(&mut stdout);
+    }
+    if let Some(mut pipe) = child.stderr.take() {
+        let _ = pipe.read_to_string(&mut stderr);
+    }
+    let first_line = |text: &str| {
+        text.lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .map(str::to_owned)
+    };
+    if !status.success() {
+        let detail = first_line(&stderr)
+            .or_else(|| first_line(&stdout))
+            .unwrap_or_default();
+        return Err(format!("failed ({status}): {detail}"));
+    }
+    first_line(&stdout)
+        .or_else(|| first_line(&stderr))
+        .ok_or_else(|| "printed nothing".to_owned())
+}
+
+/// The report for all runners, and whether all are ready.
+pub fn render(config_path: Option<&Path>, checks: &[RunnerCheck]) -> (String, bool) {
+    let mut out = String::new();
+    match config_path {
+        Some(path) => {
+            let _ = writeln!(out, "skillgym doctor: {}", path.display());
+        }
+        None => {
+            let _ = writeln!(out, "skillgym doctor: no skillgym.yaml found");
+        }
+    }
+    if checks.is_empty() {
+        let _ = writeln!(
+            out,
+            "no runners configured; add one under `runners:`, e.g.\n  runners:\n    claude: {{ agent: {{ type: claude-code, model: claude-sonnet-4-6 }} }}"
+        );
+        return (out, true);
+    }
+    for check in checks {
+        let _ = writeln!(out, "\nrunner `{}`: {}", check.runner, check.agent);
+        for (ok, text) in &check.lines {
+            let _ = writeln!(out, "  {} {text}", if *ok { "ok " } else { "ERR" });
+        }
+    }
+    let ready = checks.iter().filter(|check| check.ready()).count();
+    let _ = writeln!(
+        out,
+        "\n{} runner(s) checked: {ready} ready, {} with problems",
+        checks.len(),
+        checks.len() - ready
+    );
+    (out, ready == checks.len())
+}

@@ -1,0 +1,52 @@
+//! Normalizing a recorded stream (a file, a replay, a benchmark input) without running an agent.
+
+use std::io::{self, BufRead};
+use std::path::Path;
+
+use skillgym::SessionReport;
+
+use super::{ProviderError, ReportBuilder};
+use crate::agent::StreamParser;
+
+/// A stream read to its end.
+#[derive(Debug)]
+pub struct Normalized {
+    /// The report (runner, timing and raw artifact paths are left empty).
+    pub report: SessionReport,
+    /// The provider error the stream ended with, if any.
+    pub provider_error: Option<ProviderError>,
+    /// Model rounds counted.
+    pub steps: u32,
+}
+
+/// Feeds `input` to `parser` line by line, as the harness does with a live agent: bytes that
+/// are not UTF-8 are replaced, `\n` and `\r\n` terminators are stripped, the last line may
+/// lack its terminator. Only one line is held in memory at a time.
+pub fn normalize_stream(
+    parser: &mut dyn StreamParser,
+    mut input: impl BufRead,
+    cwd: &Path,
+    prompt: &str,
+) -> io::Result<Normalized> {
+    let mut out = ReportBuilder::new(cwd);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        let mut bytes = line.as_slice();
+        if let Some(rest) = bytes.strip_suffix(b"\n") {
+            bytes = rest.strip_suffix(b"\r").unwrap_or(rest);
+        }
+        parser.parse_line(&String::from_utf8_lossy(bytes), &mut out);
+    }
+    parser.finish(&mut out);
+    let steps = out.steps();
+    let (report, provider_error) = out.finish_with_error(prompt);
+    Ok(Normalized {
+        report,
+        provider_error,
+        steps,
+    })
+}

@@ -1,0 +1,545 @@
+//! Golden tests: every captured real transcript, normalized by its adapter, checked field by
+//! field, and its whole normalized JSON compared with a reviewed snapshot in `tests/golden/`.
+//!
+//! After a deliberate change, rewrite the snapshots with
+//! `SKILLGYM_BLESS=1 cargo test -p skillgym-harness --test golden`
+//! and review the diff before committing.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use skillgym::{Confidence, SessionEvent, SessionReport};
+use skillgym_harness::agent::{self, AgentOptions};
+use skillgym_harness::config::AgentKind;
+use skillgym_harness::normalize::{Normalized, normalize_stream};
+
+/// Where the captured sessions ran.
+const CWD: &str = "/home/dev/demo/wd";
+const SKILL: &str = "/home/dev/demo/wd/SKILL.md";
+const PROMPT: &str = "Run echo hello, then read SKILL.md";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/transcripts")
+        .join(name)
+}
+
+fn normalize(kind: AgentKind, name: &str) -> Normalized {
+    let agent = agent::build(kind, AgentOptions::new("model")).unwrap();
+    let mut parser = agent.parser();
+    let file = std::fs::File::open(fixture(name)).unwrap();
+    normalize_stream(
+        &mut *parser,
+        std::io::BufReader::new(file),
+        Path::new(CWD),
+        PROMPT,
+    )
+    .unwrap()
+}
+
+/// Compares the normalized JSON with `tests/golden/<name>.json` (or writes it when blessing).
+fn check_snapshot(name: &str, normalized: &Normalized) {
+    let value = json!({
+        "report": normalized.report,
+        "provider_error": normalized.provider_error,
+        "steps": normalized.steps,
+    });
+    let mut text = serde_json::to_string_pretty(&value).unwrap();
+    text.push('\n');
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.json"));
+    if std::env::var_os("SKILLGYM_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|error| {
+        panic!(
+            "{}: {error}; write it with SKILLGYM_BLESS=1 and review it",
+            path.display()
+        )
+    });
+    if expected != text {
+        let first = expected
+            .lines()
+            .zip(text.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(text.lines().count()));
+        panic!(
+            "{} differs from the normalized report at line {}:\n  snapshot: {}\n  now:      {}\n\
+             rerun with SKILLGYM_BLESS=1 to accept the change, then review the diff",
+            path.display(),
+            first + 1,
+            expected.lines().nth(first).unwrap_or("<end>"),
+            text.lines().nth(first).unwrap_or("<end>"),
+        );
+    }
+}
+
+/// What a transcript must normalize to.
+struct Expect {
+    session_id: &'static str,
+    commands: &'static [&'static str],
+    reads: &'static [&'static str],
+    tools: &'static [&'static str],
+    final_output: &'static str,
+    input: Option<u64>,
+    output: Option<u64>,
+    total: Option<u64>,
+    cost: Option<f64>,
+    steps: u32,
+}
+
+/// The scripted session every successful fixture captured: `echo hello`, a read of
+/// `SKILL.md`, then the text `done`.
+fn check(name: &str, normalized: &Normalized, expect: Expect) {
+    let report = &normalized.report;
+    assert_eq!(
+        report.session_id.as_deref(),
+        Some(expect.session_id),
+        "{name}: session id"
+    );
+    assert_eq!(report.prompt, PROMPT, "{name}: prompt");
+    assert_eq!(
+        report.commands().collect::<Vec<_>>(),
+        expect.commands,
+        "{name}: commands"
+    );
+    let reads: Vec<&Path> = expect.reads.iter().map(Path::new).collect();
+    assert_eq!(report.file_reads(), reads, "{name}: file reads");
+    let tools: Vec<&str> = report
+        .tool_calls(None)
+        .map(|event| match event {
+            SessionEvent::ToolCall { tool, .. } => tool.as_str(),
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(tools, expect.tools, "{name}: tool calls");
+    check_pairing(name, report);
+    if expect.reads.contains(&SKILL) {
+        let skill = report
+            .skill("wd")
+            .unwrap_or_else(|| panic!("{name}: skill `wd`"));
+        assert_eq!(
+            skill.confidence,
+            Confidence::Strong,
+            "{name}: skill confidence"
+        );
+        assert_eq!(
+            skill.evidence,
+            [format!("Read {SKILL}")],
+            "{name}: evidence"
+        );
+        assert_eq!(report.detected_skills.len(), 1, "{name}: skills");
+    }
+    assert_eq!(
+        report.final_output, expect.final_output,
+        "{name}: final output"
+    );
+    let value = |count: Option<skillgym::TokenCount>| count.map(|c| c.value);
+    assert_eq!(
+        value(report.usage.input_tokens),
+        expect.input,
+        "{name}: input tokens"
+    );
+    assert_eq!(
+        value(report.usage.output_tokens),
+        expect.output,
+        "{name}: output tokens"
+    );
+    assert_eq!(
+        value(report.usage.total_tokens),
+        expect.total,
+        "{name}: total tokens"
+    );
+    if let Some(input) = report.usage.input_tokens {
+        assert_eq!(
+            input.source,
+            skillgym::UsageSource::Provider,
+            "{name}: input source"
+        );
+    }
+    if let Some(total) = report.usage.total_tokens {
+        assert_eq!(
+            total.source,
+            skillgym::UsageSource::Derived,
+            "{name}: total source"
+        );
+    }
+    assert_eq!(report.usage.cost_usd, expect.cost, "{name}: cost");
+    assert_eq!(
+        report.usage.input_chars,
+        PROMPT.len() as u64,
+        "{name}: input chars"
+    );
+    assert_eq!(
+        report.usage.output_chars,
+        expect.final_output.chars().count() as u64,
+        "{name}: output chars"
+    );
+    assert_eq!(normalized.steps, expect.steps, "{name}: steps");
+    assert_eq!(normalized.provider_error, None, "{name}: provider error");
+    assert!(
+        report.warnings.is_empty(),
+        "{name}: warnings {:?}",
+        report.warnings
+    );
+    check_snapshot(name, normalized);
+}
+
+/// Every tool call with an id has exactly one result with that id, naming the same tool.
+fn check_pairing(name: &str, report: &SessionReport) {
+    for event in &report.events {
+        let SessionEvent::ToolCall {
+            id: Some(id), tool, ..
+        } = event
+        else {
+            continue;
+        };
+        let results: Vec<&Option<String>> = report
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::ToolResult {
+                    id: Some(result_id),
+                    tool,
+                    ..
+                } if result_id == id => Some(tool),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results.len(), 1, "{name}: results of call {id}");
+        assert_eq!(
+            results[0].as_deref(),
+            Some(tool.as_str()),
+            "{name}: result tool of {id}"
+        );
+    }
+}
+
+/// An error fixture: the provider's status and message, and whatever came before it.
+fn check_error(name: &str, normalized: &Normalized, session_id: &str, status: Option<u16>) {
+    let error = normalized
+        .provider_error
+        .as_ref()
+        .unwrap_or_else(|| panic!("{name}: no provider error"));
+    assert_eq!(error.status, status, "{name}: status");
+    assert!(
+        error.message.contains("mock: forced error 400"),
+        "{name}: message {:?}",
+        error.message
+    );
+    assert!(error.is_rejection(), "{name}: a 400 is a rejection");
+    assert_eq!(
+        normalized.report.session_id.as_deref(),
+        Some(session_id),
+        "{name}: session id"
+    );
+    assert_eq!(normalized.report.commands().count(), 0, "{name}: commands");
+    assert!(
+        normalized.report.warnings.is_empty(),
+        "{name}: warnings {:?}",
+        normalized.report.warnings
+    );
+    check_snapshot(name, normalized);
+}
+
+const SHELL_AND_READ: &[&str] = &["echo hello"];
+
+#[test]
+fn claude_code() {
+    let name = "claude-code";
+    let normalized = normalize(AgentKind::ClaudeCode, "claude-code.jsonl");
+    check(
+        name,
+        &normalized,
+        Expect {
+            session_id: "3558f9a7-12e9-4f56-91bc-92c692237100",
+            commands: SHELL_AND_READ,
+            reads: &[SKILL],
+            tools: &["Bash", "Read"],
+            final_output: "done",
+            input: Some(37877),
+            output: Some(21),
+            total: Some(37898),
+            cost: Some(0.151928),
+            steps: 3,
+        },
+    );
+}
+
+#[test]
+fn claude_code_2_1_197() {
+    let normalized = normalize(AgentKind::ClaudeCode, "claude-code-2.1.197.jsonl");
+    check(
+        "claude-code-2.1.197",
+        &normalized,
+        Expect {
+            session_id: "98a509ea-64c7-4199-9067-4e9913096a5e",
+            commands: SHELL_AND_READ,
+            reads: &[SKILL],
+            tools: &["Bash", "Read"],
+            final_output: "done",
+            input: Some(58639),
+            output: Some(21),
+            total: Some(58660),
+            cost: Some(0.29372),
+            steps: 3,
+        },
+    );
+}
+
+#[test]
+fn claude_code_partial_messages() {
+    let normalized = normalize(AgentKind::ClaudeCode, "claude-code.partial-messages.jsonl");
+    check(
+        "claude-code.partial-messages",
+        &normalized,
+        Expect {
+            session_id: "933dd60a-a675-4f08-80ef-f0c81b42e688",
+            commands: SHELL_AND_READ,
+            reads: &[SKILL],
+            tools: &["Bash", "Read"],
+            final_output: "done",
+            input: Some(37900),
+            output: Some(21),
+            total: Some(37921),
+            cost: Some(0.15202000000000002),
+            steps: 3,
+        },
+    );
+}
+
+#[test]
+fn claude_code_error_400() {
+    let normalized = normalize(AgentKind::ClaudeCode, "claude-code.error-400.jsonl");
+    check_error(
+        "claude-code.error-400",
+        &normalized,
+        "ea29dee0-6163-49ac-8975-c9e983687478",
+        Some(400),
+    );
+}
+
+#[test]
+fn qwen_code() {
+    let normalized = normalize(AgentKind::QwenCode, "qwen-code.jsonl");
+    check(
+        "qwen-code",
+        &normalized,
+        Expect {
+            session_id: "67c72904-085a-43f5-b144-ab4b7b440f76",
+            commands: SHELL_AND_READ,
+            reads: &[SKILL],
+            tools: &["run_shell_command", "read_file"],
+            final_output: "done",
+            input: Some(58855),
+            output: Some(21),
+            total: Some(58876),
+            cost: None,
+            steps: 3,
+        },
+    );
+}
+
+#[test]
+fn codex() {
+    let normalized = normalize(AgentKind::Codex, "codex.jsonl");
+    check(
+        "codex",
+        &normalized,
+        Expect {
+            session_id: "01a20139-2696-7720-9b74-178414dbe828",
+            commands: &["echo hello", "cat SKILL.md"],
+            reads: &[SKILL],
+            tools: &["command_execution", "command_execution"],
+            final_output: "done",
+            input: Some(29245),
+            output: Some(21),
+            total: Some(29266),
+            cost: None,
+            steps: 3,
+        },
+    );
+}
+
+#[test]
+fn codex_unknown_model_with_plugins() {
+    let normalized = normalize(AgentKind::Codex, "codex.unknown-model-with-plugins.jsonl");
+    let report = &normalized.report;
+    assert_eq!(
+        report.session_id.as_deref(),
+        Some("01a20133-d822-78b1-a27e-17ece022900b")
+    );
+    assert_eq!(
+        report.commands().collect::<Vec<_>>(),
+        ["echo hello", "cat SKILL.md"]
+    );
+    assert_eq!(report.file_reads(), [Path::new(SKILL)]);
+    assert_eq!(report.final_output, "done");
+    assert_eq!(report.usage.input_tokens.map(|c| c.value), Some(30585));
+    assert_eq!(normalized.steps, 3);
+    assert_eq!(
+        normalized.provider_error, None,
+        "a metadata warning is not fatal"
+    );
+    check_snapshot("codex.unknown-model-with-plugins", &normalized);
+}
+
+#[test]
+fn codex_error_400() {
+    let normalized = normalize(AgentKind::Codex, "codex.error-400.jsonl");
+    let status = normalized.provider_error.as_ref().and_then(|e| e.status);
+    check_error(
+        "codex.error-400",
+        &normalized,
+        "01a20138-8a6c-72b3-9906-53a4eef6b955",
+        status,
+    );
+}
+
+#[test]
+fn opencode() {
+    let normalized = normalize(AgentKind::Opencode, "opencode.jsonl");
+    check(
+        "opencode",
+        &normalized,
+        Expect {
+            session_id: "ses_dfec93022ffe34BGTbq67DjAka",
+            commands: SHELL_AND_READ,
+            reads: &[SKILL],
+            tools: &["bash", "read"],
+            final_output: "done",
+            input: Some(7772 + 7838 + 7969),
+            output: Some(21),
+            total: Some(7772 + 7838 + 7969 + 21),
+            cost: Some(0.0),
+            steps: 3,
+        },
+    );
+}
+
+#[test]
+fn opencode_error_400() {
+    let normalized = normalize(AgentKind::Opencode, "opencode.error-400.jsonl");
+    check_error(
+        "opencode.error-400",
+        &normalized,
+        "ses_dfec757e8ffeLyzVd1347TEnvk",
+        Some(400),
+    );
+}
+
+fn copilot_expect(session_id: &'static str) -> Expect {
+    Expect {
+        session_id,
+        commands: SHELL_AND_READ,
+        reads: &[SKILL],
+        tools: &["bash", "view"],
+        final_output: "done",
+        input: None,
+        output: None,
+        total: None,
+        cost: None,
+        steps: 3,
+    }
+}
+
+#[test]
+fn copilot() {
+    let normalized = normalize(AgentKind::Copilot, "copilot.jsonl");
+    check(
+        "copilot",
+        &normalized,
+        copilot_expect("8406a0a8-1a16-4cb4-887c-3a8dda0c8989"),
+    );
+}
+
+#[test]
+fn copilot_anthropic_wire() {
+    let normalized = normalize(AgentKind::Copilot, "copilot.anthropic-wire.jsonl");
+    check(
+        "copilot.anthropic-wire",
+        &normalized,
+        copilot_expect("20b9bbfe-a66c-4d7c-9f3d-d013224a440d"),
+    );
+}
+
+#[test]
+fn copilot_responses_wire() {
+    let normalized = normalize(AgentKind::Copilot, "copilot.responses-wire.jsonl");
+    check(
+        "copilot.responses-wire",
+        &normalized,
+        copilot_expect("cfbbb369-725d-4106-9770-9d005baf8405"),
+    );
+}
+
+#[test]
+fn copilot_persisted_events() {
+    let normalized = normalize(AgentKind::Copilot, "copilot.persisted-events.jsonl");
+    let mut expect = copilot_expect("3d15daf6-8195-42b1-91cb-ff1094e521d5");
+    expect.input = Some(13139 + 13229 + 13326);
+    expect.output = Some(21);
+    expect.total = Some(13139 + 13229 + 13326 + 21);
+    check("copilot.persisted-events", &normalized, expect);
+}
+
+#[test]
+fn copilot_error_400() {
+    let normalized = normalize(AgentKind::Copilot, "copilot.error-400.jsonl");
+    check_error(
+        "copilot.error-400",
+        &normalized,
+        "87a0500c-d0a8-407d-8c22-455f24368262",
+        Some(400),
+    );
+}
+
+#[test]
+fn gemini_cli() {
+    let normalized = normalize(AgentKind::GeminiCli, "gemini-cli.jsonl");
+    check(
+        "gemini-cli",
+        &normalized,
+        Expect {
+            session_id: "04c60973-a084-4125-8133-be8e63029868",
+            commands: SHELL_AND_READ,
+            reads: &[SKILL],
+            tools: &["run_shell_command", "read_file"],
+            final_output: "done",
+            input: Some(35961),
+            output: Some(21),
+            total: Some(35982),
+            cost: None,
+            steps: 3,
+        },
+    );
+}
+
+#[test]
+fn gemini_cli_error_400() {
+    let normalized = normalize(AgentKind::GeminiCli, "gemini-cli.error-400.jsonl");
+    let session_id = normalized.report.session_id.clone().unwrap_or_default();
+    assert_eq!(session_id, "7ad07f4a-9f5a-4a3c-bbcd-98cdfd5e3939");
+    check_error("gemini-cli.error-400", &normalized, &session_id, Some(400));
+}
+
+/// Every transcript in the fixtures directory has a test above (so a new capture cannot be
+/// forgotten).
+#[test]
+fn every_transcript_is_covered() {
+    let source = include_str!("golden.rs");
+    let mut names: Vec<String> = std::fs::read_dir(fixture(""))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".jsonl"))
+        .collect();
+    names.sort();
+    for name in names {
+        assert!(
+            source.contains(&format!("\"{name}\"")),
+            "{name} has no golden test"
+        );
+    }
+}

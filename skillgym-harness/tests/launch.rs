@@ -1,0 +1,392 @@
+//! Each adapter's real command line, run against a fake binary: a shell script that records
+//! its argv, its environment and the files of the agent's state directory while it runs, writes
+//! a session file where the real agent would, then replays a captured transcript. Proves the
+//! flags, the environment, the isolation directories, the seeding (and removal) of auth files,
+//! the copy of the session file, and the normalized report, through `run_session`.
+
+use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use skillgym_harness::agent::{self, AgentOptions, SessionSpec};
+use skillgym_harness::config::AgentKind;
+use skillgym_harness::execute::{SessionLimits, SessionOutput, run_session};
+
+const PROMPT: &str = "Run echo hello, then read SKILL.md";
+const SECRET: &str = "secret-token-123";
+
+/// A scratch directory: a fake user home, the workspace, the attempt's artifacts.
+struct Scene {
+    root: PathBuf,
+}
+
+impl Scene {
+    fn new(label: &str) -> Scene {
+        let root =
+            std::env::temp_dir().join(format!("skillgym-launch-{label}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for dir in ["home", "work", "attempt", "record"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        Scene { root }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    fn artifacts(&self) -> PathBuf {
+        self.root.join("attempt")
+    }
+
+    fn state(&self) -> PathBuf {
+        self.artifacts().join("agent-state")
+    }
+
+    /// Writes a file under the fake home.
+    fn home_file(&self, relative: &str, content: &str) {
+        let path = self.home().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    /// Runs one session of `kind` whose program is a script doing `session_file` (shell, may
+    /// use the agent's variables) and then printing `fixture`.
+    fn run(
+        &self,
+        kind: AgentKind,
+        options: AgentOptions,
+        session_file: &str,
+        fixture: &str,
+    ) -> Recorded {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/transcripts")
+            .join(fixture);
+        let record = self.root.join("record");
+        let script = self.root.join("fake-agent.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{rec}/argv'\nenv > '{rec}/env'\n\
+                 find '{state}' -type f | sort > '{rec}/files'\n\
+                 grep -rl '{SECRET}' '{state}' > '{rec}/secrets'\n\
+                 {session_file}\ncat '{fixture}'\n",
+                rec = record.display(),
+                state = self.state().display(),
+                fixture = fixture.display(),
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let agent = agent::build(kind, options.command(&script).user_home(self.home())).unwrap();
+        let prompt_file = self.artifacts().join("prompt.md");
+        std::fs::write(&prompt_file, PROMPT).unwrap();
+        let work = self.root.join("work");
+        let state = self.state();
+        let artifacts = self.artifacts();
+        let spec = SessionSpec {
+            runner_id: "runner",
+            prompt: PROMPT,
+            prompt_file: &prompt_file,
+            cwd: &work,
+            artifact_dir: &artifacts,
+            state_dir: &state,
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let output = runtime.block_on(run_session(
+            agent.as_ref(),
+            &spec,
+            SessionLimits {
+                timeout: Duration::from_secs(30),
+                max_steps: None,
+            },
+        ));
+        let read = |name: &str| std::fs::read_to_string(record.join(name)).unwrap_or_default();
+        Recorded {
+            argv: read("argv").lines().map(str::to_owned).collect(),
+            env: read("env")
+                .lines()
+                .filter_map(|line| line.split_once('='))
+                .map(|(key, value)| (key.to_owned(), value.to_owned()))
+                .collect(),
+            files_during: read("files").lines().map(PathBuf::from).collect(),
+            secrets_during: read("secrets"),
+            output,
+        }
+    }
+
+    /// Every file left in the state directory after the session.
+    fn state_files_after(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut pending = vec![self.state()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                if entry.file_type().unwrap().is_dir() {
+                    pending.push(entry.path());
+                } else {
+                    files.push(entry.path());
+                }
+            }
+        }
+        files
+    }
+}
+
+impl Drop for Scene {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// What the fake agent saw, and what the session made of it.
+struct Recorded {
+    argv: Vec<String>,
+    env: HashMap<String, String>,
+    files_during: Vec<PathBuf>,
+    secrets_during: String,
+    output: SessionOutput,
+}
+
+impl Recorded {
+    fn env(&self, key: &str) -> &str {
+        self.env
+            .get(key)
+            .unwrap_or_else(|| panic!("{key} is not set; env: {:?}", self.env.keys()))
+    }
+
+    fn has_args(&self, wanted: &[&str]) {
+        let found = self
+            .argv
+            .windows(wanted.len())
+            .any(|window| window.iter().zip(wanted).all(|(a, b)| a == b));
+        assert!(found, "{wanted:?} not in argv {:?}", self.argv);
+    }
+
+    /// The session passed and normalized the replayed transcript.
+    fn normalized(&self, commands: &[&str]) {
+        let report = &self.output.report;
+        assert!(self.output.failure.is_none(), "{:?}", self.output.failure);
+        assert_eq!(report.commands().collect::<Vec<_>>(), commands);
+        assert_eq!(report.final_output, "done");
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+}
+
+/// The seeded secret was in the state directory during the session, and is gone after it.
+fn seeded_then_removed(scene: &Scene, recorded: &Recorded, seeded: &Path) {
+    assert!(
+        recorded.files_during.iter().any(|file| file == seeded),
+        "{} not seeded; state had {:?}",
+        seeded.display(),
+        recorded.files_during
+    );
+    assert!(
+        recorded
+            .secrets_during
+            .lines()
+            .any(|file| Path::new(file) == seeded),
+        "the secret did not reach the agent in {}: {}",
+        seeded.display(),
+        recorded.secrets_during
+    );
+    assert!(
+        !seeded.exists(),
+        "{} left in the artifacts",
+        seeded.display()
+    );
+    for file in scene.state_files_after() {
+        let content = std::fs::read(&file).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&content).contains(SECRET),
+            "the secret stayed in {}",
+            file.display()
+        );
+    }
+}
+
+/// The session file the fake agent wrote was copied to `<artifacts>/session.jsonl`.
+fn session_copied(scene: &Scene, recorded: &Recorded, content: &str) {
+    let copy = scene.artifacts().join("session.jsonl");
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), content);
+    assert_eq!(
+        recorded.output.report.raw_artifacts.session.as_deref(),
+        Some(copy.as_path())
+    );
+}
+
+fn under(path: &str, dir: &Path) -> PathBuf {
+    let path = PathBuf::from(path);
+    assert!(
+        path.starts_with(dir),
+        "{} is not under {}",
+        path.display(),
+        dir.display()
+    );
+    path
+}
+
+#[test]
+fn claude_code() {
+    let scene = Scene::new("claude");
+    scene.home_file(
+        ".claude/.credentials.json",
+        &format!(
+            r#"{{"claudeAiOauth":{{"accessToken":"{SECRET}","refreshToken":"r","expiresAt":1}}}}"#
+        ),
+    );
+    scene.home_file(".claude/CLAUDE.md", "user instructions stay out");
+    let recorded = scene.run(
+        AgentKind::ClaudeCode,
+        AgentOptions::new("claude-sonnet-4-6").env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"),
+        r#"mkdir -p "$CLAUDE_CONFIG_DIR/projects/-work" && echo claude-session > "$CLAUDE_CONFIG_DIR/projects/-work/3558f9a7-12e9-4f56-91bc-92c692237100.jsonl""#,
+        "claude-code.jsonl",
+    );
+    recorded.has_args(&[
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--dangerously-skip-permissions",
+    ]);
+    recorded.has_args(&["--model", "claude-sonnet-4-6"]);
+    assert_eq!(recorded.argv.last().map(String::as_str), Some(PROMPT));
+    let config = under(recorded.env("CLAUDE_CONFIG_DIR"), &scene.state());
+    assert_eq!(
+        recorded.env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"),
+        "1"
+    );
+    assert_eq!(recorded.env("DISABLE_AUTOUPDATER"), "1");
+    assert_eq!(recorded.env("ANTHROPIC_BASE_URL"), "http://127.0.0.1:9");
+    if unsafe { libc::geteuid() } == 0 {
+        assert_eq!(
+            recorded.env("IS_SANDBOX"),
+            "1",
+            "root needs IS_SANDBOX for the skip flag"
+        );
+    }
+    assert!(
+        !recorded
+            .files_during
+            .iter()
+            .any(|f| f.ends_with("CLAUDE.md"))
+    );
+    let credentials = config.join(".credentials.json");
+    seeded_then_removed(&scene, &recorded, &credentials);
+    recorded.normalized(&["echo hello"]);
+    session_copied(&scene, &recorded, "claude-session\n");
+}
+
+#[test]
+fn qwen_code() {
+    let scene = Scene::new("qwen");
+    scene.home_file(
+        ".qwen/oauth_creds.json",
+        &format!(r#"{{"access_token":"{SECRET}"}}"#),
+    );
+    scene.home_file(
+        ".qwen/settings.json",
+        r#"{"security":{"auth":{"selectedType":"openai"}},"mcpServers":{"x":{}}}"#,
+    );
+    let settings_copy = scene.root.join("record/qwen-settings");
+    let recorded = scene.run(
+        AgentKind::QwenCode,
+        AgentOptions::new("qwen3-coder-plus"),
+        &format!(
+            r#"cp "$QWEN_HOME/settings.json" '{}'; mkdir -p "$QWEN_HOME/projects/-work/chats" && echo qwen-chat > "$QWEN_HOME/projects/-work/chats/67c72904-085a-43f5-b144-ab4b7b440f76.jsonl""#,
+            settings_copy.display()
+        ),
+        "qwen-code.jsonl",
+    );
+    recorded.has_args(&["--output-format", "stream-json", "--yolo"]);
+    recorded.has_args(&["-m", "qwen3-coder-plus"]);
+    assert_eq!(recorded.argv.last().map(String::as_str), Some(PROMPT));
+    let home = under(recorded.env("QWEN_HOME"), &scene.state());
+    let settings = std::fs::read_to_string(&settings_copy).unwrap();
+    assert!(
+        settings.contains("selectedType") && !settings.contains("mcpServers"),
+        "{settings}"
+    );
+    seeded_then_removed(&scene, &recorded, &home.join("oauth_creds.json"));
+    recorded.normalized(&["echo hello"]);
+    session_copied(&scene, &recorded, "qwen-chat\n");
+}
+
+#[test]
+fn codex() {
+    let scene = Scene::new("codex");
+    scene.home_file(
+        ".codex/auth.json",
+        &format!(r#"{{"OPENAI_API_KEY":"{SECRET}"}}"#),
+    );
+    scene.home_file(".codex/config.toml", "model_provider = \"mock\"\n");
+    scene.home_file(".codex/AGENTS.md", "user instructions stay out");
+    let recorded = scene.run(
+        AgentKind::Codex,
+        AgentOptions::new("gpt-5.5"),
+        r#"mkdir -p "$CODEX_HOME/sessions/2026/11/22" && echo rollout > "$CODEX_HOME/sessions/2026/11/22/rollout-2026-11-22T03-07-26-01a20139-2696-7720-9b74-178414dbe828.jsonl""#,
+        "codex.jsonl",
+    );
+    assert_eq!(recorded.argv[0], "exec");
+    recorded.has_args(&[
+        "--json",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+    ]);
+    recorded.has_args(&["-C", &scene.root.join("work").display().to_string()]);
+    recorded.has_args(&["-m", "gpt-5.5"]);
+    recorded.has_args(&["--", PROMPT]);
+    let home = under(recorded.env("CODEX_HOME"), &scene.state());
+    assert_eq!(
+        std::fs::read_to_string(home.join("config.toml"))
+            .ok()
+            .as_deref(),
+        None,
+        "config.toml is seeded like auth and removed with it"
+    );
+    assert!(recorded.files_during.contains(&home.join("config.toml")));
+    assert!(
+        !recorded
+            .files_during
+            .iter()
+            .any(|f| f.ends_with("AGENTS.md"))
+    );
+    seeded_then_removed(&scene, &recorded, &home.join("auth.json"));
+    recorded.normalized(&["echo hello", "cat SKILL.md"]);
+    session_copied(&scene, &recorded, "rollout\n");
+}
+
+#[test]
+fn opencode() {
+    let scene = Scene::new("opencode");
+    scene.home_file(
+        ".local/share/opencode/auth.json",
+        &format!(r#"{{"anthropic":{{"key":"{SECRET}"}}}}"#),
+    );
+    scene.home_file(".config/opencode/opencode.json", r#"{"provider":{}}"#);
+    let recorded = scene.run(
+        AgentKind::Opencode,
+        AgentOptions::new("anthropic/claude-sonnet-4-6"),
+        "",
+        "opencode.jsonl",
+    );
+    assert_eq!(recorded.argv[0], "run");
+    recorded.has_args(&["--format", "json"]);
+    recorded.has_args(&["-m", "anthropic/claude-sonnet-4-6"]);
+    recorded.has_args(&["--", PROMPT]);
+    let data = under(recorded.env("XDG_DATA_HOME"), &scene.state());
+    let config = under(recorded.env("XDG_CONFIG_HOME"), &scene.state());
+    under(recorded.env("XDG_STATE_HOME"), &scene.state());
+    under(recorded.env("XDG_CACHE_HOME"), &scene.state());
+    assert_eq!(recorded.env("OPENCODE_DISABLE_AUTOUPDATE"), "1");
+    assert!(
+        recorded
+            .files_during
+            .contains(&config.join("opencode/opencode.json"))
+    );
+    seeded_then_removed(&scene, &recorded, &data.join("opencode/auth.json"));
+    recorded.normalized(&["echo hello"]);
+}

@@ -1,0 +1,365 @@
+//! Malformed agent output, for every adapter: a truncated last line, garbage lines, a 50 MB
+//! single line, bytes that are not UTF-8, an empty stream, a stream holding only an error.
+//! Each gives a report (with warnings) or, through a whole session, a clean failure with the
+//! right origin — never a panic.
+
+use std::io::Cursor;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use skillgym::FailureOrigin;
+use skillgym_harness::agent::{self, AgentOptions, SessionSpec};
+use skillgym_harness::config::AgentKind;
+use skillgym_harness::execute::{SessionLimits, run_session};
+use skillgym_harness::normalize::{Normalized, normalize_stream};
+
+const CWD: &str = "/home/dev/demo/wd";
+
+/// Each adapter with a captured successful run.
+const CAPTURES: [(AgentKind, &str); 6] = [
+    (AgentKind::ClaudeCode, "claude-code.jsonl"),
+    (AgentKind::Codex, "codex.jsonl"),
+    (AgentKind::Opencode, "opencode.jsonl"),
+    (AgentKind::Copilot, "copilot.jsonl"),
+    (AgentKind::GeminiCli, "gemini-cli.jsonl"),
+    (AgentKind::QwenCode, "qwen-code.jsonl"),
+];
+
+/// Every adapter, Cursor included (it has no capture).
+const KINDS: [AgentKind; 7] = [
+    AgentKind::ClaudeCode,
+    AgentKind::Codex,
+    AgentKind::Opencode,
+    AgentKind::Copilot,
+    AgentKind::CursorAgent,
+    AgentKind::GeminiCli,
+    AgentKind::QwenCode,
+];
+
+fn fixture_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/transcripts")
+        .join(name)
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(fixture_path(name)).unwrap()
+}
+
+fn normalize(kind: AgentKind, bytes: &[u8]) -> Normalized {
+    let agent = agent::build(kind, AgentOptions::new("model")).unwrap();
+    let mut parser = agent.parser();
+    normalize_stream(&mut *parser, Cursor::new(bytes), Path::new(CWD), "prompt").unwrap()
+}
+
+/// What a report shows of the session, to compare a damaged stream with the clean one.
+fn summary(normalized: &Normalized) -> (Vec<String>, Vec<PathBuf>, String, Option<String>) {
+    let report = &normalized.report;
+    (
+        report.commands().map(str::to_owned).collect(),
+        report
+            .file_reads()
+            .into_iter()
+            .map(Path::to_path_buf)
+            .collect(),
+        report.final_output.clone(),
+        report.session_id.clone(),
+    )
+}
+
+#[test]
+fn a_truncated_last_line_is_one_warning_and_the_rest_is_kept() {
+    for (kind, name) in CAPTURES {
+        let bytes = fixture(name);
+        let text = String::from_utf8(bytes).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let last = lines[lines.len() - 1];
+        let truncated = format!(
+            "{}\n{}",
+            lines[..lines.len() - 1].join("\n"),
+            &last[..last.len() / 2]
+        );
+        let normalized = normalize(kind, truncated.as_bytes());
+        let warnings = &normalized.report.warnings;
+        assert_eq!(warnings.len(), 1, "{name}: {warnings:?}");
+        assert!(
+            warnings[0].starts_with(&format!("stdout line {}: ", lines.len())),
+            "{name}: {}",
+            warnings[0]
+        );
+        assert_eq!(
+            normalized.report.commands().next(),
+            Some("echo hello"),
+            "{name}: the lines before the cut are kept"
+        );
+    }
+}
+
+#[test]
+fn garbage_lines_are_warnings_and_change_nothing_else() {
+    for (kind, name) in CAPTURES {
+        let bytes = fixture(name);
+        let clean = normalize(kind, &bytes);
+        let text = String::from_utf8(bytes).unwrap();
+        let mut noisy = String::new();
+        let mut garbage = 0;
+        for (index, line) in text.lines().enumerate() {
+            noisy.push_str(line);
+            noisy.push('\n');
+            let junk = [
+                "garbage",
+                "{\"type\":",
+                "[1,2,3]",
+                "\u{1b}[31mred\u{1b}[0m",
+                "null",
+            ][index % 5];
+            noisy.push_str(junk);
+            noisy.push_str("\n\n");
+            garbage += 1;
+        }
+        let normalized = normalize(kind, noisy.as_bytes());
+        assert_eq!(
+            normalized.report.warnings.len(),
+            garbage,
+            "{name}: {:?}",
+            normalized.report.warnings
+        );
+        assert_eq!(summary(&normalized), summary(&clean), "{name}");
+        assert_eq!(normalized.report.usage, clean.report.usage, "{name}");
+        assert_eq!(normalized.steps, clean.steps, "{name}");
+    }
+}
+
+#[test]
+fn a_50_mb_line_is_handled_whole() {
+    let blob = "x".repeat(50 * 1024 * 1024);
+    let unknown = format!("{{\"type\":\"vendor.blob\",\"payload\":\"{blob}\"}}\n");
+    let garbage = format!("{blob}\n");
+    for kind in KINDS {
+        let normalized = normalize(kind, unknown.as_bytes());
+        assert!(
+            normalized.report.warnings.is_empty(),
+            "{kind}: an unknown record is kept, not a problem: {:?}",
+            normalized.report.warnings
+        );
+        let normalized = normalize(kind, garbage.as_bytes());
+        let warnings = &normalized.report.warnings;
+        assert_eq!(warnings.len(), 1, "{kind}");
+        assert!(
+            warnings[0].len() < 400,
+            "{kind}: the warning quotes only the start"
+        );
+        assert!(
+            warnings[0].ends_with(&format!("({} bytes)", blob.len())),
+            "{kind}: {}",
+            &warnings[0][..100]
+        );
+    }
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_replaced() {
+    for (kind, name) in CAPTURES {
+        let text = String::from_utf8(fixture(name)).unwrap();
+        let mut bytes = Vec::new();
+        for (index, piece) in text.split("\"done\"").enumerate() {
+            if index > 0 {
+                bytes.extend_from_slice(b"\"do\xffne\"");
+            }
+            bytes.extend_from_slice(piece.as_bytes());
+        }
+        let normalized = normalize(kind, &bytes);
+        assert_eq!(normalized.report.final_output, "do\u{fffd}ne", "{name}");
+        assert!(
+            normalized.report.warnings.is_empty(),
+            "{name}: {:?}",
+            normalized.report.warnings
+        );
+    }
+}
+
+#[test]
+fn an_empty_stream_is_an_empty_report() {
+    for kind in KINDS {
+        let normalized = normalize(kind, b"");
+        assert!(normalized.report.events.is_empty(), "{kind}");
+        assert!(normalized.report.warnings.is_empty(), "{kind}");
+        assert_eq!(normalized.provider_error, None, "{kind}");
+        assert_eq!(normalized.steps, 0, "{kind}");
+    }
+}
+
+/// The error record of each captured HTTP 400 run, alone.
+fn only_errors() -> Vec<(AgentKind, String)> {
+    let last_matching = |name: &str, needle: &str| {
+        String::from_utf8(fixture(name))
+            .unwrap()
+            .lines()
+            .rfind(|line| line.contains(needle))
+            .unwrap()
+            .to_owned()
+    };
+    vec![
+        (
+            AgentKind::ClaudeCode,
+            last_matching("claude-code.error-400.jsonl", "\"api_error_status\":400"),
+        ),
+        (
+            AgentKind::Codex,
+            last_matching("codex.error-400.jsonl", "turn.failed"),
+        ),
+        (
+            AgentKind::Opencode,
+            last_matching("opencode.error-400.jsonl", "\"type\":\"error\""),
+        ),
+        (
+            AgentKind::Copilot,
+            last_matching("copilot.error-400.jsonl", "session.error"),
+        ),
+        (
+            AgentKind::GeminiCli,
+            last_matching("gemini-cli.error-400.jsonl", "\"status\":\"error\""),
+        ),
+    ]
+}
+
+#[test]
+fn a_stream_of_only_an_error_is_a_provider_error() {
+    for (kind, line) in only_errors() {
+        let normalized = normalize(kind, format!("{line}\n").as_bytes());
+        let error = normalized
+            .provider_error
+            .unwrap_or_else(|| panic!("{kind}: no provider error"));
+        assert!(
+            error.message.contains("mock: forced error 400"),
+            "{kind}: {error}"
+        );
+        assert!(error.is_rejection(), "{kind}");
+        assert!(
+            normalized.report.warnings.is_empty(),
+            "{kind}: {:?}",
+            normalized.report.warnings
+        );
+    }
+}
+
+/// A whole session of `kind` whose program prints `stdout` and exits with `code`.
+fn session(
+    kind: AgentKind,
+    label: &str,
+    stdout: &[u8],
+    code: i32,
+) -> skillgym_harness::execute::SessionOutput {
+    let dir =
+        std::env::temp_dir().join(format!("skillgym-malformed-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let artifacts = dir.join("attempt");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    std::fs::write(dir.join("stdout.bin"), stdout).unwrap();
+    let script = dir.join("agent.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncat '{}'\nexit {code}\n",
+            dir.join("stdout.bin").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let agent = agent::build(
+        kind,
+        AgentOptions::new("model")
+            .command(&script)
+            .user_home(dir.join("home")),
+    )
+    .unwrap();
+    let prompt_file = artifacts.join("prompt.md");
+    std::fs::write(&prompt_file, "prompt").unwrap();
+    let spec = SessionSpec {
+        runner_id: "r",
+        prompt: "prompt",
+        prompt_file: &prompt_file,
+        cwd: &dir,
+        artifact_dir: &artifacts,
+        state_dir: &artifacts.join("agent-state"),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let output = runtime.block_on(run_session(
+        agent.as_ref(),
+        &spec,
+        SessionLimits {
+            timeout: Duration::from_secs(30),
+            max_steps: None,
+        },
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+    output
+}
+
+#[test]
+fn whole_sessions_fail_cleanly_with_the_right_origin() {
+    for kind in KINDS {
+        let empty = session(kind, "empty", b"", 0);
+        let failure = empty
+            .failure
+            .unwrap_or_else(|| panic!("{kind}: empty stdout passed"));
+        assert_eq!(
+            failure.origin,
+            FailureOrigin::Normalization,
+            "{kind}: {failure}"
+        );
+        assert!(
+            failure.message.contains("printed nothing on stdout"),
+            "{kind}: {failure}"
+        );
+
+        let garbage = session(
+            kind,
+            "garbage",
+            b"Error: something broke\n\xff\xfe\nbye\n",
+            0,
+        );
+        let failure = garbage
+            .failure
+            .unwrap_or_else(|| panic!("{kind}: garbage passed"));
+        assert_eq!(
+            failure.origin,
+            FailureOrigin::Normalization,
+            "{kind}: {failure}"
+        );
+        assert!(
+            failure.message.contains("none of the 3 line(s)"),
+            "{kind}: {failure}"
+        );
+    }
+    for (kind, line) in only_errors() {
+        let output = session(kind, "error", format!("{line}\n").as_bytes(), 1);
+        let failure = output
+            .failure
+            .unwrap_or_else(|| panic!("{kind}: an error passed"));
+        assert_eq!(
+            failure.origin,
+            FailureOrigin::ModelRejected,
+            "{kind}: {failure}"
+        );
+        assert!(
+            failure.message.contains("mock: forced error 400"),
+            "{kind}: {failure}"
+        );
+        assert!(
+            failure.message.contains("(the agent exited with code 1)"),
+            "{kind}: {failure}"
+        );
+    }
+    for (kind, name) in CAPTURES {
+        let text = String::from_utf8(fixture(name)).unwrap();
+        let truncated = &text[..text.trim_end().len() - 5];
+        let output = session(kind, "truncated", truncated.as_bytes(), 0);
+        assert!(output.failure.is_none(), "{name}: {:?}", output.failure);
+        assert_eq!(output.report.warnings.len(), 1, "{name}");
+    }
+}
