@@ -60,6 +60,19 @@ impl Scene {
         session_file: &str,
         fixture: &str,
     ) -> Recorded {
+        self.run_limited(kind, options, session_file, fixture, None)
+    }
+
+    /// [`run`](Self::run) with a `max_steps` limit. `fixture` is a file name in the captured
+    /// transcripts, or an absolute path.
+    fn run_limited(
+        &self,
+        kind: AgentKind,
+        options: AgentOptions,
+        session_file: &str,
+        fixture: &str,
+        max_steps: Option<u32>,
+    ) -> Recorded {
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/transcripts")
             .join(fixture);
@@ -102,7 +115,7 @@ impl Scene {
             &spec,
             SessionLimits {
                 timeout: Duration::from_secs(30),
-                max_steps: None,
+                max_steps,
             },
         ));
         let read = |name: &str| std::fs::read_to_string(record.join(name)).unwrap_or_default();
@@ -389,4 +402,174 @@ fn opencode() {
     );
     seeded_then_removed(&scene, &recorded, &data.join("opencode/auth.json"));
     recorded.normalized(&["echo hello"]);
+}
+
+fn transcript(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/transcripts")
+        .join(name)
+}
+
+#[test]
+fn copilot() {
+    let scene = Scene::new("copilot");
+    scene.home_file(
+        ".copilot/config.json",
+        &format!(r#"{{"copilot_tokens":{{"u":"{SECRET}"}}}}"#),
+    );
+    scene.home_file(
+        ".copilot/copilot-instructions.md",
+        "user instructions stay out",
+    );
+    let usage = transcript("copilot.usage-output-file.json");
+    let recorded = scene.run(
+        AgentKind::Copilot,
+        AgentOptions::new("gpt-5.4"),
+        &format!(
+            r#"previous=; for arg in "$@"; do [ "$previous" = --usage-output-file ] && cp '{}' "$arg"; previous=$arg; done
+mkdir -p "$COPILOT_HOME/session-state/8406a0a8-1a16-4cb4-887c-3a8dda0c8989" && echo copilot-events > "$COPILOT_HOME/session-state/8406a0a8-1a16-4cb4-887c-3a8dda0c8989/events.jsonl""#,
+            usage.display()
+        ),
+        "copilot.jsonl",
+    );
+    recorded.has_args(&["-p", PROMPT]);
+    recorded.has_args(&["--model", "gpt-5.4"]);
+    recorded.has_args(&[
+        "--output-format",
+        "json",
+        "--allow-all-tools",
+        "--no-auto-update",
+    ]);
+    let usage_file = scene.artifacts().join("copilot-usage.json");
+    recorded.has_args(&["--usage-output-file", &usage_file.display().to_string()]);
+    let home = under(recorded.env("COPILOT_HOME"), &scene.state());
+    assert_eq!(recorded.env("COPILOT_AUTO_UPDATE"), "false");
+    assert!(
+        !recorded
+            .files_during
+            .iter()
+            .any(|f| f.ends_with("copilot-instructions.md"))
+    );
+    seeded_then_removed(&scene, &recorded, &home.join("config.json"));
+    recorded.normalized(&["echo hello"]);
+    session_copied(&scene, &recorded, "copilot-events\n");
+    let tokens = &recorded.output.report.usage;
+    assert_eq!(
+        tokens.input_tokens.map(|c| c.value),
+        Some(39815),
+        "usage from the usage file"
+    );
+    assert_eq!(tokens.output_tokens.map(|c| c.value), Some(21));
+}
+
+#[test]
+fn gemini_cli() {
+    let scene = Scene::new("gemini");
+    scene.home_file(
+        ".gemini/oauth_creds.json",
+        &format!(r#"{{"access_token":"{SECRET}"}}"#),
+    );
+    scene.home_file(
+        ".gemini/settings.json",
+        r#"{"security":{"auth":{"selectedType":"oauth-personal"}}}"#,
+    );
+    scene.home_file(".gemini/GEMINI.md", "user instructions stay out");
+    let recorded = scene.run(
+        AgentKind::GeminiCli,
+        AgentOptions::new("gemini-2.5-pro"),
+        r#"mkdir -p "$GEMINI_CLI_HOME/.gemini/tmp/work/chats" && echo gemini-chat > "$GEMINI_CLI_HOME/.gemini/tmp/work/chats/session-2026-11-22T03-08-04c60973.jsonl""#,
+        "gemini-cli.jsonl",
+    );
+    recorded.has_args(&["-p", PROMPT]);
+    recorded.has_args(&["--output-format", "stream-json", "--yolo"]);
+    recorded.has_args(&["-m", "gemini-2.5-pro"]);
+    let home = under(recorded.env("GEMINI_CLI_HOME"), &scene.state());
+    assert_eq!(recorded.env("GEMINI_CLI_TRUST_WORKSPACE"), "true");
+    assert!(
+        !recorded.env.contains_key("HOME") || recorded.env("HOME") != home.display().to_string()
+    );
+    assert!(
+        !recorded
+            .files_during
+            .iter()
+            .any(|f| f.ends_with("GEMINI.md"))
+    );
+    seeded_then_removed(&scene, &recorded, &home.join(".gemini/oauth_creds.json"));
+    recorded.normalized(&["echo hello"]);
+    session_copied(&scene, &recorded, "gemini-chat\n");
+}
+
+#[test]
+fn cursor_agent() {
+    let scene = Scene::new("cursor");
+    let stream = scene.root.join("cursor.jsonl");
+    std::fs::write(
+        &stream,
+        concat!(
+            r#"{"type":"system","subtype":"init","session_id":"chat_123","cwd":"/tmp/workspace"}"#, "\n",
+            r#"{"type":"tool_call","subtype":"started","call_id":"tool_1","tool_call":{"shellToolCall":{"args":{"command":"echo hello"}}}}"#, "\n",
+            r#"{"type":"tool_call","subtype":"completed","call_id":"tool_1","tool_call":{"shellToolCall":{"args":{"command":"echo hello"},"result":{"success":{"stdout":"hello","exitCode":0}}}}}"#, "\n",
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"done"}]}}"#, "\n",
+            r#"{"type":"result","subtype":"success","result":"done","session_id":"chat_123","usage":{"inputTokens":200,"outputTokens":50,"cacheReadTokens":75,"cacheWriteTokens":0}}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let recorded = scene.run(
+        AgentKind::CursorAgent,
+        AgentOptions::new("sonnet-4").env("CURSOR_API_KEY", "key"),
+        "",
+        &stream.display().to_string(),
+    );
+    recorded.has_args(&["-p", "--output-format", "stream-json", "--force", "--trust"]);
+    recorded.has_args(&[
+        "--workspace",
+        &scene.root.join("work").display().to_string(),
+    ]);
+    recorded.has_args(&["--model", "sonnet-4"]);
+    assert_eq!(recorded.argv.last().map(String::as_str), Some(PROMPT));
+    assert_eq!(recorded.env("CURSOR_API_KEY"), "key");
+    recorded.normalized(&["echo hello"]);
+    let report = &recorded.output.report;
+    assert_eq!(report.session_id.as_deref(), Some("chat_123"));
+    assert_eq!(report.usage.input_tokens.map(|c| c.value), Some(275));
+}
+
+/// `max_steps` through whole sessions: every captured run takes three model rounds, so a
+/// limit of 3 passes and a limit of 2 kills the agent with origin `max-steps`.
+#[test]
+fn max_steps_counts_each_agents_model_rounds() {
+    for (kind, name) in [
+        (AgentKind::ClaudeCode, "claude-code.jsonl"),
+        (AgentKind::ClaudeCode, "claude-code.partial-messages.jsonl"),
+        (AgentKind::Codex, "codex.jsonl"),
+        (AgentKind::Opencode, "opencode.jsonl"),
+        (AgentKind::Copilot, "copilot.jsonl"),
+        (AgentKind::GeminiCli, "gemini-cli.jsonl"),
+        (AgentKind::QwenCode, "qwen-code.jsonl"),
+    ] {
+        let scene = Scene::new(&format!("steps-{}", name.replace('.', "-")));
+        let within = scene.run_limited(kind, AgentOptions::new("m"), "", name, Some(3));
+        assert!(
+            within.output.failure.is_none(),
+            "{name}: {:?}",
+            within.output.failure
+        );
+        assert_eq!(within.output.steps, 3, "{name}");
+        let over = scene.run_limited(kind, AgentOptions::new("m"), "", name, Some(2));
+        let failure = over
+            .output
+            .failure
+            .unwrap_or_else(|| panic!("{name}: not stopped"));
+        assert_eq!(
+            failure.origin,
+            skillgym::FailureOrigin::MaxSteps,
+            "{name}: {failure}"
+        );
+        assert!(
+            failure
+                .message
+                .contains("observed 3 steps with a limit of 2"),
+            "{name}: {failure}"
+        );
+    }
 }

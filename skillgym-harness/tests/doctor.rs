@@ -1,0 +1,177 @@
+//! `skillgym doctor` through the binary: found and missing programs, a version that fails,
+//! credentials from `agent.env`, the environment or a login file, and bad invocations.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(label: &str) -> Dir {
+        let path =
+            std::env::temp_dir().join(format!("skillgym-doctor-{label}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(path.join("home")).unwrap();
+        Dir(path)
+    }
+
+    fn script(&self, name: &str, body: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `skillgym` in `dir` with a clean environment (no keys of the machine's own).
+fn skillgym(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillgym"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", dir.join("home"))
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn reports_each_runner_and_what_to_fix() {
+    let dir = Dir::new("runners");
+    let claude = dir.script("claude", "echo '2.1.330 (Claude Code)'");
+    let broken = dir.script("opencode", "echo 'segfault in node' >&2; exit 3");
+    let gemini = dir.script("gemini", "echo 0.61.0");
+    std::fs::create_dir_all(dir.0.join("home/.gemini")).unwrap();
+    std::fs::write(dir.0.join("home/.gemini/oauth_creds.json"), "{}").unwrap();
+    std::fs::write(
+        dir.0.join("skillgym.yaml"),
+        format!(
+            "runners:
+  claude: {{ agent: {{ type: claude-code, model: claude-sonnet-4-6, command: {claude}, env: {{ ANTHROPIC_API_KEY: sk-test }} }} }}
+  codex: {{ agent: {{ type: codex, model: gpt-5.5 }} }}
+  opencode: {{ agent: {{ type: opencode, model: a/b, command: {broken} }} }}
+  gemini: {{ agent: {{ type: gemini-cli, model: gemini-2.5-pro, command: {gemini} }} }}
+",
+            claude = claude.display(),
+            broken = broken.display(),
+            gemini = gemini.display(),
+        ),
+    )
+    .unwrap();
+    let output = skillgym(&dir.0, &["doctor"], &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let expected_lines = [
+        format!("skillgym doctor: {}", dir.0.join("skillgym.yaml").display()),
+        "runner `claude`: claude-code (model claude-sonnet-4-6)".to_owned(),
+        format!("  ok  program: {}", claude.display()),
+        "  ok  version: 2.1.330 (Claude Code)".to_owned(),
+        "  ok  auth: ANTHROPIC_API_KEY is set".to_owned(),
+        "runner `codex`: codex (model gpt-5.5)".to_owned(),
+        "  ERR program `codex` not found on PATH".to_owned(),
+        "      install: npm install -g @openai/codex".to_owned(),
+        "runner `opencode`: opencode (model a/b)".to_owned(),
+        "runner `gemini`: gemini-cli (model gemini-2.5-pro)".to_owned(),
+        "  ok  version: 0.61.0".to_owned(),
+        format!(
+            "  ok  auth: {} exists",
+            dir.0.join("home/.gemini/oauth_creds.json").display()
+        ),
+        "4 runner(s) checked: 2 ready, 2 with problems".to_owned(),
+    ];
+    for line in expected_lines {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing line {line:?} in:\n{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains(&format!(
+            "  ERR `{} --version` failed (exit status: 3): segfault in node",
+            broken.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  ERR auth: none found (looked for "),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_environment_key_counts_and_all_ready_exits_zero() {
+    let dir = Dir::new("ready");
+    let codex = dir.script("codex", "echo 'codex-cli 0.169.0'");
+    std::fs::write(
+        dir.0.join("skillgym.yaml"),
+        format!(
+            "runners:\n  codex: {{ agent: {{ type: codex, model: gpt-5.5, command: {} }} }}\n",
+            codex.display()
+        ),
+    )
+    .unwrap();
+    let output = skillgym(&dir.0, &["doctor"], &[("OPENAI_API_KEY", "sk-x")]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("  ok  auth: OPENAI_API_KEY is set"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("1 runner(s) checked: 1 ready, 0 with problems"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bad_invocations_exit_2_with_the_reason() {
+    let dir = Dir::new("usage");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["frobnicate"],
+            "error: unknown command `frobnicate`; the commands are: doctor",
+        ),
+        (
+            &["doctor", "--bogus"],
+            "error: unexpected argument `--bogus` for `doctor`",
+        ),
+        (
+            &["doctor", "--config"],
+            "error: `--config` needs a file: `--config skillgym.yaml`",
+        ),
+        (
+            &["doctor", "--config", "missing.yaml"],
+            "config file not found",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = skillgym(&dir.0, args, &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+    std::fs::write(
+        dir.0.join("skillgym.yaml"),
+        "runners:\n  c: { agent: { type: codex } }\n",
+    )
+    .unwrap();
+    let output = skillgym(&dir.0, &["doctor"], &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("skillgym.yaml:2:"),
+        "file and line: {stderr}"
+    );
+    assert!(
+        stderr.contains("agent type `codex` needs a `model`"),
+        "{stderr}"
+    );
+}
