@@ -84,12 +84,18 @@ pub fn summary_lines<'a>(
         .map(|line| format!("skillgym: {line}\n"))
         .collect();
     text.push_str(&format!(
-        "skillgym: {} executions: {} passed, {} failed, {} expected-failed, {} unexpected-passed\nskillgym: results: {}\n",
+        "skillgym: {} executions: {} passed, {} failed, {} expected-failed, {} unexpected-passed",
         counts.executions,
         counts.passed,
         counts.failed,
         counts.expected_failed,
         counts.unexpected_passed,
+    ));
+    if counts.skipped > 0 {
+        text.push_str(&format!(", {} skipped", counts.skipped));
+    }
+    text.push_str(&format!(
+        "\nskillgym: results: {}\n",
         results_path.display()
     ));
     text
@@ -101,7 +107,8 @@ pub fn summary_lines<'a>(
 /// attempt.
 fn repetition_line(result: &ExecutionResult) -> Option<String> {
     let attempts = result.attempts.total;
-    if result.repeat_target <= 1 && attempts <= 1 {
+    let skipped = result.status == crate::execute::Status::Skipped;
+    if skipped || (result.repeat_target <= 1 && attempts <= 1) {
         return None;
     }
     let who = format!("[{}] {}", result.runner_id, result.case_id);

@@ -28,6 +28,7 @@ use serde_json::Value;
 use skillgym::{Phase, Role};
 
 use super::StreamParser;
+use super::api_error;
 use super::isolation;
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, abbreviate};
 
@@ -162,12 +163,20 @@ impl ClaudeStreamParser {
             || record.error.as_ref().is_some_and(|error| !error.is_null());
         if failed {
             let text = message.content.into_text();
-            let (status, mut text) = api_error(&text);
+            let (status, mut text) = unwrap_api_error(&text);
             if text.is_empty() {
-                text = error_text(record.error.as_ref()).unwrap_or_default();
+                text = record
+                    .error
+                    .as_ref()
+                    .and_then(api_error::error_message)
+                    .unwrap_or_default()
+                    .to_owned();
             }
             self.pending_error = Some(PendingError {
-                status: status_code(record.api_error_status).or(status),
+                status: record
+                    .api_error_status
+                    .and_then(api_error::status)
+                    .or(status),
                 message: text,
             });
             return;
@@ -189,7 +198,7 @@ impl ClaudeStreamParser {
                     if let Some(marker) = self.dialect.api_error_text
                         && text.trim_start().starts_with(marker)
                     {
-                        let (status, message) = api_error(&text);
+                        let (status, message) = unwrap_api_error(&text);
                         self.pending_error = Some(PendingError { status, message });
                         continue;
                     }
@@ -293,13 +302,20 @@ impl ClaudeStreamParser {
             Some(other) => Some(other.to_string()),
         };
         if record.is_error == Some(true) {
-            let status = status_code(record.api_error_status);
+            let status = record.api_error_status.and_then(api_error::status);
             let pending = self.pending_error.take();
-            let reported = error_text(record.error.as_ref()).or(text);
+            let reported = record
+                .error
+                .as_ref()
+                .and_then(api_error::error_message)
+                .map(str::to_owned)
+                .or(text);
             let api_like = reported.as_deref().is_some_and(looks_like_api_error);
             if pending.is_some() || status.is_some() || api_like {
-                let (parsed_status, parsed) =
-                    reported.as_deref().map(api_error).unwrap_or_default();
+                let (parsed_status, parsed) = reported
+                    .as_deref()
+                    .map(unwrap_api_error)
+                    .unwrap_or_default();
                 let pending_status = pending.as_ref().and_then(|pending| pending.status);
                 let message = pending
                     .map(|pending| pending.message)
@@ -373,8 +389,9 @@ impl StreamParser for ClaudeStreamParser {
 
 /// Splits an agent's API error text into HTTP status and the provider's message:
 /// `API Error: 400 {"type":"error","error":{"message":"prompt is too long"}}` →
-/// `(Some(400), "prompt is too long")`; Qwen's `[API Error: …]` brackets are removed.
-pub(crate) fn api_error(text: &str) -> (Option<u16>, String) {
+/// `(Some(400), "prompt is too long")`. Qwen's `[API Error: …]` brackets and Claude's
+/// `API Error (model):` prefix are removed here; [`api_error::parse`] reads the rest.
+fn unwrap_api_error(text: &str) -> (Option<u16>, String) {
     let mut rest = text.trim();
     if let Some(inner) = rest.strip_prefix('[')
         && let Some(end) = inner.rfind(']')
@@ -388,65 +405,15 @@ pub(crate) fn api_error(text: &str) -> (Option<u16>, String) {
         {
             rest = &after[end + 1..];
         }
-        rest = rest.trim_start().trim_start_matches(':').trim_start();
+        rest = rest.trim_start().trim_start_matches(':');
     }
-    let (status, rest) = leading_status(rest);
-    let rest = rest.trim_start_matches(':').trim();
-    let message = json_error_message(rest).unwrap_or_else(|| rest.to_owned());
-    (status, message)
-}
-
-/// A three-digit HTTP status at the start of `text`, and what follows it.
-fn leading_status(text: &str) -> (Option<u16>, &str) {
-    let bytes = text.as_bytes();
-    let delimited = bytes.len() == 3 || bytes.get(3).is_some_and(|b| *b == b' ' || *b == b':');
-    if bytes.len() >= 3 && bytes[..3].iter().all(u8::is_ascii_digit) && delimited {
-        let status = text[..3]
-            .parse::<u16>()
-            .ok()
-            .filter(|s| (100..600).contains(s));
-        if status.is_some() {
-            return (status, &text[3..]);
-        }
-    }
-    (None, text)
-}
-
-/// The message of a JSON error body (`{"error":{"message":…}}`, `{"message":…}`), nested
-/// bodies unwrapped.
-fn json_error_message(text: &str) -> Option<String> {
-    if !text.starts_with('{') {
-        return None;
-    }
-    let value: Value = serde_json::from_str(text).ok()?;
-    let message = value
-        .pointer("/error/message")
-        .or_else(|| value.get("message"))
-        .and_then(Value::as_str)?;
-    Some(json_error_message(message).unwrap_or_else(|| message.to_owned()))
+    api_error::parse(rest)
 }
 
 /// Whether an error text reads like an error of the model API (rather than of the agent).
 fn looks_like_api_error(text: &str) -> bool {
     let text = text.trim_start().trim_start_matches('[');
-    text.contains("API Error") || leading_status(text).0.is_some()
-}
-
-fn status_code(status: Option<u64>) -> Option<u16> {
-    status.and_then(|status| u16::try_from(status).ok())
-}
-
-/// An `error` field as text: a string, or an object's `message`.
-fn error_text(error: Option<&Value>) -> Option<String> {
-    match error? {
-        Value::String(text) => Some(text.clone()),
-        Value::Object(object) => object
-            .get("message")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        _ => None,
-    }
-    .filter(|text| !text.is_empty())
+    text.contains("API Error") || api_error::split_status(text).0.is_some()
 }
 
 /// Copies the agent's session file, found under `projects`, to `<artifact dir>/session.jsonl`
@@ -820,28 +787,31 @@ mod tests {
     #[test]
     fn api_errors_are_split_into_status_and_message() {
         assert_eq!(
-            api_error("API Error: 400 mock: forced error 400"),
+            unwrap_api_error("API Error: 400 mock: forced error 400"),
             (Some(400), "mock: forced error 400".to_owned())
         );
         assert_eq!(
-            api_error(
+            unwrap_api_error(
                 r#"API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}"#
             ),
             (Some(400), "prompt is too long".to_owned())
         );
         assert_eq!(
-            api_error("[API Error: 429 Too many requests]\nPossible reasons: quota"),
+            unwrap_api_error("[API Error: 429 Too many requests]\nPossible reasons: quota"),
             (Some(429), "Too many requests".to_owned())
         );
         assert_eq!(
-            api_error("API Error (claude-x): 529 Overloaded"),
+            unwrap_api_error("API Error (claude-x): 529 Overloaded"),
             (Some(529), "Overloaded".to_owned())
         );
         assert_eq!(
-            api_error("There's an issue with the selected model."),
+            unwrap_api_error("There's an issue with the selected model."),
             (None, "There's an issue with the selected model.".to_owned())
         );
-        assert_eq!(api_error("4000 tokens"), (None, "4000 tokens".to_owned()));
+        assert_eq!(
+            unwrap_api_error("4000 tokens"),
+            (None, "4000 tokens".to_owned())
+        );
         assert!(looks_like_api_error("[API Error: boom]"));
         assert!(looks_like_api_error("401 Unauthorized"));
         assert!(!looks_like_api_error("Tool failed"));

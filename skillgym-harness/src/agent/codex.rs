@@ -44,6 +44,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use skillgym::{Phase, Role};
 
+use super::api_error;
 use super::options::set_env;
 use super::{
     Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
@@ -463,7 +464,7 @@ impl StreamParser for CodexParser {
                     .error
                     .and_then(|error| error.message)
                     .unwrap_or_else(|| "turn failed".to_owned());
-                let (status, message) = parse_provider_error(&message);
+                let (status, message) = api_error::parse(&message);
                 out.provider_error(status, message);
             }
             "item.plan.delta" => {}
@@ -586,134 +587,6 @@ fn mcp_output(result: McpResult) -> String {
         Value::Null => String::new(),
         value => value.to_string(),
     }
-}
-
-/// Splits a provider error as an agent reported it into the HTTP status and the provider's
-/// human message. A JSON body (`{"error":{"message":…}}`, `{"message":…}`) is unwrapped and
-/// its numeric `status` / `error.code` kept; otherwise the status comes from the text around
-/// it (`status 400`, `status: 429`, `HTTP 500`, `400 Bad Request`), else it is unknown.
-pub(super) fn parse_provider_error(text: &str) -> (Option<u16>, String) {
-    let text = text.trim();
-    let body = json_body(text);
-    let (before, after) = match &body {
-        Some((start, end, _)) => (&text[..*start], &text[*end..]),
-        None => (text, ""),
-    };
-    let (status, message) = match &body {
-        Some((_, _, value)) => (body_status(value), body_message(value)),
-        None => (None, None),
-    };
-    let status = status
-        .or_else(|| status_in_text(before))
-        .or_else(|| status_in_text(after));
-    (status, message.unwrap_or_else(|| text.to_owned()))
-}
-
-/// The JSON object embedded in `text`, with its byte range.
-fn json_body(text: &str) -> Option<(usize, usize, Value)> {
-    let start = text.find('{')?;
-    let end = text.rfind('}')? + 1;
-    if end <= start {
-        return None;
-    }
-    match serde_json::from_str::<Value>(&text[start..end]) {
-        Ok(value @ Value::Object(_)) => Some((start, end, value)),
-        _ => None,
-    }
-}
-
-/// The human message of an error body.
-fn body_message(body: &Value) -> Option<String> {
-    let error = body.get("error");
-    error
-        .and_then(|error| error.get("message"))
-        .and_then(Value::as_str)
-        .or_else(|| error.and_then(Value::as_str))
-        .or_else(|| body.get("message").and_then(Value::as_str))
-        .filter(|message| !message.trim().is_empty())
-        .map(str::to_owned)
-}
-
-/// A numeric HTTP status in an error body (`status`, `statusCode`, `error.status`,
-/// `error.code`).
-fn body_status(body: &Value) -> Option<u16> {
-    let status = |value: Option<&Value>| {
-        value
-            .and_then(Value::as_u64)
-            .filter(|code| (100..=599).contains(code))
-            .and_then(|code| u16::try_from(code).ok())
-    };
-    let error = body.get("error");
-    status(body.get("status"))
-        .or_else(|| status(body.get("statusCode")))
-        .or_else(|| status(error.and_then(|error| error.get("status"))))
-        .or_else(|| status(error.and_then(|error| error.get("code"))))
-}
-
-/// Reason phrases that identify a number before them as an HTTP status.
-const REASONS: [&str; 17] = [
-    "Bad Request",
-    "Unauthorized",
-    "Payment Required",
-    "Forbidden",
-    "Not Found",
-    "Method Not Allowed",
-    "Request Timeout",
-    "Conflict",
-    "Payload Too Large",
-    "Unprocessable Entity",
-    "Unprocessable Content",
-    "Too Many Requests",
-    "Internal Server Error",
-    "Not Implemented",
-    "Bad Gateway",
-    "Service Unavailable",
-    "Gateway Timeout",
-];
-
-/// Words that identify a number after them as an HTTP status.
-const STATUS_WORDS: [&str; 8] = [
-    "status",
-    "status code",
-    "status_code",
-    "statuscode",
-    "http",
-    "http/1.0",
-    "http/1.1",
-    "http/2",
-];
-
-/// An HTTP status stated in prose: `status 400`, `status: 429`, `HTTP 500`, `400 Bad Request`.
-fn status_in_text(text: &str) -> Option<u16> {
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at + 3 <= bytes.len() {
-        let digits = bytes[at..at + 3].iter().all(u8::is_ascii_digit);
-        let bounded = (at == 0 || !bytes[at - 1].is_ascii_alphanumeric())
-            && bytes
-                .get(at + 3)
-                .is_none_or(|next| !next.is_ascii_alphanumeric());
-        if !(digits && bounded) {
-            at += 1;
-            continue;
-        }
-        let code = bytes[at..at + 3]
-            .iter()
-            .fold(0u16, |code, digit| code * 10 + u16::from(digit - b'0'));
-        if (100..=599).contains(&code) {
-            let before = text[..at]
-                .trim_end_matches([' ', ':', '=', '(', '['])
-                .to_ascii_lowercase();
-            let after = text[at + 3..].trim_start_matches([' ', ':', '-']);
-            if STATUS_WORDS.iter().any(|word| before.ends_with(word))
-                || REASONS.iter().any(|reason| after.starts_with(reason))
-            {
-                return Some(code);
-            }
-        }
-        at += 3;
-    }
-    None
 }
 
 #[cfg(test)]
@@ -932,50 +805,6 @@ mod tests {
         assert!(
             matches!(&report.events[0], SessionEvent::Raw { value, .. } if value["type"] == "error")
         );
-    }
-
-    #[test]
-    fn provider_errors_are_unwrapped() {
-        let cases = [
-            (
-                r#"unexpected status 400 Bad Request: {"error":{"message":"The model `x` does not exist","type":"invalid_request_error"}}"#,
-                Some(400),
-                "The model `x` does not exist",
-            ),
-            (
-                "exceeded retry limit, last status: 429 Too Many Requests",
-                Some(429),
-                "exceeded retry limit, last status: 429 Too Many Requests",
-            ),
-            (
-                r#"{"error":{"code":403,"message":"denied","status":"PERMISSION_DENIED"}}"#,
-                Some(403),
-                "denied",
-            ),
-            (
-                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}} (request id r1)"#,
-                None,
-                "Overloaded",
-            ),
-            (
-                "HTTP 502 from upstream",
-                Some(502),
-                "HTTP 502 from upstream",
-            ),
-            (
-                "stream disconnected after 1200 ms",
-                None,
-                "stream disconnected after 1200 ms",
-            ),
-            ("{not json", None, "{not json"),
-        ];
-        for (text, status, message) in cases {
-            assert_eq!(
-                parse_provider_error(text),
-                (status, message.to_owned()),
-                "{text}"
-            );
-        }
     }
 
     #[test]

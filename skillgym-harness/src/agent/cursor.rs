@@ -38,8 +38,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use skillgym::{Phase, Role};
 
-use super::copilot::PendingCommands;
-use super::copilot::lenient::{Flag, Int, List, Obj, Text};
+use super::lenient::{Flag, Int, List, Obj, Text};
+use super::pending::PendingCommands;
 use super::{Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser};
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, epoch_millis_to_rfc3339};
 

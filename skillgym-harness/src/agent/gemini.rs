@@ -34,8 +34,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use skillgym::Role;
 
-use super::copilot::lenient::{ErrorMessage, Flag, Int, Obj, Text};
-use super::copilot::{body_message, split_status};
+use super::api_error;
+use super::lenient::{ErrorMessage, Flag, Int, Obj, Text};
 use super::options::set_env;
 use super::{
     Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
@@ -352,7 +352,7 @@ impl StreamParser for GeminiParser {
                     out.set_usage(stats.usage());
                 }
                 if record.status.get() == Some("error") {
-                    match record.error.get().and_then(api_error) {
+                    match record.error.get().and_then(api_error_result) {
                         Some((status, message)) => out.provider_error(status, message),
                         None => self.lines.keep_raw(line, at, out),
                     }
@@ -425,38 +425,21 @@ fn tool_use(record: Record<'_>, at: Option<String>, out: &mut ReportBuilder) {
     out.tool_call(record.tool_id.get(), tool, args, at);
 }
 
-/// The status and message of an `[API Error: …]` result; `None` for other errors.
-fn api_error(text: &str) -> Option<(Option<u16>, String)> {
-    let inner = text.trim().strip_prefix("[API Error:")?.trim_start();
-    // A JSON body, possibly after a prefix such as `got status: 400 Bad Request.`.
-    if let Some(start) = inner.find('{') {
-        let mut values = serde_json::Deserializer::from_str(&inner[start..]).into_iter::<Value>();
-        if let Some(Ok(body)) = values.next()
-            && let Some((status, message)) = body_message(&body)
-        {
-            return Some((status.or_else(|| status_in(&inner[..start])), message));
-        }
+/// The status and message of an `[API Error: …]` result; `None` for other errors. The text
+/// ends at the bracket that closes it (a rate-limit hint may follow; a bracket with a `}` after
+/// it stands inside a JSON body) and loses Gemini's `(Status: INTERNAL)` suffix.
+fn api_error_result(text: &str) -> Option<(Option<u16>, String)> {
+    let inner = text.trim().strip_prefix("[API Error:")?;
+    let inner = match inner.rfind(']') {
+        Some(end) if !inner[end..].contains('}') => &inner[..end],
+        _ => inner,
     }
-    // Plain text, up to the bracket that closes it (a rate-limit hint may follow).
-    let inner = inner.rfind(']').map_or(inner, |end| &inner[..end]).trim();
+    .trim();
     let inner = match inner.rfind(" (Status: ") {
         Some(start) if inner.ends_with(')') => &inner[..start],
         _ => inner,
     };
-    let (status, message) = split_status(inner);
-    Some((status.or_else(|| status_in(message)), message.to_owned()))
-}
-
-/// An HTTP status written as `status: 400` or `status 400` in a message.
-fn status_in(text: &str) -> Option<u16> {
-    let lower = text.to_ascii_lowercase();
-    let at = lower.find("status")? + "status".len();
-    let rest = lower[at..].trim_start_matches([':', ' ']);
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    (digits.len() == 3)
-        .then(|| digits.parse().ok())
-        .flatten()
-        .filter(|status| (100..600).contains(status))
+    Some(api_error::parse(inner))
 }
 
 #[cfg(test)]
@@ -756,7 +739,7 @@ mod tests {
 
     #[test]
     fn api_errors_are_unwrapped() {
-        let error = |text| api_error(text);
+        let error = |text| api_error_result(text);
         assert_eq!(
             error(
                 r#"[API Error: {"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}]"#
@@ -778,9 +761,12 @@ Possible quota limitations in place."#
             error("[API Error: 500 Internal error]"),
             Some((Some(500), "Internal error".to_owned()))
         );
+        // A bracket inside the body does not end the text.
+        assert_eq!(
+            error(r#"[API Error: {"error":{"details":[],"message":"cut"}}"#),
+            Some((None, "cut".to_owned()))
+        );
         assert_eq!(error("Reached max session turns"), None);
-        assert_eq!(status_in("got Status: 503 x"), Some(503));
-        assert_eq!(status_in("no code"), None);
     }
 
     #[test]

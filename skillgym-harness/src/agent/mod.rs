@@ -18,6 +18,7 @@
 //! | `qwen-code` | [`QwenCode`] | `qwen` |
 //! | `command` | [`CommandAgent`] | the configured `command` |
 
+mod api_error;
 mod claude_code;
 mod claude_stream;
 mod codex;
@@ -26,8 +27,10 @@ mod copilot;
 mod cursor;
 mod gemini;
 pub mod isolation;
+mod lenient;
 mod opencode;
 mod options;
+mod pending;
 mod qwen;
 
 use std::ffi::OsString;

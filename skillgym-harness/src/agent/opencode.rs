@@ -39,7 +39,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use skillgym::{Phase, Role, SessionEvent};
 
-use super::codex::parse_provider_error;
+use super::api_error;
 use super::options::set_env;
 use super::{
     Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
@@ -200,7 +200,7 @@ impl Agent for Opencode {
             if let Some((name, message)) = logged_error(&line)
                 && is_provider_error(name)
             {
-                let (status, message) = parse_provider_error(message);
+                let (status, message) = api_error::parse(message);
                 out.provider_error(status, message);
                 return;
             }
@@ -528,7 +528,7 @@ fn provider_error(error: ErrorInfo) -> Option<(Option<u16>, String)> {
         ),
         None => name,
     };
-    let (status, message) = parse_provider_error(&message);
+    let (status, message) = api_error::parse(&message);
     Some((data.status_code.or(status), message))
 }
 

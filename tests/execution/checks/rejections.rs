@@ -131,6 +131,14 @@ fn in_one_process() {
         })
         .count();
     assert_eq!(ignored, executions - 1, "{context}");
+    assert!(
+        stdout.contains(&format!(
+            "skillgym: {executions} executions: 0 passed, 1 failed, 0 expected-failed, 0 unexpected-passed, {} skipped\n",
+            executions - 1
+        )),
+        "{context}"
+    );
+    assert!(!stdout.contains("at repetition 0/"), "{context}");
     assert!(run.run_dir().join(".rejected/rej").is_file());
 }
 

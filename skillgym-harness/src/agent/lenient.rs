@@ -1,0 +1,284 @@
+//! Field types that never fail to deserialize: a JSON value of another type than the one
+//! expected reads as absent (an empty list for [`List`]).
+//!
+//! Agent streams reuse field names across record types with different shapes (a field that
+//! is a string in one record type and an object in another), and the shapes drift between
+//! versions. With these types one typed record struct covers every record type of a stream,
+//! read in one pass over the line, and an odd value costs that field only, never the record.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+/// Visitor methods that accept a JSON value of an unwanted type as `$absent`.
+macro_rules! ignore {
+    ($absent:expr; $($kind:ident)*) => { $(ignore!(@one $absent; $kind);)* };
+    (@one $absent:expr; bool) => {
+        fn visit_bool<E: Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($absent)
+        }
+    };
+    (@one $absent:expr; number) => {
+        fn visit_i64<E: Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($absent)
+        }
+        fn visit_u64<E: Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($absent)
+        }
+        fn visit_f64<E: Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($absent)
+        }
+    };
+    (@one $absent:expr; str) => {
+        fn visit_str<E: Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($absent)
+        }
+    };
+    (@one $absent:expr; null) => {
+        fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
+            Ok($absent)
+        }
+        fn visit_none<E: Error>(self) -> Result<Self::Value, E> {
+            Ok($absent)
+        }
+    };
+    (@one $absent:expr; seq) => {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok($absent)
+        }
+    };
+    (@one $absent:expr; map) => {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok($absent)
+        }
+    };
+}
+
+/// A string, borrowed from the line when it has no escapes.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Text<'a>(pub Option<Cow<'a, str>>);
+
+impl Text<'_> {
+    /// The string, if there was one.
+    pub fn get(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+
+    /// The string, or `""`.
+    pub fn or_empty(&self) -> &str {
+        self.get().unwrap_or_default()
+    }
+
+    /// The string, owned, or `""`.
+    pub fn into_string(self) -> String {
+        self.0.map(Cow::into_owned).unwrap_or_default()
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl<'de> Visitor<'de> for TextVisitor {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Text(Some(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_string<E: Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Text(Some(Cow::Owned(v))))
+            }
+            ignore!(Text(None); bool number null seq map);
+        }
+        deserializer.deserialize_any(TextVisitor)
+    }
+}
+
+/// An integer (a float without fraction counts).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Int(pub Option<i64>);
+
+impl Int {
+    /// The value as a count (negative values are absent).
+    pub fn count(self) -> Option<u64> {
+        self.0.and_then(|value| u64::try_from(value).ok())
+    }
+
+    /// The value as an HTTP status.
+    pub fn status(self) -> Option<u16> {
+        self.0
+            .and_then(|value| u64::try_from(value).ok())
+            .and_then(super::api_error::status)
+    }
+
+    /// The value as an exit code.
+    pub fn exit_code(self) -> Option<i32> {
+        self.0.and_then(|value| i32::try_from(value).ok())
+    }
+}
+
+impl<'de> Deserialize<'de> for Int {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct IntVisitor;
+        impl<'de> Visitor<'de> for IntVisitor {
+            type Value = Int;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_i64<E: Error>(self, v: i64) -> Result<Int, E> {
+                Ok(Int(Some(v)))
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<Int, E> {
+                Ok(Int(i64::try_from(v).ok()))
+            }
+            fn visit_f64<E: Error>(self, v: f64) -> Result<Int, E> {
+                let integral = v.fract() == 0.0 && v.abs() < 9.0e15;
+                // Exact: integral and well within the range of i64.
+                #[allow(clippy::cast_possible_truncation)]
+                Ok(Int(integral.then_some(v as i64)))
+            }
+            ignore!(Int(None); bool str null seq map);
+        }
+        deserializer.deserialize_any(IntVisitor)
+    }
+}
+
+/// A boolean.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Flag(pub Option<bool>);
+
+impl Flag {
+    /// Whether it was `true`.
+    pub fn is_true(self) -> bool {
+        self.0 == Some(true)
+    }
+}
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct FlagVisitor;
+        impl<'de> Visitor<'de> for FlagVisitor {
+            type Value = Flag;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: Error>(self, v: bool) -> Result<Flag, E> {
+                Ok(Flag(Some(v)))
+            }
+            ignore!(Flag(None); number str null seq map);
+        }
+        deserializer.deserialize_any(FlagVisitor)
+    }
+}
+
+/// An object read as `T` (whose fields should be lenient themselves).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Obj<T>(pub Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ObjVisitor<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjVisitor<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(|value| Obj(Some(value)))
+            }
+            ignore!(Obj(None); bool number str null seq);
+        }
+        deserializer.deserialize_any(ObjVisitor(PhantomData))
+    }
+}
+
+/// A list of `T` (whose fields should be lenient themselves); anything else is empty.
+#[derive(Debug, Clone, PartialEq)]
+pub struct List<T>(pub Vec<T>);
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ListVisitor<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+            type Value = List<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<List<T>, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(List(items))
+            }
+            ignore!(List(Vec::new()); bool number str null map);
+        }
+        deserializer.deserialize_any(ListVisitor(PhantomData))
+    }
+}
+
+/// An error's message: a string, or the `message` of an object.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ErrorMessage<'a>(pub Option<Cow<'a, str>>);
+
+impl ErrorMessage<'_> {
+    /// The message, if there was one.
+    pub fn get(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ErrorMessage<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Body<'a> {
+            #[serde(borrow)]
+            message: Text<'a>,
+        }
+        struct MessageVisitor;
+        impl<'de> Visitor<'de> for MessageVisitor {
+            type Value = ErrorMessage<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(ErrorMessage(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(ErrorMessage(Some(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_string<E: Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(ErrorMessage(Some(Cow::Owned(v))))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let body = Body::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(ErrorMessage(body.message.0))
+            }
+            ignore!(ErrorMessage(None); bool number null seq);
+        }
+        deserializer.deserialize_any(MessageVisitor)
+    }
+}
