@@ -28,8 +28,17 @@ fn every_transcript_ran_echo_hello() {
 }
 
 #[test]
-fn codex_wraps_its_commands_in_bash_and_the_matcher_unwraps_them() {
+fn codex_commands_arrive_unwrapped_from_its_bash_wrapper() {
     let report = load("codex");
+    assert_eq!(
+        report.commands().collect::<Vec<_>>(),
+        ["echo hello", "cat SKILL.md"]
+    );
+}
+
+#[test]
+fn the_matcher_unwraps_bash_wrapped_commands() {
+    let report = commands(&["/bin/bash -lc 'echo hello'", "/bin/bash -lc 'cat SKILL.md'"]);
     passes(&report, |e| {
         e.commands()
             .size(2)

@@ -5,7 +5,7 @@ use skillgym::{CaseContext, SessionReport};
 
 use crate::support::transcripts::load;
 
-/// The captured transcripts under `tests/fixtures/transcripts`, one per agent CLI version.
+/// The captured sessions, one per agent CLI version, as the adapters normalized them.
 pub const TRANSCRIPTS: [&str; 7] = [
     "claude-code",
     "claude-code-2.1.197",
