@@ -29,6 +29,8 @@ use crate::normalize::ReportBuilder;
 
 const PROGRAM: &str = "claude";
 const CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+/// The user's own config directory below the home, when `$CLAUDE_CONFIG_DIR` is not set.
+const USER_DIR: &str = ".claude";
 const CREDENTIALS: &str = ".credentials.json";
 
 /// Runs Claude Code headlessly with a private config directory.
@@ -43,29 +45,11 @@ impl ClaudeCode {
         ClaudeCode { options }
     }
 
-    /// `CLAUDE_CONFIG_DIR` as `agent.env` sets it, if it does.
-    fn configured_dir(&self) -> Option<PathBuf> {
-        self.options
-            .env
-            .iter()
-            .rev()
-            .find(|(key, _)| key == CONFIG_DIR)
-            .map(|(_, value)| PathBuf::from(value))
-            .filter(|dir| !dir.as_os_str().is_empty())
-    }
-
     /// The config directory the session uses.
     fn config_dir(&self, session: &SessionSpec<'_>) -> PathBuf {
-        self.configured_dir()
-            .unwrap_or_else(|| session.state_dir.join("claude"))
-    }
-
-    /// The user's own config directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-    fn user_config_dir(&self) -> Option<PathBuf> {
         self.options
-            .env_value(CONFIG_DIR)
-            .map(PathBuf::from)
-            .or_else(|| self.options.home_file(".claude"))
+            .env_dir(CONFIG_DIR)
+            .unwrap_or_else(|| session.state_dir.join("claude"))
     }
 
     fn command(
@@ -76,9 +60,13 @@ impl ClaudeCode {
     ) -> io::Result<Launch> {
         let config = self.config_dir(session);
         let mut seeded = Vec::new();
-        if self.configured_dir().is_none() {
+        if self.options.env_dir(CONFIG_DIR).is_none() {
             isolation::create_dirs([config.as_path()])?;
-            if let Some(source) = self.user_config_dir().filter(|source| *source != config) {
+            if let Some(source) = self
+                .options
+                .user_dir(CONFIG_DIR, USER_DIR)
+                .filter(|source| *source != config)
+            {
                 seeded = seed_credentials(&source, &config)?;
             }
         }
@@ -152,7 +140,7 @@ impl Agent for ClaudeCode {
         .into_iter()
         .map(|name| AuthSource::Env(name.to_owned()))
         .collect();
-        if let Some(dir) = self.user_config_dir() {
+        if let Some(dir) = self.options.user_dir(CONFIG_DIR, USER_DIR) {
             auth.push(AuthSource::File(dir.join(CREDENTIALS)));
         }
         AgentSetup {
@@ -210,66 +198,19 @@ fn strip_refresh_tokens(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::normalize_stream;
-    use skillgym::{Confidence, SessionEvent, SessionReport, TokenCount, UsageSource};
-    use std::os::unix::fs::PermissionsExt;
+    use crate::agent::test_support::{
+        self, PROMPT, env, fixture, mode, scratch, spec, tool_calls, tool_results,
+    };
+    use crate::normalize::Normalized;
+    use skillgym::{Confidence, SessionEvent, TokenCount, UsageSource};
 
-    const PROMPT: &str = "Run echo hello, then read SKILL.md";
-
-    struct Parsed {
-        report: SessionReport,
-        steps: u32,
-        provider_error: Option<crate::normalize::ProviderError>,
-    }
-
-    fn normalize(fixture: &str) -> Parsed {
-        let agent = ClaudeCode::new(AgentOptions::new("claude-opus-5-5"));
-        let mut parser = agent.parser();
-        let normalized = normalize_stream(
-            &mut *parser,
-            fixture.as_bytes(),
-            Path::new("/home/dev/demo/wd"),
-            PROMPT,
-        )
-        .unwrap();
-        Parsed {
-            report: normalized.report,
-            steps: normalized.steps,
-            provider_error: normalized.provider_error,
-        }
-    }
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "skillgym-claude-code-{name}-{}",
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn spec<'a>(dir: &'a Path, state: &'a Path, artifacts: &'a Path) -> SessionSpec<'a> {
-        SessionSpec {
-            runner_id: "claude",
-            prompt: PROMPT,
-            prompt_file: dir,
-            cwd: Path::new("/home/dev/demo/wd"),
-            artifact_dir: artifacts,
-            state_dir: state,
-        }
-    }
-
-    fn env(launch: &Launch, key: &str) -> Option<String> {
-        launch
-            .env
-            .iter()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value.to_string_lossy().into_owned())
+    fn normalize(stream: &str) -> Normalized {
+        let mut parser = ClaudeCode::new(AgentOptions::new("claude-opus-5-5")).parser();
+        test_support::normalize(&mut *parser, stream)
     }
 
     /// Checks what the three mock rounds have in common (shell, read, final text).
-    fn assert_mock_session(parsed: &Parsed, session_id: &str, tool_ids: [&str; 2]) {
+    fn assert_mock_session(parsed: &Normalized, session_id: &str, tool_ids: [&str; 2]) {
         let report = &parsed.report;
         assert_eq!(parsed.steps, 3);
         assert!(parsed.provider_error.is_none());
@@ -279,54 +220,16 @@ mod tests {
             report.file_reads(),
             [Path::new("/home/dev/demo/wd/SKILL.md")]
         );
-        let calls: Vec<_> = report
-            .tool_calls(None)
-            .map(|event| match event {
-                SessionEvent::ToolCall { id, tool, args, .. } => {
-                    (id.clone().unwrap(), tool.clone(), args.clone())
-                }
-                _ => unreachable!(),
-            })
-            .collect();
+        let calls = tool_calls(report);
         assert_eq!(calls.len(), 2);
-        assert_eq!(
-            (calls[0].0.as_str(), calls[0].1.as_str()),
-            (tool_ids[0], "Bash")
-        );
+        assert_eq!((calls[0].0, calls[0].1), (tool_ids[0], "Bash"));
         assert_eq!(calls[0].2["command"], "echo hello");
-        assert_eq!(
-            (calls[1].0.as_str(), calls[1].1.as_str()),
-            (tool_ids[1], "Read")
-        );
+        assert_eq!((calls[1].0, calls[1].1), (tool_ids[1], "Read"));
         assert_eq!(calls[1].2["file_path"], "/home/dev/demo/wd/SKILL.md");
-        let results: Vec<_> = report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::ToolResult {
-                    id,
-                    tool,
-                    output,
-                    is_error,
-                    ..
-                } => Some((
-                    id.clone().unwrap(),
-                    tool.clone().unwrap(),
-                    output.clone(),
-                    *is_error,
-                )),
-                _ => None,
-            })
-            .collect();
+        let results = tool_results(report);
         assert_eq!(results.len(), 2);
-        assert_eq!(
-            results[0],
-            (tool_ids[0].into(), "Bash".into(), "hello".into(), false)
-        );
-        assert_eq!(
-            (results[1].0.as_str(), results[1].1.as_str()),
-            (tool_ids[1], "Read")
-        );
+        assert_eq!(results[0], (tool_ids[0], "Bash", "hello", false));
+        assert_eq!((results[1].0, results[1].1), (tool_ids[1], "Read"));
         assert!(results[1].2.contains("The secret word is pineapple."));
         let skill = report.skill("wd").expect("SKILL.md read");
         assert_eq!(skill.confidence, Confidence::Strong);
@@ -342,9 +245,7 @@ mod tests {
 
     #[test]
     fn normalizes_the_captured_session() {
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/claude-code.jsonl"
-        ));
+        let parsed = normalize(&fixture("claude-code.jsonl"));
         assert_mock_session(
             &parsed,
             "3558f9a7-12e9-4f56-91bc-92c692237100",
@@ -366,9 +267,7 @@ mod tests {
 
     #[test]
     fn normalizes_the_older_2_1_197_session() {
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/claude-code-2.1.197.jsonl"
-        ));
+        let parsed = normalize(&fixture("claude-code-2.1.197.jsonl"));
         assert_mock_session(
             &parsed,
             "98a509ea-64c7-4199-9067-4e9913096a5e",
@@ -387,9 +286,7 @@ mod tests {
 
     #[test]
     fn partial_messages_do_not_double_count() {
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/claude-code.partial-messages.jsonl"
-        ));
+        let parsed = normalize(&fixture("claude-code.partial-messages.jsonl"));
         assert_mock_session(
             &parsed,
             "933dd60a-a675-4f08-80ef-f0c81b42e688",
@@ -417,9 +314,7 @@ mod tests {
 
     #[test]
     fn a_provider_error_ends_the_session() {
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/claude-code.error-400.jsonl"
-        ));
+        let parsed = normalize(&fixture("claude-code.error-400.jsonl"));
         let error = parsed.provider_error.expect("provider error");
         assert_eq!(error.status, Some(400));
         assert_eq!(error.message, "mock: forced error 400");
@@ -442,7 +337,7 @@ mod tests {
 
     #[test]
     fn message_usage_counts_cache_as_input_when_the_result_is_missing() {
-        let fixture = include_str!("../../tests/fixtures/transcripts/claude-code.jsonl");
+        let fixture = &fixture("claude-code.jsonl");
         let cut: Vec<&str> = fixture.lines().take(6).collect();
         let with_cache = cut
             .join("\n")
@@ -472,7 +367,7 @@ mod tests {
 
     #[test]
     fn launches_headless_with_a_private_config_dir() {
-        let dir = scratch("launch");
+        let dir = scratch("claude-code", "launch");
         let home = dir.join("home");
         fs::create_dir_all(home.join(".claude/skills/x")).unwrap();
         fs::write(
@@ -491,7 +386,7 @@ mod tests {
                 .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:8765")
                 .user_home(&home),
         );
-        let session = spec(&dir, &state, &artifacts);
+        let session = spec("claude", &dir, &state, &artifacts);
         let launch = agent.command(&session, None, false).unwrap();
         assert_eq!(launch.program, "claude");
         assert_eq!(
@@ -517,11 +412,8 @@ mod tests {
                 copied,
                 serde_json::json!({"claudeAiOauth": {"accessToken": "at", "expiresAt": 1}})
             );
-            let mode = fs::metadata(&launch.seeded[0])
-                .unwrap()
-                .permissions()
-                .mode();
-            assert_eq!(mode & 0o777, 0o600);
+            let mode = mode(&launch.seeded[0]);
+            assert_eq!(mode, 0o600);
             assert!(
                 home.join(".claude/.credentials.json").exists(),
                 "the user's file stays"
@@ -530,24 +422,24 @@ mod tests {
         assert!(!config.join("settings.json").exists());
         assert!(!config.join("CLAUDE.md").exists());
         assert!(!config.join("skills").exists());
-        assert_eq!(env(&launch, CONFIG_DIR), Some(config.display().to_string()));
+        assert_eq!(env(&launch, CONFIG_DIR), config.to_str());
         assert_eq!(
-            env(&launch, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC").as_deref(),
+            env(&launch, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"),
             Some("1")
         );
         assert_eq!(
-            env(&launch, "DISABLE_AUTOUPDATER").as_deref(),
+            env(&launch, "DISABLE_AUTOUPDATER"),
             Some("0"),
             "agent.env wins"
         );
         assert_eq!(
-            env(&launch, "ANTHROPIC_BASE_URL").as_deref(),
+            env(&launch, "ANTHROPIC_BASE_URL"),
             Some("http://127.0.0.1:8765")
         );
         assert_eq!(env(&launch, "IS_SANDBOX"), None);
 
         let as_root = agent.command(&session, None, true).unwrap();
-        assert_eq!(env(&as_root, "IS_SANDBOX").as_deref(), Some("1"));
+        assert_eq!(env(&as_root, "IS_SANDBOX"), Some("1"));
         let real = agent.launch(&session).unwrap();
         assert_eq!(env(&real, "IS_SANDBOX").is_some(), is_root());
         fs::remove_dir_all(&dir).unwrap();
@@ -555,12 +447,12 @@ mod tests {
 
     #[test]
     fn nothing_is_seeded_without_a_login_or_with_a_chosen_config_dir() {
-        let dir = scratch("unseeded");
+        let dir = scratch("claude-code", "unseeded");
         let home = dir.join("home");
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let session = spec(&dir, &state, &artifacts);
+        let session = spec("claude", &dir, &state, &artifacts);
         let agent = ClaudeCode::new(AgentOptions::default().user_home(&home));
         let launch = agent.command(&session, None, false).unwrap();
         if std::env::var_os(CONFIG_DIR).is_none() {
@@ -577,14 +469,14 @@ mod tests {
         );
         let launch = agent.command(&session, None, false).unwrap();
         assert!(launch.seeded.is_empty());
-        assert_eq!(env(&launch, CONFIG_DIR), Some(chosen.display().to_string()));
+        assert_eq!(env(&launch, CONFIG_DIR), chosen.to_str());
         assert!(!chosen.exists(), "the user's directory is left alone");
         fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn credentials_that_are_not_json_are_copied_as_they_are() {
-        let dir = scratch("opaque");
+        let dir = scratch("claude-code", "opaque");
         fs::write(dir.join(".credentials.json"), "opaque").unwrap();
         let seeded = seed_credentials(&dir, &dir.join("to")).unwrap();
         assert_eq!(fs::read_to_string(&seeded[0]).unwrap(), "opaque");
@@ -593,7 +485,7 @@ mod tests {
 
     #[test]
     fn resumes_by_forking_the_session() {
-        let dir = scratch("resume");
+        let dir = scratch("claude-code", "resume");
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = ClaudeCode::new(
@@ -601,7 +493,7 @@ mod tests {
                 .command("/opt/claude")
                 .user_home(dir.join("home")),
         );
-        let mut session = spec(&dir, &state, &artifacts);
+        let mut session = spec("claude", &dir, &state, &artifacts);
         session.prompt = "Why did you read SKILL.md?";
         let launch = agent.resume(&session, "sess-1").unwrap().unwrap();
         assert_eq!(launch.program, "/opt/claude");
@@ -621,16 +513,13 @@ mod tests {
                 "Why did you read SKILL.md?",
             ]
         );
-        assert_eq!(
-            env(&launch, CONFIG_DIR),
-            Some(state.join("claude").display().to_string())
-        );
+        assert_eq!(env(&launch, CONFIG_DIR), state.join("claude").to_str());
         fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn collects_the_project_session_file() {
-        let dir = scratch("collect");
+        let dir = scratch("claude-code", "collect");
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let project = state.join("claude/projects/-home-dev-demo-wd");
@@ -639,7 +528,7 @@ mod tests {
         fs::write(project.join("sess-1.jsonl"), "{\"type\":\"user\"}\n").unwrap();
         fs::write(project.join("sess-1/subagents/agent-a.jsonl"), "sub").unwrap();
         let agent = ClaudeCode::new(AgentOptions::default());
-        let session = spec(&dir, &state, &artifacts);
+        let session = spec("claude", &dir, &state, &artifacts);
 
         let mut out = ReportBuilder::new("/home/dev/demo/wd");
         out.session_id("sess-1");

@@ -764,24 +764,12 @@ impl<'a> Block<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::normalize_stream;
+    use crate::agent::test_support::normalize_in;
+    use crate::normalize::Normalized;
     use skillgym::{SessionEvent, TokenCount, UsageSource};
 
-    struct Parsed {
-        report: skillgym::SessionReport,
-        steps: u32,
-        provider_error: Option<crate::normalize::ProviderError>,
-    }
-
-    fn normalize(dialect: &'static Dialect, lines: &str) -> Parsed {
-        let mut parser = ClaudeStreamParser::new(dialect);
-        let normalized =
-            normalize_stream(&mut parser, lines.as_bytes(), Path::new("/w"), "p").unwrap();
-        Parsed {
-            report: normalized.report,
-            steps: normalized.steps,
-            provider_error: normalized.provider_error,
-        }
+    fn normalize(dialect: &'static Dialect, lines: &str) -> Normalized {
+        normalize_in(&mut ClaudeStreamParser::new(dialect), lines, "/w", "p")
     }
 
     #[test]

@@ -53,6 +53,8 @@ use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
 
 /// The program run when `agent.command` is not set.
 const PROGRAM: &str = "codex";
+/// The variable that moves Codex's state.
+const HOME_VAR: &str = "CODEX_HOME";
 
 /// Files seeded from the user's Codex home: what Codex needs to authenticate and reach its
 /// provider.
@@ -73,27 +75,16 @@ impl Codex {
     /// The `CODEX_HOME` the agent uses, and whether it is skillgym's private one (otherwise
     /// `agent.env` set it).
     fn codex_home(&self, session: &SessionSpec<'_>) -> (PathBuf, bool) {
-        match self
-            .options
-            .env
-            .iter()
-            .rev()
-            .find(|(key, _)| key == "CODEX_HOME")
-        {
-            Some((_, value)) if !value.is_empty() => (PathBuf::from(value), false),
-            _ => (session.state_dir.join("codex-home"), true),
+        match self.options.env_dir(HOME_VAR) {
+            Some(home) => (home, false),
+            None => (session.state_dir.join("codex-home"), true),
         }
     }
 
     /// The user's Codex home, where auth and config are seeded from: the harness's
     /// `$CODEX_HOME`, else `~/.codex` (only the latter when `user_home` is set explicitly).
     fn user_codex_home(&self) -> Option<PathBuf> {
-        if self.options.user_home.is_none()
-            && let Some(home) = std::env::var_os("CODEX_HOME").filter(|home| !home.is_empty())
-        {
-            return Some(PathBuf::from(home));
-        }
-        self.options.home_file(".codex")
+        self.options.user_dir(HOME_VAR, ".codex")
     }
 
     /// Creates and seeds the private `CODEX_HOME` and points the agent at it.
@@ -106,7 +97,7 @@ impl Codex {
         if let Some(from) = self.user_codex_home().filter(|from| *from != home) {
             launch.seeded = isolation::seed(&from, &home, &SEEDED)?;
         }
-        set_env(launch, "CODEX_HOME", home);
+        set_env(launch, HOME_VAR, home);
         Ok(())
     }
 
@@ -235,14 +226,11 @@ impl Agent for Codex {
             AuthSource::Env("CODEX_API_KEY".to_owned()),
             AuthSource::Env("OPENAI_API_KEY".to_owned()),
         ];
-        let configured_home = self
+        if let Some(home) = self
             .options
-            .env
-            .iter()
-            .rev()
-            .find(|(key, _)| key == "CODEX_HOME")
-            .map(|(_, value)| PathBuf::from(value));
-        if let Some(home) = configured_home.or_else(|| self.user_codex_home()) {
+            .env_dir(HOME_VAR)
+            .or_else(|| self.user_codex_home())
+        {
             auth.push(AuthSource::File(home.join("auth.json")));
         }
         AgentSetup {
@@ -592,55 +580,16 @@ fn mcp_output(result: McpResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::{Normalized, normalize_stream};
+    use crate::agent::test_support::{
+        self, commands, env, exit_codes, fixture, scratch, spec, strings, tool_calls, tool_results,
+    };
+    use crate::normalize::Normalized;
     use skillgym::{Confidence, SessionEvent, TokenCount};
     use std::fs;
 
-    const CODEX: &str = include_str!("../../tests/fixtures/transcripts/codex.jsonl");
-    const CODEX_400: &str = include_str!("../../tests/fixtures/transcripts/codex.error-400.jsonl");
-    const CODEX_PLUGINS: &str =
-        include_str!("../../tests/fixtures/transcripts/codex.unknown-model-with-plugins.jsonl");
-
     fn normalize(stream: &str) -> Normalized {
         let mut parser = Codex::new(AgentOptions::default()).parser();
-        normalize_stream(
-            &mut *parser,
-            stream.as_bytes(),
-            Path::new("/home/dev/demo/wd"),
-            "Run echo hello, then read SKILL.md",
-        )
-        .unwrap()
-    }
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("skillgym-codex-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn spec<'a>(dir: &'a Path, state: &'a Path, prompt_file: &'a Path) -> SessionSpec<'a> {
-        SessionSpec {
-            runner_id: "codex",
-            prompt: "Run echo hello, then read SKILL.md",
-            prompt_file,
-            cwd: Path::new("/home/dev/demo/wd"),
-            artifact_dir: dir,
-            state_dir: state,
-        }
-    }
-
-    fn strings(args: &[OsString]) -> Vec<&str> {
-        args.iter().map(|arg| arg.to_str().unwrap()).collect()
-    }
-
-    fn env<'a>(launch: &'a Launch, key: &str) -> Option<&'a str> {
-        launch
-            .env
-            .iter()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value.to_str().unwrap())
+        test_support::normalize(&mut *parser, stream)
     }
 
     /// Asserts the report of a successful run of the mock script (shell, read, "done").
@@ -651,15 +600,7 @@ mod tests {
             report.commands().collect::<Vec<_>>(),
             ["echo hello", "cat SKILL.md"]
         );
-        let exit_codes: Vec<_> = report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::Command { exit_code, .. } => Some(*exit_code),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(exit_codes, [Some(0), Some(0)]);
+        assert_eq!(exit_codes(report), [Some(0), Some(0)]);
         assert_eq!(
             report.file_reads(),
             [Path::new("/home/dev/demo/wd/SKILL.md")]
@@ -691,25 +632,7 @@ mod tests {
                 ),
             ]
         );
-        let results: Vec<_> = report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::ToolResult {
-                    id,
-                    tool,
-                    output,
-                    is_error,
-                    ..
-                } => Some((
-                    id.as_deref().unwrap(),
-                    tool.as_deref().unwrap(),
-                    output.as_str(),
-                    *is_error,
-                )),
-                _ => None,
-            })
-            .collect();
+        let results = tool_results(report);
         assert_eq!(results.len(), 2);
         assert_eq!(results[0], (ids[0], "command_execution", "hello\n", false));
         assert_eq!(results[1].0, ids[1]);
@@ -733,7 +656,7 @@ mod tests {
 
     #[test]
     fn normalizes_a_run() {
-        let normalized = normalize(CODEX);
+        let normalized = normalize(&fixture("codex.jsonl"));
         assert_script(
             &normalized,
             ["item_0", "item_1", "item_2"],
@@ -758,7 +681,7 @@ mod tests {
 
     #[test]
     fn keeps_non_fatal_error_items_raw() {
-        let normalized = normalize(CODEX_PLUGINS);
+        let normalized = normalize(&fixture("codex.unknown-model-with-plugins.jsonl"));
         assert_script(
             &normalized,
             ["item_1", "item_2", "item_3"],
@@ -786,7 +709,7 @@ mod tests {
 
     #[test]
     fn a_failed_turn_is_a_provider_error() {
-        let normalized = normalize(CODEX_400);
+        let normalized = normalize(&fixture("codex.error-400.jsonl"));
         let error = normalized.provider_error.expect("provider error");
         assert_eq!(error.status, None);
         assert_eq!(error.message, "mock: forced error 400");
@@ -836,16 +759,7 @@ mod tests {
         let report = &normalized.report;
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
         assert_eq!(report.session_id.as_deref(), Some("t-1"));
-        let calls: Vec<_> = report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::ToolCall { id, tool, args, .. } => {
-                    Some((id.as_deref().unwrap(), tool.as_str(), args.clone()))
-                }
-                _ => None,
-            })
-            .collect();
+        let calls = tool_calls(report);
         assert_eq!(
             calls,
             [
@@ -877,25 +791,7 @@ mod tests {
                 ),
             ]
         );
-        let results: Vec<_> = report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::ToolResult {
-                    id,
-                    tool,
-                    output,
-                    is_error,
-                    ..
-                } => Some((
-                    id.as_deref().unwrap(),
-                    tool.as_deref().unwrap(),
-                    output.as_str(),
-                    *is_error,
-                )),
-                _ => None,
-            })
-            .collect();
+        let results = tool_results(report);
         assert_eq!(
             results,
             [
@@ -904,18 +800,8 @@ mod tests {
                 ("item_5", "command_execution", "no such file", true),
             ]
         );
-        let commands: Vec<_> = report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::Command {
-                    command, exit_code, ..
-                } => Some((command.as_str(), *exit_code)),
-                _ => None,
-            })
-            .collect();
         assert_eq!(
-            commands,
+            commands(report),
             [("sed -n 1,5p notes.md", Some(2)), ("sleep 100", None)]
         );
         assert_eq!(
@@ -992,7 +878,7 @@ mod tests {
 
     #[test]
     fn launches_isolated_with_seeded_auth() {
-        let dir = scratch("launch");
+        let dir = scratch("codex", "launch");
         let home = dir.join("home");
         fs::create_dir_all(home.join(".codex/skills/x")).unwrap();
         fs::write(home.join(".codex/auth.json"), "{\"OPENAI_API_KEY\":\"sk\"}").unwrap();
@@ -1007,7 +893,9 @@ mod tests {
                 .env("OPENAI_BASE_URL", "http://127.0.0.1:1")
                 .user_home(&home),
         );
-        let launch = codex.launch(&spec(&dir, &state, &prompt_file)).unwrap();
+        let launch = codex
+            .launch(&spec("codex", &prompt_file, &state, &dir))
+            .unwrap();
         assert_eq!(launch.program, "codex");
         assert_eq!(
             strings(&launch.args),
@@ -1056,7 +944,9 @@ mod tests {
                 .user_home(&empty)
                 .command("/opt/codex"),
         );
-        let launch = bare.launch(&spec(&dir, &state2, &prompt_file)).unwrap();
+        let launch = bare
+            .launch(&spec("codex", &prompt_file, &state2, &dir))
+            .unwrap();
         assert_eq!(launch.program, "/opt/codex");
         assert!(launch.seeded.is_empty());
         assert!(state2.join("codex-home").is_dir());
@@ -1066,7 +956,7 @@ mod tests {
 
     #[test]
     fn an_agent_env_codex_home_is_used_as_it_is() {
-        let dir = scratch("own-home");
+        let dir = scratch("codex", "own-home");
         let own = dir.join("own");
         let sessions = own.join("sessions/2026/11/22");
         fs::create_dir_all(&sessions).unwrap();
@@ -1082,7 +972,7 @@ mod tests {
                 .env("CODEX_HOME", own.to_str().unwrap())
                 .user_home(dir.join("home")),
         );
-        let spec = spec(&dir, &state, &prompt_file);
+        let spec = spec("codex", &prompt_file, &state, &dir);
         let launch = codex.launch(&spec).unwrap();
         assert_eq!(env(&launch, "CODEX_HOME"), own.to_str());
         assert!(launch.seeded.is_empty());
@@ -1103,7 +993,7 @@ mod tests {
 
     #[test]
     fn collects_the_rollout_of_the_thread() {
-        let dir = scratch("collect");
+        let dir = scratch("codex", "collect");
         let state = dir.join("state");
         let day = state.join("codex-home/sessions/2026/11/22");
         fs::create_dir_all(&day).unwrap();
@@ -1116,7 +1006,7 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         fs::write(day.join("rollout-2026-11-22T03-06-00-other.jsonl"), "other").unwrap();
         let prompt_file = dir.join("prompt.md");
-        let spec = spec(&dir, &state, &prompt_file);
+        let spec = spec("codex", &prompt_file, &state, &dir);
         let codex = Codex::new(AgentOptions::default());
 
         let mut out = ReportBuilder::new("/w");
@@ -1154,7 +1044,7 @@ mod tests {
 
     #[test]
     fn resumes_a_thread() {
-        let dir = scratch("resume");
+        let dir = scratch("codex", "resume");
         let home = dir.join("home");
         fs::create_dir_all(home.join(".codex")).unwrap();
         fs::write(home.join(".codex/auth.json"), "{}").unwrap();
@@ -1163,7 +1053,7 @@ mod tests {
         let codex = Codex::new(AgentOptions::new("gpt-5.5").user_home(&home));
         let spec = SessionSpec {
             prompt: "Why did you read SKILL.md?",
-            ..spec(&dir, &state, &prompt_file)
+            ..spec("codex", &prompt_file, &state, &dir)
         };
         let launch = codex.resume(&spec, "01a2-thread").unwrap().unwrap();
         assert_eq!(

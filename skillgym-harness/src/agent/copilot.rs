@@ -54,6 +54,8 @@ use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
 
 const PROGRAM: &str = "copilot";
 const HOME_VAR: &str = "COPILOT_HOME";
+/// The user's own Copilot directory below the home, when `$COPILOT_HOME` is not set.
+const USER_DIR: &str = ".copilot";
 const USAGE_FILE: &str = "copilot-usage.json";
 /// The files seeded into the private `COPILOT_HOME`: the sign-ins (and a plaintext token).
 const LOGIN_FILES: &[&str] = &["config.json"];
@@ -70,37 +72,23 @@ impl Copilot {
         Copilot { options }
     }
 
-    /// `COPILOT_HOME` as `agent.env` sets it, if it does.
-    fn configured_home(&self) -> Option<PathBuf> {
-        self.options
-            .env
-            .iter()
-            .rev()
-            .find(|(key, _)| key == HOME_VAR)
-            .map(|(_, value)| PathBuf::from(value))
-            .filter(|dir| !dir.as_os_str().is_empty())
-    }
-
     /// The `COPILOT_HOME` the session uses.
     fn copilot_home(&self, session: &SessionSpec<'_>) -> PathBuf {
-        self.configured_home()
-            .unwrap_or_else(|| session.state_dir.join("copilot-home"))
-    }
-
-    /// The user's own Copilot directory: `$COPILOT_HOME`, else `~/.copilot`.
-    fn user_dir(&self) -> Option<PathBuf> {
         self.options
-            .env_value(HOME_VAR)
-            .map(PathBuf::from)
-            .or_else(|| self.options.home_file(".copilot"))
+            .env_dir(HOME_VAR)
+            .unwrap_or_else(|| session.state_dir.join("copilot-home"))
     }
 
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
         let home = self.copilot_home(session);
         let mut seeded = Vec::new();
-        if self.configured_home().is_none() {
+        if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([home.as_path()])?;
-            if let Some(source) = self.user_dir().filter(|source| *source != home) {
+            if let Some(source) = self
+                .options
+                .user_dir(HOME_VAR, USER_DIR)
+                .filter(|source| *source != home)
+            {
                 seeded = isolation::seed(&source, &home, LOGIN_FILES)?;
             }
         }
@@ -199,7 +187,7 @@ impl Agent for Copilot {
         .into_iter()
         .map(|name| AuthSource::Env(name.to_owned()))
         .collect();
-        if let Some(dir) = self.user_dir() {
+        if let Some(dir) = self.options.user_dir(HOME_VAR, USER_DIR) {
             auth.push(AuthSource::File(dir.join("config.json")));
         }
         AgentSetup {
@@ -644,105 +632,20 @@ fn read_persisted_usage(path: &Path, out: &mut ReportBuilder) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::{ProviderError, normalize_stream};
-    use skillgym::{Confidence, SessionEvent, SessionReport, TokenCount};
-    use std::os::unix::fs::PermissionsExt;
+    use crate::agent::test_support::{
+        self, CWD, PROMPT, env, exit_codes, fixture, mode, scratch, spec, tool_calls, tool_results,
+    };
+    use crate::normalize::Normalized;
+    use skillgym::{Confidence, SessionEvent, TokenCount};
 
-    const PROMPT: &str = "Run echo hello, then read SKILL.md";
-    const CWD: &str = "/home/dev/demo/wd";
-
-    struct Parsed {
-        report: SessionReport,
-        steps: u32,
-        provider_error: Option<ProviderError>,
-    }
-
-    fn normalize(stream: &str) -> Parsed {
+    fn normalize(stream: &str) -> Normalized {
         let mut parser = Copilot::new(AgentOptions::new("gpt-5.4")).parser();
-        let normalized =
-            normalize_stream(&mut *parser, stream.as_bytes(), Path::new(CWD), PROMPT).unwrap();
-        Parsed {
-            report: normalized.report,
-            steps: normalized.steps,
-            provider_error: normalized.provider_error,
-        }
-    }
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("skillgym-copilot-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn spec<'a>(prompt_file: &'a Path, state: &'a Path, artifacts: &'a Path) -> SessionSpec<'a> {
-        SessionSpec {
-            runner_id: "copilot",
-            prompt: PROMPT,
-            prompt_file,
-            cwd: Path::new(CWD),
-            artifact_dir: artifacts,
-            state_dir: state,
-        }
-    }
-
-    fn env(launch: &Launch, key: &str) -> Option<String> {
-        launch
-            .env
-            .iter()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value.to_string_lossy().into_owned())
-    }
-
-    fn tool_calls(report: &SessionReport) -> Vec<(String, String, Value)> {
-        report
-            .tool_calls(None)
-            .map(|event| match event {
-                SessionEvent::ToolCall { id, tool, args, .. } => {
-                    (id.clone().unwrap_or_default(), tool.clone(), args.clone())
-                }
-                _ => unreachable!(),
-            })
-            .collect()
-    }
-
-    fn tool_results(report: &SessionReport) -> Vec<(String, String, String, bool)> {
-        report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::ToolResult {
-                    id,
-                    tool,
-                    output,
-                    is_error,
-                    ..
-                } => Some((
-                    id.clone().unwrap_or_default(),
-                    tool.clone().unwrap_or_default(),
-                    output.clone(),
-                    *is_error,
-                )),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn exit_codes(report: &SessionReport) -> Vec<Option<i32>> {
-        report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::Command { exit_code, .. } => Some(*exit_code),
-                _ => None,
-            })
-            .collect()
+        test_support::normalize(&mut *parser, stream)
     }
 
     /// What the three mock rounds have in common (shell, read, final text), whatever the wire
     /// API behind Copilot.
-    fn assert_mock_session(parsed: &Parsed, session_id: &str, ids: [&str; 2]) {
+    fn assert_mock_session(parsed: &Normalized, session_id: &str, ids: [&str; 2]) {
         let report = &parsed.report;
         assert_eq!(parsed.steps, 3);
         assert!(parsed.provider_error.is_none());
@@ -755,25 +658,22 @@ mod tests {
         );
         let calls = tool_calls(report);
         assert_eq!(calls.len(), 2);
-        assert_eq!((calls[0].0.as_str(), calls[0].1.as_str()), (ids[0], "bash"));
+        assert_eq!((calls[0].0, calls[0].1), (ids[0], "bash"));
         assert_eq!(calls[0].2["command"], "echo hello");
-        assert_eq!((calls[1].0.as_str(), calls[1].1.as_str()), (ids[1], "view"));
+        assert_eq!((calls[1].0, calls[1].1), (ids[1], "view"));
         assert_eq!(calls[1].2["path"], "/home/dev/demo/wd/SKILL.md");
         let results = tool_results(report);
         assert_eq!(results.len(), 2);
         assert_eq!(
             results[0],
             (
-                ids[0].to_owned(),
-                "bash".to_owned(),
-                "hello\n<shellId: 0 completed with exit code 0>".to_owned(),
+                ids[0],
+                "bash",
+                "hello\n<shellId: 0 completed with exit code 0>",
                 false
             )
         );
-        assert_eq!(
-            (results[1].0.as_str(), results[1].1.as_str()),
-            (ids[1], "view")
-        );
+        assert_eq!((results[1].0, results[1].1), (ids[1], "view"));
         assert!(results[1].2.contains("The secret word is pineapple."));
         assert!(!results[1].3);
         let skill = report.skill("wd").expect("SKILL.md read");
@@ -796,9 +696,7 @@ mod tests {
 
     #[test]
     fn normalizes_the_captured_sessions_of_every_wire_api() {
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/copilot.jsonl"
-        ));
+        let parsed = normalize(&fixture("copilot.jsonl"));
         assert_mock_session(
             &parsed,
             "8406a0a8-1a16-4cb4-887c-3a8dda0c8989",
@@ -814,17 +712,13 @@ mod tests {
             SessionEvent::Command { at: Some(at), .. } if at == "2026-11-22T03:07:37.613Z"
         )));
 
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/copilot.anthropic-wire.jsonl"
-        ));
+        let parsed = normalize(&fixture("copilot.anthropic-wire.jsonl"));
         assert_mock_session(
             &parsed,
             "20b9bbfe-a66c-4d7c-9f3d-d013224a440d",
             ["toolu_mock_76e0fd1ab968455b", "toolu_mock_0becce14dc644bc4"],
         );
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/copilot.responses-wire.jsonl"
-        ));
+        let parsed = normalize(&fixture("copilot.responses-wire.jsonl"));
         assert_mock_session(
             &parsed,
             "cfbbb369-725d-4106-9770-9d005baf8405",
@@ -834,9 +728,7 @@ mod tests {
 
     #[test]
     fn a_provider_error_ends_the_session() {
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/copilot.error-400.jsonl"
-        ));
+        let parsed = normalize(&fixture("copilot.error-400.jsonl"));
         let error = parsed.provider_error.expect("provider error");
         assert_eq!(error.status, Some(400));
         assert_eq!(error.message, "mock: forced error 400");
@@ -855,9 +747,7 @@ mod tests {
 
     #[test]
     fn reads_the_persisted_events_file() {
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/copilot.persisted-events.jsonl"
-        ));
+        let parsed = normalize(&fixture("copilot.persisted-events.jsonl"));
         assert_mock_session(
             &parsed,
             "3d15daf6-8195-42b1-91cb-ff1094e521d5",
@@ -874,8 +764,7 @@ mod tests {
 
     #[test]
     fn per_call_usage_is_summed_once_per_call() {
-        let fixture =
-            include_str!("../../tests/fixtures/transcripts/copilot.persisted-events.jsonl");
+        let fixture = fixture("copilot.persisted-events.jsonl");
         // Without the shutdown total, the three usage records are summed.
         let calls: Vec<&str> = fixture
             .lines()
@@ -958,19 +847,8 @@ mod tests {
         assert_eq!(report.commands().collect::<Vec<_>>(), ["rm -rf /"]);
         assert_eq!(exit_codes(report), [None]);
         let results = tool_results(report);
-        assert_eq!(
-            results[0],
-            ("call_1".into(), "view".into(), "1. # skill".into(), false)
-        );
-        assert_eq!(
-            results[1],
-            (
-                "call_2".into(),
-                "bash".into(),
-                "Permission denied".into(),
-                true
-            )
-        );
+        assert_eq!(results[0], ("call_1", "view", "1. # skill", false));
+        assert_eq!(results[1], ("call_2", "bash", "Permission denied", true));
         let thinking: Vec<_> = report
             .events
             .iter()
@@ -1060,15 +938,12 @@ mod tests {
             "{:?}",
             parsed.report.warnings
         );
-        assert_eq!(
-            tool_results(&parsed.report),
-            [("x".into(), String::new(), String::new(), false)]
-        );
+        assert_eq!(tool_results(&parsed.report), [("x", "", "", false)]);
     }
 
     #[test]
     fn launches_headless_with_a_private_home() {
-        let dir = scratch("launch");
+        let dir = scratch("copilot", "launch");
         let home = dir.join("home");
         fs::create_dir_all(home.join(".copilot/session-state/old")).unwrap();
         fs::create_dir_all(home.join(".copilot/skills/x")).unwrap();
@@ -1088,7 +963,7 @@ mod tests {
                 .env("COPILOT_PROVIDER_BASE_URL", "http://127.0.0.1:8765/v1")
                 .user_home(&home),
         );
-        let session = spec(&dir, &state, &artifacts);
+        let session = spec("copilot", &dir, &state, &artifacts);
         let launch = agent.launch(&session).unwrap();
         let copilot_home = state.join("copilot-home");
         assert_eq!(launch.program, "copilot");
@@ -1110,18 +985,15 @@ mod tests {
                 usage_file.as_str(),
             ]
         );
+        assert_eq!(env(&launch, HOME_VAR), copilot_home.to_str());
         assert_eq!(
-            env(&launch, HOME_VAR),
-            Some(copilot_home.display().to_string())
-        );
-        assert_eq!(
-            env(&launch, "COPILOT_AUTO_UPDATE").as_deref(),
+            env(&launch, "COPILOT_AUTO_UPDATE"),
             Some("true"),
             "agent.env wins"
         );
-        assert_eq!(env(&launch, "NO_COLOR").as_deref(), Some("1"));
+        assert_eq!(env(&launch, "NO_COLOR"), Some("1"));
         assert_eq!(
-            env(&launch, "COPILOT_PROVIDER_BASE_URL").as_deref(),
+            env(&launch, "COPILOT_PROVIDER_BASE_URL"),
             Some("http://127.0.0.1:8765/v1")
         );
         assert!(copilot_home.is_dir());
@@ -1131,11 +1003,8 @@ mod tests {
                 fs::read_to_string(copilot_home.join("config.json")).unwrap(),
                 "// managed\n{\"loggedInUsers\":[]}"
             );
-            let mode = fs::metadata(&launch.seeded[0])
-                .unwrap()
-                .permissions()
-                .mode();
-            assert_eq!(mode & 0o777, 0o600);
+            let mode = mode(&launch.seeded[0]);
+            assert_eq!(mode, 0o600);
         }
         for left_out in [
             "settings.json",
@@ -1150,12 +1019,12 @@ mod tests {
 
     #[test]
     fn nothing_is_seeded_without_a_login_or_with_a_chosen_home() {
-        let dir = scratch("unseeded");
+        let dir = scratch("copilot", "unseeded");
         let home = dir.join("home");
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let session = spec(&dir, &state, &artifacts);
+        let session = spec("copilot", &dir, &state, &artifacts);
         let agent = Copilot::new(AgentOptions::default().user_home(&home));
         let launch = agent.launch(&session).unwrap();
         if std::env::var_os(HOME_VAR).is_none() {
@@ -1171,14 +1040,14 @@ mod tests {
         );
         let launch = agent.launch(&session).unwrap();
         assert!(launch.seeded.is_empty());
-        assert_eq!(env(&launch, HOME_VAR), Some(chosen.display().to_string()));
+        assert_eq!(env(&launch, HOME_VAR), chosen.to_str());
         assert!(!chosen.exists(), "the user's directory is left alone");
         fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn resumes_the_session_by_id() {
-        let dir = scratch("resume");
+        let dir = scratch("copilot", "resume");
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = Copilot::new(
@@ -1186,7 +1055,7 @@ mod tests {
                 .command("/opt/copilot")
                 .user_home(dir.join("home")),
         );
-        let mut session = spec(&dir, &state, &artifacts);
+        let mut session = spec("copilot", &dir, &state, &artifacts);
         session.prompt = "Why did you read SKILL.md?";
         let launch = agent.resume(&session, "sess-1").unwrap().unwrap();
         assert_eq!(launch.program, "/opt/copilot");
@@ -1208,31 +1077,27 @@ mod tests {
                 usage_file.as_str(),
             ]
         );
-        assert_eq!(
-            env(&launch, HOME_VAR),
-            Some(state.join("copilot-home").display().to_string())
-        );
+        assert_eq!(env(&launch, HOME_VAR), state.join("copilot-home").to_str());
         fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn collects_the_events_file_and_the_usage_file() {
-        let dir = scratch("collect");
+        let dir = scratch("copilot", "collect");
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let persisted =
-            include_str!("../../tests/fixtures/transcripts/copilot.persisted-events.jsonl");
+        let persisted = fixture("copilot.persisted-events.jsonl");
         let session_dir = state.join("copilot-home/session-state/3d15daf6");
         fs::create_dir_all(&session_dir).unwrap();
         fs::create_dir_all(&artifacts).unwrap();
-        fs::write(session_dir.join("events.jsonl"), persisted).unwrap();
+        fs::write(session_dir.join("events.jsonl"), &persisted).unwrap();
         fs::write(
             artifacts.join(USAGE_FILE),
-            include_str!("../../tests/fixtures/transcripts/copilot.usage-output-file.json"),
+            fixture("copilot.usage-output-file.json"),
         )
         .unwrap();
         let agent = Copilot::new(AgentOptions::default());
-        let session = spec(&dir, &state, &artifacts);
+        let session = spec("copilot", &dir, &state, &artifacts);
         let copied = artifacts.join("session.jsonl");
 
         // The stream named the session and had no usage: the usage file gives it.

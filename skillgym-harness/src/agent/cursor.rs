@@ -518,39 +518,31 @@ fn tool_output(result: Option<&Value>) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::{ProviderError, normalize_stream};
+    use crate::agent::test_support::{self, CWD, commands, normalize_in, scratch, tool_results};
+    use crate::normalize::Normalized;
     use skillgym::{Confidence, SessionEvent, SessionReport, TokenCount};
     use std::path::Path;
 
     const PROMPT: &str = "read the skill";
-    const CWD: &str = "/home/dev/demo/wd";
 
-    struct Parsed {
-        report: SessionReport,
-        steps: u32,
-        provider_error: Option<ProviderError>,
-    }
-
-    fn normalize(lines: &[&str]) -> Parsed {
+    fn normalize(lines: &[&str]) -> Normalized {
         let mut parser = CursorAgent::new(AgentOptions::new("auto")).parser();
-        let stream = lines.join("\n");
-        let normalized =
-            normalize_stream(&mut *parser, stream.as_bytes(), Path::new(CWD), PROMPT).unwrap();
-        Parsed {
-            report: normalized.report,
-            steps: normalized.steps,
-            provider_error: normalized.provider_error,
-        }
+        normalize_in(
+            &mut *parser,
+            &lines.join(
+                "
+",
+            ),
+            CWD,
+            PROMPT,
+        )
     }
 
+    /// A session with this module's prompt.
     fn spec<'a>(state: &'a Path, artifacts: &'a Path) -> SessionSpec<'a> {
         SessionSpec {
-            runner_id: "cursor",
             prompt: PROMPT,
-            prompt_file: state,
-            cwd: Path::new(CWD),
-            artifact_dir: artifacts,
-            state_dir: state,
+            ..test_support::spec("cursor", state, state, artifacts)
         }
     }
 
@@ -560,41 +552,6 @@ mod tests {
             .map(|event| match event {
                 SessionEvent::ToolCall { id, tool, .. } => (id.clone().unwrap(), tool.clone()),
                 _ => unreachable!(),
-            })
-            .collect()
-    }
-
-    fn results(report: &SessionReport) -> Vec<(String, String, String, bool)> {
-        report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::ToolResult {
-                    id,
-                    tool,
-                    output,
-                    is_error,
-                    ..
-                } => Some((
-                    id.clone().unwrap(),
-                    tool.clone().unwrap_or_default(),
-                    output.clone(),
-                    *is_error,
-                )),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn commands(report: &SessionReport) -> Vec<(String, Option<i32>)> {
-        report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::Command {
-                    command, exit_code, ..
-                } => Some((command.clone(), *exit_code)),
-                _ => None,
             })
             .collect()
     }
@@ -620,10 +577,7 @@ mod tests {
         assert_eq!(report.session_id.as_deref(), Some("chat_123"));
         assert_eq!(
             commands(report),
-            [(
-                "sed -n '1,200p' skills/find-skills/SKILL.md".to_owned(),
-                Some(0)
-            )]
+            [("sed -n '1,200p' skills/find-skills/SKILL.md", Some(0))]
         );
         assert_eq!(
             report.file_reads(),
@@ -640,10 +594,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            results(report),
+            tool_results(report),
             [
-                ("tool_1".into(), "shell".into(), "# skill".into(), false),
-                ("tool_2".into(), "read".into(), "# skill".into(), false),
+                ("tool_1", "shell", "# skill", false),
+                ("tool_2", "read", "# skill", false),
             ]
         );
         assert_eq!(
@@ -693,33 +647,15 @@ mod tests {
         );
         assert_eq!(
             commands(report),
-            [
-                ("python3 /w/hello.py".to_owned(), Some(0)),
-                ("make".to_owned(), Some(2)),
-            ],
+            [("python3 /w/hello.py", Some(0)), ("make", Some(2)),],
             "a rejected command never ran"
         );
         assert_eq!(
-            results(report),
+            tool_results(report),
             [
-                (
-                    "call-shell-7".into(),
-                    "shell".into(),
-                    "hello world\n".into(),
-                    false
-                ),
-                (
-                    "call-shell-3".into(),
-                    "shell".into(),
-                    "rejected".into(),
-                    true
-                ),
-                (
-                    "call-shell-9".into(),
-                    "shell".into(),
-                    "no rule".into(),
-                    true
-                ),
+                ("call-shell-7", "shell", "hello world\n", false),
+                ("call-shell-3", "shell", "rejected", true),
+                ("call-shell-9", "shell", "no rule", true),
             ]
         );
         let thinking: Vec<_> = report
@@ -786,10 +722,10 @@ mod tests {
             report.skill("demo").map(|skill| skill.confidence),
             Some(Confidence::Explicit)
         );
-        let results = results(report);
+        let results = tool_results(report);
         assert_eq!(results[0].2, r#"{"files":["SKILL.md"]}"#);
         assert_eq!(results[1].2, "# s");
-        assert_eq!((results[2].2.as_str(), results[2].3), ("offline", true));
+        assert_eq!((results[2].2, results[2].3), ("offline", true));
         assert_eq!(report.final_output, "done");
     }
 
@@ -804,7 +740,7 @@ mod tests {
             r#"{"type":"thinking","subtype":"delta","text":"unfinished"#,
         ]);
         let report = &parsed.report;
-        assert_eq!(commands(report), [("sleep 100".to_owned(), None)]);
+        assert_eq!(commands(report), [("sleep 100", None)]);
         assert_eq!(report.final_output, "", "an error result is no answer");
         let raw = report
             .events
@@ -817,10 +753,7 @@ mod tests {
 
     #[test]
     fn a_rejected_model_is_read_from_stderr() {
-        let dir =
-            std::env::temp_dir().join(format!("skillgym-cursor-collect-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("cursor", "collect");
         let agent = CursorAgent::new(AgentOptions::new("gpt-9"));
         let session = spec(&dir, &dir);
         let mut out = ReportBuilder::new(CWD);

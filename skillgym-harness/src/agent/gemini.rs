@@ -44,6 +44,9 @@ use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
 
 const PROGRAM: &str = "gemini";
 const HOME_VAR: &str = "GEMINI_CLI_HOME";
+/// The user's own home for Gemini below the home, when `$GEMINI_CLI_HOME` is not set: the home
+/// itself.
+const USER_DIR: &str = "";
 /// The files seeded into the private home, relative to it.
 const AUTH_FILES: &[&str] = &[
     ".gemini/settings.json",
@@ -65,37 +68,23 @@ impl GeminiCli {
         GeminiCli { options }
     }
 
-    /// `GEMINI_CLI_HOME` as `agent.env` sets it, if it does.
-    fn configured_home(&self) -> Option<PathBuf> {
-        self.options
-            .env
-            .iter()
-            .rev()
-            .find(|(key, _)| key == HOME_VAR)
-            .map(|(_, value)| PathBuf::from(value))
-            .filter(|dir| !dir.as_os_str().is_empty())
-    }
-
     /// The home (holding `.gemini`) the session uses.
     fn gemini_home(&self, session: &SessionSpec<'_>) -> PathBuf {
-        self.configured_home()
-            .unwrap_or_else(|| session.state_dir.join("gemini-home"))
-    }
-
-    /// The user's own home for Gemini: `$GEMINI_CLI_HOME`, else `$HOME`.
-    fn user_home(&self) -> Option<PathBuf> {
         self.options
-            .env_value(HOME_VAR)
-            .map(PathBuf::from)
-            .or_else(|| self.options.home())
+            .env_dir(HOME_VAR)
+            .unwrap_or_else(|| session.state_dir.join("gemini-home"))
     }
 
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
         let home = self.gemini_home(session);
         let mut seeded = Vec::new();
-        if self.configured_home().is_none() {
+        if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([home.join(".gemini").as_path()])?;
-            if let Some(source) = self.user_home().filter(|source| *source != home) {
+            if let Some(source) = self
+                .options
+                .user_dir(HOME_VAR, USER_DIR)
+                .filter(|source| *source != home)
+            {
                 seeded = isolation::seed(&source, &home, AUTH_FILES)?;
             }
             quiet_settings(&home.join(".gemini/settings.json"))?;
@@ -184,7 +173,7 @@ impl Agent for GeminiCli {
         .into_iter()
         .map(|name| AuthSource::Env(name.to_owned()))
         .collect();
-        if let Some(home) = self.user_home() {
+        if let Some(home) = self.options.user_dir(HOME_VAR, USER_DIR) {
             for file in [
                 ".gemini/oauth_creds.json",
                 ".gemini/gemini-credentials.json",
@@ -445,55 +434,15 @@ fn api_error_result(text: &str) -> Option<(Option<u16>, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::{ProviderError, normalize_stream};
+    use crate::agent::test_support::{
+        self, CWD, PROMPT, env, fixture, mode, scratch, spec, tool_calls, tool_results,
+    };
+    use crate::normalize::Normalized;
     use skillgym::{Confidence, SessionEvent, SessionReport, TokenCount};
-    use std::os::unix::fs::PermissionsExt;
 
-    const PROMPT: &str = "Run echo hello, then read SKILL.md";
-    const CWD: &str = "/home/dev/demo/wd";
-
-    struct Parsed {
-        report: SessionReport,
-        steps: u32,
-        provider_error: Option<ProviderError>,
-    }
-
-    fn normalize(stream: &str) -> Parsed {
+    fn normalize(stream: &str) -> Normalized {
         let mut parser = GeminiCli::new(AgentOptions::new("gemini-2.5-pro")).parser();
-        let normalized =
-            normalize_stream(&mut *parser, stream.as_bytes(), Path::new(CWD), PROMPT).unwrap();
-        Parsed {
-            report: normalized.report,
-            steps: normalized.steps,
-            provider_error: normalized.provider_error,
-        }
-    }
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("skillgym-gemini-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn spec<'a>(prompt_file: &'a Path, state: &'a Path, artifacts: &'a Path) -> SessionSpec<'a> {
-        SessionSpec {
-            runner_id: "gemini",
-            prompt: PROMPT,
-            prompt_file,
-            cwd: Path::new(CWD),
-            artifact_dir: artifacts,
-            state_dir: state,
-        }
-    }
-
-    fn env(launch: &Launch, key: &str) -> Option<String> {
-        launch
-            .env
-            .iter()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value.to_string_lossy().into_owned())
+        test_support::normalize(&mut *parser, stream)
     }
 
     fn messages(report: &SessionReport) -> Vec<(Role, String)> {
@@ -509,9 +458,7 @@ mod tests {
 
     #[test]
     fn normalizes_the_captured_session() {
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/gemini-cli.jsonl"
-        ));
+        let parsed = normalize(&fixture("gemini-cli.jsonl"));
         let report = &parsed.report;
         assert_eq!(parsed.steps, 3);
         assert!(parsed.provider_error.is_none());
@@ -526,55 +473,18 @@ mod tests {
         );
         let shell_id = "run_shell_command__run_shell_command_1795316882213_0";
         let read_id = "read_file__read_file_1795316882495_0";
-        let calls: Vec<_> = report
-            .tool_calls(None)
-            .map(|event| match event {
-                SessionEvent::ToolCall { id, tool, args, .. } => {
-                    (id.clone().unwrap(), tool.clone(), args.clone())
-                }
-                _ => unreachable!(),
-            })
-            .collect();
+        let calls = tool_calls(report);
         assert_eq!(calls.len(), 2);
-        assert_eq!(
-            (calls[0].0.as_str(), calls[0].1.as_str()),
-            (shell_id, "run_shell_command")
-        );
+        assert_eq!((calls[0].0, calls[0].1), (shell_id, "run_shell_command"));
         assert_eq!(calls[0].2["command"], "echo hello");
-        assert_eq!(
-            (calls[1].0.as_str(), calls[1].1.as_str()),
-            (read_id, "read_file")
-        );
+        assert_eq!((calls[1].0, calls[1].1), (read_id, "read_file"));
         assert_eq!(calls[1].2["file_path"], "/home/dev/demo/wd/SKILL.md");
-        let results: Vec<_> = report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::ToolResult {
-                    id,
-                    tool,
-                    output,
-                    is_error,
-                    ..
-                } => Some((
-                    id.clone().unwrap(),
-                    tool.clone().unwrap(),
-                    output.clone(),
-                    *is_error,
-                )),
-                _ => None,
-            })
-            .collect();
+        let results = tool_results(report);
         assert_eq!(
             results,
             [
-                (
-                    shell_id.into(),
-                    "run_shell_command".into(),
-                    "hello".into(),
-                    false
-                ),
-                (read_id.into(), "read_file".into(), String::new(), false),
+                (shell_id, "run_shell_command", "hello", false),
+                (read_id, "read_file", "", false),
             ]
         );
         assert_eq!(
@@ -615,9 +525,7 @@ mod tests {
     #[test]
     fn a_provider_error_ends_the_session() {
         // Captured from gemini 0.61.0 against a mock answering HTTP 400 (exit code 144).
-        let parsed = normalize(include_str!(
-            "../../tests/fixtures/transcripts/gemini-cli.error-400.jsonl"
-        ));
+        let parsed = normalize(&fixture("gemini-cli.error-400.jsonl"));
         let error = parsed.provider_error.expect("provider error");
         assert_eq!(error.status, Some(400));
         assert_eq!(error.message, "mock: forced error 400");
@@ -771,7 +679,7 @@ Possible quota limitations in place."#
 
     #[test]
     fn launches_headless_with_a_private_home() {
-        let dir = scratch("launch");
+        let dir = scratch("gemini", "launch");
         let home = dir.join("home");
         fs::create_dir_all(home.join(".gemini/skills/x")).unwrap();
         fs::create_dir_all(home.join(".gemini/tmp/p/chats")).unwrap();
@@ -796,7 +704,7 @@ Possible quota limitations in place."#
                 .env("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:8765")
                 .user_home(&home),
         );
-        let session = spec(&dir, &state, &artifacts);
+        let session = spec("gemini", &dir, &state, &artifacts);
         let launch = agent.launch(&session).unwrap();
         let gemini_home = state.join("gemini-home");
         assert_eq!(launch.program, "gemini");
@@ -813,22 +721,16 @@ Possible quota limitations in place."#
                 "gemini-2.5-pro",
             ]
         );
-        assert_eq!(
-            env(&launch, HOME_VAR),
-            Some(gemini_home.display().to_string())
-        );
+        assert_eq!(env(&launch, HOME_VAR), gemini_home.to_str());
         assert_eq!(env(&launch, "HOME"), None, "HOME (and git's identity) stay");
+        assert_eq!(env(&launch, "GEMINI_CLI_TRUST_WORKSPACE"), Some("true"));
         assert_eq!(
-            env(&launch, "GEMINI_CLI_TRUST_WORKSPACE").as_deref(),
-            Some("true")
-        );
-        assert_eq!(
-            env(&launch, "GEMINI_TELEMETRY_ENABLED").as_deref(),
+            env(&launch, "GEMINI_TELEMETRY_ENABLED"),
             Some("true"),
             "agent.env wins"
         );
         assert_eq!(
-            env(&launch, "GOOGLE_GEMINI_BASE_URL").as_deref(),
+            env(&launch, "GOOGLE_GEMINI_BASE_URL"),
             Some("http://127.0.0.1:8765")
         );
         let settings_path = gemini_home.join(".gemini/settings.json");
@@ -848,11 +750,8 @@ Possible quota limitations in place."#
                     gemini_home.join(".gemini/oauth_creds.json")
                 ]
             );
-            let mode = fs::metadata(&launch.seeded[1])
-                .unwrap()
-                .permissions()
-                .mode();
-            assert_eq!(mode & 0o777, 0o600);
+            let mode = mode(&launch.seeded[1]);
+            assert_eq!(mode, 0o600);
         }
         for left_out in [
             ".gemini/skills",
@@ -867,12 +766,12 @@ Possible quota limitations in place."#
 
     #[test]
     fn without_a_login_settings_are_written_and_nothing_seeded() {
-        let dir = scratch("unseeded");
+        let dir = scratch("gemini", "unseeded");
         let home = dir.join("home");
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let session = spec(&dir, &state, &artifacts);
+        let session = spec("gemini", &dir, &state, &artifacts);
         let agent = GeminiCli::new(AgentOptions::default().user_home(&home));
         let launch = agent.launch(&session).unwrap();
         if std::env::var_os(HOME_VAR).is_none() {
@@ -896,14 +795,14 @@ Possible quota limitations in place."#
         );
         let launch = agent.launch(&session).unwrap();
         assert!(launch.seeded.is_empty());
-        assert_eq!(env(&launch, HOME_VAR), Some(chosen.display().to_string()));
+        assert_eq!(env(&launch, HOME_VAR), chosen.to_str());
         assert!(!chosen.exists(), "the user's directory is left alone");
         fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn resumes_the_session_by_id() {
-        let dir = scratch("resume");
+        let dir = scratch("gemini", "resume");
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = GeminiCli::new(
@@ -911,7 +810,7 @@ Possible quota limitations in place."#
                 .command("/opt/gemini")
                 .user_home(dir.join("home")),
         );
-        let mut session = spec(&dir, &state, &artifacts);
+        let mut session = spec("gemini", &dir, &state, &artifacts);
         session.prompt = "Why did you read SKILL.md?";
         let launch = agent.resume(&session, "54bac5df").unwrap().unwrap();
         assert_eq!(launch.program, "/opt/gemini");
@@ -929,16 +828,13 @@ Possible quota limitations in place."#
                 "gemini-2.5-pro",
             ]
         );
-        assert_eq!(
-            env(&launch, HOME_VAR),
-            Some(state.join("gemini-home").display().to_string())
-        );
+        assert_eq!(env(&launch, HOME_VAR), state.join("gemini-home").to_str());
         fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn collects_the_chat_file_of_the_session() {
-        let dir = scratch("collect");
+        let dir = scratch("gemini", "collect");
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let chats = state.join("gemini-home/.gemini/tmp/wd/chats");
@@ -951,7 +847,7 @@ Possible quota limitations in place."#
         .unwrap();
         fs::write(chats.join("7ad07f4a-9f5a/sub.jsonl"), "subagent").unwrap();
         let agent = GeminiCli::new(AgentOptions::default());
-        let session = spec(&dir, &state, &artifacts);
+        let session = spec("gemini", &dir, &state, &artifacts);
         let copied = artifacts.join("session.jsonl");
 
         let mut out = ReportBuilder::new(CWD);

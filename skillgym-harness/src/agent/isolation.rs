@@ -114,25 +114,18 @@ pub fn copy_session_file(source: &Path, artifact_dir: &Path, name: &str) -> io::
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("skillgym-isolation-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use crate::agent::test_support::{mode, scratch};
 
     #[test]
     fn seeds_existing_files_privately_and_removes_them() {
-        let dir = scratch("seed");
+        let dir = scratch("isolation", "seed");
         let home = dir.join("home");
         fs::create_dir_all(home.join(".codex")).unwrap();
         fs::write(home.join(".codex/auth.json"), "{\"token\":\"s\"}").unwrap();
         let state = dir.join("state");
         let seeded = seed(&home.join(".codex"), &state, &["auth.json", "config.toml"]).unwrap();
         assert_eq!(seeded, [state.join("auth.json")]);
-        let mode = fs::metadata(&seeded[0]).unwrap().permissions().mode() & 0o777;
+        let mode = mode(&seeded[0]);
         assert_eq!(mode, 0o600);
         assert!(remove_seeded(&seeded).is_empty());
         assert!(!seeded[0].exists());
@@ -142,7 +135,7 @@ mod tests {
 
     #[test]
     fn finds_the_newest_matching_file() {
-        let dir = scratch("find");
+        let dir = scratch("isolation", "find");
         fs::create_dir_all(dir.join("a/b")).unwrap();
         fs::write(dir.join("a/old.jsonl"), "1").unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));

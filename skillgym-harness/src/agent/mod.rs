@@ -32,6 +32,8 @@ mod opencode;
 mod options;
 mod pending;
 mod qwen;
+#[cfg(test)]
+mod test_support;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

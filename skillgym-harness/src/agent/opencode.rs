@@ -79,26 +79,19 @@ impl Opencode {
         Opencode { options }
     }
 
-    /// A user base directory: the harness's `$var`, else `~/<fallback>` (only the latter when
-    /// `user_home` is set explicitly).
-    fn user_dir(&self, var: &str, fallback: &str) -> Option<PathBuf> {
-        if self.options.user_home.is_none()
-            && let Some(dir) = std::env::var_os(var).filter(|dir| !dir.is_empty())
-        {
-            return Some(PathBuf::from(dir));
-        }
-        self.options.home_file(fallback)
-    }
-
-    /// The user's OpenCode data directory (holding `auth.json`).
+    /// The user's OpenCode data directory (holding `auth.json`): below the harness's
+    /// `$XDG_DATA_HOME`, else `~/.local/share`.
     fn user_data(&self) -> Option<PathBuf> {
-        self.user_dir("XDG_DATA_HOME", ".local/share")
+        self.options
+            .user_dir("XDG_DATA_HOME", ".local/share")
             .map(|dir| dir.join("opencode"))
     }
 
-    /// The user's OpenCode config directory.
+    /// The user's OpenCode config directory: below the harness's `$XDG_CONFIG_HOME`, else
+    /// `~/.config`.
     fn user_config(&self) -> Option<PathBuf> {
-        self.user_dir("XDG_CONFIG_HOME", ".config")
+        self.options
+            .user_dir("XDG_CONFIG_HOME", ".config")
             .map(|dir| dir.join("opencode"))
     }
 
@@ -535,56 +528,15 @@ fn provider_error(error: ErrorInfo) -> Option<(Option<u16>, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::{Normalized, normalize_stream};
+    use crate::agent::test_support::{self, env, fixture, scratch, spec, strings, tool_results};
+    use crate::normalize::Normalized;
     use skillgym::{Confidence, TokenCount};
-    use std::ffi::OsString;
     use std::fs;
     use std::path::Path;
 
-    const OPENCODE: &str = include_str!("../../tests/fixtures/transcripts/opencode.jsonl");
-    const OPENCODE_400: &str =
-        include_str!("../../tests/fixtures/transcripts/opencode.error-400.jsonl");
-
     fn normalize(stream: &str) -> Normalized {
         let mut parser = Opencode::new(AgentOptions::default()).parser();
-        normalize_stream(
-            &mut *parser,
-            stream.as_bytes(),
-            Path::new("/home/dev/demo/wd"),
-            "Run echo hello, then read SKILL.md",
-        )
-        .unwrap()
-    }
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("skillgym-opencode-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn spec<'a>(dir: &'a Path, state: &'a Path, prompt_file: &'a Path) -> SessionSpec<'a> {
-        SessionSpec {
-            runner_id: "opencode",
-            prompt: "Run echo hello, then read SKILL.md",
-            prompt_file,
-            cwd: Path::new("/home/dev/demo/wd"),
-            artifact_dir: dir,
-            state_dir: state,
-        }
-    }
-
-    fn strings(args: &[OsString]) -> Vec<&str> {
-        args.iter().map(|arg| arg.to_str().unwrap()).collect()
-    }
-
-    fn env<'a>(launch: &'a Launch, key: &str) -> Option<&'a str> {
-        launch
-            .env
-            .iter()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value.to_str().unwrap())
+        test_support::normalize(&mut *parser, stream)
     }
 
     fn calls(report: &skillgym::SessionReport) -> Vec<(&str, &str, Value, Option<&str>)> {
@@ -603,31 +555,9 @@ mod tests {
             .collect()
     }
 
-    fn results(report: &skillgym::SessionReport) -> Vec<(&str, &str, &str, bool)> {
-        report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::ToolResult {
-                    id,
-                    tool,
-                    output,
-                    is_error,
-                    ..
-                } => Some((
-                    id.as_deref().unwrap(),
-                    tool.as_deref().unwrap(),
-                    output.as_str(),
-                    *is_error,
-                )),
-                _ => None,
-            })
-            .collect()
-    }
-
     #[test]
     fn normalizes_a_run() {
-        let normalized = normalize(OPENCODE);
+        let normalized = normalize(&fixture("opencode.jsonl"));
         let report = &normalized.report;
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
         assert_eq!(
@@ -653,7 +583,7 @@ mod tests {
                 ),
             ]
         );
-        let results = results(report);
+        let results = tool_results(report);
         assert_eq!(results.len(), 2);
         assert_eq!(
             results[0],
@@ -703,7 +633,7 @@ mod tests {
 
     #[test]
     fn an_api_error_is_a_provider_error() {
-        let normalized = normalize(OPENCODE_400);
+        let normalized = normalize(&fixture("opencode.error-400.jsonl"));
         let report = &normalized.report;
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
         assert_eq!(
@@ -747,7 +677,7 @@ mod tests {
             [("c1", "skill"), ("c2", "bash"), ("c3", "read")]
         );
         assert_eq!(
-            results(report),
+            tool_results(report),
             [
                 ("c1", "skill", "<skill>…</skill>", false),
                 ("c2", "bash", "cat: no such file", true),
@@ -822,10 +752,10 @@ mod tests {
 
     #[test]
     fn collect_finds_the_logged_model_rejection() {
-        let dir = scratch("collect");
+        let dir = scratch("opencode", "collect");
         let state = dir.join("state");
         let prompt_file = dir.join("prompt.md");
-        let spec = spec(&dir, &state, &prompt_file);
+        let spec = spec("opencode", &prompt_file, &state, &dir);
         fs::write(
             dir.join("stderr.log"),
             "timestamp=2026-11-22T06:02:35.100Z level=ERROR run=1 message=\"title failed\" error=\"Title: x\"\n\
@@ -902,7 +832,7 @@ mod tests {
 
     #[test]
     fn launches_isolated_with_seeded_auth_and_config() {
-        let dir = scratch("launch");
+        let dir = scratch("opencode", "launch");
         let home = dir.join("home");
         fs::create_dir_all(home.join(".local/share/opencode")).unwrap();
         fs::create_dir_all(home.join(".config/opencode/skills/x")).unwrap();
@@ -929,7 +859,7 @@ mod tests {
         );
         let dashed = SessionSpec {
             prompt: "-x Run echo hello",
-            ..spec(&dir, &state, &prompt_file)
+            ..spec("opencode", &prompt_file, &state, &dir)
         };
         let launch = opencode.launch(&dashed).unwrap();
         assert_eq!(launch.program, "opencode");
@@ -991,7 +921,9 @@ mod tests {
         fs::create_dir_all(&empty).unwrap();
         let state2 = dir.join("state2");
         let bare = Opencode::new(AgentOptions::default().user_home(&empty));
-        let launch = bare.launch(&spec(&dir, &state2, &prompt_file)).unwrap();
+        let launch = bare
+            .launch(&spec("opencode", &prompt_file, &state2, &dir))
+            .unwrap();
         assert!(launch.seeded.is_empty());
         assert!(!strings(&launch.args).contains(&"-m"));
         fs::remove_dir_all(&dir).unwrap();
@@ -999,7 +931,7 @@ mod tests {
 
     #[test]
     fn resumes_a_session() {
-        let dir = scratch("resume");
+        let dir = scratch("opencode", "resume");
         let home = dir.join("home");
         fs::create_dir_all(home.join(".local/share/opencode")).unwrap();
         fs::write(home.join(".local/share/opencode/auth.json"), "{}").unwrap();
@@ -1008,7 +940,7 @@ mod tests {
         let opencode = Opencode::new(AgentOptions::new("mock/mock-model").user_home(&home));
         let spec = SessionSpec {
             prompt: "Why did you read SKILL.md?",
-            ..spec(&dir, &state, &prompt_file)
+            ..spec("opencode", &prompt_file, &state, &dir)
         };
         let launch = opencode.resume(&spec, "ses_abc").unwrap().unwrap();
         assert_eq!(

@@ -117,6 +117,40 @@ impl AgentOptions {
     pub fn home_file(&self, relative: impl AsRef<Path>) -> Option<PathBuf> {
         self.home().map(|home| home.join(relative))
     }
+
+    /// The directory `agent.env` sets for `key`, if it does: only `agent.env` counts (not the
+    /// harness's own environment), the last setting wins, and an empty value is no setting.
+    ///
+    /// Adapters use it for the variable that moves the agent's state (`CLAUDE_CONFIG_DIR`,
+    /// `CODEX_HOME`, …): when the runner sets it, that directory is used as it is.
+    pub fn env_dir(&self, key: &str) -> Option<PathBuf> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| PathBuf::from(value))
+            .filter(|dir| !dir.as_os_str().is_empty())
+    }
+
+    /// The user's own directory for an agent, where its login is seeded from: `under_home`
+    /// below an explicit [`user_home`](Self::user_home) (it stands for the whole user); else
+    /// `$key` as [`env_value`](Self::env_value) gives it (`agent.env`, else the harness's
+    /// environment); else `under_home` below `$HOME`. An empty `under_home` is the home itself.
+    pub fn user_dir(&self, key: &str, under_home: &str) -> Option<PathBuf> {
+        let below = |home: PathBuf| {
+            if under_home.is_empty() {
+                home
+            } else {
+                home.join(under_home)
+            }
+        };
+        if let Some(home) = &self.user_home {
+            return Some(below(home.clone()));
+        }
+        self.env_value(key)
+            .map(PathBuf::from)
+            .or_else(|| self.home().map(below))
+    }
 }
 
 /// Pushes `KEY=value` onto a launch's environment.

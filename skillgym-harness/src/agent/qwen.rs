@@ -30,6 +30,8 @@ use crate::normalize::ReportBuilder;
 
 const PROGRAM: &str = "qwen";
 const HOME_VAR: &str = "QWEN_HOME";
+/// The user's own Qwen directory below the home, when `$QWEN_HOME` is not set.
+const USER_DIR: &str = ".qwen";
 const SETTINGS: &str = "settings.json";
 
 /// The top-level keys of the user's `settings.json` that carry auth and provider setup.
@@ -57,37 +59,22 @@ impl QwenCode {
         QwenCode { options }
     }
 
-    /// `QWEN_HOME` as `agent.env` sets it, if it does.
-    fn configured_dir(&self) -> Option<PathBuf> {
-        self.options
-            .env
-            .iter()
-            .rev()
-            .find(|(key, _)| key == HOME_VAR)
-            .map(|(_, value)| PathBuf::from(value))
-            .filter(|dir| !dir.as_os_str().is_empty())
-    }
-
     /// The Qwen directory the session uses.
     fn qwen_dir(&self, session: &SessionSpec<'_>) -> PathBuf {
-        self.configured_dir()
-            .unwrap_or_else(|| session.state_dir.join("qwen"))
-    }
-
-    /// The user's own Qwen directory: `$QWEN_HOME`, else `~/.qwen`.
-    fn user_dir(&self) -> Option<PathBuf> {
         self.options
-            .env_value(HOME_VAR)
-            .map(PathBuf::from)
-            .or_else(|| self.options.home_file(".qwen"))
+            .env_dir(HOME_VAR)
+            .unwrap_or_else(|| session.state_dir.join("qwen"))
     }
 
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
         let dir = self.qwen_dir(session);
         let mut seeded = Vec::new();
-        if self.configured_dir().is_none() {
+        if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([dir.as_path()])?;
-            let source = self.user_dir().filter(|source| *source != dir);
+            let source = self
+                .options
+                .user_dir(HOME_VAR, USER_DIR)
+                .filter(|source| *source != dir);
             if let Some(source) = &source {
                 seeded = isolation::seed(source, &dir, &["oauth_creds.json", ".env"])?;
             }
@@ -154,7 +141,7 @@ impl Agent for QwenCode {
 
     fn setup(&self) -> AgentSetup {
         let mut auth = vec![AuthSource::Env("OPENAI_API_KEY".to_owned())];
-        if let Some(dir) = self.user_dir() {
+        if let Some(dir) = self.options.user_dir(HOME_VAR, USER_DIR) {
             auth.extend(
                 [SETTINGS, ".env", "oauth_creds.json"].map(|file| AuthSource::File(dir.join(file))),
             );
@@ -269,49 +256,15 @@ fn write_private(path: &Path, value: &Value) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::normalize_stream;
+    use crate::agent::test_support::{
+        self, PROMPT, env, fixture, mode, normalize_in, scratch, spec,
+    };
     use skillgym::{Confidence, SessionEvent, TokenCount};
-    use std::os::unix::fs::PermissionsExt;
-
-    const PROMPT: &str = "Run echo hello, then read SKILL.md";
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("skillgym-qwen-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn spec<'a>(dir: &'a Path, state: &'a Path, artifacts: &'a Path) -> SessionSpec<'a> {
-        SessionSpec {
-            runner_id: "qwen",
-            prompt: PROMPT,
-            prompt_file: dir,
-            cwd: Path::new("/home/dev/demo/wd"),
-            artifact_dir: artifacts,
-            state_dir: state,
-        }
-    }
-
-    fn env(launch: &Launch, key: &str) -> Option<String> {
-        launch
-            .env
-            .iter()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value.to_string_lossy().into_owned())
-    }
 
     #[test]
     fn normalizes_the_captured_session() {
-        let agent = QwenCode::new(AgentOptions::new("mock-model"));
-        let mut parser = agent.parser();
-        let normalized = normalize_stream(
-            &mut *parser,
-            include_str!("../../tests/fixtures/transcripts/qwen-code.jsonl").as_bytes(),
-            Path::new("/home/dev/demo/wd"),
-            PROMPT,
-        )
-        .unwrap();
+        let mut parser = QwenCode::new(AgentOptions::new("mock-model")).parser();
+        let normalized = test_support::normalize(&mut *parser, &fixture("qwen-code.jsonl"));
         let report = &normalized.report;
         assert_eq!(normalized.steps, 3);
         assert!(normalized.provider_error.is_none());
@@ -389,10 +342,8 @@ mod tests {
             r#"{"type":"result","subtype":"success","is_error":false,"result":"ok","usage":{"input_tokens":100,"output_tokens":20,"cache_read_input_tokens":60,"total_tokens":120}}"#,
         ]
         .join("\n");
-        let agent = QwenCode::new(AgentOptions::default());
-        let mut parser = agent.parser();
-        let normalized =
-            normalize_stream(&mut *parser, stream.as_bytes(), Path::new("/w"), "p").unwrap();
+        let mut parser = QwenCode::new(AgentOptions::default()).parser();
+        let normalized = normalize_in(&mut *parser, &stream, "/w", "p");
         let report = normalized.report;
         assert_eq!(report.commands().collect::<Vec<_>>(), ["cat SKILL.md"]);
         assert_eq!(report.file_reads(), [Path::new("/w/skills/pdf/SKILL.md")]);
@@ -409,7 +360,7 @@ mod tests {
 
     #[test]
     fn launches_headless_with_a_private_qwen_home() {
-        let dir = scratch("launch");
+        let dir = scratch("qwen", "launch");
         let home = dir.join("home");
         fs::create_dir_all(home.join(".qwen/skills/x")).unwrap();
         fs::write(
@@ -440,7 +391,9 @@ mod tests {
                 .env("QWEN_TELEMETRY_ENABLED", "true")
                 .user_home(&home),
         );
-        let launch = agent.launch(&spec(&dir, &state, &artifacts)).unwrap();
+        let launch = agent
+            .launch(&spec("qwen", &dir, &state, &artifacts))
+            .unwrap();
         assert_eq!(launch.program, "qwen");
         assert_eq!(
             launch.args,
@@ -455,13 +408,10 @@ mod tests {
             ]
         );
         let qwen = state.join("qwen");
-        assert_eq!(env(&launch, HOME_VAR), Some(qwen.display().to_string()));
+        assert_eq!(env(&launch, HOME_VAR), qwen.to_str());
+        assert_eq!(env(&launch, "QWEN_RUNTIME_DIR"), qwen.to_str());
         assert_eq!(
-            env(&launch, "QWEN_RUNTIME_DIR"),
-            Some(qwen.display().to_string())
-        );
-        assert_eq!(
-            env(&launch, "QWEN_TELEMETRY_ENABLED").as_deref(),
+            env(&launch, "QWEN_TELEMETRY_ENABLED"),
             Some("true"),
             "agent.env wins"
         );
@@ -469,11 +419,8 @@ mod tests {
         assert!(!qwen.join("skills").exists());
         let settings: Value =
             serde_json::from_str(&fs::read_to_string(qwen.join(SETTINGS)).unwrap()).unwrap();
-        let mode = fs::metadata(qwen.join(SETTINGS))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600);
+        let mode = mode(qwen.join(SETTINGS));
+        assert_eq!(mode, 0o600);
         if std::env::var_os(HOME_VAR).is_none() {
             assert_eq!(
                 launch.seeded,
@@ -497,11 +444,13 @@ mod tests {
 
     #[test]
     fn without_user_settings_only_the_switches_are_written() {
-        let dir = scratch("bare");
+        let dir = scratch("qwen", "bare");
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = QwenCode::new(AgentOptions::default().user_home(dir.join("nohome")));
-        let launch = agent.launch(&spec(&dir, &state, &artifacts)).unwrap();
+        let launch = agent
+            .launch(&spec("qwen", &dir, &state, &artifacts))
+            .unwrap();
         assert!(!launch.args.iter().any(|arg| arg == "-m"));
         if std::env::var_os(HOME_VAR).is_none() {
             assert_eq!(launch.seeded, [state.join("qwen").join(SETTINGS)]);
@@ -523,10 +472,12 @@ mod tests {
         let chosen = dir.join("chosen");
         let agent =
             QwenCode::new(AgentOptions::default().env(HOME_VAR, chosen.display().to_string()));
-        let launch = agent.launch(&spec(&dir, &state, &artifacts)).unwrap();
+        let launch = agent
+            .launch(&spec("qwen", &dir, &state, &artifacts))
+            .unwrap();
         assert!(launch.seeded.is_empty());
         assert!(!chosen.exists(), "the user's directory is left alone");
-        assert_eq!(env(&launch, HOME_VAR), Some(chosen.display().to_string()));
+        assert_eq!(env(&launch, HOME_VAR), chosen.to_str());
         fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -545,11 +496,11 @@ mod tests {
 
     #[test]
     fn resumes_by_session_id() {
-        let dir = scratch("resume");
+        let dir = scratch("qwen", "resume");
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = QwenCode::new(AgentOptions::new("m").user_home(dir.join("home")));
-        let mut session = spec(&dir, &state, &artifacts);
+        let mut session = spec("qwen", &dir, &state, &artifacts);
         session.prompt = "Why?";
         let launch = agent.resume(&session, "s-1").unwrap().unwrap();
         assert_eq!(
@@ -565,16 +516,13 @@ mod tests {
                 "Why?"
             ]
         );
-        assert_eq!(
-            env(&launch, HOME_VAR),
-            Some(state.join("qwen").display().to_string())
-        );
+        assert_eq!(env(&launch, HOME_VAR), state.join("qwen").to_str());
         fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn collects_the_chat_file() {
-        let dir = scratch("collect");
+        let dir = scratch("qwen", "collect");
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let chats = state.join("qwen/projects/-home-dev-demo-wd/chats");
@@ -582,7 +530,7 @@ mod tests {
         fs::create_dir_all(&artifacts).unwrap();
         fs::write(chats.join("s-1.jsonl"), "chat\n").unwrap();
         let agent = QwenCode::new(AgentOptions::default());
-        let session = spec(&dir, &state, &artifacts);
+        let session = spec("qwen", &dir, &state, &artifacts);
         let mut out = ReportBuilder::new("/home/dev/demo/wd");
         out.session_id("s-1");
         agent.collect(&session, &mut out);
