@@ -28,6 +28,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdout, Command};
 use tokio::time::Instant;
 
+use crate::normalize::utf8_line;
+
 /// How long the pipes are still drained once the process group is dead. Only a descendant that
 /// left the group (`setsid`) can keep a pipe open that long; its output is then abandoned.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
@@ -313,7 +315,7 @@ impl StdoutPump {
             self.bytes += self.line.len() as u64;
             self.lines += 1;
             let verdict = match sink.as_deref_mut() {
-                Some(sink) => sink.on_line(&String::from_utf8_lossy(strip_terminator(&self.line))),
+                Some(sink) => sink.on_line(&utf8_line(strip_terminator(&self.line))),
                 None => LineVerdict::Continue,
             };
             self.line.clear();

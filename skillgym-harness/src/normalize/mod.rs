@@ -25,7 +25,7 @@ use skillgym::{Phase, Role, SessionEvent, SessionReport, TokenCount, Usage};
 pub use json::{JsonLine, abbreviate, epoch_millis_to_rfc3339};
 pub use paths::resolve_path;
 pub use skills::detect_skills;
-pub use stream::{Normalized, normalize_stream};
+pub use stream::{Normalized, normalize_stream, utf8_line};
 
 /// Collects what an adapter parses from one session's stream, then builds the report.
 ///

@@ -13,6 +13,11 @@ use super::resolve_path;
 /// Shells whose `-c` script is the command that matters.
 const SHELLS: [&str; 6] = ["bash", "sh", "zsh", "dash", "ksh", "fish"];
 
+/// The programs [`file_reads`] interprets; a script naming none of them is not lexed.
+const READERS: [&str; 10] = [
+    "cd", "pushd", "cat", "bat", "less", "more", "head", "tail", "nl", "sed",
+];
+
 /// How many nested wrappers are unwrapped.
 const MAX_DEPTH: usize = 8;
 
@@ -29,6 +34,9 @@ const MAX_DEPTH: usize = 8;
 pub fn unwrap_shell(command: &str) -> String {
     let mut current = command.trim().to_owned();
     for _ in 0..MAX_DEPTH {
+        if !starts_with_shell(&current) {
+            break;
+        }
         match shell_script(&current) {
             Some(script) => current = script.trim().to_owned(),
             None => break,
@@ -37,8 +45,31 @@ pub fn unwrap_shell(command: &str) -> String {
     current
 }
 
+/// The script of the common form `<shell> -c '<script>'` / `-lc`, read without lexing: one
+/// single-quoted word holding no other quote (so nothing in it is special).
+fn simple_wrapper(command: &str) -> Option<&str> {
+    let (_program, rest) = command.split_once(' ')?;
+    let (flags, quoted) = rest.trim_start().split_once(' ')?;
+    if !matches!(flags, "-c" | "-lc" | "-cl") {
+        return None;
+    }
+    let script = quoted.trim().strip_prefix('\'')?.strip_suffix('\'')?;
+    (!script.contains('\'')).then_some(script)
+}
+
+/// Whether the first word names a shell (a cheap test before lexing the whole command).
+fn starts_with_shell(command: &str) -> bool {
+    command
+        .split_whitespace()
+        .next()
+        .is_some_and(|first| SHELLS.contains(&basename(first.trim_matches(['\'', '"']))))
+}
+
 /// The `-c` script when `command` is exactly one shell invocation with `-c`.
 fn shell_script(command: &str) -> Option<String> {
+    if let Some(script) = simple_wrapper(command) {
+        return Some(script.to_owned());
+    }
     let mut words = Vec::new();
     for token in lex(command) {
         match token {
@@ -88,6 +119,9 @@ fn shell_script(command: &str) -> Option<String> {
 /// ```
 pub fn file_reads(script: &str, cwd: &Path) -> Vec<PathBuf> {
     let mut reads = Vec::new();
+    if !READERS.iter().any(|program| script.contains(program)) {
+        return reads;
+    }
     let mut dir = cwd.to_path_buf();
     let mut words: Vec<String> = Vec::new();
     let mut tokens = lex(script).into_iter().peekable();
@@ -311,6 +345,9 @@ mod tests {
             "sed -n '1,200p' README.md"
         );
         assert_eq!(unwrap_shell("bash -l -c 'ls'"), "ls");
+        assert_eq!(unwrap_shell("bash -lc 'it'\\''s'"), "it's");
+        assert_eq!(unwrap_shell("bash -lc 'a' 'b'"), "a");
+        assert_eq!(unwrap_shell("bash -c ''"), "");
         assert_eq!(unwrap_shell("sh -c 'ls' ignored-arg0"), "ls");
         assert_eq!(unwrap_shell("bash script.sh"), "bash script.sh");
         assert_eq!(unwrap_shell("bash -lc"), "bash -lc");

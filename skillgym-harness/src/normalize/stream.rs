@@ -39,7 +39,7 @@ pub fn normalize_stream(
         if let Some(rest) = bytes.strip_suffix(b"\n") {
             bytes = rest.strip_suffix(b"\r").unwrap_or(rest);
         }
-        parser.parse_line(&String::from_utf8_lossy(bytes), &mut out);
+        parser.parse_line(&utf8_line(bytes), &mut out);
     }
     parser.finish(&mut out);
     let steps = out.steps();
@@ -49,4 +49,28 @@ pub fn normalize_stream(
         provider_error,
         steps,
     })
+}
+
+/// A line as text: borrowed when it is valid UTF-8 (checked with the fast validator), else
+/// with each invalid sequence replaced by U+FFFD.
+pub fn utf8_line(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_lines_are_borrowed_and_invalid_bytes_replaced() {
+        assert!(matches!(
+            utf8_line("héllo".as_bytes()),
+            std::borrow::Cow::Borrowed("héllo")
+        ));
+        assert_eq!(utf8_line(b"do\xffne"), "do\u{fffd}ne");
+        assert_eq!(utf8_line(b"\xe2\x82"), "\u{fffd}");
+    }
 }
