@@ -47,17 +47,7 @@ pub fn check_runner(id: &str, runner: &RunnerConfig) -> RunnerCheck {
         Some(model) => format!("{} (model {model})", config.kind),
         None => config.kind.to_string(),
     };
-    let options = AgentOptions {
-        model: config.model.clone(),
-        command: config.command.as_ref().map(PathBuf::from),
-        args: config.args.clone(),
-        env: config
-            .env
-            .iter()
-            .map(|(key, value)| (key.clone(), value.clone()))
-            .collect(),
-        user_home: None,
-    };
+    let options = AgentOptions::from_config(config);
     let mut lines = Vec::new();
     match agent::build(config.kind, options.clone()) {
         Ok(agent) => {

@@ -340,17 +340,7 @@ fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, String> {
         .iter()
         .map(|(id, runner)| {
             let agent = &runner.agent;
-            let options = AgentOptions {
-                model: agent.model.clone(),
-                command: agent.command.as_ref().map(PathBuf::from),
-                args: agent.args.clone(),
-                env: agent
-                    .env
-                    .iter()
-                    .map(|(key, value)| (key.clone(), value.clone()))
-                    .collect(),
-                user_home: None,
-            };
+            let options = AgentOptions::from_config(agent);
             let built = agent::build(agent.kind, options)
                 .map_err(|error| format!("runner `{id}`: {error}"))?;
             Ok(Runner {

@@ -199,8 +199,7 @@ impl StreamParser for EventLineParser {
                         (UsageFigure::Total, usage.total_tokens),
                     ]);
                     if let Some(cost) = usage.cost_usd {
-                        let total = out.usage_mut().cost_usd.unwrap_or(0.0) + cost;
-                        out.usage_mut().cost_usd = Some(total);
+                        out.add_cost(cost);
                     }
                 }
                 Err(error) => self.keep_raw(value, &format!("bad usage record: {error}"), out),

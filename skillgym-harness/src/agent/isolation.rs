@@ -64,7 +64,7 @@ pub fn remove_seeded(seeded: &[PathBuf]) -> Vec<String> {
 
 /// Every regular file under `dir` (recursively, symlinks not followed) for which `wanted`
 /// holds, with its modification time.
-pub fn find_files(dir: &Path, wanted: &dyn Fn(&Path) -> bool) -> Vec<(PathBuf, SystemTime)> {
+fn find_files(dir: &Path, wanted: &dyn Fn(&Path) -> bool) -> Vec<(PathBuf, SystemTime)> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {

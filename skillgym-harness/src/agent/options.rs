@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::Launch;
+use crate::config::AgentConfig;
 
 /// A runner's agent options, as configured.
 ///
@@ -27,6 +28,21 @@ pub struct AgentOptions {
 }
 
 impl AgentOptions {
+    /// The options of a runner's `agent:` entry in `skillgym.yaml`.
+    pub fn from_config(config: &AgentConfig) -> Self {
+        AgentOptions {
+            model: config.model.clone(),
+            command: config.command.as_ref().map(PathBuf::from),
+            args: config.args.clone(),
+            env: config
+                .env
+                .iter()
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+            user_home: None,
+        }
+    }
+
     /// Options with a model.
     pub fn new(model: impl Into<String>) -> Self {
         AgentOptions {

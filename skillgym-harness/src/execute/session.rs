@@ -138,7 +138,7 @@ pub async fn run_session(
                 }
                 Termination::Exited => provider_failure(provider_error.as_ref(), outcome.exit_code)
                     .or_else(|| exit_failure(outcome.exit_code, outcome.signal, &stderr_log))
-                    .or_else(|| unreadable_stream(&report, agent.kind())),
+                    .or_else(|| unreadable_stream(&report, outcome.stdout_bytes, agent.kind())),
             };
             (failure, outcome.exit_code, outcome.signal)
         }
@@ -178,17 +178,12 @@ fn provider_failure(error: Option<&ProviderError>, exit_code: Option<i32>) -> Op
 /// A normalization failure when the agent printed lines but not one of them was an event its
 /// adapter understands (the output format is wrong, so no check could be meaningful), or
 /// printed nothing at all.
-fn unreadable_stream(report: &SessionReport, kind: &str) -> Option<Failure> {
+fn unreadable_stream(report: &SessionReport, stdout_bytes: u64, kind: &str) -> Option<Failure> {
     if !report.events.is_empty() {
         return None;
     }
     if report.warnings.is_empty() {
-        let empty = report
-            .raw_artifacts
-            .stdout
-            .as_deref()
-            .is_some_and(|path| std::fs::metadata(path).is_ok_and(|meta| meta.len() == 0));
-        return empty.then(|| {
+        return (stdout_bytes == 0).then(|| {
             Failure::new(
                 FailureOrigin::Normalization,
                 format!("the agent exited successfully but printed nothing on stdout, where the `{kind}` format's events were expected"),

@@ -151,11 +151,6 @@ impl ReportBuilder {
         });
     }
 
-    /// The tool name of an earlier call.
-    pub fn tool_name(&self, id: &str) -> Option<&str> {
-        self.tool_names.get(id).map(String::as_str)
-    }
-
     /// Adds a tool result; its tool name comes from the call with the same id.
     pub fn tool_result(
         &mut self,
@@ -267,16 +262,10 @@ impl ReportBuilder {
 
     /// Adds one call's (or one turn's) token figures to the running totals.
     pub fn add_usage(&mut self, usage: TokenUsage) {
-        let add = |slot: &mut Option<TokenCount>, value: Option<u64>| {
-            if let Some(value) = value {
-                let previous = slot.map_or(0, |count| count.value);
-                *slot = Some(TokenCount::provider(previous + value));
-            }
-        };
-        add(&mut self.usage.input_tokens, usage.input);
-        add(&mut self.usage.output_tokens, usage.output);
-        add(&mut self.usage.reasoning_tokens, usage.reasoning);
-        add(&mut self.usage.cache_tokens, usage.cache_read);
+        add_provider(&mut self.usage.input_tokens, usage.input);
+        add_provider(&mut self.usage.output_tokens, usage.output);
+        add_provider(&mut self.usage.reasoning_tokens, usage.reasoning);
+        add_provider(&mut self.usage.cache_tokens, usage.cache_read);
     }
 
     /// Replaces the token figures with a session total the agent reported (its own sum is
@@ -308,7 +297,6 @@ impl ReportBuilder {
     /// where a total may be given).
     pub fn add_provider_usage(&mut self, figures: [(UsageFigure, Option<u64>); 5]) {
         for (figure, value) in figures {
-            let Some(value) = value else { continue };
             let slot = match figure {
                 UsageFigure::Input => &mut self.usage.input_tokens,
                 UsageFigure::Output => &mut self.usage.output_tokens,
@@ -316,8 +304,7 @@ impl ReportBuilder {
                 UsageFigure::Cache => &mut self.usage.cache_tokens,
                 UsageFigure::Total => &mut self.usage.total_tokens,
             };
-            let previous = slot.map_or(0, |count| count.value);
-            *slot = Some(TokenCount::provider(previous + value));
+            add_provider(slot, value);
         }
     }
 
@@ -397,6 +384,14 @@ impl ReportBuilder {
             ..report
         };
         (report, provider_error)
+    }
+}
+
+/// Adds a provider-reported figure to a running total.
+fn add_provider(slot: &mut Option<TokenCount>, value: Option<u64>) {
+    if let Some(value) = value {
+        let previous = slot.map_or(0, |count| count.value);
+        *slot = Some(TokenCount::provider(previous + value));
     }
 }
 
