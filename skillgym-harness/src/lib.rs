@@ -27,6 +27,7 @@ pub mod config;
 pub mod doctor;
 pub mod execute;
 mod harness;
+pub mod mock;
 pub mod normalize;
 pub mod process;
 mod rejections;

@@ -34,6 +34,6 @@ pub use duration::parse_duration;
 pub use error::ConfigError;
 pub use schema::{
     AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, RunConfig, RunnerConfig,
-    Schedule, SnapshotMetric, SnapshotsConfig, Tolerance, WorkspaceConfig, WorkspaceMode,
+    Schedule, SnapshotMetric, SnapshotsConfig, Tolerance, WireApi, WorkspaceConfig, WorkspaceMode,
 };
 pub use settings::{DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings, SettingsError, resolve};

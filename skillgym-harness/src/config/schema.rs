@@ -522,6 +522,46 @@ pub struct RunnerConfig {
     pub agent: AgentConfig,
 }
 
+/// The model APIs a provider endpoint speaks (`agent.provider.wire_api`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WireApi {
+    /// Anthropic Messages (`POST {base_url}/v1/messages`).
+    Anthropic,
+    /// OpenAI Responses (`POST {base_url}/responses`).
+    OpenaiResponses,
+    /// OpenAI Chat Completions (`POST {base_url}/chat/completions`).
+    OpenaiChat,
+    /// Gemini (`POST {base_url}/v1beta/models/M:streamGenerateContent`).
+    Gemini,
+}
+
+impl WireApi {
+    /// Every wire API, in the order the docs list them.
+    pub const ALL: [WireApi; 4] = [
+        WireApi::Anthropic,
+        WireApi::OpenaiResponses,
+        WireApi::OpenaiChat,
+        WireApi::Gemini,
+    ];
+
+    /// The name used in YAML, e.g. `openai-chat`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WireApi::Anthropic => "anthropic",
+            WireApi::OpenaiResponses => "openai-responses",
+            WireApi::OpenaiChat => "openai-chat",
+            WireApi::Gemini => "gemini",
+        }
+    }
+}
+
+impl fmt::Display for WireApi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The agent CLIs skillgym can drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "kebab-case")]
