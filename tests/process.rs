@@ -247,6 +247,7 @@ async fn agent_gets_its_argv_env_cwd_and_dev_null_stdin() {
         expected.remove("PATH").is_some(),
         "the test itself has a PATH"
     );
+    expected.insert("PWD".to_owned(), workspace.to_string_lossy().into_owned());
     for (name, value) in &spec.env {
         expected.insert(
             name.to_string_lossy().into_owned(),
@@ -255,7 +256,10 @@ async fn agent_gets_its_argv_env_cwd_and_dev_null_stdin() {
     }
     let env: BTreeMap<String, String> =
         serde_json::from_value(recorded["env"].clone()).expect("env object");
-    assert_eq!(env, expected, "inherited env, minus removed, plus overlay");
+    assert_eq!(
+        env, expected,
+        "inherited env, minus removed, PWD = the cwd, plus overlay"
+    );
 }
 
 #[tokio::test]

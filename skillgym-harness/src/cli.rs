@@ -35,6 +35,11 @@ pub struct SkillgymArgs {
     pub config: Option<PathBuf>,
     /// `--reporter`: a built-in reporter name or a path.
     pub reporter: Option<String>,
+    /// `--mock`: a dry run against the scripted model server.
+    pub mock: Option<bool>,
+    /// `--mock-script`: the script of every case without one of its own (implies `--mock`),
+    /// as given (relative to the process cwd).
+    pub mock_script: Option<PathBuf>,
 }
 
 impl SkillgymArgs {
@@ -68,6 +73,8 @@ impl SkillgymArgs {
             output_dir: self.output_dir.or(fallback.output_dir),
             config: self.config.or(fallback.config),
             reporter: self.reporter.or(fallback.reporter),
+            mock: self.mock.or(fallback.mock),
+            mock_script: self.mock_script.or(fallback.mock_script),
         }
     }
 }
@@ -141,9 +148,11 @@ enum Flag {
     OutputDir,
     Config,
     Reporter,
+    Mock,
+    MockScript,
 }
 
-const FLAGS: [Flag; 10] = [
+const FLAGS: [Flag; 12] = [
     Flag::Tag,
     Flag::Runner,
     Flag::Repeat,
@@ -154,6 +163,8 @@ const FLAGS: [Flag; 10] = [
     Flag::OutputDir,
     Flag::Config,
     Flag::Reporter,
+    Flag::Mock,
+    Flag::MockScript,
 ];
 
 /// libtest-mimic 0.8.2's long flags without a value.
@@ -190,6 +201,8 @@ impl Flag {
             Flag::OutputDir => "output-dir",
             Flag::Config => "config",
             Flag::Reporter => "reporter",
+            Flag::Mock => "mock",
+            Flag::MockScript => "mock-script",
         }
     }
 
@@ -205,6 +218,8 @@ impl Flag {
             Flag::OutputDir => "SKILLGYM_OUTPUT_DIR",
             Flag::Config => "SKILLGYM_CONFIG",
             Flag::Reporter => "SKILLGYM_REPORTER",
+            Flag::Mock => "SKILLGYM_MOCK",
+            Flag::MockScript => "SKILLGYM_MOCK_SCRIPT",
         }
     }
 
@@ -215,9 +230,15 @@ impl Flag {
             Flag::Repeat | Flag::RepeatFailure | Flag::RetryFailed | Flag::MaxParallel => "<N>",
             Flag::Schedule => "<serial|parallel|isolated-by-runner>",
             Flag::OutputDir => "<DIR>",
-            Flag::Config => "<FILE>",
+            Flag::Config | Flag::MockScript => "<FILE>",
             Flag::Reporter => "<NAME|PATH>",
+            Flag::Mock => "",
         }
+    }
+
+    /// Whether the flag is a switch: no value on the command line, a boolean in its variable.
+    fn is_switch(self) -> bool {
+        self == Flag::Mock
     }
 
     fn from_name(name: &str) -> Option<Flag> {
@@ -237,6 +258,8 @@ impl Flag {
             Flag::OutputDir => args.output_dir = Some(non_empty(value, subject)?.into()),
             Flag::Config => args.config = Some(non_empty(value, subject)?.into()),
             Flag::Reporter => args.reporter = Some(non_empty(value, subject)?.to_owned()),
+            Flag::Mock => args.mock = Some(parse_bool(value, subject)?),
+            Flag::MockScript => args.mock_script = Some(non_empty(value, subject)?.into()),
         }
         Ok(())
     }
@@ -285,6 +308,17 @@ fn parse_schedule(value: &str, subject: &str) -> Result<Schedule, UsageError> {
     })
 }
 
+fn parse_bool(value: &str, subject: &str) -> Result<bool, UsageError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(UsageError::new(
+            subject,
+            format!("`{subject}` expects 1 or 0 (true or false), found `{value}`"),
+        )),
+    }
+}
+
 fn non_empty<'a>(value: &'a str, subject: &str) -> Result<&'a str, UsageError> {
     let trimmed = value.trim();
     if trimmed.is_empty() {
@@ -323,6 +357,16 @@ pub fn split_args(argv: Vec<OsString>) -> Result<(SkillgymArgs, Vec<OsString>), 
                 Some((name, value)) => (name, Some(value)),
                 None => (long, None),
             };
+            if let Some(flag) = Flag::from_name(name).filter(|flag| flag.is_switch()) {
+                if inline_value.is_some() {
+                    return Err(UsageError::new(
+                        format!("--{name}"),
+                        format!("`--{name}` takes no value"),
+                    ));
+                }
+                flag.apply(&mut args, "1", &format!("--{name}"))?;
+                continue;
+            }
             if let Some(flag) = Flag::from_name(name) {
                 let subject = format!("--{name}");
                 let value = match inline_value {
@@ -440,8 +484,12 @@ skillgym options (after `--`, e.g. `cargo test --test benchmarks -- --tag smoke`
     --config <FILE>           Use this skillgym.yaml instead of searching
                               upward from the test crate.                   [SKILLGYM_CONFIG]
     --reporter <NAME|PATH>    Reporter (default standard).                [SKILLGYM_REPORTER]
+    --mock                    Dry run: every agent talks to skillgym's scripted
+                              model server on 127.0.0.1 (SKILLGYM_MOCK=1).    [SKILLGYM_MOCK]
+    --mock-script <FILE>      The mock script of cases without their own
+                              (implies --mock).                        [SKILLGYM_MOCK_SCRIPT]
 
-Each flag accepts `--flag value` and `--flag=value`. Flags override SKILLGYM_* variables,
+Each flag but --mock accepts `--flag value` and `--flag=value`. Flags override SKILLGYM_* variables,
 which override skillgym.yaml, which overrides the defaults. Arguments after a bare `--`
 are passed to the test harness untouched.
 "
@@ -525,6 +573,8 @@ mod tests {
             "--config=cfg/skillgym.yaml",
             "--reporter",
             "json",
+            "--mock",
+            "--mock-script=scripts/a.yaml",
         ])
         .unwrap();
         assert_eq!(
@@ -540,9 +590,36 @@ mod tests {
                 output_dir: Some(PathBuf::from("out/runs")),
                 config: Some(PathBuf::from("cfg/skillgym.yaml")),
                 reporter: Some("json".to_owned()),
+                mock: Some(true),
+                mock_script: Some(PathBuf::from("scripts/a.yaml")),
             }
         );
         assert_eq!(rest, strings(&["bench"]));
+    }
+
+    #[test]
+    fn mock_is_a_switch_and_its_variable_a_boolean() {
+        let (ours, rest) = split(&["--mock", "filter"]).unwrap();
+        assert_eq!(ours.mock, Some(true));
+        assert_eq!(rest, strings(&["bench", "filter"]));
+        let err = split(&["--mock=yes"]).unwrap_err();
+        assert_eq!(err.to_string(), "`--mock` takes no value");
+        assert_eq!(err.subject(), "--mock");
+        assert_eq!(
+            from_env(env(&[("SKILLGYM_MOCK", "0")])).unwrap().mock,
+            Some(false)
+        );
+        assert_eq!(
+            from_env(env(&[("SKILLGYM_MOCK", "true")])).unwrap().mock,
+            Some(true)
+        );
+        let err = from_env(env(&[("SKILLGYM_MOCK", "sure")])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`SKILLGYM_MOCK` expects 1 or 0 (true or false), found `sure`"
+        );
+        let err = split(&["--mok"]).unwrap_err();
+        assert_eq!(err.suggestion(), Some("--mock"));
     }
 
     #[test]
@@ -713,6 +790,8 @@ mod tests {
             ("SKILLGYM_OUTPUT_DIR", "out"),
             ("SKILLGYM_CONFIG", "sg.yaml"),
             ("SKILLGYM_REPORTER", "junit"),
+            ("SKILLGYM_MOCK", "1"),
+            ("SKILLGYM_MOCK_SCRIPT", "s.yaml"),
         ]))
         .unwrap();
         assert_eq!(
@@ -728,6 +807,8 @@ mod tests {
                 output_dir: Some(PathBuf::from("out")),
                 config: Some(PathBuf::from("sg.yaml")),
                 reporter: Some("junit".to_owned()),
+                mock: Some(true),
+                mock_script: Some(PathBuf::from("s.yaml")),
             }
         );
     }

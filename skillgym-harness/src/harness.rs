@@ -12,6 +12,7 @@ use crate::agent::{self, Agent, AgentOptions};
 use crate::artifacts::RunDir;
 use crate::cli;
 use crate::config::{self, Settings};
+use crate::dry_run::DryRun;
 use crate::execute::{ExecutionResult, Status, run_execution};
 use crate::rejections::Rejections;
 use crate::run::{RunContext, Runner};
@@ -182,8 +183,17 @@ impl Harness {
             Gates::in_process(settings.schedule, settings.max_parallel, runners.len())
         };
         let rejections = Rejections::new(&run_dir.path());
+        // A dry run starts its server only when trials may run: `--list` stays side-effect free.
+        let dry_run = match overrides.mock.unwrap_or(overrides.mock_script.is_some()) {
+            true if !arguments.list => {
+                let script = overrides.mock_script.as_deref().map(absolute);
+                Some(DryRun::start(&cases, script.as_deref())?)
+            }
+            _ => None,
+        };
         let context = Arc::new(RunContext {
             rejections,
+            dry_run,
             run_dir,
             gates,
             settings,

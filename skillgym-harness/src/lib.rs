@@ -25,6 +25,7 @@ mod artifacts;
 pub mod cli;
 pub mod config;
 pub mod doctor;
+mod dry_run;
 pub mod execute;
 mod harness;
 pub mod mock;

@@ -2,7 +2,9 @@
 //! line by line, keep its raw output, and leave nothing of it running once [`run`] returns.
 //!
 //! [`run`] launches a [`ProcessSpec`] with stdin = `/dev/null`, as the leader of a new process
-//! group, in the given working directory and environment. Then:
+//! group, in the given working directory and environment, with `PWD` set to that directory (as
+//! a shell would: OpenCode, for one, takes its project directory from `$PWD`, not from the
+//! process's working directory). Then:
 //!
 //! - every stdout line is written raw to the stdout log and handed to a [`LineSink`] as text
 //!   (lossy UTF-8, line terminator stripped); lines of any length are streamed, never the whole
@@ -152,6 +154,12 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
     for name in &spec.env_remove {
         command.env_remove(name);
     }
+    let cwd = if spec.cwd.is_absolute() {
+        spec.cwd.clone()
+    } else {
+        std::env::current_dir()?.join(&spec.cwd)
+    };
+    command.env("PWD", cwd);
     command.envs(spec.env.iter().map(|(name, value)| (name, value)));
 
     let started_at = SystemTime::now();

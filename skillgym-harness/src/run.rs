@@ -6,6 +6,7 @@ use crate::agent::Agent;
 use crate::artifacts::RunDir;
 use crate::cli::SkillgymArgs;
 use crate::config::Settings;
+use crate::dry_run::DryRun;
 use crate::execute::ExecutionResult;
 use crate::rejections::Rejections;
 use crate::schedule::Gates;
@@ -46,6 +47,8 @@ pub struct RunContext {
     pub(crate) gates: Gates,
     /// Runners whose model the provider rejected earlier in this run.
     pub(crate) rejections: Rejections,
+    /// The scripted model server of a `--mock` run.
+    pub(crate) dry_run: Option<DryRun>,
     /// Results of the executions finished in this process, keyed by plan position.
     pub results: Mutex<Vec<(usize, ExecutionResult)>>,
 }

@@ -105,6 +105,7 @@ impl Scene {
             cwd: &work,
             artifact_dir: &artifacts,
             state_dir: &state,
+            provider: None,
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -283,6 +283,7 @@ fn session(
         cwd: &dir,
         artifact_dir: &artifacts,
         state_dir: &artifacts.join("agent-state"),
+        provider: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

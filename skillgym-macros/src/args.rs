@@ -21,6 +21,7 @@ const ARGUMENTS: &[(&str, &str)] = &[
     ("max_steps", "max_steps = 20"),
     ("runners", "runners = [\"claude\"]"),
     ("workspace", "workspace = \"fixtures/app\""),
+    ("mock", "mock = \"scripts/case.yaml\""),
     ("classify_failure", "classify_failure = classify"),
     ("crate", "crate = \"skillgym\""),
 ];
@@ -45,6 +46,7 @@ pub(crate) struct Args {
     pub max_steps: Option<u32>,
     pub runners: Vec<LitStr>,
     pub workspace: Option<LitStr>,
+    pub mock: Option<LitStr>,
     pub classify_failure: Option<syn::Path>,
     pub krate: Option<syn::Path>,
 }
@@ -205,6 +207,7 @@ impl Args {
                 self.timeout_ms = Some(millis);
             }
             "workspace" => self.workspace = Some(non_empty_string(value, key)?),
+            "mock" => self.mock = Some(non_empty_string(value, key)?),
             "classify_failure" => self.classify_failure = Some(function_path(value)?),
             "crate" => {
                 let text = string(value, key)?;

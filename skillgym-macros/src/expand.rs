@@ -100,6 +100,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let max_steps = option_int(args.max_steps.map(u64::from));
     let expected_fail = args.expected_fail;
     let workspace = option(args.workspace.as_ref().map(|dir| quote!(#dir)));
+    let mock = option(args.mock.as_ref().map(|script| quote!(#script)));
 
     quote! {
         #item
@@ -134,6 +135,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                     max_steps: #max_steps,
                     runners: &[#(#runners),*],
                     workspace: #workspace,
+                    mock: #mock,
                     classify_failure: #classify_field,
                     run: __skillgym_run,
                 }

@@ -22,6 +22,8 @@ const ALIASES: &[(&str, &str)] = &[
     ("agents", "runners"),
     ("steps", "max_steps"),
     ("dir", "workspace"),
+    ("script", "mock"),
+    ("mock_script", "mock"),
     ("classify", "classify_failure"),
     ("classifier", "classify_failure"),
 ];

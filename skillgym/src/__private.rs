@@ -62,6 +62,9 @@ pub struct CaseDef {
     pub runners: &'static [&'static str],
     /// `workspace = "..."`, relative to the test crate's directory.
     pub workspace: Option<&'static str>,
+    /// `mock = "..."`: the scripted model's script for `--mock` runs, relative to the test
+    /// crate's directory.
+    pub mock: Option<&'static str>,
     /// `classify_failure = path`.
     pub classify_failure: Option<ClassifyFn>,
     /// The case function.

@@ -6,6 +6,7 @@
 //! | resume (`explain`) | `claude [agent.args] -p -r ID --fork-session --output-format stream-json --verbose --dangerously-skip-permissions [--model M] QUESTION`, same cwd and state directory; `--fork-session` (help text only, not run) leaves the original session as it was, so every question starts from it |
 //! | state | `CLAUDE_CONFIG_DIR=<state dir>/claude`: settings, `.claude.json`, CLAUDE.md, skills, plugins and history of the user stay out; the session lands in `<config dir>/projects/<cwd slug>/<session id>.jsonl` |
 //! | auth | `.credentials.json` (the Linux login) seeded from `$CLAUDE_CONFIG_DIR` or `~/.claude` **without its refresh tokens**, as Anthropic's agent SDK does for its private config dirs: a copy that refreshed would rotate the user's own login away. An expired login therefore fails the session (run `claude` once to refresh it). `ANTHROPIC_API_KEY`, `CLAUDE_CODE_OAUTH_TOKEN` and cloud-provider variables are inherited |
+//! | provider | `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`; `ANTHROPIC_AUTH_TOKEN`, `CLAUDE_CODE_OAUTH_TOKEN` and the Bedrock/Vertex switches removed; the login is not seeded |
 //! | env | `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1` (no telemetry, title request or update check: cleaner token counts), `DISABLE_AUTOUPDATER=1`, `IS_SANDBOX=1` when running as root (otherwise `--dangerously-skip-permissions` is refused) |
 //! | collect | the project session file → `<artifact dir>/session.jsonl` |
 //! | stream | see [`claude_stream`](super::claude_stream): `Bash` → commands, `Read` → file reads (`file_path`), `Skill` → skill signals (`skill`, else `name`); one step per assistant message id; `result` gives final output, usage (input counts cache reads and writes, thinking tokens move to reasoning) and cost |
@@ -22,9 +23,11 @@ use serde_json::Value;
 
 use super::claude_stream::{CLAUDE_CODE, ClaudeStreamParser, collect_session_file};
 use super::options::set_env;
+use super::provider;
 use super::{
     Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
 };
+use crate::config::{AgentKind, WireApi};
 use crate::normalize::ReportBuilder;
 
 const PROGRAM: &str = "claude";
@@ -32,6 +35,14 @@ const CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 /// The user's own config directory below the home, when `$CLAUDE_CONFIG_DIR` is not set.
 const USER_DIR: &str = ".claude";
 const CREDENTIALS: &str = ".credentials.json";
+/// Variables removed when a provider endpoint is configured: they would take precedence over
+/// its key or route requests to a cloud provider.
+const PROVIDER_OVERRIDES: [&str; 4] = [
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+];
 
 /// Runs Claude Code headlessly with a private config directory.
 #[derive(Debug, Clone)]
@@ -59,13 +70,15 @@ impl ClaudeCode {
         root: bool,
     ) -> io::Result<Launch> {
         let config = self.config_dir(session);
+        let provider = session.endpoint(&self.options);
         let mut seeded = Vec::new();
         if self.options.env_dir(CONFIG_DIR).is_none() {
             isolation::create_dirs([config.as_path()])?;
+            // A provider endpoint takes an API key: the user's Anthropic login stays home.
             if let Some(source) = self
                 .options
                 .user_dir(CONFIG_DIR, USER_DIR)
-                .filter(|source| *source != config)
+                .filter(|source| *source != config && provider.is_none())
             {
                 seeded = seed_credentials(&source, &config)?;
             }
@@ -96,6 +109,18 @@ impl ClaudeCode {
         if root {
             set_env(&mut launch, "IS_SANDBOX", "1");
         }
+        if let Some(provider) = provider {
+            set_env(&mut launch, "ANTHROPIC_BASE_URL", &provider.base_url);
+            set_env(
+                &mut launch,
+                "ANTHROPIC_API_KEY",
+                provider.key_value(&self.options.env),
+            );
+            // Other credentials would win over the key, or send requests elsewhere.
+            launch
+                .env_remove
+                .extend(PROVIDER_OVERRIDES.map(OsString::from));
+        }
         launch.seeded = seeded;
         Ok(self.options.finish_launch(launch))
     }
@@ -108,6 +133,10 @@ impl Agent for ClaudeCode {
 
     fn model(&self) -> Option<&str> {
         self.options.model.as_deref()
+    }
+
+    fn wire_api(&self) -> Option<WireApi> {
+        provider::wire_api(AgentKind::ClaudeCode, &self.options)
     }
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {

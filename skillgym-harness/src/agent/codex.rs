@@ -5,6 +5,7 @@
 //! | command | `codex [agent.args] exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -C <cwd> [-m <model>] -c check_for_update_on_startup=false -c analytics.enabled=false -c features.plugins=false -- <prompt>` |
 //! | approvals, sandbox | off (`--dangerously-bypass-approvals-and-sandbox`): skillgym's workspace is the boundary, and Codex's bubblewrap sandbox fails where user namespaces are unavailable |
 //! | `-c` settings | no update check, no analytics upload, no plugin marketplace fetch (`git ls-remote github.com/openai/plugins`) |
+//! | provider | `-c model_provider="skillgym"`, `-c model_providers.skillgym.{name,base_url,env_key,wire_api="responses"}` (env vars alone are ignored by Codex 0.169); `auth.json` not seeded |
 //! | `--` | the prompt is never taken for an option or a subcommand (`resume`, `review`) |
 //! | env | `CODEX_HOME=<state dir>/codex-home` (unless `agent.env` sets `CODEX_HOME`: then that directory is used as it is) |
 //! | seeded | `auth.json`, `config.toml` from the harness's `$CODEX_HOME`, else `~/.codex` — never `AGENTS.md`, skills, plugins or sessions |
@@ -46,9 +47,11 @@ use skillgym::{Phase, Role};
 
 use super::api_error;
 use super::options::set_env;
+use super::provider::{self, Provider, toml_string};
 use super::{
     Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
 };
+use crate::config::{AgentKind, WireApi};
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
 
 /// The program run when `agent.command` is not set.
@@ -94,8 +97,13 @@ impl Codex {
             return Ok(());
         }
         isolation::create_dirs([home.as_path()])?;
+        // With a provider endpoint the user's ChatGPT login stays home.
+        let files = match session.endpoint(&self.options) {
+            Some(_) => &SEEDED[1..],
+            None => &SEEDED[..],
+        };
         if let Some(from) = self.user_codex_home().filter(|from| *from != home) {
-            launch.seeded = isolation::seed(&from, &home, &SEEDED)?;
+            launch.seeded = isolation::seed(&from, &home, files)?;
         }
         set_env(launch, HOME_VAR, home);
         Ok(())
@@ -113,19 +121,26 @@ impl Codex {
         );
     }
 
-    /// The model and the `-c` settings, last before the prompt.
-    fn push_settings(&self, args: &mut Vec<OsString>) {
+    /// The model and the `-c` settings (with the provider endpoint's, when there is one), last
+    /// before the prompt.
+    fn push_settings(&self, session: &SessionSpec<'_>, launch: &mut Launch) {
         if let Some(model) = &self.options.model {
-            args.push("-m".into());
-            args.push(model.into());
+            launch.args.push("-m".into());
+            launch.args.push(model.into());
         }
-        for setting in [
+        let mut settings: Vec<String> = [
             "check_for_update_on_startup=false",
             "analytics.enabled=false",
             "features.plugins=false",
-        ] {
-            args.push("-c".into());
-            args.push(setting.into());
+        ]
+        .map(str::to_owned)
+        .into();
+        if let Some(provider) = session.endpoint(&self.options) {
+            settings.extend(provider_settings(provider, launch));
+        }
+        for setting in settings {
+            launch.args.push("-c".into());
+            launch.args.push(setting.into());
         }
     }
 }
@@ -139,13 +154,17 @@ impl Agent for Codex {
         self.options.model.as_deref()
     }
 
+    fn wire_api(&self) -> Option<WireApi> {
+        provider::wire_api(AgentKind::Codex, &self.options)
+    }
+
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
         let mut launch = self.options.start_launch(PROGRAM);
         launch.args.push("exec".into());
         self.push_flags(&mut launch.args);
         launch.args.push("-C".into());
         launch.args.push(session.cwd.into());
-        self.push_settings(&mut launch.args);
+        self.push_settings(session, &mut launch);
         launch.args.push("--".into());
         launch.args.push(session.prompt.into());
         self.isolate(session, &mut launch)?;
@@ -211,7 +230,7 @@ impl Agent for Codex {
         launch.args.push(session.cwd.into());
         launch.args.push("resume".into());
         self.push_flags(&mut launch.args);
-        self.push_settings(&mut launch.args);
+        self.push_settings(session, &mut launch);
         launch.args.push("--".into());
         launch.args.push(session_id.into());
         launch.args.push(session.prompt.into());
@@ -245,6 +264,24 @@ impl Agent for Codex {
                     .to_owned(),
         }
     }
+}
+
+/// The `-c` settings that send model requests to a provider endpoint: a `skillgym` entry in
+/// `model_providers`, selected with `model_provider` (Codex ignores `OPENAI_BASE_URL` and
+/// sends `CODEX_API_KEY`, not `OPENAI_API_KEY`, to its own provider).
+fn provider_settings(provider: &Provider, launch: &mut Launch) -> Vec<String> {
+    let id = provider::PROVIDER_ID;
+    let key_var = provider.key_var(launch);
+    vec![
+        format!("model_provider={}", toml_string(id)),
+        format!("model_providers.{id}.name={}", toml_string(id)),
+        format!(
+            "model_providers.{id}.base_url={}",
+            toml_string(&provider.base_url)
+        ),
+        format!("model_providers.{id}.env_key={}", toml_string(&key_var)),
+        format!("model_providers.{id}.wire_api=\"responses\""),
+    ]
 }
 
 /// One line of `codex exec --json`.
@@ -1033,6 +1070,7 @@ mod tests {
         let empty_state = dir.join("empty");
         let spec = SessionSpec {
             state_dir: &empty_state,
+            provider: None,
             ..spec
         };
         let mut out = ReportBuilder::new("/w");

@@ -15,6 +15,10 @@
 //! | `usage` | `input_tokens?`, `output_tokens?`, `reasoning_tokens?`, `cache_tokens?`, `total_tokens?`, `cost_usd?` | token usage, summed over records |
 //! | `session` | `id` | the agent's session id |
 //!
+//! With a model endpoint (`agent.provider`, or the scripted server of a `--mock` run) the
+//! program finds it in `SKILLGYM_PROVIDER_BASE_URL`, `SKILLGYM_PROVIDER_API_KEY` and
+//! `SKILLGYM_PROVIDER_WIRE_API`.
+//!
 //! Every event may carry `at` (RFC 3339). Other types are kept as raw events; lines that are
 //! not JSON objects become warnings. The final output is the last assistant message with phase
 //! `final`, else the last non-thinking assistant message.
@@ -26,7 +30,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use skillgym::{Role, SessionEvent};
 
-use super::{Agent, AgentOptions, AgentSetup, Launch, SessionSpec, StreamParser};
+use super::{Agent, AgentOptions, AgentSetup, Launch, Provider, SessionSpec, StreamParser};
+use crate::config::WireApi;
 use crate::normalize::{ReportBuilder, UsageFigure, abbreviate};
 
 /// Runs a configured program that speaks skillgym's event JSONL.
@@ -36,6 +41,7 @@ pub struct CommandAgent {
     args: Vec<String>,
     env: Vec<(String, String)>,
     model: Option<String>,
+    provider: Option<Provider>,
 }
 
 impl CommandAgent {
@@ -46,6 +52,7 @@ impl CommandAgent {
             args: Vec::new(),
             env: Vec::new(),
             model: None,
+            provider: None,
         }
     }
 
@@ -59,6 +66,7 @@ impl CommandAgent {
             args: options.args,
             env: options.env,
             model: options.model,
+            provider: options.provider,
         })
     }
 
@@ -90,6 +98,13 @@ impl CommandAgent {
         self.model = Some(model.into());
         self
     }
+
+    /// Hands the program a model endpoint, in `SKILLGYM_PROVIDER_BASE_URL`,
+    /// `SKILLGYM_PROVIDER_API_KEY` and `SKILLGYM_PROVIDER_WIRE_API`.
+    pub fn provider(mut self, provider: Provider) -> Self {
+        self.provider = Some(provider);
+        self
+    }
 }
 
 impl Agent for CommandAgent {
@@ -99,6 +114,14 @@ impl Agent for CommandAgent {
 
     fn model(&self) -> Option<&str> {
         self.model.as_deref()
+    }
+
+    fn wire_api(&self) -> Option<WireApi> {
+        Some(
+            self.provider
+                .as_ref()
+                .map_or(WireApi::OpenaiChat, |p| p.wire_api),
+        )
     }
 
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
@@ -124,6 +147,22 @@ impl Agent for CommandAgent {
             .collect();
         if let Some(model) = &self.model {
             env.push(("SKILLGYM_MODEL".into(), model.into()));
+        }
+        if let Some(provider) = session.provider.or(self.provider.as_ref()) {
+            env.extend([
+                (
+                    "SKILLGYM_PROVIDER_BASE_URL".into(),
+                    (&provider.base_url).into(),
+                ),
+                (
+                    "SKILLGYM_PROVIDER_API_KEY".into(),
+                    provider.key_value(&self.env).into(),
+                ),
+                (
+                    "SKILLGYM_PROVIDER_WIRE_API".into(),
+                    provider.wire_api.as_str().into(),
+                ),
+            ]);
         }
         Ok(Launch {
             program: self.program.clone().into_os_string(),
@@ -333,6 +372,7 @@ mod tests {
             cwd: Path::new("/w"),
             artifact_dir: Path::new("/a"),
             state_dir: Path::new("/a/state"),
+            provider: None,
         };
         let plain = CommandAgent::new("agent")
             .arg("--json")

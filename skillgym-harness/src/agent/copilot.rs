@@ -7,6 +7,7 @@
 //! | state | `COPILOT_HOME=<state dir>/copilot-home`: the user's settings, instructions, skills, plugins, MCP config and history stay out; the session lands in `session-state/<id>/events.jsonl` |
 //! | auth | `config.json` (the sign-ins; the token itself too when the user chose plaintext storage, else it stays in the system keychain) seeded from `$COPILOT_HOME` or `~/.copilot`; `COPILOT_GITHUB_TOKEN`/`GH_TOKEN`/`GITHUB_TOKEN` and the BYOK `COPILOT_PROVIDER_*` variables are inherited |
 //! | env | `COPILOT_AUTO_UPDATE=false`, `NO_COLOR=1` |
+//! | provider | `COPILOT_PROVIDER_BASE_URL`, `COPILOT_PROVIDER_API_KEY`, `COPILOT_PROVIDER_TYPE=anthropic` or `COPILOT_PROVIDER_WIRE_API=responses` by wire (chat is the default), `COPILOT_OFFLINE=true` against the scripted server; the sign-in is not seeded |
 //! | collect | `session-state/<id>/events.jsonl` → `<artifact dir>/session.jsonl`; usage from `copilot-usage.json` (`modelMetrics.*.usage`), else from the events file, when the stream had none |
 //!
 //! The stream is one JSON object per line, `{type, data, id, timestamp, parentId, ephemeral?}`:
@@ -47,9 +48,11 @@ use super::api_error;
 use super::lenient::{ErrorMessage, Flag, Int, Obj, Text};
 use super::options::set_env;
 use super::pending::PendingCommands;
+use super::provider;
 use super::{
     Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
 };
+use crate::config::{AgentKind, WireApi};
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
 
 const PROGRAM: &str = "copilot";
@@ -81,13 +84,15 @@ impl Copilot {
 
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
         let home = self.copilot_home(session);
+        let provider = session.endpoint(&self.options);
         let mut seeded = Vec::new();
         if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([home.as_path()])?;
+            // With a provider endpoint (BYOK) no GitHub sign-in is needed.
             if let Some(source) = self
                 .options
                 .user_dir(HOME_VAR, USER_DIR)
-                .filter(|source| *source != home)
+                .filter(|source| *source != home && provider.is_none())
             {
                 seeded = isolation::seed(&source, &home, LOGIN_FILES)?;
             }
@@ -117,6 +122,24 @@ impl Copilot {
         set_env(&mut launch, HOME_VAR, &home);
         set_env(&mut launch, "COPILOT_AUTO_UPDATE", "false");
         set_env(&mut launch, "NO_COLOR", "1");
+        if let Some(provider) = provider {
+            set_env(&mut launch, "COPILOT_PROVIDER_BASE_URL", &provider.base_url);
+            set_env(
+                &mut launch,
+                "COPILOT_PROVIDER_API_KEY",
+                provider.key_value(&self.options.env),
+            );
+            match provider.wire_api {
+                WireApi::Anthropic => set_env(&mut launch, "COPILOT_PROVIDER_TYPE", "anthropic"),
+                WireApi::OpenaiResponses => {
+                    set_env(&mut launch, "COPILOT_PROVIDER_WIRE_API", "responses");
+                }
+                WireApi::OpenaiChat | WireApi::Gemini => {}
+            }
+            if provider.offline {
+                set_env(&mut launch, "COPILOT_OFFLINE", "true");
+            }
+        }
         launch.seeded = seeded;
         Ok(self.options.finish_launch(launch))
     }
@@ -129,6 +152,10 @@ impl Agent for Copilot {
 
     fn model(&self) -> Option<&str> {
         self.options.model.as_deref()
+    }
+
+    fn wire_api(&self) -> Option<WireApi> {
+        provider::wire_api(AgentKind::Copilot, &self.options)
     }
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {

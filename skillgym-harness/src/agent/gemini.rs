@@ -7,6 +7,7 @@
 //! | state | `GEMINI_CLI_HOME=<state dir>/gemini-home`: Gemini puts its `.gemini` directory there instead of in `$HOME` (verified: nothing is written to `$HOME`). `HOME` itself is untouched, so git and other tools keep the user's identity. The user's skills, extensions, commands, memory and history stay out |
 //! | auth | `.gemini/settings.json` (the selected auth type), `oauth_creds.json`, `google_accounts.json`, `gemini-credentials.json` (encrypted-file storage) and `.gemini/.env` seeded from `$GEMINI_CLI_HOME` or `~`; `GEMINI_API_KEY`, `GOOGLE_API_KEY`, `GOOGLE_APPLICATION_CREDENTIALS` and Vertex variables are inherited |
 //! | env | `GEMINI_CLI_TRUST_WORKSPACE=true` (a fresh workspace is untrusted: Gemini would exit 55), `GEMINI_TELEMETRY_ENABLED=false`; the session's `settings.json` gets `privacy.usageStatisticsEnabled=false` and `general.disableAutoUpdate=true` |
+//! | provider | `GOOGLE_GEMINI_BASE_URL`, `GEMINI_API_KEY`, and `security.auth.selectedType: gemini-api-key` in the session's `settings.json` (without it Gemini 0.61 exits 41); `GOOGLE_API_KEY` and the Vertex/Code Assist switches removed; the sign-in is not seeded |
 //! | collect | `.gemini/tmp/<project>/chats/session-<time>-<first 8 of the id>.jsonl` → `<artifact dir>/session.jsonl` |
 //!
 //! The stream is one JSON object per line:
@@ -37,9 +38,11 @@ use skillgym::Role;
 use super::api_error;
 use super::lenient::{ErrorMessage, Flag, Int, Obj, Text};
 use super::options::set_env;
+use super::provider;
 use super::{
     Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
 };
+use crate::config::{AgentKind, WireApi};
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
 
 const PROGRAM: &str = "gemini";
@@ -77,17 +80,21 @@ impl GeminiCli {
 
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
         let home = self.gemini_home(session);
+        let provider = session.endpoint(&self.options);
         let mut seeded = Vec::new();
         if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([home.join(".gemini").as_path()])?;
+            // With a provider endpoint the user's sign-in stays home.
             if let Some(source) = self
                 .options
                 .user_dir(HOME_VAR, USER_DIR)
-                .filter(|source| *source != home)
+                .filter(|source| *source != home && provider.is_none())
             {
                 seeded = isolation::seed(&source, &home, AUTH_FILES)?;
             }
-            quiet_settings(&home.join(".gemini/settings.json"))?;
+            // A base URL alone makes Gemini CLI 0.61 pick the "gateway" auth type and exit 41.
+            let auth_type = provider.map(|_| "gemini-api-key");
+            quiet_settings(&home.join(".gemini/settings.json"), auth_type)?;
         }
         let mut launch = self.options.start_launch(PROGRAM);
         if let Some(id) = resume {
@@ -103,6 +110,23 @@ impl GeminiCli {
         set_env(&mut launch, HOME_VAR, &home);
         set_env(&mut launch, "GEMINI_CLI_TRUST_WORKSPACE", "true");
         set_env(&mut launch, "GEMINI_TELEMETRY_ENABLED", "false");
+        if let Some(provider) = provider {
+            set_env(&mut launch, "GOOGLE_GEMINI_BASE_URL", &provider.base_url);
+            set_env(
+                &mut launch,
+                "GEMINI_API_KEY",
+                provider.key_value(&self.options.env),
+            );
+            // These would select Vertex AI or Code Assist instead of the key.
+            launch.env_remove.extend(
+                [
+                    "GOOGLE_API_KEY",
+                    "GOOGLE_GENAI_USE_VERTEXAI",
+                    "GOOGLE_GENAI_USE_GCA",
+                ]
+                .map(OsString::from),
+            );
+        }
         launch.seeded = seeded;
         Ok(self.options.finish_launch(launch))
     }
@@ -115,6 +139,10 @@ impl Agent for GeminiCli {
 
     fn model(&self) -> Option<&str> {
         self.options.model.as_deref()
+    }
+
+    fn wire_api(&self) -> Option<WireApi> {
+        provider::wire_api(AgentKind::GeminiCli, &self.options)
     }
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
@@ -196,8 +224,9 @@ impl Agent for GeminiCli {
 }
 
 /// Turns off usage statistics and update checks in the session's `settings.json` (a copy of
-/// the user's, or a new file). A file that is not a JSON object (comments) is left as it is.
-fn quiet_settings(path: &Path) -> io::Result<()> {
+/// the user's, or a new file), and selects `auth_type` when given. A file that is not a JSON
+/// object (comments) is left as it is.
+fn quiet_settings(path: &Path, auth_type: Option<&str>) -> io::Result<()> {
     let mut settings = match fs::read_to_string(path) {
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(settings)) => settings,
@@ -219,6 +248,12 @@ fn quiet_settings(path: &Path) -> io::Result<()> {
         if let Value::Object(section) = entry {
             section.insert(key.to_owned(), Value::Bool(value));
         }
+    }
+    if let Some(auth_type) = auth_type {
+        settings.insert(
+            "security".to_owned(),
+            serde_json::json!({"auth": {"selectedType": auth_type}}),
+        );
     }
     fs::write(path, serde_json::to_vec_pretty(&settings)?)
 }
@@ -784,7 +819,7 @@ Possible quota limitations in place."#
         // Settings with comments are left as they are.
         let commented = state.join("commented.json");
         fs::write(&commented, "// mine\n{}").unwrap();
-        quiet_settings(&commented).unwrap();
+        quiet_settings(&commented, None).unwrap();
         assert_eq!(fs::read_to_string(&commented).unwrap(), "// mine\n{}");
 
         let chosen = dir.join("chosen");

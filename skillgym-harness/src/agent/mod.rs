@@ -31,6 +31,7 @@ mod lenient;
 mod opencode;
 mod options;
 mod pending;
+pub mod provider;
 mod qwen;
 #[cfg(test)]
 mod test_support;
@@ -47,9 +48,10 @@ pub use cursor::CursorAgent;
 pub use gemini::GeminiCli;
 pub use opencode::Opencode;
 pub use options::AgentOptions;
+pub use provider::{ApiKey, Provider};
 pub use qwen::QwenCode;
 
-use crate::config::AgentKind;
+use crate::config::{AgentKind, WireApi};
 use crate::normalize::ReportBuilder;
 
 /// One agent CLI, configured for one runner.
@@ -59,6 +61,13 @@ pub trait Agent: Send + Sync {
 
     /// The configured model, if any.
     fn model(&self) -> Option<&str> {
+        None
+    }
+
+    /// The wire API the agent speaks to a model endpoint given in [`SessionSpec::provider`]
+    /// (the configured `agent.provider`'s, else the agent's default); `None` when the agent
+    /// cannot be pointed at one.
+    fn wire_api(&self) -> Option<WireApi> {
         None
     }
 
@@ -103,6 +112,20 @@ pub struct SessionSpec<'a> {
     pub artifact_dir: &'a Path,
     /// A private state directory for the agent (inside the artifact directory).
     pub state_dir: &'a Path,
+    /// The model endpoint for this session, over the runner's `agent.provider` (a `--mock`
+    /// run's scripted server).
+    pub provider: Option<&'a Provider>,
+}
+
+impl<'a> SessionSpec<'a> {
+    /// The endpoint the session's model requests go to: the session's, else the runner's
+    /// configured one; `None` for the agent's own default.
+    pub fn endpoint<'b>(&self, options: &'b AgentOptions) -> Option<&'b Provider>
+    where
+        'a: 'b,
+    {
+        self.provider.or(options.provider.as_ref())
+    }
 }
 
 /// A command line to run: program, arguments and environment changes.

@@ -9,6 +9,7 @@
 //! | env | `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME` = `<state dir>/xdg/{data,config,state,cache}`; `OPENCODE_DISABLE_AUTOUPDATE=1`, `OPENCODE_DISABLE_SHARE=1`, `OPENCODE_DISABLE_LSP_DOWNLOAD=1`, `OPENCODE_DISABLE_CLAUDE_CODE_PROMPT=1` (not `~/.claude/CLAUDE.md`) |
 //! | left on | `OPENCODE_DISABLE_DEFAULT_PLUGINS` (they carry the OAuth logins), `OPENCODE_DISABLE_MODELS_FETCH` (the model catalog), `OPENCODE_DISABLE_CLAUDE_CODE(_SKILLS)` (would hide the workspace's `.claude/skills`) |
 //! | seeded | `auth.json` from `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`) → `data/opencode/`; `opencode.json`, `opencode.jsonc`, `config.json` (custom providers) from `$XDG_CONFIG_HOME/opencode` (default `~/.config/opencode`) → `config/opencode/`; never `AGENTS.md`, skills, agents, plugins |
+//! | provider | a `skillgym` provider in `<state dir>/opencode-provider.json`, named by `OPENCODE_CONFIG`: `@ai-sdk/openai-compatible` (chat), `@ai-sdk/openai` (responses), `@ai-sdk/anthropic` (base + `/v1`), `@ai-sdk/google` (base + `/v1beta`), all bundled in OpenCode; key as `{env:VAR}`; model `skillgym/<model>`; nothing seeded. Against the scripted server also `OPENCODE_DISABLE_MODELS_FETCH=1` and a dead `NPM_CONFIG_REGISTRY` (OpenCode installs its plugin SDK at start) |
 //! | session file | none: sessions live in `data/opencode/opencode.db` (left in the state directory) |
 //! | resume | `opencode [agent.args] run … --session <id> -- <question>` |
 //! | doctor | `opencode --version`; auth: the model's provider key variable, `OPENCODE_AUTH_CONTENT`, `auth.json`, or a config file |
@@ -36,14 +37,16 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 use skillgym::{Phase, Role, SessionEvent};
 
 use super::api_error;
 use super::options::set_env;
+use super::provider::{self, Provider};
 use super::{
     Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
 };
+use crate::config::{AgentKind, WireApi};
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, epoch_millis_to_rfc3339};
 
 /// The program run when `agent.command` is not set.
@@ -57,6 +60,12 @@ const OFF_SWITCHES: [&str; 4] = [
     "OPENCODE_DISABLE_LSP_DOWNLOAD",
     "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT",
 ];
+
+/// The provider endpoint's config file, in the state directory.
+const PROVIDER_CONFIG: &str = "opencode-provider.json";
+
+/// A package registry nothing listens on (the discard port of loopback).
+const DEAD_REGISTRY: &str = "http://127.0.0.1:9/";
 
 /// The user's global config files (they hold custom providers and their keys).
 const CONFIG_FILES: [&str; 3] = ["opencode.json", "opencode.jsonc", "config.json"];
@@ -117,9 +126,22 @@ impl Opencode {
                 &CONFIG_FILES[..],
             ),
         ];
-        for (from, to, files) in seeds {
+        let provider = session.endpoint(&self.options);
+        // With a provider endpoint the user's logins and providers stay home.
+        for (from, to, files) in seeds.into_iter().filter(|_| provider.is_none()) {
             if let Some(from) = from.filter(|from| *from != to) {
                 launch.seeded.extend(isolation::seed(&from, &to, files)?);
+            }
+        }
+        if let Some(provider) = provider {
+            let path = session.state_dir.join(PROVIDER_CONFIG);
+            let config = provider_config(provider, self.model_id(), provider.key_var(launch));
+            std::fs::write(&path, serde_json::to_vec_pretty(&config)?)?;
+            set_env(launch, "OPENCODE_CONFIG", &path);
+            if provider.offline {
+                set_env(launch, "OPENCODE_DISABLE_MODELS_FETCH", "1");
+                // OpenCode installs its plugin SDK from npm at start; a closed port fails fast.
+                set_env(launch, "NPM_CONFIG_REGISTRY", DEAD_REGISTRY);
             }
         }
         for (key, dir) in dirs {
@@ -131,10 +153,18 @@ impl Opencode {
         Ok(())
     }
 
+    /// The model's id below a provider endpoint: the configured model as it is.
+    fn model_id(&self) -> &str {
+        self.options.model.as_deref().unwrap_or("default")
+    }
+
     /// `run` and its flags, up to the message.
-    fn push_flags(&self, args: &mut Vec<std::ffi::OsString>) {
+    fn push_flags(&self, session: &SessionSpec<'_>, args: &mut Vec<std::ffi::OsString>) {
         args.extend(["run", "--format", "json"].map(Into::into));
-        if let Some(model) = &self.options.model {
+        if session.endpoint(&self.options).is_some() {
+            args.push("-m".into());
+            args.push(format!("{}/{}", provider::PROVIDER_ID, self.model_id()).into());
+        } else if let Some(model) = &self.options.model {
             args.push("-m".into());
             args.push(model.into());
         }
@@ -160,9 +190,13 @@ impl Agent for Opencode {
         self.options.model.as_deref()
     }
 
+    fn wire_api(&self) -> Option<WireApi> {
+        provider::wire_api(AgentKind::Opencode, &self.options)
+    }
+
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
         let mut launch = self.options.start_launch(PROGRAM);
-        self.push_flags(&mut launch.args);
+        self.push_flags(session, &mut launch.args);
         launch.args.push("--".into());
         launch.args.push(session.prompt.into());
         self.isolate(session, &mut launch)?;
@@ -206,7 +240,7 @@ impl Agent for Opencode {
         session_id: &str,
     ) -> Option<std::io::Result<Launch>> {
         let mut launch = self.options.start_launch(PROGRAM);
-        self.push_flags(&mut launch.args);
+        self.push_flags(session, &mut launch.args);
         launch.args.push("--session".into());
         launch.args.push(session_id.into());
         launch.args.push("--".into());
@@ -252,6 +286,34 @@ impl Agent for Opencode {
                 .to_owned(),
         }
     }
+}
+
+/// The config file (named by `OPENCODE_CONFIG`) that declares a provider endpoint as the
+/// `skillgym` provider. It holds no secret: the key is read from a variable (`{env:VAR}`).
+fn provider_config(provider: &Provider, model: &str, key_var: String) -> Value {
+    // The AI SDK packages (bundled in OpenCode) want these roots.
+    let (package, base_url) = match provider.wire_api {
+        WireApi::OpenaiChat => ("@ai-sdk/openai-compatible", provider.base_url.clone()),
+        WireApi::OpenaiResponses => ("@ai-sdk/openai", provider.base_url.clone()),
+        WireApi::Anthropic => ("@ai-sdk/anthropic", format!("{}/v1", provider.base_url)),
+        WireApi::Gemini => ("@ai-sdk/google", format!("{}/v1beta", provider.base_url)),
+    };
+    let mut config = json!({
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {
+            provider::PROVIDER_ID: {
+                "npm": package,
+                "name": provider::PROVIDER_ID,
+                "options": {"baseURL": base_url, "apiKey": format!("{{env:{key_var}}}")},
+                "models": {model: {"name": model, "tool_call": true}},
+            },
+        },
+    });
+    if provider.offline {
+        config["autoupdate"] = json!(false);
+        config["share"] = json!("disabled");
+    }
+    config
 }
 
 /// The API key variable of a well-known provider.

@@ -1,9 +1,11 @@
-//! The options every adapter shares: `agent.model`, `agent.command`, `agent.args`, `agent.env`.
+//! The options every adapter shares: `agent.model`, `agent.command`, `agent.args`, `agent.env`,
+//! `agent.provider`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::Launch;
+use super::provider::Provider;
 use crate::config::AgentConfig;
 
 /// A runner's agent options, as configured.
@@ -22,6 +24,8 @@ pub struct AgentOptions {
     pub args: Vec<String>,
     /// `agent.env`.
     pub env: Vec<(String, String)>,
+    /// `agent.provider`: the model endpoint, when not the agent's own.
+    pub provider: Option<Provider>,
     /// The user's home directory, where auth and config files are seeded from (default:
     /// `$HOME`).
     pub user_home: Option<PathBuf>,
@@ -39,6 +43,7 @@ impl AgentOptions {
                 .iter()
                 .map(|(key, value)| (key.clone(), value.clone()))
                 .collect(),
+            provider: config.provider.as_ref().map(Provider::from_config),
             user_home: None,
         }
     }
@@ -73,6 +78,13 @@ impl AgentOptions {
     #[must_use]
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Sends the agent's model requests to `provider`.
+    #[must_use]
+    pub fn provider(mut self, provider: Provider) -> Self {
+        self.provider = Some(provider);
         self
     }
 

@@ -6,6 +6,7 @@
 //! | resume (`explain`) | `qwen [agent.args] --output-format stream-json --yolo [-m M] -r ID QUESTION`, same cwd and state directory (help text only, not run; the question is appended to the original chat) |
 //! | state | `QWEN_HOME` and `QWEN_RUNTIME_DIR` = `<state dir>/qwen`: the user's skills, memory (QWEN.md), extensions, MCP servers, hooks and history stay out; the chat lands in `<qwen dir>/projects/<cwd slug>/chats/<session id>.jsonl` |
 //! | auth | from `$QWEN_HOME` or `~/.qwen`: `oauth_creds.json` and `.env` copied as they are (Qwen OAuth needs its refresh token), `settings.json` rewritten to its auth and provider keys only (`security.auth`, `model`, `modelProviders`, `fastModel`, `env`, `proxy`, the v1 `selectedAuthType`/`useExternalAuth`/`contentGenerator`, `$version`); environment keys (`OPENAI_API_KEY`, …) are inherited |
+//! | provider | `--auth-type openai --openai-base-url URL`, the key in `OPENAI_API_KEY` (the environment alone exits 1: "No auth type is selected"); nothing seeded, the session's `settings.json` holds only the off-switches |
 //! | off-switches | in that `settings.json`: `privacy.usageStatisticsEnabled=false`, `telemetry.enabled=false`, `general.enableAutoUpdate=false`; env `QWEN_TELEMETRY_ENABLED=false` |
 //! | collect | the chat file → `<artifact dir>/session.jsonl` |
 //! | stream | Claude-Code-shaped stream-json, see [`claude_stream`](super::claude_stream): `run_shell_command` → commands (`directory` as workdir), `read_file` → file reads (`file_path`), `skill` → skill signals; `input_tokens` already includes cached input and `output_tokens` includes reasoning (Qwen does not split it out); API errors arrive as `[API Error: …]` text or an `is_error` result with `error.message` |
@@ -23,9 +24,11 @@ use serde_json::{Map, Value, json};
 
 use super::claude_stream::{ClaudeStreamParser, QWEN_CODE, collect_session_file};
 use super::options::set_env;
+use super::provider;
 use super::{
     Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
 };
+use crate::config::{AgentKind, WireApi};
 use crate::normalize::ReportBuilder;
 
 const PROGRAM: &str = "qwen";
@@ -68,13 +71,15 @@ impl QwenCode {
 
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
         let dir = self.qwen_dir(session);
+        let provider = session.endpoint(&self.options);
         let mut seeded = Vec::new();
         if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([dir.as_path()])?;
+            // With a provider endpoint the user's logins and providers stay home.
             let source = self
                 .options
                 .user_dir(HOME_VAR, USER_DIR)
-                .filter(|source| *source != dir);
+                .filter(|source| *source != dir && provider.is_none());
             if let Some(source) = &source {
                 seeded = isolation::seed(source, &dir, &["oauth_creds.json", ".env"])?;
             }
@@ -96,6 +101,23 @@ impl QwenCode {
         if let Some(model) = &self.options.model {
             launch.args.extend(["-m".into(), model.into()]);
         }
+        if let Some(provider) = provider {
+            // The environment alone is not enough: Qwen exits 1 with "No auth type is selected".
+            launch.args.extend(
+                [
+                    "--auth-type",
+                    "openai",
+                    "--openai-base-url",
+                    &provider.base_url,
+                ]
+                .map(OsString::from),
+            );
+            set_env(
+                &mut launch,
+                "OPENAI_API_KEY",
+                provider.key_value(&self.options.env),
+            );
+        }
         if let Some(id) = resume {
             launch.args.extend(["-r".into(), id.into()]);
         }
@@ -115,6 +137,10 @@ impl Agent for QwenCode {
 
     fn model(&self) -> Option<&str> {
         self.options.model.as_deref()
+    }
+
+    fn wire_api(&self) -> Option<WireApi> {
+        provider::wire_api(AgentKind::QwenCode, &self.options)
     }
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {

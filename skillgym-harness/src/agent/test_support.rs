@@ -40,6 +40,7 @@ pub(super) fn spec<'a>(
         cwd: Path::new(CWD),
         artifact_dir: artifacts,
         state_dir: state,
+        provider: None,
     }
 }
 

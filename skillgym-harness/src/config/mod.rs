@@ -33,7 +33,8 @@ pub use discover::{FILE_NAMES, discover, discover_checked, load, load_for_run};
 pub use duration::parse_duration;
 pub use error::ConfigError;
 pub use schema::{
-    AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, RunConfig, RunnerConfig,
-    Schedule, SnapshotMetric, SnapshotsConfig, Tolerance, WireApi, WorkspaceConfig, WorkspaceMode,
+    AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, ProviderConfig, RunConfig,
+    RunnerConfig, Schedule, SnapshotMetric, SnapshotsConfig, Tolerance, WireApi, WorkspaceConfig,
+    WorkspaceMode,
 };
 pub use settings::{DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings, SettingsError, resolve};

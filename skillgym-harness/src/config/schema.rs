@@ -604,6 +604,22 @@ impl AgentKind {
 }
 
 impl AgentKind {
+    /// The wire APIs the agent's CLI can speak to a custom endpoint, its default first; empty
+    /// when it cannot be pointed at one.
+    pub fn wire_apis(self) -> &'static [WireApi] {
+        use WireApi::{Anthropic, Gemini, OpenaiChat, OpenaiResponses};
+        match self {
+            AgentKind::ClaudeCode => &[Anthropic],
+            AgentKind::Codex => &[OpenaiResponses],
+            AgentKind::Opencode => &[OpenaiChat, OpenaiResponses, Anthropic, Gemini],
+            AgentKind::Copilot => &[OpenaiChat, OpenaiResponses, Anthropic],
+            AgentKind::GeminiCli => &[Gemini],
+            AgentKind::QwenCode => &[OpenaiChat],
+            AgentKind::CursorAgent => &[],
+            AgentKind::Command => &[OpenaiChat, OpenaiResponses, Anthropic, Gemini],
+        }
+    }
+
     /// A model name the agent's CLI accepts, for error messages.
     pub fn example_model(self) -> &'static str {
         match self {
@@ -640,6 +656,96 @@ pub struct AgentConfig {
     pub args: Vec<String>,
     /// `env`: extra environment variables.
     pub env: BTreeMap<String, String>,
+    /// `provider`: the model endpoint the agent talks to instead of its default one.
+    pub provider: Option<ProviderConfig>,
+}
+
+/// `agent.provider`: a model endpoint (a gateway, a local model server, the scripted server),
+/// which each adapter maps onto the mechanism its CLI honours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderConfig {
+    /// `base_url`: the API root in the wire API's own convention: with `/v1` for the OpenAI
+    /// wires (`https://openrouter.ai/api/v1`), without for Anthropic and Gemini
+    /// (`https://api.anthropic.com`). No trailing `/`.
+    pub base_url: String,
+    /// `api_key_env`: the name of the environment variable (of the harness, or `agent.env`)
+    /// holding the API key; `None` for endpoints without keys.
+    pub api_key_env: Option<String>,
+    /// `wire_api`: the API the endpoint speaks (the agent's default when not given).
+    pub wire_api: WireApi,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProvider {
+    base_url: Located<String>,
+    #[serde(default)]
+    api_key_env: Option<Located<String>>,
+    #[serde(default)]
+    wire_api: Option<Located<WireApi>>,
+}
+
+impl RawProvider {
+    /// Validates the entry for an agent of `kind` (found at `at`).
+    fn validate(self, kind: AgentKind, at: &Located<()>) -> Result<ProviderConfig, String> {
+        let supported = kind.wire_apis();
+        if supported.is_empty() {
+            return Err(at.error(yaml::with_help(
+                format!("agent type `{kind}` cannot be pointed at another model endpoint: its CLI has no setting for one"),
+                "remove `provider`, or use another agent type",
+            )));
+        }
+        let url = self.base_url.value.trim().trim_end_matches('/');
+        let rest = url
+            .strip_prefix("http://")
+            .or_else(|| url.strip_prefix("https://"));
+        let host = rest.map(|rest| rest.split('/').next().unwrap_or_default());
+        if host.is_none_or(|host| host.is_empty() || host.contains(char::is_whitespace))
+            || url.contains(['?', '#', ' '])
+        {
+            return Err(self.base_url.error(yaml::with_help(
+                format!("`base_url` must be an http:// or https:// URL, found `{}`", self.base_url.value),
+                "e.g. `base_url: http://127.0.0.1:4000/v1` (OpenAI wires end in `/v1`; Anthropic and Gemini roots do not)",
+            )));
+        }
+        if let Some(name) = &self.api_key_env {
+            let valid = name
+                .value
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name
+                    .value
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                return Err(name.error(yaml::with_help(
+                    format!(
+                        "`api_key_env` must name an environment variable, found `{}`",
+                        name.value
+                    ),
+                    "give the variable's name (e.g. `OPENROUTER_API_KEY`), never the key itself",
+                )));
+            }
+        }
+        let wire_api = match self.wire_api {
+            None => supported[0],
+            Some(wire) if supported.contains(&wire.value) => wire.value,
+            Some(wire) => {
+                let names: Vec<String> = supported.iter().map(|w| format!("`{w}`")).collect();
+                return Err(wire.error(format!(
+                    "agent type `{kind}` cannot speak `{}`; it speaks {}",
+                    wire.value,
+                    names.join(", ")
+                )));
+            }
+        };
+        Ok(ProviderConfig {
+            base_url: url.to_owned(),
+            api_key_env: self.api_key_env.map(|name| name.value),
+            wire_api,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -659,6 +765,8 @@ struct RawAgent {
     args: Vec<String>,
     #[serde(default, deserialize_with = "fields::null_as_default")]
     env: BTreeMap<String, String>,
+    #[serde(default)]
+    provider: Option<Located<RawProvider>>,
 }
 
 impl TryFrom<RawAgent> for AgentConfig {
@@ -685,12 +793,24 @@ impl TryFrom<RawAgent> for AgentConfig {
                 "add `command: ./path/to/agent` (with `args:`, where `{prompt}` is replaced by the prompt)",
             )));
         }
+        let provider = match raw.provider {
+            Some(provider) => {
+                let at = Located {
+                    value: (),
+                    line: provider.line,
+                    column: provider.column,
+                };
+                Some(provider.value.validate(raw.kind.value, &at)?)
+            }
+            None => None,
+        };
         Ok(AgentConfig {
             kind: raw.kind.value,
             model: raw.model,
             command: raw.command.map(|c| c.value),
             args: raw.args,
             env: raw.env,
+            provider,
         })
     }
 }

@@ -121,6 +121,7 @@ snapshots: { path: skillgym.snapshots.json, metric: input_tokens, tolerance: { p
             command: Some("/proj/bench/bin/agent".to_owned()),
             args: vec!["--json".to_owned(), "{prompt}".to_owned()],
             env: BTreeMap::from([("K".to_owned(), "V".to_owned())]),
+            provider: None,
         }
     );
     assert_eq!(config.suites, [p("/proj/bench/cases/EVAL.yaml")]);
@@ -296,7 +297,7 @@ fn unknown_key_in_a_runner() {
         &err,
         5,
         7,
-        "unknown field `modle`, expected one of `type`, `model`, `command`, `args`, `env`",
+        "unknown field `modle`, expected one of `type`, `model`, `command`, `args`, `env`, `provider`",
         Some("did you mean `model`?"),
     );
     let err = fail("runners:\n  claude:\n    agnet: { type: codex, model: m }\n");
@@ -733,4 +734,81 @@ fn agents_other_than_command_need_a_model() {
         "agent type `claude-code` needs a `model`",
         Some("add `model: claude-sonnet-4-6` (the name the agent's CLI takes)"),
     );
+}
+
+#[test]
+fn providers_parse_with_each_agents_default_wire() {
+    let config = parse(
+        r#"
+runners:
+  claude: { agent: { type: claude-code, model: m, provider: { base_url: "http://127.0.0.1:4000/", api_key_env: LITELLM_KEY } } }
+  copilot:
+    agent:
+      type: copilot
+      model: m
+      provider: { base_url: https://openrouter.ai/api/v1, api_key_env: OPENROUTER_API_KEY, wire_api: openai-responses }
+  local: { agent: { type: qwen-code, model: m, provider: { base_url: "http://localhost:11434/v1" } } }
+"#,
+    );
+    let provider = |index: usize| config.runners[index].1.agent.provider.clone().unwrap();
+    assert_eq!(
+        provider(0),
+        ProviderConfig {
+            base_url: "http://127.0.0.1:4000".to_owned(),
+            api_key_env: Some("LITELLM_KEY".to_owned()),
+            wire_api: WireApi::Anthropic,
+        }
+    );
+    assert_eq!(provider(1).wire_api, WireApi::OpenaiResponses);
+    assert_eq!(provider(2).api_key_env, None);
+    assert_eq!(provider(2).wire_api, WireApi::OpenaiChat);
+}
+
+#[test]
+fn bad_providers_are_located_errors() {
+    let err = fail(
+        "runners:\n  c:\n    agent:\n      type: codex\n      model: m\n      provider: { base_url: http://x/v1, wire_api: openai-chat }\n",
+    );
+    assert_error(
+        &err,
+        6,
+        52,
+        "agent type `codex` cannot speak `openai-chat`; it speaks `openai-responses`",
+        None,
+    );
+    let err = fail(
+        "runners:\n  c: { agent: { type: codex, model: m, provider: { base_url: localhost:4000 } } }\n",
+    );
+    assert_eq!(
+        err.message(),
+        "`base_url` must be an http:// or https:// URL, found `localhost:4000`"
+    );
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((2, 62)));
+    let err = fail(
+        "runners:\n  c: { agent: { type: codex, model: m, provider: { base_url: http://x/v1, api_key_env: sk-abc123 } } }\n",
+    );
+    assert_eq!(
+        err.message(),
+        "`api_key_env` must name an environment variable, found `sk-abc123`"
+    );
+    assert_eq!(
+        err.help(),
+        Some("give the variable's name (e.g. `OPENROUTER_API_KEY`), never the key itself")
+    );
+    let err = fail(
+        "runners:\n  c: { agent: { type: cursor-agent, model: m, provider: { base_url: http://x } } }\n",
+    );
+    assert!(
+        err.message()
+            .starts_with("agent type `cursor-agent` cannot be pointed at another model endpoint"),
+        "{err}"
+    );
+    let err = fail(
+        "runners:\n  c: { agent: { type: codex, model: m, provider: { base_url: http://x, wire_apy: gemini } } }\n",
+    );
+    assert_eq!(err.help(), Some("did you mean `wire_api`?"));
+    let err = fail(
+        "runners:\n  c: { agent: { type: opencode, model: m, provider: { base_url: http://x, wire_api: openai-chta } } }\n",
+    );
+    assert_eq!(err.help(), Some("did you mean `openai-chat`?"));
 }

@@ -12,6 +12,7 @@ use super::result::{AttemptResult, Status};
 use super::session::{SessionLimits, run_session};
 use crate::agent::SessionSpec;
 use crate::artifacts::write_json;
+use crate::dry_run;
 use crate::run::{RunContext, Runner};
 use crate::suite::CaseSpec;
 use crate::workspace;
@@ -100,6 +101,10 @@ fn prepare_and_run(
     })?;
     let workspace = workspace::prepare(run, runtime, case, &runner.id, artifact_dir)?;
     let state_dir = artifact_dir.join("agent-state");
+    let mut dry_run = run
+        .dry_run
+        .as_ref()
+        .and_then(|dry| dry.open(case, runner, workspace.cwd(), artifact_dir));
     let spec = SessionSpec {
         runner_id: &runner.id,
         prompt: &prompt,
@@ -107,12 +112,17 @@ fn prepare_and_run(
         cwd: workspace.cwd(),
         artifact_dir,
         state_dir: &state_dir,
+        provider: dry_run.as_ref().map(|dry| &dry.provider),
     };
     let limits = SessionLimits {
         timeout: run.timeout(case),
         max_steps: case.max_steps.or(run.settings.max_steps),
     };
-    let session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
+    let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
+    if dry_run.take().is_some() {
+        let log = artifact_dir.join(dry_run::REQUEST_LOG);
+        session.report.raw_artifacts.model_requests = log.is_file().then_some(log);
+    }
     result.usage = session.report.usage.clone();
     result.steps = session.steps;
     result.exit_code = session.exit_code;

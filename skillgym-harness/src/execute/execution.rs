@@ -24,7 +24,14 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
         artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
     };
     if let Some(reason) = run.rejections.reason(&runner.id) {
-        return write_result(skipped(plan, &runner.id, &reason));
+        let message = format!(
+            "not run: runner `{}` was rejected earlier in this run: {reason}",
+            runner.id
+        );
+        return write_result(skipped(plan, FailureOrigin::ModelRejected, message));
+    }
+    if let Some(reason) = run.dry_run.as_ref().and_then(|dry| dry.skip_reason(runner)) {
+        return write_result(skipped(plan, FailureOrigin::Runner, reason));
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -80,13 +87,10 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
 }
 
 /// An execution not run because its runner's model was rejected earlier in the run.
-fn skipped(plan: ExecutionPlan, runner: &str, reason: &str) -> ExecutionResult {
+fn skipped(plan: ExecutionPlan, origin: FailureOrigin, message: String) -> ExecutionResult {
     let mut result = aggregate(plan, Vec::new());
     result.status = Status::Skipped;
-    result.failure = Some(Failure::new(
-        FailureOrigin::ModelRejected,
-        format!("not run: runner `{runner}` was rejected earlier in this run: {reason}"),
-    ));
+    result.failure = Some(Failure::new(origin, message));
     result
 }
 

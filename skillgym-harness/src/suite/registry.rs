@@ -31,6 +31,8 @@ pub struct CaseSpec {
     pub runners: Vec<String>,
     /// A per-case workspace template directory (absolute).
     pub workspace: Option<PathBuf>,
+    /// The scripted model's script for `--mock` runs (absolute).
+    pub mock_script: Option<PathBuf>,
     /// The directory relative paths of the case resolve against.
     pub base_dir: PathBuf,
     /// How the session is checked.
@@ -101,6 +103,7 @@ impl CaseSpec {
             max_steps: def.max_steps,
             runners: def.runners.iter().map(|r| (*r).to_owned()).collect(),
             workspace: def.workspace.map(|dir| base_dir.join(dir)),
+            mock_script: def.mock.map(|script| base_dir.join(script)),
             base_dir: base_dir.to_path_buf(),
             check: CaseCheck::Rust(def),
         }
@@ -167,6 +170,7 @@ mod tests {
             max_steps: None,
             runners: Vec::new(),
             workspace: None,
+            mock_script: None,
             base_dir: PathBuf::new(),
             check: CaseCheck::Rust(
                 CaseDef::all()

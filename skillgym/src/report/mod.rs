@@ -349,4 +349,7 @@ pub struct RawArtifacts {
     /// The agent's own session file, when it keeps one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<PathBuf>,
+    /// The model requests the scripted server answered, with its replies (`--mock` runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_requests: Option<PathBuf>,
 }

@@ -1,0 +1,117 @@
+//! `--mock` dry runs: one scripted model server per run (per process under nextest), every
+//! runner pointed at it through its provider mechanism, one server session per attempt.
+//!
+//! | what | where it comes from |
+//! |---|---|
+//! | a case's script | its `mock = "path"`, else `--mock-script` / `SKILLGYM_MOCK_SCRIPT`, else the answer `done` |
+//! | the endpoint | the server's session base URL for the runner's wire API (`agent.provider.wire_api`, else the agent's default), a session key, offline settings on |
+//! | the request log | `<attempt>/mock-requests.jsonl` |
+//! | runners that cannot be pointed at an endpoint (`cursor-agent`) | skipped, with the reason |
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::agent::{ApiKey, Provider};
+use crate::config::ConfigError;
+use crate::mock::{MockServer, MockSession, Script, ServerOptions, SessionSetup};
+use crate::run::Runner;
+use crate::suite::CaseSpec;
+
+/// The file an attempt's model requests are logged to.
+pub const REQUEST_LOG: &str = "mock-requests.jsonl";
+
+/// The scripted server of a `--mock` run and the scripts it plays.
+pub struct DryRun {
+    server: MockServer,
+    default_script: Arc<Script>,
+    case_scripts: HashMap<String, Arc<Script>>,
+}
+
+/// One attempt's route to the scripted server; the route closes when it is dropped.
+pub struct DryRunSession {
+    /// The endpoint to hand the agent.
+    pub provider: Provider,
+    _session: MockSession,
+}
+
+impl DryRun {
+    /// Reads every script the cases name (and the run's, when given) and starts the server.
+    /// A script that cannot be read or parsed is an error naming it, with line and column.
+    pub fn start(cases: &[CaseSpec], run_script: Option<&Path>) -> Result<DryRun, String> {
+        let mut loaded: HashMap<PathBuf, Arc<Script>> = HashMap::new();
+        let mut load = |path: &Path| -> Result<Arc<Script>, ConfigError> {
+            if let Some(script) = loaded.get(path) {
+                return Ok(Arc::clone(script));
+            }
+            let script = Arc::new(Script::load(path)?);
+            loaded.insert(path.to_path_buf(), Arc::clone(&script));
+            Ok(script)
+        };
+        let default_script = match run_script {
+            Some(path) => load(path).map_err(|error| error.to_string())?,
+            None => Arc::new(Script::answer(crate::mock::script::DEFAULT_ANSWER)),
+        };
+        let mut case_scripts = HashMap::new();
+        for case in cases {
+            if let Some(path) = &case.mock_script {
+                let script = load(path).map_err(|error| {
+                    format!(
+                        "{error}\n  note: the `mock` script of case `{}` ({})",
+                        case.id, case.source
+                    )
+                })?;
+                case_scripts.insert(case.id.clone(), script);
+            }
+        }
+        let server = MockServer::start(ServerOptions::default()).map_err(|error| {
+            format!("cannot start the scripted model server on 127.0.0.1: {error}")
+        })?;
+        Ok(DryRun {
+            server,
+            default_script,
+            case_scripts,
+        })
+    }
+
+    /// Why `runner` cannot take part in a dry run, if it cannot.
+    pub fn skip_reason(&self, runner: &Runner) -> Option<String> {
+        runner.agent.wire_api().is_none().then(|| {
+            format!(
+                "runner `{}` ({}) cannot be pointed at the scripted model server: its CLI has no endpoint setting; skipped in a --mock run",
+                runner.id,
+                runner.agent.kind()
+            )
+        })
+    }
+
+    /// Opens the server session of one attempt: its script, cwd and request log.
+    pub fn open(
+        &self,
+        case: &CaseSpec,
+        runner: &Runner,
+        cwd: &Path,
+        artifact_dir: &Path,
+    ) -> Option<DryRunSession> {
+        let wire_api = runner.agent.wire_api()?;
+        let script = self
+            .case_scripts
+            .get(&case.id)
+            .unwrap_or(&self.default_script);
+        let session = self.server.open_session(SessionSetup {
+            script: Arc::clone(script),
+            cwd: Some(cwd.to_path_buf()),
+            log: Some(artifact_dir.join(REQUEST_LOG)),
+            model: runner.agent.model().map(str::to_owned),
+        });
+        Some(DryRunSession {
+            provider: Provider {
+                base_url: session.base_url(wire_api),
+                api_key: ApiKey::Value(session.api_key().to_owned()),
+                wire_api,
+                offline: true,
+            },
+            _session: session,
+        })
+    }
+}
