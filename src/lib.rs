@@ -105,6 +105,13 @@ impl TempDir {
     pub fn path(&self) -> &Path {
         &self.0
     }
+
+    /// Keeps the directory: it is no longer removed on drop. Returns its path.
+    pub fn keep(self) -> PathBuf {
+        let path = self.0.clone();
+        std::mem::forget(self);
+        path
+    }
 }
 
 impl Drop for TempDir {

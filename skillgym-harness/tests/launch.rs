@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use skillgym_harness::agent::{self, AgentOptions, SessionSpec};
+use skillgym_harness::agent::{self, AgentOptions, ApiKey, Provider, SessionSpec};
 use skillgym_harness::config::AgentKind;
 use skillgym_harness::execute::{SessionLimits, SessionOutput, run_session};
 
@@ -60,11 +60,22 @@ impl Scene {
         session_file: &str,
         fixture: &str,
     ) -> Recorded {
-        self.run_limited(kind, options, session_file, fixture, None)
+        self.run_limited(kind, options, session_file, fixture, None, None)
     }
 
-    /// [`run`](Self::run) with a `max_steps` limit. `fixture` is a file name in the captured
-    /// transcripts, or an absolute path.
+    /// [`run`](Self::run) with the session's model endpoint (as a `--mock` run hands it).
+    fn run_with_endpoint(
+        &self,
+        kind: AgentKind,
+        options: AgentOptions,
+        fixture: &str,
+        endpoint: &Provider,
+    ) -> Recorded {
+        self.run_limited(kind, options, "", fixture, None, Some(endpoint))
+    }
+
+    /// [`run`](Self::run) with a `max_steps` limit and a session endpoint. `fixture` is a file
+    /// name in the captured transcripts, or an absolute path.
     fn run_limited(
         &self,
         kind: AgentKind,
@@ -72,6 +83,7 @@ impl Scene {
         session_file: &str,
         fixture: &str,
         max_steps: Option<u32>,
+        endpoint: Option<&Provider>,
     ) -> Recorded {
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/transcripts")
@@ -83,6 +95,7 @@ impl Scene {
             format!(
                 "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{rec}/argv'\nenv > '{rec}/env'\n\
                  find '{state}' -type f | sort > '{rec}/files'\n\
+                 find '{state}' -type f -exec cat {{}} + > '{rec}/contents'\n\
                  grep -rl '{SECRET}' '{state}' > '{rec}/secrets'\n\
                  {session_file}\ncat '{fixture}'\n",
                 rec = record.display(),
@@ -105,7 +118,7 @@ impl Scene {
             cwd: &work,
             artifact_dir: &artifacts,
             state_dir: &state,
-            provider: None,
+            provider: endpoint,
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -128,6 +141,7 @@ impl Scene {
                 .map(|(key, value)| (key.to_owned(), value.to_owned()))
                 .collect(),
             files_during: read("files").lines().map(PathBuf::from).collect(),
+            contents_during: read("contents"),
             secrets_during: read("secrets"),
             output,
         }
@@ -161,6 +175,8 @@ struct Recorded {
     argv: Vec<String>,
     env: HashMap<String, String>,
     files_during: Vec<PathBuf>,
+    /// Every file of the state directory, concatenated.
+    contents_during: String,
     secrets_during: String,
     output: SessionOutput,
 }
@@ -549,14 +565,14 @@ fn max_steps_counts_each_agents_model_rounds() {
         (AgentKind::QwenCode, "qwen-code.jsonl"),
     ] {
         let scene = Scene::new(&format!("steps-{}", name.replace('.', "-")));
-        let within = scene.run_limited(kind, AgentOptions::new("m"), "", name, Some(3));
+        let within = scene.run_limited(kind, AgentOptions::new("m"), "", name, Some(3), None);
         assert!(
             within.output.failure.is_none(),
             "{name}: {:?}",
             within.output.failure
         );
         assert_eq!(within.output.steps, 3, "{name}");
-        let over = scene.run_limited(kind, AgentOptions::new("m"), "", name, Some(2));
+        let over = scene.run_limited(kind, AgentOptions::new("m"), "", name, Some(2), None);
         let failure = over
             .output
             .failure
@@ -572,5 +588,300 @@ fn max_steps_counts_each_agents_model_rounds() {
                 .contains("observed 3 steps with a limit of 2"),
             "{name}: {failure}"
         );
+    }
+}
+
+/// Every agent's login files in the fake home, holding the secret: with a provider endpoint
+/// none of them may reach the session.
+fn with_every_login(scene: &Scene) {
+    for file in [
+        ".claude/.credentials.json",
+        ".codex/auth.json",
+        ".local/share/opencode/auth.json",
+        ".copilot/config.json",
+        ".gemini/oauth_creds.json",
+        ".qwen/oauth_creds.json",
+    ] {
+        scene.home_file(file, &format!(r#"{{"token":"{SECRET}"}}"#));
+    }
+}
+
+/// A configured provider whose key is in `SG_TEST_KEY` (set through `agent.env`).
+fn configured(wire_api: skillgym_harness::config::WireApi) -> Provider {
+    Provider {
+        base_url: "http://gateway.test:4000".to_owned(),
+        api_key: ApiKey::Env("SG_TEST_KEY".to_owned()),
+        wire_api,
+        offline: false,
+    }
+}
+
+#[test]
+fn provider_endpoints_map_onto_what_each_cli_honours() {
+    use skillgym_harness::config::WireApi;
+    let options = |model: &str, wire| {
+        AgentOptions::new(model)
+            .env("SG_TEST_KEY", "sk-gateway")
+            .provider(configured(wire))
+    };
+    let no_login = |_: &Scene, recorded: &Recorded| {
+        assert!(
+            recorded.secrets_during.trim().is_empty(),
+            "no login is seeded with a provider: {}",
+            recorded.secrets_during
+        );
+        assert!(
+            recorded.output.failure.is_none(),
+            "{:?}",
+            recorded.output.failure
+        );
+    };
+
+    let scene = Scene::new("provider-claude");
+    with_every_login(&scene);
+    let recorded = scene.run(
+        AgentKind::ClaudeCode,
+        options("claude-sonnet-4-6", WireApi::Anthropic).env("ANTHROPIC_AUTH_TOKEN", "x"),
+        "",
+        "claude-code.jsonl",
+    );
+    assert_eq!(
+        recorded.env("ANTHROPIC_BASE_URL"),
+        "http://gateway.test:4000"
+    );
+    assert_eq!(recorded.env("ANTHROPIC_API_KEY"), "sk-gateway");
+    no_login(&scene, &recorded);
+
+    let scene = Scene::new("provider-codex");
+    with_every_login(&scene);
+    let recorded = scene.run(
+        AgentKind::Codex,
+        options("gpt-5.5", WireApi::OpenaiResponses),
+        "",
+        "codex.jsonl",
+    );
+    for setting in [
+        r#"model_provider="skillgym""#,
+        r#"model_providers.skillgym.base_url="http://gateway.test:4000""#,
+        r#"model_providers.skillgym.env_key="SG_TEST_KEY""#,
+        r#"model_providers.skillgym.wire_api="responses""#,
+    ] {
+        recorded.has_args(&["-c", setting]);
+    }
+    assert_eq!(recorded.env("SG_TEST_KEY"), "sk-gateway");
+    no_login(&scene, &recorded);
+
+    for (wire, package, base_url) in [
+        (
+            WireApi::OpenaiChat,
+            "@ai-sdk/openai-compatible",
+            "http://gateway.test:4000",
+        ),
+        (
+            WireApi::OpenaiResponses,
+            "@ai-sdk/openai",
+            "http://gateway.test:4000",
+        ),
+        (
+            WireApi::Anthropic,
+            "@ai-sdk/anthropic",
+            "http://gateway.test:4000/v1",
+        ),
+        (
+            WireApi::Gemini,
+            "@ai-sdk/google",
+            "http://gateway.test:4000/v1beta",
+        ),
+    ] {
+        let scene = Scene::new("provider-opencode");
+        with_every_login(&scene);
+        let recorded = scene.run(
+            AgentKind::Opencode,
+            options("vendor/model-x", wire),
+            "",
+            "opencode.jsonl",
+        );
+        recorded.has_args(&["-m", "skillgym/vendor/model-x"]);
+        let config: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(recorded.env("OPENCODE_CONFIG")).unwrap(),
+        )
+        .unwrap();
+        let entry = &config["provider"]["skillgym"];
+        assert_eq!(entry["npm"], package);
+        assert_eq!(entry["options"]["baseURL"], base_url);
+        assert_eq!(
+            entry["options"]["apiKey"], "{env:SG_TEST_KEY}",
+            "no secret in the file"
+        );
+        assert_eq!(entry["models"]["vendor/model-x"]["tool_call"], true);
+        no_login(&scene, &recorded);
+    }
+
+    for (wire, variable, value) in [
+        (WireApi::OpenaiChat, None, ""),
+        (
+            WireApi::OpenaiResponses,
+            Some("COPILOT_PROVIDER_WIRE_API"),
+            "responses",
+        ),
+        (
+            WireApi::Anthropic,
+            Some("COPILOT_PROVIDER_TYPE"),
+            "anthropic",
+        ),
+    ] {
+        let scene = Scene::new("provider-copilot");
+        with_every_login(&scene);
+        let recorded = scene.run(
+            AgentKind::Copilot,
+            options("gpt-5.4", wire),
+            "",
+            "copilot.jsonl",
+        );
+        assert_eq!(
+            recorded.env("COPILOT_PROVIDER_BASE_URL"),
+            "http://gateway.test:4000"
+        );
+        assert_eq!(recorded.env("COPILOT_PROVIDER_API_KEY"), "sk-gateway");
+        if let Some(variable) = variable {
+            assert_eq!(recorded.env(variable), value);
+        }
+        assert!(
+            !recorded.env.contains_key("COPILOT_OFFLINE"),
+            "only against the scripted server"
+        );
+        no_login(&scene, &recorded);
+    }
+
+    let scene = Scene::new("provider-gemini");
+    with_every_login(&scene);
+    let recorded = scene.run(
+        AgentKind::GeminiCli,
+        options("gemini-2.5-pro", WireApi::Gemini),
+        "",
+        "gemini-cli.jsonl",
+    );
+    assert_eq!(
+        recorded.env("GOOGLE_GEMINI_BASE_URL"),
+        "http://gateway.test:4000"
+    );
+    assert_eq!(recorded.env("GEMINI_API_KEY"), "sk-gateway");
+    assert!(
+        recorded
+            .contents_during
+            .contains(r#""selectedType": "gemini-api-key""#),
+        "{}",
+        recorded.contents_during
+    );
+    no_login(&scene, &recorded);
+
+    let scene = Scene::new("provider-qwen");
+    with_every_login(&scene);
+    let recorded = scene.run(
+        AgentKind::QwenCode,
+        options("qwen3-coder-plus", WireApi::OpenaiChat),
+        "",
+        "qwen-code.jsonl",
+    );
+    recorded.has_args(&[
+        "--auth-type",
+        "openai",
+        "--openai-base-url",
+        "http://gateway.test:4000",
+    ]);
+    assert_eq!(recorded.env("OPENAI_API_KEY"), "sk-gateway");
+    assert!(
+        !recorded.argv.iter().any(|arg| arg.contains("sk-gateway")),
+        "the key is not on the command line"
+    );
+    no_login(&scene, &recorded);
+}
+
+/// The `scheme://host…` URLs in a text.
+fn urls(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for scheme in ["http://", "https://", "ws://", "wss://"] {
+        let mut rest = text;
+        while let Some(start) = rest.find(scheme) {
+            let url: String = rest[start..]
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !"\"'`<>,}".contains(*c))
+                .collect();
+            rest = &rest[start + url.len()..];
+            found.push(url);
+        }
+    }
+    found
+}
+
+#[test]
+fn every_url_an_agent_is_handed_under_mock_is_loopback() {
+    use skillgym_harness::mock::{MockServer, Script, ServerOptions, SessionSetup};
+    let server = MockServer::start(ServerOptions::default()).unwrap();
+    let own_env: HashMap<String, String> = std::env::vars().collect();
+    for (kind, model, fixture) in [
+        (
+            AgentKind::ClaudeCode,
+            "claude-sonnet-4-6",
+            "claude-code.jsonl",
+        ),
+        (AgentKind::Codex, "gpt-5.5", "codex.jsonl"),
+        (AgentKind::Opencode, "mock-model", "opencode.jsonl"),
+        (AgentKind::Copilot, "gpt-5.4", "copilot.jsonl"),
+        (AgentKind::GeminiCli, "gemini-2.5-pro", "gemini-cli.jsonl"),
+        (AgentKind::QwenCode, "qwen3-coder-plus", "qwen-code.jsonl"),
+    ] {
+        let scene = Scene::new("loopback");
+        let agent = agent::build(kind, AgentOptions::new(model)).unwrap();
+        let wire_api = agent
+            .wire_api()
+            .expect("every installable agent takes an endpoint");
+        let session = server.open_session(SessionSetup::new(std::sync::Arc::new(Script::answer(
+            "done",
+        ))));
+        let endpoint = Provider {
+            base_url: session.base_url(wire_api),
+            api_key: ApiKey::Value(session.api_key().to_owned()),
+            wire_api,
+            offline: true,
+        };
+        let recorded = scene.run_with_endpoint(kind, AgentOptions::new(model), fixture, &endpoint);
+        // What the launch handed the agent: its arguments, the variables it set or changed,
+        // and the files it wrote into the state directory.
+        let mut handed = recorded.argv.join("\n");
+        for (key, value) in &recorded.env {
+            if own_env.get(key) != Some(value) {
+                handed.push_str(&format!("\n{key}={value}"));
+            }
+        }
+        handed.push_str(&recorded.contents_during);
+        let found = urls(&handed);
+        assert!(
+            !found.is_empty(),
+            "{kind:?}: the agent was handed no endpoint at all"
+        );
+        for url in &found {
+            assert!(
+                url.starts_with("http://127.0.0.1:"),
+                "{kind:?} was handed {url}"
+            );
+        }
+        assert!(
+            found.iter().any(|url| url.starts_with(&server.url())),
+            "{kind:?}: the scripted server's URL is among {found:?}"
+        );
+        assert_eq!(recorded.env("NO_PROXY"), "127.0.0.1,localhost", "{kind:?}");
+        match kind {
+            AgentKind::Copilot => assert_eq!(recorded.env("COPILOT_OFFLINE"), "true"),
+            AgentKind::Opencode => {
+                assert_eq!(recorded.env("OPENCODE_DISABLE_MODELS_FETCH"), "1");
+                assert!(
+                    recorded
+                        .env("NPM_CONFIG_REGISTRY")
+                        .starts_with("http://127.0.0.1:")
+                );
+            }
+            _ => {}
+        }
     }
 }

@@ -299,7 +299,6 @@ fn provider_config(provider: &Provider, model: &str, key_var: String) -> Value {
         WireApi::Gemini => ("@ai-sdk/google", format!("{}/v1beta", provider.base_url)),
     };
     let mut config = json!({
-        "$schema": "https://opencode.ai/config.json",
         "provider": {
             provider::PROVIDER_ID: {
                 "npm": package,

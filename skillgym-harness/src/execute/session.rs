@@ -73,7 +73,13 @@ pub async fn run_session(
     };
     let mut seeded = Vec::new();
     let launched = match agent.launch(spec) {
-        Ok(launch) => {
+        Ok(mut launch) => {
+            if spec.provider.is_some_and(|provider| provider.offline) {
+                // The scripted server is on loopback: no proxy may stand in between.
+                for key in ["NO_PROXY", "no_proxy"] {
+                    launch.env.push((key.into(), "127.0.0.1,localhost".into()));
+                }
+            }
             seeded = launch.seeded;
             let process_spec = ProcessSpec {
                 program: launch.program,

@@ -1,0 +1,371 @@
+//! The real-agent tier: the six installable agent CLIs (Claude Code, Codex, OpenCode, Copilot,
+//! Gemini CLI, Qwen Code) run through the real harness with `--mock`, against skillgym's
+//! scripted model server, inside a loopback-only network namespace (`unshare -n`).
+//!
+//! This target is its own harness (`harness = false`). Run as a child (`REAL_AGENTS_CHILD=1`)
+//! it is a skillgym benchmark binary whose cases (`cases.rs`) are the scenarios, one runner per
+//! agent found on `PATH`; it refuses to start an agent unless its network namespace holds
+//! nothing but `lo`. Run by cargo it is the driver: it starts the child under `unshare -n`,
+//! twice (the scenarios in parallel; then the provider-rejection scenario, one execution per
+//! runner at a time), and turns each agent's result for each scenario into one trial.
+//!
+//! The CLIs come from `PATH`; `.ci/install-agents` installs the pinned versions and prints
+//! their directory: `PATH="$(.ci/install-agents):$PATH" cargo test --test real_agents`. Without
+//! them (and without root, which `unshare -n` needs) the trials are ignored with the reason,
+//! unless `CI` is set: then a missing CLI fails its trials.
+
+mod cases;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Output};
+use std::sync::OnceLock;
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use serde_json::Value;
+use skillgym_e2e::{TempDir, stderr, stdout, without_outer_runner_env, workspace_root};
+use skillgym_harness::Harness;
+
+const CHILD: &str = "REAL_AGENTS_CHILD";
+/// What the child prints once it has checked its network namespace.
+const LOOPBACK_ONLY: &str = "real-agents: network interfaces: lo";
+
+/// An agent CLI of the tier: runner id (= agent type), program, model.
+struct AgentCli {
+    runner: &'static str,
+    program: &'static str,
+    model: &'static str,
+}
+
+const AGENTS: [AgentCli; 6] = [
+    AgentCli {
+        runner: "claude-code",
+        program: "claude",
+        model: "claude-sonnet-4-6",
+    },
+    AgentCli {
+        runner: "codex",
+        program: "codex",
+        model: "gpt-5.5",
+    },
+    AgentCli {
+        runner: "opencode",
+        program: "opencode",
+        model: "mock-model",
+    },
+    AgentCli {
+        runner: "copilot",
+        program: "copilot",
+        model: "gpt-5.4",
+    },
+    AgentCli {
+        runner: "gemini-cli",
+        program: "gemini",
+        model: "gemini-2.5-pro",
+    },
+    AgentCli {
+        runner: "qwen-code",
+        program: "qwen",
+        model: "qwen3-coder-plus",
+    },
+];
+
+/// The scenarios, and the status each agent's execution must end with.
+const SCENARIOS: [(&str, &str); 6] = [
+    ("shell_read_answer", "passed"),
+    ("skill_tool", "passed"),
+    ("failing_command", "passed"),
+    ("runs_in_the_workspace", "passed"),
+    ("rejection::first", "failed"),
+    ("rejection::second", "skipped"),
+];
+
+fn main() -> ExitCode {
+    if std::env::var_os(CHILD).is_some() {
+        return child();
+    }
+    let arguments = Arguments::from_args();
+    let mut trials = vec![Trial::ignorable_test(
+        "tier::loopback_only_namespace",
+        || {
+            if let Some(reason) = skip_reason(None) {
+                return Ok(Completion::ignored_with(reason));
+            }
+            let run = tier_run()?;
+            for output in &run.outputs {
+                if !stdout(output).contains(LOOPBACK_ONLY) {
+                    return Err(format!(
+                        "the child did not confirm a loopback-only namespace (exit {:?}):\n{}\n{}",
+                        output.status.code(),
+                        stdout(output),
+                        stderr(output)
+                    )
+                    .into());
+                }
+            }
+            Ok(Completion::Completed)
+        },
+    )];
+    for agent in &AGENTS {
+        for (scenario, status) in SCENARIOS {
+            trials.push(Trial::ignorable_test(
+                format!("{}::{scenario}", agent.runner),
+                move || check(agent, scenario, status),
+            ));
+        }
+    }
+    trials.push(Trial::ignorable_test(
+        "claude-code::claude_exit_code_from_text",
+        || check(&AGENTS[0], "claude_exit_code_from_text", "expected-failed"),
+    ));
+    let conclusion = libtest_mimic::run(&arguments, trials);
+    // The runs' artifacts stay for a look when something failed.
+    if let Some(Ok(run)) = RUN.get() {
+        if conclusion.has_failed() {
+            eprintln!("real-agents: artifacts kept in {}", run.dir.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&run.dir);
+        }
+    }
+    conclusion.exit_code()
+}
+
+/// The child: a skillgym harness, only inside a loopback-only network namespace.
+fn child() -> ExitCode {
+    let interfaces = network_interfaces();
+    if interfaces != ["lo"] {
+        eprintln!(
+            "real-agents: refusing to run agent CLIs outside a loopback-only network namespace (interfaces: {interfaces:?})"
+        );
+        return ExitCode::from(3);
+    }
+    println!("{LOOPBACK_ONLY}");
+    Harness::new().run()
+}
+
+/// The network interfaces of this process's namespace, sorted (from `/proc/self/net/dev`,
+/// which follows the namespace; `/sys/class/net` shows the one sysfs was mounted in).
+fn network_interfaces() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_to_string("/proc/self/net/dev")
+        .unwrap_or_default()
+        .lines()
+        .skip(2)
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, _)| name.trim().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Why a trial cannot run here (for `agent`, or for the tier as a whole), when it cannot and
+/// `CI` is not set; under `CI` nothing is skipped: a missing CLI fails its trials.
+fn skip_reason(agent: Option<&AgentCli>) -> Option<String> {
+    if std::env::var_os("CI").is_some_and(|value| !value.is_empty()) {
+        return None;
+    }
+    let missing: Vec<&str> = AGENTS
+        .iter()
+        .filter(|cli| agent.is_none_or(|agent| agent.runner == cli.runner))
+        .filter(|cli| find_program(cli.program).is_none())
+        .map(|cli| cli.program)
+        .collect();
+    let all_missing = agent.is_some() || missing.len() == AGENTS.len();
+    if !missing.is_empty() && all_missing {
+        return Some(format!(
+            "{} not on PATH (install: PATH=\"$(.ci/install-agents):$PATH\")",
+            missing.join(", ")
+        ));
+    }
+    let can_unshare = Command::new("unshare")
+        .args(["-n", "true"])
+        .output()
+        .is_ok_and(|output| output.status.success());
+    (!can_unshare).then(|| "`unshare -n` is not permitted here (it needs root)".to_owned())
+}
+
+/// One agent's execution of one scenario ended with `status`.
+fn check(agent: &AgentCli, scenario: &str, status: &str) -> Result<Completion, Failed> {
+    if let Some(reason) = skip_reason(Some(agent)) {
+        return Ok(Completion::ignored_with(reason));
+    }
+    if find_program(agent.program).is_none() {
+        return Err(format!(
+            "`{}` is not on PATH (CI is set, so the real-agent tier must run); install the pinned CLIs with `PATH=\"$(.ci/install-agents):$PATH\"`",
+            agent.program
+        )
+        .into());
+    }
+    let run = tier_run()?;
+    let case_id = format!("cases::{scenario}");
+    let execution = run
+        .results
+        .iter()
+        .filter_map(|results| results["executions"].as_array())
+        .flatten()
+        .find(|execution| {
+            execution["case_id"] == case_id.as_str() && execution["runner_id"] == agent.runner
+        })
+        .ok_or_else(|| format!("no result for {case_id} on {}", agent.runner))?;
+    let failure = &execution["failure"];
+    let detail = || {
+        format!(
+            "{} on {}: status {}, expected {status}\n  failure: {}\n  origin: {}\n  artifacts: {}",
+            case_id,
+            agent.runner,
+            execution["status"],
+            failure["message"].as_str().unwrap_or("none"),
+            failure["origin"],
+            execution["artifact_dir"].as_str().unwrap_or_default()
+        )
+    };
+    if execution["status"] != status {
+        return Err(detail().into());
+    }
+    if status != "skipped" {
+        // The agent's model requests went to the scripted server, and nowhere else could.
+        let log = Path::new(execution["artifact_dir"].as_str().unwrap_or_default())
+            .join("repeat-1/attempt-1/mock-requests.jsonl");
+        let requests = std::fs::read_to_string(&log).unwrap_or_default();
+        if requests.lines().count() == 0 {
+            return Err(format!(
+                "{}
+  no model request reached the scripted server: {}",
+                detail(),
+                log.display()
+            )
+            .into());
+        }
+    }
+    match scenario {
+        "rejection::first" if failure["origin"] != "model-rejected" => Err(detail().into()),
+        "rejection::second"
+            if !failure["message"]
+                .as_str()
+                .is_some_and(|message| message.contains("was rejected earlier in this run")) =>
+        {
+            Err(detail().into())
+        }
+        _ => Ok(Completion::Completed),
+    }
+}
+
+fn find_program(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Both child runs, made once per process.
+struct TierRun {
+    outputs: Vec<Output>,
+    results: Vec<Value>,
+    /// Their directory (config, artifacts).
+    dir: PathBuf,
+}
+
+static RUN: OnceLock<Result<TierRun, String>> = OnceLock::new();
+
+fn tier_run() -> Result<&'static TierRun, Failed> {
+    RUN.get_or_init(start_tier)
+        .as_ref()
+        .map_err(|message| message.clone().into())
+}
+
+fn start_tier() -> Result<TierRun, String> {
+    let agents: Vec<&AgentCli> = AGENTS
+        .iter()
+        .filter(|agent| find_program(agent.program).is_some())
+        .collect();
+    if agents.is_empty() {
+        return Err("no agent CLI on PATH".to_owned());
+    }
+    let dir = TempDir::new("real-agents");
+    let config = dir.path().join("skillgym.yaml");
+    let mut yaml = format!(
+        "run:\n  output_dir: {out}\n  workspace: {{ mode: isolated, template_dir: {template} }}\ndefaults: {{ timeout: 3m }}\nrunners:\n",
+        out = dir.path().join("out").display(),
+        template = workspace_root()
+            .join("tests/real_agents/workspace")
+            .display(),
+    );
+    for agent in &agents {
+        yaml.push_str(&format!(
+            "  {}: {{ agent: {{ type: {}, model: {} }} }}\n",
+            agent.runner, agent.runner, agent.model
+        ));
+    }
+    std::fs::write(&config, yaml).map_err(|e| e.to_string())?;
+    let config = config.display().to_string();
+    let scenarios = child_run(
+        &["--config", &config, "--mock", "--skip", "rejection::"],
+        &[
+            ("SKILLGYM_RUN_ID", "scenarios"),
+            ("SKILLGYM_MAX_PARALLEL", "3"),
+        ],
+    )?;
+    let rejection = child_run(
+        &["--config", &config, "--mock", "cases::rejection::"],
+        &[
+            ("SKILLGYM_RUN_ID", "rejection"),
+            ("SKILLGYM_SCHEDULE", "isolated-by-runner"),
+        ],
+    )?;
+    let results = ["scenarios", "rejection"]
+        .iter()
+        .map(|run| {
+            let path = dir.path().join("out").join(run).join("results.json");
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+        })
+        .collect::<Result<Vec<Value>, String>>();
+    let outputs = vec![scenarios, rejection];
+    let results = results.map_err(|message| {
+        format!(
+            "{message}\n--- child output ---\n{}",
+            outputs
+                .iter()
+                .map(|output| format!("{}\n{}", stdout(output), stderr(output)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })?;
+    Ok(TierRun {
+        outputs,
+        results,
+        dir: dir.keep(),
+    })
+}
+
+/// Runs the child harness with `args` inside a fresh loopback-only network namespace.
+fn child_run(args: &[&str], env: &[(&str, &str)]) -> Result<Output, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut command = Command::new("unshare");
+    command
+        .args([
+            "-n",
+            "--",
+            "sh",
+            "-c",
+            r#"ip link set lo up && exec "$@""#,
+            "sh",
+        ])
+        .arg(&exe)
+        .args(args)
+        .current_dir(workspace_root())
+        .env(CHILD, "1");
+    without_outer_runner_env(&mut command);
+    command.envs(env.iter().copied());
+    let output = command
+        .output()
+        .map_err(|e| format!("cannot run `unshare -n` (it needs root and util-linux): {e}"))?;
+    if output.status.code() == Some(3) || !stdout(&output).contains(LOOPBACK_ONLY) {
+        return Err(format!(
+            "the child could not run inside a loopback-only namespace (exit {:?}):\n{}\n{}",
+            output.status.code(),
+            stdout(&output),
+            stderr(&output)
+        ));
+    }
+    Ok(output)
+}
