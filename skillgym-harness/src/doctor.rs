@@ -1,5 +1,7 @@
 //! `skillgym doctor`: checks that each configured runner can run here — its program is found,
-//! answers `--version`, and some credentials are in place — and says what to install or set.
+//! answers `--version`, and some credentials are in place, or, with `agent.provider`, the
+//! endpoint's key — and that nothing in its setup is something the CLI refuses or ignores. It
+//! says what to install or set.
 
 use std::fmt::Write as _;
 use std::io::Read;
@@ -7,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::agent::{self, AgentOptions, AgentSetup, AuthSource};
+use crate::agent::{self, AgentOptions, AgentSetup, ApiKey, AuthSource, Provider};
 use crate::config::{Config, RunnerConfig};
 
 /// How long `--version` may take.
@@ -53,7 +55,11 @@ pub fn check_runner(id: &str, runner: &RunnerConfig) -> RunnerCheck {
         Ok(agent) => {
             let setup = agent.setup();
             check_program(&setup, &mut lines);
-            check_auth(&setup, &options, &mut lines);
+            match &options.provider {
+                Some(provider) => check_endpoint(provider, &options, &mut lines),
+                None => check_auth(&setup, &options, &mut lines),
+            }
+            lines.extend(setup.refusals.into_iter().map(|refusal| (false, refusal)));
         }
         Err(error) => lines.push((false, error)),
     }
@@ -95,6 +101,33 @@ fn check_program(setup: &AgentSetup, lines: &mut Vec<(bool, String)>) {
     }
 }
 
+/// A provider endpoint: where it is, and whether its key is where the runner says.
+fn check_endpoint(provider: &Provider, options: &AgentOptions, lines: &mut Vec<(bool, String)>) {
+    lines.push((
+        true,
+        format!("endpoint: {} ({})", provider.base_url, provider.wire_api),
+    ));
+    match &provider.api_key {
+        ApiKey::Env(name) if options.env_value(name).is_some() => {
+            lines.push((true, format!("auth: {name} is set (the endpoint's key)")));
+        }
+        ApiKey::Env(name) => lines.push((
+            false,
+            format!(
+                "auth: {name} is not set (agent.provider.api_key_env)\n      export it, or set it in the runner's agent.env"
+            ),
+        )),
+        ApiKey::Value(_) => lines.push((true, "auth: a key of skillgym's own".to_owned())),
+        ApiKey::None => lines.push((
+            true,
+            format!(
+                "auth: none (no api_key_env: the agent gets `{}`)",
+                agent::provider::NO_KEY
+            ),
+        )),
+    }
+}
+
 fn check_auth(setup: &AgentSetup, options: &AgentOptions, lines: &mut Vec<(bool, String)>) {
     if setup.auth.is_empty() {
         return;
@@ -106,6 +139,7 @@ fn check_auth(setup: &AgentSetup, options: &AgentOptions, lines: &mut Vec<(bool,
         AuthSource::File(path) => path
             .is_file()
             .then(|| format!("auth: {} exists", path.display())),
+        AuthSource::Checked { found, what } => found.then(|| format!("auth: {what}")),
     });
     match found {
         Some(text) => lines.push((true, text)),
@@ -116,6 +150,7 @@ fn check_auth(setup: &AgentSetup, options: &AgentOptions, lines: &mut Vec<(bool,
                 .map(|source| match source {
                     AuthSource::Env(name) => name.clone(),
                     AuthSource::File(path) => path.display().to_string(),
+                    AuthSource::Checked { what, .. } => what.clone(),
                 })
                 .collect();
             let mut text = format!("auth: none found (looked for {})", tried.join(", "));

@@ -175,3 +175,98 @@ fn bad_invocations_exit_2_with_the_reason() {
         "{stderr}"
     );
 }
+
+/// The runner's section of doctor's report: its header line up to the next blank line.
+fn section<'a>(stdout: &'a str, runner: &str) -> &'a str {
+    let start = stdout
+        .find(&format!("runner `{runner}`"))
+        .unwrap_or_else(|| panic!("no section for {runner}:\n{stdout}"));
+    let rest = &stdout[start..];
+    &rest[..rest.find("\n\n").unwrap_or(rest.len())]
+}
+
+#[test]
+fn endpoints_are_checked_as_each_cli_will_see_them() {
+    let dir = Dir::new("endpoints");
+    let program = |name: &str| dir.script(name, "echo 1.0.0").display().to_string();
+    let (claude, codex, copilot, gemini, qwen) = (
+        program("claude"),
+        program("codex"),
+        program("copilot"),
+        program("gemini"),
+        program("qwen"),
+    );
+    std::fs::write(
+        dir.0.join("skillgym.yaml"),
+        format!(
+            "runners:
+  codex-env: {{ agent: {{ type: codex, model: gpt-5.5, command: {codex}, env: {{ OPENAI_BASE_URL: 'http://127.0.0.1:4000/v1', OPENAI_API_KEY: k }} }} }}
+  gemini-env: {{ agent: {{ type: gemini-cli, model: g, command: {gemini}, env: {{ GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:4000', GEMINI_API_KEY: k }} }} }}
+  qwen-env: {{ agent: {{ type: qwen-code, model: q, command: {qwen}, env: {{ OPENAI_API_KEY: k, OPENAI_BASE_URL: 'http://127.0.0.1:4000/v1' }} }} }}
+  copilot-byok: {{ agent: {{ type: copilot, model: m, command: {copilot}, provider: {{ base_url: 'http://127.0.0.1:4000/v1', api_key_env: GATEWAY_KEY }} }} }}
+  claude-unset: {{ agent: {{ type: claude-code, model: m, command: {claude}, provider: {{ base_url: 'http://127.0.0.1:4000', api_key_env: MISSING_KEY }} }} }}
+  qwen-local: {{ agent: {{ type: qwen-code, model: q, command: {qwen}, provider: {{ base_url: 'http://127.0.0.1:11434/v1' }} }} }}
+  gemini-provider: {{ agent: {{ type: gemini-cli, model: g, command: {gemini}, provider: {{ base_url: 'http://127.0.0.1:4000', api_key_env: GATEWAY_KEY }} }} }}
+"
+        ),
+    )
+    .unwrap();
+    let output = skillgym(&dir.0, &["doctor"], &[("GATEWAY_KEY", "sk-g")]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+
+    // Configs the CLI refuses or ignores are not "ok".
+    assert!(
+        section(&stdout, "codex-env").contains(
+            "  ERR OPENAI_BASE_URL is set (in agent.env), but Codex ignores it: requests would still go to OpenAI"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        section(&stdout, "gemini-env").contains("  ERR GOOGLE_GEMINI_BASE_URL is set (in agent.env), but without `security.auth.selectedType: gemini-api-key` in settings.json Gemini CLI exits 41"),
+        "{stdout}"
+    );
+    let qwen_env = section(&stdout, "qwen-env");
+    assert!(
+        qwen_env.contains("  ERR auth: none found (looked for ")
+            && qwen_env.contains("settings.json selects an auth type)"),
+        "{stdout}"
+    );
+    assert!(
+        section(&stdout, "claude-unset")
+            .contains("  ERR auth: MISSING_KEY is not set (agent.provider.api_key_env)"),
+        "{stdout}"
+    );
+
+    // Configs that work are not "ERR": BYOK needs no GitHub login, a local model no key.
+    for (runner, lines) in [
+        (
+            "copilot-byok",
+            &[
+                "  ok  endpoint: http://127.0.0.1:4000/v1 (openai-chat)",
+                "  ok  auth: GATEWAY_KEY is set (the endpoint's key)",
+            ][..],
+        ),
+        (
+            "qwen-local",
+            &["  ok  auth: none (no api_key_env: the agent gets `skillgym-no-key`)"][..],
+        ),
+        (
+            "gemini-provider",
+            &["  ok  endpoint: http://127.0.0.1:4000 (gemini)"][..],
+        ),
+    ] {
+        let text = section(&stdout, runner);
+        assert!(!text.contains("ERR"), "{runner}:\n{text}");
+        for line in lines {
+            assert!(
+                text.lines().any(|l| l == *line),
+                "{runner}: {line:?} in\n{text}"
+            );
+        }
+    }
+    assert!(
+        stdout.contains("7 runner(s) checked: 3 ready, 4 with problems"),
+        "{stdout}"
+    );
+}

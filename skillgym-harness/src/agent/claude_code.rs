@@ -182,6 +182,7 @@ impl Agent for ClaudeCode {
                         the login has expired), or set ANTHROPIC_API_KEY, or \
                         CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`."
                 .to_owned(),
+            refusals: Vec::new(),
         }
     }
 }

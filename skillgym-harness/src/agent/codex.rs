@@ -262,7 +262,33 @@ impl Agent for Codex {
                         CODEX_API_KEY or OPENAI_API_KEY. skillgym copies auth.json and config.toml \
                         from $CODEX_HOME (default ~/.codex) into each session's private CODEX_HOME."
                     .to_owned(),
+            refusals: self.refusals(),
         }
+    }
+}
+
+impl Codex {
+    /// Endpoint settings Codex ignores.
+    fn refusals(&self) -> Vec<String> {
+        let ignored = self
+            .options
+            .provider
+            .is_none()
+            .then_some(())
+            .and_then(|()| {
+                ["OPENAI_BASE_URL", "OPENAI_API_BASE"]
+                    .into_iter()
+                    .find_map(|key| self.options.env_origin(key).map(|origin| (key, origin)))
+            });
+        ignored
+            .map(|(key, origin)| {
+                format!(
+                    "{key} is set ({origin}), but Codex ignores it: requests would still go to OpenAI\n      \
+                     configure the endpoint as `agent.provider: {{ base_url: …, api_key_env: … }}`"
+                )
+            })
+            .into_iter()
+            .collect()
     }
 }
 

@@ -184,6 +184,7 @@ impl Agent for CommandAgent {
                 .to_owned(),
             auth: Vec::new(),
             auth_help: String::new(),
+            refusals: Vec::new(),
         }
     }
 }

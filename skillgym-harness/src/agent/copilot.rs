@@ -227,6 +227,7 @@ impl Agent for Copilot {
                         the system keychain), or set COPILOT_GITHUB_TOKEN or GH_TOKEN, or use your \
                         own provider with COPILOT_PROVIDER_BASE_URL (BYOK, no GitHub login)."
                 .to_owned(),
+            refusals: Vec::new(),
         }
     }
 }

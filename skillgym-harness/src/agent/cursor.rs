@@ -141,6 +141,7 @@ impl Agent for CursorAgent {
             auth_help: "Set CURSOR_API_KEY (Cursor dashboard → Integrations → User API Keys), or \
                         log in once with `cursor-agent login`; `cursor-agent status` tells."
                 .to_owned(),
+            refusals: Vec::new(),
         }
     }
 }

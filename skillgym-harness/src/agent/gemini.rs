@@ -219,6 +219,49 @@ impl Agent for GeminiCli {
                         in once with `gemini` (skillgym copies ~/.gemini/settings.json, \
                         oauth_creds.json and google_accounts.json into each session)."
                 .to_owned(),
+            refusals: self.refusals(),
+        }
+    }
+}
+
+impl GeminiCli {
+    /// Endpoint settings Gemini CLI refuses: a base URL without the `gemini-api-key` auth type
+    /// selected in `settings.json` exits 41 ("Invalid auth method selected").
+    fn refusals(&self) -> Vec<String> {
+        let fix = "configure the endpoint as `agent.provider: { base_url: …, api_key_env: … }`, \
+                   which selects that auth type in the session's settings";
+        let selects_key = |home: PathBuf| {
+            fs::read_to_string(home.join(".gemini/settings.json"))
+                .ok()
+                .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                .is_some_and(|settings| {
+                    settings.pointer("/security/auth/selectedType")
+                        == Some(&Value::from("gemini-api-key"))
+                })
+        };
+        let own_home = self.options.env_dir(HOME_VAR);
+        match (&self.options.provider, own_home) {
+            // skillgym writes nothing into a home the runner chose itself.
+            (Some(_), Some(home)) if !selects_key(home.clone()) => vec![format!(
+                "agent.env sets {HOME_VAR}, where skillgym writes nothing, and its \
+                 .gemini/settings.json does not select `gemini-api-key`: Gemini CLI would exit 41 \
+                 (\"Invalid auth method selected\")\n      select it there, or drop {HOME_VAR} from agent.env"
+            )],
+            (None, _) => {
+                let Some(origin) = self.options.env_origin("GOOGLE_GEMINI_BASE_URL") else {
+                    return Vec::new();
+                };
+                let home = self.options.user_dir(HOME_VAR, USER_DIR);
+                if home.is_some_and(selects_key) {
+                    return Vec::new();
+                }
+                vec![format!(
+                    "GOOGLE_GEMINI_BASE_URL is set ({origin}), but without `security.auth.selectedType: \
+                     gemini-api-key` in settings.json Gemini CLI exits 41 (\"Invalid auth method \
+                     selected\")\n      {fix}"
+                )]
+            }
+            _ => Vec::new(),
         }
     }
 }

@@ -167,6 +167,9 @@ pub struct AgentSetup {
     pub auth: Vec<AuthSource>,
     /// How to authenticate, said in words, for when none is found.
     pub auth_help: String,
+    /// Settings of this runner that the CLI will refuse or silently ignore, each said with
+    /// what to do instead.
+    pub refusals: Vec<String>,
 }
 
 /// One way an agent can find its credentials.
@@ -176,6 +179,13 @@ pub enum AuthSource {
     Env(String),
     /// A file (absolute path).
     File(PathBuf),
+    /// A condition the adapter checked itself, e.g. "settings.json selects an auth type".
+    Checked {
+        /// Whether it holds.
+        found: bool,
+        /// What it is.
+        what: String,
+    },
 }
 
 /// Builds the adapter for `kind`. `command` needs `options.command`.

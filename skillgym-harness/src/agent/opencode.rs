@@ -284,6 +284,7 @@ impl Agent for Opencode {
                         ~/.config/opencode/opencode.json. skillgym copies auth.json and the \
                         global config into each session's private XDG directories."
                 .to_owned(),
+            refusals: Vec::new(),
         }
     }
 }

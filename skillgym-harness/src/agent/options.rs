@@ -141,6 +141,22 @@ impl AgentOptions {
             .filter(|value| !value.is_empty())
     }
 
+    /// Where a variable is set for the agent, in words: `agent.env` wins over the harness's
+    /// environment; `None` when it is set in neither (or empty).
+    pub fn env_origin(&self, key: &str) -> Option<&'static str> {
+        if self
+            .env
+            .iter()
+            .any(|(name, value)| name == key && !value.is_empty())
+        {
+            Some("in agent.env")
+        } else if std::env::var_os(key).is_some_and(|value| !value.is_empty()) {
+            Some("in the environment")
+        } else {
+            None
+        }
+    }
+
     /// A file under the user's home, e.g. `.codex/auth.json`.
     pub fn home_file(&self, relative: impl AsRef<Path>) -> Option<PathBuf> {
         self.home().map(|home| home.join(relative))

@@ -165,24 +165,51 @@ impl Agent for QwenCode {
         Some(self.command(session, Some(session_id)))
     }
 
+    /// Qwen Code needs an auth type selected in its `settings.json` (keys in the environment
+    /// alone exit 1: "No auth type is selected").
     fn setup(&self) -> AgentSetup {
-        let mut auth = vec![AuthSource::Env("OPENAI_API_KEY".to_owned())];
-        if let Some(dir) = self.options.user_dir(HOME_VAR, USER_DIR) {
-            auth.extend(
-                [SETTINGS, ".env", "oauth_creds.json"].map(|file| AuthSource::File(dir.join(file))),
-            );
-        }
+        let auth = self
+            .options
+            .user_dir(HOME_VAR, USER_DIR)
+            .map(|dir| {
+                let settings = dir.join(SETTINGS);
+                AuthSource::Checked {
+                    found: selects_auth_type(&settings),
+                    what: format!("{} selects an auth type", settings.display()),
+                }
+            })
+            .into_iter()
+            .collect();
         AgentSetup {
             program: self.options.program(PROGRAM),
             version_args: vec!["--version".into()],
             install: "npm install -g @qwen-code/qwen-code".to_owned(),
             auth,
             auth_help: "Run `qwen auth` (API key, Coding Plan, OpenRouter or Qwen OAuth), which \
-                        writes ~/.qwen/settings.json, or set OPENAI_API_KEY (with OPENAI_BASE_URL \
-                        and OPENAI_MODEL) in the environment or ~/.qwen/.env."
+                        selects an auth type in ~/.qwen/settings.json; OPENAI_API_KEY and \
+                        OPENAI_BASE_URL alone make Qwen exit 1 (\"No auth type is selected\"). \
+                        For an OpenAI-compatible endpoint, configure `agent.provider` instead."
                 .to_owned(),
+            refusals: Vec::new(),
         }
     }
+}
+
+/// Whether a Qwen `settings.json` selects an auth type (`security.auth.selectedType`, or the
+/// first format's `selectedAuthType`).
+fn selects_auth_type(path: &Path) -> bool {
+    fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&strip_json_comments(&text)).ok())
+        .is_some_and(|settings| {
+            [
+                settings.pointer("/security/auth/selectedType"),
+                settings.get("selectedAuthType"),
+            ]
+            .into_iter()
+            .flatten()
+            .any(|value| value.as_str().is_some_and(|kind| !kind.is_empty()))
+        })
 }
 
 /// The session's `settings.json`: the auth and provider keys of the user's settings (comments
@@ -579,17 +606,18 @@ mod tests {
         assert_eq!(setup.version_args, ["--version"]);
         assert!(setup.install.contains("@qwen-code/qwen-code"));
         assert!(
-            setup
+            !setup
                 .auth
-                .contains(&AuthSource::Env("OPENAI_API_KEY".into()))
+                .contains(&AuthSource::Env("OPENAI_API_KEY".into())),
+            "a key alone is not enough for Qwen"
         );
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert!(
-                setup
-                    .auth
-                    .contains(&AuthSource::File("/home/u/.qwen/oauth_creds.json".into()))
-            );
-        }
+        assert_eq!(
+            setup.auth,
+            [AuthSource::Checked {
+                found: false,
+                what: "/home/u/.qwen/settings.json selects an auth type".into()
+            }]
+        );
         assert_eq!(agent.kind(), "qwen-code");
     }
 }
