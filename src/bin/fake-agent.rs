@@ -26,6 +26,7 @@
 //! | `log <file> <text>` | appends the line `<text> <FAKE_AGENT_NAME>` to the state file `<file>` |
 //! | `write <path> <text>` | writes the text and a newline to the file (relative to the cwd) |
 //! | `replay <path>` | copies the file's bytes to stdout (a captured transcript) |
+//! | `chat` | asks the model endpoint skillgym hands a `command` agent (`SKILLGYM_PROVIDER_BASE_URL`, `SKILLGYM_PROVIDER_API_KEY`; Chat Completions, not streamed) once, with the prompt and a `bash` tool, and prints its answer as events: the text (final when no tool is called), the tool call with a `command`, the usage |
 //!
 //! An unknown or malformed action prints a message on stderr and exits with code 3; a failed
 //! write exits with code 4. Stdout is flushed after each action.
@@ -189,8 +190,82 @@ fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Fa
             let bytes = std::fs::read(path).map_err(|e| Failure::Io(format!("{path}: {e}")))?;
             write(out.write_all(&bytes))
         }
+        "chat" => {
+            let events = chat(prompt)?;
+            write(out.write_all(events.as_bytes()))
+        }
         other => Err(Failure::Script(format!("unknown action `{other}`"))),
     }
+}
+
+/// One Chat Completions request to the endpoint in `SKILLGYM_PROVIDER_*`, its answer as
+/// skillgym event lines.
+fn chat(prompt: &str) -> Result<String, Failure> {
+    use serde_json::{Value, json};
+    use std::io::Read;
+    let variable = |name: &str| {
+        std::env::var(name).map_err(|_| Failure::Script(format!("`chat` needs {name}")))
+    };
+    let base_url = variable("SKILLGYM_PROVIDER_BASE_URL")?;
+    let key = variable("SKILLGYM_PROVIDER_API_KEY")?;
+    let rest = base_url
+        .strip_prefix("http://")
+        .ok_or_else(|| Failure::Script(format!("`chat` speaks plain http only: {base_url}")))?;
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let body = json!({
+        "model": std::env::var("SKILLGYM_MODEL").unwrap_or_else(|_| "fake".to_owned()),
+        "messages": [{"role": "user", "content": prompt}],
+        "tools": [{"type": "function", "function": {"name": "bash", "parameters": {
+            "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}],
+    })
+    .to_string();
+    let io = |e: io::Error| Failure::Io(format!("chat with {base_url}: {e}"));
+    let mut stream = std::net::TcpStream::connect(host).map_err(io)?;
+    write!(
+        stream,
+        "POST {path}/chat/completions HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .map_err(io)?;
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).map_err(io)?;
+    let (head, body) = reply.split_once("\r\n\r\n").unwrap_or((&reply, ""));
+    if !head.starts_with("HTTP/1.1 200") {
+        return Err(Failure::Io(format!("chat: {head}\n{body}")));
+    }
+    let completion: Value =
+        serde_json::from_str(body).map_err(|e| Failure::Io(format!("chat reply: {e}")))?;
+    let message = &completion["choices"][0]["message"];
+    let call = &message["tool_calls"][0]["function"];
+    let mut events = String::new();
+    if let Some(text) = message["content"].as_str() {
+        let phase = if call.is_null() {
+            "final"
+        } else {
+            "commentary"
+        };
+        let event = json!({"type": "message", "role": "assistant", "phase": phase, "text": text});
+        events.push_str(&format!("{event}\n"));
+    }
+    if let Some(name) = call["name"].as_str() {
+        let args: Value =
+            serde_json::from_str(call["arguments"].as_str().unwrap_or("{}")).unwrap_or(Value::Null);
+        events.push_str(&format!(
+            "{}\n",
+            json!({"type": "tool_call", "tool": name, "args": args})
+        ));
+        if let Some(command) = args["command"].as_str() {
+            events.push_str(&format!(
+                "{}\n",
+                json!({"type": "command", "command": command})
+            ));
+        }
+    }
+    let usage = &completion["usage"];
+    let event = json!({"type": "usage", "input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"]});
+    events.push_str(&format!("{event}\n"));
+    Ok(events)
 }
 
 /// A file in `FAKE_AGENT_STATE_DIR`.

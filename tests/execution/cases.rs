@@ -343,3 +343,15 @@ emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
         answered_ok(report);
     }
 }
+
+/// `--mock` dry runs: the fake agent asks the scripted model once (`chat`); the checks read
+/// what it answered from the reports.
+pub mod dry_run {
+    use super::*;
+
+    #[skillgym::case(prompt = "chat", mock = "tests/execution/scripts/hello.yaml")]
+    fn case_script(_report: &SessionReport) {}
+
+    #[skillgym::case(prompt = "chat")]
+    fn run_script(_report: &SessionReport) {}
+}

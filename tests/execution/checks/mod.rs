@@ -1,5 +1,6 @@
 //! The checks, one libtest trial each, grouped by concern.
 
+mod dry_run;
 mod limits;
 mod origins;
 mod rejections;
@@ -23,6 +24,7 @@ pub fn all() -> Vec<(&'static str, Check)> {
         limits::CHECKS,
         workspaces::CHECKS,
         rejections::CHECKS,
+        dry_run::CHECKS,
     ]
     .concat()
 }
