@@ -296,6 +296,7 @@ fn start_tier() -> Result<TierRun, String> {
     }
     std::fs::write(&config, yaml).map_err(|e| e.to_string())?;
     let config = config.display().to_string();
+    let started = std::time::Instant::now();
     let scenarios = child_run(
         &["--config", &config, "--mock", "--skip", "rejection::"],
         &[
@@ -303,6 +304,7 @@ fn start_tier() -> Result<TierRun, String> {
             ("SKILLGYM_MAX_PARALLEL", "3"),
         ],
     )?;
+    let scenarios_took = started.elapsed();
     let rejection = child_run(
         &["--config", &config, "--mock", "cases::rejection::"],
         &[
@@ -310,6 +312,13 @@ fn start_tier() -> Result<TierRun, String> {
             ("SKILLGYM_SCHEDULE", "isolated-by-runner"),
         ],
     )?;
+    let runners: Vec<&str> = agents.iter().map(|agent| agent.runner).collect();
+    eprintln!(
+        "real-agents: {} ran the scenarios in {:.1} s and the rejection in {:.1} s",
+        runners.join(", "),
+        scenarios_took.as_secs_f64(),
+        (started.elapsed() - scenarios_took).as_secs_f64()
+    );
     let results = ["scenarios", "rejection"]
         .iter()
         .map(|run| {

@@ -1,0 +1,64 @@
+//! The README's YAML examples are valid as written: every `yaml` block parses as a
+//! `skillgym.yaml`, or, when it starts with `# mock script`, as a mock script.
+
+use std::path::Path;
+
+use skillgym_harness::config::Config;
+use skillgym_harness::mock::Script;
+
+/// The `yaml` blocks of the README, with the line each starts on.
+fn yaml_blocks(readme: &str) -> Vec<(usize, String)> {
+    let mut blocks = Vec::new();
+    let mut current: Option<(usize, String)> = None;
+    for (number, line) in readme.lines().enumerate() {
+        match &mut current {
+            None if line.trim() == "```yaml" => current = Some((number + 2, String::new())),
+            Some(_) if line.trim() == "```" => blocks.extend(current.take()),
+            Some((_, text)) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn every_yaml_example_parses() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let blocks = yaml_blocks(&readme);
+    assert!(
+        blocks.len() >= 5,
+        "the README has its examples: {}",
+        blocks.len()
+    );
+    let mut scripts = 0;
+    let mut providers = 0;
+    for (line, text) in blocks {
+        let file = Path::new("/repo/README-example.yaml");
+        if text.starts_with("# mock script") {
+            scripts += 1;
+            if let Err(error) = Script::parse(file, &text) {
+                panic!("README.md line {line}: the mock script example fails:\n{error}");
+            }
+        } else {
+            match Config::parse(file, &text) {
+                Ok(config) => {
+                    providers += config
+                        .runners
+                        .iter()
+                        .filter(|(_, runner)| runner.agent.provider.is_some())
+                        .count();
+                }
+                Err(error) => panic!("README.md line {line}: the config example fails:\n{error}"),
+            }
+        }
+    }
+    assert!(scripts >= 1, "the script format is shown");
+    assert!(
+        providers >= 4,
+        "the provider examples are parsed: {providers}"
+    );
+}
