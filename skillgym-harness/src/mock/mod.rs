@@ -6,7 +6,7 @@
 //! | [`MockServer`] | binds `127.0.0.1` (an ephemeral port by default), serves HTTP/1.1 on a thread of its own until dropped |
 //! | [`MockSession`] | one agent session's route: its script, cwd and request log, reached through a base URL of its own (`/s/<token>` prefix) or its API key |
 //! | [`script`] | the YAML script format and which reply a request is at |
-//! | [`wire`] | Anthropic Messages, OpenAI Responses, OpenAI Chat Completions, Gemini |
+//! | [`wire`](mod@wire) | Anthropic Messages, OpenAI Responses, OpenAI Chat Completions, Gemini |
 //! | [`tools`] | a script step onto the tool names and argument names the agent offered |
 //! | [`http`] | the HTTP/1.1 framing |
 //!
