@@ -74,6 +74,7 @@ fn classify(failure: &Failure) -> Option<FailureClass> {
     max_steps = 40,
     runners = ["claude", "codex"],
     workspace = "fixtures/app",
+    mock = "scripts/all.yaml",
     classify_failure = classify,
     crate = "::skillgym",
 )]
@@ -173,6 +174,7 @@ fn defaults() {
     assert_eq!(def.max_steps, None);
     assert!(def.runners.is_empty());
     assert_eq!(def.workspace, None);
+    assert_eq!(def.mock, None);
     assert!(def.classify_failure.is_none());
 }
 
@@ -198,6 +200,7 @@ fn every_argument() {
     assert_eq!(def.max_steps, Some(40));
     assert_eq!(def.runners, ["claude", "codex"]);
     assert_eq!(def.workspace, Some("fixtures/app"));
+    assert_eq!(def.mock, Some("scripts/all.yaml"));
     assert_eq!(run(def, "claude"), Ok(()));
 }
 
