@@ -8,6 +8,7 @@
 //! | [`script`] | the YAML script format and which reply a request is at |
 //! | [`wire`](mod@wire) | Anthropic Messages, OpenAI Responses, OpenAI Chat Completions, Gemini |
 //! | [`tools`] | a script step onto the tool names and argument names the agent offered |
+//! | [`schema`] | values that fit a JSON schema (structured side replies, tool arguments) |
 //! | [`http`] | the HTTP/1.1 framing |
 //!
 //! What a request gets:
@@ -18,13 +19,14 @@
 //! | `GET …/models` | the session's model (Anthropic, OpenAI or Gemini list shape) |
 //! | count-tokens endpoints | a quarter of the request's bytes |
 //! | a model request that offers tools | the script's turn for the number of tool results in its history: text and one tool call, the final answer, or a scripted HTTP error |
-//! | a model request without tools (titles, summaries, structured side questions) | JSON fitting the requested schema; `{"title": "Mock session"}` when it mentions a title; else the script's final answer. The script does not advance. |
+//! | a model request without tools (titles, summaries, structured side questions) | plain text: JSON fitting the requested schema when it asks for JSON; `Mock session` when it mentions a title; else the script's final answer. The script does not advance. |
 //!
 //! Every reply carries usage figures (a quarter of the bytes each way). Each request and a
 //! summary of its reply are appended to the session's log (`mock-requests.jsonl` in an
 //! attempt's artifacts), with API keys masked.
 
 pub mod http;
+pub mod schema;
 pub mod script;
 pub mod tools;
 pub mod wire;
@@ -43,9 +45,10 @@ use serde_json::{Map, Value, json};
 pub use script::{Script, Step};
 
 use self::http::{Request, Response};
+use self::schema::example_json;
 use self::script::Turn;
 use self::tools::{Planned, plan_call};
-use self::wire::{Conversation, Reply, Stream, Usage, Wire, example_json, wire};
+use self::wire::{Conversation, Reply, Stream, Usage, Wire, wire};
 use crate::config::WireApi;
 use crate::time::Timestamp;
 
@@ -53,6 +56,8 @@ use crate::time::Timestamp;
 const KEY_PREFIX: &str = "skillgym-mock-";
 /// The path prefix that names a session.
 const PATH_PREFIX: &str = "/s/";
+/// The title of every session, for agents that ask for one.
+const TITLE: &str = "Mock session";
 /// Headers whose values are never logged.
 const SECRET_HEADERS: [&str; 4] = ["authorization", "x-api-key", "x-goog-api-key", "api-key"];
 
@@ -557,14 +562,14 @@ fn side_answer(conversation: &Conversation) -> Option<String> {
             .as_ref()
             .map(example_json)
             .filter(|value| !value.is_null())
-            .unwrap_or_else(|| json!({"title": "Mock session"}));
+            .unwrap_or_else(|| json!({"title": TITLE}));
         return Some(value.to_string());
     }
     conversation
         .text
         .to_ascii_lowercase()
         .contains("title")
-        .then(|| json!({"title": "Mock session"}).to_string())
+        .then(|| TITLE.to_owned())
 }
 
 /// Appends a request and its reply summary to the session's log (and stderr when echoing).

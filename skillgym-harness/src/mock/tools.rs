@@ -17,6 +17,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use super::schema::example_property;
 use super::script::Action;
 use super::wire::{ToolCall, ToolSpec};
 
@@ -158,32 +159,18 @@ fn call(tool: &ToolSpec, arguments: &[(&[&str], Value)], action: &Action) -> Pla
     })
 }
 
-/// A value for a required argument the script says nothing about.
+/// A value for a required argument the script says nothing about: its schema's default, else
+/// a value of its type; a string is empty, but for a description of the step.
 fn filler(name: &str, schema: &Value, action: &Action) -> Value {
     if let Some(value) = schema.get("default") {
         return value.clone();
     }
-    if let Some(first) = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|values| values.first())
-    {
-        return first.clone();
-    }
-    let kind = schema
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("string")
-        .to_ascii_lowercase();
-    match kind.as_str() {
-        "boolean" => json!(false),
-        "integer" | "number" => schema.get("minimum").cloned().unwrap_or(json!(0)),
-        "array" => json!([]),
-        "object" => json!({}),
-        _ if name.to_ascii_lowercase().contains("description") => {
+    match example_property(name, schema) {
+        Value::String(_) | Value::Null if name.to_ascii_lowercase().contains("description") => {
             json!(format!("skillgym mock step: {}", describe(action)))
         }
-        _ => json!(""),
+        Value::String(_) | Value::Null => json!(""),
+        value => value,
     }
 }
 

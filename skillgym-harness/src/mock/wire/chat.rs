@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::responses::{openai_error, openai_models};
-use super::{Conversation, Reply, Stream, ToolSpec, Wire, body_stream, push_text, sse};
+use super::{Conversation, Reply, Stream, ToolSpec, Wire, push_text, sse};
 use crate::config::WireApi;
 use crate::mock::http::Response;
 
@@ -17,11 +17,7 @@ impl Wire for Chat {
     }
 
     fn conversation(&self, body: &Value, _stream: Stream) -> Conversation {
-        let mut conversation = Conversation {
-            model: body["model"].as_str().map(str::to_owned),
-            stream: body_stream(body),
-            ..Conversation::default()
-        };
+        let mut conversation = Conversation::from_body(body);
         for tool in body["tools"].as_array().into_iter().flatten() {
             if let Some(function) = tool.get("function")
                 && let Some(name) = function["name"].as_str()

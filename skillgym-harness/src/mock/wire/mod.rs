@@ -13,7 +13,7 @@ pub mod chat;
 pub mod gemini;
 pub mod responses;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::http::Response;
 use crate::config::WireApi;
@@ -39,6 +39,17 @@ pub struct Conversation {
     pub json_schema: Option<Value>,
     /// Whether the request asks for a JSON reply (with or without a schema).
     pub wants_json: bool,
+}
+
+impl Conversation {
+    /// A conversation with the model and streaming of an OpenAI- or Anthropic-shaped body.
+    pub(crate) fn from_body(body: &Value) -> Conversation {
+        Conversation {
+            model: body["model"].as_str().map(str::to_owned),
+            stream: body_stream(body),
+            ..Conversation::default()
+        }
+    }
 }
 
 /// How a reply is sent.
@@ -152,7 +163,7 @@ pub fn wire(api: WireApi) -> &'static dyn Wire {
 }
 
 /// `Sse` when a body's `stream` is `true`, else `Whole`.
-pub(crate) fn body_stream(body: &Value) -> Stream {
+fn body_stream(body: &Value) -> Stream {
     if body["stream"].as_bool().unwrap_or(false) {
         Stream::Sse
     } else {
@@ -200,78 +211,6 @@ pub(crate) fn push_text(out: &mut String, content: &Value) {
     }
 }
 
-/// A JSON value that satisfies `schema` as far as a dry run needs: required properties of
-/// objects, the first enum value, empty lists; a `title` property reads `Mock session`.
-pub fn example_json(schema: &Value) -> Value {
-    example(schema, None, 0)
-}
-
-fn example(schema: &Value, property: Option<&str>, depth: usize) -> Value {
-    if depth > 16 {
-        return Value::Null;
-    }
-    let Some(schema) = schema.as_object() else {
-        return Value::Null;
-    };
-    if let Some(value) = schema.get("const") {
-        return value.clone();
-    }
-    if let Some(first) = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|values| values.first())
-    {
-        return first.clone();
-    }
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(first) = schema
-            .get(key)
-            .and_then(Value::as_array)
-            .and_then(|options| options.first())
-        {
-            return example(first, property, depth + 1);
-        }
-    }
-    let kind = match schema.get("type") {
-        Some(Value::String(kind)) => kind.to_ascii_lowercase(),
-        Some(Value::Array(kinds)) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|kind| *kind != "null")
-            .unwrap_or("null")
-            .to_ascii_lowercase(),
-        _ if schema.contains_key("properties") => "object".to_owned(),
-        _ => String::new(),
-    };
-    match kind.as_str() {
-        "object" => {
-            let mut object = Map::new();
-            if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
-                let required: Vec<&str> = schema
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .map(|names| names.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_else(|| properties.keys().map(String::as_str).collect());
-                for name in required {
-                    if let Some(property_schema) = properties.get(name) {
-                        object.insert(
-                            name.to_owned(),
-                            example(property_schema, Some(name), depth + 1),
-                        );
-                    }
-                }
-            }
-            Value::Object(object)
-        }
-        "array" => json!([]),
-        "boolean" => json!(false),
-        "integer" | "number" => schema.get("minimum").cloned().unwrap_or(json!(0)),
-        "string" if property == Some("title") => json!("Mock session"),
-        "string" => json!("mock"),
-        _ => Value::Null,
-    }
-}
-
 /// A string argument, for providers whose error bodies carry a type word.
 pub(crate) fn status_word(status: u16) -> &'static str {
     match status {
@@ -288,31 +227,9 @@ pub(crate) fn status_word(status: u16) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use serde_json::json;
 
-    #[test]
-    fn example_json_satisfies_required_fields_and_enums() {
-        let schema = json!({
-            "type": "OBJECT",
-            "properties": {
-                "reasoning": {"type": "STRING"},
-                "next_speaker": {"type": "STRING", "enum": ["user", "model"]},
-                "optional": {"type": "string"},
-                "title": {"type": "string"},
-                "count": {"type": ["integer", "null"], "minimum": 1},
-            },
-            "required": ["reasoning", "next_speaker", "title", "count"],
-        });
-        assert_eq!(
-            example_json(&schema),
-            json!({"reasoning": "mock", "next_speaker": "user", "title": "Mock session", "count": 1})
-        );
-        assert_eq!(
-            example_json(&json!({"anyOf": [{"type": "boolean"}]})),
-            json!(false)
-        );
-        assert_eq!(example_json(&json!(true)), Value::Null);
-    }
+    use super::*;
 
     #[test]
     fn sse_frames_named_and_unnamed_events() {

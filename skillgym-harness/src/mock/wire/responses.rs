@@ -3,9 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{
-    Conversation, Reply, Stream, ToolSpec, Wire, body_stream, push_text, sse, status_word,
-};
+use super::{Conversation, Reply, Stream, ToolSpec, Wire, push_text, sse, status_word};
 use crate::config::WireApi;
 use crate::mock::http::Response;
 
@@ -26,11 +24,7 @@ impl Wire for Responses {
     }
 
     fn conversation(&self, body: &Value, _stream: Stream) -> Conversation {
-        let mut conversation = Conversation {
-            model: body["model"].as_str().map(str::to_owned),
-            stream: body_stream(body),
-            ..Conversation::default()
-        };
+        let mut conversation = Conversation::from_body(body);
         for tool in body["tools"].as_array().into_iter().flatten() {
             let Some(name) = tool["name"].as_str() else {
                 continue;
