@@ -175,10 +175,13 @@ fn skip_reason(agent: Option<&AgentCli>) -> Option<String> {
             missing.join(", ")
         ));
     }
-    let can_unshare = Command::new("unshare")
-        .args(["-n", "true"])
-        .output()
-        .is_ok_and(|output| output.status.success());
+    static CAN_UNSHARE: OnceLock<bool> = OnceLock::new();
+    let can_unshare = *CAN_UNSHARE.get_or_init(|| {
+        Command::new("unshare")
+            .args(["-n", "true"])
+            .output()
+            .is_ok_and(|output| output.status.success())
+    });
     (!can_unshare).then(|| "`unshare -n` is not permitted here (it needs root)".to_owned())
 }
 
