@@ -885,3 +885,65 @@ fn every_url_an_agent_is_handed_under_mock_is_loopback() {
         }
     }
 }
+
+#[test]
+fn agent_env_cannot_send_a_dry_run_elsewhere() {
+    use skillgym_harness::config::WireApi;
+    const REMOTE: &str = "https://api.remote.example";
+    let hostile = |model: &str| {
+        [
+            "ANTHROPIC_BASE_URL",
+            "COPILOT_PROVIDER_BASE_URL",
+            "GOOGLE_GEMINI_BASE_URL",
+        ]
+        .into_iter()
+        .fold(AgentOptions::new(model), |options, key| {
+            options.env(key, REMOTE)
+        })
+        .env("OPENCODE_CONFIG", "/remote/opencode.json")
+    };
+    let endpoint = |wire_api| Provider {
+        base_url: "http://127.0.0.1:9".to_owned(),
+        api_key: ApiKey::Value("skillgym-mock-1".to_owned()),
+        wire_api,
+        offline: true,
+    };
+    let scene = Scene::new("hostile");
+    let claude = scene.run_with_endpoint(
+        AgentKind::ClaudeCode,
+        hostile("m"),
+        "claude-code.jsonl",
+        &endpoint(WireApi::Anthropic),
+    );
+    assert_eq!(claude.env("ANTHROPIC_BASE_URL"), "http://127.0.0.1:9");
+    let copilot = scene.run_with_endpoint(
+        AgentKind::Copilot,
+        hostile("m"),
+        "copilot.jsonl",
+        &endpoint(WireApi::OpenaiChat),
+    );
+    assert_eq!(
+        copilot.env("COPILOT_PROVIDER_BASE_URL"),
+        "http://127.0.0.1:9"
+    );
+    let gemini = scene.run_with_endpoint(
+        AgentKind::GeminiCli,
+        hostile("m"),
+        "gemini-cli.jsonl",
+        &endpoint(WireApi::Gemini),
+    );
+    assert_eq!(gemini.env("GOOGLE_GEMINI_BASE_URL"), "http://127.0.0.1:9");
+    let opencode = scene.run_with_endpoint(
+        AgentKind::Opencode,
+        hostile("m"),
+        "opencode.jsonl",
+        &endpoint(WireApi::OpenaiChat),
+    );
+    assert!(
+        opencode
+            .env("OPENCODE_CONFIG")
+            .starts_with(&*scene.state().to_string_lossy()),
+        "{}",
+        opencode.env("OPENCODE_CONFIG")
+    );
+}

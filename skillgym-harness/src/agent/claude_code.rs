@@ -109,6 +109,9 @@ impl ClaudeCode {
         if root {
             set_env(&mut launch, "IS_SANDBOX", "1");
         }
+        launch.seeded = seeded;
+        let mut launch = self.options.finish_launch(launch);
+        // Set last: `agent.env` cannot send the session elsewhere.
         if let Some(provider) = provider {
             set_env(&mut launch, "ANTHROPIC_BASE_URL", &provider.base_url);
             set_env(
@@ -121,8 +124,7 @@ impl ClaudeCode {
                 .env_remove
                 .extend(PROVIDER_OVERRIDES.map(OsString::from));
         }
-        launch.seeded = seeded;
-        Ok(self.options.finish_launch(launch))
+        Ok(launch)
     }
 }
 

@@ -122,6 +122,9 @@ impl Copilot {
         set_env(&mut launch, HOME_VAR, &home);
         set_env(&mut launch, "COPILOT_AUTO_UPDATE", "false");
         set_env(&mut launch, "NO_COLOR", "1");
+        launch.seeded = seeded;
+        let mut launch = self.options.finish_launch(launch);
+        // Set last: `agent.env` cannot send the session elsewhere.
         if let Some(provider) = provider {
             set_env(&mut launch, "COPILOT_PROVIDER_BASE_URL", &provider.base_url);
             set_env(
@@ -140,8 +143,7 @@ impl Copilot {
                 set_env(&mut launch, "COPILOT_OFFLINE", "true");
             }
         }
-        launch.seeded = seeded;
-        Ok(self.options.finish_launch(launch))
+        Ok(launch)
     }
 }
 

@@ -110,6 +110,9 @@ impl GeminiCli {
         set_env(&mut launch, HOME_VAR, &home);
         set_env(&mut launch, "GEMINI_CLI_TRUST_WORKSPACE", "true");
         set_env(&mut launch, "GEMINI_TELEMETRY_ENABLED", "false");
+        launch.seeded = seeded;
+        let mut launch = self.options.finish_launch(launch);
+        // Set last: `agent.env` cannot send the session elsewhere.
         if let Some(provider) = provider {
             set_env(&mut launch, "GOOGLE_GEMINI_BASE_URL", &provider.base_url);
             set_env(
@@ -127,8 +130,7 @@ impl GeminiCli {
                 .map(OsString::from),
             );
         }
-        launch.seeded = seeded;
-        Ok(self.options.finish_launch(launch))
+        Ok(launch)
     }
 }
 

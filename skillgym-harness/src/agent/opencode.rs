@@ -133,17 +133,6 @@ impl Opencode {
                 launch.seeded.extend(isolation::seed(&from, &to, files)?);
             }
         }
-        if let Some(provider) = provider {
-            let path = session.state_dir.join(PROVIDER_CONFIG);
-            let config = provider_config(provider, self.model_id(), provider.key_var(launch));
-            std::fs::write(&path, serde_json::to_vec_pretty(&config)?)?;
-            set_env(launch, "OPENCODE_CONFIG", &path);
-            if provider.offline {
-                set_env(launch, "OPENCODE_DISABLE_MODELS_FETCH", "1");
-                // OpenCode installs its plugin SDK from npm at start; a closed port fails fast.
-                set_env(launch, "NPM_CONFIG_REGISTRY", DEAD_REGISTRY);
-            }
-        }
         for (key, dir) in dirs {
             set_env(launch, key, dir);
         }
@@ -151,6 +140,25 @@ impl Opencode {
             set_env(launch, key, "1");
         }
         Ok(())
+    }
+
+    /// Applies `agent.env`, then points the agent at the session's provider endpoint, if any
+    /// (last, so that `agent.env` cannot send the session elsewhere).
+    fn finish(&self, session: &SessionSpec<'_>, launch: Launch) -> std::io::Result<Launch> {
+        let mut launch = self.options.finish_launch(launch);
+        if let Some(provider) = session.endpoint(&self.options) {
+            let path = session.state_dir.join(PROVIDER_CONFIG);
+            let key_var = provider.key_var(&mut launch);
+            let config = provider_config(provider, self.model_id(), key_var);
+            std::fs::write(&path, serde_json::to_vec_pretty(&config)?)?;
+            set_env(&mut launch, "OPENCODE_CONFIG", &path);
+            if provider.offline {
+                set_env(&mut launch, "OPENCODE_DISABLE_MODELS_FETCH", "1");
+                // OpenCode installs its plugin SDK from npm at start; a closed port fails fast.
+                set_env(&mut launch, "NPM_CONFIG_REGISTRY", DEAD_REGISTRY);
+            }
+        }
+        Ok(launch)
     }
 
     /// The model's id below a provider endpoint: the configured model as it is.
@@ -200,7 +208,7 @@ impl Agent for Opencode {
         launch.args.push("--".into());
         launch.args.push(session.prompt.into());
         self.isolate(session, &mut launch)?;
-        Ok(self.options.finish_launch(launch))
+        self.finish(session, launch)
     }
 
     fn parser(&self) -> Box<dyn StreamParser> {
@@ -247,7 +255,7 @@ impl Agent for Opencode {
         launch.args.push(session.prompt.into());
         Some(
             self.isolate(session, &mut launch)
-                .map(|()| self.options.finish_launch(launch)),
+                .and_then(|()| self.finish(session, launch)),
         )
     }
 

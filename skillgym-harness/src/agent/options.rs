@@ -13,7 +13,9 @@ use crate::config::AgentConfig;
 /// The program is `command` when set (a path, a name on `PATH`, or a launcher such as `npx`),
 /// else the agent's default binary. `args` come right after the program, before skillgym's
 /// own arguments (so a launcher's arguments fit: `command: npx`, `args: ["-y",
-/// "@openai/codex@0.169.0"]`). `env` is applied last, over skillgym's variables.
+/// "@openai/codex@0.169.0"]`). `env` is applied last, over skillgym's variables, but for the
+/// ones that point the agent at its [`provider`](Self::provider) endpoint, which adapters set
+/// after it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AgentOptions {
     /// `agent.model`.

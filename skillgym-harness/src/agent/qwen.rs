@@ -112,11 +112,6 @@ impl QwenCode {
                 ]
                 .map(OsString::from),
             );
-            set_env(
-                &mut launch,
-                "OPENAI_API_KEY",
-                provider.key_value(&self.options.env),
-            );
         }
         if let Some(id) = resume {
             launch.args.extend(["-r".into(), id.into()]);
@@ -126,7 +121,16 @@ impl QwenCode {
         set_env(&mut launch, "QWEN_RUNTIME_DIR", &dir);
         set_env(&mut launch, "QWEN_TELEMETRY_ENABLED", "false");
         launch.seeded = seeded;
-        Ok(self.options.finish_launch(launch))
+        let mut launch = self.options.finish_launch(launch);
+        // Set last: `agent.env` cannot hand the session another key.
+        if let Some(provider) = provider {
+            set_env(
+                &mut launch,
+                "OPENAI_API_KEY",
+                provider.key_value(&self.options.env),
+            );
+        }
+        Ok(launch)
     }
 }
 
