@@ -251,11 +251,9 @@ fn check(agent: &AgentCli, scenario: &str, status: &str) -> Result<Completion, F
     }
 }
 
+/// The agent's program on `PATH`, found as `skillgym doctor` finds it.
 fn find_program(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| candidate.is_file())
+    skillgym_harness::doctor::find_program(Path::new(program))
 }
 
 /// Both child runs, made once per process.

@@ -134,13 +134,7 @@ impl AgentOptions {
 
     /// The value `agent.env` gives a variable, else the harness's own.
     pub fn env_value(&self, key: &str) -> Option<String> {
-        self.env
-            .iter()
-            .rev()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value.clone())
-            .or_else(|| std::env::var(key).ok())
-            .filter(|value| !value.is_empty())
+        env_value(&self.env, key)
     }
 
     /// Where a variable is set for the agent, in words: `agent.env` wins over the harness's
@@ -197,6 +191,18 @@ impl AgentOptions {
             .map(PathBuf::from)
             .or_else(|| self.home().map(below))
     }
+}
+
+/// The value `agent_env` (an `agent.env` overlay, last setting wins) gives a variable, else the
+/// harness's own; an empty value is no value.
+pub(crate) fn env_value(agent_env: &[(String, String)], key: &str) -> Option<String> {
+    agent_env
+        .iter()
+        .rev()
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| value.clone())
+        .or_else(|| std::env::var(key).ok())
+        .filter(|value| !value.is_empty())
 }
 
 /// Pushes `KEY=value` onto a launch's environment.

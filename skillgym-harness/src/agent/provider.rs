@@ -17,7 +17,7 @@
 //! An *offline* provider (the scripted server of a `--mock` run) also switches off whatever
 //! else the agent would fetch: model catalogs, package registries, GitHub sign-in.
 
-use super::options::set_env;
+use super::options::{env_value, set_env};
 use super::{AgentOptions, Launch};
 use crate::config::{AgentKind, ProviderConfig, WireApi};
 
@@ -70,13 +70,7 @@ impl Provider {
     /// it, else as the harness's environment has it.
     pub fn key_value(&self, agent_env: &[(String, String)]) -> String {
         match &self.api_key {
-            ApiKey::Env(name) => agent_env
-                .iter()
-                .rev()
-                .find(|(key, _)| key == name)
-                .map(|(_, value)| value.clone())
-                .or_else(|| std::env::var(name).ok())
-                .unwrap_or_default(),
+            ApiKey::Env(name) => env_value(agent_env, name).unwrap_or_default(),
             ApiKey::Value(value) => value.clone(),
             ApiKey::None => NO_KEY.to_owned(),
         }

@@ -580,6 +580,9 @@ fn log(
     model_request: Option<(&dyn Wire, &Conversation, &Value)>,
     reply: &Value,
 ) {
+    if !shared.echo && session.setup.log.is_none() {
+        return;
+    }
     let mut entry = json!({
         "at": Timestamp::from(SystemTime::now()).rfc3339(),
         "method": request.method,
