@@ -34,6 +34,7 @@ pub mod process;
 mod rejections;
 mod run;
 mod schedule;
+pub mod skills;
 mod suggest;
 pub mod suite;
 mod summary;

@@ -36,7 +36,7 @@ pub use case::{CaseContext, Error, IntoCaseResult, Result};
 pub use failure::{Failure, FailureClass, FailureOrigin, SourceLocation};
 pub use report::{
     AgentInfo, Confidence, FileActivity, Phase, RawArtifacts, Role, RunnerInfo, SessionEvent,
-    SessionReport, SkillDetection, Timing, TokenCount, Usage, UsageSource,
+    SessionReport, SkillAttempt, SkillDetection, Timing, TokenCount, Usage, UsageSource,
 };
 
 /// The regular expression type the assertions accept (re-exported from the `regex` crate).

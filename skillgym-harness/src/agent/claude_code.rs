@@ -234,7 +234,7 @@ mod tests {
         self, PROMPT, env, fixture, mode, scratch, spec, tool_calls, tool_results,
     };
     use crate::normalize::Normalized;
-    use skillgym::{Confidence, SessionEvent, TokenCount, UsageSource};
+    use skillgym::{SessionEvent, TokenCount, UsageSource};
 
     fn normalize(stream: &str) -> Normalized {
         let mut parser = ClaudeCode::new(AgentOptions::new("claude-opus-5-5")).parser();
@@ -263,9 +263,10 @@ mod tests {
         assert_eq!(results[0], (tool_ids[0], "Bash", "hello", false));
         assert_eq!((results[1].0, results[1].1), (tool_ids[1], "Read"));
         assert!(results[1].2.contains("The secret word is pineapple."));
-        let skill = report.skill("wd").expect("SKILL.md read");
-        assert_eq!(skill.confidence, Confidence::Strong);
-        assert_eq!(report.detected_skills.len(), 1);
+        assert!(
+            report.detected_skills.is_empty(),
+            "the SKILL.md read sits at the workspace root and its file is gone: it names no skill"
+        );
         assert_eq!(report.final_output, "done");
         assert!(report.events.iter().any(|event| matches!(
             event,

@@ -30,7 +30,7 @@ use skillgym::{Phase, Role};
 use super::StreamParser;
 use super::api_error;
 use super::isolation;
-use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, abbreviate};
+use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, abbreviate, exit_code_in_text};
 
 /// What differs between the agents that print Claude-Code-shaped stream-json.
 #[derive(Debug)]
@@ -45,6 +45,17 @@ pub(crate) struct Dialect {
     pub skill_tools: &'static [&'static str],
     /// Assistant text starting with this is a provider error the agent printed as text.
     pub api_error_text: Option<&'static str>,
+    /// How a shell tool's result tells the command's exit status, if it does.
+    pub exit_status: ExitStatus,
+}
+
+/// Where a Claude-shaped agent puts a shell command's exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ExitStatus {
+    /// In the result: not an error is 0, an error starts with `Exit code N` (Claude Code).
+    ResultText,
+    /// Nowhere: a failing command is not an error (Qwen Code); the exit code stays unknown.
+    Unknown,
 }
 
 /// Claude Code's stream-json.
@@ -54,6 +65,7 @@ pub(crate) const CLAUDE_CODE: Dialect = Dialect {
     read_tools: &["Read"],
     skill_tools: &["Skill"],
     api_error_text: None,
+    exit_status: ExitStatus::ResultText,
 };
 
 /// Qwen Code's stream-json.
@@ -63,6 +75,7 @@ pub(crate) const QWEN_CODE: Dialect = Dialect {
     read_tools: &["read_file"],
     skill_tools: &["skill"],
     api_error_text: Some("[API Error:"),
+    exit_status: ExitStatus::Unknown,
 };
 
 /// Parses Claude-Code-shaped stream-json into the report.
@@ -248,13 +261,19 @@ impl ClaudeStreamParser {
         };
         out.tool_call(block.id.as_deref(), name, input, at.clone());
         if let Some((command, workdir)) = shell {
-            out.shell_command(&command, None, workdir.as_deref(), at.clone());
+            out.shell_command(
+                block.id.as_deref(),
+                &command,
+                None,
+                workdir.as_deref(),
+                at.clone(),
+            );
         }
         if let Some(path) = read {
-            out.file_read(&path, None, at.clone());
+            out.file_read(block.id.as_deref(), &path, None, at.clone());
         }
         if let Some(skill) = skill {
-            out.skill_signal(&skill, at);
+            out.skill_signal(block.id.as_deref(), &skill, at);
         }
     }
 
@@ -268,12 +287,18 @@ impl ClaudeStreamParser {
             Content::Blocks(blocks) => {
                 for block in blocks {
                     match block.kind.as_ref() {
-                        "tool_result" => out.tool_result(
-                            block.tool_use_id.as_deref(),
-                            block.content.into_text(),
-                            block.is_error.unwrap_or(false),
-                            at.clone(),
-                        ),
+                        "tool_result" => {
+                            let id = block.tool_use_id.as_deref();
+                            let output = block.content.into_text();
+                            let is_error = block.is_error.unwrap_or(false);
+                            if let (Some(id), ExitStatus::ResultText) =
+                                (id, self.dialect.exit_status)
+                                && let Some(code) = exit_code_in_text(&output, is_error)
+                            {
+                                out.command_exit(id, code);
+                            }
+                            out.tool_result(id, output, is_error, at.clone());
+                        }
                         "text" => {
                             if let Some(text) = block.text {
                                 out.message(Role::User, None, text.into_owned(), at.clone());
@@ -868,9 +893,13 @@ mod tests {
         assert_eq!(report.usage.cache_tokens, Some(TokenCount::provider(100)));
         assert_eq!(report.usage.reasoning_chars, 3);
         assert_eq!(report.final_output, "done");
+        assert!(
+            report.skill("pdf").is_none(),
+            "a failed load is no evidence"
+        );
         assert_eq!(
-            report.skill("pdf").map(|skill| skill.confidence),
-            Some(skillgym::Confidence::Explicit)
+            report.skill_attempts()[0].to_string(),
+            "pdf: attempted via Skill tool, failed: a"
         );
         assert!(report.events.iter().any(|event| matches!(
             event,

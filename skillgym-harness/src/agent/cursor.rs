@@ -427,7 +427,7 @@ impl CursorParser {
                 .into_iter()
                 .find_map(|key| args.get(key).and_then(Value::as_str));
             if let Some(path) = path {
-                out.file_read(path, None, at.clone());
+                out.file_read(Some(id), path, None, at.clone());
             }
         }
         if tool.contains("skill")
@@ -435,7 +435,7 @@ impl CursorParser {
                 .into_iter()
                 .find_map(|key| args.get(key).and_then(Value::as_str))
         {
-            out.skill_signal(skill, at.clone());
+            out.skill_signal(Some(id), skill, at.clone());
         }
         out.tool_call(Some(id), tool, args.clone(), at);
     }

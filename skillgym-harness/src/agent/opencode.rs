@@ -561,13 +561,13 @@ fn tool(part: Part<'_>, timestamp: Option<f64>, out: &mut ReportBuilder) {
     }
     if let Some(command) = command {
         let workdir = workdir.filter(|dir| !dir.is_empty()).map(PathBuf::from);
-        out.shell_command(&command, exit, workdir.as_deref(), started.clone());
+        out.shell_command(id, &command, exit, workdir.as_deref(), started.clone());
     }
     if let Some(path) = path {
-        out.file_read(&path, None, started.clone());
+        out.file_read(id, &path, None, started.clone());
     }
     if let Some(skill) = skill {
-        out.skill_signal(&skill, started);
+        out.skill_signal(id, &skill, started);
     }
 }
 
@@ -672,9 +672,9 @@ mod tests {
             report.file_reads(),
             [Path::new("/home/dev/demo/wd/SKILL.md")]
         );
-        assert_eq!(
-            report.skill("wd").map(|skill| skill.confidence),
-            Some(Confidence::Strong)
+        assert!(
+            report.detected_skills.is_empty(),
+            "the SKILL.md read sits at the workspace root and its file is gone: it names no skill"
         );
         assert_eq!(report.final_output, "done");
         assert!(report.events.iter().any(|event| matches!(
@@ -758,12 +758,9 @@ mod tests {
             event,
             SessionEvent::Command { command, exit_code: Some(1), .. } if command == "cat references/x.md"
         )));
-        assert_eq!(
-            report.file_reads(),
-            [
-                Path::new("/home/dev/demo/wd/skills/find-skills/references/x.md"),
-                Path::new("/home/dev/demo/wd/missing.md"),
-            ]
+        assert!(
+            report.file_reads().is_empty(),
+            "the cat exited 1 and the read failed"
         );
         let skill = report.skill("find-skills").expect("skill signal");
         assert_eq!(skill.confidence, Confidence::Explicit);

@@ -48,6 +48,7 @@ impl PendingCommands {
         };
         let pending = self.0.remove(index);
         out.shell_command(
+            Some(&pending.id),
             &pending.command,
             exit_code,
             pending.workdir.as_deref(),
@@ -65,6 +66,7 @@ impl PendingCommands {
     pub(super) fn flush(&mut self, out: &mut ReportBuilder) {
         for pending in self.0.drain(..) {
             out.shell_command(
+                Some(&pending.id),
                 &pending.command,
                 None,
                 pending.workdir.as_deref(),

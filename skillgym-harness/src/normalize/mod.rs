@@ -6,10 +6,12 @@
 //! (paired by id), [`shell_command`](ReportBuilder::shell_command) (unwrapped, with the files
 //! it reads), [`file_read`](ReportBuilder::file_read), [`skill_signal`](ReportBuilder::skill_signal),
 //! [`add_usage`](ReportBuilder::add_usage), [`provider_error`](ReportBuilder::provider_error).
-//! [`finish`](ReportBuilder::finish) settles message phases, detects skills and derives the
-//! token total.
+//! [`finish`](ReportBuilder::finish) settles what each read, skill load and command came to
+//! (from its call's result, the same way for every agent), settles message phases, detects
+//! skills and derives the token total.
 
 mod json;
+mod outcome;
 mod paths;
 pub mod shell;
 mod skills;
@@ -23,8 +25,9 @@ use serde_json::Value;
 use skillgym::{Phase, Role, SessionEvent, SessionReport, TokenCount, Usage};
 
 pub use json::{JsonLine, abbreviate, epoch_millis_to_rfc3339};
+pub use outcome::exit_code_in_text;
 pub use paths::resolve_path;
-pub use skills::detect_skills;
+pub use skills::{KnownSkills, detect_skills};
 pub use stream::{Normalized, normalize_stream, utf8_line};
 
 /// Collects what an adapter parses from one session's stream, then builds the report.
@@ -43,6 +46,8 @@ pub struct ReportBuilder {
     tool_names: HashMap<String, String>,
     provider_error: Option<ProviderError>,
     session_file: Option<PathBuf>,
+    links: outcome::Links,
+    known_skills: KnownSkills,
 }
 
 /// An error the model provider returned, as the agent reported it (HTTP status and message).
@@ -91,8 +96,10 @@ pub struct TokenUsage {
 impl ReportBuilder {
     /// A builder for a session that runs in `cwd`.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
         ReportBuilder {
-            cwd: cwd.into(),
+            known_skills: KnownSkills::new(cwd.clone()),
+            cwd,
             events: Vec::new(),
             usage: Usage::default(),
             session_id: None,
@@ -102,7 +109,17 @@ impl ReportBuilder {
             tool_names: HashMap::new(),
             provider_error: None,
             session_file: None,
+            links: outcome::Links::default(),
         }
+    }
+
+    /// Tells skill detection about skills installed for the session (their directory and
+    /// name), so reads inside them are named after their frontmatter even when the files are
+    /// gone by the time the stream is normalized.
+    #[must_use]
+    pub fn with_known_skills(mut self, skills: KnownSkills) -> Self {
+        self.known_skills = skills;
+        self
     }
 
     /// The session's working directory.
@@ -169,11 +186,13 @@ impl ReportBuilder {
         });
     }
 
-    /// Adds a shell command: `/bin/bash -lc '…'` and similar wrappers are unwrapped, and the
-    /// files it reads (`cat`, `sed -n`, `head`, `tail`, …) are added as file reads, resolved
-    /// against `workdir` (else the session's cwd) and any `cd` before them.
+    /// Adds a shell command made by tool call `call` (when it has one): `/bin/bash -lc '…'`
+    /// and similar wrappers are unwrapped, and the files it reads (`cat`, `sed -n`, `head`,
+    /// `tail`, …) are added as file reads, resolved against `workdir` (else the session's cwd)
+    /// and any `cd` before them. The reads fail when the command exits non-zero.
     pub fn shell_command(
         &mut self,
+        call: Option<&str>,
         command: &str,
         exit_code: Option<i32>,
         workdir: Option<&Path>,
@@ -185,21 +204,38 @@ impl ReportBuilder {
             None => self.cwd.clone(),
         };
         let reads = shell::file_reads(&script, &base);
+        let command_index = self.events.len();
+        self.links.call(command_index, call);
         self.events.push(SessionEvent::Command {
             command: script,
             exit_code,
             at: at.clone(),
         });
         for path in reads {
+            self.links.shell_read(self.events.len(), command_index);
             self.events.push(SessionEvent::FileRead {
                 path,
+                error: None,
                 at: at.clone(),
             });
         }
     }
 
-    /// Adds a file read (relative paths resolve against `workdir`, else the session's cwd).
-    pub fn file_read(&mut self, path: &str, workdir: Option<&Path>, at: Option<String>) {
+    /// Records the exit status of the shell command made by call `call`, when the adapter
+    /// learns it from the call's result (see [`exit_code_in_text`]).
+    pub fn command_exit(&mut self, call: &str, code: i32) {
+        self.links.exit(call, code);
+    }
+
+    /// Adds a file read made by tool call `call` (relative paths resolve against `workdir`,
+    /// else the session's cwd). It fails when the call's result is an error.
+    pub fn file_read(
+        &mut self,
+        call: Option<&str>,
+        path: &str,
+        workdir: Option<&Path>,
+        at: Option<String>,
+    ) {
         if path.is_empty() {
             return;
         }
@@ -207,20 +243,26 @@ impl ReportBuilder {
             Some(dir) => resolve_path(&self.cwd, dir),
             None => self.cwd.clone(),
         };
+        self.links.call(self.events.len(), call);
         self.events.push(SessionEvent::FileRead {
             path: resolve_path(&base, Path::new(path)),
+            error: None,
             at,
         });
     }
 
-    /// Adds an explicit skill load through the agent's skill tool.
-    pub fn skill_signal(&mut self, skill: &str, at: Option<String>) {
+    /// Adds a skill load through the agent's skill tool, made by tool call `call` (`None`
+    /// for an agent's own "skill invoked" notice). It fails when the call's result is an
+    /// error; its signal is then named after the tool (`tool:Skill`).
+    pub fn skill_signal(&mut self, call: Option<&str>, skill: &str, at: Option<String>) {
         if skill.is_empty() {
             return;
         }
+        self.links.call(self.events.len(), call);
         self.events.push(SessionEvent::SkillSignal {
             skill: skill.to_owned(),
             signal: "tool:skill".to_owned(),
+            error: None,
             at,
         });
     }
@@ -351,10 +393,14 @@ impl ReportBuilder {
             warnings,
             provider_error,
             session_file,
+            links,
+            known_skills,
+            tool_names,
             ..
         } = self;
+        links.settle(&mut events, &tool_names);
         settle_phases(&mut events);
-        let detected_skills = detect_skills(&events);
+        let (detected_skills, skill_attempts) = detect_skills(&events, &known_skills);
         let mut report = SessionReport::from_events(events);
         if let Some(final_output) = final_output {
             report.final_output = final_output;
@@ -380,6 +426,7 @@ impl ReportBuilder {
             prompt: prompt.to_owned(),
             usage,
             detected_skills,
+            skill_attempts,
             warnings,
             ..report
         };
@@ -474,12 +521,14 @@ mod tests {
     fn shell_commands_are_unwrapped_and_their_reads_resolved() {
         let mut out = ReportBuilder::new("/w");
         out.shell_command(
+            None,
             "/bin/bash -lc 'cd skills/x && cat SKILL.md'",
             Some(0),
             None,
             None,
         );
         out.shell_command(
+            None,
             "sed -n '1,20p' notes.md",
             None,
             Some(Path::new("sub")),
@@ -497,6 +546,51 @@ mod tests {
                 Path::new("/w/sub/notes.md")
             ]
         );
+    }
+
+    #[test]
+    fn reads_and_loads_count_only_when_their_call_succeeded() {
+        let mut out = ReportBuilder::new("/w");
+        out.tool_call(Some("r1"), "Read", json!({}), None);
+        out.file_read(Some("r1"), "skills/a/SKILL.md", None, None);
+        out.tool_result(Some("r1"), "---".into(), false, None);
+        out.tool_call(Some("r2"), "Read", json!({}), None);
+        out.file_read(Some("r2"), "skills/b/SKILL.md", None, None);
+        out.tool_result(Some("r2"), "File not found".into(), true, None);
+        out.tool_call(Some("k1"), "Skill", json!({}), None);
+        out.skill_signal(Some("k1"), "c", None);
+        out.tool_call(Some("s1"), "Bash", json!({}), None);
+        out.shell_command(Some("s1"), "cat skills/d/SKILL.md", None, None, None);
+        out.command_exit("s1", 1);
+        out.tool_result(Some("s1"), "Exit code 1".into(), true, None);
+        let report = out.finish("p");
+        assert_eq!(report.file_reads(), [Path::new("/w/skills/a/SKILL.md")]);
+        let detected: Vec<&str> = report
+            .detected_skills
+            .iter()
+            .map(|d| d.skill.as_str())
+            .collect();
+        assert_eq!(detected, ["a"]);
+        let attempts: Vec<String> = report
+            .skill_attempts
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            attempts,
+            [
+                "b: attempted via Read /w/skills/b/SKILL.md, failed: File not found",
+                "c: attempted via Skill tool, failed: no tool result was recorded (the session ended first)",
+                "d: attempted via Read /w/skills/d/SKILL.md, failed: the command exited with 1",
+            ]
+        );
+        assert!(report.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Command {
+                exit_code: Some(1),
+                ..
+            }
+        )));
     }
 
     #[test]

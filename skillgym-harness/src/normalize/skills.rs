@@ -1,57 +1,105 @@
-//! Skill detection from a session's events.
+//! Skill detection from a session's events, the same for every agent.
 //!
-//! - an explicit skill load ([`SessionEvent::SkillSignal`]) is `explicit` evidence;
-//! - a read of `<dir>/<skill>/SKILL.md` is `strong` evidence for `<skill>`;
-//! - a read of another file inside a skill's directory is `medium` evidence. A skill's
-//!   directory is one whose `SKILL.md` the session read, or any directory right under a
-//!   directory named `skills` (`.claude/skills/<skill>/references/x.md`).
+//! | observed | counts as |
+//! |---|---|
+//! | a skill load through the agent's skill tool that succeeded | `explicit` evidence for the tool's argument |
+//! | a read of a `SKILL.md` that succeeded | `strong` evidence for the skill it names |
+//! | a read of another file inside a known skill directory | `medium` evidence |
+//! | a skill load or `SKILL.md` read that failed | an attempt: never evidence, listed apart |
+//!
+//! A `SKILL.md` names its skill by the `name:` of its frontmatter: taken from the skill
+//! installed at that path, else read from the file at normalization time, else its parent
+//! directory's name, unless that directory is the workspace root (then it names nothing).
+//! A skill directory is known when it is installed, when its `SKILL.md` was read, or when it
+//! sits right under a directory named `skills` (`.claude/skills/<skill>/references/x.md`).
 //!
 //! One entry per skill, in order of first evidence; the strongest confidence wins and all
 //! evidence is kept, without duplicates.
 
-use std::collections::HashSet;
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
-use skillgym::{Confidence, SessionEvent, SkillDetection};
+use skillgym::{Confidence, SessionEvent, SkillAttempt, SkillDetection};
 
-/// Detects the skills the agent used.
-pub fn detect_skills(events: &[SessionEvent]) -> Vec<SkillDetection> {
-    let skill_dirs: HashSet<&Path> = events
-        .iter()
-        .filter_map(|event| match event {
-            SessionEvent::FileRead { path, .. } if is_skill_file(path) => path.parent(),
-            _ => None,
-        })
-        .collect();
+use crate::skills::manifest;
+
+/// What skill detection knows before reading the stream: the workspace root and the skills
+/// installed for the session.
+#[derive(Debug, Clone, Default)]
+pub struct KnownSkills {
+    root: Option<PathBuf>,
+    installed: Vec<(PathBuf, String)>,
+}
+
+impl KnownSkills {
+    /// Skills of a session whose workspace is `root`.
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        KnownSkills {
+            root: Some(root.into()),
+            installed: Vec::new(),
+        }
+    }
+
+    /// Adds a skill installed in `dir` under `name`.
+    pub fn installed(&mut self, dir: impl Into<PathBuf>, name: impl Into<String>) {
+        self.installed.push((dir.into(), name.into()));
+    }
+}
+
+/// Detects the skills the agent used, and the loads and reads that failed.
+pub fn detect_skills(
+    events: &[SessionEvent],
+    known: &KnownSkills,
+) -> (Vec<SkillDetection>, Vec<SkillAttempt>) {
+    let mut names = Names::new(known);
+    let mut skill_dirs: Vec<(PathBuf, String)> = known.installed.clone();
+    for event in events {
+        if let SessionEvent::FileRead {
+            path, error: None, ..
+        } = event
+            && is_skill_file(path)
+            && let (Some(dir), Some(name)) = (path.parent(), names.of_manifest(path))
+            && !skill_dirs.iter().any(|(known, _)| known == dir)
+        {
+            skill_dirs.push((dir.to_path_buf(), name));
+        }
+    }
     let mut detections: Vec<SkillDetection> = Vec::new();
+    let mut attempts: Vec<SkillAttempt> = Vec::new();
     for event in events {
         let (skill, confidence, evidence) = match event {
-            SessionEvent::SkillSignal { skill, signal, .. } => (
-                skill.clone(),
-                Confidence::Explicit,
-                format!("Loaded via {signal}"),
-            ),
-            SessionEvent::FileRead { path, .. } if is_skill_file(path) => {
-                let Some(skill) = dir_name(path.parent()) else {
+            SessionEvent::SkillSignal {
+                skill,
+                signal,
+                error,
+                ..
+            } => {
+                let via = via(signal);
+                if let Some(error) = error {
+                    push_attempt(&mut attempts, SkillAttempt::new(skill, via, error));
                     continue;
-                };
+                }
                 (
-                    skill,
-                    Confidence::Strong,
-                    format!("Read {}", path.display()),
+                    skill.clone(),
+                    Confidence::Explicit,
+                    format!("Loaded via {via}"),
                 )
             }
-            SessionEvent::FileRead { path, .. } => {
-                let Some(dir) = path.ancestors().skip(1).find(|dir| {
-                    skill_dirs.contains(dir)
-                        || dir
-                            .parent()
-                            .and_then(Path::file_name)
-                            .is_some_and(|name| name == "skills")
-                }) else {
+            SessionEvent::FileRead { path, error, .. } if is_skill_file(path) => {
+                let Some(skill) = names.of_manifest(path) else {
                     continue;
                 };
-                let Some(skill) = dir_name(Some(dir)) else {
+                let read = format!("Read {}", path.display());
+                if let Some(error) = error {
+                    push_attempt(&mut attempts, SkillAttempt::new(skill, read, error));
+                    continue;
+                }
+                (skill, Confidence::Strong, read)
+            }
+            SessionEvent::FileRead {
+                path, error: None, ..
+            } => {
+                let Some(skill) = inside_skill(path, &skill_dirs, &mut names) else {
                     continue;
                 };
                 (
@@ -76,16 +124,78 @@ pub fn detect_skills(events: &[SessionEvent]) -> Vec<SkillDetection> {
             }),
         }
     }
-    detections
+    (detections, attempts)
+}
+
+/// `Skill tool` for the signal `tool:Skill`.
+fn via(signal: &str) -> String {
+    match signal.strip_prefix("tool:") {
+        Some(tool) => format!("{tool} tool"),
+        None => signal.to_owned(),
+    }
+}
+
+fn push_attempt(attempts: &mut Vec<SkillAttempt>, attempt: SkillAttempt) {
+    if !attempts.contains(&attempt) {
+        attempts.push(attempt);
+    }
+}
+
+/// The name of the skill a file inside a skill directory belongs to: the nearest known skill
+/// directory above it, else a directory right under one named `skills`.
+fn inside_skill(
+    path: &Path,
+    skill_dirs: &[(PathBuf, String)],
+    names: &mut Names,
+) -> Option<String> {
+    for dir in path.ancestors().skip(1) {
+        if let Some((_, name)) = skill_dirs.iter().find(|(known, _)| known == dir) {
+            return Some(name.clone());
+        }
+        if dir.parent().and_then(Path::file_name) == Some("skills".as_ref()) {
+            return names.of_manifest(&manifest::manifest_path(dir));
+        }
+    }
+    None
+}
+
+/// Names skills by their `SKILL.md`, reading each file at most once.
+struct Names<'a> {
+    known: &'a KnownSkills,
+    read: HashMap<PathBuf, Option<String>>,
+}
+
+impl<'a> Names<'a> {
+    fn new(known: &'a KnownSkills) -> Self {
+        Names {
+            known,
+            read: HashMap::new(),
+        }
+    }
+
+    /// The name of the skill whose `SKILL.md` is at `path`.
+    fn of_manifest(&mut self, path: &Path) -> Option<String> {
+        let dir = path.parent()?;
+        if let Some((_, name)) = self.known.installed.iter().find(|(known, _)| known == dir) {
+            return Some(name.clone());
+        }
+        let from_file = self
+            .read
+            .entry(path.to_path_buf())
+            .or_insert_with(|| manifest::name_at(path))
+            .clone();
+        from_file.or_else(|| {
+            if self.known.root.as_deref() == Some(dir) {
+                return None;
+            }
+            dir.file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+        })
+    }
 }
 
 fn is_skill_file(path: &Path) -> bool {
     path.file_name().is_some_and(|name| name == "SKILL.md")
-}
-
-fn dir_name(dir: Option<&Path>) -> Option<String> {
-    dir.and_then(Path::file_name)
-        .map(|name| name.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]
@@ -93,10 +203,11 @@ mod tests {
     use super::*;
 
     fn read(path: &str) -> SessionEvent {
-        SessionEvent::FileRead {
-            path: path.into(),
-            at: None,
-        }
+        SessionEvent::file_read(path)
+    }
+
+    fn detect(events: &[SessionEvent]) -> (Vec<SkillDetection>, Vec<SkillAttempt>) {
+        detect_skills(events, &KnownSkills::new("/r"))
     }
 
     #[test]
@@ -107,12 +218,14 @@ mod tests {
             read("/r/README.md"),
             SessionEvent::SkillSignal {
                 skill: "find-skills".into(),
-                signal: "tool:skill".into(),
+                signal: "tool:Skill".into(),
+                error: None,
                 at: None,
             },
             read("/r/skills/other/SKILL.md"),
         ];
-        let detected = detect_skills(&events);
+        let (detected, attempts) = detect(&events);
+        assert!(attempts.is_empty());
         assert_eq!(detected.len(), 2);
         assert_eq!(detected[0].skill, "find-skills");
         assert_eq!(detected[0].confidence, Confidence::Explicit);
@@ -120,7 +233,7 @@ mod tests {
             detected[0].evidence,
             vec![
                 "Read /r/.claude/skills/find-skills/SKILL.md".to_owned(),
-                "Loaded via tool:skill".to_owned()
+                "Loaded via Skill tool".to_owned()
             ]
         );
         assert_eq!(detected[1].skill, "other");
@@ -136,7 +249,7 @@ mod tests {
             read("/r/skills/README.md"),
             read("/r/src/main.rs"),
         ];
-        let detected = detect_skills(&events);
+        let (detected, _) = detect(&events);
         let summary: Vec<(&str, Confidence)> = detected
             .iter()
             .map(|d| (d.skill.as_str(), d.confidence))
@@ -150,5 +263,71 @@ mod tests {
             detected[0].evidence,
             ["Read /r/.claude/skills/pdf/references/forms.md inside the skill's directory"]
         );
+    }
+
+    #[test]
+    fn failed_loads_and_reads_are_attempts_never_evidence() {
+        let events = vec![
+            SessionEvent::skill_signal("ghost-skill").failed("Unknown skill: ghost-skill"),
+            read("/r/skills/ghost/SKILL.md").failed("File not found"),
+            read("/r/skills/ghost/notes.md").failed("File not found"),
+            read("/r/skills/ghost/SKILL.md").failed("File not found"),
+        ];
+        let (detected, attempts) = detect(&events);
+        assert!(detected.is_empty(), "{detected:?}");
+        let attempts: Vec<String> = attempts.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            attempts,
+            [
+                "ghost-skill: attempted via skill tool, failed: Unknown skill: ghost-skill",
+                "ghost: attempted via Read /r/skills/ghost/SKILL.md, failed: File not found",
+            ]
+        );
+    }
+
+    #[test]
+    fn names_come_from_frontmatter_and_never_from_the_workspace_root() {
+        let root = std::env::temp_dir().join(format!("skillgym-names-{}", std::process::id()));
+        let skill_dir = root.join("tools/odd-dir");
+        std::fs::create_dir_all(&skill_dir).unwrap();
+        std::fs::write(
+            skill_dir.join("SKILL.md"),
+            "---\nname: real-name\ndescription: d\n---\n",
+        )
+        .unwrap();
+        let events = vec![
+            SessionEvent::file_read(skill_dir.join("SKILL.md")),
+            SessionEvent::file_read(skill_dir.join("scripts/run.sh")),
+            SessionEvent::file_read(root.join("SKILL.md")),
+        ];
+        let (detected, _) = detect_skills(&events, &KnownSkills::new(&root));
+        let names: Vec<(&str, Confidence)> = detected
+            .iter()
+            .map(|d| (d.skill.as_str(), d.confidence))
+            .collect();
+        assert_eq!(names, [("real-name", Confidence::Strong)]);
+
+        std::fs::write(
+            root.join("SKILL.md"),
+            "---\nname: at-root\ndescription: d\n---\n",
+        )
+        .unwrap();
+        let (detected, _) = detect_skills(&events, &KnownSkills::new(&root));
+        assert_eq!(detected.last().map(|d| d.skill.as_str()), Some("at-root"));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn installed_skills_are_named_even_when_their_files_are_gone() {
+        let mut known = KnownSkills::new("/ws");
+        known.installed("/ws/.claude/skills/demo", "demo-skill");
+        let events = vec![
+            read("/ws/.claude/skills/demo/references/a.md"),
+            read("/ws/.claude/skills/demo/SKILL.md"),
+        ];
+        let (detected, _) = detect_skills(&events, &known);
+        assert_eq!(detected.len(), 1);
+        assert_eq!(detected[0].skill, "demo-skill");
+        assert_eq!(detected[0].confidence, Confidence::Strong);
     }
 }

@@ -39,6 +39,10 @@ impl Noun {
         one: "skill",
         many: "skills",
     };
+    pub(crate) const FAILED_SKILL_ATTEMPT: Noun = Noun {
+        one: "failed skill attempt (not evidence)",
+        many: "failed skill attempts (not evidence)",
+    };
 
     /// `1 command`, `3 commands`.
     pub(crate) fn count(self, n: usize) -> String {

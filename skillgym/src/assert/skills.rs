@@ -13,7 +13,9 @@ use crate::{Confidence, SessionReport, SkillDetection};
 ///
 /// Skill names are compared exactly. Only detections at or above the minimum confidence
 /// count (see [`min_confidence`](Self::min_confidence); by default every detection counts).
-/// Failure messages list every detected skill with its confidence and evidence.
+/// A skill load or `SKILL.md` read that failed is never a detection: it is kept in
+/// [`SessionReport::skill_attempts`] and no check here counts it. Failure messages list every
+/// detected skill with its confidence and evidence, then the failed attempts.
 ///
 /// ```
 /// # use skillgym::prelude::*;
@@ -107,6 +109,18 @@ impl<'a> Skills<'a> {
             .collect();
         let mark = entries.iter().any(|entry| entry.marked).then_some(mark);
         render::observed(&mut detail, Noun::SKILL, &entries, mark);
+        let attempts = &self.check.report.skill_attempts;
+        if !attempts.is_empty() {
+            let entries: Vec<Entry> = attempts
+                .iter()
+                .map(|attempt| Entry {
+                    text: attempt.to_string(),
+                    details: Vec::new(),
+                    marked: false,
+                })
+                .collect();
+            render::observed(&mut detail, Noun::FAILED_SKILL_ATTEMPT, &entries, None);
+        }
         Mismatch::new(detail, question)
     }
 

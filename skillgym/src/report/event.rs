@@ -76,10 +76,14 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         at: Option<String>,
     },
-    /// A file the agent read (absolute path).
+    /// A file the agent read, or tried to read (absolute path).
     FileRead {
         /// The path.
         path: PathBuf,
+        /// Why the read failed (the tool's error, or the command's exit status), when it did.
+        /// A failed read is an attempt: it is neither a read nor skill evidence.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
         /// When, if known.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         at: Option<String>,
@@ -90,6 +94,10 @@ pub enum SessionEvent {
         skill: String,
         /// How it was signalled, e.g. `tool:skill`.
         signal: String,
+        /// Why the load failed (the skill tool's error), when it did. A failed load is an
+        /// attempt, never evidence that the skill was used.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
         /// When, if known.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         at: Option<String>,
@@ -143,7 +151,43 @@ impl SessionEvent {
     pub fn file_read(path: impl Into<PathBuf>) -> Self {
         SessionEvent::FileRead {
             path: path.into(),
+            error: None,
             at: None,
+        }
+    }
+
+    /// This event marked as failed with `error`, when it is a file read or a skill load (other
+    /// events are returned as they are).
+    ///
+    /// ```
+    /// use skillgym::{SessionEvent, SessionReport};
+    ///
+    /// let failed = SessionEvent::file_read("/repo/skills/ghost/SKILL.md").failed("File not found");
+    /// assert!(SessionReport::from_events([failed]).file_reads().is_empty());
+    /// ```
+    #[must_use]
+    pub fn failed(mut self, message: impl Into<String>) -> Self {
+        match &mut self {
+            SessionEvent::FileRead { error, .. } | SessionEvent::SkillSignal { error, .. } => {
+                *error = Some(message.into());
+            }
+            _ => {}
+        }
+        self
+    }
+
+    /// The failure of a file read or skill load, if it failed.
+    ///
+    /// ```
+    /// let event = skillgym::SessionEvent::skill_signal("ghost").failed("Unknown skill: ghost");
+    /// assert_eq!(event.error(), Some("Unknown skill: ghost"));
+    /// ```
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            SessionEvent::FileRead { error, .. } | SessionEvent::SkillSignal { error, .. } => {
+                error.as_deref()
+            }
+            _ => None,
         }
     }
 
@@ -172,6 +216,7 @@ impl SessionEvent {
         SessionEvent::SkillSignal {
             skill: skill.into(),
             signal: "tool:skill".into(),
+            error: None,
             at: None,
         }
     }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use event::{Phase, Role, SessionEvent};
-pub use skill::{Confidence, SkillDetection};
+pub use skill::{Confidence, SkillAttempt, SkillDetection};
 pub use usage::{TokenCount, Usage, UsageSource};
 
 use crate::assert::Expect;
@@ -43,8 +43,13 @@ pub struct SessionReport {
     pub usage: Usage,
     /// Files the agent was observed to read.
     pub files: FileActivity,
-    /// Skills the agent used, one entry per skill, with the strongest evidence.
+    /// Skills the agent used, one entry per skill, with the strongest evidence. Only loads and
+    /// reads that succeeded are evidence.
     pub detected_skills: Vec<SkillDetection>,
+    /// Skill loads and `SKILL.md` reads that failed (an unknown skill, a missing file), in
+    /// order. They are never evidence: no skill check counts them; failure messages show them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skill_attempts: Vec<SkillAttempt>,
     /// The agent's final answer.
     pub final_output: String,
     /// When the session ran.
@@ -78,7 +83,9 @@ impl SessionReport {
         let observed_reads: Vec<PathBuf> = events
             .iter()
             .filter_map(|event| match event {
-                SessionEvent::FileRead { path, .. } => Some(path.clone()),
+                SessionEvent::FileRead {
+                    path, error: None, ..
+                } => Some(path.clone()),
                 _ => None,
             })
             .collect();
@@ -185,8 +192,9 @@ impl SessionReport {
         })
     }
 
-    /// The files the agent read, in order (with repeats): the paths of the file-read events,
-    /// or [`files.observed_reads`](FileActivity::observed_reads) when there are none.
+    /// The files the agent read, in order (with repeats): the paths of the file-read events
+    /// that succeeded, or [`files.observed_reads`](FileActivity::observed_reads) when there are
+    /// none. A read that failed (a missing file) is not a read.
     ///
     /// ```
     /// use skillgym::{SessionEvent, SessionReport};
@@ -199,7 +207,9 @@ impl SessionReport {
             .events
             .iter()
             .filter_map(|event| match event {
-                SessionEvent::FileRead { path, .. } => Some(path.as_path()),
+                SessionEvent::FileRead {
+                    path, error: None, ..
+                } => Some(path.as_path()),
                 _ => None,
             })
             .collect();
@@ -221,6 +231,35 @@ impl SessionReport {
     /// ```
     pub fn detected_skills(&self) -> &[SkillDetection] {
         &self.detected_skills
+    }
+
+    /// The failed attempts to load or read a skill.
+    ///
+    /// ```
+    /// use skillgym::{SessionReport, SkillAttempt};
+    ///
+    /// let report = SessionReport::default()
+    ///     .with_skill_attempt(SkillAttempt::new("ghost", "Skill tool", "Unknown skill: ghost"));
+    /// assert!(report.detected_skills().is_empty());
+    /// assert_eq!(report.skill_attempts()[0].to_string(), "ghost: attempted via Skill tool, failed: Unknown skill: ghost");
+    /// ```
+    pub fn skill_attempts(&self) -> &[SkillAttempt] {
+        &self.skill_attempts
+    }
+
+    /// This report with a failed skill attempt added.
+    ///
+    /// ```
+    /// use skillgym::{SessionReport, SkillAttempt};
+    ///
+    /// let report = SessionReport::default()
+    ///     .with_skill_attempt(SkillAttempt::new("ghost", "Skill tool", "Unknown skill: ghost"));
+    /// assert!(report.skill("ghost").is_none());
+    /// ```
+    #[must_use]
+    pub fn with_skill_attempt(mut self, attempt: SkillAttempt) -> Self {
+        self.skill_attempts.push(attempt);
+        self
     }
 
     /// The detection of one skill, if it was detected at all.

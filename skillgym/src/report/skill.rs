@@ -35,7 +35,8 @@ pub enum Confidence {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillDetection {
-    /// The skill's name (its directory name).
+    /// The skill's name: the `name:` of its `SKILL.md` frontmatter, the skill tool's argument,
+    /// or (when the `SKILL.md` could not be read) its directory's name.
     pub skill: String,
     /// The strongest confidence among the evidence.
     pub confidence: Confidence,
@@ -62,5 +63,47 @@ impl SkillDetection {
             confidence,
             evidence: evidence.into_iter().map(Into::into).collect(),
         }
+    }
+}
+
+/// A skill load or `SKILL.md` read that failed. Never evidence that the skill was used; kept
+/// so that failure messages can say what the agent tried.
+///
+/// ```
+/// use skillgym::SkillAttempt;
+///
+/// let attempt = SkillAttempt::new("ghost-skill", "Skill tool", "Unknown skill: ghost-skill");
+/// assert_eq!(attempt.to_string(), "ghost-skill: attempted via Skill tool, failed: Unknown skill: ghost-skill");
+/// let json = serde_json::json!({"skill": "ghost-skill", "via": "Skill tool", "error": "Unknown skill: ghost-skill"});
+/// assert_eq!(serde_json::to_value(&attempt).unwrap(), json);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillAttempt {
+    /// The skill asked for (the skill tool's argument, or the name the path gives).
+    pub skill: String,
+    /// How it was tried: the skill tool's name, or `Read <path>`.
+    pub via: String,
+    /// What the agent's tool answered.
+    pub error: String,
+}
+
+impl SkillAttempt {
+    /// An attempt at `skill` made `via` a tool, which failed with `error`.
+    pub fn new(skill: impl Into<String>, via: impl Into<String>, error: impl Into<String>) -> Self {
+        SkillAttempt {
+            skill: skill.into(),
+            via: via.into(),
+            error: error.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for SkillAttempt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: attempted via {}, failed: {}",
+            self.skill, self.via, self.error
+        )
     }
 }

@@ -5,6 +5,22 @@ use skillgym::{CaseContext, SessionReport};
 
 use crate::support::transcripts::load;
 
+/// The captured `failing-command` scenario of each agent: a failing `ls`, then successful
+/// reads of `skills/demo/SKILL.md` and `skills/demo/references/notes.md` (`demo`, strong).
+pub const SKILL_TRANSCRIPTS: [&str; 6] = [
+    "claude-code.failing-command",
+    "codex.failing-command",
+    "opencode.failing-command",
+    "copilot.failing-command",
+    "gemini-cli.failing-command",
+    "qwen-code.failing-command",
+];
+
+/// Each skill transcript's name and the report built from it.
+pub fn skill_transcripts() -> impl Iterator<Item = (&'static str, SessionReport)> {
+    SKILL_TRANSCRIPTS.into_iter().map(|name| (name, load(name)))
+}
+
 /// The captured sessions, one per agent CLI version, as the adapters normalized them.
 pub const TRANSCRIPTS: [&str; 7] = [
     "claude-code",

@@ -5,15 +5,17 @@ use skillgym::assert::Expect;
 use skillgym::{Confidence, SessionReport, SkillDetection};
 
 use crate::common::*;
+
 use crate::support::transcripts::load;
 
 /// A check run against a report, for tables of checks.
 type CheckFn = Box<dyn for<'a> Fn(Expect<'a>)>;
 
 /// What every transcript's failure message lists under the headline.
-const WD_OBSERVED: &str = "observed 1 skill:
-  1. wd (strong)
-     evidence: Read /home/dev/demo/wd/SKILL.md";
+const DEMO_OBSERVED: &str = "observed 1 skill:
+  1. demo (strong)
+     evidence: Read /home/dev/demo/skills/demo/SKILL.md
+     evidence: Read /home/dev/demo/skills/demo/references/notes.md inside the skill's directory";
 
 /// Four skills, one per confidence; `expo` has five pieces of evidence.
 fn several() -> SessionReport {
@@ -51,26 +53,26 @@ fn several() -> SessionReport {
 
 #[test]
 fn has_passes_on_every_transcript() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         assert_eq!(report.detected_skills.len(), 1, "{name}");
         passes(&report, |e| {
-            e.skills().has("wd");
+            e.skills().has("demo");
         });
         passes(&report, |e| {
-            e.skills().min_confidence(Confidence::Strong).has("wd");
+            e.skills().min_confidence(Confidence::Strong).has("demo");
         });
     }
 }
 
 #[test]
 fn has_fails_for_a_skill_no_transcript_used() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failure = fails(&report, |e| {
             e.skills().has("deploy");
         });
         assert_eq!(
             failure.message,
-            format!("expected the skill \"deploy\" to be used\n{WD_OBSERVED}"),
+            format!("expected the skill \"deploy\" to be used\n{DEMO_OBSERVED}"),
             "{name}"
         );
         assert_eq!(
@@ -83,8 +85,8 @@ fn has_fails_for_a_skill_no_transcript_used() {
 
 #[test]
 fn has_compares_names_exactly() {
-    let report = load("claude-code");
-    for name in ["w", "WD", "wd ", "demo/wd", "SKILL.md"] {
+    let report = load("claude-code.failing-command");
+    for name in ["d", "DEMO", "demo ", "skills/demo", "SKILL.md"] {
         fails(&report, |e| {
             e.skills().has(name);
         });
@@ -94,11 +96,11 @@ fn has_compares_names_exactly() {
 #[test]
 fn has_fails_on_a_report_without_skills() {
     let msg = message(&SessionReport::default(), |e| {
-        e.skills().has("wd");
+        e.skills().has("demo");
     });
     assert_eq!(
         msg,
-        "expected the skill \"wd\" to be used\nobserved no skills"
+        "expected the skill \"demo\" to be used\nobserved no skills"
     );
 }
 
@@ -151,16 +153,17 @@ observed 1 skill:
 
 #[test]
 fn min_confidence_explicit_rejects_every_transcript_read() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failure = fails(&report, |e| {
-            e.skills().min_confidence(Confidence::Explicit).has("wd");
+            e.skills().min_confidence(Confidence::Explicit).has("demo");
         });
         assert_eq!(
             failure.message,
-            "expected the skill \"wd\" to be used (at least explicit)
+            "expected the skill \"demo\" to be used (at least explicit)
 observed 1 skill:
-  1. wd (strong) — below the minimum confidence
-     evidence: Read /home/dev/demo/wd/SKILL.md",
+  1. demo (strong) — below the minimum confidence
+     evidence: Read /home/dev/demo/skills/demo/SKILL.md
+     evidence: Read /home/dev/demo/skills/demo/references/notes.md inside the skill's directory",
             "{name}"
         );
     }
@@ -258,7 +261,7 @@ fn min_confidence_applies_to_the_checks_after_it_only() {
 
 #[test]
 fn not_has_passes_for_skills_no_transcript_used() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failures = failures(&report, |e| {
             e.skills().not_has("deploy").not_has("WD").not_has("");
         });
@@ -268,21 +271,22 @@ fn not_has_passes_for_skills_no_transcript_used() {
 
 #[test]
 fn not_has_fails_for_the_skill_every_transcript_used() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failure = fails(&report, |e| {
-            e.skills().not_has("wd");
+            e.skills().not_has("demo");
         });
         assert_eq!(
             failure.message,
-            "expected the skill \"wd\" not to be used
+            "expected the skill \"demo\" not to be used
 observed 1 skill (> marks an offending skill):
-  > 1. wd (strong)
-       evidence: Read /home/dev/demo/wd/SKILL.md",
+  > 1. demo (strong)
+       evidence: Read /home/dev/demo/skills/demo/SKILL.md
+       evidence: Read /home/dev/demo/skills/demo/references/notes.md inside the skill's directory",
             "{name}"
         );
         assert_eq!(
             failure.question.as_deref(),
-            Some("Why did you use the \"wd\" skill?"),
+            Some("Why did you use the \"demo\" skill?"),
             "{name}"
         );
     }
@@ -290,11 +294,11 @@ observed 1 skill (> marks an offending skill):
 
 #[test]
 fn not_has_ignores_detections_below_the_minimum() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failures = failures(&report, |e| {
             e.skills()
                 .min_confidence(Confidence::Explicit)
-                .not_has("wd");
+                .not_has("demo");
         });
         assert!(failures.is_empty(), "{name}: {failures:#?}");
     }
@@ -330,9 +334,9 @@ observed 4 skills (> marks an offending skill):
 
 #[test]
 fn includes_passes_when_every_skill_was_used() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failures = failures(&report, |e| {
-            e.skills().includes(["wd"]).includes([]);
+            e.skills().includes(["demo"]).includes([]);
         });
         assert!(failures.is_empty(), "{name}: {failures:#?}");
     }
@@ -344,15 +348,15 @@ fn includes_passes_when_every_skill_was_used() {
 
 #[test]
 fn includes_names_the_missing_skill() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failure = fails(&report, |e| {
-            e.skills().includes(["wd", "deploy"]);
+            e.skills().includes(["demo", "deploy"]);
         });
         assert_eq!(
             failure.message,
             format!(
-                "expected the skills [\"wd\", \"deploy\"] to be used, but [\"deploy\"] was not\n\
-                 {WD_OBSERVED}"
+                "expected the skills [\"demo\", \"deploy\"] to be used, but [\"deploy\"] was not\n\
+                 {DEMO_OBSERVED}"
             ),
             "{name}"
         );
@@ -392,13 +396,13 @@ fn includes_counts_only_detections_at_the_minimum() {
 
 #[test]
 fn count_passes_with_the_number_of_detections() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failures = failures(&report, |e| {
             e.skills()
-                .count("wd", 1)
+                .count("demo", 1)
                 .count("deploy", 0)
                 .min_confidence(Confidence::Explicit)
-                .count("wd", 0);
+                .count("demo", 0);
         });
         assert!(failures.is_empty(), "{name}: {failures:#?}");
     }
@@ -406,21 +410,22 @@ fn count_passes_with_the_number_of_detections() {
 
 #[test]
 fn count_fails_with_another_number() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failure = fails(&report, |e| {
-            e.skills().count("wd", 2);
+            e.skills().count("demo", 2);
         });
         assert_eq!(
             failure.message,
-            "expected the skill \"wd\" to be detected 2 times, observed 1
+            "expected the skill \"demo\" to be detected 2 times, observed 1
 observed 1 skill (> marks a match):
-  > 1. wd (strong)
-       evidence: Read /home/dev/demo/wd/SKILL.md",
+  > 1. demo (strong)
+       evidence: Read /home/dev/demo/skills/demo/SKILL.md
+       evidence: Read /home/dev/demo/skills/demo/references/notes.md inside the skill's directory",
             "{name}"
         );
         assert_eq!(
             failure.question.as_deref(),
-            Some("Why did you use the \"wd\" skill once, not 2 times?"),
+            Some("Why did you use the \"demo\" skill once, not 2 times?"),
             "{name}"
         );
     }
@@ -428,21 +433,22 @@ observed 1 skill (> marks a match):
 
 #[test]
 fn count_does_not_mark_a_detection_below_the_minimum() {
-    let failure = fails(&load("claude-code"), |e| {
+    let failure = fails(&load("claude-code.failing-command"), |e| {
         e.skills()
             .min_confidence(Confidence::Explicit)
-            .count("wd", 1);
+            .count("demo", 1);
     });
     assert_eq!(
         failure.message,
-        "expected the skill \"wd\" to be detected once (at least explicit), observed 0
+        "expected the skill \"demo\" to be detected once (at least explicit), observed 0
 observed 1 skill:
-  1. wd (strong) — below the minimum confidence
-     evidence: Read /home/dev/demo/wd/SKILL.md"
+  1. demo (strong) — below the minimum confidence
+     evidence: Read /home/dev/demo/skills/demo/SKILL.md
+     evidence: Read /home/dev/demo/skills/demo/references/notes.md inside the skill's directory"
     );
     assert_eq!(
         failure.question.as_deref(),
-        Some("Why did you use the \"wd\" skill 0 times, not once?")
+        Some("Why did you use the \"demo\" skill 0 times, not once?")
     );
 }
 
@@ -476,9 +482,9 @@ observed 2 skills (> marks a match):
 
 #[test]
 fn exactly_one_passes_on_every_transcript() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failures = failures(&report, |e| {
-            e.skills().exactly_one("wd");
+            e.skills().exactly_one("demo");
         });
         assert!(failures.is_empty(), "{name}: {failures:#?}");
     }
@@ -486,7 +492,7 @@ fn exactly_one_passes_on_every_transcript() {
 
 #[test]
 fn exactly_one_fails_when_the_skill_was_not_used() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failure = fails(&report, |e| {
             e.skills().exactly_one("deploy");
         });
@@ -495,8 +501,9 @@ fn exactly_one_fails_when_the_skill_was_not_used() {
             format!(
                 "expected \"deploy\" to be the only skill used, but it was not used\n\
                  observed 1 skill (> marks an offending skill):\n  \
-                 > 1. wd (strong)\n       \
-                 evidence: Read /home/dev/demo/wd/SKILL.md"
+                 > 1. demo (strong)\n       \
+                 evidence: Read /home/dev/demo/skills/demo/SKILL.md\n       \
+                 evidence: Read /home/dev/demo/skills/demo/references/notes.md inside the skill's directory"
             ),
             "{name}"
         );
@@ -574,9 +581,9 @@ observed 2 skills:
 
 #[test]
 fn only_passes_when_every_skill_is_allowed() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failures = failures(&report, |e| {
-            e.skills().only(["wd"]).only(["deploy", "wd"]);
+            e.skills().only(["demo"]).only(["deploy", "demo"]);
         });
         assert!(failures.is_empty(), "{name}: {failures:#?}");
     }
@@ -592,21 +599,22 @@ fn only_passes_when_every_skill_is_allowed() {
 
 #[test]
 fn only_fails_for_a_skill_not_allowed() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failure = fails(&report, |e| {
             e.skills().only(["deploy"]);
         });
         assert_eq!(
             failure.message,
-            "expected only the skills [\"deploy\"] to be used, but [\"wd\"] also was
+            "expected only the skills [\"deploy\"] to be used, but [\"demo\"] also was
 observed 1 skill (> marks an offending skill):
-  > 1. wd (strong)
-       evidence: Read /home/dev/demo/wd/SKILL.md",
+  > 1. demo (strong)
+       evidence: Read /home/dev/demo/skills/demo/SKILL.md
+       evidence: Read /home/dev/demo/skills/demo/references/notes.md inside the skill's directory",
             "{name}"
         );
         assert_eq!(
             failure.question.as_deref(),
-            Some("Why did you use the skills [\"wd\"]?"),
+            Some("Why did you use the skills [\"demo\"]?"),
             "{name}"
         );
     }
@@ -640,7 +648,7 @@ observed 4 skills (> marks an offending skill):
 
 #[test]
 fn because_becomes_the_first_line() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let msg = message(&report, |e| {
             e.skills()
                 .because("the prompt names the deploy skill")
@@ -650,7 +658,7 @@ fn because_becomes_the_first_line() {
             msg,
             format!(
                 "the prompt names the deploy skill\n\
-                 expected the skill \"deploy\" to be used\n{WD_OBSERVED}"
+                 expected the skill \"deploy\" to be used\n{DEMO_OBSERVED}"
             ),
             "{name}"
         );
@@ -659,13 +667,13 @@ fn because_becomes_the_first_line() {
 
 #[test]
 fn because_applies_to_every_following_check_and_not_to_passing_ones() {
-    let report = load("claude-code");
+    let report = load("claude-code.failing-command");
     let failures = failures(&report, |e| {
         e.skills()
-            .has("wd")
+            .has("demo")
             .because("reason")
-            .not_has("wd")
-            .has("wd")
+            .not_has("demo")
+            .has("demo")
             .only(["x"]);
     });
     assert_eq!(failures.len(), 2, "{failures:#?}");
@@ -678,7 +686,7 @@ fn because_applies_to_every_following_check_and_not_to_passing_ones() {
 
 #[test]
 fn because_does_not_change_the_question() {
-    let failure = fails(&load("codex"), |e| {
+    let failure = fails(&load("codex.failing-command"), |e| {
         e.skills().because("reason").has("deploy");
     });
     assert_eq!(
@@ -766,7 +774,7 @@ fn explain_replaces_the_question_of_every_check() {
 
 #[test]
 fn explain_with_computes_the_question_from_the_report() {
-    for (name, report) in transcripts() {
+    for (name, report) in skill_transcripts() {
         let failure = fails(&report, |e| {
             e.skills()
                 .explain_with(|report| {
@@ -788,7 +796,7 @@ fn explain_with_computes_the_question_from_the_report() {
         );
         assert_eq!(
             failure.message,
-            format!("expected the skill \"deploy\" to be used\n{WD_OBSERVED}")
+            format!("expected the skill \"deploy\" to be used\n{DEMO_OBSERVED}")
         );
     }
 }
@@ -796,20 +804,20 @@ fn explain_with_computes_the_question_from_the_report() {
 #[test]
 fn explain_with_is_not_called_when_the_check_passes() {
     let called = std::cell::Cell::new(false);
-    passes(&load("opencode"), |e| {
+    passes(&load("opencode.failing-command"), |e| {
         e.skills()
             .explain_with(|_| {
                 called.set(true);
                 String::new()
             })
-            .has("wd");
+            .has("demo");
     });
     assert!(!called.get());
 }
 
 #[test]
 fn the_last_explain_wins() {
-    let report = load("gemini-cli");
+    let report = load("gemini-cli.failing-command");
     let failure = fails(&report, |e| {
         e.skills()
             .explain("first?")
@@ -828,24 +836,25 @@ fn the_last_explain_wins() {
 
 #[test]
 fn because_and_explain_combine() {
-    let failure = fails(&load("copilot"), |e| {
+    let failure = fails(&load("copilot.failing-command"), |e| {
         e.skills()
-            .because("wd must be loaded explicitly")
-            .explain("Why did you only read wd's SKILL.md?")
+            .because("demo must be loaded explicitly")
+            .explain("Why did you only read demo's SKILL.md?")
             .min_confidence(Confidence::Explicit)
-            .has("wd");
+            .has("demo");
     });
     assert_eq!(
         failure.message,
-        "wd must be loaded explicitly
-expected the skill \"wd\" to be used (at least explicit)
+        "demo must be loaded explicitly
+expected the skill \"demo\" to be used (at least explicit)
 observed 1 skill:
-  1. wd (strong) — below the minimum confidence
-     evidence: Read /home/dev/demo/wd/SKILL.md"
+  1. demo (strong) — below the minimum confidence
+     evidence: Read /home/dev/demo/skills/demo/SKILL.md
+     evidence: Read /home/dev/demo/skills/demo/references/notes.md inside the skill's directory"
     );
     assert_eq!(
         failure.question.as_deref(),
-        Some("Why did you only read wd's SKILL.md?")
+        Some("Why did you only read demo's SKILL.md?")
     );
 }
 
@@ -854,7 +863,7 @@ observed 1 skill:
 
 #[test]
 fn the_failure_points_at_the_check() {
-    let report = load("claude-code");
+    let report = load("claude-code.failing-command");
     let failure = fails(&report, |e| {
         e.skills().has("deploy");
     });
@@ -869,13 +878,13 @@ fn the_failure_points_at_the_check() {
 
 #[test]
 fn each_failure_of_a_chain_points_at_its_own_check() {
-    let report = load("claude-code");
+    let report = load("claude-code.failing-command");
     let failures = failures(&report, |e| {
         e.skills()
-            .because("the prompt asks for the deploy skill, not the wd skill")
+            .because("the prompt asks for the deploy skill, not the demo skill")
             .has("deploy")
-            .has("wd")
-            .not_has("wd");
+            .has("demo")
+            .not_has("demo");
     });
     let lines: Vec<u32> = failures
         .iter()
@@ -883,4 +892,76 @@ fn each_failure_of_a_chain_points_at_its_own_check() {
         .collect();
     let first = line!() - 8;
     assert_eq!(lines, [first, first + 2]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// failed loads and reads
+
+/// The captured `missing-skill` scenario: the skill tool asked for `ghost-skill`, then a read
+/// of the missing `skills/ghost/SKILL.md`. Neither is evidence, whatever the check.
+#[test]
+fn failed_attempts_never_satisfy_a_check_and_are_shown() {
+    for agent in [
+        "claude-code",
+        "copilot",
+        "gemini-cli",
+        "opencode",
+        "qwen-code",
+    ] {
+        let name = format!("{agent}.missing-skill");
+        let report = load(&name);
+        passes(&report, |e| {
+            e.skills()
+                .min_confidence(Confidence::Weak)
+                .not_has("ghost-skill")
+                .not_has("ghost")
+                .count("ghost-skill", 0)
+                .only([]);
+        });
+        let failure = fails(&report, |e| {
+            e.skills().has("ghost-skill");
+        });
+        let lines: Vec<&str> = failure.message.lines().collect();
+        assert_eq!(
+            lines[..3],
+            [
+                "expected the skill \"ghost-skill\" to be used",
+                "observed no skills",
+                "observed 2 failed skill attempts (not evidence):",
+            ],
+            "{name}"
+        );
+        assert!(
+            lines[3].starts_with("  1. ghost-skill: attempted via ")
+                && lines[3].contains(" tool, failed: "),
+            "{name}: {}",
+            lines[3]
+        );
+        assert!(
+            lines[4].starts_with(
+                "  2. ghost: attempted via Read /home/dev/demo/skills/ghost/SKILL.md, failed: "
+            ),
+            "{name}: {}",
+            lines[4]
+        );
+        fails(&report, |e| {
+            e.skills().includes(["ghost"]);
+        });
+        fails(&report, |e| {
+            e.skills().exactly_one("ghost-skill");
+        });
+    }
+}
+
+#[test]
+fn claude_s_failed_load_reads_as_the_tool_said() {
+    let message = message(&load("claude-code.missing-skill"), |e| {
+        e.skills().has("ghost-skill");
+    });
+    assert!(
+        message.contains(
+            "1. ghost-skill: attempted via Skill tool, failed: Unknown skill: ghost-skill"
+        ),
+        "{message}"
+    );
 }

@@ -1,0 +1,200 @@
+//! Settling what each file read, skill load and shell command came to, from the tool result
+//! of the call that made it: the same rules for every adapter.
+//!
+//! | event | failed when |
+//! |---|---|
+//! | file read or skill load made by a tool call | the call's result is an error, or no result came |
+//! | file read made by a shell command | the command exited non-zero, or its call's result is an error |
+//! | shell command | (its exit code is taken from the adapter, or from [`Links::exit`]) |
+//!
+//! A failed read or load keeps its event, marked with the error: it is an attempt, not evidence.
+
+use std::collections::HashMap;
+
+use skillgym::SessionEvent;
+
+/// The longest error text kept on a failed event.
+const MAX_ERROR_CHARS: usize = 200;
+/// What a failed event says when the tool gave no text.
+const NO_TEXT: &str = "the tool reported an error";
+/// What an event says when its call never got a result.
+const NO_RESULT: &str = "no tool result was recorded (the session ended first)";
+
+/// Which events came from which tool call, recorded by the builder as adapters push them.
+#[derive(Debug, Default)]
+pub(super) struct Links {
+    /// Event index → the id of the tool call that made it.
+    calls: HashMap<usize, String>,
+    /// File-read event index → the index of the shell command that read it.
+    shell_reads: Vec<(usize, usize)>,
+    /// Call id → exit status the adapter read from the call's result.
+    exits: HashMap<String, i32>,
+}
+
+impl Links {
+    /// Event `index` was made by call `call`.
+    pub(super) fn call(&mut self, index: usize, call: Option<&str>) {
+        if let Some(call) = call {
+            self.calls.insert(index, call.to_owned());
+        }
+    }
+
+    /// File read `read` was made by the shell command at `command`.
+    pub(super) fn shell_read(&mut self, read: usize, command: usize) {
+        self.shell_reads.push((read, command));
+    }
+
+    /// The command made by call `call` exited with `code`.
+    pub(super) fn exit(&mut self, call: &str, code: i32) {
+        self.exits.insert(call.to_owned(), code);
+    }
+
+    /// Marks every failed read and load, fills exit codes, and names each skill load's
+    /// signal after the tool that made it (`tool:Skill`). `tools` maps call ids to tool names.
+    pub(super) fn settle(self, events: &mut [SessionEvent], tools: &HashMap<String, String>) {
+        // Call id → the error text of its first result, `None` when that result succeeded.
+        let mut results: HashMap<String, Option<String>> = HashMap::new();
+        for event in events.iter() {
+            if let SessionEvent::ToolResult {
+                id: Some(id),
+                output,
+                is_error,
+                ..
+            } = event
+                && !results.contains_key(id)
+            {
+                results.insert(id.clone(), is_error.then(|| error_text(output)));
+            }
+        }
+        let mut updates: Vec<(usize, Update)> = Vec::new();
+        for (&index, call) in &self.calls {
+            let failure = match results.get(call.as_str()) {
+                Some(error) => error.clone(),
+                None => Some(NO_RESULT.to_owned()),
+            };
+            updates.push((
+                index,
+                Update {
+                    failure,
+                    exit: self.exits.get(call).copied(),
+                    tool: tools.get(call).cloned(),
+                },
+            ));
+        }
+        for (index, update) in updates {
+            apply(&mut events[index], update);
+        }
+        for (read, command) in self.shell_reads {
+            let failure = match &events[command] {
+                SessionEvent::Command {
+                    exit_code: Some(code),
+                    ..
+                } if *code != 0 => Some(format!("the command exited with {code}")),
+                _ => self
+                    .calls
+                    .get(&command)
+                    .and_then(|call| results.get(call.as_str()))
+                    .and_then(Clone::clone),
+            };
+            if let (Some(failure), SessionEvent::FileRead { error, .. }) =
+                (failure, &mut events[read])
+            {
+                error.get_or_insert(failure);
+            }
+        }
+    }
+}
+
+/// What a call's result means for one of the events it made.
+struct Update {
+    failure: Option<String>,
+    exit: Option<i32>,
+    tool: Option<String>,
+}
+
+fn apply(event: &mut SessionEvent, update: Update) {
+    match event {
+        SessionEvent::Command { exit_code, .. } if exit_code.is_none() => {
+            *exit_code = update.exit;
+        }
+        SessionEvent::FileRead { error, .. } => {
+            if let Some(failure) = update.failure {
+                error.get_or_insert(failure);
+            }
+        }
+        SessionEvent::SkillSignal { signal, error, .. } => {
+            if let Some(tool) = update.tool {
+                *signal = format!("tool:{tool}");
+            }
+            if let Some(failure) = update.failure {
+                error.get_or_insert(failure);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The first line of a tool's error output, without Claude's `<tool_use_error>` wrapper,
+/// abbreviated.
+fn error_text(output: &str) -> String {
+    let text = output.trim();
+    let text = text
+        .strip_prefix("<tool_use_error>")
+        .map(|rest| rest.strip_suffix("</tool_use_error>").unwrap_or(rest))
+        .unwrap_or(text);
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or(NO_TEXT);
+    if line.chars().count() > MAX_ERROR_CHARS {
+        let cut: String = line.chars().take(MAX_ERROR_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        line.to_owned()
+    }
+}
+
+/// The exit status of a Claude Code `Bash` result: `Some(0)` for a result that is not an
+/// error (Claude marks every non-zero exit as one), the code stated on the first line
+/// (`Exit code 2`) of one that is, `None` when an error states none (a denied or timed-out
+/// command).
+pub fn exit_code_in_text(output: &str, is_error: bool) -> Option<i32> {
+    if !is_error {
+        return Some(0);
+    }
+    let first = output.trim_start().lines().next()?;
+    first
+        .strip_prefix("Exit code ")?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|code| *code != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_text_is_one_clean_line() {
+        assert_eq!(
+            error_text("<tool_use_error>Unknown skill: ghost</tool_use_error>"),
+            "Unknown skill: ghost"
+        );
+        assert_eq!(error_text("\n  File not found.\nmore"), "File not found.");
+        assert_eq!(error_text(""), NO_TEXT);
+        assert_eq!(
+            error_text(&"x".repeat(300)).chars().count(),
+            MAX_ERROR_CHARS + 1
+        );
+    }
+
+    #[test]
+    fn exit_codes_are_read_from_claude_style_text() {
+        assert_eq!(exit_code_in_text("Exit code 2\nls: nope", true), Some(2));
+        assert_eq!(exit_code_in_text("hello", false), Some(0));
+        assert_eq!(exit_code_in_text("Permission denied", true), None);
+        assert_eq!(exit_code_in_text("Exit code x", true), None);
+    }
+}
