@@ -37,14 +37,6 @@ pub(super) fn opt_non_empty<'de, D: Deserializer<'de>>(
     Ok(value)
 }
 
-/// An optional finite number `>= 0` for `key` (`null` = `None`).
-pub(super) fn opt_non_negative<'de, D: Deserializer<'de>>(
-    deserializer: D,
-    key: &'static str,
-) -> Result<Option<f64>, D::Error> {
-    deserializer.deserialize_option(OptionOf(NonNegative { key }))
-}
-
 /// A section that may be left empty (`run:` with nothing under it): `null` = `T::default()`.
 pub(super) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
@@ -157,52 +149,6 @@ impl Visitor<'_> for Int {
                 self.key
             ))),
         }
-    }
-}
-
-/// Number visitor (finite, >= 0).
-#[derive(Clone, Copy)]
-struct NonNegative {
-    key: &'static str,
-}
-
-impl Visitor<'_> for NonNegative {
-    type Value = f64;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "`{}` to be a number >= 0", self.key)
-    }
-
-    fn visit_f64<E: de::Error>(self, value: f64) -> Result<f64, E> {
-        if !value.is_finite() || value < 0.0 {
-            return Err(E::custom(format!(
-                "`{}` must be a finite number >= 0, found {value}",
-                self.key
-            )));
-        }
-        Ok(value)
-    }
-
-    fn visit_u64<E: de::Error>(self, value: u64) -> Result<f64, E> {
-        self.visit_f64(value as f64)
-    }
-
-    fn visit_i64<E: de::Error>(self, value: i64) -> Result<f64, E> {
-        self.visit_f64(value as f64)
-    }
-
-    fn visit_str<E: de::Error>(self, value: &str) -> Result<f64, E> {
-        Err(E::custom(format!(
-            "`{}` must be a number, found `{value}`",
-            self.key
-        )))
-    }
-
-    fn visit_bool<E: de::Error>(self, value: bool) -> Result<f64, E> {
-        Err(E::custom(format!(
-            "`{}` must be a number, found `{value}`",
-            self.key
-        )))
     }
 }
 

@@ -14,8 +14,6 @@
 //! defaults: { timeout: 2m }
 //! runners:
 //!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
-//! suites: [cases/EVAL.yaml]
-//! snapshots: { path: skillgym.snapshots.json, metric: total_tokens, tolerance: { percent: 10 } }
 //! ```
 
 mod discover;
@@ -34,7 +32,6 @@ pub use duration::parse_duration;
 pub use error::ConfigError;
 pub use schema::{
     AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, ProviderConfig, RunConfig,
-    RunnerConfig, Schedule, SnapshotMetric, SnapshotsConfig, Tolerance, WireApi, WorkspaceConfig,
-    WorkspaceMode,
+    RunnerConfig, Schedule, WireApi, WorkspaceConfig, WorkspaceMode,
 };
 pub use settings::{DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings, SettingsError, resolve};

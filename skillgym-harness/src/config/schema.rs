@@ -31,12 +31,17 @@ pub struct Config {
     /// `runners:` the configured agent targets, in file order.
     #[serde(default, deserialize_with = "deserialize_runners")]
     pub runners: Vec<(String, RunnerConfig)>,
-    /// `suites:` declarative suite files (absolute after [`Config::parse`]).
-    #[serde(default, deserialize_with = "fields::null_as_default")]
-    pub suites: Vec<PathBuf>,
-    /// `snapshots:` token-usage baselines.
-    #[serde(default)]
-    pub snapshots: Option<SnapshotsConfig>,
+    /// `suites:` is reserved for declarative suites, which do not exist yet: the key is an
+    /// error rather than silently doing nothing.
+    #[serde(default, rename = "suites", deserialize_with = "not_supported_suites")]
+    reserved_suites: (),
+    /// `snapshots:` is reserved for token snapshots, which do not exist yet.
+    #[serde(
+        default,
+        rename = "snapshots",
+        deserialize_with = "not_supported_snapshots"
+    )]
+    reserved_snapshots: (),
     /// The file this config was read from (`None` for [`Config::default_for`]).
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -96,12 +101,6 @@ impl Config {
             if let Some(command) = &mut runner.agent.command {
                 *command = resolve_command(dir, command);
             }
-        }
-        for suite in &mut self.suites {
-            *suite = resolve_path(dir, suite);
-        }
-        if let Some(path) = self.snapshots.as_mut().and_then(|s| s.path.as_mut()) {
-            *path = resolve_path(dir, path);
         }
     }
 }
@@ -244,14 +243,6 @@ fn de_reporter<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Stri
 
 fn de_model<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
     fields::opt_non_empty(deserializer, "model")
-}
-
-fn de_absolute<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
-    fields::opt_non_negative(deserializer, "absolute")
-}
-
-fn de_percent<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
-    fields::opt_non_negative(deserializer, "percent")
 }
 
 #[derive(Deserialize)]
@@ -859,97 +850,30 @@ fn deserialize_runners<'de, D: Deserializer<'de>>(
     deserializer.deserialize_option(Runners)
 }
 
-/// Which token figure snapshots compare.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SnapshotMetric {
-    /// `total_tokens` (alias `totalTokens`).
-    #[default]
-    #[serde(alias = "totalTokens")]
-    TotalTokens,
-    /// `input_tokens` (alias `inputTokens`).
-    #[serde(alias = "inputTokens")]
-    InputTokens,
-    /// `output_tokens` (alias `outputTokens`).
-    #[serde(alias = "outputTokens")]
-    OutputTokens,
-    /// `reasoning_tokens` (alias `reasoningTokens`).
-    #[serde(alias = "reasoningTokens")]
-    ReasoningTokens,
-    /// `cache_tokens` (alias `cacheTokens`).
-    #[serde(alias = "cacheTokens")]
-    CacheTokens,
+/// Rejects a key that names a feature skillgym does not have yet, at the key's value.
+fn not_supported<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    message: &str,
+    help: &str,
+) -> Result<(), D::Error> {
+    let value = Located::<de::IgnoredAny>::deserialize(deserializer)?;
+    Err(de::Error::custom(
+        value.error(yaml::with_help(message, help)),
+    ))
 }
 
-impl SnapshotMetric {
-    /// The canonical name, e.g. `total_tokens`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SnapshotMetric::TotalTokens => "total_tokens",
-            SnapshotMetric::InputTokens => "input_tokens",
-            SnapshotMetric::OutputTokens => "output_tokens",
-            SnapshotMetric::ReasoningTokens => "reasoning_tokens",
-            SnapshotMetric::CacheTokens => "cache_tokens",
-        }
-    }
+fn not_supported_suites<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    not_supported(
+        deserializer,
+        "`suites` is not supported yet: declarative suites (EVAL.yaml, case.yaml) are not built",
+        "write each case as a Rust function with `#[skillgym::case]`, and remove `suites`",
+    )
 }
 
-impl fmt::Display for SnapshotMetric {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// `snapshots:` token-usage baselines.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(try_from = "RawSnapshots")]
-pub struct SnapshotsConfig {
-    /// `path` of the snapshot file (absolute after [`Config::parse`]; the caller picks the
-    /// default when absent).
-    pub path: Option<PathBuf>,
-    /// `metric` compared (default `total_tokens`).
-    pub metric: SnapshotMetric,
-    /// `tolerance`: how far a run may drift from the baseline.
-    pub tolerance: Tolerance,
-}
-
-/// `snapshots.tolerance:` at least one of `absolute` (tokens) and `percent`, each >= 0.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Tolerance {
-    /// `absolute`: allowed difference in tokens.
-    #[serde(default, deserialize_with = "de_absolute")]
-    pub absolute: Option<f64>,
-    /// `percent`: allowed difference in percent of the baseline.
-    #[serde(default, deserialize_with = "de_percent")]
-    pub percent: Option<f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSnapshots {
-    #[serde(default)]
-    path: Option<PathBuf>,
-    #[serde(default)]
-    metric: Option<SnapshotMetric>,
-    tolerance: Located<Tolerance>,
-}
-
-impl TryFrom<RawSnapshots> for SnapshotsConfig {
-    type Error = String;
-
-    fn try_from(raw: RawSnapshots) -> Result<SnapshotsConfig, String> {
-        let tolerance = raw.tolerance;
-        if tolerance.value.absolute.is_none() && tolerance.value.percent.is_none() {
-            return Err(tolerance.error(yaml::with_help(
-                "`tolerance` needs at least one of `absolute` or `percent`",
-                "e.g. `tolerance: { percent: 10 }`",
-            )));
-        }
-        Ok(SnapshotsConfig {
-            path: raw.path,
-            metric: raw.metric.unwrap_or_default(),
-            tolerance: tolerance.value,
-        })
-    }
+fn not_supported_snapshots<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    not_supported(
+        deserializer,
+        "`snapshots` is not supported yet: token snapshots are not built",
+        "token usage is in each execution's `results.json`; remove `snapshots`",
+    )
 }

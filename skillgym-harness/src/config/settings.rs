@@ -15,8 +15,6 @@
 //! | timeout | — | — | `defaults.timeout` or `defaults.timeout_ms` (`timeoutMs`) | 2m |
 //! | cwd (workspace mode `none`) | — | — | `run.workspace.cwd` or `run.cwd` (not both; vs config dir) | the config dir |
 //! | workspace | — | — | `run.workspace` | mode `none` |
-//! | suites | — | — | `suites` (vs config dir) | none |
-//! | snapshots | — | — | `snapshots` | none |
 //!
 //! A flag beats its variable, field by field. An empty variable counts as unset. An empty
 //! `--tag` list never hides `run.tags`.
@@ -26,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::schema::{is_path_like, resolve_path};
-use super::{Config, ConfigError, Schedule, SnapshotsConfig, WorkspaceConfig, WorkspaceMode};
+use super::{Config, ConfigError, Schedule, WorkspaceConfig, WorkspaceMode};
 use crate::cli::{SkillgymArgs, UsageError};
 use crate::config::RunnerConfig;
 use crate::suggest::did_you_mean;
@@ -70,10 +68,6 @@ pub struct Settings {
     pub workspace: WorkspaceConfig,
     /// The configured runners, in file order.
     pub runners: Vec<(String, RunnerConfig)>,
-    /// Declarative suite files (absolute).
-    pub suites: Vec<PathBuf>,
-    /// Token-usage snapshot settings.
-    pub snapshots: Option<SnapshotsConfig>,
 }
 
 /// Why [`resolve`] failed: a bad flag/variable, or a config problem.
@@ -141,10 +135,9 @@ fn resolve_in(
         run,
         defaults,
         runners,
-        suites,
-        snapshots,
         path,
         dir,
+        ..
     } = config;
 
     let schedule = args.schedule.or(run.schedule).unwrap_or_default();
@@ -203,8 +196,6 @@ fn resolve_in(
         cwd,
         workspace,
         runners,
-        suites,
-        snapshots,
     };
     Ok(settings)
 }
@@ -309,7 +300,7 @@ runners:
         assert_eq!(s.default_timeout, Duration::from_secs(120));
         assert_eq!(s.cwd, PathBuf::from(DIR));
         assert_eq!(s.workspace, WorkspaceConfig::default());
-        assert!(s.runners.is_empty() && s.suites.is_empty() && s.snapshots.is_none());
+        assert!(s.runners.is_empty());
     }
 
     #[test]
