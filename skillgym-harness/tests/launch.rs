@@ -947,3 +947,159 @@ fn agent_env_cannot_send_a_dry_run_elsewhere() {
         opencode.env("OPENCODE_CONFIG")
     );
 }
+
+/// How a session ends, for the secret-removal test.
+#[derive(Debug, Clone, Copy)]
+enum Ending {
+    /// The agent prints a transcript and exits 0.
+    Success,
+    /// The agent exits 3.
+    Failure,
+    /// The agent outlives the session's timeout and is killed.
+    Timeout,
+    /// The program cannot be started.
+    LaunchError,
+}
+
+impl Scene {
+    /// Runs one session of `kind` with every agent's login (holding [`SECRET`]) in the fake
+    /// home, whose fake agent copies each file holding the secret to a `.orig` sibling (as
+    /// Qwen Code does when it migrates its settings) and then ends as `ending` says.
+    fn run_ending(&self, kind: AgentKind, ending: Ending) -> SessionOutput {
+        with_every_login(self);
+        self.home_file(
+            ".qwen/settings.json",
+            &format!(r#"{{"apiKey":"{SECRET}"}}"#),
+        );
+        let script = self.root.join("ending.sh");
+        let tail = match ending {
+            Ending::Success | Ending::LaunchError => "exit 0",
+            Ending::Failure => "exit 3",
+            Ending::Timeout => "sleep 30",
+        };
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nfor f in $(grep -rl '{SECRET}' '{state}'); do cp \"$f\" \"$f.orig\"; done\n\
+                 echo derived > '{record}/ran'\n{tail}\n",
+                state = self.state().display(),
+                record = self.root.join("record").display(),
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let program = match ending {
+            Ending::LaunchError => self.root.join("no-such-agent"),
+            _ => script,
+        };
+        let options = AgentOptions::new("m")
+            .command(&program)
+            .user_home(self.home());
+        let agent = agent::build(kind, options).unwrap();
+        let prompt_file = self.artifacts().join("prompt.md");
+        std::fs::write(&prompt_file, PROMPT).unwrap();
+        let (work, state, artifacts) = (self.root.join("work"), self.state(), self.artifacts());
+        let spec = SessionSpec {
+            runner_id: "runner",
+            prompt: PROMPT,
+            prompt_file: &prompt_file,
+            cwd: &work,
+            artifact_dir: &artifacts,
+            state_dir: &state,
+            provider: None,
+        };
+        let limits = SessionLimits {
+            timeout: Duration::from_millis(match ending {
+                Ending::Timeout => 500,
+                _ => 30_000,
+            }),
+            max_steps: None,
+        };
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(run_session(agent.as_ref(), &spec, limits))
+    }
+
+    /// Every file under the attempt's artifact directory that holds [`SECRET`].
+    fn files_with_the_secret(&self) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut pending = vec![self.artifacts()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if entry.file_type().unwrap().is_dir() {
+                    pending.push(path);
+                } else if String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default())
+                    .contains(SECRET)
+                {
+                    found.push(path);
+                }
+            }
+        }
+        found
+    }
+}
+
+/// No seeded secret, nor any copy an agent derived from one, outlives a session: after a
+/// success, a failure, a timeout and a launch error, no file of the attempt holds it.
+#[test]
+fn seeded_secrets_never_outlive_a_session() {
+    let kinds = [
+        AgentKind::ClaudeCode,
+        AgentKind::Codex,
+        AgentKind::Opencode,
+        AgentKind::Copilot,
+        AgentKind::CursorAgent,
+        AgentKind::GeminiCli,
+        AgentKind::QwenCode,
+    ];
+    let endings = [
+        Ending::Success,
+        Ending::Failure,
+        Ending::Timeout,
+        Ending::LaunchError,
+    ];
+    let mut seeding_agents = 0;
+    for kind in kinds {
+        for ending in endings {
+            let scene = Scene::new(&format!("secrets-{kind:?}-{ending:?}"));
+            let output = scene.run_ending(kind, ending);
+            let ran = scene.root.join("record/ran").exists();
+            assert_eq!(
+                ran,
+                !matches!(ending, Ending::LaunchError),
+                "{kind:?} {ending:?}"
+            );
+            match ending {
+                Ending::Success => assert!(output.failure.is_none() || output.exit_code == Some(0)),
+                _ => assert!(output.failure.is_some(), "{kind:?} {ending:?}: no failure"),
+            }
+            if matches!(ending, Ending::Success)
+                && scene
+                    .state_files_after()
+                    .iter()
+                    .any(|file| file.extension().is_some_and(|ext| ext == "orig"))
+            {
+                panic!("{kind:?}: a derived copy was left");
+            }
+            let left = scene.files_with_the_secret();
+            assert!(
+                left.is_empty(),
+                "{kind:?} {ending:?}: the secret stayed in {left:?}"
+            );
+        }
+        // The agent saw a secret at all (else the test proves nothing for it).
+        let scene = Scene::new(&format!("secrets-{kind:?}-seen"));
+        with_every_login(&scene);
+        let recorded = scene.run(kind, AgentOptions::new("m"), "", "claude-code.jsonl");
+        if !recorded.secrets_during.trim().is_empty() {
+            seeding_agents += 1;
+        }
+    }
+    assert_eq!(
+        seeding_agents, 6,
+        "every agent but cursor-agent seeds a login holding the secret"
+    );
+}

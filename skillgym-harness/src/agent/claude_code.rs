@@ -71,7 +71,7 @@ impl ClaudeCode {
     ) -> io::Result<Launch> {
         let config = self.config_dir(session);
         let provider = session.endpoint(&self.options);
-        let mut seeded = Vec::new();
+        let mut seeded = isolation::Seeded::default();
         if self.options.env_dir(CONFIG_DIR).is_none() {
             isolation::create_dirs([config.as_path()])?;
             // A provider endpoint takes an API key: the user's Anthropic login stays home.
@@ -197,13 +197,11 @@ fn is_root() -> bool {
 }
 
 /// Copies the login into the session's config directory, refresh tokens removed.
-fn seed_credentials(from: &Path, to: &Path) -> io::Result<Vec<PathBuf>> {
-    let seeded = isolation::seed(from, to, &[CREDENTIALS])?;
-    for path in &seeded {
-        if let Err(error) = strip_refresh_tokens(path) {
-            isolation::remove_seeded(&seeded);
-            return Err(error);
-        }
+fn seed_credentials(from: &Path, to: &Path) -> io::Result<isolation::Seeded> {
+    let mut seeded = isolation::Seeded::default();
+    seeded.seed(from, to, &[CREDENTIALS])?;
+    for path in seeded.files() {
+        strip_refresh_tokens(path)?;
     }
     Ok(seeded)
 }
@@ -438,14 +436,14 @@ mod tests {
         );
         let config = state.join("claude");
         if std::env::var_os(CONFIG_DIR).is_none() {
-            assert_eq!(launch.seeded, [config.join(".credentials.json")]);
+            assert_eq!(launch.seeded.files(), [config.join(".credentials.json")]);
             let copied = fs::read_to_string(config.join(".credentials.json")).unwrap();
             let copied: Value = serde_json::from_str(&copied).unwrap();
             assert_eq!(
                 copied,
                 serde_json::json!({"claudeAiOauth": {"accessToken": "at", "expiresAt": 1}})
             );
-            let mode = mode(&launch.seeded[0]);
+            let mode = mode(&launch.seeded.files()[0]);
             assert_eq!(mode, 0o600);
             assert!(
                 home.join(".claude/.credentials.json").exists(),
@@ -512,7 +510,7 @@ mod tests {
         let dir = scratch("claude-code", "opaque");
         fs::write(dir.join(".credentials.json"), "opaque").unwrap();
         let seeded = seed_credentials(&dir, &dir.join("to")).unwrap();
-        assert_eq!(fs::read_to_string(&seeded[0]).unwrap(), "opaque");
+        assert_eq!(fs::read_to_string(&seeded.files()[0]).unwrap(), "opaque");
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -103,7 +103,7 @@ impl Codex {
             None => &SEEDED[..],
         };
         if let Some(from) = self.user_codex_home().filter(|from| *from != home) {
-            launch.seeded = isolation::seed(&from, &home, files)?;
+            launch.seeded.seed(&from, &home, files)?;
         }
         set_env(launch, HOME_VAR, home);
         Ok(())
@@ -963,7 +963,7 @@ mod tests {
                 .env("OPENAI_BASE_URL", "http://127.0.0.1:1")
                 .user_home(&home),
         );
-        let launch = codex
+        let mut launch = codex
             .launch(&spec("codex", &prompt_file, &state, &dir))
             .unwrap();
         assert_eq!(launch.program, "codex");
@@ -994,7 +994,7 @@ mod tests {
         assert_eq!(env(&launch, "CODEX_HOME"), codex_home.to_str());
         assert_eq!(env(&launch, "OPENAI_BASE_URL"), Some("http://127.0.0.1:1"));
         assert_eq!(
-            launch.seeded,
+            launch.seeded.files(),
             [codex_home.join("auth.json"), codex_home.join("config.toml")]
         );
         assert_eq!(
@@ -1003,7 +1003,7 @@ mod tests {
         );
         assert!(!codex_home.join("AGENTS.md").exists());
         assert!(!codex_home.join("skills").exists());
-        assert!(isolation::remove_seeded(&launch.seeded).is_empty());
+        assert!(launch.seeded.remove().is_empty());
 
         // No auth at home: nothing seeded, the directory still exists.
         let empty = dir.join("empty-home");
@@ -1152,7 +1152,7 @@ mod tests {
         );
         let codex_home = state.join("codex-home");
         assert_eq!(env(&launch, "CODEX_HOME"), codex_home.to_str());
-        assert_eq!(launch.seeded, [codex_home.join("auth.json")]);
+        assert_eq!(launch.seeded.files(), [codex_home.join("auth.json")]);
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -85,7 +85,7 @@ impl Copilot {
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
         let home = self.copilot_home(session);
         let provider = session.endpoint(&self.options);
-        let mut seeded = Vec::new();
+        let mut seeded = isolation::Seeded::default();
         if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([home.as_path()])?;
             // With a provider endpoint (BYOK) no GitHub sign-in is needed.
@@ -94,7 +94,7 @@ impl Copilot {
                 .user_dir(HOME_VAR, USER_DIR)
                 .filter(|source| *source != home && provider.is_none())
             {
-                seeded = isolation::seed(&source, &home, LOGIN_FILES)?;
+                seeded.seed(&source, &home, LOGIN_FILES)?;
             }
         }
         let mut launch = self.options.start_launch(PROGRAM);
@@ -1034,12 +1034,12 @@ mod tests {
         );
         assert!(copilot_home.is_dir());
         if std::env::var_os(HOME_VAR).is_none() {
-            assert_eq!(launch.seeded, [copilot_home.join("config.json")]);
+            assert_eq!(launch.seeded.files(), [copilot_home.join("config.json")]);
             assert_eq!(
                 fs::read_to_string(copilot_home.join("config.json")).unwrap(),
                 "// managed\n{\"loggedInUsers\":[]}"
             );
-            let mode = mode(&launch.seeded[0]);
+            let mode = mode(&launch.seeded.files()[0]);
             assert_eq!(mode, 0o600);
         }
         for left_out in [

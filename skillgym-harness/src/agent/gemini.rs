@@ -81,7 +81,7 @@ impl GeminiCli {
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
         let home = self.gemini_home(session);
         let provider = session.endpoint(&self.options);
-        let mut seeded = Vec::new();
+        let mut seeded = isolation::Seeded::default();
         if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([home.join(".gemini").as_path()])?;
             // With a provider endpoint the user's sign-in stays home.
@@ -90,7 +90,7 @@ impl GeminiCli {
                 .user_dir(HOME_VAR, USER_DIR)
                 .filter(|source| *source != home && provider.is_none())
             {
-                seeded = isolation::seed(&source, &home, AUTH_FILES)?;
+                seeded.seed(&source, &home, AUTH_FILES)?;
             }
             // A base URL alone makes Gemini CLI 0.61 pick the "gateway" auth type and exit 41.
             let auth_type = provider.map(|_| "gemini-api-key");
@@ -824,13 +824,13 @@ Possible quota limitations in place."#
                 "the user's auth choice is kept"
             );
             assert_eq!(
-                launch.seeded,
+                launch.seeded.files(),
                 [
                     settings_path.clone(),
                     gemini_home.join(".gemini/oauth_creds.json")
                 ]
             );
-            let mode = mode(&launch.seeded[1]);
+            let mode = mode(&launch.seeded.files()[1]);
             assert_eq!(mode, 0o600);
         }
         for left_out in [

@@ -7,34 +7,104 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-/// Copies each of `files` (relative to `from`) that exists to the same relative path under
-/// `to`, readable by the owner only. Returns the copies, which the session runner removes
-/// after the session so no secret stays in the artifacts.
-pub fn seed(from: &Path, to: &Path, files: &[&str]) -> io::Result<Vec<PathBuf>> {
-    let mut seeded = Vec::new();
-    for relative in files {
-        let source = from.join(relative);
-        if !source.is_file() {
-            continue;
+/// The user's secrets copied into a session's state directory, removed when this guard is
+/// dropped, whatever path the session takes (a launch error half-way through seeding, a crash,
+/// a timeout, a cancelled run), together with every sibling an agent derived from them (Qwen
+/// Code migrates `settings.json` and keeps `settings.json.orig`; tools write `.bak`, `.lock`).
+///
+/// [`remove`](Self::remove) removes them earlier and reports what could not be removed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Seeded {
+    files: Vec<PathBuf>,
+}
+
+impl Seeded {
+    /// Copies each of `files` (relative to `from`) that exists to the same relative path under
+    /// `to`, readable by the owner only, and keeps it for removal. On an error the copies made
+    /// so far stay in the guard (and go when it is dropped).
+    pub fn seed(&mut self, from: &Path, to: &Path, files: &[&str]) -> io::Result<()> {
+        for relative in files {
+            let source = from.join(relative);
+            if !source.is_file() {
+                continue;
+            }
+            let target = to.join(relative);
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            // Registered first: a copy that fails half-way is removed too.
+            self.files.push(target.clone());
+            fs::copy(&source, &target).map_err(|error| {
+                io::Error::new(
+                    error.kind(),
+                    format!(
+                        "cannot seed {} into {}: {error}",
+                        source.display(),
+                        target.display()
+                    ),
+                )
+            })?;
+            fs::set_permissions(&target, fs::Permissions::from_mode(0o600))?;
         }
-        let target = to.join(relative);
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent)?;
-        }
-        fs::copy(&source, &target).map_err(|error| {
-            io::Error::new(
-                error.kind(),
-                format!(
-                    "cannot seed {} into {}: {error}",
-                    source.display(),
-                    target.display()
-                ),
-            )
-        })?;
-        fs::set_permissions(&target, fs::Permissions::from_mode(0o600))?;
-        seeded.push(target);
+        Ok(())
     }
-    Ok(seeded)
+
+    /// Keeps `path`, a file the harness wrote with a secret in it, for removal.
+    pub fn keep(&mut self, path: PathBuf) {
+        self.files.push(path);
+    }
+
+    /// The files held.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// Whether nothing was seeded.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Removes the seeded files and their derived siblings now; returns what could not be
+    /// removed. A file already gone is fine.
+    pub fn remove(&mut self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for path in std::mem::take(&mut self.files) {
+            for file in std::iter::once(path.clone()).chain(derived_siblings(&path)) {
+                match fs::remove_file(&file) {
+                    Ok(()) => {}
+                    Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+                    Err(error) => {
+                        problems.push(format!("cannot remove {}: {error}", file.display()));
+                    }
+                }
+            }
+        }
+        problems
+    }
+}
+
+impl Drop for Seeded {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+/// Files next to `path` named after it with a suffix (`settings.json.orig`, `auth.json.bak`).
+fn derived_siblings(path: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Vec::new();
+    };
+    let mut prefix = name.to_os_string();
+    prefix.push(".");
+    let prefix = prefix.as_encoded_bytes();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|entry| entry.file_name().as_encoded_bytes().starts_with(prefix))
+        .map(|entry| entry.path())
+        .collect()
 }
 
 /// Creates each directory (and its parents).
@@ -48,18 +118,6 @@ pub fn create_dirs<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> io::Result<(
         })?;
     }
     Ok(())
-}
-
-/// Removes seeded files; a file the agent already removed is fine.
-pub fn remove_seeded(seeded: &[PathBuf]) -> Vec<String> {
-    seeded
-        .iter()
-        .filter_map(|path| match fs::remove_file(path) {
-            Ok(()) => None,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => None,
-            Err(error) => Some(format!("cannot remove {}: {error}", path.display())),
-        })
-        .collect()
 }
 
 /// Every regular file under `dir` (recursively, symlinks not followed) for which `wanted`
@@ -117,19 +175,47 @@ mod tests {
     use crate::agent::test_support::{mode, scratch};
 
     #[test]
-    fn seeds_existing_files_privately_and_removes_them() {
+    fn seeds_existing_files_privately_and_removes_them_with_derived_copies() {
         let dir = scratch("isolation", "seed");
         let home = dir.join("home");
         fs::create_dir_all(home.join(".codex")).unwrap();
         fs::write(home.join(".codex/auth.json"), "{\"token\":\"s\"}").unwrap();
         let state = dir.join("state");
-        let seeded = seed(&home.join(".codex"), &state, &["auth.json", "config.toml"]).unwrap();
-        assert_eq!(seeded, [state.join("auth.json")]);
-        let mode = mode(&seeded[0]);
-        assert_eq!(mode, 0o600);
-        assert!(remove_seeded(&seeded).is_empty());
-        assert!(!seeded[0].exists());
-        assert!(remove_seeded(&seeded).is_empty(), "already gone is fine");
+        let mut seeded = Seeded::default();
+        seeded
+            .seed(&home.join(".codex"), &state, &["auth.json", "config.toml"])
+            .unwrap();
+        assert_eq!(seeded.files(), [state.join("auth.json")]);
+        assert_eq!(mode(&seeded.files()[0]), 0o600);
+        fs::write(state.join("auth.json.orig"), "s").unwrap();
+        fs::write(state.join("auth.jsonl"), "not derived").unwrap();
+        assert!(seeded.remove().is_empty());
+        assert!(!state.join("auth.json").exists());
+        assert!(!state.join("auth.json.orig").exists());
+        assert!(state.join("auth.jsonl").exists());
+        assert!(seeded.remove().is_empty(), "already gone is fine");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn dropping_the_guard_removes_what_was_seeded_even_after_an_error() {
+        let dir = scratch("isolation", "drop");
+        fs::create_dir_all(dir.join("from/sub")).unwrap();
+        fs::write(dir.join("from/a.json"), "secret").unwrap();
+        fs::write(dir.join("from/sub/b.json"), "secret").unwrap();
+        // `to/sub` is a file: seeding `sub/b.json` fails after `a.json` was copied.
+        fs::create_dir_all(dir.join("to")).unwrap();
+        fs::write(dir.join("to/sub"), "").unwrap();
+        let mut seeded = Seeded::default();
+        let error = seeded.seed(
+            &dir.join("from"),
+            &dir.join("to"),
+            &["a.json", "sub/b.json"],
+        );
+        assert!(error.is_err());
+        assert!(dir.join("to/a.json").exists());
+        drop(seeded);
+        assert!(!dir.join("to/a.json").exists());
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -129,7 +129,7 @@ impl<'a> SessionSpec<'a> {
 }
 
 /// A command line to run: program, arguments and environment changes.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Launch {
     /// The program (a path, or a name looked up on `PATH`).
     pub program: OsString,
@@ -139,9 +139,9 @@ pub struct Launch {
     pub env: Vec<(OsString, OsString)>,
     /// Variables removed from the inherited environment.
     pub env_remove: Vec<OsString>,
-    /// Auth files copied into the state directory, removed again after the session so that
-    /// no secret stays in the artifacts.
-    pub seeded: Vec<PathBuf>,
+    /// Auth files copied into the state directory: a guard that removes them (and what the
+    /// agent derived from them) when dropped, so no secret outlives the session.
+    pub seeded: isolation::Seeded,
 }
 
 /// Parses one session's stdout, line by line.

@@ -130,7 +130,7 @@ impl Opencode {
         // With a provider endpoint the user's logins and providers stay home.
         for (from, to, files) in seeds.into_iter().filter(|_| provider.is_none()) {
             if let Some(from) = from.filter(|from| *from != to) {
-                launch.seeded.extend(isolation::seed(&from, &to, files)?);
+                launch.seeded.seed(&from, &to, files)?;
             }
         }
         for (key, dir) in dirs {
@@ -928,7 +928,7 @@ mod tests {
             prompt: "-x Run echo hello",
             ..spec("opencode", &prompt_file, &state, &dir)
         };
-        let launch = opencode.launch(&dashed).unwrap();
+        let mut launch = opencode.launch(&dashed).unwrap();
         assert_eq!(launch.program, "opencode");
         assert_eq!(
             strings(&launch.args),
@@ -972,7 +972,7 @@ mod tests {
         assert_eq!(env(&launch, "OPENCODE_DISABLE_CLAUDE_CODE"), None);
         assert_eq!(env(&launch, "OPENCODE_DISABLE_DEFAULT_PLUGINS"), None);
         assert_eq!(
-            launch.seeded,
+            launch.seeded.files(),
             [
                 xdg.join("data/opencode/auth.json"),
                 xdg.join("config/opencode/opencode.jsonc"),
@@ -981,7 +981,7 @@ mod tests {
         assert!(!xdg.join("data/opencode/opencode.db").exists());
         assert!(!xdg.join("config/opencode/AGENTS.md").exists());
         assert!(!xdg.join("config/opencode/skills").exists());
-        assert!(isolation::remove_seeded(&launch.seeded).is_empty());
+        assert!(launch.seeded.remove().is_empty());
 
         // Nothing to seed, no model.
         let empty = dir.join("empty");
@@ -1033,7 +1033,10 @@ mod tests {
             env(&launch, "XDG_DATA_HOME"),
             state.join("xdg/data").to_str()
         );
-        assert_eq!(launch.seeded, [state.join("xdg/data/opencode/auth.json")]);
+        assert_eq!(
+            launch.seeded.files(),
+            [state.join("xdg/data/opencode/auth.json")]
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 

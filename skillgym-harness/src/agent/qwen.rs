@@ -72,7 +72,7 @@ impl QwenCode {
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
         let dir = self.qwen_dir(session);
         let provider = session.endpoint(&self.options);
-        let mut seeded = Vec::new();
+        let mut seeded = isolation::Seeded::default();
         if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([dir.as_path()])?;
             // With a provider endpoint the user's logins and providers stay home.
@@ -81,18 +81,16 @@ impl QwenCode {
                 .user_dir(HOME_VAR, USER_DIR)
                 .filter(|source| *source != dir && provider.is_none());
             if let Some(source) = &source {
-                seeded = isolation::seed(source, &dir, &["oauth_creds.json", ".env"])?;
+                seeded.seed(source, &dir, &["oauth_creds.json", ".env"])?;
             }
             let user_settings = source
                 .as_ref()
                 .and_then(|source| fs::read_to_string(source.join(SETTINGS)).ok());
             let settings = session_settings(user_settings.as_deref());
             let path = dir.join(SETTINGS);
-            if let Err(error) = write_private(&path, &settings) {
-                isolation::remove_seeded(&seeded);
-                return Err(error);
-            }
-            seeded.push(path);
+            // Kept first: a write that fails half-way is removed too.
+            seeded.keep(path.clone());
+            write_private(&path, &settings)?;
         }
         let mut launch = self.options.start_launch(PROGRAM);
         launch
@@ -481,7 +479,7 @@ mod tests {
         assert_eq!(mode, 0o600);
         if std::env::var_os(HOME_VAR).is_none() {
             assert_eq!(
-                launch.seeded,
+                launch.seeded.files(),
                 [qwen.join("oauth_creds.json"), qwen.join(SETTINGS)]
             );
             assert_eq!(
@@ -511,7 +509,7 @@ mod tests {
             .unwrap();
         assert!(!launch.args.iter().any(|arg| arg == "-m"));
         if std::env::var_os(HOME_VAR).is_none() {
-            assert_eq!(launch.seeded, [state.join("qwen").join(SETTINGS)]);
+            assert_eq!(launch.seeded.files(), [state.join("qwen").join(SETTINGS)]);
         }
         assert_eq!(
             session_settings(Some("not json")),

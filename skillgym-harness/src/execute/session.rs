@@ -71,7 +71,7 @@ pub async fn run_session(
         builder: ReportBuilder::new(spec.cwd),
         max_steps: limits.max_steps,
     };
-    let mut seeded = Vec::new();
+    let mut seeded = isolation::Seeded::default();
     let launched = match agent.launch(spec) {
         Ok(mut launch) => {
             if spec.provider.is_some_and(|provider| provider.offline) {
@@ -102,7 +102,7 @@ pub async fn run_session(
     } = sink;
     parser.finish(&mut builder);
     agent.collect(spec, &mut builder);
-    for problem in isolation::remove_seeded(&seeded) {
+    for problem in seeded.remove() {
         builder.warn(problem);
     }
     let steps = builder.steps();
