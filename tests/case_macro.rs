@@ -75,6 +75,7 @@ fn classify(failure: &Failure) -> Option<FailureClass> {
     runners = ["claude", "codex"],
     workspace = "fixtures/app",
     mock = "scripts/all.yaml",
+    skills = ["skills/find-skills", "skills/expo"],
     classify_failure = classify,
     crate = "::skillgym",
 )]
@@ -175,6 +176,7 @@ fn defaults() {
     assert!(def.runners.is_empty());
     assert_eq!(def.workspace, None);
     assert_eq!(def.mock, None);
+    assert!(def.skills.is_empty());
     assert!(def.classify_failure.is_none());
 }
 
@@ -201,6 +203,7 @@ fn every_argument() {
     assert_eq!(def.runners, ["claude", "codex"]);
     assert_eq!(def.workspace, Some("fixtures/app"));
     assert_eq!(def.mock, Some("scripts/all.yaml"));
+    assert_eq!(def.skills, ["skills/find-skills", "skills/expo"]);
     assert_eq!(run(def, "claude"), Ok(()));
 }
 

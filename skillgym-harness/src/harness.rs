@@ -17,6 +17,7 @@ use crate::execute::{ExecutionResult, Status, run_execution};
 use crate::rejections::Rejections;
 use crate::run::{RunContext, Runner};
 use crate::schedule::{Gates, worker_threads};
+use crate::skills::plan::SkillPlan;
 use crate::suite::{CaseSpec, Plan, collect_registered};
 use crate::summary::{self, Counts, RunResults};
 use crate::time::Timestamp;
@@ -191,7 +192,15 @@ impl Harness {
             }
             _ => None,
         };
+        // Skills are loaded and checked before anything runs (not for `--list`, which reads
+        // nothing).
+        let skills = if arguments.list {
+            SkillPlan::default()
+        } else {
+            SkillPlan::build(&settings, &cases)?
+        };
         let context = Arc::new(RunContext {
+            skills,
             rejections,
             dry_run,
             run_dir,
@@ -350,7 +359,8 @@ fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, String> {
         .iter()
         .map(|(id, runner)| {
             let agent = &runner.agent;
-            let options = AgentOptions::from_config(agent);
+            let options = AgentOptions::from_config(agent)
+                .inherit_user_skills(settings.user_skills == config::UserSkills::Inherit);
             let built = agent::build(agent.kind, options)
                 .map_err(|error| format!("runner `{id}`: {error}"))?;
             Ok(Runner {

@@ -10,6 +10,7 @@ use crate::dry_run::DryRun;
 use crate::execute::ExecutionResult;
 use crate::rejections::Rejections;
 use crate::schedule::Gates;
+use crate::skills::plan::SkillPlan;
 use crate::suite::CaseSpec;
 
 /// A configured runner: an id and its agent.
@@ -49,6 +50,8 @@ pub struct RunContext {
     pub(crate) rejections: Rejections,
     /// The scripted model server of a `--mock` run.
     pub(crate) dry_run: Option<DryRun>,
+    /// The skills under test each attempt installs.
+    pub(crate) skills: SkillPlan,
     /// Results of the executions finished in this process, keyed by plan position.
     pub results: Mutex<Vec<(usize, ExecutionResult)>>,
 }

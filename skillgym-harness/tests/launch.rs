@@ -119,6 +119,7 @@ impl Scene {
             artifact_dir: &artifacts,
             state_dir: &state,
             provider: endpoint,
+            skills: &[],
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -1007,6 +1008,7 @@ impl Scene {
             artifact_dir: &artifacts,
             state_dir: &state,
             provider: None,
+            skills: &[],
         };
         let limits = SessionLimits {
             timeout: Duration::from_millis(match ending {
@@ -1102,4 +1104,98 @@ fn seeded_secrets_never_outlive_a_session() {
         seeding_agents, 6,
         "every agent but cursor-agent seeds a login holding the secret"
     );
+}
+
+/// The user's own skills in the fake home, for every agent's user-level skill directory.
+fn with_user_skills(scene: &Scene) {
+    for dir in [
+        ".claude/skills",
+        ".agents/skills",
+        ".codex/skills",
+        ".copilot/skills",
+        ".gemini/skills",
+        ".qwen/skills",
+        ".config/opencode/skills",
+        ".opencode/skills",
+    ] {
+        scene.home_file(
+            &format!("{dir}/user-skill/SKILL.md"),
+            "---\nname: user-skill\ndescription: Installed on the author's machine.\n---\n",
+        );
+    }
+    scene.home_file(".gitconfig", "[user]\n  name = Author\n");
+}
+
+/// By default no agent can reach the user's own skills: those that look under `$HOME` get a
+/// private home (git still finds the user's identity), the others a private config directory.
+/// With `run.user_skills: inherit`, each private directory links to the user's skills.
+#[test]
+fn user_skills_stay_home_unless_inherited() {
+    let state_dirs = [
+        (AgentKind::ClaudeCode, "claude/skills", ".claude/skills"),
+        (AgentKind::Codex, "codex-home/skills", ".codex/skills"),
+        (AgentKind::Copilot, "copilot-home/skills", ".copilot/skills"),
+        (
+            AgentKind::GeminiCli,
+            "gemini-home/.gemini/skills",
+            ".gemini/skills",
+        ),
+        (
+            AgentKind::GeminiCli,
+            "gemini-home/.agents/skills",
+            ".agents/skills",
+        ),
+        (AgentKind::QwenCode, "qwen/skills", ".qwen/skills"),
+        (
+            AgentKind::Opencode,
+            "xdg/config/opencode/skills",
+            ".config/opencode/skills",
+        ),
+    ];
+    for (kind, private, user) in state_dirs {
+        let scene = Scene::new(&format!("user-skills-{kind:?}"));
+        with_user_skills(&scene);
+        let recorded = scene.run(kind, AgentOptions::new("m"), "", "claude-code.jsonl");
+        let home = recorded.env("HOME").to_owned();
+        let looks_under_home = matches!(
+            kind,
+            AgentKind::Codex | AgentKind::Opencode | AgentKind::QwenCode
+        );
+        if looks_under_home {
+            assert_eq!(Path::new(&home), scene.state().join("home"), "{kind:?}");
+            assert_eq!(
+                recorded.env("GIT_CONFIG_GLOBAL"),
+                scene.home().join(".gitconfig").to_str().unwrap(),
+                "{kind:?}: git keeps the user's identity"
+            );
+        }
+        assert!(
+            !recorded
+                .files_during
+                .iter()
+                .any(|file| file.to_string_lossy().contains("/user-skill/")),
+            "{kind:?}: {:?}",
+            recorded.files_during
+        );
+        assert!(!scene.state().join(private).exists(), "{kind:?}: {private}");
+
+        let scene = Scene::new(&format!("user-skills-inherit-{kind:?}"));
+        with_user_skills(&scene);
+        let inherit = AgentOptions::new("m").inherit_user_skills(true);
+        let recorded = scene.run(kind, inherit, "", "claude-code.jsonl");
+        if looks_under_home {
+            assert_ne!(
+                Path::new(recorded.env("HOME")),
+                scene.state().join("home"),
+                "{kind:?}"
+            );
+        }
+        let link = scene.state().join(private);
+        assert_eq!(
+            std::fs::read_link(&link).ok(),
+            Some(scene.home().join(user)),
+            "{kind:?}: {}",
+            link.display()
+        );
+    }
 }

@@ -284,6 +284,7 @@ fn session(
         artifact_dir: &artifacts,
         state_dir: &artifacts.join("agent-state"),
         provider: None,
+        skills: &[],
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

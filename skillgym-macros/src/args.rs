@@ -22,6 +22,7 @@ const ARGUMENTS: &[(&str, &str)] = &[
     ("runners", "runners = [\"claude\"]"),
     ("workspace", "workspace = \"fixtures/app\""),
     ("mock", "mock = \"scripts/case.yaml\""),
+    ("skills", "skills = [\"skills/find-skills\"]"),
     ("classify_failure", "classify_failure = classify"),
     ("crate", "crate = \"skillgym\""),
 ];
@@ -47,6 +48,7 @@ pub(crate) struct Args {
     pub runners: Vec<LitStr>,
     pub workspace: Option<LitStr>,
     pub mock: Option<LitStr>,
+    pub skills: Vec<LitStr>,
     pub classify_failure: Option<syn::Path>,
     pub krate: Option<syn::Path>,
 }
@@ -208,6 +210,7 @@ impl Args {
             }
             "workspace" => self.workspace = Some(non_empty_string(value, key)?),
             "mock" => self.mock = Some(non_empty_string(value, key)?),
+            "skills" => self.skills = string_array(value, key, false)?,
             "classify_failure" => self.classify_failure = Some(function_path(value)?),
             "crate" => {
                 let text = string(value, key)?;

@@ -101,6 +101,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let expected_fail = args.expected_fail;
     let workspace = option(args.workspace.as_ref().map(|dir| quote!(#dir)));
     let mock = option(args.mock.as_ref().map(|script| quote!(#script)));
+    let skills = &args.skills;
 
     quote! {
         #item
@@ -136,6 +137,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                     runners: &[#(#runners),*],
                     workspace: #workspace,
                     mock: #mock,
+                    skills: &[#(#skills),*],
                     classify_failure: #classify_field,
                     run: __skillgym_run,
                 }

@@ -24,6 +24,8 @@ const ALIASES: &[(&str, &str)] = &[
     ("dir", "workspace"),
     ("script", "mock"),
     ("mock_script", "mock"),
+    ("skill", "skills"),
+    ("skill_dirs", "skills"),
     ("classify", "classify_failure"),
     ("classifier", "classify_failure"),
 ];

@@ -65,6 +65,9 @@ pub struct CaseDef {
     /// `mock = "..."`: the scripted model's script for `--mock` runs, relative to the test
     /// crate's directory.
     pub mock: Option<&'static str>,
+    /// `skills = [...]`: skill directories installed for the agent in every attempt of the
+    /// case, relative to the test crate's directory.
+    pub skills: &'static [&'static str],
     /// `classify_failure = path`.
     pub classify_failure: Option<ClassifyFn>,
     /// The case function.

@@ -35,8 +35,9 @@ mod report;
 pub use case::{CaseContext, Error, IntoCaseResult, Result};
 pub use failure::{Failure, FailureClass, FailureOrigin, SourceLocation};
 pub use report::{
-    AgentInfo, Confidence, FileActivity, Phase, RawArtifacts, Role, RunnerInfo, SessionEvent,
-    SessionReport, SkillAttempt, SkillDetection, Timing, TokenCount, Usage, UsageSource,
+    AgentInfo, Confidence, FileActivity, InstalledSkill, Phase, RawArtifacts, Role, RunnerInfo,
+    SessionEvent, SessionReport, SkillAttempt, SkillDetection, Timing, TokenCount, Usage,
+    UsageSource,
 };
 
 /// The regular expression type the assertions accept (re-exported from the `regex` crate).
@@ -49,8 +50,8 @@ pub use skillgym_macros::case;
 pub mod prelude {
     pub use crate::assert::{CommandMatcher, ToolMatcher, classify, classify_async};
     pub use crate::{
-        CaseContext, Confidence, FailureClass, Regex, SessionEvent, SessionReport, SkillDetection,
-        assert_contains, assert_regex,
+        CaseContext, Confidence, FailureClass, Regex, SessionEvent, SessionReport, SkillAttempt,
+        SkillDetection, assert_contains, assert_regex,
     };
 }
 

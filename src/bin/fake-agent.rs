@@ -25,6 +25,7 @@
 //! | `not <n>[,<n>...] <action>` | performs the action only when the call number is none of those |
 //! | `log <file> <text>` | appends the line `<text> <FAKE_AGENT_NAME>` to the state file `<file>` |
 //! | `write <path> <text>` | writes the text and a newline to the file (relative to the cwd) |
+//! | `read <path>` | prints a `file_read` event for the path (relative to the cwd), with `"error":"File not found"` when it is not a file |
 //! | `replay <path>` | copies the file's bytes to stdout (a captured transcript) |
 //! | `chat` | asks the model endpoint skillgym hands a `command` agent (`SKILLGYM_PROVIDER_BASE_URL`, `SKILLGYM_PROVIDER_API_KEY`; Chat Completions, not streamed) once, with the prompt and a `bash` tool, and prints its answer as events: the text (final when no tool is called), the tool call with a `command`, the usage |
 //!
@@ -166,6 +167,15 @@ fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Fa
         "print-no-newline" => write(write!(out, "{argument}")),
         "bytes" => write(out.write_all(&parse_hex(argument)?)),
         "stderr" => write(writeln!(io::stderr(), "{argument}")),
+        "read" => {
+            // A read of a file (relative to the cwd) as an agent's read tool reports it.
+            let path = serde_json::Value::from(argument.trim());
+            let event = match std::fs::metadata(argument.trim()) {
+                Ok(meta) if meta.is_file() => format!(r#"{{"type":"file_read","path":{path}}}"#),
+                _ => format!(r#"{{"type":"file_read","path":{path},"error":"File not found"}}"#),
+            };
+            write(writeln!(out, "{event}"))
+        }
         "echo-prompt" => {
             let text = serde_json::Value::from(prompt);
             write(writeln!(

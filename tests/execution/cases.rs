@@ -355,3 +355,29 @@ pub mod dry_run {
     #[skillgym::case(prompt = "chat")]
     fn run_script(_report: &SessionReport) {}
 }
+
+pub mod skills {
+    use super::*;
+
+    // Reads the skills installed for a `command` agent (`.agents/skills`): the run's `listed`
+    // and this case's `case-skill`, then a skill that is not there.
+    #[skillgym::case(
+        skills = ["tests/execution/skills/case-dir"],
+        prompt = r#"
+read .agents/skills/listed/SKILL.md
+read .agents/skills/case-skill/SKILL.md
+read .agents/skills/case-skill/references/notes.md
+read .agents/skills/ghost/SKILL.md
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn installed(report: &SessionReport) {
+        answered_ok(report);
+        report
+            .expect()
+            .skills()
+            .min_confidence(Confidence::Strong)
+            .includes(["listed", "case-skill"])
+            .not_has("ghost");
+    }
+}

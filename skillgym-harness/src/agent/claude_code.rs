@@ -74,6 +74,12 @@ impl ClaudeCode {
         let mut seeded = isolation::Seeded::default();
         if self.options.env_dir(CONFIG_DIR).is_none() {
             isolation::create_dirs([config.as_path()])?;
+            if let Some(user) = self.options.user_dir(CONFIG_DIR, USER_DIR) {
+                isolation::inherit_user_skills(
+                    &self.options,
+                    &[(config.join("skills"), user.join("skills"))],
+                )?;
+            }
             // A provider endpoint takes an API key: the user's Anthropic login stays home.
             if let Some(source) = self
                 .options

@@ -92,11 +92,19 @@ impl Codex {
 
     /// Creates and seeds the private `CODEX_HOME` and points the agent at it.
     fn isolate(&self, session: &SessionSpec<'_>, launch: &mut Launch) -> std::io::Result<()> {
+        // Codex reads `~/.agents/skills`: a private home keeps the user's skills away.
+        isolation::private_home(&self.options, session.state_dir, launch)?;
         let (home, private) = self.codex_home(session);
         if !private {
             return Ok(());
         }
         isolation::create_dirs([home.as_path()])?;
+        if let Some(user) = self.user_codex_home() {
+            isolation::inherit_user_skills(
+                &self.options,
+                &[(home.join("skills"), user.join("skills"))],
+            )?;
+        }
         // With a provider endpoint the user's ChatGPT login stays home.
         let files = match session.endpoint(&self.options) {
             Some(_) => &SEEDED[1..],
@@ -1046,7 +1054,12 @@ mod tests {
         let launch = codex.launch(&spec).unwrap();
         assert_eq!(env(&launch, "CODEX_HOME"), own.to_str());
         assert!(launch.seeded.is_empty());
-        assert!(!state.exists());
+        assert!(!state.join("codex-home").exists());
+        assert_eq!(
+            env(&launch, "HOME"),
+            state.join("home").to_str(),
+            "the user's skills under $HOME stay away all the same"
+        );
         // Another session's rollout in the user's own home is not taken.
         let mut out = ReportBuilder::new("/w");
         out.session_id("t-9");
@@ -1104,6 +1117,7 @@ mod tests {
         let spec = SessionSpec {
             state_dir: &empty_state,
             provider: None,
+            skills: &[],
             ..spec
         };
         let mut out = ReportBuilder::new("/w");

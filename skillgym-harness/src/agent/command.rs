@@ -10,8 +10,8 @@
 //! | `tool_call` | `tool`, `id?`, `args?` | a tool invocation |
 //! | `tool_result` | `id?`, `tool?`, `output`, `is_error?` | its result |
 //! | `command` | `command`, `exit_code?` | a shell command |
-//! | `file_read` | `path` (relative paths resolve against the session's cwd) | a file read |
-//! | `skill_signal` | `skill`, `signal` | an explicit skill load |
+//! | `file_read` | `path` (relative paths resolve against the session's cwd), `error?` | a file read; with `error`, one that failed (not evidence) |
+//! | `skill_signal` | `skill`, `signal`, `error?` | an explicit skill load; with `error`, one that failed (not evidence) |
 //! | `usage` | `input_tokens?`, `output_tokens?`, `reasoning_tokens?`, `cache_tokens?`, `total_tokens?`, `cost_usd?` | token usage, summed over records |
 //! | `session` | `id` | the agent's session id |
 //!
@@ -374,6 +374,7 @@ mod tests {
             artifact_dir: Path::new("/a"),
             state_dir: Path::new("/a/state"),
             provider: None,
+            skills: &[],
         };
         let plain = CommandAgent::new("agent")
             .arg("--json")

@@ -88,6 +88,12 @@ impl Copilot {
         let mut seeded = isolation::Seeded::default();
         if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([home.as_path()])?;
+            if let Some(user) = self.options.user_dir(HOME_VAR, USER_DIR) {
+                isolation::inherit_user_skills(
+                    &self.options,
+                    &[(home.join("skills"), user.join("skills"))],
+                )?;
+            }
             // With a provider endpoint (BYOK) no GitHub sign-in is needed.
             if let Some(source) = self
                 .options

@@ -84,6 +84,11 @@ impl GeminiCli {
         let mut seeded = isolation::Seeded::default();
         if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([home.join(".gemini").as_path()])?;
+            if let Some(user) = self.options.user_dir(HOME_VAR, USER_DIR) {
+                let links = [".gemini/skills", ".agents/skills"]
+                    .map(|dir| (home.join(dir), user.join(dir)));
+                isolation::inherit_user_skills(&self.options, &links)?;
+            }
             // With a provider endpoint the user's sign-in stays home.
             if let Some(source) = self
                 .options

@@ -7,6 +7,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use super::options::set_env;
+use super::{AgentOptions, Launch};
+
 /// The user's secrets copied into a session's state directory, removed when this guard is
 /// dropped, whatever path the session takes (a launch error half-way through seeding, a crash,
 /// a timeout, a cancelled run), together with every sibling an agent derived from them (Qwen
@@ -105,6 +108,72 @@ fn derived_siblings(path: &Path) -> Vec<PathBuf> {
         .filter(|entry| entry.file_name().as_encoded_bytes().starts_with(prefix))
         .map(|entry| entry.path())
         .collect()
+}
+
+/// Keeps the user's own skills away from an agent that finds them under `$HOME`
+/// (`~/.agents/skills`, `~/.claude/skills`, …): the session gets the private home
+/// `<state>/home`. Git keeps the user's identity (`GIT_CONFIG_GLOBAL` names the user's global
+/// git config) and npm the user's settings (`NPM_CONFIG_USERCONFIG`). With
+/// [`inherit_user_skills`](AgentOptions::inherit_user_skills) nothing changes.
+pub fn private_home(
+    options: &AgentOptions,
+    state_dir: &Path,
+    launch: &mut Launch,
+) -> io::Result<()> {
+    if options.inherit_user_skills {
+        return Ok(());
+    }
+    let home = state_dir.join("home");
+    create_dirs([home.as_path()])?;
+    let user_home = options.home();
+    let user_file = |candidates: &[PathBuf]| candidates.iter().find(|path| path.is_file()).cloned();
+    if options.env_value("GIT_CONFIG_GLOBAL").is_none()
+        && let Some(user_home) = &user_home
+    {
+        let xdg = options
+            .env_value("XDG_CONFIG_HOME")
+            .filter(|_| options.user_home.is_none())
+            .map_or_else(|| user_home.join(".config"), PathBuf::from);
+        if let Some(config) = user_file(&[user_home.join(".gitconfig"), xdg.join("git/config")]) {
+            set_env(launch, "GIT_CONFIG_GLOBAL", config);
+        }
+    }
+    if options.env_value("NPM_CONFIG_USERCONFIG").is_none()
+        && let Some(npmrc) = user_home.and_then(|home| user_file(&[home.join(".npmrc")]))
+    {
+        set_env(launch, "NPM_CONFIG_USERCONFIG", npmrc);
+    }
+    set_env(launch, "HOME", home);
+    Ok(())
+}
+
+/// With [`inherit_user_skills`](AgentOptions::inherit_user_skills), links each private skills
+/// directory to the user's own (`<CLAUDE_CONFIG_DIR>/skills` → `~/.claude/skills`), so an agent
+/// whose config directory is private still finds the user's skills. Pairs whose user directory
+/// does not exist are skipped.
+pub fn inherit_user_skills(options: &AgentOptions, links: &[(PathBuf, PathBuf)]) -> io::Result<()> {
+    if !options.inherit_user_skills {
+        return Ok(());
+    }
+    for (private, user) in links {
+        if !user.is_dir() || private == user || private.symlink_metadata().is_ok() {
+            continue;
+        }
+        if let Some(parent) = private.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        std::os::unix::fs::symlink(user, private).map_err(|error| {
+            io::Error::new(
+                error.kind(),
+                format!(
+                    "cannot link {} to the user's skills {}: {error}",
+                    private.display(),
+                    user.display()
+                ),
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// Creates each directory (and its parents).

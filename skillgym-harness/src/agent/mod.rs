@@ -115,6 +115,8 @@ pub struct SessionSpec<'a> {
     /// The model endpoint for this session, over the runner's `agent.provider` (a `--mock`
     /// run's scripted server).
     pub provider: Option<&'a Provider>,
+    /// The skills under test installed in the workspace for this session.
+    pub skills: &'a [skillgym::InstalledSkill],
 }
 
 impl<'a> SessionSpec<'a> {

@@ -114,6 +114,15 @@ impl Opencode {
             ("XDG_CACHE_HOME", root.join("cache")),
         ];
         isolation::create_dirs(dirs.iter().map(|(_, dir)| dir.as_path()))?;
+        // OpenCode reads `~/.agents/skills`, `~/.claude/skills` and `~/.opencode/skills`: a
+        // private home keeps the user's skills away.
+        isolation::private_home(&self.options, session.state_dir, launch)?;
+        if let Some(user) = self.user_config() {
+            isolation::inherit_user_skills(
+                &self.options,
+                &[(dirs[1].1.join("opencode/skills"), user.join("skills"))],
+            )?;
+        }
         let seeds = [
             (
                 self.user_data(),

@@ -31,6 +31,9 @@ pub struct AgentOptions {
     /// The user's home directory, where auth and config files are seeded from (default:
     /// `$HOME`).
     pub user_home: Option<PathBuf>,
+    /// Whether the agent may see the user's own (user-level) skills. By default it does not:
+    /// a benchmark must not depend on what happens to be installed on the author's machine.
+    pub inherit_user_skills: bool,
 }
 
 impl AgentOptions {
@@ -47,6 +50,7 @@ impl AgentOptions {
                 .collect(),
             provider: config.provider.as_ref().map(Provider::from_config),
             user_home: None,
+            inherit_user_skills: false,
         }
     }
 
@@ -94,6 +98,13 @@ impl AgentOptions {
     #[must_use]
     pub fn user_home(mut self, home: impl Into<PathBuf>) -> Self {
         self.user_home = Some(home.into());
+        self
+    }
+
+    /// Lets the agent see the user's own skills (`run.user_skills: inherit`).
+    #[must_use]
+    pub fn inherit_user_skills(mut self, inherit: bool) -> Self {
+        self.inherit_user_skills = inherit;
         self
     }
 

@@ -75,6 +75,12 @@ impl QwenCode {
         let mut seeded = isolation::Seeded::default();
         if self.options.env_dir(HOME_VAR).is_none() {
             isolation::create_dirs([dir.as_path()])?;
+            if let Some(user) = self.options.user_dir(HOME_VAR, USER_DIR) {
+                isolation::inherit_user_skills(
+                    &self.options,
+                    &[(dir.join("skills"), user.join("skills"))],
+                )?;
+            }
             // With a provider endpoint the user's logins and providers stay home.
             let source = self
                 .options
@@ -93,6 +99,8 @@ impl QwenCode {
             write_private(&path, &settings)?;
         }
         let mut launch = self.options.start_launch(PROGRAM);
+        // Qwen reads `~/.agents/skills`: a private home keeps the user's skills away.
+        isolation::private_home(&self.options, session.state_dir, &mut launch)?;
         launch
             .args
             .extend(["--output-format", "stream-json", "--yolo"].map(OsString::from));

@@ -41,6 +41,7 @@ pub(super) fn spec<'a>(
         artifact_dir: artifacts,
         state_dir: state,
         provider: None,
+        skills: &[],
     }
 }
 

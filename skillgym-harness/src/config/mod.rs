@@ -32,6 +32,6 @@ pub use duration::parse_duration;
 pub use error::ConfigError;
 pub use schema::{
     AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, ProviderConfig, RunConfig,
-    RunnerConfig, Schedule, WireApi, WorkspaceConfig, WorkspaceMode,
+    RunnerConfig, Schedule, UserSkills, WireApi, WorkspaceConfig, WorkspaceMode,
 };
 pub use settings::{DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings, SettingsError, resolve};

@@ -102,6 +102,12 @@ impl Config {
                 *command = resolve_command(dir, command);
             }
         }
+        let runner_skills = self.runners.iter_mut().map(|(_, r)| &mut r.skills);
+        for skills in std::iter::once(&mut self.run.skills).chain(runner_skills) {
+            for skill in skills {
+                skill.value = resolve_path(dir, &skill.value);
+            }
+        }
     }
 }
 
@@ -221,6 +227,23 @@ pub struct RunConfig {
     pub cwd: Option<PathBuf>,
     /// `workspace`.
     pub workspace: Option<WorkspaceConfig>,
+    /// `skills`: skill directories installed for every runner's agent in every attempt
+    /// (absolute after [`Config::parse`]), with their position in the file.
+    pub skills: Vec<Located<PathBuf>>,
+    /// `user_skills`: whether agents see the user's own skills (default: `isolated`).
+    pub user_skills: UserSkills,
+}
+
+/// Whether agents see the skills installed in the user's own home (`run.user_skills`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UserSkills {
+    /// No: every agent gets a private home and configuration, so only the skills under test
+    /// and the workspace's own are found.
+    #[default]
+    Isolated,
+    /// Yes: the agents find the user's skills (`~/.claude/skills`, `~/.agents/skills`, …).
+    Inherit,
 }
 
 macro_rules! int_field {
@@ -274,6 +297,10 @@ struct RawRun {
     cwd: Option<Located<PathBuf>>,
     #[serde(default)]
     workspace: Option<WorkspaceConfig>,
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    skills: Vec<Located<PathBuf>>,
+    #[serde(default)]
+    user_skills: UserSkills,
 }
 
 impl TryFrom<RawRun> for RunConfig {
@@ -319,6 +346,8 @@ impl TryFrom<RawRun> for RunConfig {
             reporter: raw.reporter,
             cwd: raw.cwd.map(|cwd| cwd.value),
             workspace: raw.workspace,
+            skills: raw.skills,
+            user_skills: raw.user_skills,
         })
     }
 }
@@ -511,6 +540,10 @@ impl TryFrom<RawDefaults> for DefaultsConfig {
 pub struct RunnerConfig {
     /// `agent`: which agent CLI, with which model and options.
     pub agent: AgentConfig,
+    /// `skills`: skill directories installed for this runner's agent in every attempt, after
+    /// `run.skills` (absolute after [`Config::parse`]).
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    pub skills: Vec<Located<PathBuf>>,
 }
 
 /// The model APIs a provider endpoint speaks (`agent.provider.wire_api`).

@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::schema::{is_path_like, resolve_path};
-use super::{Config, ConfigError, Schedule, WorkspaceConfig, WorkspaceMode};
+use super::yaml::Located;
+use super::{Config, ConfigError, Schedule, UserSkills, WorkspaceConfig, WorkspaceMode};
 use crate::cli::{SkillgymArgs, UsageError};
 use crate::config::RunnerConfig;
 use crate::suggest::did_you_mean;
@@ -68,6 +69,11 @@ pub struct Settings {
     pub workspace: WorkspaceConfig,
     /// The configured runners, in file order.
     pub runners: Vec<(String, RunnerConfig)>,
+    /// `run.skills`: skill directories installed for every runner (absolute, with their
+    /// position in the config file).
+    pub skills: Vec<Located<PathBuf>>,
+    /// `run.user_skills`: whether agents see the user's own skills.
+    pub user_skills: UserSkills,
 }
 
 /// Why [`resolve`] failed: a bad flag/variable, or a config problem.
@@ -196,6 +202,8 @@ fn resolve_in(
         cwd,
         workspace,
         runners,
+        skills: run.skills,
+        user_skills: run.user_skills,
     };
     Ok(settings)
 }

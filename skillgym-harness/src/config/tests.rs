@@ -214,7 +214,7 @@ fn unknown_key_at_top_level() {
         &err,
         1,
         1,
-        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`, `suites`, `snapshots`",
+        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`",
         Some("did you mean `run`?"),
     );
 }
@@ -228,14 +228,14 @@ fn unknown_key_nested_renders_file_line_column_help_and_snippet() {
         3,
         "unknown field `max_paralel`, expected one of `schedule`, `max_parallel`, `repeat`, \
          `repeat_failure`, `retry_failed`, `max_steps`, `tags`, `output_dir`, `reporter`, `cwd`, \
-         `workspace`",
+         `workspace`, `skills`, `user_skills`",
         Some("did you mean `max_parallel`?"),
     );
     assert_eq!(
         err.to_string(),
         "/proj/bench/skillgym.yaml:2:3: unknown field `max_paralel`, expected one of \
          `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `max_steps`, \
-         `tags`, `output_dir`, `reporter`, `cwd`, `workspace`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
+         `tags`, `output_dir`, `reporter`, `cwd`, `workspace`, `skills`, `user_skills`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
     );
     // Deeper: workspace and bootstrap.
     let err = fail("run:\n  workspace:\n    mode: isolated\n    template: x\n");
@@ -266,7 +266,7 @@ fn unknown_key_in_a_runner() {
         &err,
         3,
         5,
-        "unknown field `agnet`, expected `agent`",
+        "unknown field `agnet`, expected one of `agent`, `skills`",
         Some("did you mean `agent`?"),
     );
 }

@@ -4,7 +4,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::json;
-use skillgym::{CaseContext, Failure, FailureClass, FailureOrigin, SessionReport, Usage};
+use skillgym::{
+    CaseContext, Failure, FailureClass, FailureOrigin, InstalledSkill, SessionReport, Usage,
+};
 use tokio::runtime::Runtime;
 
 use super::check::{classify, run_check};
@@ -14,6 +16,7 @@ use crate::agent::SessionSpec;
 use crate::artifacts::write_json;
 use crate::dry_run;
 use crate::run::{RunContext, Runner};
+use crate::skills;
 use crate::suite::CaseSpec;
 use crate::workspace;
 
@@ -100,6 +103,7 @@ fn prepare_and_run(
         )
     })?;
     let workspace = workspace::prepare(run, runtime, case, &runner.id, artifact_dir)?;
+    let installed = install_skills(run, case, runner, workspace.cwd())?;
     let state_dir = artifact_dir.join("agent-state");
     let mut dry_run = run
         .dry_run
@@ -113,6 +117,7 @@ fn prepare_and_run(
         artifact_dir,
         state_dir: &state_dir,
         provider: dry_run.as_ref().map(|dry| &dry.provider),
+        skills: &installed,
     };
     let limits = SessionLimits {
         timeout: run.timeout(case),
@@ -205,6 +210,26 @@ fn verdict(expected_fail: bool, failure: Option<Failure>) -> (Status, Option<Fai
         (true, Some(failure)) if failure.origin.is_verdict() => (Status::ExpectedFailed, Some(failure)),
         (true, Some(failure)) => (Status::Failed, Some(failure)),
     }
+}
+
+/// Installs the attempt's skills under test into its workspace, where the runner's agent
+/// discovers project skills.
+fn install_skills(
+    run: &RunContext,
+    case: &CaseSpec,
+    runner: &Runner,
+    workspace: &Path,
+) -> Result<Vec<InstalledSkill>, Failure> {
+    let skills = run
+        .skills
+        .for_attempt(&case.id, &runner.id)
+        .map_err(|error| Failure::new(FailureOrigin::Workspace, error))?;
+    if skills.is_empty() {
+        return Ok(Vec::new());
+    }
+    let dir = skills::discovery::project_dir(runner.agent.kind());
+    skills::install::install(&skills, workspace, dir)
+        .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))
 }
 
 #[cfg(test)]

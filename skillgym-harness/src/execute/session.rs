@@ -6,7 +6,7 @@ use std::time::Duration;
 use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport, Timing};
 
 use crate::agent::{Agent, SessionSpec, StreamParser, isolation};
-use crate::normalize::{ProviderError, ReportBuilder};
+use crate::normalize::{KnownSkills, ProviderError, ReportBuilder};
 use crate::process::{self, LineSink, LineVerdict, ProcessSpec, Termination};
 use crate::time::Timestamp;
 
@@ -68,7 +68,7 @@ pub async fn run_session(
     let stderr_log = spec.artifact_dir.join("stderr.log");
     let mut sink = ParsingSink {
         parser: agent.parser(),
-        builder: ReportBuilder::new(spec.cwd),
+        builder: ReportBuilder::new(spec.cwd).with_known_skills(known_skills(spec)),
         max_steps: limits.max_steps,
     };
     let mut seeded = isolation::Seeded::default();
@@ -114,6 +114,7 @@ pub async fn run_session(
             model: agent.model().map(str::to_owned),
         },
     };
+    report.installed_skills = spec.skills.to_vec();
     report.raw_artifacts.stdout = Some(stdout_log);
     report.raw_artifacts.stderr = Some(stderr_log.clone());
     let (failure, exit_code, signal) = match launched {
@@ -265,4 +266,13 @@ pub fn format_duration(duration: Duration) -> String {
         (m, 0) => format!("{m}m"),
         (m, s) => format!("{m}m{s}s"),
     }
+}
+
+/// What skill detection knows of the session: its workspace and the skills installed in it.
+fn known_skills(spec: &SessionSpec<'_>) -> KnownSkills {
+    let mut known = KnownSkills::new(spec.cwd);
+    for skill in spec.skills {
+        known.installed(&skill.path, &skill.name);
+    }
+    known
 }

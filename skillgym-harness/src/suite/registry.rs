@@ -33,6 +33,8 @@ pub struct CaseSpec {
     pub workspace: Option<PathBuf>,
     /// The scripted model's script for `--mock` runs (absolute).
     pub mock_script: Option<PathBuf>,
+    /// The case's skills under test: skill directories (absolute).
+    pub skills: Vec<PathBuf>,
     /// The directory relative paths of the case resolve against.
     pub base_dir: PathBuf,
     /// How the session is checked.
@@ -104,6 +106,7 @@ impl CaseSpec {
             runners: def.runners.iter().map(|r| (*r).to_owned()).collect(),
             workspace: def.workspace.map(|dir| base_dir.join(dir)),
             mock_script: def.mock.map(|script| base_dir.join(script)),
+            skills: def.skills.iter().map(|dir| base_dir.join(dir)).collect(),
             base_dir: base_dir.to_path_buf(),
             check: CaseCheck::Rust(def),
         }
@@ -171,6 +174,7 @@ mod tests {
             runners: Vec::new(),
             workspace: None,
             mock_script: None,
+            skills: Vec::new(),
             base_dir: PathBuf::new(),
             check: CaseCheck::Rust(
                 CaseDef::all()

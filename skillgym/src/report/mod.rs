@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use event::{Phase, Role, SessionEvent};
-pub use skill::{Confidence, SkillAttempt, SkillDetection};
+pub use skill::{Confidence, InstalledSkill, SkillAttempt, SkillDetection};
 pub use usage::{TokenCount, Usage, UsageSource};
 
 use crate::assert::Expect;
@@ -43,6 +43,9 @@ pub struct SessionReport {
     pub usage: Usage,
     /// Files the agent was observed to read.
     pub files: FileActivity,
+    /// The skills under test the harness installed for the session, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub installed_skills: Vec<InstalledSkill>,
     /// Skills the agent used, one entry per skill, with the strongest evidence. Only loads and
     /// reads that succeeded are evidence.
     pub detected_skills: Vec<SkillDetection>,

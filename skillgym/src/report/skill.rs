@@ -1,5 +1,7 @@
 //! Skill detection.
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 
 /// How sure the detection of a skill is. Ordered: `Weak < Medium < Strong < Explicit`.
@@ -106,4 +108,32 @@ impl std::fmt::Display for SkillAttempt {
             self.skill, self.via, self.error
         )
     }
+}
+
+/// A skill under test the harness installed for the session: its name (the `name:` of its
+/// `SKILL.md`), the directory it was copied from, and where the agent found it.
+///
+/// ```
+/// use skillgym::InstalledSkill;
+///
+/// let skill = InstalledSkill {
+///     name: "find-skills".into(),
+///     source: "/repo/skills/find-skills".into(),
+///     path: "/run/ws/.claude/skills/find-skills".into(),
+/// };
+/// let json = serde_json::json!({
+///     "name": "find-skills",
+///     "source": "/repo/skills/find-skills",
+///     "path": "/run/ws/.claude/skills/find-skills",
+/// });
+/// assert_eq!(serde_json::to_value(&skill).unwrap(), json);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstalledSkill {
+    /// The skill's name.
+    pub name: String,
+    /// The skill directory it was copied from (absolute).
+    pub source: PathBuf,
+    /// The copy the agent sees, inside the attempt's workspace (absolute).
+    pub path: PathBuf,
 }

@@ -6,6 +6,7 @@ mod origins;
 mod rejections;
 mod repeat;
 mod schedules;
+mod skills;
 mod statuses;
 mod workspaces;
 
@@ -25,6 +26,7 @@ pub fn all() -> Vec<(&'static str, Check)> {
         workspaces::CHECKS,
         rejections::CHECKS,
         dry_run::CHECKS,
+        skills::CHECKS,
     ]
     .concat()
 }

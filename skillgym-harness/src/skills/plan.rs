@@ -1,0 +1,143 @@
+//! Which skills each attempt installs, settled at start. The configuration's skills (`run.skills`,
+//! a runner's `skills`) are loaded and validated before anything runs: a problem there stops
+//! the run. A case's own skills are loaded at start too, but a problem with them (a bad
+//! `SKILL.md`, a name clash, a workspace that is not isolated) fails only that case's
+//! executions, so filtered-out cases never stop a run.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Skill, SkillCache, merge};
+use crate::config::yaml::Located;
+use crate::config::{ConfigError, Settings, WorkspaceMode};
+use crate::suite::CaseSpec;
+
+/// The skills under test of a run: the configuration's, each runner's, each case's.
+#[derive(Debug, Default)]
+pub struct SkillPlan {
+    run: Vec<Arc<Skill>>,
+    runners: HashMap<String, Vec<Arc<Skill>>>,
+    /// Each case's own skills, or why the case cannot have them.
+    cases: HashMap<String, Result<Vec<Arc<Skill>>, String>>,
+    /// Whether attempts run in their own workspace (else only cases with a template do).
+    isolated: bool,
+}
+
+impl SkillPlan {
+    /// Loads the configuration's skills (an error stops the run) and each case's (an error
+    /// fails the case's executions).
+    pub fn build(settings: &Settings, cases: &[CaseSpec]) -> Result<SkillPlan, String> {
+        let mut cache = SkillCache::default();
+        let config_text = settings
+            .config_path
+            .as_deref()
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .unwrap_or_default();
+        let from_config = |cache: &mut SkillCache, listed: &[Located<PathBuf>]| {
+            listed
+                .iter()
+                .map(|dir| load_listed(cache, dir, settings.config_path.as_deref(), &config_text))
+                .collect::<Result<Vec<_>, String>>()
+        };
+        let mut plan = SkillPlan {
+            run: from_config(&mut cache, &settings.skills)?,
+            isolated: settings.workspace.mode == WorkspaceMode::Isolated,
+            ..SkillPlan::default()
+        };
+        for (id, runner) in &settings.runners {
+            let skills = from_config(&mut cache, &runner.skills)?;
+            plan.runners.insert(id.clone(), skills);
+        }
+        let any_configured = !plan.run.is_empty() || plan.runners.values().any(|s| !s.is_empty());
+        if any_configured && !plan.isolated {
+            return Err(needs_isolation(
+                "`run.skills` or a runner's `skills`",
+                settings,
+            ));
+        }
+        for case in cases {
+            let skills = case
+                .skills
+                .iter()
+                .map(|dir| cache.get(dir).map_err(|error| format!("skills: {error}")))
+                .collect::<Result<Vec<_>, String>>()
+                .and_then(|skills| {
+                    if !skills.is_empty() && !plan.isolated && case.workspace.is_none() {
+                        return Err(needs_isolation("the case's `skills`", settings));
+                    }
+                    Ok(skills)
+                });
+            plan.cases.insert(case.id.clone(), skills);
+        }
+        Ok(plan)
+    }
+
+    /// The skills an attempt of `case` on `runner` installs, in order: the run's, the
+    /// runner's, the case's; or why the case cannot have them.
+    pub fn for_attempt(&self, case: &str, runner: &str) -> Result<Vec<Arc<Skill>>, String> {
+        let none: &[Arc<Skill>] = &[];
+        let own = match self.cases.get(case) {
+            Some(Ok(skills)) => skills.as_slice(),
+            Some(Err(problem)) => return Err(problem.clone()),
+            None => none,
+        };
+        merge([
+            self.run.as_slice(),
+            self.runners.get(runner).map_or(none, Vec::as_slice),
+            own,
+        ])
+    }
+}
+
+/// Loads a skill listed in the config; a directory that is missing is reported at its entry.
+fn load_listed(
+    cache: &mut SkillCache,
+    dir: &Located<PathBuf>,
+    config_path: Option<&Path>,
+    config_text: &str,
+) -> Result<Arc<Skill>, String> {
+    cache.get(&dir.value).map_err(|error| {
+        let points_into_skill = error
+            .path()
+            .is_some_and(|path| path.file_name().is_some_and(|name| name == "SKILL.md"));
+        match config_path {
+            Some(path) if !points_into_skill && dir.line > 0 => {
+                let located = ConfigError::at(
+                    path,
+                    config_text,
+                    dir.line,
+                    dir.column,
+                    format!("skill {}: {}", dir.value.display(), error.message()),
+                );
+                match error.help() {
+                    Some(help) => located.with_help(help).to_string(),
+                    None => located.to_string(),
+                }
+            }
+            _ => error.to_string(),
+        }
+    })
+}
+
+fn needs_isolation(what: &str, settings: &Settings) -> String {
+    let place = match settings.workspace.mode {
+        WorkspaceMode::None => format!(
+            "with workspace mode `none` the agent runs in {} and the skills would be written there",
+            settings
+                .workspace
+                .cwd
+                .as_deref()
+                .unwrap_or(&settings.cwd)
+                .display()
+        ),
+        _ => {
+            "with workspace mode `shared` every case would see the skills of the others".to_owned()
+        }
+    };
+    format!(
+        "{what} lists skills under test, which are installed into each attempt's own \
+         workspace, but {place}\n  help: set `run.workspace: {{ mode: isolated }}` (with a \
+         `template_dir` if the agent needs files), or give the case `workspace = \"...\"`"
+    )
+}
