@@ -98,38 +98,95 @@ fn shell_read_answer(report: &SessionReport, ctx: &mut CaseContext) {
     assert_session_basics(report);
 }
 
-/// (b) The agent's own skill tool loads a skill: explicit evidence. Codex has no skill tool;
-/// the scripted model has it read the skill's `SKILL.md` instead: strong evidence.
+/// (b) The agent's own skill tool loads the skill under test, installed from the config's
+/// `skills:` entry into the agent's discovery directory: explicit evidence under its frontmatter
+/// name. Codex has no skill tool; the scripted model has it read the skill's `SKILL.md`
+/// instead: strong evidence.
 #[skillgym::case(
-    prompt = "Load the demo skill.",
+    prompt = "Load the tier skill.",
     mock = "tests/real_agents/scripts/skill-tool.yaml"
 )]
 fn skill_tool(report: &SessionReport) {
-    let demo = skill(report, "demo");
+    let installed: Vec<&str> = report
+        .installed_skills
+        .iter()
+        .map(|skill| skill.name.as_str())
+        .collect();
+    assert_eq!(installed, ["tier-skill"], "{:?}", report.installed_skills);
+    let tier = skill(report, "tier-skill");
     let expected = if agent(report) == "codex" {
         Confidence::Strong
     } else {
         Confidence::Explicit
     };
-    assert_eq!(demo.confidence, expected, "{demo:?}");
-    report.expect().output().equals("demo skill loaded");
+    assert_eq!(tier.confidence, expected, "{tier:?}");
+    assert!(
+        report.skill_attempts().is_empty(),
+        "{:?}",
+        report.skill_attempts()
+    );
+    report.expect().output().equals("tier skill loaded");
     assert_session_basics(report);
 }
 
-/// (c) A command that exits with status 2: its exit code where the agent reports one (Codex,
-/// OpenCode, Copilot); Gemini CLI and Qwen Code report none. Claude Code puts it only in the
-/// tool result's text: see [`claude_exit_code_from_text`].
+/// (c) A skill installed nowhere, asked for through the skill tool, then a read of a missing
+/// `SKILL.md`: no skill is detected at any confidence; the failures are attempts.
+#[skillgym::case(
+    prompt = "Load the ghost-skill skill.",
+    mock = "tests/real_agents/scripts/missing-skill.yaml"
+)]
+fn missing_skill(report: &SessionReport) {
+    report
+        .expect()
+        .skills()
+        .not_has("ghost-skill")
+        .not_has("ghost");
+    let attempted: Vec<&str> = report
+        .skill_attempts()
+        .iter()
+        .map(|attempt| attempt.skill.as_str())
+        .collect();
+    assert!(
+        attempted.contains(&"ghost"),
+        "the failed read is an attempt: {:?}",
+        report.skill_attempts()
+    );
+    if agent(report) != "codex" {
+        assert!(
+            attempted.contains(&"ghost-skill"),
+            "the failed load is an attempt: {:?}",
+            report.skill_attempts()
+        );
+    }
+}
+
+/// (d) A `SKILL.md` at the workspace root is named by its frontmatter, not by the workspace's
+/// directory (`attempt-1`).
+#[skillgym::case(
+    prompt = "Read SKILL.md.",
+    mock = "tests/real_agents/scripts/root-skill.yaml"
+)]
+fn root_skill_named_by_frontmatter(report: &SessionReport) {
+    let root = skill(report, "root-skill");
+    assert_eq!(root.confidence, Confidence::Strong, "{root:?}");
+    assert!(
+        report.skill("attempt-1").is_none(),
+        "{:?}",
+        report.detected_skills()
+    );
+}
+
+/// (e) A command that exits with status 2: its exit code where the agent reports one (Claude
+/// Code in its result text, Codex, OpenCode, Copilot); Gemini CLI and Qwen Code report none.
 #[skillgym::case(
     prompt = "List /skillgym-missing-dir.",
     mock = "tests/real_agents/scripts/failing-command.yaml"
 )]
 fn failing_command(report: &SessionReport) {
     let codes = exit_codes(report, "ls /skillgym-missing-dir");
-    assert_eq!(codes.len(), 1, "one command recorded: {codes:?}");
     match agent(report) {
-        "codex" | "opencode" | "copilot" => assert_eq!(codes, [Some(2)]),
+        "claude-code" | "codex" | "opencode" | "copilot" => assert_eq!(codes, [Some(2)]),
         "gemini-cli" | "qwen-code" => assert_eq!(codes, [None], "these agents report none"),
-        "claude-code" => {} // see `claude_exit_code_from_text`
         other => panic!("unexpected agent {other}"),
     }
     assert!(
@@ -142,19 +199,7 @@ fn failing_command(report: &SessionReport) {
     report.expect().output().equals("the directory is missing");
 }
 
-/// The next issue's work (skill evidence and consistent tool results): Claude Code's exit
-/// status is only in its tool result text (`Exit code 2`), which the adapter does not parse yet.
-#[skillgym::case(
-    prompt = "List /skillgym-missing-dir.",
-    mock = "tests/real_agents/scripts/failing-command.yaml",
-    runners = ["claude-code"],
-    expected_fail
-)]
-fn claude_exit_code_from_text(report: &SessionReport) {
-    assert_eq!(exit_codes(report, "ls /skillgym-missing-dir"), [Some(2)]);
-}
-
-/// (d) The agent runs in the attempt's workspace.
+/// (f) The agent runs in the attempt's workspace.
 #[skillgym::case(
     prompt = "Print the working directory.",
     mock = "tests/real_agents/scripts/pwd.yaml"
@@ -171,7 +216,7 @@ fn runs_in_the_workspace(report: &SessionReport, ctx: &mut CaseContext) {
     );
 }
 
-/// (e) The provider answers 400: the attempt fails with origin `model-rejected` and the
+/// (g) The provider answers 400: the attempt fails with origin `model-rejected` and the
 /// runner's later executions are skipped (`rejection::second`). Both are checked by the driver.
 mod rejection {
     use skillgym::prelude::*;

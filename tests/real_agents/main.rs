@@ -69,10 +69,28 @@ const AGENTS: [AgentCli; 6] = [
     },
 ];
 
+/// A skill planted in the child's home, in every user-level skill directory an agent reads:
+/// it must never reach a model request (`run.user_skills` defaults to `isolated`).
+const USER_SKILL: &str = "user-home-skill";
+
+/// The user-level skill directories of the six agents, relative to the home.
+const USER_SKILL_DIRS: [&str; 8] = [
+    ".claude/skills",
+    ".agents/skills",
+    ".codex/skills",
+    ".copilot/skills",
+    ".gemini/skills",
+    ".qwen/skills",
+    ".config/opencode/skills",
+    ".opencode/skills",
+];
+
 /// The scenarios, and the status each agent's execution must end with.
-const SCENARIOS: [(&str, &str); 6] = [
+const SCENARIOS: [(&str, &str); 8] = [
     ("shell_read_answer", "passed"),
     ("skill_tool", "passed"),
+    ("missing_skill", "passed"),
+    ("root_skill_named_by_frontmatter", "passed"),
     ("failing_command", "passed"),
     ("runs_in_the_workspace", "passed"),
     ("rejection::first", "failed"),
@@ -113,10 +131,6 @@ fn main() -> ExitCode {
             ));
         }
     }
-    trials.push(Trial::ignorable_test(
-        "claude-code::claude_exit_code_from_text",
-        || check(&AGENTS[0], "claude_exit_code_from_text", "expected-failed"),
-    ));
     let conclusion = libtest_mimic::run(&arguments, trials);
     // The runs' artifacts stay for a look when something failed.
     if let Some(Ok(run)) = RUN.get() {
@@ -237,6 +251,15 @@ fn check(agent: &AgentCli, scenario: &str, status: &str) -> Result<Completion, F
             )
             .into());
         }
+        if requests.contains(USER_SKILL) {
+            return Err(format!(
+                "{}
+  the agent listed the user's own skill `{USER_SKILL}` to the model: {}",
+                detail(),
+                log.display()
+            )
+            .into());
+        }
     }
     match scenario {
         "rejection::first" if failure["origin"] != "model-rejected" => Err(detail().into()),
@@ -283,12 +306,26 @@ fn start_tier() -> Result<TierRun, String> {
     let dir = TempDir::new("real-agents");
     let config = dir.path().join("skillgym.yaml");
     let mut yaml = format!(
-        "run:\n  output_dir: {out}\n  workspace: {{ mode: isolated, template_dir: {template} }}\ndefaults: {{ timeout: 3m }}\nrunners:\n",
+        "run:\n  output_dir: {out}\n  workspace: {{ mode: isolated, template_dir: {template} }}\n  skills: [{skill}]\ndefaults: {{ timeout: 3m }}\nrunners:\n",
         out = dir.path().join("out").display(),
         template = workspace_root()
             .join("tests/real_agents/workspace")
             .display(),
+        skill = workspace_root()
+            .join("tests/real_agents/skills/under-test-dir")
+            .display(),
     );
+    // A home holding the user's own skills, which no agent may see.
+    let home = dir.path().join("home");
+    for skills_dir in USER_SKILL_DIRS {
+        let skill = home.join(skills_dir).join(USER_SKILL);
+        std::fs::create_dir_all(&skill).map_err(|e| e.to_string())?;
+        std::fs::write(
+            skill.join("SKILL.md"),
+            format!("---\nname: {USER_SKILL}\ndescription: Installed in the user's home.\n---\n"),
+        )
+        .map_err(|e| e.to_string())?;
+    }
     for agent in &agents {
         yaml.push_str(&format!(
             "  {}: {{ agent: {{ type: {}, model: {} }} }}\n",
@@ -298,11 +335,13 @@ fn start_tier() -> Result<TierRun, String> {
     std::fs::write(&config, yaml).map_err(|e| e.to_string())?;
     let config = config.display().to_string();
     let started = std::time::Instant::now();
+    let home = home.display().to_string();
     let scenarios = child_run(
         &["--config", &config, "--mock", "--skip", "rejection::"],
         &[
             ("SKILLGYM_RUN_ID", "scenarios"),
             ("SKILLGYM_MAX_PARALLEL", "3"),
+            ("HOME", &home),
         ],
     )?;
     let scenarios_took = started.elapsed();
@@ -311,6 +350,7 @@ fn start_tier() -> Result<TierRun, String> {
         &[
             ("SKILLGYM_RUN_ID", "rejection"),
             ("SKILLGYM_SCHEDULE", "isolated-by-runner"),
+            ("HOME", &home),
         ],
     )?;
     let runners: Vec<&str> = agents.iter().map(|agent| agent.runner).collect();

@@ -379,20 +379,19 @@ impl CursorParser {
             let outcome = result
                 .and_then(Value::as_object)
                 .and_then(|result| result.iter().next());
+            let exit_code = outcome
+                .and_then(|(_, outcome)| outcome.get("exitCode"))
+                .and_then(Value::as_i64)
+                .and_then(|code| i32::try_from(code).ok());
             match outcome {
                 Some((key, _)) if key == "rejected" => self.pending.discard(id),
-                Some((_, outcome)) => {
-                    let exit_code = outcome
-                        .get("exitCode")
-                        .and_then(Value::as_i64)
-                        .and_then(|code| i32::try_from(code).ok());
+                _ => {
                     self.pending.release(id, exit_code, out);
-                }
-                None => {
-                    self.pending.release(id, None, out);
                 }
             }
             let (output, is_error) = tool_output(result);
+            // A command that exited non-zero failed, whatever the outcome's key says.
+            let is_error = is_error || exit_code.is_some_and(|code| code != 0);
             out.tool_result(Some(id), output, is_error, at);
         }
     }

@@ -175,14 +175,22 @@ fn filler(name: &str, schema: &Value, action: &Action) -> Value {
 }
 
 /// The path of a skill's `SKILL.md` named in the request text (e.g. a skill list in the
-/// system prompt), if any.
+/// system prompt), if any. A path under a root alias (Codex lists `` - `r1` = `/ws/.agents/skills` ``
+/// and then `(file: r1/demo/SKILL.md)`) is expanded.
 pub fn skill_path(text: &str, name: &str) -> Option<String> {
     let suffix = format!("/{name}/SKILL.md");
     let end = text.find(&suffix)? + suffix.len();
     let start = text[..end]
         .rfind(|c: char| c.is_whitespace() || "\"'`<>()[]{},".contains(c))
         .map_or(0, |i| i + 1);
-    Some(text[start..end].to_owned())
+    let path = &text[start..end];
+    let expanded = path.split_once('/').and_then(|(alias, rest)| {
+        let definition = format!("`{alias}` = `");
+        let at = text.find(&definition)? + definition.len();
+        let root = &text[at..at + text[at..].find('`')?];
+        Some(format!("{root}/{rest}"))
+    });
+    Some(expanded.unwrap_or_else(|| path.to_owned()))
 }
 
 /// `path` against `cwd` when it is relative and the cwd is known.
@@ -297,6 +305,12 @@ mod tests {
         assert_eq!(
             skill.arguments,
             json!({"cmd": "cat /home/u/.agents/skills/demo/SKILL.md"})
+        );
+        let text = "- `r1` = `/ws/.agents/skills`\n- demo: A demo. (file: r1/demo/SKILL.md)";
+        let skill = planned_call(plan_call(&Action::Skill("demo".into()), &tools, None, text));
+        assert_eq!(
+            skill.arguments,
+            json!({"cmd": "cat /ws/.agents/skills/demo/SKILL.md"})
         );
         let skill = planned_call(plan_call(&Action::Skill("x".into()), &tools, None, ""));
         assert_eq!(
