@@ -260,143 +260,337 @@ fn under(path: &str, dir: &Path) -> PathBuf {
     path
 }
 
-#[test]
-fn claude_code() {
-    let scene = Scene::new("claude");
-    scene.home_file(
-        ".claude/.credentials.json",
-        &format!(
-            r#"{{"claudeAiOauth":{{"accessToken":"{SECRET}","refreshToken":"r","expiresAt":1}}}}"#
-        ),
-    );
-    scene.home_file(".claude/CLAUDE.md", "user instructions stay out");
-    let recorded = scene.run(
-        AgentKind::ClaudeCode,
-        AgentOptions::new("claude-sonnet-4-6").env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"),
-        r#"mkdir -p "$CLAUDE_CONFIG_DIR/projects/-work" && echo claude-session > "$CLAUDE_CONFIG_DIR/projects/-work/3558f9a7-12e9-4f56-91bc-92c692237100.jsonl""#,
-        "claude-code.jsonl",
-    );
-    recorded.has_args(&[
-        "-p",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--dangerously-skip-permissions",
-    ]);
-    recorded.has_args(&["--model", "claude-sonnet-4-6"]);
-    assert_eq!(recorded.argv.last().map(String::as_str), Some(PROMPT));
-    let config = under(recorded.env("CLAUDE_CONFIG_DIR"), &scene.state());
-    assert_eq!(
-        recorded.env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"),
-        "1"
-    );
-    assert_eq!(recorded.env("DISABLE_AUTOUPDATER"), "1");
-    assert_eq!(recorded.env("ANTHROPIC_BASE_URL"), "http://127.0.0.1:9");
-    if unsafe { libc::geteuid() } == 0 {
-        assert_eq!(
-            recorded.env("IS_SANDBOX"),
-            "1",
-            "root needs IS_SANDBOX for the skip flag"
-        );
-    }
-    assert!(
-        !recorded
-            .files_during
-            .iter()
-            .any(|f| f.ends_with("CLAUDE.md"))
-    );
-    let credentials = config.join(".credentials.json");
-    seeded_then_removed(&scene, &recorded, &credentials);
-    recorded.normalized(&["echo hello"]);
-    session_copied(&scene, &recorded, "claude-session\n");
+/// What one agent's launch must look like, for the table below.
+struct LaunchCase {
+    kind: AgentKind,
+    model: &'static str,
+    /// Extra `agent.env`.
+    env: &'static [(&'static str, &'static str)],
+    /// The user's login, under the fake home, holding [`SECRET`] (`None`: nothing to seed).
+    login: Option<(&'static str, &'static str)>,
+    /// A file of the user's own configuration that must not reach the session.
+    stays_out: Option<&'static str>,
+    /// Shell the fake agent runs first: writes the session file where the real agent would.
+    session_file: &'static str,
+    /// The transcript it prints, and the commands its report must hold.
+    fixture: &'static str,
+    commands: &'static [&'static str],
+    /// Argument runs the command line must hold (`{prompt}` and `{cwd}` are substituted).
+    args: &'static [&'static [&'static str]],
+    /// The variable naming the private state directory, and the seeded file below it.
+    state: Option<(&'static str, &'static str)>,
+    /// Variables every session gets.
+    fixed_env: &'static [(&'static str, &'static str)],
+    /// What the copied session file holds.
+    session: Option<&'static str>,
 }
 
+const LAUNCHES: &[LaunchCase] = &[
+    LaunchCase {
+        kind: AgentKind::ClaudeCode,
+        model: "claude-sonnet-4-6",
+        env: &[("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")],
+        login: Some((
+            ".claude/.credentials.json",
+            r#"{"claudeAiOauth":{"accessToken":"SECRET","refreshToken":"r","expiresAt":1}}"#,
+        )),
+        stays_out: Some(".claude/CLAUDE.md"),
+        session_file: r#"mkdir -p "$CLAUDE_CONFIG_DIR/projects/-work" && echo session > "$CLAUDE_CONFIG_DIR/projects/-work/3558f9a7-12e9-4f56-91bc-92c692237100.jsonl""#,
+        fixture: "claude-code.jsonl",
+        commands: &["echo hello"],
+        args: &[
+            &[
+                "-p",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--dangerously-skip-permissions",
+            ],
+            &["--model", "claude-sonnet-4-6", "{prompt}"],
+        ],
+        state: Some(("CLAUDE_CONFIG_DIR", ".credentials.json")),
+        fixed_env: &[
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+            ("DISABLE_AUTOUPDATER", "1"),
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"),
+        ],
+        session: Some("session\n"),
+    },
+    LaunchCase {
+        kind: AgentKind::Codex,
+        model: "gpt-5.5",
+        env: &[],
+        login: Some((".codex/auth.json", r#"{"OPENAI_API_KEY":"SECRET"}"#)),
+        stays_out: Some(".codex/AGENTS.md"),
+        session_file: r#"mkdir -p "$CODEX_HOME/sessions/2026/11/22" && echo session > "$CODEX_HOME/sessions/2026/11/22/rollout-2026-11-22T03-07-26-01a20139-2696-7720-9b74-178414dbe828.jsonl""#,
+        fixture: "codex.jsonl",
+        commands: &["echo hello", "cat SKILL.md"],
+        args: &[
+            &[
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox",
+            ],
+            &["-C", "{cwd}"],
+            &["-m", "gpt-5.5"],
+            &["--", "{prompt}"],
+        ],
+        state: Some(("CODEX_HOME", "auth.json")),
+        fixed_env: &[],
+        session: Some("session\n"),
+    },
+    LaunchCase {
+        kind: AgentKind::Opencode,
+        model: "anthropic/claude-sonnet-4-6",
+        env: &[],
+        login: Some((
+            ".local/share/opencode/auth.json",
+            r#"{"anthropic":{"key":"SECRET"}}"#,
+        )),
+        stays_out: None,
+        session_file: "",
+        fixture: "opencode.jsonl",
+        commands: &["echo hello"],
+        args: &[
+            &[
+                "run",
+                "--format",
+                "json",
+                "-m",
+                "anthropic/claude-sonnet-4-6",
+            ],
+            &["--", "{prompt}"],
+        ],
+        state: Some(("XDG_DATA_HOME", "opencode/auth.json")),
+        fixed_env: &[
+            ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+            ("OPENCODE_DISABLE_SHARE", "1"),
+            ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+            ("OPENCODE_DISABLE_CLAUDE_CODE_PROMPT", "1"),
+        ],
+        session: None,
+    },
+    LaunchCase {
+        kind: AgentKind::Copilot,
+        model: "gpt-5.4",
+        env: &[],
+        login: Some((
+            ".copilot/config.json",
+            r#"{"copilot_tokens":{"u":"SECRET"}}"#,
+        )),
+        stays_out: Some(".copilot/copilot-instructions.md"),
+        session_file: r#"mkdir -p "$COPILOT_HOME/session-state/8406a0a8-1a16-4cb4-887c-3a8dda0c8989" && echo session > "$COPILOT_HOME/session-state/8406a0a8-1a16-4cb4-887c-3a8dda0c8989/events.jsonl""#,
+        fixture: "copilot.jsonl",
+        commands: &["echo hello"],
+        args: &[
+            &["-p", "{prompt}"],
+            &["--model", "gpt-5.4"],
+            &[
+                "--output-format",
+                "json",
+                "--allow-all-tools",
+                "--no-auto-update",
+            ],
+        ],
+        state: Some(("COPILOT_HOME", "config.json")),
+        fixed_env: &[("COPILOT_AUTO_UPDATE", "false"), ("NO_COLOR", "1")],
+        session: Some("session\n"),
+    },
+    LaunchCase {
+        kind: AgentKind::GeminiCli,
+        model: "gemini-2.5-pro",
+        env: &[],
+        login: Some((".gemini/oauth_creds.json", r#"{"access_token":"SECRET"}"#)),
+        stays_out: Some(".gemini/GEMINI.md"),
+        session_file: r#"mkdir -p "$GEMINI_CLI_HOME/.gemini/tmp/work/chats" && echo session > "$GEMINI_CLI_HOME/.gemini/tmp/work/chats/session-2026-11-22T03-08-04c60973.jsonl""#,
+        fixture: "gemini-cli.jsonl",
+        commands: &["echo hello"],
+        args: &[
+            &["-p", "{prompt}"],
+            &["--output-format", "stream-json", "--yolo"],
+            &["-m", "gemini-2.5-pro"],
+        ],
+        state: Some(("GEMINI_CLI_HOME", ".gemini/oauth_creds.json")),
+        fixed_env: &[
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
+            ("GEMINI_TELEMETRY_ENABLED", "false"),
+        ],
+        session: Some("session\n"),
+    },
+    LaunchCase {
+        kind: AgentKind::QwenCode,
+        model: "qwen3-coder-plus",
+        env: &[],
+        login: Some((".qwen/oauth_creds.json", r#"{"access_token":"SECRET"}"#)),
+        stays_out: Some(".qwen/QWEN.md"),
+        session_file: r#"mkdir -p "$QWEN_HOME/projects/-work/chats" && echo session > "$QWEN_HOME/projects/-work/chats/67c72904-085a-43f5-b144-ab4b7b440f76.jsonl""#,
+        fixture: "qwen-code.jsonl",
+        commands: &["echo hello"],
+        args: &[
+            &["--output-format", "stream-json", "--yolo"],
+            &["-m", "qwen3-coder-plus", "{prompt}"],
+        ],
+        state: Some(("QWEN_HOME", "oauth_creds.json")),
+        fixed_env: &[("QWEN_TELEMETRY_ENABLED", "false")],
+        session: Some("session\n"),
+    },
+    LaunchCase {
+        kind: AgentKind::CursorAgent,
+        model: "sonnet-4",
+        env: &[("CURSOR_API_KEY", "key")],
+        login: None,
+        stays_out: None,
+        session_file: "",
+        fixture: "cursor",
+        commands: &["echo hello"],
+        args: &[
+            &["-p", "--output-format", "stream-json", "--force", "--trust"],
+            &["--workspace", "{cwd}"],
+            &["--model", "sonnet-4", "{prompt}"],
+        ],
+        state: None,
+        fixed_env: &[("CURSOR_API_KEY", "key")],
+        session: None,
+    },
+];
+
+/// A cursor-agent stream (no real capture exists: the CLI is not installable here).
+const CURSOR_STREAM: &str = concat!(
+    r#"{"type":"system","subtype":"init","session_id":"chat_123","cwd":"/tmp/workspace"}"#,
+    "\n",
+    r#"{"type":"tool_call","subtype":"started","call_id":"tool_1","tool_call":{"shellToolCall":{"args":{"command":"echo hello"}}}}"#,
+    "\n",
+    r#"{"type":"tool_call","subtype":"completed","call_id":"tool_1","tool_call":{"shellToolCall":{"args":{"command":"echo hello"},"result":{"success":{"stdout":"hello","exitCode":0}}}}}"#,
+    "\n",
+    r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"done"}]}}"#,
+    "\n",
+    r#"{"type":"result","subtype":"success","result":"done","session_id":"chat_123","usage":{"inputTokens":200,"outputTokens":50,"cacheReadTokens":75,"cacheWriteTokens":0}}"#,
+    "\n",
+);
+
+/// Every agent's real command line against a fake binary: its arguments, its private state
+/// directory and fixed environment, the user's login seeded there during the session and gone
+/// after it, the user's own configuration left out, the captured transcript normalized, and the
+/// agent's session file copied into the artifacts.
 #[test]
-fn qwen_code() {
-    let scene = Scene::new("qwen");
-    scene.home_file(
-        ".qwen/oauth_creds.json",
-        &format!(r#"{{"access_token":"{SECRET}"}}"#),
+fn every_agent_launches_isolated_and_seeded() {
+    for case in LAUNCHES {
+        let name = format!("{:?}", case.kind);
+        let scene = Scene::new(&format!("launch-{name}"));
+        if let Some((file, content)) = case.login {
+            scene.home_file(file, &content.replace("SECRET", SECRET));
+        }
+        if let Some(file) = case.stays_out {
+            scene.home_file(file, "the user's own instructions stay out");
+        }
+        let fixture = if case.fixture == "cursor" {
+            let path = scene.root.join("cursor.jsonl");
+            std::fs::write(&path, CURSOR_STREAM).unwrap();
+            path.display().to_string()
+        } else {
+            case.fixture.to_owned()
+        };
+        let mut options = AgentOptions::new(case.model);
+        for (key, value) in case.env {
+            options = options.env(*key, *value);
+        }
+        let recorded = scene.run(case.kind, options, case.session_file, &fixture);
+        let cwd = scene.root.join("work").display().to_string();
+        for run in case.args {
+            let wanted: Vec<String> = run
+                .iter()
+                .map(|arg| arg.replace("{prompt}", PROMPT).replace("{cwd}", &cwd))
+                .collect();
+            let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+            recorded.has_args(&wanted);
+        }
+        for (key, value) in case.fixed_env {
+            assert_eq!(recorded.env(key), *value, "{name}: {key}");
+        }
+        if let Some((var, seeded)) = case.state {
+            let dir = under(recorded.env(var), &scene.state());
+            seeded_then_removed(&scene, &recorded, &dir.join(seeded));
+        }
+        if let Some(file) = case.stays_out {
+            let leaf = Path::new(file).file_name().unwrap();
+            assert!(
+                !recorded
+                    .files_during
+                    .iter()
+                    .any(|f| f.file_name() == Some(leaf)),
+                "{name}: {file} reached the session"
+            );
+        }
+        recorded.normalized(case.commands);
+        if let Some(content) = case.session {
+            session_copied(&scene, &recorded, content);
+        }
+    }
+}
+
+/// What only Claude Code does: as root, `IS_SANDBOX=1`, which its skip flag needs.
+#[test]
+fn claude_code_as_root_is_a_sandbox() {
+    let scene = Scene::new("claude-root");
+    let recorded = scene.run(
+        AgentKind::ClaudeCode,
+        AgentOptions::new("claude-sonnet-4-6"),
+        "",
+        "claude-code.jsonl",
     );
+    let root = unsafe { libc::geteuid() } == 0;
+    assert_eq!(
+        recorded.env.get("IS_SANDBOX").map(String::as_str),
+        root.then_some("1")
+    );
+}
+
+/// Qwen's session settings keep the user's auth keys and nothing else.
+#[test]
+fn qwen_code_keeps_only_auth_settings() {
+    let scene = Scene::new("qwen-settings");
     scene.home_file(
         ".qwen/settings.json",
         r#"{"security":{"auth":{"selectedType":"openai"}},"mcpServers":{"x":{}}}"#,
     );
     let settings_copy = scene.root.join("record/qwen-settings");
-    let recorded = scene.run(
+    scene.run(
         AgentKind::QwenCode,
         AgentOptions::new("qwen3-coder-plus"),
         &format!(
-            r#"cp "$QWEN_HOME/settings.json" '{}'; mkdir -p "$QWEN_HOME/projects/-work/chats" && echo qwen-chat > "$QWEN_HOME/projects/-work/chats/67c72904-085a-43f5-b144-ab4b7b440f76.jsonl""#,
+            r#"cp "$QWEN_HOME/settings.json" '{}'"#,
             settings_copy.display()
         ),
         "qwen-code.jsonl",
     );
-    recorded.has_args(&["--output-format", "stream-json", "--yolo"]);
-    recorded.has_args(&["-m", "qwen3-coder-plus"]);
-    assert_eq!(recorded.argv.last().map(String::as_str), Some(PROMPT));
-    let home = under(recorded.env("QWEN_HOME"), &scene.state());
     let settings = std::fs::read_to_string(&settings_copy).unwrap();
     assert!(
         settings.contains("selectedType") && !settings.contains("mcpServers"),
         "{settings}"
     );
-    seeded_then_removed(&scene, &recorded, &home.join("oauth_creds.json"));
-    recorded.normalized(&["echo hello"]);
-    session_copied(&scene, &recorded, "qwen-chat\n");
 }
 
+/// Codex's `config.toml` is seeded like its login and removed with it.
 #[test]
-fn codex() {
-    let scene = Scene::new("codex");
-    scene.home_file(
-        ".codex/auth.json",
-        &format!(r#"{{"OPENAI_API_KEY":"{SECRET}"}}"#),
-    );
+fn codex_seeds_its_config() {
+    let scene = Scene::new("codex-config");
     scene.home_file(".codex/config.toml", "model_provider = \"mock\"\n");
-    scene.home_file(".codex/AGENTS.md", "user instructions stay out");
     let recorded = scene.run(
         AgentKind::Codex,
         AgentOptions::new("gpt-5.5"),
-        r#"mkdir -p "$CODEX_HOME/sessions/2026/11/22" && echo rollout > "$CODEX_HOME/sessions/2026/11/22/rollout-2026-11-22T03-07-26-01a20139-2696-7720-9b74-178414dbe828.jsonl""#,
+        "",
         "codex.jsonl",
     );
-    assert_eq!(recorded.argv[0], "exec");
-    recorded.has_args(&[
-        "--json",
-        "--skip-git-repo-check",
-        "--dangerously-bypass-approvals-and-sandbox",
-    ]);
-    recorded.has_args(&["-C", &scene.root.join("work").display().to_string()]);
-    recorded.has_args(&["-m", "gpt-5.5"]);
-    recorded.has_args(&["--", PROMPT]);
     let home = under(recorded.env("CODEX_HOME"), &scene.state());
-    assert_eq!(
-        std::fs::read_to_string(home.join("config.toml"))
-            .ok()
-            .as_deref(),
-        None,
-        "config.toml is seeded like auth and removed with it"
-    );
     assert!(recorded.files_during.contains(&home.join("config.toml")));
-    assert!(
-        !recorded
-            .files_during
-            .iter()
-            .any(|f| f.ends_with("AGENTS.md"))
-    );
-    seeded_then_removed(&scene, &recorded, &home.join("auth.json"));
-    recorded.normalized(&["echo hello", "cat SKILL.md"]);
-    session_copied(&scene, &recorded, "rollout\n");
+    assert!(!home.join("config.toml").exists());
 }
 
+/// OpenCode's four private XDG directories, with the user's global config seeded.
 #[test]
-fn opencode() {
-    let scene = Scene::new("opencode");
-    scene.home_file(
-        ".local/share/opencode/auth.json",
-        &format!(r#"{{"anthropic":{{"key":"{SECRET}"}}}}"#),
-    );
+fn opencode_gets_private_xdg_directories() {
+    let scene = Scene::new("opencode-xdg");
     scene.home_file(".config/opencode/opencode.json", r#"{"provider":{}}"#);
     let recorded = scene.run(
         AgentKind::Opencode,
@@ -404,22 +598,15 @@ fn opencode() {
         "",
         "opencode.jsonl",
     );
-    assert_eq!(recorded.argv[0], "run");
-    recorded.has_args(&["--format", "json"]);
-    recorded.has_args(&["-m", "anthropic/claude-sonnet-4-6"]);
-    recorded.has_args(&["--", PROMPT]);
-    let data = under(recorded.env("XDG_DATA_HOME"), &scene.state());
     let config = under(recorded.env("XDG_CONFIG_HOME"), &scene.state());
-    under(recorded.env("XDG_STATE_HOME"), &scene.state());
-    under(recorded.env("XDG_CACHE_HOME"), &scene.state());
-    assert_eq!(recorded.env("OPENCODE_DISABLE_AUTOUPDATE"), "1");
+    for var in ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"] {
+        under(recorded.env(var), &scene.state());
+    }
     assert!(
         recorded
             .files_during
             .contains(&config.join("opencode/opencode.json"))
     );
-    seeded_then_removed(&scene, &recorded, &data.join("opencode/auth.json"));
-    recorded.normalized(&["echo hello"]);
 }
 
 fn transcript(name: &str) -> PathBuf {
@@ -428,128 +615,25 @@ fn transcript(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Copilot's usage comes from the file it writes with `--usage-output-file`.
 #[test]
-fn copilot() {
-    let scene = Scene::new("copilot");
-    scene.home_file(
-        ".copilot/config.json",
-        &format!(r#"{{"copilot_tokens":{{"u":"{SECRET}"}}}}"#),
-    );
-    scene.home_file(
-        ".copilot/copilot-instructions.md",
-        "user instructions stay out",
-    );
+fn copilot_reads_its_usage_file() {
+    let scene = Scene::new("copilot-usage");
     let usage = transcript("copilot.usage-output-file.json");
     let recorded = scene.run(
         AgentKind::Copilot,
         AgentOptions::new("gpt-5.4"),
         &format!(
-            r#"previous=; for arg in "$@"; do [ "$previous" = --usage-output-file ] && cp '{}' "$arg"; previous=$arg; done
-mkdir -p "$COPILOT_HOME/session-state/8406a0a8-1a16-4cb4-887c-3a8dda0c8989" && echo copilot-events > "$COPILOT_HOME/session-state/8406a0a8-1a16-4cb4-887c-3a8dda0c8989/events.jsonl""#,
+            r#"previous=; for arg in "$@"; do [ "$previous" = --usage-output-file ] && cp '{}' "$arg"; previous=$arg; done"#,
             usage.display()
         ),
         "copilot.jsonl",
     );
-    recorded.has_args(&["-p", PROMPT]);
-    recorded.has_args(&["--model", "gpt-5.4"]);
-    recorded.has_args(&[
-        "--output-format",
-        "json",
-        "--allow-all-tools",
-        "--no-auto-update",
-    ]);
     let usage_file = scene.artifacts().join("copilot-usage.json");
     recorded.has_args(&["--usage-output-file", &usage_file.display().to_string()]);
-    let home = under(recorded.env("COPILOT_HOME"), &scene.state());
-    assert_eq!(recorded.env("COPILOT_AUTO_UPDATE"), "false");
-    assert!(
-        !recorded
-            .files_during
-            .iter()
-            .any(|f| f.ends_with("copilot-instructions.md"))
-    );
-    seeded_then_removed(&scene, &recorded, &home.join("config.json"));
-    recorded.normalized(&["echo hello"]);
-    session_copied(&scene, &recorded, "copilot-events\n");
     let tokens = &recorded.output.report.usage;
-    assert_eq!(
-        tokens.input_tokens.map(|c| c.value),
-        Some(39815),
-        "usage from the usage file"
-    );
+    assert_eq!(tokens.input_tokens.map(|c| c.value), Some(39815));
     assert_eq!(tokens.output_tokens.map(|c| c.value), Some(21));
-}
-
-#[test]
-fn gemini_cli() {
-    let scene = Scene::new("gemini");
-    scene.home_file(
-        ".gemini/oauth_creds.json",
-        &format!(r#"{{"access_token":"{SECRET}"}}"#),
-    );
-    scene.home_file(
-        ".gemini/settings.json",
-        r#"{"security":{"auth":{"selectedType":"oauth-personal"}}}"#,
-    );
-    scene.home_file(".gemini/GEMINI.md", "user instructions stay out");
-    let recorded = scene.run(
-        AgentKind::GeminiCli,
-        AgentOptions::new("gemini-2.5-pro"),
-        r#"mkdir -p "$GEMINI_CLI_HOME/.gemini/tmp/work/chats" && echo gemini-chat > "$GEMINI_CLI_HOME/.gemini/tmp/work/chats/session-2026-11-22T03-08-04c60973.jsonl""#,
-        "gemini-cli.jsonl",
-    );
-    recorded.has_args(&["-p", PROMPT]);
-    recorded.has_args(&["--output-format", "stream-json", "--yolo"]);
-    recorded.has_args(&["-m", "gemini-2.5-pro"]);
-    let home = under(recorded.env("GEMINI_CLI_HOME"), &scene.state());
-    assert_eq!(recorded.env("GEMINI_CLI_TRUST_WORKSPACE"), "true");
-    assert!(
-        !recorded.env.contains_key("HOME") || recorded.env("HOME") != home.display().to_string()
-    );
-    assert!(
-        !recorded
-            .files_during
-            .iter()
-            .any(|f| f.ends_with("GEMINI.md"))
-    );
-    seeded_then_removed(&scene, &recorded, &home.join(".gemini/oauth_creds.json"));
-    recorded.normalized(&["echo hello"]);
-    session_copied(&scene, &recorded, "gemini-chat\n");
-}
-
-#[test]
-fn cursor_agent() {
-    let scene = Scene::new("cursor");
-    let stream = scene.root.join("cursor.jsonl");
-    std::fs::write(
-        &stream,
-        concat!(
-            r#"{"type":"system","subtype":"init","session_id":"chat_123","cwd":"/tmp/workspace"}"#, "\n",
-            r#"{"type":"tool_call","subtype":"started","call_id":"tool_1","tool_call":{"shellToolCall":{"args":{"command":"echo hello"}}}}"#, "\n",
-            r#"{"type":"tool_call","subtype":"completed","call_id":"tool_1","tool_call":{"shellToolCall":{"args":{"command":"echo hello"},"result":{"success":{"stdout":"hello","exitCode":0}}}}}"#, "\n",
-            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"done"}]}}"#, "\n",
-            r#"{"type":"result","subtype":"success","result":"done","session_id":"chat_123","usage":{"inputTokens":200,"outputTokens":50,"cacheReadTokens":75,"cacheWriteTokens":0}}"#, "\n",
-        ),
-    )
-    .unwrap();
-    let recorded = scene.run(
-        AgentKind::CursorAgent,
-        AgentOptions::new("sonnet-4").env("CURSOR_API_KEY", "key"),
-        "",
-        &stream.display().to_string(),
-    );
-    recorded.has_args(&["-p", "--output-format", "stream-json", "--force", "--trust"]);
-    recorded.has_args(&[
-        "--workspace",
-        &scene.root.join("work").display().to_string(),
-    ]);
-    recorded.has_args(&["--model", "sonnet-4"]);
-    assert_eq!(recorded.argv.last().map(String::as_str), Some(PROMPT));
-    assert_eq!(recorded.env("CURSOR_API_KEY"), "key");
-    recorded.normalized(&["echo hello"]);
-    let report = &recorded.output.report;
-    assert_eq!(report.session_id.as_deref(), Some("chat_123"));
-    assert_eq!(report.usage.input_tokens.map(|c| c.value), Some(275));
 }
 
 /// `max_steps` through whole sessions: every captured run takes three model rounds, so a

@@ -24,17 +24,43 @@ use serde_json::Value;
 use super::claude_stream::{CLAUDE_CODE, ClaudeStreamParser, collect_session_file};
 use super::options::set_env;
 use super::provider;
-use super::{
-    Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
-};
+use super::spec::{AgentSpec, StateSpec};
+use super::{Agent, AgentOptions, AgentSetup, Launch, SessionSpec, StreamParser};
 use crate::config::{AgentKind, WireApi};
 use crate::normalize::ReportBuilder;
 
-const PROGRAM: &str = "claude";
-const CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
-/// The user's own config directory below the home, when `$CLAUDE_CONFIG_DIR` is not set.
-const USER_DIR: &str = ".claude";
-const CREDENTIALS: &str = ".credentials.json";
+/// Claude Code as data.
+pub(super) const SPEC: AgentSpec = AgentSpec {
+    kind: AgentKind::ClaudeCode,
+    program: "claude",
+    install: "npm install -g @anthropic-ai/claude-code",
+    auth_env: &[
+        "ANTHROPIC_API_KEY",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
+    ],
+    auth_help: "Log in once with `claude` (skillgym copies ~/.claude/.credentials.json, without \
+                its refresh token, into each session; run `claude` again when the login has \
+                expired), or set ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN from `claude \
+                setup-token`.",
+    state: Some(StateSpec {
+        var: "CLAUDE_CONFIG_DIR",
+        private: "claude",
+        user: ".claude",
+        seed: &[".credentials.json"],
+        seed_with_endpoint: &[],
+        auth_files: &[".credentials.json"],
+        skill_dirs: &["skills"],
+    }),
+    fixed_env: &[
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        ("DISABLE_AUTOUPDATER", "1"),
+    ],
+    project_skills: ".claude/skills",
+    home_skills: false,
+};
 /// Variables removed when a provider endpoint is configured: they would take precedence over
 /// its key or route requests to a cloud provider.
 const PROVIDER_OVERRIDES: [&str; 4] = [
@@ -58,9 +84,9 @@ impl ClaudeCode {
 
     /// The config directory the session uses.
     fn config_dir(&self, session: &SessionSpec<'_>) -> PathBuf {
-        self.options
-            .env_dir(CONFIG_DIR)
-            .unwrap_or_else(|| session.state_dir.join("claude"))
+        SPEC.state_dir(&self.options, session)
+            .map(|state| state.dir)
+            .unwrap_or_default()
     }
 
     fn command(
@@ -69,27 +95,13 @@ impl ClaudeCode {
         resume: Option<&str>,
         root: bool,
     ) -> io::Result<Launch> {
-        let config = self.config_dir(session);
         let provider = session.endpoint(&self.options);
-        let mut seeded = isolation::Seeded::default();
-        if self.options.env_dir(CONFIG_DIR).is_none() {
-            isolation::create_dirs([config.as_path()])?;
-            if let Some(user) = self.options.user_dir(CONFIG_DIR, USER_DIR) {
-                isolation::inherit_user_skills(
-                    &self.options,
-                    &[(config.join("skills"), user.join("skills"))],
-                )?;
-            }
-            // A provider endpoint takes an API key: the user's Anthropic login stays home.
-            if let Some(source) = self
-                .options
-                .user_dir(CONFIG_DIR, USER_DIR)
-                .filter(|source| *source != config && provider.is_none())
-            {
-                seeded = seed_credentials(&source, &config)?;
-            }
+        // A provider endpoint takes an API key: the user's Anthropic login stays home.
+        let state = SPEC.prepare_state(&self.options, session)?;
+        for path in state.iter().flat_map(|state| state.seeded.files()) {
+            strip_refresh_tokens(path)?;
         }
-        let mut launch = self.options.start_launch(PROGRAM);
+        let mut launch = SPEC.start_launch(&self.options, session, state.as_ref())?;
         launch.args.push("-p".into());
         if let Some(id) = resume {
             launch
@@ -109,13 +121,10 @@ impl ClaudeCode {
             launch.args.extend(["--model".into(), model.into()]);
         }
         launch.args.push(session.prompt.into());
-        set_env(&mut launch, CONFIG_DIR, &config);
-        set_env(&mut launch, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-        set_env(&mut launch, "DISABLE_AUTOUPDATER", "1");
         if root {
             set_env(&mut launch, "IS_SANDBOX", "1");
         }
-        launch.seeded = seeded;
+        launch.seeded = state.map(|state| state.seeded).unwrap_or_default();
         let mut launch = self.options.finish_launch(launch);
         // Set last: `agent.env` cannot send the session elsewhere.
         if let Some(provider) = provider {
@@ -136,7 +145,7 @@ impl ClaudeCode {
 
 impl Agent for ClaudeCode {
     fn kind(&self) -> &str {
-        "claude-code"
+        SPEC.name()
     }
 
     fn model(&self) -> Option<&str> {
@@ -167,31 +176,7 @@ impl Agent for ClaudeCode {
     }
 
     fn setup(&self) -> AgentSetup {
-        let mut auth: Vec<AuthSource> = [
-            "ANTHROPIC_API_KEY",
-            "CLAUDE_CODE_OAUTH_TOKEN",
-            "ANTHROPIC_AUTH_TOKEN",
-            "CLAUDE_CODE_USE_BEDROCK",
-            "CLAUDE_CODE_USE_VERTEX",
-        ]
-        .into_iter()
-        .map(|name| AuthSource::Env(name.to_owned()))
-        .collect();
-        if let Some(dir) = self.options.user_dir(CONFIG_DIR, USER_DIR) {
-            auth.push(AuthSource::File(dir.join(CREDENTIALS)));
-        }
-        AgentSetup {
-            program: self.options.program(PROGRAM),
-            version_args: vec!["--version".into()],
-            install: "npm install -g @anthropic-ai/claude-code".to_owned(),
-            auth,
-            auth_help: "Log in once with `claude` (skillgym copies ~/.claude/.credentials.json, \
-                        without its refresh token, into each session; run `claude` again when \
-                        the login has expired), or set ANTHROPIC_API_KEY, or \
-                        CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`."
-                .to_owned(),
-            refusals: Vec::new(),
-        }
+        SPEC.setup(&self.options, Vec::new(), Vec::new())
     }
 }
 
@@ -200,16 +185,6 @@ impl Agent for ClaudeCode {
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
-}
-
-/// Copies the login into the session's config directory, refresh tokens removed.
-fn seed_credentials(from: &Path, to: &Path) -> io::Result<isolation::Seeded> {
-    let mut seeded = isolation::Seeded::default();
-    seeded.seed(from, to, &[CREDENTIALS])?;
-    for path in seeded.files() {
-        strip_refresh_tokens(path)?;
-    }
-    Ok(seeded)
 }
 
 /// Removes `refreshToken` from the OAuth entries of a credentials file; a file that is not a
@@ -233,6 +208,10 @@ fn strip_refresh_tokens(path: &Path) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use crate::agent::AuthSource;
+
+    const CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+
     use super::*;
     use crate::agent::test_support::{
         self, PROMPT, env, fixture, mode, scratch, spec, tool_calls, tool_results,
@@ -515,8 +494,11 @@ mod tests {
     fn credentials_that_are_not_json_are_copied_as_they_are() {
         let dir = scratch("claude-code", "opaque");
         fs::write(dir.join(".credentials.json"), "opaque").unwrap();
-        let seeded = seed_credentials(&dir, &dir.join("to")).unwrap();
-        assert_eq!(fs::read_to_string(&seeded.files()[0]).unwrap(), "opaque");
+        strip_refresh_tokens(&dir.join(".credentials.json")).unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.join(".credentials.json")).unwrap(),
+            "opaque"
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 

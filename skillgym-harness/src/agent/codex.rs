@@ -46,22 +46,37 @@ use serde_json::{Map, Value};
 use skillgym::{Phase, Role};
 
 use super::api_error;
-use super::options::set_env;
 use super::provider::{self, Provider, toml_string};
-use super::{
-    Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
-};
+use super::spec::{AgentSpec, StateSpec};
+use super::{Agent, AgentOptions, AgentSetup, Launch, SessionSpec, StreamParser, isolation};
 use crate::config::{AgentKind, WireApi};
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
 
-/// The program run when `agent.command` is not set.
-const PROGRAM: &str = "codex";
-/// The variable that moves Codex's state.
-const HOME_VAR: &str = "CODEX_HOME";
-
-/// Files seeded from the user's Codex home: what Codex needs to authenticate and reach its
-/// provider.
-const SEEDED: [&str; 2] = ["auth.json", "config.toml"];
+/// The OpenAI Codex CLI as data: `auth.json` and `config.toml` (what Codex needs to
+/// authenticate and reach its provider) are seeded into a private `CODEX_HOME`; with a provider
+/// endpoint the user's ChatGPT login stays home. Codex also reads `~/.agents/skills`: a private
+/// home.
+pub(super) const SPEC: AgentSpec = AgentSpec {
+    kind: AgentKind::Codex,
+    program: "codex",
+    install: "npm install -g @openai/codex",
+    auth_env: &["CODEX_API_KEY", "OPENAI_API_KEY"],
+    auth_help: "Run `codex login` (ChatGPT sign-in, or `codex login --with-api-key`), or set \
+                CODEX_API_KEY or OPENAI_API_KEY. skillgym copies auth.json and config.toml from \
+                $CODEX_HOME (default ~/.codex) into each session's private CODEX_HOME.",
+    state: Some(StateSpec {
+        var: "CODEX_HOME",
+        private: "codex-home",
+        user: ".codex",
+        seed: &["auth.json", "config.toml"],
+        seed_with_endpoint: &["config.toml"],
+        auth_files: &["auth.json"],
+        skill_dirs: &["skills"],
+    }),
+    fixed_env: &[],
+    project_skills: ".agents/skills",
+    home_skills: true,
+};
 
 /// Runs the OpenAI Codex CLI (`codex exec --json`).
 #[derive(Debug, Clone)]
@@ -78,43 +93,17 @@ impl Codex {
     /// The `CODEX_HOME` the agent uses, and whether it is skillgym's private one (otherwise
     /// `agent.env` set it).
     fn codex_home(&self, session: &SessionSpec<'_>) -> (PathBuf, bool) {
-        match self.options.env_dir(HOME_VAR) {
-            Some(home) => (home, false),
-            None => (session.state_dir.join("codex-home"), true),
-        }
+        SPEC.state_dir(&self.options, session)
+            .map(|state| (state.dir, state.private))
+            .unwrap_or_default()
     }
 
-    /// The user's Codex home, where auth and config are seeded from: the harness's
-    /// `$CODEX_HOME`, else `~/.codex` (only the latter when `user_home` is set explicitly).
-    fn user_codex_home(&self) -> Option<PathBuf> {
-        self.options.user_dir(HOME_VAR, ".codex")
-    }
-
-    /// Creates and seeds the private `CODEX_HOME` and points the agent at it.
-    fn isolate(&self, session: &SessionSpec<'_>, launch: &mut Launch) -> std::io::Result<()> {
-        // Codex reads `~/.agents/skills`: a private home keeps the user's skills away.
-        isolation::private_home(&self.options, session.state_dir, launch)?;
-        let (home, private) = self.codex_home(session);
-        if !private {
-            return Ok(());
-        }
-        isolation::create_dirs([home.as_path()])?;
-        if let Some(user) = self.user_codex_home() {
-            isolation::inherit_user_skills(
-                &self.options,
-                &[(home.join("skills"), user.join("skills"))],
-            )?;
-        }
-        // With a provider endpoint the user's ChatGPT login stays home.
-        let files = match session.endpoint(&self.options) {
-            Some(_) => &SEEDED[1..],
-            None => &SEEDED[..],
-        };
-        if let Some(from) = self.user_codex_home().filter(|from| *from != home) {
-            launch.seeded.seed(&from, &home, files)?;
-        }
-        set_env(launch, HOME_VAR, home);
-        Ok(())
+    /// A launch with the prepared `CODEX_HOME` (seeded), before Codex's own arguments.
+    fn start(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
+        let state = SPEC.prepare_state(&self.options, session)?;
+        let mut launch = SPEC.start_launch(&self.options, session, state.as_ref())?;
+        launch.seeded = state.map(|state| state.seeded).unwrap_or_default();
+        Ok(launch)
     }
 
     /// The flags shared by a session and its resumption, after `exec` (or `exec resume`).
@@ -155,7 +144,7 @@ impl Codex {
 
 impl Agent for Codex {
     fn kind(&self) -> &str {
-        "codex"
+        SPEC.name()
     }
 
     fn model(&self) -> Option<&str> {
@@ -167,7 +156,7 @@ impl Agent for Codex {
     }
 
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
-        let mut launch = self.options.start_launch(PROGRAM);
+        let mut launch = self.start(session)?;
         launch.args.push("exec".into());
         self.push_flags(&mut launch.args);
         launch.args.push("-C".into());
@@ -175,7 +164,6 @@ impl Agent for Codex {
         self.push_settings(session, &mut launch);
         launch.args.push("--".into());
         launch.args.push(session.prompt.into());
-        self.isolate(session, &mut launch)?;
         Ok(self.options.finish_launch(launch))
     }
 
@@ -232,7 +220,10 @@ impl Agent for Codex {
         session: &SessionSpec<'_>,
         session_id: &str,
     ) -> Option<std::io::Result<Launch>> {
-        let mut launch = self.options.start_launch(PROGRAM);
+        let mut launch = match self.start(session) {
+            Ok(launch) => launch,
+            Err(error) => return Some(Err(error)),
+        };
         launch.args.push("exec".into());
         launch.args.push("-C".into());
         launch.args.push(session.cwd.into());
@@ -242,36 +233,11 @@ impl Agent for Codex {
         launch.args.push("--".into());
         launch.args.push(session_id.into());
         launch.args.push(session.prompt.into());
-        Some(
-            self.isolate(session, &mut launch)
-                .map(|()| self.options.finish_launch(launch)),
-        )
+        Some(Ok(self.options.finish_launch(launch)))
     }
 
     fn setup(&self) -> AgentSetup {
-        let mut auth = vec![
-            AuthSource::Env("CODEX_API_KEY".to_owned()),
-            AuthSource::Env("OPENAI_API_KEY".to_owned()),
-        ];
-        if let Some(home) = self
-            .options
-            .env_dir(HOME_VAR)
-            .or_else(|| self.user_codex_home())
-        {
-            auth.push(AuthSource::File(home.join("auth.json")));
-        }
-        AgentSetup {
-            program: self.options.program(PROGRAM),
-            version_args: vec!["--version".to_owned()],
-            install: "npm install -g @openai/codex".to_owned(),
-            auth,
-            auth_help:
-                "Run `codex login` (ChatGPT sign-in, or `codex login --with-api-key`), or set \
-                        CODEX_API_KEY or OPENAI_API_KEY. skillgym copies auth.json and config.toml \
-                        from $CODEX_HOME (default ~/.codex) into each session's private CODEX_HOME."
-                    .to_owned(),
-            refusals: self.refusals(),
-        }
+        SPEC.setup(&self.options, Vec::new(), self.refusals())
     }
 }
 
@@ -650,6 +616,8 @@ fn mcp_output(result: McpResult) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::agent::AuthSource;
+
     use super::*;
     use crate::agent::test_support::{
         self, commands, env, exit_codes, fixture, scratch, spec, strings, tool_calls, tool_results,

@@ -49,19 +49,43 @@ use super::lenient::{ErrorMessage, Flag, Int, Obj, Text};
 use super::options::set_env;
 use super::pending::PendingCommands;
 use super::provider;
-use super::{
-    Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
-};
+use super::spec::{AgentSpec, StateSpec};
+use super::{Agent, AgentOptions, AgentSetup, Launch, SessionSpec, StreamParser, isolation};
 use crate::config::{AgentKind, WireApi};
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
 
-const PROGRAM: &str = "copilot";
-const HOME_VAR: &str = "COPILOT_HOME";
-/// The user's own Copilot directory below the home, when `$COPILOT_HOME` is not set.
-const USER_DIR: &str = ".copilot";
 const USAGE_FILE: &str = "copilot-usage.json";
-/// The files seeded into the private `COPILOT_HOME`: the sign-ins (and a plaintext token).
-const LOGIN_FILES: &[&str] = &["config.json"];
+
+/// The GitHub Copilot CLI as data. `config.json` (the sign-ins, and a plaintext token) is
+/// seeded into the private `COPILOT_HOME`; with a provider endpoint (BYOK) no GitHub sign-in
+/// is needed.
+pub(super) const SPEC: AgentSpec = AgentSpec {
+    kind: AgentKind::Copilot,
+    program: "copilot",
+    install: "npm install -g @github/copilot",
+    auth_env: &[
+        "COPILOT_GITHUB_TOKEN",
+        "GH_TOKEN",
+        "GITHUB_TOKEN",
+        "COPILOT_PROVIDER_BASE_URL",
+    ],
+    auth_help: "Log in once with `copilot login` (skillgym copies ~/.copilot/config.json, which \
+                names the signed-in account, into each session; the token stays in the system \
+                keychain), or set COPILOT_GITHUB_TOKEN or GH_TOKEN, or use your own provider \
+                with COPILOT_PROVIDER_BASE_URL (BYOK, no GitHub login).",
+    state: Some(StateSpec {
+        var: "COPILOT_HOME",
+        private: "copilot-home",
+        user: ".copilot",
+        seed: &["config.json"],
+        seed_with_endpoint: &[],
+        auth_files: &["config.json"],
+        skill_dirs: &["skills"],
+    }),
+    fixed_env: &[("COPILOT_AUTO_UPDATE", "false"), ("NO_COLOR", "1")],
+    project_skills: ".github/skills",
+    home_skills: false,
+};
 
 /// Runs the GitHub Copilot CLI headlessly with a private `COPILOT_HOME`.
 #[derive(Debug, Clone)]
@@ -77,33 +101,15 @@ impl Copilot {
 
     /// The `COPILOT_HOME` the session uses.
     fn copilot_home(&self, session: &SessionSpec<'_>) -> PathBuf {
-        self.options
-            .env_dir(HOME_VAR)
-            .unwrap_or_else(|| session.state_dir.join("copilot-home"))
+        SPEC.state_dir(&self.options, session)
+            .map(|state| state.dir)
+            .unwrap_or_default()
     }
 
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
-        let home = self.copilot_home(session);
         let provider = session.endpoint(&self.options);
-        let mut seeded = isolation::Seeded::default();
-        if self.options.env_dir(HOME_VAR).is_none() {
-            isolation::create_dirs([home.as_path()])?;
-            if let Some(user) = self.options.user_dir(HOME_VAR, USER_DIR) {
-                isolation::inherit_user_skills(
-                    &self.options,
-                    &[(home.join("skills"), user.join("skills"))],
-                )?;
-            }
-            // With a provider endpoint (BYOK) no GitHub sign-in is needed.
-            if let Some(source) = self
-                .options
-                .user_dir(HOME_VAR, USER_DIR)
-                .filter(|source| *source != home && provider.is_none())
-            {
-                seeded.seed(&source, &home, LOGIN_FILES)?;
-            }
-        }
-        let mut launch = self.options.start_launch(PROGRAM);
+        let state = SPEC.prepare_state(&self.options, session)?;
+        let mut launch = SPEC.start_launch(&self.options, session, state.as_ref())?;
         launch.args.extend(["-p".into(), session.prompt.into()]);
         if let Some(id) = resume {
             launch.args.push(format!("--resume={id}").into());
@@ -125,10 +131,7 @@ impl Copilot {
         launch
             .args
             .push(session.artifact_dir.join(USAGE_FILE).into());
-        set_env(&mut launch, HOME_VAR, &home);
-        set_env(&mut launch, "COPILOT_AUTO_UPDATE", "false");
-        set_env(&mut launch, "NO_COLOR", "1");
-        launch.seeded = seeded;
+        launch.seeded = state.map(|state| state.seeded).unwrap_or_default();
         let mut launch = self.options.finish_launch(launch);
         // Set last: `agent.env` cannot send the session elsewhere.
         if let Some(provider) = provider {
@@ -155,7 +158,7 @@ impl Copilot {
 
 impl Agent for Copilot {
     fn kind(&self) -> &str {
-        "copilot"
+        SPEC.name()
     }
 
     fn model(&self) -> Option<&str> {
@@ -213,30 +216,7 @@ impl Agent for Copilot {
     }
 
     fn setup(&self) -> AgentSetup {
-        let mut auth: Vec<AuthSource> = [
-            "COPILOT_GITHUB_TOKEN",
-            "GH_TOKEN",
-            "GITHUB_TOKEN",
-            "COPILOT_PROVIDER_BASE_URL",
-        ]
-        .into_iter()
-        .map(|name| AuthSource::Env(name.to_owned()))
-        .collect();
-        if let Some(dir) = self.options.user_dir(HOME_VAR, USER_DIR) {
-            auth.push(AuthSource::File(dir.join("config.json")));
-        }
-        AgentSetup {
-            program: self.options.program(PROGRAM),
-            version_args: vec!["--version".into()],
-            install: "npm install -g @github/copilot".to_owned(),
-            auth,
-            auth_help: "Log in once with `copilot login` (skillgym copies ~/.copilot/config.json, \
-                        which names the signed-in account, into each session; the token stays in \
-                        the system keychain), or set COPILOT_GITHUB_TOKEN or GH_TOKEN, or use your \
-                        own provider with COPILOT_PROVIDER_BASE_URL (BYOK, no GitHub login)."
-                .to_owned(),
-            refusals: Vec::new(),
-        }
+        SPEC.setup(&self.options, Vec::new(), Vec::new())
     }
 }
 
@@ -670,6 +650,10 @@ fn read_persisted_usage(path: &Path, out: &mut ReportBuilder) {
 
 #[cfg(test)]
 mod tests {
+    use crate::agent::AuthSource;
+
+    const HOME_VAR: &str = "COPILOT_HOME";
+
     use super::*;
     use crate::agent::test_support::{
         self, CWD, PROMPT, env, exit_codes, fixture, mode, scratch, spec, tool_calls, tool_results,

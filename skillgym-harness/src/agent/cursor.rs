@@ -40,10 +40,26 @@ use skillgym::{Phase, Role};
 
 use super::lenient::{Flag, Int, List, Obj, Text};
 use super::pending::PendingCommands;
+use super::spec::AgentSpec;
 use super::{Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser};
+use crate::config::AgentKind;
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, epoch_millis_to_rfc3339};
 
-const PROGRAM: &str = "cursor-agent";
+/// The Cursor Agent CLI as data (unverified here: its installer needs the internet). It has
+/// no documented way to move its state, so nothing is isolated or seeded.
+pub(super) const SPEC: AgentSpec = AgentSpec {
+    kind: AgentKind::CursorAgent,
+    program: "cursor-agent",
+    install: "curl https://cursor.com/install -fsS | bash (Cursor's installer; the npm package \
+              `cursor-agent` is someone else's)",
+    auth_env: &["CURSOR_API_KEY"],
+    auth_help: "Set CURSOR_API_KEY (Cursor dashboard → Integrations → User API Keys), or log in \
+                once with `cursor-agent login`; `cursor-agent status` tells.",
+    state: None,
+    fixed_env: &[],
+    project_skills: ".cursor/skills",
+    home_skills: false,
+};
 /// What Cursor prints on stderr when the account cannot use the configured model.
 const MODEL_REJECTED: &str = "Cannot use this model:";
 
@@ -60,7 +76,7 @@ impl CursorAgent {
     }
 
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> Launch {
-        let mut launch = self.options.start_launch(PROGRAM);
+        let mut launch = self.options.start_launch(SPEC.program);
         launch.args.extend(
             [
                 "-p",
@@ -86,7 +102,7 @@ impl CursorAgent {
 
 impl Agent for CursorAgent {
     fn kind(&self) -> &str {
-        "cursor-agent"
+        SPEC.name()
     }
 
     fn model(&self) -> Option<&str> {
@@ -122,27 +138,13 @@ impl Agent for CursorAgent {
     }
 
     fn setup(&self) -> AgentSetup {
-        let mut auth = vec![AuthSource::Env("CURSOR_API_KEY".to_owned())];
         let config = self
             .options
             .env_value("XDG_CONFIG_HOME")
             .map(PathBuf::from)
             .or_else(|| self.options.home_file(".config"));
-        if let Some(config) = config {
-            auth.push(AuthSource::File(config.join("cursor/auth.json")));
-        }
-        AgentSetup {
-            program: self.options.program(PROGRAM),
-            version_args: vec!["--version".into()],
-            install: "curl https://cursor.com/install -fsS | bash (Cursor's installer; the npm \
-                      package `cursor-agent` is someone else's)"
-                .to_owned(),
-            auth,
-            auth_help: "Set CURSOR_API_KEY (Cursor dashboard → Integrations → User API Keys), or \
-                        log in once with `cursor-agent login`; `cursor-agent status` tells."
-                .to_owned(),
-            refusals: Vec::new(),
-        }
+        let login = config.map(|config| AuthSource::File(config.join("cursor/auth.json")));
+        SPEC.setup(&self.options, login.into_iter().collect(), Vec::new())
     }
 }
 

@@ -39,25 +39,56 @@ use super::api_error;
 use super::lenient::{ErrorMessage, Flag, Int, Obj, Text};
 use super::options::set_env;
 use super::provider;
-use super::{
-    Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
-};
+use super::spec::{AgentSpec, StateSpec};
+use super::{Agent, AgentOptions, AgentSetup, Launch, SessionSpec, StreamParser, isolation};
 use crate::config::{AgentKind, WireApi};
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
 
-const PROGRAM: &str = "gemini";
 const HOME_VAR: &str = "GEMINI_CLI_HOME";
 /// The user's own home for Gemini below the home, when `$GEMINI_CLI_HOME` is not set: the home
 /// itself.
 const USER_DIR: &str = "";
-/// The files seeded into the private home, relative to it.
-const AUTH_FILES: &[&str] = &[
-    ".gemini/settings.json",
-    ".gemini/oauth_creds.json",
-    ".gemini/google_accounts.json",
-    ".gemini/gemini-credentials.json",
-    ".gemini/.env",
-];
+
+/// Gemini CLI as data: the user's `.gemini` sign-in and settings are seeded into a private
+/// `GEMINI_CLI_HOME` (with a provider endpoint the sign-in stays home).
+pub(super) const SPEC: AgentSpec = AgentSpec {
+    kind: AgentKind::GeminiCli,
+    program: "gemini",
+    install: "npm install -g @google/gemini-cli",
+    auth_env: &[
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+    ],
+    auth_help: "Set GEMINI_API_KEY (or GOOGLE_API_KEY, or Vertex AI variables), or sign in once \
+                with `gemini` (skillgym copies ~/.gemini/settings.json, oauth_creds.json and \
+                google_accounts.json into each session).",
+    state: Some(StateSpec {
+        var: HOME_VAR,
+        private: "gemini-home",
+        user: USER_DIR,
+        seed: &[
+            ".gemini/settings.json",
+            ".gemini/oauth_creds.json",
+            ".gemini/google_accounts.json",
+            ".gemini/gemini-credentials.json",
+            ".gemini/.env",
+        ],
+        seed_with_endpoint: &[],
+        auth_files: &[
+            ".gemini/oauth_creds.json",
+            ".gemini/gemini-credentials.json",
+            ".gemini/.env",
+        ],
+        skill_dirs: &[".gemini/skills", ".agents/skills"],
+    }),
+    fixed_env: &[
+        ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
+        ("GEMINI_TELEMETRY_ENABLED", "false"),
+    ],
+    project_skills: ".gemini/skills",
+    home_skills: false,
+};
 
 /// Runs the Gemini CLI headlessly with a private `GEMINI_CLI_HOME`.
 #[derive(Debug, Clone)]
@@ -73,35 +104,21 @@ impl GeminiCli {
 
     /// The home (holding `.gemini`) the session uses.
     fn gemini_home(&self, session: &SessionSpec<'_>) -> PathBuf {
-        self.options
-            .env_dir(HOME_VAR)
-            .unwrap_or_else(|| session.state_dir.join("gemini-home"))
+        SPEC.state_dir(&self.options, session)
+            .map(|state| state.dir)
+            .unwrap_or_default()
     }
 
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
-        let home = self.gemini_home(session);
         let provider = session.endpoint(&self.options);
-        let mut seeded = isolation::Seeded::default();
-        if self.options.env_dir(HOME_VAR).is_none() {
-            isolation::create_dirs([home.join(".gemini").as_path()])?;
-            if let Some(user) = self.options.user_dir(HOME_VAR, USER_DIR) {
-                let links = [".gemini/skills", ".agents/skills"]
-                    .map(|dir| (home.join(dir), user.join(dir)));
-                isolation::inherit_user_skills(&self.options, &links)?;
-            }
-            // With a provider endpoint the user's sign-in stays home.
-            if let Some(source) = self
-                .options
-                .user_dir(HOME_VAR, USER_DIR)
-                .filter(|source| *source != home && provider.is_none())
-            {
-                seeded.seed(&source, &home, AUTH_FILES)?;
-            }
+        let state = SPEC.prepare_state(&self.options, session)?;
+        if let Some(state) = state.as_ref().filter(|state| state.private) {
+            isolation::create_dirs([state.dir.join(".gemini").as_path()])?;
             // A base URL alone makes Gemini CLI 0.61 pick the "gateway" auth type and exit 41.
             let auth_type = provider.map(|_| "gemini-api-key");
-            quiet_settings(&home.join(".gemini/settings.json"), auth_type)?;
+            quiet_settings(&state.dir.join(".gemini/settings.json"), auth_type)?;
         }
-        let mut launch = self.options.start_launch(PROGRAM);
+        let mut launch = SPEC.start_launch(&self.options, session, state.as_ref())?;
         if let Some(id) = resume {
             launch.args.extend(["--resume".into(), id.into()]);
         }
@@ -112,10 +129,7 @@ impl GeminiCli {
         if let Some(model) = &self.options.model {
             launch.args.extend(["-m".into(), model.into()]);
         }
-        set_env(&mut launch, HOME_VAR, &home);
-        set_env(&mut launch, "GEMINI_CLI_TRUST_WORKSPACE", "true");
-        set_env(&mut launch, "GEMINI_TELEMETRY_ENABLED", "false");
-        launch.seeded = seeded;
+        launch.seeded = state.map(|state| state.seeded).unwrap_or_default();
         let mut launch = self.options.finish_launch(launch);
         // Set last: `agent.env` cannot send the session elsewhere.
         if let Some(provider) = provider {
@@ -141,7 +155,7 @@ impl GeminiCli {
 
 impl Agent for GeminiCli {
     fn kind(&self) -> &str {
-        "gemini-cli"
+        SPEC.name()
     }
 
     fn model(&self) -> Option<&str> {
@@ -200,34 +214,7 @@ impl Agent for GeminiCli {
     }
 
     fn setup(&self) -> AgentSetup {
-        let mut auth: Vec<AuthSource> = [
-            "GEMINI_API_KEY",
-            "GOOGLE_API_KEY",
-            "GOOGLE_APPLICATION_CREDENTIALS",
-        ]
-        .into_iter()
-        .map(|name| AuthSource::Env(name.to_owned()))
-        .collect();
-        if let Some(home) = self.options.user_dir(HOME_VAR, USER_DIR) {
-            for file in [
-                ".gemini/oauth_creds.json",
-                ".gemini/gemini-credentials.json",
-                ".gemini/.env",
-            ] {
-                auth.push(AuthSource::File(home.join(file)));
-            }
-        }
-        AgentSetup {
-            program: self.options.program(PROGRAM),
-            version_args: vec!["--version".into()],
-            install: "npm install -g @google/gemini-cli".to_owned(),
-            auth,
-            auth_help: "Set GEMINI_API_KEY (or GOOGLE_API_KEY, or Vertex AI variables), or sign \
-                        in once with `gemini` (skillgym copies ~/.gemini/settings.json, \
-                        oauth_creds.json and google_accounts.json into each session)."
-                .to_owned(),
-            refusals: self.refusals(),
-        }
+        SPEC.setup(&self.options, Vec::new(), self.refusals())
     }
 }
 
@@ -519,6 +506,8 @@ fn api_error_result(text: &str) -> Option<(Option<u16>, String)> {
 
 #[cfg(test)]
 mod tests {
+    use crate::agent::AuthSource;
+
     use super::*;
     use crate::agent::test_support::{
         self, CWD, PROMPT, env, fixture, mode, scratch, spec, tool_calls, tool_results,

@@ -33,6 +33,7 @@ mod options;
 mod pending;
 pub mod provider;
 mod qwen;
+mod spec;
 #[cfg(test)]
 mod test_support;
 
@@ -50,6 +51,7 @@ pub use opencode::Opencode;
 pub use options::AgentOptions;
 pub use provider::{ApiKey, Provider};
 pub use qwen::QwenCode;
+pub use spec::project_skills;
 
 use crate::config::{AgentKind, WireApi};
 use crate::normalize::ReportBuilder;

@@ -43,23 +43,37 @@ use skillgym::{Phase, Role, SessionEvent};
 use super::api_error;
 use super::options::set_env;
 use super::provider::{self, Provider};
+use super::spec::AgentSpec;
 use super::{
     Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
 };
 use crate::config::{AgentKind, WireApi};
 use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, epoch_millis_to_rfc3339};
 
-/// The program run when `agent.command` is not set.
-const PROGRAM: &str = "opencode";
-
-/// Switches for what a session does not need: update checks, sharing, language-server
-/// downloads, and the user's `~/.claude/CLAUDE.md`.
-const OFF_SWITCHES: [&str; 4] = [
-    "OPENCODE_DISABLE_AUTOUPDATE",
-    "OPENCODE_DISABLE_SHARE",
-    "OPENCODE_DISABLE_LSP_DOWNLOAD",
-    "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT",
-];
+/// OpenCode as data. Its state is four XDG directories (not one variable), prepared by the
+/// adapter; the fixed environment switches off what a session does not need: update checks,
+/// sharing, language-server downloads, and the user's `~/.claude/CLAUDE.md`. OpenCode reads
+/// `~/.agents/skills`, `~/.claude/skills` and `~/.opencode/skills`: a private home.
+pub(super) const SPEC: AgentSpec = AgentSpec {
+    kind: AgentKind::Opencode,
+    program: "opencode",
+    install: "npm install -g opencode-ai",
+    // The credential variables depend on the model's provider: the adapter lists them.
+    auth_env: &[],
+    auth_help: "Run `opencode auth login` (stored in ~/.local/share/opencode/auth.json), set the \
+                provider's API key variable (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY), or \
+                configure the provider in ~/.config/opencode/opencode.json. skillgym copies \
+                auth.json and the global config into each session's private XDG directories.",
+    state: None,
+    fixed_env: &[
+        ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+        ("OPENCODE_DISABLE_SHARE", "1"),
+        ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+        ("OPENCODE_DISABLE_CLAUDE_CODE_PROMPT", "1"),
+    ],
+    project_skills: ".opencode/skills",
+    home_skills: true,
+};
 
 /// The provider endpoint's config file, in the state directory.
 const PROVIDER_CONFIG: &str = "opencode-provider.json";
@@ -114,9 +128,6 @@ impl Opencode {
             ("XDG_CACHE_HOME", root.join("cache")),
         ];
         isolation::create_dirs(dirs.iter().map(|(_, dir)| dir.as_path()))?;
-        // OpenCode reads `~/.agents/skills`, `~/.claude/skills` and `~/.opencode/skills`: a
-        // private home keeps the user's skills away.
-        isolation::private_home(&self.options, session.state_dir, launch)?;
         if let Some(user) = self.user_config() {
             isolation::inherit_user_skills(
                 &self.options,
@@ -144,9 +155,6 @@ impl Opencode {
         }
         for (key, dir) in dirs {
             set_env(launch, key, dir);
-        }
-        for key in OFF_SWITCHES {
-            set_env(launch, key, "1");
         }
         Ok(())
     }
@@ -200,7 +208,7 @@ impl Opencode {
 
 impl Agent for Opencode {
     fn kind(&self) -> &str {
-        "opencode"
+        SPEC.name()
     }
 
     fn model(&self) -> Option<&str> {
@@ -212,7 +220,7 @@ impl Agent for Opencode {
     }
 
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
-        let mut launch = self.options.start_launch(PROGRAM);
+        let mut launch = SPEC.start_launch(&self.options, session, None)?;
         self.push_flags(session, &mut launch.args);
         launch.args.push("--".into());
         launch.args.push(session.prompt.into());
@@ -256,7 +264,10 @@ impl Agent for Opencode {
         session: &SessionSpec<'_>,
         session_id: &str,
     ) -> Option<std::io::Result<Launch>> {
-        let mut launch = self.options.start_launch(PROGRAM);
+        let mut launch = match SPEC.start_launch(&self.options, session, None) {
+            Ok(launch) => launch,
+            Err(error) => return Some(Err(error)),
+        };
         self.push_flags(session, &mut launch.args);
         launch.args.push("--session".into());
         launch.args.push(session_id.into());
@@ -290,19 +301,7 @@ impl Agent for Opencode {
                     .map(|file| AuthSource::File(config.join(file))),
             );
         }
-        AgentSetup {
-            program: self.options.program(PROGRAM),
-            version_args: vec!["--version".to_owned()],
-            install: "npm install -g opencode-ai".to_owned(),
-            auth,
-            auth_help: "Run `opencode auth login` (stored in ~/.local/share/opencode/auth.json), \
-                        set the provider's API key variable (e.g. ANTHROPIC_API_KEY, \
-                        OPENAI_API_KEY), or configure the provider in \
-                        ~/.config/opencode/opencode.json. skillgym copies auth.json and the \
-                        global config into each session's private XDG directories."
-                .to_owned(),
-            refusals: Vec::new(),
-        }
+        SPEC.setup(&self.options, auth, Vec::new())
     }
 }
 

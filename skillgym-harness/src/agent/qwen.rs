@@ -18,24 +18,45 @@ use std::ffi::OsString;
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
 use super::claude_stream::{ClaudeStreamParser, QWEN_CODE, collect_session_file};
 use super::options::set_env;
 use super::provider;
-use super::{
-    Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser, isolation,
-};
+use super::spec::{AgentSpec, StateSpec};
+use super::{Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser};
 use crate::config::{AgentKind, WireApi};
 use crate::normalize::ReportBuilder;
 
-const PROGRAM: &str = "qwen";
-const HOME_VAR: &str = "QWEN_HOME";
-/// The user's own Qwen directory below the home, when `$QWEN_HOME` is not set.
-const USER_DIR: &str = ".qwen";
 const SETTINGS: &str = "settings.json";
+
+/// Qwen Code as data: `oauth_creds.json` and `.env` are seeded into a private `QWEN_HOME`
+/// (with a provider endpoint the user's logins stay home); the session's `settings.json` keeps
+/// only the user's auth and provider keys. Qwen also reads `~/.agents/skills`: a private home.
+pub(super) const SPEC: AgentSpec = AgentSpec {
+    kind: AgentKind::QwenCode,
+    program: "qwen",
+    install: "npm install -g @qwen-code/qwen-code",
+    auth_env: &[],
+    auth_help: "Run `qwen auth` (API key, Coding Plan, OpenRouter or Qwen OAuth), which selects \
+                an auth type in ~/.qwen/settings.json; OPENAI_API_KEY and OPENAI_BASE_URL alone \
+                make Qwen exit 1 (\"No auth type is selected\"). For an OpenAI-compatible \
+                endpoint, configure `agent.provider` instead.",
+    state: Some(StateSpec {
+        var: "QWEN_HOME",
+        private: "qwen",
+        user: ".qwen",
+        seed: &["oauth_creds.json", ".env"],
+        seed_with_endpoint: &[],
+        auth_files: &[],
+        skill_dirs: &["skills"],
+    }),
+    fixed_env: &[("QWEN_TELEMETRY_ENABLED", "false")],
+    project_skills: ".qwen/skills",
+    home_skills: true,
+};
 
 /// The top-level keys of the user's `settings.json` that carry auth and provider setup.
 const KEPT_SETTINGS: &[&str] = &[
@@ -62,45 +83,22 @@ impl QwenCode {
         QwenCode { options }
     }
 
-    /// The Qwen directory the session uses.
-    fn qwen_dir(&self, session: &SessionSpec<'_>) -> PathBuf {
-        self.options
-            .env_dir(HOME_VAR)
-            .unwrap_or_else(|| session.state_dir.join("qwen"))
-    }
-
     fn command(&self, session: &SessionSpec<'_>, resume: Option<&str>) -> io::Result<Launch> {
-        let dir = self.qwen_dir(session);
         let provider = session.endpoint(&self.options);
-        let mut seeded = isolation::Seeded::default();
-        if self.options.env_dir(HOME_VAR).is_none() {
-            isolation::create_dirs([dir.as_path()])?;
-            if let Some(user) = self.options.user_dir(HOME_VAR, USER_DIR) {
-                isolation::inherit_user_skills(
-                    &self.options,
-                    &[(dir.join("skills"), user.join("skills"))],
-                )?;
-            }
-            // With a provider endpoint the user's logins and providers stay home.
-            let source = self
-                .options
-                .user_dir(HOME_VAR, USER_DIR)
-                .filter(|source| *source != dir && provider.is_none());
-            if let Some(source) = &source {
-                seeded.seed(source, &dir, &["oauth_creds.json", ".env"])?;
-            }
-            let user_settings = source
-                .as_ref()
-                .and_then(|source| fs::read_to_string(source.join(SETTINGS)).ok());
+        let mut state = SPEC.prepare_state(&self.options, session)?;
+        if let Some(state) = state.as_mut().filter(|state| state.private) {
+            // With a provider endpoint the user's providers stay home.
+            let user_settings = SPEC
+                .user_dir(&self.options)
+                .filter(|_| provider.is_none())
+                .and_then(|user| fs::read_to_string(user.join(SETTINGS)).ok());
             let settings = session_settings(user_settings.as_deref());
-            let path = dir.join(SETTINGS);
+            let path = state.dir.join(SETTINGS);
             // Kept first: a write that fails half-way is removed too.
-            seeded.keep(path.clone());
+            state.seeded.keep(path.clone());
             write_private(&path, &settings)?;
         }
-        let mut launch = self.options.start_launch(PROGRAM);
-        // Qwen reads `~/.agents/skills`: a private home keeps the user's skills away.
-        isolation::private_home(&self.options, session.state_dir, &mut launch)?;
+        let mut launch = SPEC.start_launch(&self.options, session, state.as_ref())?;
         launch
             .args
             .extend(["--output-format", "stream-json", "--yolo"].map(OsString::from));
@@ -123,10 +121,10 @@ impl QwenCode {
             launch.args.extend(["-r".into(), id.into()]);
         }
         launch.args.push(session.prompt.into());
-        set_env(&mut launch, HOME_VAR, &dir);
-        set_env(&mut launch, "QWEN_RUNTIME_DIR", &dir);
-        set_env(&mut launch, "QWEN_TELEMETRY_ENABLED", "false");
-        launch.seeded = seeded;
+        if let Some(state) = &state {
+            set_env(&mut launch, "QWEN_RUNTIME_DIR", &state.dir);
+        }
+        launch.seeded = state.map(|state| state.seeded).unwrap_or_default();
         let mut launch = self.options.finish_launch(launch);
         // Set last: `agent.env` cannot hand the session another key.
         if let Some(provider) = provider {
@@ -142,7 +140,7 @@ impl QwenCode {
 
 impl Agent for QwenCode {
     fn kind(&self) -> &str {
-        "qwen-code"
+        SPEC.name()
     }
 
     fn model(&self) -> Option<&str> {
@@ -162,7 +160,10 @@ impl Agent for QwenCode {
     }
 
     fn collect(&self, session: &SessionSpec<'_>, out: &mut ReportBuilder) {
-        let projects = self.qwen_dir(session).join("projects");
+        let Some(state) = SPEC.state_dir(&self.options, session) else {
+            return;
+        };
+        let projects = state.dir.join("projects");
         let in_chats = |path: &Path| {
             path.parent()
                 .and_then(Path::file_name)
@@ -178,9 +179,8 @@ impl Agent for QwenCode {
     /// Qwen Code needs an auth type selected in its `settings.json` (keys in the environment
     /// alone exit 1: "No auth type is selected").
     fn setup(&self) -> AgentSetup {
-        let auth = self
-            .options
-            .user_dir(HOME_VAR, USER_DIR)
+        let auth = SPEC
+            .user_dir(&self.options)
             .map(|dir| {
                 let settings = dir.join(SETTINGS);
                 AuthSource::Checked {
@@ -190,18 +190,7 @@ impl Agent for QwenCode {
             })
             .into_iter()
             .collect();
-        AgentSetup {
-            program: self.options.program(PROGRAM),
-            version_args: vec!["--version".into()],
-            install: "npm install -g @qwen-code/qwen-code".to_owned(),
-            auth,
-            auth_help: "Run `qwen auth` (API key, Coding Plan, OpenRouter or Qwen OAuth), which \
-                        selects an auth type in ~/.qwen/settings.json; OPENAI_API_KEY and \
-                        OPENAI_BASE_URL alone make Qwen exit 1 (\"No auth type is selected\"). \
-                        For an OpenAI-compatible endpoint, configure `agent.provider` instead."
-                .to_owned(),
-            refusals: Vec::new(),
-        }
+        SPEC.setup(&self.options, auth, Vec::new())
     }
 }
 
@@ -318,6 +307,8 @@ fn write_private(path: &Path, value: &Value) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    const HOME_VAR: &str = "QWEN_HOME";
+
     use super::*;
     use crate::agent::test_support::{
         self, PROMPT, env, fixture, mode, normalize_in, scratch, spec,

@@ -227,7 +227,7 @@ fn install_skills(
     if skills.is_empty() {
         return Ok(Vec::new());
     }
-    let dir = skills::discovery::project_dir(runner.agent.kind());
+    let dir = crate::agent::project_skills(runner.agent.kind());
     skills::install::install(&skills, workspace, dir)
         .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))
 }

@@ -1,10 +1,10 @@
 //! Skills under test: loaded and validated once at start, installed for every attempt into
-//! the directory the runner's agent discovers project skills from, inside the workspace.
+//! the directory the runner's agent discovers project skills from, inside the workspace (its
+//! [`project_skills`](crate::agent::project_skills) directory).
 //!
 //! | module | concern |
 //! |---|---|
 //! | [`manifest`] | a `SKILL.md`'s frontmatter: validation with file:line:column errors, the name lookup detection uses |
-//! | [`discovery`] | where each agent finds project skills |
 //! | [`install`] | copying skills into an attempt's workspace |
 //! | [`plan`] | which skills each attempt installs, checked at start |
 //!
@@ -12,7 +12,6 @@
 //! the runner's `skills`, and the case's `skills = [...]`. Two different directories with the
 //! same skill name are an error; the same directory listed twice is installed once.
 
-pub mod discovery;
 pub mod install;
 pub mod manifest;
 pub mod plan;

@@ -1,0 +1,223 @@
+//! What each agent CLI is, as data ([`AgentSpec`]), and the one skeleton every adapter's
+//! launch and `skillgym doctor` entry follow: a private state directory, the user's login
+//! seeded into it under a [`Seeded`] guard, the user's own skills kept away (or linked in), the
+//! agent's fixed environment. What truly differs (arguments, the stream parser, what to collect
+//! after the session, how to resume, how a provider endpoint is mapped) stays in the adapters.
+//!
+//! | type | program | state variable (private dir) | user dir | seeded | skills under test go to | user skills kept away by |
+//! |---|---|---|---|---|---|---|
+//! | `claude-code` | `claude` | `CLAUDE_CONFIG_DIR` (`claude`) | `~/.claude` | `.credentials.json` | `.claude/skills` | the private config dir |
+//! | `codex` | `codex` | `CODEX_HOME` (`codex-home`) | `~/.codex` | `auth.json`, `config.toml` | `.agents/skills` | the private `CODEX_HOME` and `HOME` |
+//! | `opencode` | `opencode` | the `XDG_*` dirs (`xdg/…`) | `~/.local/share/opencode`, `~/.config/opencode` | `auth.json`, `opencode.json[c]`, `config.json` | `.opencode/skills` | the private XDG dirs and `HOME` |
+//! | `copilot` | `copilot` | `COPILOT_HOME` (`copilot-home`) | `~/.copilot` | `config.json` | `.github/skills` | the private `COPILOT_HOME` |
+//! | `gemini-cli` | `gemini` | `GEMINI_CLI_HOME` (`gemini-home`) | `~` | `.gemini/` settings and credentials | `.gemini/skills` | the private `GEMINI_CLI_HOME` |
+//! | `qwen-code` | `qwen` | `QWEN_HOME` (`qwen`) | `~/.qwen` | `oauth_creds.json`, `.env` | `.qwen/skills` | the private `QWEN_HOME` and `HOME` |
+//! | `cursor-agent` | `cursor-agent` | none | — | — | `.cursor/skills` (unverified) | — (unverified) |
+//! | `command` | the configured one | — | — | — | `.agents/skills` | — |
+//!
+//! Each skill under test goes into one directory only: an agent reading two of them would list
+//! it twice. The directories were established by running each CLI against the scripted model
+//! with a probe skill in every candidate directory (the README lists all each agent reads).
+
+use std::path::PathBuf;
+
+use super::isolation::{self, Seeded};
+use super::options::set_env;
+use super::{AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec};
+use crate::config::AgentKind;
+
+/// One agent CLI, as data.
+#[derive(Debug)]
+pub(crate) struct AgentSpec {
+    /// The agent type.
+    pub kind: AgentKind,
+    /// The default program.
+    pub program: &'static str,
+    /// How to install it.
+    pub install: &'static str,
+    /// Variables that hold a credential the CLI accepts.
+    pub auth_env: &'static [&'static str],
+    /// How to authenticate, in words.
+    pub auth_help: &'static str,
+    /// The private state directory, when the CLI has a variable that moves its state.
+    pub state: Option<StateSpec>,
+    /// Variables every session gets (update checks and telemetry off, …).
+    pub fixed_env: &'static [(&'static str, &'static str)],
+    /// Where the agent finds project skills; the harness installs skills under test there.
+    pub project_skills: &'static str,
+    /// Whether the agent also reads user skills under `$HOME` itself (`~/.agents/skills`):
+    /// then the session gets a private `HOME`.
+    pub home_skills: bool,
+}
+
+/// A CLI's private state directory.
+#[derive(Debug)]
+pub(crate) struct StateSpec {
+    /// The variable that moves the state (`CLAUDE_CONFIG_DIR`).
+    pub var: &'static str,
+    /// The private directory's name under the attempt's state directory.
+    pub private: &'static str,
+    /// The user's own directory below the home, when the variable is not set (`.claude`; empty:
+    /// the home itself).
+    pub user: &'static str,
+    /// Files copied from the user's directory into the private one (the login).
+    pub seed: &'static [&'static str],
+    /// What is copied instead when the session has a model endpoint of its own (the user's
+    /// login stays home).
+    pub seed_with_endpoint: &'static [&'static str],
+    /// Files of the user's directory any one of which means a login, for `skillgym doctor`.
+    pub auth_files: &'static [&'static str],
+    /// The user-level skill directories, relative to the state directory (linked to the
+    /// user's with `run.user_skills: inherit`).
+    pub skill_dirs: &'static [&'static str],
+}
+
+/// A session's prepared state directory.
+#[derive(Debug)]
+pub(crate) struct State {
+    /// The directory (`$CLAUDE_CONFIG_DIR` of the session).
+    pub dir: PathBuf,
+    /// Whether it is skillgym's private one (else the runner's `agent.env` chose it).
+    pub private: bool,
+    /// The seeded login, removed when dropped.
+    pub seeded: Seeded,
+}
+
+impl AgentSpec {
+    /// The agent type's name (`claude-code`).
+    pub fn name(&self) -> &'static str {
+        self.kind.as_str()
+    }
+
+    /// The state directory of `session`: the one `agent.env` names, else the private one.
+    pub fn state_dir(&self, options: &AgentOptions, session: &SessionSpec<'_>) -> Option<State> {
+        let state = self.state.as_ref()?;
+        Some(match options.env_dir(state.var) {
+            Some(dir) => State {
+                dir,
+                private: false,
+                seeded: Seeded::default(),
+            },
+            None => State {
+                dir: session.state_dir.join(state.private),
+                private: true,
+                seeded: Seeded::default(),
+            },
+        })
+    }
+
+    /// The user's own state directory (`$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+    pub fn user_dir(&self, options: &AgentOptions) -> Option<PathBuf> {
+        let state = self.state.as_ref()?;
+        options.user_dir(state.var, state.user)
+    }
+
+    /// Prepares the state directory of `session`: a private one is created, the user's login
+    /// is seeded into it (the `seed_with_endpoint` files when the session has a model endpoint
+    /// of its own) and, with `run.user_skills: inherit`, its skill directories are linked to
+    /// the user's. A directory `agent.env` chose is used as it is.
+    pub fn prepare_state(
+        &self,
+        options: &AgentOptions,
+        session: &SessionSpec<'_>,
+    ) -> std::io::Result<Option<State>> {
+        let (Some(spec), Some(mut state)) = (&self.state, self.state_dir(options, session)) else {
+            return Ok(None);
+        };
+        if !state.private {
+            return Ok(Some(state));
+        }
+        isolation::create_dirs([state.dir.as_path()])?;
+        if let Some(user) = self.user_dir(options).filter(|user| *user != state.dir) {
+            let links: Vec<(PathBuf, PathBuf)> = spec
+                .skill_dirs
+                .iter()
+                .map(|dir| (state.dir.join(dir), user.join(dir)))
+                .collect();
+            isolation::inherit_user_skills(options, &links)?;
+            let files = match session.endpoint(options) {
+                Some(_) => spec.seed_with_endpoint,
+                None => spec.seed,
+            };
+            state.seeded.seed(&user, &state.dir, files)?;
+        }
+        Ok(Some(state))
+    }
+
+    /// A launch of the program with `agent.args`, the fixed environment, the state variable
+    /// and (for agents that read skills under `$HOME`) a private home. The adapter adds its
+    /// arguments, then calls [`AgentOptions::finish_launch`].
+    pub fn start_launch(
+        &self,
+        options: &AgentOptions,
+        session: &SessionSpec<'_>,
+        state: Option<&State>,
+    ) -> std::io::Result<Launch> {
+        let mut launch = options.start_launch(self.program);
+        for (key, value) in self.fixed_env {
+            set_env(&mut launch, key, *value);
+        }
+        if let (Some(spec), Some(state)) = (&self.state, state) {
+            set_env(&mut launch, spec.var, &state.dir);
+        }
+        if self.home_skills {
+            isolation::private_home(options, session.state_dir, &mut launch)?;
+        }
+        Ok(launch)
+    }
+
+    /// What `skillgym doctor` checks: the program, the credential variables, the login files
+    /// of the user's directory, then `extra` sources; `refusals` as the adapter found them.
+    pub fn setup(
+        &self,
+        options: &AgentOptions,
+        extra: Vec<AuthSource>,
+        refusals: Vec<String>,
+    ) -> AgentSetup {
+        let mut auth: Vec<AuthSource> = self
+            .auth_env
+            .iter()
+            .map(|name| AuthSource::Env((*name).to_owned()))
+            .collect();
+        if let (Some(state), Some(dir)) = (&self.state, self.user_dir(options)) {
+            let login = options.env_dir(state.var).unwrap_or(dir);
+            auth.extend(
+                state
+                    .auth_files
+                    .iter()
+                    .map(|file| AuthSource::File(login.join(file))),
+            );
+        }
+        auth.extend(extra);
+        AgentSetup {
+            program: options.program(self.program),
+            version_args: vec!["--version".to_owned()],
+            install: self.install.to_owned(),
+            auth,
+            auth_help: self.auth_help.to_owned(),
+            refusals,
+        }
+    }
+}
+
+/// The spec of every agent type that has one (all but `command`).
+pub(crate) const ALL: [&AgentSpec; 7] = [
+    &super::claude_code::SPEC,
+    &super::codex::SPEC,
+    &super::opencode::SPEC,
+    &super::copilot::SPEC,
+    &super::cursor::SPEC,
+    &super::gemini::SPEC,
+    &super::qwen::SPEC,
+];
+
+/// The spec of an agent type, by name (`None` for `command`).
+pub(crate) fn of(kind: &str) -> Option<&'static AgentSpec> {
+    ALL.into_iter().find(|spec| spec.name() == kind)
+}
+
+/// Where an agent type finds project skills (`.agents/skills`, the cross-agent convention,
+/// for `command`).
+pub fn project_skills(kind: &str) -> &'static str {
+    of(kind).map_or(".agents/skills", |spec| spec.project_skills)
+}
