@@ -106,33 +106,11 @@ impl Scene {
         .unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let agent = agent::build(kind, options.command(&script).user_home(self.home())).unwrap();
-        let prompt_file = self.artifacts().join("prompt.md");
-        std::fs::write(&prompt_file, PROMPT).unwrap();
-        let work = self.root.join("work");
-        let state = self.state();
-        let artifacts = self.artifacts();
-        let spec = SessionSpec {
-            runner_id: "runner",
-            prompt: PROMPT,
-            prompt_file: &prompt_file,
-            cwd: &work,
-            artifact_dir: &artifacts,
-            state_dir: &state,
-            provider: endpoint,
-            skills: &[],
+        let limits = SessionLimits {
+            timeout: Duration::from_secs(30),
+            max_steps,
         };
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let output = runtime.block_on(run_session(
-            agent.as_ref(),
-            &spec,
-            SessionLimits {
-                timeout: Duration::from_secs(30),
-                max_steps,
-            },
-        ));
+        let output = self.session(agent.as_ref(), limits, endpoint);
         let read = |name: &str| std::fs::read_to_string(record.join(name)).unwrap_or_default();
         Recorded {
             argv: read("argv").lines().map(str::to_owned).collect(),
@@ -146,6 +124,33 @@ impl Scene {
             secrets_during: read("secrets"),
             output,
         }
+    }
+
+    /// Runs one session of `agent` in this scene's workspace, state and artifact directories.
+    fn session(
+        &self,
+        agent: &dyn skillgym_harness::Agent,
+        limits: SessionLimits,
+        endpoint: Option<&Provider>,
+    ) -> SessionOutput {
+        let prompt_file = self.artifacts().join("prompt.md");
+        std::fs::write(&prompt_file, PROMPT).unwrap();
+        let (work, state, artifacts) = (self.root.join("work"), self.state(), self.artifacts());
+        let spec = SessionSpec {
+            runner_id: "runner",
+            prompt: PROMPT,
+            prompt_file: &prompt_file,
+            cwd: &work,
+            artifact_dir: &artifacts,
+            state_dir: &state,
+            provider: endpoint,
+            skills: &[],
+        };
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(run_session(agent, &spec, limits))
     }
 
     /// Every file left in the state directory after the session.
@@ -1081,19 +1086,6 @@ impl Scene {
             .command(&program)
             .user_home(self.home());
         let agent = agent::build(kind, options).unwrap();
-        let prompt_file = self.artifacts().join("prompt.md");
-        std::fs::write(&prompt_file, PROMPT).unwrap();
-        let (work, state, artifacts) = (self.root.join("work"), self.state(), self.artifacts());
-        let spec = SessionSpec {
-            runner_id: "runner",
-            prompt: PROMPT,
-            prompt_file: &prompt_file,
-            cwd: &work,
-            artifact_dir: &artifacts,
-            state_dir: &state,
-            provider: None,
-            skills: &[],
-        };
         let limits = SessionLimits {
             timeout: Duration::from_millis(match ending {
                 Ending::Timeout => 500,
@@ -1101,11 +1093,7 @@ impl Scene {
             }),
             max_steps: None,
         };
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-            .block_on(run_session(agent.as_ref(), &spec, limits))
+        self.session(agent.as_ref(), limits, None)
     }
 
     /// Every file under the attempt's artifact directory that holds [`SECRET`].
