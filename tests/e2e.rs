@@ -302,6 +302,13 @@ fn artifact_layout_and_latest_pointer() {
     let report = read_json(&execution.join("repeat-1/attempt-1/report.json"));
     assert_eq!(report["runner"]["id"], "careful");
     assert_eq!(report["runner"]["agent"]["type"], "command");
+    assert_eq!(report["installed_skills"][0]["name"], "find-skills");
+    assert!(
+        report["installed_skills"][0]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("examples/skills/find-skills")
+    );
     assert_eq!(report["detected_skills"][0]["skill"], "find-skills");
     assert_eq!(report["detected_skills"][0]["confidence"], "strong");
     let skill_read = report["files"]["observed_skill_reads"][0].as_str().unwrap();
@@ -309,7 +316,7 @@ fn artifact_layout_and_latest_pointer() {
         skill_read.starts_with(run_dir.join("workspaces").to_str().unwrap()),
         "{skill_read}"
     );
-    assert!(skill_read.ends_with(".claude/skills/find-skills/SKILL.md"));
+    assert!(skill_read.ends_with(".agents/skills/find-skills/SKILL.md"));
     let stdout_log = fs::read_to_string(execution.join("repeat-1/attempt-1/stdout.log")).unwrap();
     assert!(stdout_log.contains(r#""type":"command""#));
     // The isolated workspaces of passing attempts are removed.

@@ -1,7 +1,8 @@
 //! A deterministic stand-in for a coding agent, speaking skillgym's event JSONL.
 //!
 //! Usage: `example-agent [--style careful|hasty] <prompt>`. A careful agent reads the skills
-//! it finds under `.claude/skills/` before answering; a hasty one answers straight away.
+//! it finds under `.agents/skills/` (where the harness installs skills under test for a
+//! `command` agent) before answering; a hasty one answers straight away.
 
 use std::path::Path;
 
@@ -46,7 +47,7 @@ fn find_skill(prompt: &str, careful: bool) -> String {
     } else {
         "general"
     };
-    let skill_file = Path::new(".claude/skills/find-skills/SKILL.md");
+    let skill_file = Path::new(".agents/skills/find-skills/SKILL.md");
     if careful && skill_file.is_file() {
         emit(
             json!({"type": "message", "role": "assistant", "phase": "commentary",
