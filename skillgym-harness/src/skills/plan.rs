@@ -29,15 +29,10 @@ impl SkillPlan {
     /// fails the case's executions).
     pub fn build(settings: &Settings, cases: &[CaseSpec]) -> Result<SkillPlan, String> {
         let mut cache = SkillCache::default();
-        let config_text = settings
-            .config_path
-            .as_deref()
-            .and_then(|path| std::fs::read_to_string(path).ok())
-            .unwrap_or_default();
         let from_config = |cache: &mut SkillCache, listed: &[Located<PathBuf>]| {
             listed
                 .iter()
-                .map(|dir| load_listed(cache, dir, settings.config_path.as_deref(), &config_text))
+                .map(|dir| load_listed(cache, dir, settings.config_path.as_deref()))
                 .collect::<Result<Vec<_>, String>>()
         };
         let mut plan = SkillPlan {
@@ -90,12 +85,12 @@ impl SkillPlan {
     }
 }
 
-/// Loads a skill listed in the config; a directory that is missing is reported at its entry.
+/// Loads a skill listed in the config; a directory that is missing is reported at its entry
+/// (the config file is read again, for the snippet, only then).
 fn load_listed(
     cache: &mut SkillCache,
     dir: &Located<PathBuf>,
     config_path: Option<&Path>,
-    config_text: &str,
 ) -> Result<Arc<Skill>, String> {
     cache.get(&dir.value).map_err(|error| {
         let points_into_skill = error
@@ -103,9 +98,10 @@ fn load_listed(
             .is_some_and(|path| path.file_name().is_some_and(|name| name == "SKILL.md"));
         match config_path {
             Some(path) if !points_into_skill && dir.line > 0 => {
+                let config_text = std::fs::read_to_string(path).unwrap_or_default();
                 let located = ConfigError::at(
                     path,
-                    config_text,
+                    &config_text,
                     dir.line,
                     dir.column,
                     format!("skill {}: {}", dir.value.display(), error.message()),
