@@ -1120,15 +1120,6 @@ impl Scene {
 /// success, a failure, a timeout and a launch error, no file of the attempt holds it.
 #[test]
 fn seeded_secrets_never_outlive_a_session() {
-    let kinds = [
-        AgentKind::ClaudeCode,
-        AgentKind::Codex,
-        AgentKind::Opencode,
-        AgentKind::Copilot,
-        AgentKind::CursorAgent,
-        AgentKind::GeminiCli,
-        AgentKind::QwenCode,
-    ];
     let endings = [
         Ending::Success,
         Ending::Failure,
@@ -1136,7 +1127,7 @@ fn seeded_secrets_never_outlive_a_session() {
         Ending::LaunchError,
     ];
     let mut seeding_agents = 0;
-    for kind in kinds {
+    for kind in AgentKind::CLIS {
         for ending in endings {
             let scene = Scene::new(&format!("secrets-{kind:?}-{ending:?}"));
             let output = scene.run_ending(kind, ending);

@@ -27,15 +27,7 @@ const CAPTURES: [(AgentKind, &str); 6] = [
 ];
 
 /// Every adapter, Cursor included (it has no capture).
-const KINDS: [AgentKind; 7] = [
-    AgentKind::ClaudeCode,
-    AgentKind::Codex,
-    AgentKind::Opencode,
-    AgentKind::Copilot,
-    AgentKind::CursorAgent,
-    AgentKind::GeminiCli,
-    AgentKind::QwenCode,
-];
+const KINDS: [AgentKind; 7] = AgentKind::CLIS;
 
 fn fixture_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

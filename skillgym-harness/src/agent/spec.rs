@@ -221,3 +221,21 @@ pub(crate) fn of(kind: &str) -> Option<&'static AgentSpec> {
 pub fn project_skills(kind: &str) -> &'static str {
     of(kind).map_or(".agents/skills", |spec| spec.project_skills)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_agent_cli_has_one_spec_and_command_none() {
+        for kind in AgentKind::CLIS {
+            let spec = of(kind.as_str()).unwrap_or_else(|| panic!("no spec for {kind:?}"));
+            assert_eq!(spec.kind, kind);
+            assert!(spec.project_skills.ends_with("/skills"), "{kind:?}");
+        }
+        assert_eq!(ALL.len(), AgentKind::CLIS.len());
+        assert!(of("command").is_none());
+        assert_eq!(project_skills("command"), ".agents/skills");
+        assert_eq!(project_skills("claude-code"), ".claude/skills");
+    }
+}

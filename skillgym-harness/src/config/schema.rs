@@ -612,6 +612,17 @@ pub enum AgentKind {
 }
 
 impl AgentKind {
+    /// Every agent CLI type (all but `command`), in the order the docs list them.
+    pub const CLIS: [AgentKind; 7] = [
+        AgentKind::ClaudeCode,
+        AgentKind::Codex,
+        AgentKind::Opencode,
+        AgentKind::Copilot,
+        AgentKind::CursorAgent,
+        AgentKind::GeminiCli,
+        AgentKind::QwenCode,
+    ];
+
     /// The canonical name used in YAML, e.g. `claude-code`.
     pub fn as_str(self) -> &'static str {
         match self {
