@@ -6,8 +6,8 @@
 //! it is a skillgym benchmark binary whose cases (`cases.rs`) are the scenarios, one runner per
 //! agent found on `PATH`; it refuses to start an agent unless its network namespace holds
 //! nothing but `lo`. Run by cargo it is the driver: it starts the child under `unshare -n`,
-//! twice (the scenarios in parallel; then the provider-rejection scenario, one execution per
-//! runner at a time), and turns each agent's result for each scenario into one trial.
+//! twice (the scenarios in parallel; then the provider-rejection scenario, serially, so that
+//! each runner's rejected execution comes before the one it skips), and turns each agent's result for each scenario into one trial.
 //!
 //! The CLIs come from `PATH`; `.ci/install-agents` installs the pinned versions and prints
 //! their directory: `PATH="$(.ci/install-agents):$PATH" cargo test --test real_agents`. Without
@@ -349,7 +349,9 @@ fn start_tier() -> Result<TierRun, String> {
         &["--config", &config, "--mock", "cases::rejection::"],
         &[
             ("SKILLGYM_RUN_ID", "rejection"),
-            ("SKILLGYM_SCHEDULE", "isolated-by-runner"),
+            // Serial: every runner's `first` runs before its `second` (under
+            // `isolated-by-runner` two workers may reach a runner's lane in either order).
+            ("SKILLGYM_SCHEDULE", "serial"),
             ("HOME", &home),
         ],
     )?;
