@@ -30,7 +30,7 @@ use skillgym::{Phase, Role};
 use super::StreamParser;
 use super::api_error;
 use super::isolation;
-use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, abbreviate, exit_code_in_text};
+use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, abbreviate};
 
 /// What differs between the agents that print Claude-Code-shaped stream-json.
 #[derive(Debug)]
@@ -786,6 +786,23 @@ impl<'a> Block<'a> {
     }
 }
 
+/// The exit status of a Claude Code `Bash` result: `Some(0)` for a result that is not an
+/// error (Claude marks every non-zero exit as one), the code stated on the first line
+/// (`Exit code 2`) of one that is, `None` when an error states none (a denied or timed-out
+/// command).
+fn exit_code_in_text(output: &str, is_error: bool) -> Option<i32> {
+    if !is_error {
+        return Some(0);
+    }
+    let first = output.trim_start().lines().next()?;
+    first
+        .strip_prefix("Exit code ")?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|code| *code != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1036,5 +1053,13 @@ mod tests {
         assert!(out.current_session_file().is_some());
         assert!(out.finish("p").warnings.is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn exit_codes_are_read_from_claude_style_text() {
+        assert_eq!(exit_code_in_text("Exit code 2\nls: nope", true), Some(2));
+        assert_eq!(exit_code_in_text("hello", false), Some(0));
+        assert_eq!(exit_code_in_text("Permission denied", true), None);
+        assert_eq!(exit_code_in_text("Exit code x", true), None);
     }
 }

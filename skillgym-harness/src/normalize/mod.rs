@@ -25,7 +25,6 @@ use serde_json::Value;
 use skillgym::{Phase, Role, SessionEvent, SessionReport, TokenCount, Usage};
 
 pub use json::{JsonLine, abbreviate, epoch_millis_to_rfc3339};
-pub use outcome::exit_code_in_text;
 pub use paths::resolve_path;
 pub use skills::{KnownSkills, detect_skills};
 pub use stream::{Normalized, normalize_stream, utf8_line};
@@ -222,7 +221,7 @@ impl ReportBuilder {
     }
 
     /// Records the exit status of the shell command made by call `call`, when the adapter
-    /// learns it from the call's result (see [`exit_code_in_text`]).
+    /// learns it from the call's result (Claude Code states it in the result's text).
     pub fn command_exit(&mut self, call: &str, code: i32) {
         self.links.exit(call, code);
     }

@@ -155,23 +155,6 @@ fn error_text(output: &str) -> String {
     }
 }
 
-/// The exit status of a Claude Code `Bash` result: `Some(0)` for a result that is not an
-/// error (Claude marks every non-zero exit as one), the code stated on the first line
-/// (`Exit code 2`) of one that is, `None` when an error states none (a denied or timed-out
-/// command).
-pub fn exit_code_in_text(output: &str, is_error: bool) -> Option<i32> {
-    if !is_error {
-        return Some(0);
-    }
-    let first = output.trim_start().lines().next()?;
-    first
-        .strip_prefix("Exit code ")?
-        .trim()
-        .parse()
-        .ok()
-        .filter(|code| *code != 0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,13 +171,5 @@ mod tests {
             error_text(&"x".repeat(300)).chars().count(),
             MAX_ERROR_CHARS + 1
         );
-    }
-
-    #[test]
-    fn exit_codes_are_read_from_claude_style_text() {
-        assert_eq!(exit_code_in_text("Exit code 2\nls: nope", true), Some(2));
-        assert_eq!(exit_code_in_text("hello", false), Some(0));
-        assert_eq!(exit_code_in_text("Permission denied", true), None);
-        assert_eq!(exit_code_in_text("Exit code x", true), None);
     }
 }
