@@ -153,3 +153,21 @@ pub fn process_exists(pid: i32) -> bool {
     // SAFETY: signal 0 only checks for existence and permission.
     unsafe { libc::kill(pid, 0) == 0 }
 }
+
+/// The live processes whose environment holds the entry `entry` (`NAME=value`), read from
+/// `/proc` (Linux; empty elsewhere). Zombies are not counted: they have exited.
+pub fn processes_with_environment(entry: &str) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|process| process.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+                environ
+                    .split(|&byte| byte == 0)
+                    .any(|item| item == entry.as_bytes())
+            })
+        })
+        .collect()
+}

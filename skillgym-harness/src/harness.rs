@@ -14,6 +14,8 @@ use crate::cli;
 use crate::config::{self, Settings};
 use crate::dry_run::DryRun;
 use crate::execute::{ExecutionResult, Status, run_execution};
+use crate::interrupt;
+use crate::reaper;
 use crate::rejections::Rejections;
 use crate::run::{RunContext, Runner};
 use crate::schedule::{Gates, worker_threads};
@@ -88,7 +90,8 @@ impl Harness {
     }
 
     /// Plans and runs; returns 0 when every execution passed, 101 when one failed, 2 on a usage
-    /// or configuration error.
+    /// or configuration error, and 128 + the signal's number (130, 143, 129) when SIGINT,
+    /// SIGTERM or SIGHUP interrupted the run (see [`crate::interrupt`]).
     pub fn run(self) -> ExitCode {
         match self.prepare() {
             Ok((arguments, context, trials)) => execute(&arguments, context, trials),
@@ -233,9 +236,21 @@ impl Harness {
 /// Runs the trials; after an in-process run, writes `results.json` and prints the summary.
 fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) -> ExitCode {
     let started = SystemTime::now();
+    if !arguments.list {
+        if let Err(error) = interrupt::install() {
+            eprintln!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
+        }
+        reaper::become_subreaper();
+    }
     let conclusion = libtest_mimic::run(arguments, trials);
     if arguments.list {
         return conclusion.exit_code();
+    }
+    let escaped = reaper::end_run();
+    if escaped > 0 {
+        eprintln!(
+            "skillgym: killed {escaped} agent process(es) still running at the end of the run"
+        );
     }
     let mut results = std::mem::take(
         &mut *context
@@ -277,6 +292,14 @@ fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) 
             }
             Err(error) => eprintln!("skillgym: cannot write results.json: {error}"),
         }
+    }
+    if let Some(signal) = interrupt::received() {
+        eprintln!(
+            "skillgym: interrupted by {}; the results gathered so far are in {}",
+            signal.name(),
+            context.run_dir.path().display()
+        );
+        return ExitCode::from(signal.exit_code());
     }
     conclusion.exit_code()
 }

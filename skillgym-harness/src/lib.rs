@@ -27,10 +27,14 @@ pub mod config;
 pub mod doctor;
 mod dry_run;
 pub mod execute;
+#[doc(hidden)]
+pub mod fuzzing;
 mod harness;
+pub mod interrupt;
 pub mod mock;
 pub mod normalize;
 pub mod process;
+pub mod reaper;
 mod rejections;
 mod run;
 mod schedule;

@@ -13,7 +13,12 @@
 //! - when the timeout elapses, or the sink answers [`LineVerdict::Stop`] (max steps), the whole
 //!   process group is killed with `SIGKILL`;
 //! - when the leader exits on its own, what is left of its group is killed too, so that a
-//!   backgrounded grandchild holding the stdout pipe can neither hang the run nor outlive it.
+//!   backgrounded grandchild holding the stdout pipe can neither hang the run nor outlive it;
+//! - descendants that left the group (`setsid`) are found through the [`reaper::MARKER`]
+//!   variable set on the process and killed as well, where the system allows
+//!   ([`crate::reaper`]);
+//! - on an interrupt of the run ([`crate::interrupt`]) the group is killed and the run ends as
+//!   [`Termination::Interrupted`].
 //!
 //! Both logs are flushed and complete in every case (exit, timeout, stop). [`run`] needs a Tokio
 //! runtime with the IO and time drivers enabled (`#[tokio::test]` and `enable_all()` have both).
@@ -30,7 +35,9 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdout, Command};
 use tokio::time::Instant;
 
+use crate::interrupt::{self, RegisteredGroup};
 use crate::normalize::utf8_line;
+use crate::reaper;
 
 /// How long the pipes are still drained once the process group is dead. Only a descendant that
 /// left the group (`setsid`) can keep a pipe open that long; its output is then abandoned.
@@ -106,6 +113,8 @@ pub enum Termination {
         /// The reason given by the sink.
         reason: String,
     },
+    /// The run was interrupted by a signal and the process group was killed.
+    Interrupted,
 }
 
 /// What happened to one process run.
@@ -161,6 +170,8 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
     };
     command.env("PWD", cwd);
     command.envs(spec.env.iter().map(|(name, value)| (name, value)));
+    let tag = reaper::new_tag();
+    command.env(reaper::MARKER, &tag);
 
     let started_at = SystemTime::now();
     let start = Instant::now();
@@ -224,6 +235,7 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
             None => child.wait().await?,
         };
         group.disarm();
+        reaper::end_session(&tag, pid);
 
         // Drain what is left in the pipes; every writer is dead unless it left the group.
         let stdout_drain = async {
@@ -259,10 +271,13 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
     err.finish()?;
     stderr_result?;
 
+    let killed_by_us = status.signal() == Some(libc::SIGKILL);
     let termination = if timed_out {
         Termination::TimedOut
     } else if let Some(reason) = stop {
         Termination::Stopped { reason }
+    } else if killed_by_us && interrupt::received().is_some() {
+        Termination::Interrupted
     } else {
         Termination::Exited
     };
@@ -380,16 +395,20 @@ impl StderrPump {
 }
 
 /// Kills the child's process group on request, and on drop unless disarmed (error paths,
-/// cancelled `run` futures).
+/// cancelled `run` futures); keeps the group registered for an interrupt of the run meanwhile.
 struct GroupGuard {
     pgid: Option<libc::pid_t>,
+    registered: Option<RegisteredGroup>,
 }
 
 impl GroupGuard {
     fn new(pid: u32) -> Self {
         // Never 0 or 1: kill(0, ..) and kill(-1, ..) would hit our own group or everything.
         let pgid = libc::pid_t::try_from(pid).ok().filter(|&pid| pid > 1);
-        Self { pgid }
+        Self {
+            pgid,
+            registered: Some(RegisteredGroup::new(pid)),
+        }
     }
 
     /// Sends SIGKILL to the whole group; a group already gone (ESRCH) is fine.
@@ -406,6 +425,7 @@ impl GroupGuard {
     /// Once the leader is reaped its pid may be reused: never signal the group again.
     fn disarm(&mut self) {
         self.pgid = None;
+        self.registered = None;
     }
 }
 

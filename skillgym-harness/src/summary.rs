@@ -43,6 +43,8 @@ pub struct Counts {
     pub unexpected_passed: usize,
     /// `skipped`.
     pub skipped: usize,
+    /// `interrupted`.
+    pub interrupted: usize,
 }
 
 impl Counts {
@@ -57,6 +59,7 @@ impl Counts {
                 Status::ExpectedFailed => counts.expected_failed += 1,
                 Status::UnexpectedPassed => counts.unexpected_passed += 1,
                 Status::Skipped => counts.skipped += 1,
+                Status::Interrupted => counts.interrupted += 1,
             }
         }
         counts
@@ -93,6 +96,9 @@ pub fn summary_lines<'a>(
     ));
     if counts.skipped > 0 {
         text.push_str(&format!(", {} skipped", counts.skipped));
+    }
+    if counts.interrupted > 0 {
+        text.push_str(&format!(", {} interrupted", counts.interrupted));
     }
     text.push_str(&format!(
         "\nskillgym: results: {}\n",

@@ -42,6 +42,10 @@ pub enum FailureOrigin {
     Normalization,
     /// A token-usage snapshot did not match.
     Snapshot,
+    /// The agent printed more than the session's `max_output` and was killed.
+    OutputLimit,
+    /// The run was interrupted (SIGINT, SIGTERM or SIGHUP) and the agent was killed.
+    Interrupted,
 }
 
 impl FailureOrigin {
@@ -77,6 +81,8 @@ impl FailureOrigin {
             FailureOrigin::Bootstrap => ("workspace-bootstrap", "Workspace bootstrap"),
             FailureOrigin::Normalization => ("normalization", "Report normalization"),
             FailureOrigin::Snapshot => ("snapshot", "Snapshot verification"),
+            FailureOrigin::OutputLimit => ("output-limit", "Output limit exceeded"),
+            FailureOrigin::Interrupted => ("interrupted", "Run interrupted"),
         };
         FailureClass::new(id, label)
     }
@@ -101,6 +107,8 @@ impl FailureOrigin {
             FailureOrigin::Bootstrap => "bootstrap",
             FailureOrigin::Normalization => "normalization",
             FailureOrigin::Snapshot => "snapshot",
+            FailureOrigin::OutputLimit => "output-limit",
+            FailureOrigin::Interrupted => "interrupted",
         }
     }
 }

@@ -18,6 +18,9 @@
 //! | `sleep <ms>` / `hang` | sleeps that long / forever |
 //! | `exit <code>` / `crash` | exits with that code / dies of SIGABRT |
 //! | `fork <n>` | starts n copies of itself running `hang` (same process group, same stdout) and appends their pids, one per line, to the file named by `FAKE_AGENT_PIDFILE` |
+//! | `alive-pids` | prints a final assistant message `alive: <n>`: how many pids of `FAKE_AGENT_PIDFILE` are still running (zombies do not count) |
+//! | `fork-escaped <n>` | the same, but each copy calls `setsid` and so leaves the process group |
+//! | `echo-env <NAME>` | prints the variable's value in a final assistant message (`NAME is <value>`) and as `NAME=<value>` on stderr |
 //! | `record <path>` | writes `{"argv","cwd","env","stdin_is_devnull"}` as JSON to the path |
 //! | `big-line <bytes>` | prints one assistant message line of exactly that many bytes (at least 47) |
 //! | `count <name>` | increments the counter in the state file `<name>` (under a lock) and makes its new value this session's call number |
@@ -192,7 +195,28 @@ fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Fa
         },
         "exit" => Err(Failure::Exit(parse_number(argument)?)),
         "crash" => std::process::abort(),
-        "fork" => fork(parse_number(argument)?),
+        "fork" => fork(parse_number(argument)?, false),
+        "fork-escaped" => fork(parse_number(argument)?, true),
+        "alive-pids" => {
+            let alive = recorded_pids()
+                .into_iter()
+                .filter(|&pid| is_alive(pid))
+                .count();
+            write(writeln!(
+                out,
+                r#"{{"type":"message","role":"assistant","phase":"final","text":"alive: {alive}"}}"#
+            ))
+        }
+        "echo-env" => {
+            let name = argument.trim();
+            let value = std::env::var(name).unwrap_or_default();
+            let text = serde_json::Value::from(format!("{name} is {value}"));
+            writeln!(io::stderr(), "{name}={value}").map_err(|e| Failure::Io(e.to_string()))?;
+            write(writeln!(
+                out,
+                r#"{{"type":"message","role":"assistant","phase":"final","text":{text}}}"#
+            ))
+        }
         "record" => record(argument.trim()),
         "big-line" => write(big_line(&mut out, parse_number(argument)?)),
         "replay" => {
@@ -355,13 +379,27 @@ fn parse_hex(argument: &str) -> Result<Vec<u8>, Failure> {
 }
 
 /// Starts `count` hanging copies of this program, in our process group, sharing our stdout.
-fn fork(count: u32) -> Result<(), Failure> {
+fn fork(count: u32, escaped: bool) -> Result<(), Failure> {
+    use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe().map_err(|e| Failure::Io(format!("current_exe: {e}")))?;
     let mut pids = String::new();
     for _ in 0..count {
-        let child = Command::new(&exe)
+        let mut command = Command::new(&exe);
+        command
             .env("FAKE_AGENT_SCRIPT", "hang")
-            .stdin(Stdio::null())
+            .stdin(Stdio::null());
+        if escaped {
+            // SAFETY: setsid(2) is async-signal-safe; nothing else runs between fork and exec.
+            unsafe {
+                command.pre_exec(|| {
+                    if libc::setsid() < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let child = command
             .spawn()
             .map_err(|e| Failure::Io(format!("fork: {e}")))?;
         pids.push_str(&format!("{}\n", child.id()));
@@ -376,6 +414,25 @@ fn fork(count: u32) -> Result<(), Failure> {
             .map_err(|e| Failure::Io(format!("{}: {e}", path.to_string_lossy())))?;
     }
     Ok(())
+}
+
+/// The pids `fork` appended to `FAKE_AGENT_PIDFILE`.
+fn recorded_pids() -> Vec<i32> {
+    std::env::var_os("FAKE_AGENT_PIDFILE")
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.parse().ok())
+        .collect()
+}
+
+/// Whether the process runs (exists and is not a zombie).
+fn is_alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(") ")
+            .next()
+            .is_some_and(|rest| !rest.starts_with('Z'))
+    })
 }
 
 /// Writes what this process received: argv, cwd, environment, whether stdin is /dev/null.

@@ -248,6 +248,38 @@ hang
     fn default_timeout(_report: &SessionReport) {}
 }
 
+pub mod escape {
+    use super::*;
+
+    // Leaves a child in its process group and one that escaped it, and exits.
+    #[skillgym::case(prompt = "fork 1\nfork-escaped 1\necho-prompt")]
+    fn a_leaves(_report: &SessionReport) {}
+
+    // Runs after `a_leaves` (serial schedule): both its children are gone by then.
+    #[skillgym::case(prompt = "alive-pids")]
+    fn b_finds_none(report: &SessionReport) {
+        assert_eq!(report.final_output(), "alive: 0");
+    }
+}
+
+pub mod interrupt {
+    use super::*;
+
+    // Prints a line, starts a child in its process group and one that escapes it with
+    // `setsid`, then works until it is killed.
+    #[skillgym::case(prompt = r#"
+emit {"type":"message","role":"assistant","text":"working"}
+fork 1
+fork-escaped 1
+hang
+"#)]
+    fn busy(_report: &SessionReport) {}
+
+    // Waits for a slot behind the busy ones: never started once the run is interrupted.
+    #[skillgym::case(prompt = "echo-prompt")]
+    fn queued(_report: &SessionReport) {}
+}
+
 pub mod workspace {
     use std::path::Path;
 

@@ -196,6 +196,13 @@ pub fn run_child_in(dir: &Path, args: &[&str], config: &str, env: &[(&str, &str)
 /// Runs the child harness in `dir`: config `dir/skillgym.yaml`, output `dir/out`, agent state
 /// `dir/state`. `SKILLGYM_*` and `NEXTEST*` variables of this process are not passed on.
 fn run_child(dir: &Path, spec: Spec<'_>, env: &[(&str, &str)]) -> Output {
+    child_command(dir, spec, env)
+        .output()
+        .expect("the child harness runs")
+}
+
+/// The command [`run_child`] runs, to start it and control it while it runs.
+pub fn child_command(dir: &Path, spec: Spec<'_>, env: &[(&str, &str)]) -> Command {
     std::fs::create_dir_all(dir.join("state")).unwrap();
     let config = dir.join("skillgym.yaml");
     let dir_text = dir.display().to_string();
@@ -212,7 +219,7 @@ fn run_child(dir: &Path, spec: Spec<'_>, env: &[(&str, &str)]) -> Output {
         .env("FAKE_AGENT_PIDFILE", dir.join("state/pids"))
         .envs(env.iter().copied())
         .envs(spec.env.iter().copied());
-    command.output().expect("the child harness runs")
+    command
 }
 
 /// Parses a JSON file, panicking with its path.

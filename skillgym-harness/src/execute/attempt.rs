@@ -195,6 +195,9 @@ fn write_explain(
 /// Maps a raw outcome through the case's expectation.
 fn verdict(expected_fail: bool, failure: Option<Failure>) -> (Status, Option<Failure>) {
     match (expected_fail, failure) {
+        (_, Some(failure)) if failure.origin == FailureOrigin::Interrupted => {
+            (Status::Interrupted, Some(failure))
+        }
         (false, None) => (Status::Passed, None),
         (false, Some(failure)) => (Status::Failed, Some(failure)),
         (true, None) => (
@@ -236,7 +239,7 @@ fn install_skills(
 mod tests {
     use super::*;
 
-    const ORIGINS: [FailureOrigin; 10] = [
+    const ORIGINS: [FailureOrigin; 11] = [
         FailureOrigin::Assertion,
         FailureOrigin::Grader,
         FailureOrigin::Runner,
@@ -247,6 +250,7 @@ mod tests {
         FailureOrigin::Bootstrap,
         FailureOrigin::Normalization,
         FailureOrigin::Snapshot,
+        FailureOrigin::OutputLimit,
     ];
 
     #[test]
@@ -269,6 +273,17 @@ mod tests {
             };
             assert_eq!(status, expected, "{origin}");
             assert_eq!(failure.unwrap().class, origin.default_class(), "{origin}");
+        }
+    }
+
+    #[test]
+    fn an_interrupted_attempt_is_interrupted_whatever_the_expectation() {
+        for expected_fail in [false, true] {
+            let failure = Failure::new(FailureOrigin::Interrupted, "x");
+            let (status, failure) = verdict(expected_fail, Some(failure));
+            assert_eq!(status, Status::Interrupted);
+            assert!(!status.is_passing());
+            assert_eq!(failure.unwrap().class.id, "interrupted");
         }
     }
 

@@ -23,6 +23,10 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
         repeat_failure,
         artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
     };
+    if let Some(signal) = crate::interrupt::received() {
+        let message = format!("not run: the run was interrupted by {}", signal.name());
+        return write_result(skipped(plan, FailureOrigin::Interrupted, message));
+    }
     if let Some(reason) = run.rejections.reason(&runner.id) {
         let message = format!(
             "not run: runner `{}` was rejected earlier in this run: {reason}",
@@ -41,9 +45,16 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
         Err(error) => panic!("skillgym: cannot start the async runtime: {error}"),
     };
     let mut repetitions = Vec::new();
-    for repetition in 1..=repeat_target {
+    'repetitions: for repetition in 1..=repeat_target {
         let mut attempts = Vec::new();
         for attempt in 1..=repeat_failure + 1 {
+            if crate::interrupt::received().is_some() {
+                // Nothing more starts; what already ran is kept.
+                if !attempts.is_empty() {
+                    repetitions.push(RepetitionResult::of(repetition, attempts));
+                }
+                break 'repetitions;
+            }
             let result = run_attempt(
                 run,
                 &runtime,
@@ -71,22 +82,33 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
                 break;
             }
         }
-        let last = attempts.last().expect("at least one attempt ran");
-        let (status, passed) = (last.status, last.passed);
-        repetitions.push(RepetitionResult {
-            repetition,
-            status,
-            passed,
-            attempts,
-        });
+        let repetition = RepetitionResult::of(repetition, attempts);
+        let passed = repetition.passed;
+        repetitions.push(repetition);
         if !passed {
             break;
         }
     }
-    write_result(aggregate(plan, repetitions))
+    if repetitions.is_empty()
+        && let Some(signal) = crate::interrupt::received()
+    {
+        let message = format!("not run: the run was interrupted by {}", signal.name());
+        return write_result(skipped(plan, FailureOrigin::Interrupted, message));
+    }
+    let mut result = aggregate(plan, repetitions);
+    if !result.passed && result.status.is_passing() && crate::interrupt::received().is_some() {
+        // Every repetition that ran passed, but the interrupt stopped the rest.
+        result.status = Status::Interrupted;
+        result.failure = Some(crate::interrupt::failure(&format!(
+            "stopped after {} of {} repetitions",
+            result.completed_repetitions, result.repeat_target
+        )));
+    }
+    write_result(result)
 }
 
-/// An execution not run because its runner's model was rejected earlier in the run.
+/// An execution not run: its runner's model was rejected earlier, its runner cannot take part
+/// in a dry run, or the run was interrupted.
 fn skipped(plan: ExecutionPlan, origin: FailureOrigin, message: String) -> ExecutionResult {
     let mut result = aggregate(plan, Vec::new());
     result.status = Status::Skipped;

@@ -20,6 +20,9 @@ pub enum Status {
     UnexpectedPassed,
     /// Not run.
     Skipped,
+    /// Cut short by a signal to the harness (SIGINT, SIGTERM, SIGHUP); the agent was killed and
+    /// what it did so far is kept.
+    Interrupted,
 }
 
 impl Status {
@@ -39,6 +42,7 @@ impl Status {
             Status::ExpectedFailed => "expected-failed",
             Status::UnexpectedPassed => "unexpected-passed",
             Status::Skipped => "skipped",
+            Status::Interrupted => "interrupted",
         }
     }
 }
@@ -87,6 +91,19 @@ pub struct RepetitionResult {
 }
 
 impl RepetitionResult {
+    /// The repetition decided by its last attempt (`attempts` must not be empty).
+    pub fn of(repetition: u32, attempts: Vec<AttemptResult>) -> Self {
+        let last = attempts
+            .last()
+            .expect("a repetition has at least one attempt");
+        RepetitionResult {
+            repetition,
+            status: last.status,
+            passed: last.passed,
+            attempts,
+        }
+    }
+
     /// The attempt that decided the repetition.
     pub fn final_attempt(&self) -> Option<&AttemptResult> {
         self.attempts.last()

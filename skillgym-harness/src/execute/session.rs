@@ -143,6 +143,12 @@ pub async fn run_session(
                 Termination::Stopped { reason } => {
                     Some(Failure::new(FailureOrigin::MaxSteps, reason.clone()))
                 }
+                Termination::Interrupted => Some(crate::interrupt::failure(&format!(
+                    "the agent was killed after {}; what it printed until then is kept",
+                    format_duration(std::time::Duration::from_millis(
+                        outcome.duration.as_millis() as u64
+                    ))
+                ))),
                 Termination::Exited => provider_failure(provider_error.as_ref(), outcome.exit_code)
                     .or_else(|| exit_failure(outcome.exit_code, outcome.signal, &stderr_log))
                     .or_else(|| unreadable_stream(&report, outcome.stdout_bytes, agent.kind())),

@@ -348,6 +348,9 @@ fn bootstrap_in(
                     "timed out after {}",
                     crate::execute::format_duration(spec.timeout)
                 )),
+                (Termination::Interrupted, ..) => Err(crate::interrupt::failure(&format!(
+                    "the workspace bootstrap `{command_line}` was killed"
+                ))),
                 (_, Some(0), _) => Ok(()),
                 (_, Some(code), _) => failed(format!("exited with code {code}")),
                 (_, None, signal) => {

@@ -6,10 +6,45 @@ use std::time::{Duration, Instant};
 use super::Check;
 use crate::{Run, Spec};
 
-pub const CHECKS: &[(&str, Check)] = &[(
-    "limits::max_steps_and_timeouts_kill_every_process_and_keep_the_logs",
-    kills,
-)];
+pub const CHECKS: &[(&str, Check)] = &[
+    (
+        "limits::max_steps_and_timeouts_kill_every_process_and_keep_the_logs",
+        kills,
+    ),
+    (
+        "limits::a_descendant_that_escaped_its_group_ends_with_its_session",
+        escaped,
+    ),
+];
+
+/// `fork-escaped` calls `setsid`: the child leaves the agent's process group, yet is gone when
+/// the next session starts.
+fn escaped() {
+    let run = Run::new(
+        "escape",
+        Spec {
+            args: &["--schedule", "serial", "--runner", "a", "cases::escape::"],
+            ..Spec::default()
+        },
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.context());
+    assert_eq!(
+        run.trials(),
+        [
+            "[a] cases::escape::a_leaves ok",
+            "[a] cases::escape::b_finds_none ok"
+        ],
+        "{}",
+        run.context()
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.state("pids"))
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
+}
 
 fn kills() {
     let run = Run::new(

@@ -1,6 +1,7 @@
 //! The checks, one libtest trial each, grouped by concern.
 
 mod dry_run;
+mod interrupt;
 mod limits;
 mod origins;
 mod rejections;
@@ -27,6 +28,7 @@ pub fn all() -> Vec<(&'static str, Check)> {
         rejections::CHECKS,
         dry_run::CHECKS,
         skills::CHECKS,
+        interrupt::CHECKS,
     ]
     .concat()
 }

@@ -116,7 +116,13 @@ fn isolated() {
         "a passed attempt's workspace is removed"
     );
     // The bootstrap's environment and logs.
-    let env = std::fs::read_to_string(attempt.join("bootstrap-env.txt")).unwrap();
+    // (`SKILLGYM_PROCESS`, the process tag every spawned process carries, varies per run.)
+    let env: String = std::fs::read_to_string(attempt.join("bootstrap-env.txt"))
+        .unwrap()
+        .lines()
+        .filter(|line| !line.starts_with("SKILLGYM_PROCESS="))
+        .map(|line| format!("{line}\n"))
+        .collect();
     let expected = format!(
         "SKILLGYM_ARTIFACT_DIR={}\nSKILLGYM_CASE_ID=cases::workspace::template_copied\nSKILLGYM_OUTPUT_DIR={}\nSKILLGYM_RUNNER_ID=a\nSKILLGYM_WORKSPACE={}\n",
         attempt.display(),

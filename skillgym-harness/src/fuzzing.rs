@@ -1,0 +1,105 @@
+//! Entry points for the cargo-fuzz targets in `fuzz/`: each runs one real code path on
+//! arbitrary input and checks a few invariants (by panicking). Not a stable API.
+
+use std::io::{Read as _, Write as _};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use crate::agent::{self, AgentOptions};
+use crate::cli::SkillgymArgs;
+use crate::config::{AgentKind, Config};
+use crate::mock::{MockServer, Script, ServerOptions, SessionSetup};
+use crate::normalize::normalize_stream;
+
+/// Loads `text` as `skillgym.yaml` (and as a mock script), then resolves the settings of a
+/// run and builds every runner's agent, as a run does. For fuzz targets; not a stable API.
+pub fn config_from_str(text: &str) {
+    let path = Path::new("/fuzz/skillgym.yaml");
+    match Config::parse(path, text) {
+        Ok(config) => {
+            let agents: Vec<_> = config
+                .runners
+                .iter()
+                .map(|(_, runner)| runner.agent.clone())
+                .collect();
+            let _ = crate::config::resolve(config, &SkillgymArgs::default(), Path::new("out"));
+            for agent in agents {
+                let _ = agent::build(agent.kind, AgentOptions::from_config(&agent));
+            }
+        }
+        Err(error) => assert!(!error.to_string().is_empty(), "an empty config error"),
+    }
+    if let Err(error) = Script::parse(Path::new("/fuzz/script.yaml"), text) {
+        assert!(!error.to_string().is_empty(), "an empty script error");
+    }
+}
+
+/// Feeds `bytes` to a fresh stream parser of agent `kind`, as the harness feeds an agent's
+/// stdout, and checks that the report survives a JSON round trip. For fuzz targets; not a
+/// stable API.
+pub fn parse_stream(kind: AgentKind, bytes: &[u8]) {
+    let options = AgentOptions::default().command("fuzz-agent");
+    let agent = agent::build(kind, options).expect("every agent builds with a command");
+    let mut parser = agent.parser();
+    let normalized = normalize_stream(&mut *parser, bytes, Path::new("/fuzz/work"), "prompt")
+        .expect("reading a byte slice cannot fail");
+    let json = serde_json::to_string(&normalized.report).expect("the report serializes");
+    if let Err(error) = serde_json::from_str::<skillgym::SessionReport>(&json) {
+        panic!("the report does not read back: {error}\n{json}");
+    }
+}
+
+/// Sends `bytes` as-is over one connection to a scripted model server (started once per
+/// process, playing a script with every kind of step) and reads what it answers until it
+/// closes the connection. For fuzz targets; not a stable API.
+pub fn mock_request(bytes: &[u8]) {
+    static SERVER: OnceLock<(MockServer, SocketAddr)> = OnceLock::new();
+    let (_, addr) = SERVER.get_or_init(|| {
+        let script = Script::parse(Path::new("/fuzz/script.yaml"), FUZZ_SCRIPT)
+            .expect("the fuzz script parses");
+        let mut setup = SessionSetup::new(Arc::new(script));
+        setup.cwd = Some("/fuzz/work".into());
+        setup.model = Some("fuzz-model".to_owned());
+        let server = MockServer::start(ServerOptions {
+            default_session: Some(setup),
+            ..ServerOptions::default()
+        })
+        .expect("the scripted server starts");
+        let addr = server.addr();
+        (server, addr)
+    });
+    let mut stream = TcpStream::connect(addr).expect("the scripted server accepts");
+    let limit = Some(Duration::from_secs(20));
+    stream.set_read_timeout(limit).expect("a read timeout");
+    stream.set_write_timeout(limit).expect("a write timeout");
+    // The server may close early (a bad request); what it answered is still read.
+    let _ = stream.write_all(bytes);
+    let _ = stream.shutdown(Shutdown::Write);
+    let mut answer = Vec::new();
+    if let Err(error) = stream.read_to_end(&mut answer)
+        && matches!(
+            error.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        )
+    {
+        panic!("the scripted server did not answer within 20 s");
+    }
+    assert!(
+        answer.is_empty() || answer.starts_with(b"HTTP/1.1 "),
+        "an answer that is not HTTP/1.1"
+    );
+}
+
+/// The script of [`mock_request`]'s server: every tool step, then the final answer. No `fail`
+/// step: one that always fails would hide the final answer, one that fails once would make
+/// answers depend on earlier inputs (error bodies are still written for bad requests).
+const FUZZ_SCRIPT: &str = "\
+- say: Checking first.
+- run: ls -la
+- read: skills/demo/SKILL.md
+- skill: demo
+- write: { path: notes.md, content: hi }
+- say: done
+";

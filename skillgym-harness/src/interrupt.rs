@@ -1,0 +1,190 @@
+//! What a run does when it is told to stop: SIGINT (Ctrl-C), SIGTERM or SIGHUP.
+//!
+//! | signal | effect |
+//! |---|---|
+//! | first | every agent process group of this process is killed (`SIGKILL`), with every descendant that escaped it ([`crate::reaper`]); sessions under way end as `interrupted` with what they printed so far, executions not yet started are not run; the result files and `results.json` are written and the process exits with 128 + the signal's number (130, 143, 129) |
+//! | second | the agent process groups are killed and the process exits at once with that code (descendants that escaped their group may remain: finding them is not possible inside a signal handler) |
+//!
+//! Under cargo-nextest every trial is its own process and handles the signal nextest forwards
+//! to it the same way. Handlers are installed by [`install`] when trials are about to run
+//! (never for `--list`).
+
+use std::io;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+use libc::pid_t;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+
+/// The signals that interrupt a run.
+const SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
+
+/// The first interrupting signal received, 0 before.
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
+/// Set by the signal handler itself at the first signal, so that a second one exits at once.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// How many agent process groups can be registered at once (more than any schedule runs).
+const SLOTS: usize = 512;
+
+/// The process groups of the agents running now, 0 for a free slot. Plain atomics, so that the
+/// signal handler itself may read them.
+static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+
+/// A signal that interrupted the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interruption {
+    signal: i32,
+}
+
+impl Interruption {
+    /// `SIGINT`, `SIGTERM` or `SIGHUP`.
+    pub fn name(self) -> &'static str {
+        match self.signal {
+            SIGINT => "SIGINT",
+            SIGTERM => "SIGTERM",
+            SIGHUP => "SIGHUP",
+            _ => "a signal",
+        }
+    }
+
+    /// The exit code of an interrupted run: 128 + the signal's number.
+    pub fn exit_code(self) -> u8 {
+        u8::try_from(128 + self.signal).unwrap_or(u8::MAX)
+    }
+}
+
+/// The signal that interrupted this run, if one did.
+pub fn received() -> Option<Interruption> {
+    match RECEIVED.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(Interruption { signal }),
+    }
+}
+
+/// Installs the handlers (once per process): the first signal starts an orderly stop, a second
+/// one kills the registered agent groups and exits at once.
+pub fn install() -> io::Result<()> {
+    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+    INSTALLED
+        .get_or_init(|| register().map_err(|error| error.to_string()))
+        .clone()
+        .map_err(io::Error::other)
+}
+
+fn register() -> io::Result<()> {
+    for signal in SIGNALS {
+        // SAFETY: the action only uses async-signal-safe operations: atomics, kill(2) and
+        // _exit(2).
+        unsafe {
+            signal_hook::low_level::register(signal, move || {
+                if STOPPING.swap(true, Ordering::SeqCst) {
+                    kill_registered();
+                    signal_hook::low_level::exit(128 + signal);
+                }
+            })?;
+        }
+    }
+    // Registered after the action above, so it runs after it: only the first signal reaches
+    // the thread.
+    let mut signals = Signals::new(SIGNALS)?;
+    std::thread::Builder::new()
+        .name("skillgym-signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                stop(signal);
+            }
+        })?;
+    Ok(())
+}
+
+/// The orderly stop: record the signal, then kill every running agent group and every escaped
+/// descendant.
+fn stop(signal: i32) {
+    RECEIVED.store(signal, Ordering::SeqCst);
+    let killed = kill_registered();
+    crate::reaper::kill_escaped();
+    eprintln!(
+        "\nskillgym: received {}: killed {killed} running agent session(s); writing the results (send it again to exit at once)",
+        Interruption { signal }.name(),
+    );
+}
+
+/// Kills every registered group; returns how many there were. Async-signal-safe.
+fn kill_registered() -> usize {
+    let mut killed = 0;
+    for slot in &GROUPS {
+        let pgid = slot.load(Ordering::SeqCst);
+        if pgid > 1 {
+            kill_group(pgid);
+            killed += 1;
+        }
+    }
+    killed
+}
+
+/// A running process group, killed on an interrupt (at once if the run is already
+/// interrupted). Drop it as soon as the group's leader is reaped: its id may be reused then.
+pub(crate) struct RegisteredGroup {
+    slot: Option<&'static AtomicI32>,
+}
+
+impl RegisteredGroup {
+    /// Registers the group led by `pid` (ids 0 and 1 are never registered).
+    pub(crate) fn new(pid: u32) -> Self {
+        let Some(pgid) = pid_t::try_from(pid).ok().filter(|&pid| pid > 1) else {
+            return RegisteredGroup { slot: None };
+        };
+        let slot = GROUPS.iter().find(|slot| {
+            slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        });
+        // The stop records the signal before it reads the slots: either it saw this group, or
+        // this sees the signal.
+        if received().is_some() {
+            kill_group(pgid);
+        }
+        RegisteredGroup { slot }
+    }
+}
+
+impl Drop for RegisteredGroup {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot {
+            slot.store(0, Ordering::SeqCst);
+        }
+    }
+}
+
+/// An `interrupted` failure naming the signal, then what it cut short.
+pub fn failure(what: &str) -> skillgym::Failure {
+    let signal = received().map_or("a signal", Interruption::name);
+    skillgym::Failure::new(
+        skillgym::FailureOrigin::Interrupted,
+        format!("the run was interrupted by {signal}: {what}"),
+    )
+}
+
+fn kill_group(pgid: pid_t) {
+    // SAFETY: kill(2) has no memory-safety preconditions; `pgid > 1` is a group created for
+    // one of our children and still registered (its leader not yet reaped).
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_shell_convention() {
+        let code = |signal| Interruption { signal }.exit_code();
+        assert_eq!(code(SIGINT), 130);
+        assert_eq!(code(SIGTERM), 143);
+        assert_eq!(code(SIGHUP), 129);
+        assert_eq!(Interruption { signal: SIGTERM }.name(), "SIGTERM");
+    }
+}
