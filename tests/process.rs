@@ -254,8 +254,16 @@ async fn agent_gets_its_argv_env_cwd_and_dev_null_stdin() {
             value.to_string_lossy().into_owned(),
         );
     }
-    let env: BTreeMap<String, String> =
+    let mut env: BTreeMap<String, String> =
         serde_json::from_value(recorded["env"].clone()).expect("env object");
+    // The tag the reaper finds escaped descendants by: `<our pid>.<sequence>`.
+    let tag = env
+        .remove("SKILLGYM_PROCESS")
+        .expect("the process is tagged");
+    assert!(
+        tag.starts_with(&format!("{}.", std::process::id())),
+        "{tag}"
+    );
     assert_eq!(
         env, expected,
         "inherited env, minus removed, PWD = the cwd, plus overlay"

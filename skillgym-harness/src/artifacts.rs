@@ -30,7 +30,7 @@ impl RunDir {
     pub fn new(output_dir: impl Into<PathBuf>, run_id: impl Into<String>) -> Self {
         RunDir {
             output_dir: output_dir.into(),
-            run_id: sanitize(&run_id.into()),
+            run_id: run_segment(&run_id.into()),
         }
     }
 
@@ -84,6 +84,43 @@ impl RunDir {
             .join(format!("attempt-{attempt}"))
     }
 
+    /// Claims the run directory for `owner` (nextest's run id, shared by the processes of one
+    /// nextest run, else this process): a directory another run made is never reused, so a
+    /// repeated `SKILLGYM_RUN_ID` is an error instead of a silent overwrite.
+    pub fn claim(&self, owner: &str) -> io::Result<()> {
+        let dir = self.path();
+        fs::create_dir_all(&dir)?;
+        let marker = dir.join(".owner");
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&marker)
+        {
+            Ok(mut file) => return io::Write::write_all(&mut file, owner.as_bytes()),
+            Err(error) if error.kind() != io::ErrorKind::AlreadyExists => return Err(error),
+            Err(_) => {}
+        }
+        // Another process of the same nextest run may be writing it right now.
+        let mut found = String::new();
+        for _ in 0..100 {
+            found = fs::read_to_string(&marker)?;
+            if !found.is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        if found == owner {
+            return Ok(());
+        }
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "the run directory `{}` already holds another run: a run directory is never reused\n  help: unset `SKILLGYM_RUN_ID` (each run then gets a fresh id), choose another one, or remove the directory",
+                dir.display()
+            ),
+        ))
+    }
+
     /// Points `<output_dir>/latest` at this run (a relative symlink, replaced atomically).
     pub fn mark_latest(&self) -> io::Result<()> {
         fs::create_dir_all(&self.output_dir)?;
@@ -97,25 +134,88 @@ impl RunDir {
     }
 }
 
-/// Turns an id into one safe path segment: `::` becomes `.`, every other character outside
-/// `[A-Za-z0-9._-]` becomes `-`, and empty or dot-only names are prefixed with `_`, so no id can
-/// leave the run directory (`skills::find_expo` -> `skills.find_expo`, `../x` -> `..-x`).
+/// Longest cleaned name kept whole: longer ones are cut here and take the hash suffix, so no
+/// path component comes near the 255-byte limit of file names.
+const MAX_NAME: usize = 120;
+
+/// Names the run directory uses for itself, which a case id must not take over.
+const RESERVED: [&str; 5] = [
+    "workspaces",
+    "results.json",
+    "shared",
+    "shared-setup",
+    "latest",
+];
+
+/// Turns a case or runner id into one safe path segment, injectively: two distinct ids never
+/// share a directory.
+///
+/// An id made only of lowercase ASCII letters, digits, `_`, `-` and `::` separators keeps its
+/// name, with `::` written `.` (`skills::find_expo` -> `skills.find_expo`). Any other id — with
+/// a literal `.`, an uppercase letter (file systems that ignore case would merge it with its
+/// lowercase twin), another character, a reserved name, a leading `.`, or more than 120 bytes —
+/// is cleaned the same way (other characters become `-`, a leading `.` gets a `_` prefix, the
+/// name is cut at 120 bytes) and gets `~` and 12 hex digits of a stable hash of the whole id:
+/// `mod.c` -> `mod.c~3f7b2c1d9e0a`. Clean names never contain `~`, so the two kinds never meet.
 pub fn sanitize(id: &str) -> String {
-    let joined = id.replace("::", ".");
-    let mut out: String = joined
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if out.is_empty() || out.chars().all(|c| c == '.') {
-        out = format!("_{out}");
+    let (mut name, faithful) = clean(id);
+    let faithful = faithful && name.len() <= MAX_NAME && !RESERVED.contains(&name.as_str());
+    if faithful {
+        return name;
     }
-    out
+    if name.len() > MAX_NAME {
+        // The cleaned name is ASCII: any byte index is a character boundary.
+        name.truncate(MAX_NAME);
+    }
+    format!("{name}~{:012x}", fnv1a(id.as_bytes()) >> 16)
+}
+
+/// The cleaned name and whether it is faithful (lowercase ASCII letters, digits, `_`, `-` and
+/// `::`, and not starting with `::`).
+fn clean(id: &str) -> (String, bool) {
+    let mut name = String::with_capacity(id.len());
+    let mut faithful = true;
+    let mut rest = id;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("::") {
+            name.push('.');
+            rest = after;
+            continue;
+        }
+        match c {
+            'a'..='z' | '0'..='9' | '_' | '-' => name.push(c),
+            'A'..='Z' | '.' => {
+                faithful = false;
+                name.push(c);
+            }
+            _ => {
+                faithful = false;
+                name.push('-');
+            }
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    if name.is_empty() || name.starts_with('.') {
+        faithful = false;
+        name.insert(0, '_');
+    }
+    (name, faithful)
+}
+
+/// The run id as a path segment: cleaned like an id, without the hash (there is one run id per
+/// directory, and a directory is never reused).
+fn run_segment(run_id: &str) -> String {
+    let (mut name, _) = clean(run_id);
+    name.truncate(MAX_NAME);
+    name
+}
+
+/// 64-bit FNV-1a: small, and stable across Rust versions and platforms (directory names must
+/// not change between runs).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Writes pretty JSON to `path`, creating its directory, through a temporary file so readers
@@ -136,24 +236,58 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_become_single_safe_segments() {
+    fn clean_ids_keep_their_names() {
         assert_eq!(sanitize("skills::find_expo"), "skills.find_expo");
-        assert_eq!(sanitize("../../etc/passwd"), "..-..-etc-passwd");
-        assert_eq!(sanitize(".."), "_..");
-        assert_eq!(sanitize("."), "_.");
-        assert_eq!(sanitize(""), "_");
-        assert_eq!(sanitize("a b/c\\d\u{e9}"), "a-b-c-d-");
-        assert_eq!(sanitize("fix-null-check_2.v1"), "fix-null-check_2.v1");
+        assert_eq!(sanitize("fix-null-check_2"), "fix-null-check_2");
+        assert_eq!(sanitize("claude-code"), "claude-code");
     }
 
     #[test]
-    fn layout_stays_inside_the_run_directory() {
-        let run = RunDir::new("/out", "../run");
-        assert_eq!(run.path(), Path::new("/out/..-run"));
+    fn other_ids_get_a_stable_hash() {
+        let hashed = sanitize("mod.c");
+        assert!(hashed.starts_with("mod.c~"), "{hashed}");
+        assert_eq!(hashed.len(), "mod.c~".len() + 12);
+        assert_eq!(sanitize("mod.c"), hashed, "stable");
         assert_eq!(
-            run.attempt_dir("../../x", "a/b", 2, 3),
-            Path::new("/out/..-run/..-..-x/a-b/repeat-2/attempt-3")
+            sanitize("mod.c"),
+            format!("mod.c~{:012x}", fnv1a(b"mod.c") >> 16)
         );
+        for (id, prefix) in [
+            ("../../etc/passwd", "_..-..-etc-passwd~"),
+            ("..", "_..~"),
+            ("", "_~"),
+            ("::a", "_.a~"),
+            ("a b/c\\d\u{e9}", "a-b-c-d-~"),
+            ("Claude", "Claude~"),
+            ("workspaces", "workspaces~"),
+        ] {
+            let name = sanitize(id);
+            assert!(name.starts_with(prefix), "{id:?} -> {name}");
+        }
+    }
+
+    #[test]
+    fn distinct_ids_never_share_a_directory() {
+        let ids = [
+            "a::b", "a.b", "col/a", "col+a", "r/x", "r x", "r-x", "A::b", "a::B", "a_b", "a--b",
+        ];
+        let mut names: Vec<String> = ids.iter().map(|id| sanitize(id)).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), ids.len(), "{names:?}");
+        // Case-insensitive file systems too.
+        let mut folded: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+        folded.sort();
+        folded.dedup();
+        assert_eq!(folded.len(), ids.len(), "{folded:?}");
+    }
+
+    #[test]
+    fn long_ids_are_cut_below_the_file_name_limit() {
+        let long = "x".repeat(300);
+        let name = sanitize(&long);
+        assert_eq!(name.len(), MAX_NAME + 13);
+        assert_ne!(sanitize(&format!("{long}y")), name);
     }
 
     #[test]
@@ -179,6 +313,20 @@ mod tests {
             generated.starts_with("20") && generated.contains('T'),
             "{generated}"
         );
+    }
+
+    #[test]
+    fn a_run_directory_is_claimed_once() {
+        let dir = std::env::temp_dir().join(format!("skillgym-claim-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let run = RunDir::new(&dir, "same");
+        run.claim("nextest:1").unwrap();
+        run.claim("nextest:1")
+            .expect("another process of the same nextest run");
+        let error = run.claim("pid:2").unwrap_err().to_string();
+        assert!(error.contains("already holds another run"), "{error}");
+        assert!(error.contains("SKILLGYM_RUN_ID"), "{error}");
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -202,6 +202,15 @@ impl Harness {
         } else {
             SkillPlan::build(&settings, &cases)?
         };
+        // Claimed last: a run stopped by a configuration error writes nothing.
+        if !arguments.list {
+            // The processes of one nextest run share its directory; anything else owns its own.
+            let owner = std::env::var("NEXTEST_RUN_ID").map_or_else(
+                |_| format!("process:{}", std::process::id()),
+                |id| format!("nextest:{id}"),
+            );
+            run_dir.claim(&owner).map_err(|error| error.to_string())?;
+        }
         let context = Arc::new(RunContext {
             skills,
             rejections,

@@ -101,8 +101,8 @@ impl Gates {
     /// process-per-test runs: every process of the run must use the same directory, schedule,
     /// `max_parallel` and runner ids.
     ///
-    /// Lane files are `runner-<id>.lock` with the id reduced to `[A-Za-z0-9._-]`; two ids that
-    /// reduce to the same name share a lane, which only serializes more, never less.
+    /// Lane files are `runner-<id>.lock`, the id written as [`crate::sanitize`] writes it
+    /// (injective: two runners never share a lane).
     pub(crate) fn cross_process(
         schedule: Schedule,
         max_parallel: usize,
@@ -113,7 +113,7 @@ impl Gates {
             dir: lock_dir.clone(),
             files: runner_ids
                 .iter()
-                .map(|id| lock_dir.join(format!("runner-{}.lock", sanitize_file_part(id))))
+                .map(|id| lock_dir.join(format!("runner-{}.lock", crate::artifacts::sanitize(id))))
                 .collect(),
         });
         Gates {
@@ -303,19 +303,6 @@ impl Drop for Turn<'_> {
         lock(&self.0.state).serving += 1;
         self.0.changed.notify_all();
     }
-}
-
-/// `[A-Za-z0-9._-]` kept, anything else becomes `-`.
-fn sanitize_file_part(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
 }
 
 /// Opens (creating if needed) a lock file. A fresh open file description per call: `flock`
@@ -633,13 +620,11 @@ mod tests {
         let meter = run(&gates);
         assert_eq!(meter.runner_max(), vec![1; RUNNERS]);
         assert!((2..=RUNNERS).contains(&meter.max()), "max {}", meter.max());
-        for name in [
-            "runner-claude-sonnet.lock",
-            "runner-codex.lock",
-            "runner-gemini-cli.lock",
-        ] {
-            assert!(dir.0.join(name).is_file(), "{name}");
+        for id in IDS {
+            let name = format!("runner-{}.lock", crate::artifacts::sanitize(id));
+            assert!(dir.0.join(&name).is_file(), "{name}");
         }
+        assert!(dir.0.join("runner-codex.lock").is_file());
     }
 
     #[test]
@@ -681,15 +666,6 @@ mod tests {
         let gates = Gates::cross_process(Schedule::Parallel, 2, &IDS, dir.0.join("locks"));
         assert!(gates.enter(0).is_err());
         let _ = fs::remove_file(&dir.0);
-    }
-
-    #[test]
-    fn lock_file_names_are_sanitized() {
-        assert_eq!(
-            sanitize_file_part("claude/sonnet 4.5_x-y"),
-            "claude-sonnet-4.5_x-y"
-        );
-        assert_eq!(sanitize_file_part("é::a"), "---a");
     }
 
     #[test]

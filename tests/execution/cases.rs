@@ -248,6 +248,28 @@ hang
     fn default_timeout(_report: &SessionReport) {}
 }
 
+pub mod ids {
+    use super::*;
+
+    pub mod a {
+        use super::*;
+
+        // `cases::ids::a::b`: the same path segment as `cases::ids::a.b` once `::` is `.`.
+        #[skillgym::case(prompt = "echo-prompt")]
+        fn b(_report: &SessionReport) {}
+    }
+
+    #[skillgym::case(id = "cases::ids::a.b", prompt = "echo-prompt")]
+    fn dotted(_report: &SessionReport) {}
+
+    // Longer than a file name may be.
+    #[skillgym::case(
+        id = "cases::ids::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        prompt = "echo-prompt"
+    )]
+    fn long(_report: &SessionReport) {}
+}
+
 pub mod escape {
     use super::*;
 

@@ -125,10 +125,12 @@ impl ClaudeStreamParser {
                 usage.cache_creation_input_tokens,
                 usage.cache_read_input_tokens,
             ];
-            parts
-                .iter()
-                .any(Option::is_some)
-                .then(|| parts.iter().flatten().sum())
+            parts.iter().any(Option::is_some).then(|| {
+                parts
+                    .iter()
+                    .flatten()
+                    .fold(0u64, |sum, &part| sum.saturating_add(part))
+            })
         };
         TokenUsage {
             input,
@@ -495,7 +497,7 @@ struct Record<'a> {
     result: Option<Value>,
     #[serde(default)]
     usage: Option<UsageRecord>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::amount")]
     total_cost_usd: Option<f64>,
 }
 
@@ -581,13 +583,13 @@ struct Block<'a> {
 
 #[derive(Deserialize, Default, Clone, Copy)]
 struct UsageRecord {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::count")]
     input_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::count")]
     output_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::count")]
     cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::count")]
     cache_read_input_tokens: Option<u64>,
     #[serde(default)]
     output_tokens_details: Option<OutputDetails>,
@@ -595,9 +597,9 @@ struct UsageRecord {
 
 #[derive(Deserialize, Default, Clone, Copy)]
 struct OutputDetails {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::count")]
     thinking_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::count")]
     reasoning_tokens: Option<u64>,
 }
 

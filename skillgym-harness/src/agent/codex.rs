@@ -343,9 +343,13 @@ struct ErrorMessage {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct TurnUsage {
+    #[serde(default, deserialize_with = "super::lenient::count")]
     input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::count")]
     cached_input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::count")]
     output_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::count")]
     reasoning_output_tokens: Option<u64>,
 }
 

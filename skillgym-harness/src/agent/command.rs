@@ -197,11 +197,17 @@ pub struct EventLineParser {
 
 #[derive(Deserialize)]
 struct UsageRecord {
+    #[serde(default, deserialize_with = "super::lenient::count")]
     input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::count")]
     output_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::count")]
     reasoning_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::count")]
     cache_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::count")]
     total_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::amount")]
     cost_usd: Option<f64>,
 }
 

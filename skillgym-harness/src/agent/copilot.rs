@@ -45,7 +45,7 @@ use serde_json::Value;
 use skillgym::{Phase, Role};
 
 use super::api_error;
-use super::lenient::{ErrorMessage, Flag, Int, Obj, Text};
+use super::lenient::{Count, ErrorMessage, Flag, Int, Obj, Text};
 use super::options::set_env;
 use super::pending::PendingCommands;
 use super::provider;
@@ -273,10 +273,10 @@ struct Data<'a> {
     usage: Obj<Figures<'a>>,
     model_metrics: Metrics,
     // `assistant.usage` carries the figures in `data` itself.
-    input_tokens: Int,
-    output_tokens: Int,
-    cache_read_tokens: Int,
-    reasoning_tokens: Int,
+    input_tokens: Count,
+    output_tokens: Count,
+    cache_read_tokens: Count,
+    reasoning_tokens: Count,
     #[serde(borrow)]
     api_call_id: Text<'a>,
 }
@@ -311,10 +311,10 @@ struct ShellExecution {
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
 struct Figures<'a> {
-    input_tokens: Int,
-    output_tokens: Int,
-    cache_read_tokens: Int,
-    reasoning_tokens: Int,
+    input_tokens: Count,
+    output_tokens: Count,
+    cache_read_tokens: Count,
+    reasoning_tokens: Count,
     #[serde(borrow)]
     api_call_id: Text<'a>,
 }
@@ -355,7 +355,7 @@ impl<'de> Deserialize<'de> for Metrics {
             let sum = total.get_or_insert_with(TokenUsage::default);
             let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
                 (None, None) => None,
-                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+                (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
             };
             sum.input = add(sum.input, usage.input);
             sum.output = add(sum.output, usage.output);

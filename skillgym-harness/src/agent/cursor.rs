@@ -38,7 +38,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use skillgym::{Phase, Role};
 
-use super::lenient::{Flag, Int, List, Obj, Text};
+use super::lenient::{Count, Flag, Int, List, Obj, Text};
 use super::pending::PendingCommands;
 use super::spec::AgentSpec;
 use super::{Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser};
@@ -211,10 +211,10 @@ struct Part<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
 struct Usage {
-    input_tokens: Int,
-    output_tokens: Int,
-    cache_read_tokens: Int,
-    cache_write_tokens: Int,
+    input_tokens: Count,
+    output_tokens: Count,
+    cache_read_tokens: Count,
+    cache_write_tokens: Count,
 }
 
 impl Usage {
@@ -224,10 +224,12 @@ impl Usage {
             self.cache_read_tokens.count(),
             self.cache_write_tokens.count(),
         ];
-        let input = parts
-            .iter()
-            .any(Option::is_some)
-            .then(|| parts.iter().flatten().sum());
+        let input = parts.iter().any(Option::is_some).then(|| {
+            parts
+                .iter()
+                .flatten()
+                .fold(0u64, |sum, &part| sum.saturating_add(part))
+        });
         let output = self.output_tokens.count();
         (input.is_some() || output.is_some()).then_some(TokenUsage {
             input,

@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 use skillgym::Role;
 
 use super::api_error;
-use super::lenient::{ErrorMessage, Flag, Int, Obj, Text};
+use super::lenient::{Count, ErrorMessage, Flag, Obj, Text};
 use super::options::set_env;
 use super::provider;
 use super::spec::{AgentSpec, StateSpec};
@@ -328,11 +328,11 @@ struct Record<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Stats {
-    input_tokens: Int,
-    output_tokens: Int,
-    cached: Int,
-    total_tokens: Int,
-    thoughts: Int,
+    input_tokens: Count,
+    output_tokens: Count,
+    cached: Count,
+    total_tokens: Count,
+    thoughts: Count,
 }
 
 impl Stats {
@@ -341,7 +341,9 @@ impl Stats {
         let output = self.output_tokens.count();
         let reasoning = self.thoughts.count().or_else(|| {
             let total = self.total_tokens.count()?;
-            Some(total.checked_sub(input? + output?)?).filter(|thoughts| *thoughts > 0)
+            total
+                .checked_sub(input?.checked_add(output?)?)
+                .filter(|thoughts| *thoughts > 0)
         });
         TokenUsage {
             input,

@@ -153,6 +153,83 @@ impl<'de> Deserialize<'de> for Int {
     }
 }
 
+/// A count such as a token figure: a non-negative integer up to `u64::MAX` (a float without
+/// fraction counts, saturated at `u64::MAX`); negative or fractional values are absent.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Count(pub Option<u64>);
+
+impl Count {
+    /// The value, if it was a count.
+    pub fn count(self) -> Option<u64> {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct CountVisitor;
+        impl<'de> Visitor<'de> for CountVisitor {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_i64<E: Error>(self, v: i64) -> Result<Count, E> {
+                Ok(Count(u64::try_from(v).ok()))
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<Count, E> {
+                Ok(Count(Some(v)))
+            }
+            fn visit_f64<E: Error>(self, v: f64) -> Result<Count, E> {
+                let count = v >= 0.0 && v.fract() == 0.0;
+                // `as` saturates: 1e300 reads as u64::MAX.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                Ok(Count(count.then_some(v as u64)))
+            }
+            ignore!(Count(None); bool str null seq map);
+        }
+        deserializer.deserialize_any(CountVisitor)
+    }
+}
+
+/// `deserialize_with` for an `Option<u64>` count field: see [`Count`].
+pub fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    Count::deserialize(deserializer).map(|count| count.0)
+}
+
+/// `deserialize_with` for an `Option<f64>` amount field: see [`Amount`].
+pub fn amount<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    Amount::deserialize(deserializer).map(|amount| amount.0)
+}
+
+/// An amount such as a cost in dollars: a finite, non-negative number; anything else is absent.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Amount(pub Option<f64>);
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct AmountVisitor;
+        impl<'de> Visitor<'de> for AmountVisitor {
+            type Value = Amount;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_i64<E: Error>(self, v: i64) -> Result<Amount, E> {
+                #[allow(clippy::cast_precision_loss)]
+                Ok(Amount((v >= 0).then_some(v as f64)))
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<Amount, E> {
+                #[allow(clippy::cast_precision_loss)]
+                Ok(Amount(Some(v as f64)))
+            }
+            fn visit_f64<E: Error>(self, v: f64) -> Result<Amount, E> {
+                Ok(Amount((v.is_finite() && v >= 0.0).then_some(v)))
+            }
+            ignore!(Amount(None); bool str null seq map);
+        }
+        deserializer.deserialize_any(AmountVisitor)
+    }
+}
+
 /// A boolean.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Flag(pub Option<bool>);

@@ -394,6 +394,7 @@ struct Part<'a> {
     state: Option<ToolState>,
     text: Option<String>,
     tokens: Option<Tokens>,
+    #[serde(default, deserialize_with = "super::lenient::amount")]
     cost: Option<f64>,
 }
 
@@ -427,8 +428,11 @@ struct Span {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Tokens {
+    #[serde(default, deserialize_with = "super::lenient::count")]
     input: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::count")]
     output: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::count")]
     reasoning: Option<u64>,
     cache: Option<CacheTokens>,
 }
@@ -436,7 +440,9 @@ struct Tokens {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct CacheTokens {
+    #[serde(default, deserialize_with = "super::lenient::count")]
     read: Option<u64>,
+    #[serde(default, deserialize_with = "super::lenient::count")]
     write: Option<u64>,
 }
 
@@ -450,7 +456,7 @@ impl Tokens {
         let input = [self.input, read, write]
             .into_iter()
             .flatten()
-            .reduce(|sum, count| sum + count);
+            .reduce(u64::saturating_add);
         TokenUsage {
             input,
             output: self.output,

@@ -127,7 +127,15 @@ fn mean_usage<'a>(usages: impl Iterator<Item = &'a Usage> + Clone) -> Usage {
         reasoning_tokens: tokens(|u| u.reasoning_tokens),
         cache_tokens: tokens(|u| u.cache_tokens),
         total_tokens: tokens(|u| u.total_tokens),
-        cost_usd: (!costs.is_empty()).then(|| costs.iter().sum::<f64>() / costs.len() as f64),
+        // Each share is divided first, so the sum of huge costs stays finite.
+        cost_usd: (!costs.is_empty()).then(|| {
+            let count = costs.len() as f64;
+            costs
+                .iter()
+                .map(|cost| cost / count)
+                .sum::<f64>()
+                .min(f64::MAX)
+        }),
         input_chars: mean(usages.clone().map(|u| u.input_chars)).unwrap_or(0),
         output_chars: mean(usages.clone().map(|u| u.output_chars)).unwrap_or(0),
         reasoning_chars: mean(usages.map(|u| u.reasoning_chars)).unwrap_or(0),

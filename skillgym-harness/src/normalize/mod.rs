@@ -324,14 +324,21 @@ impl ReportBuilder {
         self.usage.input_tokens.is_some() || self.usage.output_tokens.is_some()
     }
 
-    /// Adds a cost in US dollars.
+    /// Adds a cost in US dollars. A negative or non-finite amount is ignored, and the sum stays
+    /// finite (at most `f64::MAX`).
     pub fn add_cost(&mut self, usd: f64) {
-        self.usage.cost_usd = Some(self.usage.cost_usd.unwrap_or(0.0) + usd);
+        if usd.is_finite() && usd >= 0.0 {
+            let sum = self.usage.cost_usd.unwrap_or(0.0) + usd;
+            self.usage.cost_usd = Some(sum.min(f64::MAX));
+        }
     }
 
-    /// Sets the session's cost in US dollars (a total the agent reported).
+    /// Sets the session's cost in US dollars (a total the agent reported); a negative or
+    /// non-finite amount is ignored.
     pub fn set_cost(&mut self, usd: f64) {
-        self.usage.cost_usd = Some(usd);
+        if usd.is_finite() && usd >= 0.0 {
+            self.usage.cost_usd = Some(usd);
+        }
     }
 
     /// Adds provider-reported token figures to the running totals (skillgym's event format,
@@ -437,7 +444,7 @@ impl ReportBuilder {
 fn add_provider(slot: &mut Option<TokenCount>, value: Option<u64>) {
     if let Some(value) = value {
         let previous = slot.map_or(0, |count| count.value);
-        *slot = Some(TokenCount::provider(previous + value));
+        *slot = Some(TokenCount::provider(previous.saturating_add(value)));
     }
 }
 

@@ -130,7 +130,11 @@ impl Usage {
         };
         let reasoning = self.reasoning_tokens.map_or(0, |c| c.value);
         let cache = self.cache_tokens.map_or(0, |c| c.value);
-        let total = (input.value + output.value + reasoning).saturating_sub(cache);
+        let total = input
+            .value
+            .saturating_add(output.value)
+            .saturating_add(reasoning)
+            .saturating_sub(cache);
         self.total_tokens = Some(TokenCount::derived(total));
     }
 }

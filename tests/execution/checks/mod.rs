@@ -1,6 +1,7 @@
 //! The checks, one libtest trial each, grouped by concern.
 
 mod dry_run;
+mod ids;
 mod interrupt;
 mod limits;
 mod origins;
@@ -29,6 +30,7 @@ pub fn all() -> Vec<(&'static str, Check)> {
         dry_run::CHECKS,
         skills::CHECKS,
         interrupt::CHECKS,
+        ids::CHECKS,
     ]
     .concat()
 }
