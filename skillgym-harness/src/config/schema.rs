@@ -307,6 +307,12 @@ impl TryFrom<RawRun> for RunConfig {
     type Error = String;
 
     fn try_from(raw: RawRun) -> Result<RunConfig, String> {
+        if let (Some(cwd), None) = (&raw.cwd, &raw.workspace) {
+            return Err(cwd.error(yaml::with_help(
+                "`cwd` runs the agent in that directory itself, which needs workspace mode `none`",
+                "add `workspace: { mode: none }`; by default each attempt runs in a fresh, empty directory",
+            )));
+        }
         if let (Some(cwd), Some(workspace)) = (&raw.cwd, &raw.workspace) {
             if workspace.mode != WorkspaceMode::None {
                 return Err(cwd.error(yaml::with_help(
@@ -356,12 +362,13 @@ impl TryFrom<RawRun> for RunConfig {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WorkspaceMode {
-    /// In `cwd` (or the config dir), as is.
-    #[default]
+    /// In `cwd` (or the config dir), as is: only when asked for.
     None,
     /// In one copy of `template_dir` shared by the whole run.
     Shared,
-    /// In a fresh copy of `template_dir` per attempt.
+    /// In a fresh copy of `template_dir` (an empty directory without one) per attempt: the
+    /// default, so that an agent never runs in the author's own tree unless told to.
+    #[default]
     Isolated,
 }
 

@@ -448,7 +448,10 @@ runners:
 
     #[test]
     fn cwd_and_workspace() {
-        let s = resolve(config("run: { cwd: app }"), SkillgymArgs::default());
+        let s = resolve(
+            config("run: { cwd: app, workspace: { mode: none } }"),
+            SkillgymArgs::default(),
+        );
         assert_eq!(s.cwd, PathBuf::from("/proj/bench/app"));
         let s = resolve(
             config("run: { workspace: { mode: none, cwd: ../x } }"),

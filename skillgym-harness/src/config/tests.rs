@@ -403,6 +403,7 @@ run:
   output_dir: ./out/../runs
   reporter: ./reporters/mine.js
   cwd: .
+  workspace: { mode: none }
 runners:
   rel: { agent: { type: command, command: ../bin/agent } }
   dot: { agent: { type: command, command: . } }
@@ -752,4 +753,22 @@ fn bad_providers_are_located_errors() {
         "runners:\n  c: { agent: { type: opencode, model: m, provider: { base_url: http://x, wire_api: openai-chta } } }\n",
     );
     assert_eq!(err.help(), Some("did you mean `openai-chat`?"));
+}
+
+#[test]
+fn the_agent_runs_in_the_authors_tree_only_when_asked() {
+    assert_eq!(parse("{}").run.workspace, None);
+    assert_eq!(WorkspaceMode::default(), WorkspaceMode::Isolated);
+    let err = fail("run:\n  cwd: app\n");
+    assert_error(
+        &err,
+        2,
+        8,
+        "`cwd` runs the agent in that directory itself, which needs workspace mode `none`",
+        Some(
+            "add `workspace: { mode: none }`; by default each attempt runs in a fresh, empty directory",
+        ),
+    );
+    let config = parse("run:\n  cwd: app\n  workspace: { mode: none }\n");
+    assert_eq!(config.run.workspace.unwrap().mode, WorkspaceMode::None);
 }

@@ -118,7 +118,7 @@ fn needs_isolation() {
         "skills-not-isolated",
         Spec {
             args: &["--runner", "a", "cases::skills::"],
-            config: "run:\n  cwd: '{dir}/state'\n",
+            config: "run:\n  workspace: { mode: none, cwd: '{dir}/state' }\n",
             ..Spec::default()
         },
     );

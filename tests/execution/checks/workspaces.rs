@@ -78,7 +78,7 @@ fn none() {
         "workspace-none",
         Spec {
             args: &["--runner", "a", "--exact", "cases::workspace::records_cwd"],
-            config: "run:\n  cwd: '{dir}/state'\n",
+            config: "run:\n  workspace: { mode: none, cwd: '{dir}/state' }\n",
             ..Spec::default()
         },
     );
