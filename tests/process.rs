@@ -47,6 +47,7 @@ impl Scratch {
             stdout_log: self.0.join("session/stdout.log"),
             stderr_log: self.0.join("session/stderr.log"),
             timeout,
+            max_output: None,
         }
     }
 
@@ -270,27 +271,50 @@ async fn agent_gets_its_argv_env_cwd_and_dev_null_stdin() {
     );
 }
 
+/// Records what a session hands its sink: line lengths, and overlong lines as (number, length).
+#[derive(Default)]
+struct Lengths {
+    lines: Vec<usize>,
+    overlong: Vec<(u64, u64)>,
+    well_formed: bool,
+}
+
+impl process::LineSink for Lengths {
+    fn on_line(&mut self, line: &str) -> LineVerdict {
+        self.lines.push(line.len());
+        self.well_formed &= line.starts_with('{') && line.ends_with('}');
+        LineVerdict::Continue
+    }
+
+    fn on_overlong_line(&mut self, number: u64, length: u64) -> LineVerdict {
+        self.overlong.push((number, length));
+        LineVerdict::Continue
+    }
+}
+
 #[tokio::test]
-async fn fifty_megabyte_line_is_delivered_intact_as_one_line() {
-    const SIZE: usize = 50 * 1024 * 1024;
+async fn a_line_up_to_the_limit_is_delivered_intact_and_a_longer_one_by_length() {
+    // The limit counts the terminator.
+    const FITS: usize = process::MAX_LINE - 1;
+    const TOO_LONG: usize = 50 * 1024 * 1024;
     let scratch = Scratch::new("big-line");
     let spec = scratch.spec(
-        &format!("emit {{\"type\":\"a\"}}\nbig-line {SIZE}\nemit {{\"type\":\"b\"}}"),
+        &format!(
+            "emit {{\"type\":\"a\"}}\nbig-line {FITS}\nbig-line {TOO_LONG}\nemit {{\"type\":\"b\"}}"
+        ),
         LONG,
     );
-    let mut lengths = Vec::new();
-    let mut well_formed = true;
-    let mut sink = |line: &str| {
-        lengths.push(line.len());
-        well_formed &= line.starts_with('{') && line.ends_with('}');
-        LineVerdict::Continue
+    let mut sink = Lengths {
+        well_formed: true,
+        ..Lengths::default()
     };
     let outcome = process::run(&spec, &mut sink).await.expect("run");
     assert_eq!(outcome.exit_code, Some(0));
-    assert_eq!(lengths, [12, SIZE, 12]);
-    assert!(well_formed);
-    assert_eq!(outcome.stdout_lines, 3);
-    assert_eq!(outcome.stdout_bytes, (12 + SIZE + 12 + 3) as u64);
+    assert_eq!(sink.lines, [12, FITS, 12]);
+    assert!(sink.well_formed);
+    assert_eq!(sink.overlong, [(3, TOO_LONG as u64 + 1)]);
+    assert_eq!(outcome.stdout_lines, 4);
+    assert_eq!(outcome.stdout_bytes, (12 + FITS + TOO_LONG + 12 + 4) as u64);
     let log = fs::metadata(&spec.stdout_log).expect("stdout log");
     assert_eq!(log.len(), outcome.stdout_bytes);
 }

@@ -219,12 +219,13 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Writes pretty JSON to `path`, creating its directory, through a temporary file so readers
-/// never see half a file.
+/// never see half a file; secrets are masked ([`crate::secrets`]).
 pub fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)?;
     }
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
+    let mut bytes =
+        crate::secrets::mask_bytes(serde_json::to_vec_pretty(value).map_err(io::Error::other)?);
     bytes.push(b'\n');
     let temporary = path.with_extension(format!("json.tmp-{}", std::process::id()));
     fs::write(&temporary, bytes)?;

@@ -19,6 +19,7 @@ use crate::reaper;
 use crate::rejections::Rejections;
 use crate::run::{RunContext, Runner};
 use crate::schedule::{Gates, worker_threads};
+use crate::secrets;
 use crate::skills::plan::SkillPlan;
 use crate::suite::{CaseSpec, Plan, collect_registered};
 use crate::summary::{self, Counts, RunResults};
@@ -96,13 +97,14 @@ impl Harness {
         match self.prepare() {
             Ok((arguments, context, trials)) => execute(&arguments, context, trials),
             Err(message) => {
-                eprintln!("error: {message}");
+                eprintln!("error: {}", secrets::mask(&message));
                 ExitCode::from(2)
             }
         }
     }
 
     fn prepare(self) -> Result<(Arguments, Arc<RunContext>, Vec<Trial>), String> {
+        secrets::remember_process_env();
         let argv = self.argv.unwrap_or_else(|| std::env::args_os().collect());
         let (flags, libtest_argv) = cli::split_args(argv).map_err(|e| e.to_string())?;
         let env = cli::from_env(|key| std::env::var(key).ok()).map_err(|e| e.to_string())?;
@@ -137,6 +139,17 @@ impl Harness {
                 "reporter `{}` is not available; available reporters: `standard`",
                 settings.reporter
             ));
+        }
+        secrets::add_names(&settings.secrets);
+        secrets::remember_process_env();
+        for (_, runner) in &settings.runners {
+            secrets::remember(
+                runner
+                    .agent
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str())),
+            );
         }
         let mut runners = configured_runners(&settings)?;
         for runner in self.runners {
@@ -289,14 +302,12 @@ fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) 
                 let quiet = arguments.quiet
                     || matches!(arguments.format, Some(libtest_mimic::FormatSetting::Json));
                 if !quiet {
-                    print!(
-                        "{}",
-                        summary::summary_lines(
-                            run_results.executions.iter().copied(),
-                            counts,
-                            &path
-                        )
+                    let lines = summary::summary_lines(
+                        run_results.executions.iter().copied(),
+                        counts,
+                        &path,
                     );
+                    print!("{}", secrets::mask(&lines));
                 }
             }
             Err(error) => eprintln!("skillgym: cannot write results.json: {error}"),
@@ -356,7 +367,7 @@ fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Failed> {
             .failure
             .as_ref()
             .map_or_else(|| "not run".to_owned(), |failure| failure.message.clone());
-        return Ok(Completion::ignored_with(reason));
+        return Ok(Completion::ignored_with(secrets::mask(&reason)));
     }
     let mut text = String::new();
     if let Some(failure) = &result.failure {
@@ -381,7 +392,7 @@ fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Failed> {
         ));
     }
     text.push_str(&format!("\n  artifacts: {}", result.artifact_dir.display()));
-    Err(text.into())
+    Err(secrets::mask(&text).into_owned().into())
 }
 
 /// The runners of the configuration file.

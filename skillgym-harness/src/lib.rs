@@ -38,6 +38,7 @@ pub mod reaper;
 mod rejections;
 mod run;
 mod schedule;
+pub mod secrets;
 pub mod skills;
 mod suggest;
 pub mod suite;

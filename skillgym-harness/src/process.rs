@@ -47,6 +47,10 @@ const DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// must not pin its memory for the rest of the session).
 const KEPT_LINE_CAPACITY: usize = 1 << 20;
 
+/// The longest stdout line handed to the sink; a longer one goes to the stdout log only, and
+/// the sink hears of its length ([`LineSink::on_overlong_line`]).
+pub const MAX_LINE: usize = 16 << 20;
+
 /// Size of the buffers in front of the pipes and the log files.
 const IO_BUFFER: usize = 64 * 1024;
 
@@ -70,6 +74,9 @@ pub struct ProcessSpec {
     pub stderr_log: PathBuf,
     /// Wall-clock limit, counted from the spawn; then the whole process group is killed.
     pub timeout: Duration,
+    /// The most stdout bytes the process may print; one more and the whole process group is
+    /// killed ([`Termination::OutputLimit`]). `None`: no limit.
+    pub max_output: Option<u64>,
 }
 
 /// Receives the stdout of a running process, one line at a time, in order.
@@ -80,6 +87,14 @@ pub struct ProcessSpec {
 pub trait LineSink {
     /// Called for each stdout line; the verdict says whether the process may go on.
     fn on_line(&mut self, line: &str) -> LineVerdict;
+
+    /// Called instead of [`on_line`](Self::on_line) for a line longer than [`MAX_LINE`] bytes
+    /// (`number` is its 1-based position among the lines, `length` its size with its
+    /// terminator); the line itself is in the stdout log only. Ignored by default.
+    fn on_overlong_line(&mut self, number: u64, length: u64) -> LineVerdict {
+        let _ = (number, length);
+        LineVerdict::Continue
+    }
 }
 
 impl<F: FnMut(&str) -> LineVerdict> LineSink for F {
@@ -115,6 +130,12 @@ pub enum Termination {
     },
     /// The run was interrupted by a signal and the process group was killed.
     Interrupted,
+    /// The process printed more than [`ProcessSpec::max_output`] bytes and its process group
+    /// was killed.
+    OutputLimit {
+        /// The limit, in bytes.
+        limit: u64,
+    },
 }
 
 /// What happened to one process run.
@@ -183,7 +204,7 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
             "agent process started without its stdout/stderr pipes",
         ));
     };
-    let mut out = StdoutPump::new(stdout, stdout_log);
+    let mut out = StdoutPump::new(stdout, stdout_log, spec.max_output);
     let mut err = StderrPump::new(stderr, stderr_log);
     let deadline = start
         .checked_add(spec.timeout)
@@ -192,6 +213,7 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
     let mut exited: Option<ExitStatus> = None;
     let mut stop: Option<String> = None;
     let mut timed_out = false;
+    let mut over_limit = false;
     let mut stdout_done = false;
     let (status, stderr_result) = {
         let stderr_copy = err.copy();
@@ -210,6 +232,10 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
                         Pumped::Eof => stdout_done = true,
                         Pumped::Stopped(reason) => {
                             stop = Some(reason);
+                            break;
+                        }
+                        Pumped::OverLimit => {
+                            over_limit = true;
                             break;
                         }
                     },
@@ -240,7 +266,7 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
         // Drain what is left in the pipes; every writer is dead unless it left the group.
         let stdout_drain = async {
             while !stdout_done {
-                let receiver: Option<&mut dyn LineSink> = if stop.is_none() {
+                let receiver: Option<&mut dyn LineSink> = if stop.is_none() && !over_limit {
                     Some(&mut *sink)
                 } else {
                     None
@@ -248,6 +274,9 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
                 match out.pump(receiver).await? {
                     Pumped::Eof => stdout_done = true,
                     Pumped::Stopped(reason) => stop = Some(reason),
+                    // What the dead group left in the pipe is still logged; nothing more is read
+                    // into the report.
+                    Pumped::OverLimit => over_limit = true,
                 }
             }
             io::Result::Ok(())
@@ -274,6 +303,8 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
     let killed_by_us = status.signal() == Some(libc::SIGKILL);
     let termination = if timed_out {
         Termination::TimedOut
+    } else if let (true, Some(limit)) = (over_limit, spec.max_output) {
+        Termination::OutputLimit { limit }
     } else if let Some(reason) = stop {
         Termination::Stopped { reason }
     } else if killed_by_us && interrupt::received().is_some() {
@@ -300,66 +331,97 @@ enum Pumped {
     Eof,
     /// The sink answered stop (after the line was logged).
     Stopped(String),
+    /// More than the output limit was read (and logged).
+    OverLimit,
 }
 
-/// Reads stdout line by line into a reused buffer, logs each line raw, hands it to the sink.
+/// Reads stdout in chunks, logs every byte raw, and hands each complete line to the sink.
 struct StdoutPump {
     reader: BufReader<ChildStdout>,
     log: BufWriter<File>,
-    /// The line being read. May hold a partial line when a `pump` future was cancelled:
-    /// `read_until` then resumes appending to it.
+    /// The line being read, up to [`MAX_LINE`] bytes. Kept across cancelled `pump` futures.
     line: Vec<u8>,
+    /// The length so far of a line that outgrew [`MAX_LINE`] (0 while it fits).
+    overlong: u64,
     bytes: u64,
     lines: u64,
+    max_output: Option<u64>,
 }
 
 impl StdoutPump {
-    fn new(stdout: ChildStdout, log: BufWriter<File>) -> Self {
+    fn new(stdout: ChildStdout, log: BufWriter<File>, max_output: Option<u64>) -> Self {
         Self {
             reader: BufReader::with_capacity(IO_BUFFER, stdout),
             log,
             line: Vec::new(),
+            overlong: 0,
             bytes: 0,
             lines: 0,
+            max_output,
         }
     }
 
-    /// Streams lines until end of file or a stop verdict. Without a sink, lines are only logged.
-    /// Cancel safe: a partially read line stays in `self.line` for the next call.
+    /// Streams lines until end of file, a stop verdict, or the output limit. Without a sink,
+    /// lines are only logged. Cancel safe: a partly read line stays in `self`.
     async fn pump(&mut self, mut sink: Option<&mut dyn LineSink>) -> io::Result<Pumped> {
         loop {
-            self.reader.read_until(b'\n', &mut self.line).await?;
-            if self.line.is_empty() {
-                return Ok(Pumped::Eof);
+            let available = self.reader.fill_buf().await?;
+            if available.is_empty() {
+                // A last line without terminator is a line too.
+                let verdict = if self.line.is_empty() && self.overlong == 0 {
+                    LineVerdict::Continue
+                } else {
+                    self.deliver(&mut sink)
+                };
+                return Ok(match verdict {
+                    LineVerdict::Stop { reason } => Pumped::Stopped(reason),
+                    LineVerdict::Continue => Pumped::Eof,
+                });
             }
-            // `read_until` stops short of a newline only at end of file.
-            let terminated = self.line.last() == Some(&b'\n');
-            self.log.write_all(&self.line)?;
-            self.bytes += self.line.len() as u64;
-            self.lines += 1;
-            let verdict = match sink.as_deref_mut() {
-                Some(sink) => sink.on_line(&utf8_line(strip_terminator(&self.line))),
-                None => LineVerdict::Continue,
+            let (chunk, terminated) = match memchr::memchr(b'\n', available) {
+                Some(end) => (&available[..=end], true),
+                None => (available, false),
             };
-            self.line.clear();
-            if self.line.capacity() > KEPT_LINE_CAPACITY {
-                self.line.shrink_to(KEPT_LINE_CAPACITY);
+            let length = chunk.len();
+            self.log.write_all(chunk)?;
+            if self.overlong == 0 && self.line.len() + length <= MAX_LINE {
+                self.line.extend_from_slice(chunk);
+            } else {
+                if self.overlong == 0 {
+                    self.overlong = self.line.len() as u64;
+                    self.line.clear();
+                }
+                self.overlong += length as u64;
             }
-            if let LineVerdict::Stop { reason } = verdict {
+            self.reader.consume(length);
+            self.bytes += length as u64;
+            if terminated && let LineVerdict::Stop { reason } = self.deliver(&mut sink) {
                 return Ok(Pumped::Stopped(reason));
             }
-            if !terminated {
-                return Ok(Pumped::Eof);
+            if self.max_output.is_some_and(|limit| self.bytes > limit) {
+                return Ok(Pumped::OverLimit);
             }
         }
     }
 
-    /// Logs a partial line left by an abandoned drain, flushes the log; returns (bytes, lines).
-    fn finish(mut self) -> io::Result<(u64, u64)> {
-        if !self.line.is_empty() {
-            self.log.write_all(&self.line)?;
-            self.bytes += self.line.len() as u64;
+    /// Hands the line read (or the length of an overlong one) to the sink, then clears it.
+    fn deliver(&mut self, sink: &mut Option<&mut dyn LineSink>) -> LineVerdict {
+        self.lines += 1;
+        let verdict = match sink.as_deref_mut() {
+            Some(sink) if self.overlong > 0 => sink.on_overlong_line(self.lines, self.overlong),
+            Some(sink) => sink.on_line(&utf8_line(strip_terminator(&self.line))),
+            None => LineVerdict::Continue,
+        };
+        self.line.clear();
+        self.overlong = 0;
+        if self.line.capacity() > KEPT_LINE_CAPACITY {
+            self.line.shrink_to(KEPT_LINE_CAPACITY);
         }
+        verdict
+    }
+
+    /// Flushes the log; returns (bytes, lines).
+    fn finish(mut self) -> io::Result<(u64, u64)> {
         self.log.flush()?;
         Ok((self.bytes, self.lines))
     }
@@ -507,6 +569,7 @@ mod tests {
                 stdout_log: self.0.join("logs/stdout.log"),
                 stderr_log: self.0.join("logs/stderr.log"),
                 timeout,
+                max_output: None,
             }
         }
     }

@@ -109,6 +109,7 @@ impl Scene {
         let limits = SessionLimits {
             timeout: Duration::from_secs(30),
             max_steps,
+            max_output: skillgym_harness::config::DEFAULT_MAX_OUTPUT,
         };
         let output = self.session(agent.as_ref(), limits, endpoint);
         let read = |name: &str| std::fs::read_to_string(record.join(name)).unwrap_or_default();
@@ -1092,6 +1093,7 @@ impl Scene {
                 _ => 30_000,
             }),
             max_steps: None,
+            max_output: skillgym_harness::config::DEFAULT_MAX_OUTPUT,
         };
         self.session(agent.as_ref(), limits, None)
     }

@@ -40,7 +40,7 @@ fn fixture(name: &str) -> Vec<u8> {
 }
 
 fn normalize(kind: AgentKind, bytes: &[u8]) -> Normalized {
-    let agent = agent::build(kind, AgentOptions::new("model")).unwrap();
+    let agent = agent::build(kind, AgentOptions::new("model").command("agent")).unwrap();
     let mut parser = agent.parser();
     normalize_stream(&mut *parser, Cursor::new(bytes), Path::new(CWD), "prompt").unwrap()
 }
@@ -243,6 +243,25 @@ fn session(
     stdout: &[u8],
     code: i32,
 ) -> skillgym_harness::execute::SessionOutput {
+    session_with(
+        kind,
+        label,
+        stdout,
+        code,
+        skillgym_harness::config::DEFAULT_MAX_OUTPUT,
+    )
+    .0
+}
+
+/// A whole session printing `stdout`, with an output limit; also returns the size of the
+/// stdout log it left.
+fn session_with(
+    kind: AgentKind,
+    label: &str,
+    stdout: &[u8],
+    code: i32,
+    max_output: u64,
+) -> (skillgym_harness::execute::SessionOutput, u64) {
     let dir =
         std::env::temp_dir().join(format!("skillgym-malformed-{label}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -288,10 +307,12 @@ fn session(
         SessionLimits {
             timeout: Duration::from_secs(30),
             max_steps: None,
+            max_output,
         },
     ));
+    let logged = std::fs::metadata(artifacts.join("stdout.log")).map_or(0, |m| m.len());
     std::fs::remove_dir_all(&dir).unwrap();
-    output
+    (output, logged)
 }
 
 #[test]
@@ -356,4 +377,88 @@ fn whole_sessions_fail_cleanly_with_the_right_origin() {
         assert!(output.failure.is_none(), "{name}: {:?}", output.failure);
         assert_eq!(output.report.warnings.len(), 1, "{name}");
     }
+}
+
+/// Lines of assistant messages in skillgym's own event format, `count` of them.
+fn messages(count: usize, text: &str) -> String {
+    let line = format!(
+        "{{\"type\":\"message\",\"role\":\"assistant\",\"text\":{}}}\n",
+        serde_json::Value::from(text)
+    );
+    line.repeat(count)
+}
+
+#[test]
+fn an_agent_printing_past_max_output_is_stopped_with_its_own_origin() {
+    let stdout = messages(40_000, &"x".repeat(60));
+    assert!(stdout.len() > 3 << 20);
+    let (output, logged) = session_with(AgentKind::Command, "flood", stdout.as_bytes(), 0, 1 << 20);
+    let failure = output.failure.expect("the flood was stopped");
+    assert_eq!(failure.origin, FailureOrigin::OutputLimit, "{failure}");
+    assert_eq!(failure.class.id, "output-limit");
+    assert!(
+        failure
+            .message
+            .starts_with("the agent printed more than 1 MiB on stdout (`run.max_output`)"),
+        "{failure}"
+    );
+    // The log holds what was read up to the limit, and what was left in the pipe.
+    assert!(logged > 1 << 20 && logged < stdout.len() as u64, "{logged}");
+    assert!(!output.report.events.is_empty());
+}
+
+#[test]
+fn a_line_longer_than_a_line_may_be_is_logged_but_not_parsed() {
+    let huge = format!("{}\n", messages(1, &"y".repeat(17 << 20)).trim_end());
+    let stdout = format!("{huge}{}", messages(1, "after"));
+    let (output, logged) = session_with(
+        AgentKind::Command,
+        "overlong",
+        stdout.as_bytes(),
+        0,
+        skillgym_harness::config::DEFAULT_MAX_OUTPUT,
+    );
+    assert_eq!(logged, stdout.len() as u64, "every byte is logged");
+    let warnings = &output.report.warnings;
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(
+        warnings[0],
+        format!(
+            "stdout line 1: {} bytes, longer than the 16 MiB a line may be; it is in stdout.log only",
+            huge.len()
+        )
+    );
+    assert_eq!(output.report.final_output, "after");
+}
+
+#[test]
+fn a_report_keeps_bounded_texts_events_and_warnings() {
+    use skillgym_harness::normalize::caps;
+    // One long message: head and tail kept around the marker.
+    let long = format!("{}{}", "h".repeat(100_000), "t".repeat(100_000));
+    let normalized = normalize(AgentKind::Command, messages(1, &long).as_bytes());
+    let text = &normalized.report.final_output;
+    assert!(text.len() < caps::TEXT_CAP + 100, "{}", text.len());
+    assert!(text.starts_with(&"h".repeat(caps::TEXT_CAP / 2)));
+    assert!(text.ends_with(&"t".repeat(caps::TEXT_CAP / 2)));
+    assert!(
+        text.contains(
+            "[… skillgym cut 134464 bytes of this text; the full text is in stdout.log …]"
+        )
+    );
+
+    // Many events and many warnings: the first ones are kept, the rest counted.
+    let mut stream = messages(caps::MAX_EVENTS + 5, "m");
+    stream.push_str(&"garbage\n".repeat(caps::MAX_WARNINGS + 7));
+    let report = normalize(AgentKind::Command, stream.as_bytes()).report;
+    assert_eq!(report.events.len(), caps::MAX_EVENTS);
+    assert_eq!(report.warnings.len(), caps::MAX_WARNINGS + 2);
+    assert_eq!(
+        report.warnings[caps::MAX_WARNINGS],
+        "5 event(s) after the first 10000 were not kept in the report; the full stream is in stdout.log"
+    );
+    assert_eq!(
+        report.warnings[caps::MAX_WARNINGS + 1],
+        "7 more warning(s) after the first 200 were not kept"
+    );
 }

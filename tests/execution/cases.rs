@@ -270,6 +270,16 @@ pub mod ids {
     fn long(_report: &SessionReport) {}
 }
 
+pub mod secrets {
+    use super::*;
+
+    // Prints three secrets on stdout (in a message) and stderr, then fails.
+    #[skillgym::case(
+        prompt = "echo-env SERVICE_API_KEY\necho-env HARNESS_TOKEN\necho-env PLAIN_NAME\nexit 1"
+    )]
+    fn echoed(_report: &SessionReport) {}
+}
+
 pub mod escape {
     use super::*;
 

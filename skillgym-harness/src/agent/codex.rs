@@ -921,7 +921,9 @@ mod tests {
         // (A negative token figure is not a warning: it only reads as absent.)
         assert_eq!(report.warnings.len(), 6, "{:?}", report.warnings);
         assert!(report.usage.input_tokens.is_none());
-        assert_eq!(report.final_output.len(), 5_000_000);
+        // Kept with its head and tail (see `normalize::caps`).
+        assert!(report.final_output.starts_with("aaaa"));
+        assert!(report.final_output.len() < 70_000);
         assert_eq!(
             normalized.provider_error.map(|error| error.message),
             Some("turn failed".to_owned())

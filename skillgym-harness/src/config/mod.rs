@@ -11,6 +11,8 @@
 //!   tags: [smoke]
 //!   output_dir: target/skillgym/runs
 //!   workspace: { mode: isolated, template_dir: fixtures/app, bootstrap: { command: npm, args: [ci] } }
+//!   max_output: 512MiB          # per session; more stops the agent (origin output-limit)
+//!   secrets: [MY_SERVICE_AUTH]  # masked too, besides *_KEY, *_TOKEN, *_SECRET, *PASSWORD*, *_CREDENTIALS
 //! defaults: { timeout: 2m }
 //! runners:
 //!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
@@ -22,6 +24,7 @@ mod error;
 mod fields;
 mod schema;
 mod settings;
+pub mod size;
 pub mod yaml;
 
 #[cfg(test)]
@@ -34,4 +37,7 @@ pub use schema::{
     AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, ProviderConfig, RunConfig,
     RunnerConfig, Schedule, UserSkills, WireApi, WorkspaceConfig, WorkspaceMode,
 };
-pub use settings::{DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings, SettingsError, resolve};
+pub use settings::{
+    DEFAULT_MAX_OUTPUT, DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings, SettingsError, resolve,
+};
+pub use size::parse_size;

@@ -232,6 +232,11 @@ pub struct RunConfig {
     pub skills: Vec<Located<PathBuf>>,
     /// `user_skills`: whether agents see the user's own skills (default: `isolated`).
     pub user_skills: UserSkills,
+    /// `max_output`: the most stdout an agent may print in one session, in bytes.
+    pub max_output: Option<u64>,
+    /// `secrets`: names of environment variables whose values are masked in everything
+    /// skillgym writes, besides those whose names look secret.
+    pub secrets: Vec<String>,
 }
 
 /// Whether agents see the skills installed in the user's own home (`run.user_skills`).
@@ -301,6 +306,14 @@ struct RawRun {
     skills: Vec<Located<PathBuf>>,
     #[serde(default)]
     user_skills: UserSkills,
+    #[serde(
+        default,
+        alias = "maxOutput",
+        deserialize_with = "super::size::deserialize_option"
+    )]
+    max_output: Option<u64>,
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    secrets: Vec<NonEmpty>,
 }
 
 impl TryFrom<RawRun> for RunConfig {
@@ -354,6 +367,8 @@ impl TryFrom<RawRun> for RunConfig {
             workspace: raw.workspace,
             skills: raw.skills,
             user_skills: raw.user_skills,
+            max_output: raw.max_output,
+            secrets: raw.secrets.into_iter().map(|NonEmpty(name)| name).collect(),
         })
     }
 }

@@ -74,7 +74,14 @@ pub struct Settings {
     pub skills: Vec<Located<PathBuf>>,
     /// `run.user_skills`: whether agents see the user's own skills.
     pub user_skills: UserSkills,
+    /// `run.max_output`: the most stdout an agent may print in one session (default 512 MiB).
+    pub max_output: u64,
+    /// `run.secrets`: variable names masked besides those that look secret.
+    pub secrets: Vec<String>,
 }
+
+/// The default `run.max_output`: 512 MiB.
+pub const DEFAULT_MAX_OUTPUT: u64 = 512 << 20;
 
 /// Why [`resolve`] failed: a bad flag/variable, or a config problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,6 +211,8 @@ fn resolve_in(
         runners,
         skills: run.skills,
         user_skills: run.user_skills,
+        max_output: run.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
+        secrets: run.secrets,
     };
     Ok(settings)
 }

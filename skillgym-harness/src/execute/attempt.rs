@@ -122,6 +122,7 @@ fn prepare_and_run(
     let limits = SessionLimits {
         timeout: run.timeout(case),
         max_steps: case.max_steps.or(run.settings.max_steps),
+        max_output: run.settings.max_output,
     };
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
     if dry_run.take().is_some() {

@@ -17,6 +17,8 @@ pub struct SessionLimits {
     pub timeout: Duration,
     /// Most model rounds allowed; the process group is killed when exceeded.
     pub max_steps: Option<u32>,
+    /// Most stdout bytes allowed; the process group is killed when exceeded.
+    pub max_output: u64,
 }
 
 /// What one session produced.
@@ -43,6 +45,14 @@ struct ParsingSink {
 }
 
 impl LineSink for ParsingSink {
+    fn on_overlong_line(&mut self, number: u64, length: u64) -> LineVerdict {
+        self.builder.warn(format!(
+            "stdout line {number}: {length} bytes, longer than the {} MiB a line may be; it is in stdout.log only",
+            process::MAX_LINE >> 20
+        ));
+        LineVerdict::Continue
+    }
+
     fn on_line(&mut self, line: &str) -> LineVerdict {
         self.parser.parse_line(line, &mut self.builder);
         match self.max_steps {
@@ -81,6 +91,12 @@ pub async fn run_session(
                 }
             }
             seeded = launch.seeded;
+            crate::secrets::remember(
+                launch
+                    .env
+                    .iter()
+                    .filter_map(|(name, value)| Some((name.to_str()?, value.to_str()?))),
+            );
             let process_spec = ProcessSpec {
                 program: launch.program,
                 args: launch.args,
@@ -90,6 +106,7 @@ pub async fn run_session(
                 stdout_log: stdout_log.clone(),
                 stderr_log: stderr_log.clone(),
                 timeout: limits.timeout,
+                max_output: Some(limits.max_output),
             };
             process::run(&process_spec, &mut sink).await
         }
@@ -143,6 +160,13 @@ pub async fn run_session(
                 Termination::Stopped { reason } => {
                     Some(Failure::new(FailureOrigin::MaxSteps, reason.clone()))
                 }
+                Termination::OutputLimit { limit } => Some(Failure::new(
+                    FailureOrigin::OutputLimit,
+                    format!(
+                        "the agent printed more than {} on stdout (`run.max_output`); its process group was killed (the output up to there is in stdout.log)",
+                        format_size(*limit)
+                    ),
+                )),
                 Termination::Interrupted => Some(crate::interrupt::failure(&format!(
                     "the agent was killed after {}; what it printed until then is kept",
                     format_duration(std::time::Duration::from_millis(
@@ -258,6 +282,16 @@ fn stderr_tail(path: &Path, lines: usize) -> String {
         .map(|line| format!("    {line}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `512 MiB`, `64 KiB`, `1000 bytes`.
+fn format_size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
 }
 
 /// `90s`, `2m`, `1m30s`, `500ms`.

@@ -8,8 +8,10 @@
 //! [`add_usage`](ReportBuilder::add_usage), [`provider_error`](ReportBuilder::provider_error).
 //! [`finish`](ReportBuilder::finish) settles what each read, skill load and command came to
 //! (from its call's result, the same way for every agent), settles message phases, detects
-//! skills and derives the token total.
+//! skills and derives the token total. What a report keeps of a very long session is bounded
+//! ([`caps`]).
 
+pub mod caps;
 mod json;
 mod outcome;
 mod paths;
@@ -47,6 +49,7 @@ pub struct ReportBuilder {
     session_file: Option<PathBuf>,
     links: outcome::Links,
     known_skills: KnownSkills,
+    caps: caps::Caps,
 }
 
 /// An error the model provider returned, as the agent reported it (HTTP status and message).
@@ -109,6 +112,7 @@ impl ReportBuilder {
             provider_error: None,
             session_file: None,
             links: outcome::Links::default(),
+            caps: caps::Caps::default(),
         }
     }
 
@@ -126,12 +130,31 @@ impl ReportBuilder {
         &self.cwd
     }
 
-    /// Adds an event as it is, except that a file read's path is made absolute and normalized.
+    /// Adds an event as it is, except that a file read's path is made absolute and normalized
+    /// (and long texts are cut, see [`caps`]).
     pub fn push(&mut self, mut event: SessionEvent) {
-        if let SessionEvent::FileRead { path, .. } = &mut event {
-            *path = resolve_path(&self.cwd, path);
+        if !self.admit() {
+            return;
+        }
+        match &mut event {
+            SessionEvent::FileRead { path, .. } => *path = resolve_path(&self.cwd, path),
+            SessionEvent::Message { text, .. } => *text = self.caps.text(std::mem::take(text)),
+            SessionEvent::ToolCall { args, .. } => *args = self.caps.value(args.take()),
+            SessionEvent::ToolResult { output, .. } => {
+                *output = self.caps.text(std::mem::take(output));
+            }
+            SessionEvent::Command { command, .. } => {
+                *command = self.caps.text(std::mem::take(command));
+            }
+            SessionEvent::Raw { value, .. } => *value = self.caps.value(value.take()),
+            _ => {}
         }
         self.events.push(event);
+    }
+
+    /// Whether one more event may be kept ([`caps::MAX_EVENTS`]).
+    fn admit(&mut self) -> bool {
+        self.caps.admit_event(self.events.len())
     }
 
     /// The events so far.
@@ -143,9 +166,10 @@ impl ReportBuilder {
     /// the last one with no tool call after it becomes `final`, the others `commentary`.
     /// Empty text is dropped.
     pub fn message(&mut self, role: Role, phase: Option<Phase>, text: String, at: Option<String>) {
-        if text.is_empty() {
+        if text.is_empty() || !self.admit() {
             return;
         }
+        let text = self.caps.text(text);
         self.events.push(SessionEvent::Message {
             role,
             phase,
@@ -156,6 +180,10 @@ impl ReportBuilder {
 
     /// Adds a tool call and remembers its tool name for the result with the same id.
     pub fn tool_call(&mut self, id: Option<&str>, tool: &str, args: Value, at: Option<String>) {
+        if !self.admit() {
+            return;
+        }
+        let args = self.caps.value(args);
         if let Some(id) = id {
             self.tool_names.insert(id.to_owned(), tool.to_owned());
         }
@@ -175,6 +203,10 @@ impl ReportBuilder {
         is_error: bool,
         at: Option<String>,
     ) {
+        if !self.admit() {
+            return;
+        }
+        let output = self.caps.text(output);
         let tool = id.and_then(|id| self.tool_names.get(id)).cloned();
         self.events.push(SessionEvent::ToolResult {
             id: id.map(str::to_owned),
@@ -197,6 +229,9 @@ impl ReportBuilder {
         workdir: Option<&Path>,
         at: Option<String>,
     ) {
+        if !self.admit() {
+            return;
+        }
         let script = shell::unwrap_shell(command);
         let base = match workdir {
             Some(dir) => resolve_path(&self.cwd, dir),
@@ -205,12 +240,16 @@ impl ReportBuilder {
         let reads = shell::file_reads(&script, &base);
         let command_index = self.events.len();
         self.links.call(command_index, call);
+        let command = self.caps.text(script);
         self.events.push(SessionEvent::Command {
-            command: script,
+            command,
             exit_code,
             at: at.clone(),
         });
         for path in reads {
+            if !self.admit() {
+                break;
+            }
             self.links.shell_read(self.events.len(), command_index);
             self.events.push(SessionEvent::FileRead {
                 path,
@@ -235,7 +274,7 @@ impl ReportBuilder {
         workdir: Option<&Path>,
         at: Option<String>,
     ) {
-        if path.is_empty() {
+        if path.is_empty() || !self.admit() {
             return;
         }
         let base = match workdir {
@@ -254,7 +293,7 @@ impl ReportBuilder {
     /// for an agent's own "skill invoked" notice). It fails when the call's result is an
     /// error; its signal is then named after the tool (`tool:Skill`).
     pub fn skill_signal(&mut self, call: Option<&str>, skill: &str, at: Option<String>) {
-        if skill.is_empty() {
+        if skill.is_empty() || !self.admit() {
             return;
         }
         self.links.call(self.events.len(), call);
@@ -268,6 +307,10 @@ impl ReportBuilder {
 
     /// Keeps a record the adapter does not map.
     pub fn raw(&mut self, value: Value, at: Option<String>) {
+        if !self.admit() {
+            return;
+        }
+        let value = self.caps.value(value);
         self.events.push(SessionEvent::Raw { value, at });
     }
 
@@ -293,7 +336,7 @@ impl ReportBuilder {
 
     /// Sets the final output explicitly (otherwise the last final assistant message is used).
     pub fn final_output(&mut self, text: impl Into<String>) {
-        self.final_output = Some(text.into());
+        self.final_output = Some(self.caps.text(text.into()));
     }
 
     /// Mutable access to the usage figures.
@@ -381,7 +424,9 @@ impl ReportBuilder {
 
     /// Records a problem met while parsing; never fatal.
     pub fn warn(&mut self, warning: impl Into<String>) {
-        self.warnings.push(warning.into());
+        if self.caps.admit_warning(self.warnings.len()) {
+            self.warnings.push(warning.into());
+        }
     }
 
     /// Builds the report. The caller fills runner, timing and raw artifact paths.
@@ -402,8 +447,11 @@ impl ReportBuilder {
             links,
             known_skills,
             tool_names,
+            caps,
             ..
         } = self;
+        let mut warnings = warnings;
+        warnings.extend(caps.summary());
         links.settle(&mut events, &tool_names);
         settle_phases(&mut events);
         let (detected_skills, skill_attempts) = detect_skills(&events, &known_skills);

@@ -313,6 +313,7 @@ fn bootstrap_in(
         stdout_log: log_dir.join("bootstrap.stdout.log"),
         stderr_log: log_dir.join("bootstrap.stderr.log"),
         timeout: bootstrap.timeout.unwrap_or(default_timeout),
+        max_output: None,
     };
     let started = Instant::now();
     let mut ignore = |_: &str| LineVerdict::Continue;

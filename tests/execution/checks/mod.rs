@@ -8,6 +8,7 @@ mod origins;
 mod rejections;
 mod repeat;
 mod schedules;
+mod secrets;
 mod skills;
 mod statuses;
 mod workspaces;
@@ -31,6 +32,7 @@ pub fn all() -> Vec<(&'static str, Check)> {
         skills::CHECKS,
         interrupt::CHECKS,
         ids::CHECKS,
+        secrets::CHECKS,
     ]
     .concat()
 }

@@ -1,0 +1,192 @@
+//! Secrets masked in everything skillgym writes.
+//!
+//! | what | masked |
+//! |---|---|
+//! | which values | of environment variables whose names look secret (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, `*_CREDENTIALS`, any case) or are listed in `run.secrets`: from the harness's own environment and from every agent's launch environment (its `agent.env`, code-configured variables included) |
+//! | replaced by | `[masked:NAME]` |
+//! | where | `report.json`, `result.json`, `results.json`, `workspace.json`, `explain.json`, failure messages and the console |
+//! | not | the raw `stdout.log`, `stderr.log` and other logs: they keep exactly what the agent wrote |
+//! | too short | values under 8 characters are not masked: `1`, `true` or `dev` would blot out ordinary text everywhere, and no real credential is that short |
+//!
+//! A value is masked as written and as it appears inside a JSON string (escaped).
+
+use std::borrow::Cow;
+use std::sync::{PoisonError, RwLock};
+
+use aho_corasick::AhoCorasick;
+
+/// Shorter values are never masked.
+pub const MIN_LEN: usize = 8;
+
+/// The masks of this process.
+static MASKS: RwLock<Masks> = RwLock::new(Masks::new());
+
+/// Whether a variable name looks like it holds a secret.
+pub fn looks_secret(name: &str) -> bool {
+    let name = name.to_ascii_uppercase();
+    ["_KEY", "_TOKEN", "_SECRET", "_CREDENTIALS"]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
+        || matches!(name.as_str(), "KEY" | "TOKEN" | "SECRET" | "CREDENTIALS")
+        || name.contains("PASSWORD")
+}
+
+/// Names listed in `run.secrets`, masked whatever they look like.
+pub fn add_names(names: &[String]) {
+    let mut masks = MASKS.write().unwrap_or_else(PoisonError::into_inner);
+    for name in names {
+        if !masks.names.contains(name) {
+            masks.names.push(name.clone());
+        }
+    }
+}
+
+/// Remembers the variables of an environment whose values must be masked.
+pub fn remember<'a>(vars: impl IntoIterator<Item = (&'a str, &'a str)>) {
+    let wanted: Vec<(&str, &str)> = {
+        let masks = MASKS.read().unwrap_or_else(PoisonError::into_inner);
+        vars.into_iter()
+            .filter(|(name, value)| {
+                value.len() >= MIN_LEN
+                    && (looks_secret(name) || masks.names.iter().any(|n| n == name))
+                    && !masks.values.iter().any(|(known, _)| known == value)
+            })
+            .collect()
+    };
+    if wanted.is_empty() {
+        return;
+    }
+    let mut masks = MASKS.write().unwrap_or_else(PoisonError::into_inner);
+    for (name, value) in wanted {
+        masks.add(name, value);
+    }
+    masks.rebuild();
+}
+
+/// Remembers the secret-looking variables of this process's environment.
+pub fn remember_process_env() {
+    let vars: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect();
+    remember(vars.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+}
+
+/// The text with every remembered secret replaced by `[masked:NAME]`.
+pub fn mask(text: &str) -> Cow<'_, str> {
+    let masks = MASKS.read().unwrap_or_else(PoisonError::into_inner);
+    match &masks.matcher {
+        Some(matcher) if matcher.is_match(text) => {
+            Cow::Owned(matcher.replace_all(text, &masks.replacements))
+        }
+        _ => Cow::Borrowed(text),
+    }
+}
+
+/// [`mask`] over bytes (serialized JSON).
+pub fn mask_bytes(bytes: Vec<u8>) -> Vec<u8> {
+    let masks = MASKS.read().unwrap_or_else(PoisonError::into_inner);
+    match &masks.matcher {
+        Some(matcher) if matcher.is_match(&bytes) => {
+            matcher.replace_all_bytes(&bytes, &masks.replacements)
+        }
+        _ => bytes,
+    }
+}
+
+/// What is masked, and the automaton that finds it.
+struct Masks {
+    /// Extra names from `run.secrets`.
+    names: Vec<String>,
+    /// (value, name), in the order they were remembered.
+    values: Vec<(String, String)>,
+    /// The patterns: each value, and its JSON-escaped form where different.
+    patterns: Vec<String>,
+    /// `[masked:NAME]` per pattern.
+    replacements: Vec<String>,
+    matcher: Option<AhoCorasick>,
+}
+
+impl Masks {
+    const fn new() -> Self {
+        Masks {
+            names: Vec::new(),
+            values: Vec::new(),
+            patterns: Vec::new(),
+            replacements: Vec::new(),
+            matcher: None,
+        }
+    }
+
+    fn add(&mut self, name: &str, value: &str) {
+        if self.values.iter().any(|(known, _)| known == value) {
+            return;
+        }
+        self.values.push((value.to_owned(), name.to_owned()));
+        let replacement = format!("[masked:{name}]");
+        self.patterns.push(value.to_owned());
+        self.replacements.push(replacement.clone());
+        let quoted = serde_json::to_string(value).unwrap_or_default();
+        let escaped = quoted
+            .get(1..quoted.len().saturating_sub(1))
+            .unwrap_or_default();
+        if escaped != value {
+            self.patterns.push(escaped.to_owned());
+            self.replacements.push(replacement);
+        }
+    }
+
+    fn rebuild(&mut self) {
+        // Leftmost-longest: a value that contains another is masked whole.
+        self.matcher = AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(&self.patterns)
+            .ok();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_look_secret() {
+        for name in [
+            "OPENAI_API_KEY",
+            "GITHUB_TOKEN",
+            "aws_secret",
+            "DB_PASSWORD_FILE",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "KEY",
+        ] {
+            assert!(looks_secret(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "KEYBOARD", "TOKENIZER", "MONKEY_BUSINESS"] {
+            assert!(!looks_secret(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn masks_values_as_written_and_json_escaped() {
+        remember([
+            ("UNIT_TEST_API_KEY", "sk-unit-\"quoted\"-0123"),
+            ("UNIT_TEST_TOKEN", "short"),
+            ("UNIT_TEST_HOME", "/home/not-a-secret"),
+        ]);
+        assert_eq!(
+            mask("key=sk-unit-\"quoted\"-0123."),
+            "key=[masked:UNIT_TEST_API_KEY]."
+        );
+        let json = serde_json::to_string("sk-unit-\"quoted\"-0123").unwrap();
+        assert_eq!(
+            String::from_utf8(mask_bytes(json.into_bytes())).unwrap(),
+            "\"[masked:UNIT_TEST_API_KEY]\""
+        );
+        assert_eq!(
+            mask("short and /home/not-a-secret"),
+            "short and /home/not-a-secret"
+        );
+        add_names(&["UNIT_TEST_PLAIN".to_owned()]);
+        remember([("UNIT_TEST_PLAIN", "plain-but-listed")]);
+        assert_eq!(mask("plain-but-listed"), "[masked:UNIT_TEST_PLAIN]");
+    }
+}
