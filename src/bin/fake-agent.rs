@@ -220,9 +220,11 @@ fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Fa
         "record" => record(argument.trim()),
         "big-line" => write(big_line(&mut out, parse_number(argument)?)),
         "replay" => {
+            // Streamed: a replayed flood must not cost this process its size in memory.
             let path = argument.trim();
-            let bytes = std::fs::read(path).map_err(|e| Failure::Io(format!("{path}: {e}")))?;
-            write(out.write_all(&bytes))
+            let mut file =
+                std::fs::File::open(path).map_err(|e| Failure::Io(format!("{path}: {e}")))?;
+            write(io::copy(&mut file, &mut out).map(drop))
         }
         "chat" => {
             let events = chat(prompt)?;
