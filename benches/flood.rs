@@ -99,6 +99,8 @@ fn run(dir: &Path, floods: &[&Path]) -> FloodRun {
     let config_path = dir.join("skillgym.yaml");
     fs::write(&config_path, config).unwrap();
     let started = Instant::now();
+    // Reaped by `wait4`, which also reports its peak RSS.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(std::env::current_exe().unwrap())
         .args(["--config".as_ref(), config_path.as_os_str()])
         .env("SKILLGYM_BENCH_CHILD", "1")
