@@ -15,6 +15,7 @@ use crate::config::{self, Settings};
 use crate::dry_run::DryRun;
 use crate::execute::{ExecutionResult, Status, run_execution};
 use crate::interrupt;
+use crate::preflight;
 use crate::reaper;
 use crate::rejections::Rejections;
 use crate::run::{RunContext, Runner};
@@ -177,6 +178,12 @@ impl Harness {
 
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
         let plan = Plan::new(&cases, &runner_ids, &settings.tags);
+        let mut planned_cases: Vec<usize> = plan.executions.iter().map(|e| e.case).collect();
+        planned_cases.dedup();
+        preflight::prompt_files(planned_cases.iter().map(|&index| &cases[index]))?;
+        if !arguments.list {
+            preflight::agent_programs(&runners)?;
+        }
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
         if arguments.test_threads.is_none() {

@@ -33,6 +33,7 @@ mod harness;
 pub mod interrupt;
 pub mod mock;
 pub mod normalize;
+mod preflight;
 pub mod process;
 pub mod reaper;
 mod rejections;

@@ -45,10 +45,11 @@ pub struct CommandAgent {
 }
 
 impl CommandAgent {
-    /// An agent that runs `program`.
+    /// An agent that runs `program`: a name looked up on `PATH`, or a path (a relative one is
+    /// taken from the current directory now, since the agent runs in its workspace).
     pub fn new(program: impl Into<PathBuf>) -> Self {
         CommandAgent {
-            program: program.into(),
+            program: absolute_path(program.into()),
             args: Vec::new(),
             env: Vec::new(),
             model: None,
@@ -62,7 +63,7 @@ impl CommandAgent {
             return Err("an agent of type `command` needs `command`".to_owned());
         };
         Ok(CommandAgent {
-            program,
+            program: absolute_path(program),
             args: options.args,
             env: options.env,
             model: options.model,
@@ -187,6 +188,17 @@ impl Agent for CommandAgent {
             refusals: Vec::new(),
         }
     }
+}
+
+/// A relative path with a directory part (`./bin/agent`, `bin/agent`), made absolute against
+/// the current directory; a bare name (looked up on `PATH`) and absolute paths as they are.
+fn absolute_path(program: PathBuf) -> PathBuf {
+    if program.is_relative() && program.components().count() > 1 {
+        if let Ok(dir) = std::env::current_dir() {
+            return dir.join(program);
+        }
+    }
+    program
 }
 
 /// Parses skillgym's event JSONL.

@@ -1,0 +1,62 @@
+//! Checks made before anything runs, so that a broken setup costs one clear error instead of
+//! one failed trial per case (and no agent is started for nothing).
+//!
+//! | check | when | error |
+//! |---|---|---|
+//! | every selected case's `prompt_file` exists | every run, `--list` included | one line per missing file, with the case and where it is declared |
+//! | every selected runner's agent program is an executable file (a path) or on `PATH` (a name) | runs that start agents (not `--list`) | one line per runner, with how to install it and a pointer to `skillgym doctor` |
+
+use std::path::Path;
+
+use crate::doctor::find_program;
+use crate::run::Runner;
+use crate::suite::{CaseSpec, PromptSpec};
+
+/// The prompt files of `cases` that cannot be read as files, as one error listing each.
+pub fn prompt_files<'a>(cases: impl IntoIterator<Item = &'a CaseSpec>) -> Result<(), String> {
+    let missing: Vec<String> = cases
+        .into_iter()
+        .filter_map(|case| match &case.prompt {
+            PromptSpec::File(path) if !path.is_file() => Some(format!(
+                "the prompt file of case `{}` does not exist: {} (declared at {})",
+                case.id,
+                path.display(),
+                case.source
+            )),
+            _ => None,
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(missing.join("\nerror: "))
+}
+
+/// The runners whose agent program cannot be found, as one error with a line per runner.
+pub fn agent_programs(runners: &[Runner]) -> Result<(), String> {
+    let missing: Vec<String> = runners
+        .iter()
+        .filter_map(|runner| {
+            let setup = runner.agent.setup();
+            let program = Path::new(&setup.program);
+            if find_program(program).is_some() {
+                return None;
+            }
+            let where_ = if program.to_string_lossy().contains('/') {
+                "is not an executable file".to_owned()
+            } else {
+                "is not on PATH".to_owned()
+            };
+            Some(format!(
+                "runner `{}`: the agent program `{}` {where_}\n  help: install it ({}), or point `agent.command` at it; `skillgym doctor` checks every runner",
+                runner.id,
+                program.display(),
+                setup.install
+            ))
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(missing.join("\nerror: "))
+}
