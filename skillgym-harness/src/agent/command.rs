@@ -193,10 +193,11 @@ impl Agent for CommandAgent {
 /// A relative path with a directory part (`./bin/agent`, `bin/agent`), made absolute against
 /// the current directory; a bare name (looked up on `PATH`) and absolute paths as they are.
 fn absolute_path(program: PathBuf) -> PathBuf {
-    if program.is_relative() && program.components().count() > 1 {
-        if let Ok(dir) = std::env::current_dir() {
-            return dir.join(program);
-        }
+    if program.is_relative()
+        && program.components().count() > 1
+        && let Ok(dir) = std::env::current_dir()
+    {
+        return dir.join(program);
     }
     program
 }
