@@ -87,6 +87,9 @@ impl ConfigError {
     }
 }
 
+/// The most characters of a source line a snippet shows.
+const SNIPPET_WIDTH: usize = 120;
+
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(path) = &self.path {
@@ -103,13 +106,27 @@ impl fmt::Display for ConfigError {
         if let (Some((line, column)), Some(text)) = (self.position, &self.source_line) {
             let number = line.to_string();
             let gutter = " ".repeat(number.len());
+            // A long line shows only the part around the column.
+            let chars: Vec<char> = text.chars().collect();
+            let caret = (column as usize - 1).min(chars.len());
+            let start = caret
+                .saturating_sub(SNIPPET_WIDTH / 2)
+                .min(chars.len().saturating_sub(SNIPPET_WIDTH));
+            let end = (start + SNIPPET_WIDTH).min(chars.len());
+            let mut shown: String = chars[start..end].iter().collect();
             // Keep tabs so the caret lines up with the text above it.
-            let pad: String = text
-                .chars()
-                .take(column as usize - 1)
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
+            let mut pad: String = chars[start..caret]
+                .iter()
+                .map(|&c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
-            write!(f, "\n {gutter} |\n {number} | {text}\n {gutter} | {pad}^")?;
+            if start > 0 {
+                shown.insert(0, '…');
+                pad.insert(0, ' ');
+            }
+            if end < chars.len() {
+                shown.push('…');
+            }
+            write!(f, "\n {gutter} |\n {number} | {shown}\n {gutter} | {pad}^")?;
         }
         Ok(())
     }
@@ -134,6 +151,24 @@ mod tests {
             err.location(),
             Some((PathBuf::from("/p/skillgym.yaml"), 2, 3))
         );
+    }
+
+    #[test]
+    fn a_long_line_shows_the_part_around_the_column() {
+        let line = format!("tags: [{}, oops]", "x".repeat(1_000_000));
+        let column = line.find("oops").unwrap() as u32 + 1;
+        let error = ConfigError::at(Path::new("s.yaml"), &line, 1, column, "bad");
+        let text = error.to_string();
+        assert!(text.len() < 600, "{}", text.len());
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[2].starts_with(" 1 | …xxx") && lines[2].ends_with("oops]"),
+            "{}",
+            lines[2]
+        );
+        let caret = lines[3].find('^').unwrap();
+        let under: String = lines[2].chars().skip(caret).take(4).collect();
+        assert_eq!(under, "oops");
     }
 
     #[test]

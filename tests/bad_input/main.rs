@@ -1,0 +1,260 @@
+//! Every bad input the README's "Bad input" table lists, each given to a real harness binary as
+//! a user would give it, with the exit code and the error it must print.
+//!
+//! This target is its own harness (`harness = false`). Run as a child (`BAD_INPUT_CHILD=1`) it
+//! is a skillgym benchmark binary with two cases: `good` (tag `ok`) and `missing_prompt` (tag
+//! `broken`, whose prompt file does not exist). Run by cargo it is the driver: one libtest trial
+//! per row, each writing its `skillgym.yaml` into a fresh directory and running the child.
+
+use std::path::Path;
+use std::process::{Command, ExitCode, Output};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use skillgym::SessionReport;
+use skillgym_e2e::TempDir;
+
+const CHILD: &str = "BAD_INPUT_CHILD";
+const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
+
+#[skillgym::case(tags = ["ok"], prompt = "echo-prompt")]
+fn good(_report: &SessionReport) {}
+
+#[skillgym::case(tags = ["broken"], prompt_file = "tests/bad_input/no-such-prompt.md")]
+fn missing_prompt(_report: &SessionReport) {}
+
+/// One bad input: what is given, and what must come out.
+struct Row {
+    name: &'static str,
+    /// Flags after `--config <file> --output-dir <dir>`.
+    args: &'static [&'static str],
+    /// `skillgym.yaml` (`{fake}` is the fake agent, `{dir}` the row's directory).
+    config: &'static str,
+    code: i32,
+    /// Lines (or parts of lines) stderr must hold.
+    stderr: &'static [&'static str],
+}
+
+/// A valid runner, for rows about something else.
+const RUNNER: &str = "runners:\n  fake: { agent: { type: command, command: '{fake}', env: { FAKE_AGENT_SCRIPT: '-' } } }\n";
+
+const ROWS: &[Row] = &[
+    Row {
+        name: "malformed_yaml",
+        args: &[],
+        config: "run:\n  tags: [smoke\n",
+        code: 2,
+        stderr: &[
+            "skillgym.yaml:2:9: unclosed bracket '['",
+            " 2 |   tags: [smoke",
+        ],
+    },
+    Row {
+        name: "tab_indentation",
+        args: &[],
+        config: "run:\n\trepeat: 2\n",
+        code: 2,
+        stderr: &["skillgym.yaml:2:2: tabs disallowed within this context (block indentation)"],
+    },
+    Row {
+        name: "duplicate_key",
+        args: &[],
+        config: "run:\n  repeat: 1\n  repeat: 2\n",
+        code: 2,
+        stderr: &["skillgym.yaml:3:3: duplicate key `repeat`"],
+    },
+    Row {
+        name: "wrong_type",
+        args: &[],
+        config: "run:\n  repeat: three\n",
+        code: 2,
+        stderr: &["skillgym.yaml:2:11: `repeat` must be an integer, found `three`"],
+    },
+    Row {
+        name: "unknown_key",
+        args: &[],
+        config: "run:\n  max_paralel: 3\n",
+        code: 2,
+        stderr: &[
+            "skillgym.yaml:2:3: unknown field `max_paralel`",
+            "help: did you mean `max_parallel`?",
+        ],
+    },
+    Row {
+        name: "zero_count",
+        args: &[],
+        config: "run:\n  repeat: 0\n",
+        code: 2,
+        stderr: &["skillgym.yaml:2:11: `repeat` must be at least 1, found 0"],
+    },
+    Row {
+        name: "negative_count",
+        args: &[],
+        config: "run:\n  max_parallel: -1\n",
+        code: 2,
+        stderr: &["skillgym.yaml:2:17: `max_parallel` must be at least 1, found -1"],
+    },
+    Row {
+        name: "huge_count",
+        args: &[],
+        config: "run:\n  repeat: 99999999999\n",
+        code: 2,
+        stderr: &["skillgym.yaml:2:11: `repeat` is too large, found 99999999999"],
+    },
+    Row {
+        name: "duration_without_unit",
+        args: &[],
+        config: "defaults:\n  timeout: 5\n",
+        code: 2,
+        stderr: &["skillgym.yaml:2:12: invalid duration `5`: a unit is missing"],
+    },
+    Row {
+        name: "unknown_duration_unit",
+        args: &[],
+        config: "defaults:\n  timeout: 5x\n",
+        code: 2,
+        stderr: &["skillgym.yaml:2:12: invalid duration `5x`: unknown unit `x`"],
+    },
+    Row {
+        name: "zero_size",
+        args: &[],
+        config: "run:\n  max_output: 0\n",
+        code: 2,
+        stderr: &["skillgym.yaml:2:15: invalid size `0`: it must be more than zero"],
+    },
+    Row {
+        name: "alias_bomb",
+        args: &[],
+        config: "run:
+  tags: [&a [lol, lol, lol, lol, lol, lol, lol, lol, lol], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a], &c [*b, *b, *b, *b, *b, *b, *b, *b, *b], &d [*c, *c, *c, *c, *c, *c, *c, *c, *c], &e [*d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e], &g [*f, *f, *f, *f, *f, *f, *f, *f, *f], &h [*g, *g, *g, *g, *g, *g, *g, *g, *g], &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]]
+",
+        code: 2,
+        stderr: &["skillgym.yaml:2:13: expected string scalar"],
+    },
+    Row {
+        name: "cwd_without_workspace_mode_none",
+        args: &[],
+        config: "run:\n  cwd: app\n",
+        code: 2,
+        stderr: &[
+            "skillgym.yaml:2:8: `cwd` runs the agent in that directory itself, which needs workspace mode `none`",
+        ],
+    },
+    Row {
+        name: "unknown_runner_flag",
+        args: &["--runner", "nope"],
+        config: RUNNER,
+        code: 2,
+        stderr: &["error: `--runner` names unknown runner `nope` (configured runners: `fake`)"],
+    },
+    Row {
+        name: "unknown_flag",
+        args: &["--bogus"],
+        config: RUNNER,
+        code: 2,
+        stderr: &["error: unknown flag `--bogus`"],
+    },
+    Row {
+        name: "zero_repeat_flag",
+        args: &["--repeat", "0"],
+        config: RUNNER,
+        code: 2,
+        stderr: &["error: `--repeat` expects an integer >= 1, found `0`"],
+    },
+    Row {
+        name: "missing_prompt_file",
+        args: &["--tag", "broken"],
+        config: RUNNER,
+        code: 2,
+        stderr: &[
+            "error: the prompt file of case `missing_prompt` does not exist: ",
+            "tests/bad_input/no-such-prompt.md (declared at tests/bad_input/main.rs:",
+        ],
+    },
+    Row {
+        name: "missing_prompt_file_listed",
+        args: &["--tag", "broken", "--list"],
+        config: RUNNER,
+        code: 2,
+        stderr: &["error: the prompt file of case `missing_prompt` does not exist: "],
+    },
+    Row {
+        name: "missing_agent_programs",
+        args: &["--tag", "ok"],
+        config: "runners:\n  gone: { agent: { type: command, command: /nonexistent/agent } }\n  unknown: { agent: { type: claude-code, model: m, command: no-such-agent-cli } }\n",
+        code: 2,
+        stderr: &[
+            "error: runner `gone`: the agent program `/nonexistent/agent` is not an executable file",
+            "error: runner `unknown`: the agent program `no-such-agent-cli` is not on PATH",
+            "`skillgym doctor` checks every runner",
+        ],
+    },
+    Row {
+        name: "non_executable_agent_program",
+        args: &["--tag", "ok"],
+        config: "runners:\n  plain: { agent: { type: command, command: '{dir}/skillgym.yaml' } }\n",
+        code: 2,
+        stderr: &[
+            "error: runner `plain`: the agent program `{dir}/skillgym.yaml` is not an executable file",
+        ],
+    },
+    Row {
+        name: "no_runners",
+        args: &[],
+        config: "run:\n  repeat: 1\n",
+        code: 2,
+        stderr: &["error: no runners configured"],
+    },
+];
+
+fn main() -> ExitCode {
+    if std::env::var_os(CHILD).is_some() {
+        return skillgym_harness::main();
+    }
+    let trials = ROWS
+        .iter()
+        .map(|row| Trial::test(row.name, move || check(row)))
+        .collect();
+    libtest_mimic::run(&Arguments::from_args(), trials).exit_code()
+}
+
+fn check(row: &Row) -> Result<(), Failed> {
+    let dir = TempDir::new(&format!("bad-input-{}", row.name));
+    let output = run(dir.path(), row);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let context = format!(
+        "exit {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout)
+    );
+    if output.status.code() != Some(row.code) {
+        return Err(format!("expected exit code {}\n{context}", row.code).into());
+    }
+    for expected in row.stderr {
+        let expected = expected.replace("{dir}", &dir.path().display().to_string());
+        if !stderr.contains(&expected) {
+            return Err(format!("stderr lacks `{expected}`\n{context}").into());
+        }
+    }
+    if row.code != 0 && dir.path().join("out").exists() {
+        return Err(format!("a run stopped at start wrote artifacts\n{context}").into());
+    }
+    Ok(())
+}
+
+fn run(dir: &Path, row: &Row) -> Output {
+    let config = dir.join("skillgym.yaml");
+    let text = row
+        .config
+        .replace("{fake}", FAKE_AGENT)
+        .replace("{dir}", &dir.display().to_string());
+    std::fs::write(&config, text).unwrap();
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args(["--config".as_ref(), config.as_os_str()])
+        .args(["--output-dir".as_ref(), dir.join("out").as_os_str()])
+        .args(row.args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    skillgym_e2e::without_outer_runner_env(&mut command);
+    command.env(CHILD, "1").env("SKILLGYM_RUN_ID", "run");
+    command.output().expect("the child harness runs")
+}
