@@ -248,7 +248,10 @@ mod tests {
         let hashed = sanitize("mod.c");
         assert!(hashed.starts_with("mod.c~"), "{hashed}");
         assert_eq!(hashed.len(), "mod.c~".len() + 12);
-        assert_eq!(hashed, "mod.c~9ed63e933f3a", "stable across versions and platforms");
+        assert_eq!(
+            hashed, "mod.c~9ed63e933f3a",
+            "stable across versions and platforms"
+        );
         assert_eq!(
             sanitize("mod.c"),
             format!("mod.c~{:012x}", fnv1a(b"mod.c") >> 16)
