@@ -143,14 +143,14 @@ impl Harness {
         }
         secrets::add_names(&settings.secrets);
         secrets::remember_process_env();
-        for (_, runner) in &settings.runners {
-            secrets::remember(
-                runner
-                    .agent
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str())),
-            );
+        let bootstrap_env = settings.workspace.bootstrap.iter().map(|b| &b.env);
+        for env in settings
+            .runners
+            .iter()
+            .map(|(_, runner)| &runner.agent.env)
+            .chain(bootstrap_env)
+        {
+            secrets::remember(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         }
         let mut runners = configured_runners(&settings)?;
         for runner in self.runners {

@@ -2,7 +2,7 @@
 //!
 //! | what | masked |
 //! |---|---|
-//! | which values | of environment variables whose names look secret (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, `*_CREDENTIALS`, any case) or are listed in `run.secrets`: from the harness's own environment and from every agent's launch environment (its `agent.env`, code-configured variables included) |
+//! | which values | of environment variables whose names look secret (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, `*_CREDENTIALS`, any case) or are listed in `run.secrets`: from the harness's own environment, the workspace bootstrap's `env`, and every agent's launch environment (its `agent.env`, code-configured variables included) |
 //! | replaced by | `[masked:NAME]` |
 //! | where | `report.json`, `result.json`, `results.json`, `workspace.json`, `explain.json`, failure messages and the console |
 //! | not | the raw `stdout.log`, `stderr.log` and other logs: they keep exactly what the agent wrote |

@@ -1,5 +1,6 @@
-//! Malformed agent output, for every adapter: a truncated last line, garbage lines, a 50 MB
-//! single line, bytes that are not UTF-8, an empty stream, a stream holding only an error.
+//! Malformed agent output, for every adapter: a truncated last line, garbage lines, a 10 MB
+//! single line and one past the 16 MiB line limit, bytes that are not UTF-8, an empty stream, a
+//! stream holding only an error.
 //! Each gives a report (with warnings) or, through a whole session, a clean failure with the
 //! right origin — never a panic.
 
@@ -124,8 +125,23 @@ fn garbage_lines_are_warnings_and_change_nothing_else() {
 }
 
 #[test]
-fn a_50_mb_line_is_handled_whole() {
+fn a_line_longer_than_a_line_may_be_is_one_warning() {
     let blob = "x".repeat(50 * 1024 * 1024);
+    let stream = format!("{blob}\n{}", messages(1, "after"));
+    let report = normalize(AgentKind::Command, stream.as_bytes()).report;
+    assert_eq!(
+        report.warnings,
+        [format!(
+            "stdout line 1: {} bytes, longer than the 16 MiB a line may be; it is in stdout.log only",
+            blob.len() + 1
+        )]
+    );
+    assert_eq!(report.final_output, "after");
+}
+
+#[test]
+fn a_10_mb_line_is_handled_whole() {
+    let blob = "x".repeat(10 * 1024 * 1024);
     let unknown = format!("{{\"type\":\"vendor.blob\",\"payload\":\"{blob}\"}}\n");
     let garbage = format!("{blob}\n");
     for kind in KINDS {

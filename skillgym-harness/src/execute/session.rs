@@ -46,10 +46,7 @@ struct ParsingSink {
 
 impl LineSink for ParsingSink {
     fn on_overlong_line(&mut self, number: u64, length: u64) -> LineVerdict {
-        self.builder.warn(format!(
-            "stdout line {number}: {length} bytes, longer than the {} MiB a line may be; it is in stdout.log only",
-            process::MAX_LINE >> 20
-        ));
+        self.builder.overlong_line(number, length);
         LineVerdict::Continue
     }
 

@@ -422,6 +422,15 @@ impl ReportBuilder {
         self.session_file.as_deref()
     }
 
+    /// Records that stdout line `number` (of `length` bytes, terminator included) was longer than
+    /// [`crate::process::MAX_LINE`] and so was not parsed.
+    pub fn overlong_line(&mut self, number: u64, length: u64) {
+        self.warn(format!(
+            "stdout line {number}: {length} bytes, longer than the {} MiB a line may be; it is in stdout.log only",
+            crate::process::MAX_LINE >> 20
+        ));
+    }
+
     /// Records a problem met while parsing; never fatal.
     pub fn warn(&mut self, warning: impl Into<String>) {
         if self.caps.admit_warning(self.warnings.len()) {

@@ -7,6 +7,7 @@ use skillgym::SessionReport;
 
 use super::{ProviderError, ReportBuilder};
 use crate::agent::StreamParser;
+use crate::process::MAX_LINE;
 
 /// A stream read to its end.
 #[derive(Debug)]
@@ -21,7 +22,8 @@ pub struct Normalized {
 
 /// Feeds `input` to `parser` line by line, as the harness does with a live agent: bytes that
 /// are not UTF-8 are replaced, `\n` and `\r\n` terminators are stripped, the last line may
-/// lack its terminator. Only one line is held in memory at a time.
+/// lack its terminator, and a line longer than [`MAX_LINE`] is not parsed (a warning gives its
+/// length). Only one line, at most [`MAX_LINE`] bytes, is held in memory at a time.
 pub fn normalize_stream(
     parser: &mut dyn StreamParser,
     mut input: impl BufRead,
@@ -30,16 +32,44 @@ pub fn normalize_stream(
 ) -> io::Result<Normalized> {
     let mut out = ReportBuilder::new(cwd);
     let mut line = Vec::new();
+    // The length so far of a line that outgrew MAX_LINE (0 while it fits).
+    let mut overlong: u64 = 0;
+    let mut number: u64 = 0;
     loop {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
+        let available = input.fill_buf()?;
+        let at_end = available.is_empty();
+        let (chunk, terminated) = match memchr::memchr(b'\n', available) {
+            Some(end) => (&available[..=end], true),
+            None => (available, at_end),
+        };
+        let length = chunk.len();
+        if overlong == 0 && line.len() + length <= MAX_LINE {
+            line.extend_from_slice(chunk);
+        } else {
+            if overlong == 0 {
+                overlong = line.len() as u64;
+                line.clear();
+            }
+            overlong += length as u64;
+        }
+        input.consume(length);
+        if terminated && (overlong > 0 || !line.is_empty()) {
+            number += 1;
+            if overlong > 0 {
+                out.overlong_line(number, overlong);
+            } else {
+                let mut bytes = line.as_slice();
+                if let Some(rest) = bytes.strip_suffix(b"\n") {
+                    bytes = rest.strip_suffix(b"\r").unwrap_or(rest);
+                }
+                parser.parse_line(&utf8_line(bytes), &mut out);
+            }
+            line.clear();
+            overlong = 0;
+        }
+        if at_end {
             break;
         }
-        let mut bytes = line.as_slice();
-        if let Some(rest) = bytes.strip_suffix(b"\n") {
-            bytes = rest.strip_suffix(b"\r").unwrap_or(rest);
-        }
-        parser.parse_line(&utf8_line(bytes), &mut out);
     }
     parser.finish(&mut out);
     let steps = out.steps();
