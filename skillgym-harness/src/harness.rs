@@ -141,6 +141,7 @@ impl Harness {
                 settings.reporter
             ));
         }
+        // Again, now that `run.secrets` may name variables that do not look secret.
         secrets::add_names(&settings.secrets);
         secrets::remember_process_env();
         let bootstrap_env = settings.workspace.bootstrap.iter().map(|b| &b.env);
