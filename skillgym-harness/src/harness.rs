@@ -107,17 +107,15 @@ impl Harness {
     fn prepare(self) -> Result<(Arguments, Arc<RunContext>, Vec<Trial>), String> {
         secrets::remember_process_env();
         let argv = self.argv.unwrap_or_else(|| std::env::args_os().collect());
-        let (flags, libtest_argv) = cli::split_args(argv).map_err(|e| e.to_string())?;
+        let (mut arguments, flags) = match cli::parse(argv).map_err(|e| e.to_string())? {
+            cli::Invocation::Run(arguments, flags) => (*arguments, flags),
+            cli::Invocation::Help(text) => {
+                print!("{text}");
+                std::process::exit(0);
+            }
+        };
         let env = cli::from_env(|key| std::env::var(key).ok()).map_err(|e| e.to_string())?;
         let overrides = flags.or(env);
-        if libtest_argv
-            .iter()
-            .skip(1)
-            .any(|arg| arg == "--help" || arg == "-h")
-        {
-            println!("{}", cli::help_text());
-        }
-        let mut arguments = Arguments::from_iter(libtest_argv);
 
         let cases = collect_registered().map_err(|e| e.to_string())?;
         let crate_dir = crate_dir(&cases);

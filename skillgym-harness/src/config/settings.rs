@@ -259,11 +259,10 @@ mod tests {
     }
 
     fn flags(argv: &[&str]) -> SkillgymArgs {
-        let argv = std::iter::once("bench")
-            .chain(argv.iter().copied())
-            .map(Into::into)
-            .collect();
-        cli::split_args(argv).unwrap().0
+        match cli::parse(std::iter::once("bench").chain(argv.iter().copied())).unwrap() {
+            cli::Invocation::Run(_, flags) => flags,
+            cli::Invocation::Help(_) => panic!("help"),
+        }
     }
 
     fn env(vars: &[(&str, &str)]) -> SkillgymArgs {

@@ -1,0 +1,334 @@
+//! The command line of a benchmark binary, parsed by clap: libtest's flags (libtest-mimic's
+//! [`Arguments`], flattened in, so a flag a newer libtest-mimic adds is accepted) beside
+//! skillgym's own, and the `SKILLGYM_*` variables.
+//!
+//! | source | parsed by | wins over |
+//! |---|---|---|
+//! | flags: `--tag smoke`, `--repeat=3` | [`parse`] | everything |
+//! | variables: `SKILLGYM_TAG=smoke` (empty = unset) | [`from_env`], the same value parsers | `skillgym.yaml` |
+//! | `skillgym.yaml`, then the defaults | [`crate::config`] | – |
+//!
+//! Every mistake is a [`UsageError`] naming the flag or variable, with a "did you mean" where a
+//! known name or value is close; the harness prints it and exits with 2.
+
+mod flags;
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{CommandFactory, FromArgMatches};
+use libtest_mimic::Arguments;
+
+pub use crate::config::Schedule;
+use crate::suggest::did_you_mean;
+use flags::{CommandLine, EnvLine, Flags, Invalid};
+
+/// skillgym's flags (or `SKILLGYM_*` variables); every field `None`/empty means "not given".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillgymArgs {
+    /// `--tag`: run only cases carrying one of these tags.
+    pub tags: Vec<String>,
+    /// `--runner`: run only these runner ids.
+    pub runners: Vec<String>,
+    /// `--repeat`: successful samples wanted per execution (>= 1).
+    pub repeat: Option<u32>,
+    /// `--repeat-failure`: extra attempts allowed per repetition (>= 0).
+    pub repeat_failure: Option<u32>,
+    /// `--retry-failed`: legacy alias of `--repeat-failure`, which wins when both are given.
+    pub retry_failed: Option<u32>,
+    /// `--schedule`.
+    pub schedule: Option<Schedule>,
+    /// `--max-parallel`: executions at once (>= 1).
+    pub max_parallel: Option<usize>,
+    /// `--output-dir`, as given (relative to the process cwd).
+    pub output_dir: Option<PathBuf>,
+    /// `--config`, as given (relative to the process cwd).
+    pub config: Option<PathBuf>,
+    /// `--reporter`: a built-in reporter name or a path.
+    pub reporter: Option<String>,
+    /// `--mock`: a dry run against the scripted model server.
+    pub mock: Option<bool>,
+    /// `--mock-script`: the script of every case without one of its own (implies `--mock`),
+    /// as given (relative to the process cwd).
+    pub mock_script: Option<PathBuf>,
+}
+
+impl SkillgymArgs {
+    /// Field by field, `self` where given, else `fallback` (use as `flags.or(env)`).
+    ///
+    /// `repeat_failure` and `retry_failed` count as one setting: if `self` gives either, both
+    /// come from `self`, so `--retry-failed` on the command line beats `SKILLGYM_REPEAT_FAILURE`.
+    pub fn or(self, fallback: SkillgymArgs) -> SkillgymArgs {
+        let failure_given = self.repeat_failure.is_some() || self.retry_failed.is_some();
+        let (repeat_failure, retry_failed) = if failure_given {
+            (self.repeat_failure, self.retry_failed)
+        } else {
+            (fallback.repeat_failure, fallback.retry_failed)
+        };
+        SkillgymArgs {
+            tags: if self.tags.is_empty() {
+                fallback.tags
+            } else {
+                self.tags
+            },
+            runners: if self.runners.is_empty() {
+                fallback.runners
+            } else {
+                self.runners
+            },
+            repeat: self.repeat.or(fallback.repeat),
+            repeat_failure,
+            retry_failed,
+            schedule: self.schedule.or(fallback.schedule),
+            max_parallel: self.max_parallel.or(fallback.max_parallel),
+            output_dir: self.output_dir.or(fallback.output_dir),
+            config: self.config.or(fallback.config),
+            reporter: self.reporter.or(fallback.reporter),
+            mock: self.mock.or(fallback.mock),
+            mock_script: self.mock_script.or(fallback.mock_script),
+        }
+    }
+}
+
+/// A bad skillgym flag or `SKILLGYM_*` variable. `Display` is one line naming the flag (or
+/// variable) and what is wrong, with a "did you mean" when one is close; print it as
+/// `error: {err}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError {
+    subject: String,
+    message: String,
+    suggestion: Option<String>,
+}
+
+impl UsageError {
+    /// An error about `subject` (a flag such as `--tag`, or a variable such as `SKILLGYM_TAG`);
+    /// `message` is the whole sentence.
+    pub fn new(subject: impl Into<String>, message: impl Into<String>) -> Self {
+        UsageError {
+            subject: subject.into(),
+            message: message.into(),
+            suggestion: None,
+        }
+    }
+
+    /// Adds "did you mean `suggestion`?".
+    #[must_use]
+    pub fn with_suggestion(mut self, suggestion: Option<impl Into<String>>) -> Self {
+        self.suggestion = suggestion.map(Into::into);
+        self
+    }
+
+    /// The flag or variable at fault, e.g. `--tag`.
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+
+    /// The sentence saying what is wrong, without the suggestion.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The suggested replacement, if any.
+    pub fn suggestion(&self) -> Option<&str> {
+        self.suggestion.as_deref()
+    }
+}
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(suggestion) = &self.suggestion {
+            write!(f, "; did you mean `{suggestion}`?")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Invocation {
+    /// Run (or `--list`) with these libtest arguments and skillgym flags.
+    Run(Box<Arguments>, SkillgymArgs),
+    /// `--help` or `-h`: print this text and exit successfully.
+    Help(String),
+}
+
+/// Parses a benchmark binary's argv (`argv[0]` first): libtest's flags and skillgym's.
+///
+/// skillgym's flags take their value as `--flag value` or `--flag=value` (`--mock` alone, or
+/// `--mock=false`); `--tag` and `--runner` may repeat and take comma-separated lists, kept
+/// in first-seen order without duplicates.
+pub fn parse<I, S>(argv: I) -> Result<Invocation, UsageError>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    let mut command = CommandLine::command();
+    let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+    let argv = if argv.is_empty() {
+        vec![OsString::from("benchmarks")]
+    } else {
+        argv
+    };
+    match command.try_get_matches_from_mut(argv) {
+        Ok(mut matches) => {
+            let line = CommandLine::from_arg_matches_mut(&mut matches)
+                .map_err(|error| usage_error(&command, &error, None))?;
+            Ok(Invocation::Run(
+                Box::new(line.libtest),
+                line.skillgym.into_args(),
+            ))
+        }
+        Err(error) if error.kind() == ErrorKind::DisplayHelp => {
+            Ok(Invocation::Help(error.render().to_string()))
+        }
+        Err(error) => Err(usage_error(&command, &error, None)),
+    }
+}
+
+/// Reads the `SKILLGYM_*` variables through `lookup` (e.g. `|k| std::env::var(k).ok()`); an
+/// empty value counts as unset. Values follow the same rules as the flags: each variable is
+/// parsed as its flag, `SKILLGYM_REPEAT_FAILURE=2` as `--repeat-failure=2`.
+pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<SkillgymArgs, UsageError> {
+    let mut command = EnvLine::command();
+    let mut argv = Vec::new();
+    for long in long_flags(&command) {
+        if let Some(value) = lookup(&env_name(long)).filter(|value| !value.trim().is_empty()) {
+            argv.push(format!("--{long}={value}"));
+        }
+    }
+    command
+        .try_get_matches_from_mut(argv)
+        .and_then(|mut matches| EnvLine::from_arg_matches_mut(&mut matches))
+        .map(|line| line.skillgym.into_args())
+        .map_err(|error| usage_error(&command, &error, Some(env_name)))
+}
+
+/// The variable of the flag `--{long}`: `SKILLGYM_` and the name in upper snake case.
+fn env_name(long: &str) -> String {
+    format!("SKILLGYM_{}", long.to_ascii_uppercase().replace('-', "_"))
+}
+
+/// The long names (without dashes) of `command`'s flags, skillgym's first, `help` excluded.
+fn long_flags(command: &clap::Command) -> Vec<&str> {
+    let (mut ours, libtest): (Vec<&clap::Arg>, Vec<&clap::Arg>) = command
+        .get_arguments()
+        .partition(|arg| arg.get_help_heading() == Some(flags::HEADING));
+    ours.extend(libtest);
+    ours.into_iter()
+        .filter_map(clap::Arg::get_long)
+        .filter(|long| *long != "help")
+        .collect()
+}
+
+impl Flags {
+    fn into_args(self) -> SkillgymArgs {
+        SkillgymArgs {
+            tags: dedup(self.tags),
+            runners: dedup(self.runners),
+            repeat: self.repeat,
+            repeat_failure: self.repeat_failure,
+            retry_failed: self.retry_failed,
+            schedule: self.schedule,
+            max_parallel: self.max_parallel,
+            output_dir: self.output_dir,
+            config: self.config,
+            reporter: self.reporter,
+            mock: self.mock,
+            mock_script: self.mock_script,
+        }
+    }
+}
+
+/// The pieces of every occurrence, in first-seen order, without duplicates.
+fn dedup(lists: Vec<flags::List>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for piece in lists.into_iter().flat_map(|list| list.0) {
+        if !out.contains(&piece) {
+            out.push(piece);
+        }
+    }
+    out
+}
+
+/// Turns clap's error into one line naming the flag — or, with `env`, the variable the flag
+/// was read from — with a suggestion drawn from `command`'s own flags.
+fn usage_error(
+    command: &clap::Command,
+    error: &clap::Error,
+    env: Option<fn(&str) -> String>,
+) -> UsageError {
+    let context = |kind| match error.get(kind) {
+        Some(ContextValue::String(text)) => Some(text.as_str()),
+        _ => None,
+    };
+    let arg = context(ContextKind::InvalidArg).unwrap_or_default();
+    // "--repeat <N>" or "--mock[=<BOOL>]": the flag is the leading name.
+    let flag = arg
+        .split([' ', '[', '='])
+        .next()
+        .unwrap_or(arg);
+    let subject = match (env, flag.strip_prefix("--")) {
+        (Some(env_name), Some(long)) => env_name(long),
+        _ => flag.to_owned(),
+    };
+    match error.kind() {
+        ErrorKind::UnknownArgument if arg.starts_with('-') => {
+            let name = arg.trim_start_matches('-');
+            let name = name.split_once('=').map_or(name, |(name, _)| name);
+            let mut flags = long_flags(command);
+            flags.push("help");
+            UsageError::new(arg, format!("unknown flag `{arg}`"))
+                .with_suggestion(did_you_mean(name, flags).map(|near| format!("--{near}")))
+        }
+        ErrorKind::UnknownArgument => UsageError::new(
+            arg,
+            format!("unexpected argument `{arg}`: give at most one test name filter"),
+        ),
+        ErrorKind::InvalidValue if context(ContextKind::InvalidValue) == Some("") => {
+            let shape = arg.strip_prefix(flag).unwrap_or_default().trim();
+            UsageError::new(
+                &subject,
+                format!("`{subject}` needs a value: `{flag} {shape}`"),
+            )
+        }
+        ErrorKind::ValueValidation => {
+            let invalid = std::error::Error::source(error)
+                .and_then(|source| source.downcast_ref::<Invalid>());
+            match invalid {
+                Some(invalid) => {
+                    UsageError::new(&subject, format!("`{subject}` {}", invalid.message))
+                        .with_suggestion(invalid.suggestion.clone())
+                }
+                None => UsageError::new(&subject, clap_message(error)),
+            }
+        }
+        ErrorKind::NoEquals => UsageError::new(
+            &subject,
+            format!("`{subject}` takes its value after `=`: `{flag}=false`"),
+        ),
+        _ => UsageError::new(&subject, clap_message(error)),
+    }
+}
+
+/// clap's own message, one line, without its "error: " prefix and usage footer.
+fn clap_message(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let first = rendered
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or_default();
+    first.trim_start_matches("error: ").to_owned()
+}
+
+/// The whole `--help` text: libtest's flags, then skillgym's.
+pub fn help_text() -> String {
+    CommandLine::command().render_long_help().to_string()
+}
+
+#[cfg(test)]
+mod tests;
