@@ -48,7 +48,7 @@ pub fn agent_programs(runners: &[Runner]) -> Result<(), String> {
                 "is not on PATH".to_owned()
             };
             Some(format!(
-                "runner `{}`: the agent program `{}` {where_}\n  help: install it ({}), or point `agent.command` at it; `skillgym doctor` checks every runner",
+                "runner `{}`: the agent program `{}` {where_}\n  help: install it ({}), or point `agent.command` at it; `cargo skillgym doctor` checks every runner",
                 runner.id,
                 program.display(),
                 setup.install

@@ -185,7 +185,7 @@ const ROWS: &[Row] = &[
         stderr: &[
             "error: runner `gone`: the agent program `/nonexistent/agent` is not an executable file",
             "error: runner `unknown`: the agent program `no-such-agent-cli` is not on PATH",
-            "`skillgym doctor` checks every runner",
+            "`cargo skillgym doctor` checks every runner",
         ],
     },
     Row {

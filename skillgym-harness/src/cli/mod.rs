@@ -268,10 +268,7 @@ fn usage_error(
     };
     let arg = context(ContextKind::InvalidArg).unwrap_or_default();
     // "--repeat <N>" or "--mock[=<BOOL>]": the flag is the leading name.
-    let flag = arg
-        .split([' ', '[', '='])
-        .next()
-        .unwrap_or(arg);
+    let flag = arg.split([' ', '[', '=']).next().unwrap_or(arg);
     let subject = match (env, flag.strip_prefix("--")) {
         (Some(env_name), Some(long)) => env_name(long),
         _ => flag.to_owned(),

@@ -1,4 +1,4 @@
-//! `skillgym mock-model` through the binary: it serves a script on an ephemeral loopback port,
+//! `cargo skillgym mock-model` through the binary: it serves a script on an ephemeral loopback port,
 //! prints its base URLs, logs requests, and rejects bad invocations with exit code 2.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -32,7 +32,7 @@ fn serves_a_script_on_loopback_and_logs_each_request() {
     )
     .unwrap();
     let mut server = Server(
-        Command::new(env!("CARGO_BIN_EXE_skillgym"))
+        Command::new(env!("CARGO_BIN_EXE_cargo-skillgym"))
             .args([
                 "mock-model",
                 "--script",
@@ -99,12 +99,15 @@ fn bad_invocations_exit_2_naming_the_problem() {
     for (args, message) in [
         (
             &["--port", "http"][..],
-            "`--port` expects a port number (0-65535), found `http`",
+            "invalid value 'http' for '--port <N>': expects a port number (0-65535), found `http`",
         ),
-        (&["--port"][..], "`--port` needs a value"),
+        (
+            &["--port"][..],
+            "a value is required for '--port <N>' but none was supplied",
+        ),
         (
             &["--scrpit", "x"][..],
-            "unexpected argument `--scrpit` for `mock-model`",
+            "unexpected argument '--scrpit' found\n\n  tip: a similar argument exists: '--script'",
         ),
         (
             &["--script", "missing.yaml"][..],
@@ -115,8 +118,8 @@ fn bad_invocations_exit_2_naming_the_problem() {
             "broken.yaml:2:3: unknown value `sya`",
         ),
     ] {
-        let output = Command::new(env!("CARGO_BIN_EXE_skillgym"))
-            .arg("mock-model")
+        let output = Command::new(env!("CARGO_BIN_EXE_cargo-skillgym"))
+            .args(["skillgym", "mock-model"])
             .args(args)
             .current_dir(&dir)
             .output()

@@ -1,4 +1,4 @@
-//! `skillgym doctor` through the binary: found and missing programs, a version that fails,
+//! `cargo skillgym doctor` through the binary: found and missing programs, a version that fails,
 //! credentials from `agent.env`, the environment or a login file, and bad invocations.
 
 use std::os::unix::fs::PermissionsExt;
@@ -32,7 +32,8 @@ impl Drop for Dir {
 
 /// Runs `skillgym` in `dir` with a clean environment (no keys of the machine's own).
 fn skillgym(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillgym"))
+    Command::new(env!("CARGO_BIN_EXE_cargo-skillgym"))
+        .arg("skillgym")
         .args(args)
         .current_dir(dir)
         .env_clear()
@@ -134,18 +135,20 @@ fn an_environment_key_counts_and_all_ready_exits_zero() {
 #[test]
 fn bad_invocations_exit_2_with_the_reason() {
     let dir = Dir::new("usage");
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 6] = [
+        (&[], "Usage: cargo skillgym <COMMAND>"),
         (
             &["frobnicate"],
-            "error: unknown command `frobnicate`; the commands are: doctor",
+            "error: unrecognized subcommand 'frobnicate'",
         ),
+        (&["doctr"], "tip: a similar subcommand exists: 'doctor'"),
         (
             &["doctor", "--bogus"],
-            "error: unexpected argument `--bogus` for `doctor`",
+            "error: unexpected argument '--bogus' found",
         ),
         (
             &["doctor", "--config"],
-            "error: `--config` needs a file: `--config skillgym.yaml`",
+            "error: a value is required for '--config <FILE>' but none was supplied",
         ),
         (
             &["doctor", "--config", "missing.yaml"],

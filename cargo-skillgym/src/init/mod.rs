@@ -1,0 +1,260 @@
+//! `cargo skillgym init`: scaffolds a benchmark crate, or adds one to an existing crate.
+//!
+//! | writes | new crate | existing crate |
+//! |---|---|---|
+//! | `Cargo.toml` | `[package]`, the two dev-dependencies, `[[test]] benchmarks` | adds what is missing of the same |
+//! | `[profile.dev.package."*"] opt-level = 3` | in the workspace root's manifest, else the crate's | same, unless a `profile.dev.package."*"` is there |
+//! | `tests/benchmarks.rs`, `skillgym.yaml`, `skills/hello/SKILL.md`, `bin/stand-in-agent` | yes | yes |
+//! | the enclosing workspace's `members` | the new crate is added | – |
+//!
+//! Nothing is overwritten: a file that exists, or a `benchmarks` test target, stops `init`
+//! before it writes anything.
+
+mod manifest;
+mod templates;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use manifest::{Manifest, Source};
+
+/// Scaffold a benchmark crate in DIR, or add a `benchmarks` target to the crate there.
+#[derive(Debug, clap::Args)]
+pub(crate) struct InitArgs {
+    /// The crate's directory: an existing crate gets a `benchmarks` test target, any other
+    /// directory (created if missing) a new crate
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+    /// The new crate's package name (default: the directory's name)
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Depend on the skillgym crates of this checkout (default: the checkout this binary was
+    /// built from, if it still exists, else the crates.io release of this version)
+    #[arg(long, value_name = "DIR")]
+    skillgym_path: Option<PathBuf>,
+}
+
+/// The files `init` writes besides manifests, relative to the crate, and their contents.
+const FILES: [(&str, &str); 4] = [
+    ("tests/benchmarks.rs", templates::BENCHMARKS_RS),
+    ("skillgym.yaml", templates::SKILLGYM_YAML),
+    ("skills/hello/SKILL.md", templates::HELLO_SKILL_MD),
+    ("bin/stand-in-agent", templates::STAND_IN_AGENT),
+];
+
+pub(crate) fn run(args: &InitArgs) -> ExitCode {
+    match init(args) {
+        Ok(summary) => {
+            print!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => crate::fail(message),
+    }
+}
+
+fn init(args: &InitArgs) -> Result<String, String> {
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let dir = cwd.join(&args.dir);
+    let source = source(args.skillgym_path.as_deref(), &cwd)?;
+    let manifest_path = dir.join("Cargo.toml");
+    let existing = manifest_path.exists();
+    let mut crate_manifest = if existing {
+        let manifest = Manifest::read(&manifest_path)?;
+        manifest.check_can_add_benchmarks()?;
+        manifest
+    } else {
+        let name = package_name(args.name.as_deref(), &dir)?;
+        Manifest::new_package(&manifest_path, &name)
+    };
+    let taken: Vec<&str> = FILES
+        .iter()
+        .map(|(path, _)| *path)
+        .filter(|path| dir.join(path).exists())
+        .collect();
+    if !taken.is_empty() {
+        return Err(format!(
+            "{} already has {}; `init` overwrites nothing",
+            dir.display(),
+            taken.join(", ")
+        ));
+    }
+    let workspace = if crate_manifest.is_workspace_root() {
+        None
+    } else {
+        find_workspace_root(&dir)?
+    };
+
+    crate_manifest.add_benchmarks(&source);
+    let mut notes = Vec::new();
+    match workspace {
+        Some(mut root) => {
+            if root.add_dev_profile() {
+                notes.push(format!(
+                    "optimized dependencies in debug builds: {}",
+                    root.path().display()
+                ));
+            }
+            if !existing && root.add_member(&dir)? {
+                notes.push(format!(
+                    "added to the workspace members: {}",
+                    root.path().display()
+                ));
+            }
+            root.write()?;
+        }
+        None => {
+            if crate_manifest.add_dev_profile() {
+                notes.push("optimized dependencies in debug builds: Cargo.toml".to_owned());
+            }
+        }
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    crate_manifest.write()?;
+    for (path, text) in FILES {
+        write_file(&dir.join(path), text)?;
+    }
+    make_executable(&dir.join("bin/stand-in-agent"))?;
+    Ok(summary(&dir, &cwd, existing, &source, &notes))
+}
+
+/// Where the skillgym crates come from.
+fn source(explicit: Option<&Path>, cwd: &Path) -> Result<Source, String> {
+    if let Some(path) = explicit {
+        let path = cwd.join(path);
+        return if is_checkout(&path) {
+            Ok(Source::Path(path))
+        } else {
+            Err(format!(
+                "--skillgym-path {}: no skillgym checkout there (expected skillgym/Cargo.toml and skillgym-harness/Cargo.toml)",
+                path.display()
+            ))
+        };
+    }
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf);
+    Ok(match built_from.filter(|root| is_checkout(root)) {
+        Some(root) => Source::Path(root),
+        None => Source::Version(env!("CARGO_PKG_VERSION").to_owned()),
+    })
+}
+
+fn is_checkout(root: &Path) -> bool {
+    root.join("skillgym/Cargo.toml").is_file() && root.join("skillgym-harness/Cargo.toml").is_file()
+}
+
+/// `--name`, else the directory's name, made a valid package name.
+fn package_name(explicit: Option<&str>, dir: &Path) -> Result<String, String> {
+    if let Some(name) = explicit {
+        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        return if valid {
+            Ok(name.to_owned())
+        } else {
+            Err(format!(
+                "--name `{name}`: a package name starts with a letter and has only letters, digits, `-` and `_`"
+            ))
+        };
+    }
+    let base = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let mut name: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    name = name.trim_matches('-').to_owned();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        name = format!("benchmarks-{name}")
+            .trim_end_matches('-')
+            .to_owned();
+    }
+    Ok(name)
+}
+
+/// The manifest of the workspace enclosing `dir`, if any.
+fn find_workspace_root(dir: &Path) -> Result<Option<Manifest>, String> {
+    for ancestor in dir.ancestors().skip(1) {
+        let candidate = ancestor.join("Cargo.toml");
+        if candidate.is_file() {
+            let manifest = Manifest::read(&candidate)?;
+            if manifest.is_workspace_root() {
+                return Ok(Some(manifest));
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("cannot make {} executable: {e}", path.display()))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) -> Result<(), String> {
+    Ok(())
+}
+
+fn summary(dir: &Path, cwd: &Path, existing: bool, source: &Source, notes: &[String]) -> String {
+    let shown = dir.strip_prefix(cwd).unwrap_or(dir);
+    let shown = if shown.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        shown
+    };
+    let mut text = String::new();
+    let what = if existing {
+        "added a benchmarks target to"
+    } else {
+        "created the benchmark crate"
+    };
+    let _ = writeln!(text, "skillgym: {what} {}", shown.display());
+    let _ = writeln!(
+        text,
+        "  Cargo.toml (dev-dependencies skillgym and skillgym-harness {source}, [[test]] benchmarks)"
+    );
+    for (path, _) in FILES {
+        let _ = writeln!(text, "  {path}");
+    }
+    for note in notes {
+        let _ = writeln!(text, "  {note}");
+    }
+    let cd = if shown == Path::new(".") {
+        String::new()
+    } else {
+        format!("cd {} && ", shown.display())
+    };
+    let _ = writeln!(
+        text,
+        "\nrun the benchmark (its stand-in agent needs no agent or key):"
+    );
+    let _ = writeln!(text, "  {cd}cargo test --test benchmarks");
+    let _ = writeln!(
+        text,
+        "then put a real agent in skillgym.yaml and check that it is ready:"
+    );
+    let _ = writeln!(text, "  cargo skillgym doctor");
+    text
+}

@@ -1,0 +1,90 @@
+//! `cargo skillgym`: the command line around skillgym's benchmark binaries.
+//!
+//! | command | does |
+//! |---|---|
+//! | `cargo skillgym init [DIR]` | scaffolds a benchmark crate, or adds a `benchmarks` target to the crate in `DIR` |
+//! | `cargo skillgym doctor` | checks that each configured runner's agent is installed and has credentials |
+//! | `cargo skillgym mock-model` | serves the scripted model on 127.0.0.1 until stopped |
+//!
+//! Installed as `cargo-skillgym`, cargo runs it for `cargo skillgym ...` with `skillgym` as its
+//! first argument; run directly, `cargo-skillgym init` works too. Usage errors exit with 2.
+
+mod doctor;
+mod init;
+mod mock_model;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// How cargo calls a subcommand: `cargo-skillgym skillgym <command> ...`.
+#[derive(Debug, Parser)]
+#[command(name = "cargo", bin_name = "cargo")]
+enum Cargo {
+    /// skillgym's tools (see `cargo skillgym --help`).
+    Skillgym(App),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    version,
+    about = "Scaffold skillgym benchmarks, check agents, serve the scripted model.",
+    arg_required_else_help = true,
+    after_help = "Run the benchmarks themselves with `cargo test --test benchmarks`."
+)]
+struct App {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Init(init::InitArgs),
+    Doctor(doctor::DoctorArgs),
+    MockModel(mock_model::MockModelArgs),
+}
+
+fn main() -> ExitCode {
+    let Cargo::Skillgym(app) = Cargo::parse_from(cargo_argv(std::env::args_os()));
+    match app.command {
+        Command::Init(args) => init::run(&args),
+        Command::Doctor(args) => doctor::run(&args),
+        Command::MockModel(args) => mock_model::run(&args),
+    }
+}
+
+/// argv as cargo passes it (`cargo-skillgym skillgym init`), whether cargo ran the binary or the
+/// user did (`cargo-skillgym init`).
+fn cargo_argv(argv: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = argv.into_iter().collect();
+    if argv.get(1).is_none_or(|first| first != "skillgym") {
+        argv.insert(1.min(argv.len()), OsString::from("skillgym"));
+    }
+    argv
+}
+
+/// Prints `error: {message}` and returns the usage/config exit code, 2.
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cargo::command().debug_assert();
+    }
+
+    #[test]
+    fn cargo_and_direct_invocations_parse_alike() {
+        let direct = cargo_argv(["cargo-skillgym", "doctor"].map(OsString::from));
+        let via_cargo = cargo_argv(["cargo-skillgym", "skillgym", "doctor"].map(OsString::from));
+        assert_eq!(direct, via_cargo);
+        assert_eq!(cargo_argv([OsString::from("x")]).len(), 2);
+    }
+}
