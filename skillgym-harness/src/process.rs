@@ -35,6 +35,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdout, Command};
 use tokio::time::Instant;
 
+use crate::error::IoError;
 use crate::interrupt::{self, RegisteredGroup};
 use crate::normalize::utf8_line;
 use crate::reaper;
@@ -511,31 +512,25 @@ fn create_log(path: &Path) -> io::Result<BufWriter<File>> {
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
     {
-        fs::create_dir_all(parent).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("cannot create log directory `{}`: {e}", parent.display()),
-            )
+        fs::create_dir_all(parent).map_err(|source| IoError::CreateLogDir {
+            path: parent.to_path_buf(),
+            source,
         })?;
     }
-    let file = File::create(path).map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!("cannot create log file `{}`: {e}", path.display()),
-        )
+    let file = File::create(path).map_err(|source| IoError::CreateLogFile {
+        path: path.to_path_buf(),
+        source,
     })?;
     Ok(BufWriter::with_capacity(IO_BUFFER, file))
 }
 
-fn spawn_error(spec: &ProcessSpec, e: io::Error) -> io::Error {
-    io::Error::new(
-        e.kind(),
-        format!(
-            "cannot start `{}` in `{}`: {e}",
-            Path::new(&spec.program).display(),
-            spec.cwd.display()
-        ),
-    )
+fn spawn_error(spec: &ProcessSpec, source: io::Error) -> io::Error {
+    IoError::Spawn {
+        program: PathBuf::from(&spec.program),
+        cwd: spec.cwd.clone(),
+        source,
+    }
+    .into()
 }
 
 #[cfg(test)]
