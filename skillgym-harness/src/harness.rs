@@ -241,14 +241,7 @@ fn run_context(
     let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
     let gates = gates(&settings, &runners, &run_dir);
     let rejections = Rejections::new(&run_dir.path());
-    // A dry run starts its server only when trials may run: `--list` stays side-effect free.
-    let dry_run = match overrides.mock.unwrap_or(overrides.mock_script.is_some()) {
-        true if !arguments.list => {
-            let script = overrides.mock_script.as_deref().map(absolute);
-            Some(DryRun::start(&cases, script.as_deref())?)
-        }
-        _ => None,
-    };
+    let dry_run = dry_run(arguments, &overrides, &cases)?;
     // Skills are loaded and checked before anything runs (not for `--list`, which reads
     // nothing).
     let skills = if arguments.list {
@@ -272,6 +265,22 @@ fn run_context(
         runners,
         results: Mutex::new(Vec::new()),
     }))
+}
+
+/// The scripted model server of a `--mock` run. It starts only when trials may run: `--list`
+/// stays side-effect free.
+fn dry_run(
+    arguments: &Arguments,
+    overrides: &SkillgymArgs,
+    cases: &[CaseSpec],
+) -> Result<Option<DryRun>, Error> {
+    match overrides.mock.unwrap_or(overrides.mock_script.is_some()) {
+        true if !arguments.list => {
+            let script = overrides.mock_script.as_deref().map(absolute);
+            Ok(Some(DryRun::start(cases, script.as_deref())?))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// The schedule's gates: lock files in the run directory when every trial is its own process,

@@ -176,25 +176,14 @@ pub struct ProcessOutcome {
 /// the group and reap the leader, drain the pipes, and say why it ended.
 pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<ProcessOutcome> {
     let tag = reaper::new_tag();
-    let Started {
-        mut child,
-        pid,
-        mut group,
-        mut out,
-        mut err,
-        started_at,
-        start,
-    } = start(spec, &tag)?;
-    let deadline = start
-        .checked_add(spec.timeout)
-        .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600));
-
+    let mut started = start(spec, &tag)?;
+    let (child, out, group) = (&mut started.child, &mut started.out, &mut started.group);
     let mut seen = Seen::default();
     let status = {
-        let stderr_copy = err.copy();
+        let stderr_copy = started.err.copy();
         tokio::pin!(stderr_copy);
         let stderr = stderr_copy.as_mut();
-        supervise(&mut child, &mut out, sink, stderr, deadline, &mut seen).await?;
+        supervise(child, out, sink, stderr, started.deadline, &mut seen).await?;
         // Whatever the cause, nothing of the group may survive; then reap the leader.
         group.kill();
         let status = match seen.exited {
@@ -202,22 +191,22 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
             None => child.wait().await?,
         };
         group.disarm();
-        reaper::end_session(&tag, pid);
-        drain(&mut out, sink, stderr_copy, &mut seen).await?;
+        reaper::end_session(&tag, started.pid);
+        drain(out, sink, stderr_copy, &mut seen).await?;
         status
     };
-    let (stdout_bytes, stdout_lines) = out.finish()?;
-    err.finish()?;
+    let (stdout_bytes, stdout_lines) = started.out.finish()?;
+    started.err.finish()?;
     seen.stderr_done.take().unwrap_or(Ok(()))?;
 
     Ok(ProcessOutcome {
-        pid,
+        pid: started.pid,
         exit_code: status.code(),
         signal: status.signal(),
         termination: termination(status, seen, spec.max_output),
-        started_at,
+        started_at: started.started_at,
         ended_at: SystemTime::now(),
-        duration: start.elapsed(),
+        duration: started.start.elapsed(),
         stdout_bytes,
         stdout_lines,
     })
@@ -233,6 +222,8 @@ struct Started {
     /// Wall-clock and monotonic time of the spawn.
     started_at: SystemTime,
     start: Instant,
+    /// When the timeout elapses.
+    deadline: Instant,
 }
 
 /// Creates both logs and spawns `spec` (see [`command`]), its group guarded from then on.
@@ -259,6 +250,9 @@ fn start(spec: &ProcessSpec, tag: &str) -> io::Result<Started> {
         err: StderrPump::new(stderr, stderr_log),
         started_at,
         start,
+        deadline: start
+            .checked_add(spec.timeout)
+            .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600)),
     })
 }
 
@@ -360,23 +354,7 @@ async fn drain(
         stderr_done,
         ..
     } = seen;
-    let stdout_drain = async {
-        while !*stdout_done {
-            let receiver: Option<&mut dyn LineSink> = if stop.is_none() && !*over_limit {
-                Some(&mut *sink)
-            } else {
-                None
-            };
-            match out.pump(receiver).await? {
-                Pumped::Eof => *stdout_done = true,
-                Pumped::Stopped(reason) => *stop = Some(reason),
-                // What the dead group left in the pipe is still logged; nothing more is read
-                // into the report.
-                Pumped::OverLimit => *over_limit = true,
-            }
-        }
-        io::Result::Ok(())
-    };
+    let stdout_drain = drain_stdout(out, sink, stop, over_limit, stdout_done);
     let stderr_drain = async {
         if stderr_done.is_none() {
             *stderr_done = Some((&mut stderr_copy).await);
@@ -391,6 +369,32 @@ async fn drain(
         Ok(stdout_result) => stdout_result,
         Err(_elapsed) => Ok(()),
     }
+}
+
+/// Reads stdout to its end: into the sink until it said stop or the output went over the
+/// limit, then into the log only.
+async fn drain_stdout(
+    out: &mut StdoutPump,
+    sink: &mut dyn LineSink,
+    stop: &mut Option<String>,
+    over_limit: &mut bool,
+    stdout_done: &mut bool,
+) -> io::Result<()> {
+    while !*stdout_done {
+        let receiver: Option<&mut dyn LineSink> = if stop.is_none() && !*over_limit {
+            Some(&mut *sink)
+        } else {
+            None
+        };
+        match out.pump(receiver).await? {
+            Pumped::Eof => *stdout_done = true,
+            Pumped::Stopped(reason) => *stop = Some(reason),
+            // What the dead group left in the pipe is still logged; nothing more is read into
+            // the report.
+            Pumped::OverLimit => *over_limit = true,
+        }
+    }
+    Ok(())
 }
 
 /// Why the process ended: the timeout, the output limit and the sink's stop come first (their

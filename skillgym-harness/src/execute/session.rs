@@ -86,43 +86,21 @@ pub async fn run_session(
         }
         Err(error) => (Err(error), isolation::Seeded::default()),
     };
-    let (mut report, provider_error, steps) = finish_report(agent, spec, sink, seeded);
-    report.raw_artifacts.stdout = Some(stdout_log);
-    report.raw_artifacts.stderr = Some(stderr_log.clone());
-    let (failure, exit_code, signal) = match launched {
-        Err(error) => (
-            Some(Failure::new(
-                FailureOrigin::Runner,
-                format!("the agent could not be run: {error}"),
-            )),
-            None,
-            None,
-        ),
-        Ok(outcome) => {
-            report.timing = Timing {
-                started_at: Some(Timestamp::from(outcome.started_at).rfc3339()),
-                ended_at: Some(Timestamp::from(outcome.ended_at).rfc3339()),
-                duration_ms: Some(outcome.duration.as_millis() as u64),
-            };
-            let failure = outcome_failure(
-                &outcome,
-                limits,
-                provider_error.as_ref(),
-                &stderr_log,
-                &report,
-                agent.kind(),
-            );
-            (failure, outcome.exit_code, outcome.signal)
+    let mut output = finish_report(agent, spec, sink, seeded);
+    output.report.raw_artifacts.stdout = Some(stdout_log);
+    output.report.raw_artifacts.stderr = Some(stderr_log.clone());
+    match launched {
+        Err(error) => {
+            let message = format!("the agent could not be run: {error}");
+            output.failure = Some(Failure::new(FailureOrigin::Runner, message));
         }
-    };
-    SessionOutput {
-        report,
-        failure,
-        exit_code,
-        signal,
-        steps,
-        provider_error,
+        Ok(outcome) => {
+            output.report.timing = timing(&outcome);
+            output.failure = outcome_failure(&outcome, limits, &output, &stderr_log, agent.kind());
+            (output.exit_code, output.signal) = (outcome.exit_code, outcome.signal);
+        }
     }
+    output
 }
 
 /// The process of a launched session, and the guard of the auth files seeded for it. An
@@ -162,13 +140,14 @@ fn session_process(
 }
 
 /// Ends the parse, lets the adapter collect what the stream lacks, removes the seeded auth
-/// files (a problem is a warning) and builds the report: (report, provider error, steps).
+/// files (a problem is a warning) and builds the report: the output, before the process's
+/// outcome is known.
 fn finish_report(
     agent: &dyn Agent,
     spec: &SessionSpec<'_>,
     sink: ParsingSink,
     mut seeded: isolation::Seeded,
-) -> (SessionReport, Option<ProviderError>, u32) {
+) -> SessionOutput {
     let ParsingSink {
         mut parser,
         mut builder,
@@ -189,7 +168,14 @@ fn finish_report(
         },
     };
     report.installed_skills = spec.skills.to_vec();
-    (report, provider_error, steps)
+    SessionOutput {
+        report,
+        failure: None,
+        exit_code: None,
+        signal: None,
+        steps,
+        provider_error,
+    }
 }
 
 /// The failure of a session whose process ran: how it was ended (timeout, max steps, output
@@ -197,9 +183,8 @@ fn finish_report(
 fn outcome_failure(
     outcome: &ProcessOutcome,
     limits: SessionLimits,
-    provider_error: Option<&ProviderError>,
+    output: &SessionOutput,
     stderr_log: &Path,
-    report: &SessionReport,
     kind: &str,
 ) -> Option<Failure> {
     match &outcome.termination {
@@ -226,9 +211,18 @@ fn outcome_failure(
                 outcome.duration.as_millis() as u64
             ))
         ))),
-        Termination::Exited => provider_failure(provider_error, outcome.exit_code)
+        Termination::Exited => provider_failure(output.provider_error.as_ref(), outcome.exit_code)
             .or_else(|| exit_failure(outcome.exit_code, outcome.signal, stderr_log))
-            .or_else(|| unreadable_stream(report, outcome.stdout_bytes, kind)),
+            .or_else(|| unreadable_stream(&output.report, outcome.stdout_bytes, kind)),
+    }
+}
+
+/// When the session's process started and ended.
+fn timing(outcome: &ProcessOutcome) -> Timing {
+    Timing {
+        started_at: Some(Timestamp::from(outcome.started_at).rfc3339()),
+        ended_at: Some(Timestamp::from(outcome.ended_at).rfc3339()),
+        duration_ms: Some(outcome.duration.as_millis() as u64),
     }
 }
 
