@@ -927,6 +927,29 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn a_log_that_cannot_be_created_is_named_and_its_cause_kept_once() {
+        let scratch = Scratch::new("log");
+        let blocker = scratch.0.join("file");
+        fs::write(&blocker, "").unwrap();
+        let mut spec = scratch.spec("echo out", LONG);
+        spec.stdout_log = blocker.join("logs/stdout.log");
+        let mut sink = |_: &str| LineVerdict::Continue;
+        let err = run(&spec, &mut sink).await.expect_err("must fail");
+        let cause = std::error::Error::source(&err).expect("the io error is kept");
+        let cause = cause.downcast_ref::<io::Error>().expect("an io error");
+        assert_eq!(err.kind(), cause.kind());
+        let message = err.to_string();
+        assert_eq!(
+            message,
+            format!(
+                "cannot create log directory `{}`: {cause}",
+                blocker.join("logs").display()
+            )
+        );
+        assert_eq!(message.matches(&cause.to_string()).count(), 1, "{message}");
+    }
+
     #[test]
     fn terminators_are_stripped() {
         assert_eq!(strip_terminator(b"a\r\n"), b"a");
