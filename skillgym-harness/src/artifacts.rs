@@ -16,6 +16,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use crate::error::RunDirError;
 use crate::time::Timestamp;
 
 /// The directory of one run, shared by every trial of it (and by every process under nextest).
@@ -87,16 +88,30 @@ impl RunDir {
     /// Claims the run directory for `owner` (nextest's run id, shared by the processes of one
     /// nextest run, else this process): a directory another run made is never reused, so a
     /// repeated `SKILLGYM_RUN_ID` is an error instead of a silent overwrite.
-    pub fn claim(&self, owner: &str) -> io::Result<()> {
+    pub fn claim(&self, owner: &str) -> Result<(), RunDirError> {
         let dir = self.path();
-        fs::create_dir_all(&dir)?;
+        let claimed = Self::claim_in(&dir, owner).map_err(|source| RunDirError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        match claimed {
+            true => Ok(()),
+            false => Err(RunDirError::Reused { path: dir }),
+        }
+    }
+
+    /// Whether `owner` holds `dir` (now, or already).
+    fn claim_in(dir: &Path, owner: &str) -> io::Result<bool> {
+        fs::create_dir_all(dir)?;
         let marker = dir.join(".owner");
         match fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&marker)
         {
-            Ok(mut file) => return io::Write::write_all(&mut file, owner.as_bytes()),
+            Ok(mut file) => {
+                return io::Write::write_all(&mut file, owner.as_bytes()).map(|()| true);
+            }
             Err(error) if error.kind() != io::ErrorKind::AlreadyExists => return Err(error),
             Err(_) => {}
         }
@@ -109,16 +124,7 @@ impl RunDir {
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        if found == owner {
-            return Ok(());
-        }
-        Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "the run directory `{}` already holds another run: a run directory is never reused\n  help: unset `SKILLGYM_RUN_ID` (each run then gets a fresh id), choose another one, or remove the directory",
-                dir.display()
-            ),
-        ))
+        Ok(found == owner)
     }
 
     /// Points `<output_dir>/latest` at this run (a relative symlink, replaced atomically).
@@ -330,6 +336,20 @@ mod tests {
         let error = run.claim("pid:2").unwrap_err().to_string();
         assert!(error.contains("already holds another run"), "{error}");
         assert!(error.contains("SKILLGYM_RUN_ID"), "{error}");
+
+        // A directory that cannot be made names itself and keeps the io error.
+        fs::write(dir.join("file"), "").unwrap();
+        let blocked = RunDir::new(dir.join("file"), "id");
+        let error = blocked.claim("pid:3").unwrap_err();
+        let source = std::error::Error::source(&error).expect("the io error is kept");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "cannot claim the run directory `{}`",
+                blocked.path().display()
+            )
+        );
+        assert!(!source.to_string().is_empty());
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -61,7 +61,7 @@ pub fn check_runner(id: &str, runner: &RunnerConfig) -> RunnerCheck {
             }
             lines.extend(setup.refusals.into_iter().map(|refusal| (false, refusal)));
         }
-        Err(error) => lines.push((false, error)),
+        Err(error) => lines.push((false, error.to_string())),
     }
     RunnerCheck {
         runner: id.to_owned(),

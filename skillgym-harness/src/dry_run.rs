@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use crate::agent::{ApiKey, Provider};
 use crate::config::ConfigError;
+use crate::error::DryRunError;
 use crate::mock::{MockServer, MockSession, Script, ServerOptions, SessionSetup};
 use crate::run::Runner;
 use crate::suite::CaseSpec;
@@ -38,7 +39,7 @@ pub struct DryRunSession {
 impl DryRun {
     /// Reads every script the cases name (and the run's, when given) and starts the server.
     /// A script that cannot be read or parsed is an error naming it, with line and column.
-    pub fn start(cases: &[CaseSpec], run_script: Option<&Path>) -> Result<DryRun, String> {
+    pub fn start(cases: &[CaseSpec], run_script: Option<&Path>) -> Result<DryRun, DryRunError> {
         let mut loaded: HashMap<PathBuf, Arc<Script>> = HashMap::new();
         let mut load = |path: &Path| -> Result<Arc<Script>, ConfigError> {
             if let Some(script) = loaded.get(path) {
@@ -49,24 +50,21 @@ impl DryRun {
             Ok(script)
         };
         let default_script = match run_script {
-            Some(path) => load(path).map_err(|error| error.to_string())?,
+            Some(path) => load(path).map_err(DryRunError::Script)?,
             None => Arc::new(Script::answer(crate::mock::script::DEFAULT_ANSWER)),
         };
         let mut case_scripts = HashMap::new();
         for case in cases {
             if let Some(path) = &case.mock_script {
-                let script = load(path).map_err(|error| {
-                    format!(
-                        "{error}\n  note: the `mock` script of case `{}` ({})",
-                        case.id, case.source
-                    )
+                let script = load(path).map_err(|error| DryRunError::CaseScript {
+                    error,
+                    case: case.id.clone(),
+                    declared: case.source.clone(),
                 })?;
                 case_scripts.insert(case.id.clone(), script);
             }
         }
-        let server = MockServer::start(ServerOptions::default()).map_err(|error| {
-            format!("cannot start the scripted model server on 127.0.0.1: {error}")
-        })?;
+        let server = MockServer::start(ServerOptions::default()).map_err(DryRunError::Server)?;
         Ok(DryRun {
             server,
             default_script,

@@ -10,9 +10,10 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::agent::{self, Agent, AgentOptions};
 use crate::artifacts::RunDir;
-use crate::cli;
+use crate::cli::{self, SkillgymArgs};
 use crate::config::{self, Settings};
 use crate::dry_run::DryRun;
+use crate::error::Error;
 use crate::execute::{ExecutionResult, Status, run_execution};
 use crate::interrupt;
 use crate::preflight;
@@ -25,6 +26,10 @@ use crate::skills::plan::SkillPlan;
 use crate::suite::{CaseSpec, Plan, collect_registered};
 use crate::summary::{self, Counts, RunResults};
 use crate::time::Timestamp;
+
+/// What [`Harness::prepare`] hands to the run: libtest's arguments, the shared context, the
+/// trials.
+type Prepared = (Arguments, Arc<RunContext>, Vec<Trial>);
 
 /// Runs the registered cases as a libtest-compatible test binary. Call it from the `main` of a
 /// `harness = false` test target:
@@ -96,28 +101,24 @@ impl Harness {
     /// SIGTERM or SIGHUP interrupted the run (see [`crate::interrupt`]).
     pub fn run(self) -> ExitCode {
         match self.prepare() {
-            Ok((arguments, context, trials)) => execute(&arguments, context, trials),
-            Err(message) => {
-                eprintln!("error: {}", secrets::mask(&message));
-                ExitCode::from(2)
+            Ok(Some((arguments, context, trials))) => execute(&arguments, context, trials),
+            Ok(None) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("error: {}", secrets::mask(&error.report().to_string()));
+                ExitCode::from(error.exit_code())
             }
         }
     }
 
-    fn prepare(self) -> Result<(Arguments, Arc<RunContext>, Vec<Trial>), String> {
+    /// Everything before the trials run: arguments, configuration, runners, the checks made
+    /// first, and the context the trials share; `None` when `--help` was printed instead.
+    fn prepare(self) -> Result<Option<Prepared>, Error> {
         secrets::remember_process_env();
         let argv = self.argv.unwrap_or_else(|| std::env::args_os().collect());
-        let (mut arguments, flags) = match cli::parse(argv).map_err(|e| e.to_string())? {
-            cli::Invocation::Run(arguments, flags) => (*arguments, flags),
-            cli::Invocation::Help(text) => {
-                print!("{text}");
-                std::process::exit(0);
-            }
+        let Some((mut arguments, overrides)) = parse_command_line(argv)? else {
+            return Ok(None);
         };
-        let env = cli::from_env(|key| std::env::var(key).ok()).map_err(|e| e.to_string())?;
-        let overrides = flags.or(env);
-
-        let cases = collect_registered().map_err(|e| e.to_string())?;
+        let cases = collect_registered()?;
         let crate_dir = crate_dir(&cases);
         let config_path = overrides
             .config
@@ -125,64 +126,16 @@ impl Harness {
             .or(self.config_path)
             .map(|path| absolute(&path))
             .or_else(|| config::discover(&crate_dir));
-        let config = match &config_path {
-            Some(path) => config::load(path).map_err(|e| e.to_string())?,
-            None => config::Config::default_for(&crate_dir),
-        };
-        let default_output = default_output_dir(&crate_dir);
-        let settings =
-            config::resolve(config, &overrides, &default_output).map_err(|e| e.to_string())?;
-
-        if settings.reporter != "standard" {
-            return Err(format!(
-                "reporter `{}` is not available; available reporters: `standard`",
-                settings.reporter
-            ));
-        }
-        // Again, now that `run.secrets` may name variables that do not look secret.
-        secrets::add_names(&settings.secrets);
-        secrets::remember_process_env();
-        let bootstrap_env = settings.workspace.bootstrap.iter().map(|b| &b.env);
-        for env in settings
-            .runners
-            .iter()
-            .map(|(_, runner)| &runner.agent.env)
-            .chain(bootstrap_env)
-        {
-            secrets::remember(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        }
-        let mut runners = configured_runners(&settings)?;
-        for runner in self.runners {
-            match runners.iter_mut().find(|r| r.id == runner.id) {
-                Some(slot) => *slot = runner,
-                None => runners.push(runner),
-            }
-        }
-        let known: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
-        settings
-            .check_runner_filter(&known)
-            .map_err(|e| e.to_string())?;
-        if !settings.runner_filter.is_empty() {
-            runners.retain(|r| settings.runner_filter.contains(&r.id));
-        }
+        let settings = load_settings(config_path.as_deref(), &crate_dir, &overrides)?;
+        remember_secrets(&settings);
+        let runners = select_runners(&settings, self.runners)?;
         if runners.is_empty() {
-            return Err(format!(
-                "no runners configured\n  help: add a `runners:` section to {} or call `Harness::runner`",
-                config_path.as_deref().map_or_else(
-                    || crate_dir.join("skillgym.yaml").display().to_string(),
-                    |p| p.display().to_string()
-                )
-            ));
+            let config = config_path.unwrap_or_else(|| crate_dir.join("skillgym.yaml"));
+            return Err(Error::NoRunners { config });
         }
-
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
         let plan = Plan::new(&cases, &runner_ids, &settings.tags);
-        let mut planned_cases: Vec<usize> = plan.executions.iter().map(|e| e.case).collect();
-        planned_cases.dedup();
-        preflight::prompt_files(planned_cases.iter().map(|&index| &cases[index]))?;
-        if !arguments.list {
-            preflight::agent_programs(&runners)?;
-        }
+        check_before_run(&arguments, &plan, &cases, &runners)?;
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
         if arguments.test_threads.is_none() {
@@ -192,73 +145,191 @@ impl Harness {
                 plan.executions.len(),
             ));
         }
-        let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
-        let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
-        let gates = if process_per_test() {
-            // Every trial is its own process: the gates are lock files in the run directory.
-            Gates::cross_process(
-                settings.schedule,
-                settings.max_parallel,
-                &runner_ids,
-                run_dir.path().join(".locks"),
-            )
-        } else {
-            Gates::in_process(settings.schedule, settings.max_parallel, runners.len())
-        };
-        let rejections = Rejections::new(&run_dir.path());
-        // A dry run starts its server only when trials may run: `--list` stays side-effect free.
-        let dry_run = match overrides.mock.unwrap_or(overrides.mock_script.is_some()) {
-            true if !arguments.list => {
-                let script = overrides.mock_script.as_deref().map(absolute);
-                Some(DryRun::start(&cases, script.as_deref())?)
-            }
-            _ => None,
-        };
-        // Skills are loaded and checked before anything runs (not for `--list`, which reads
-        // nothing).
-        let skills = if arguments.list {
-            SkillPlan::default()
-        } else {
-            SkillPlan::build(&settings, &cases)?
-        };
-        // Claimed last: a run stopped by a configuration error writes nothing.
-        if !arguments.list {
-            // The processes of one nextest run share its directory; anything else owns its own.
-            let owner = std::env::var("NEXTEST_RUN_ID").map_or_else(
-                |_| format!("process:{}", std::process::id()),
-                |id| format!("nextest:{id}"),
-            );
-            run_dir.claim(&owner).map_err(|error| error.to_string())?;
-        }
-        let context = Arc::new(RunContext {
-            skills,
-            rejections,
-            dry_run,
-            run_dir,
-            gates,
-            settings,
-            overrides,
-            cases,
-            runners,
-            results: Mutex::new(Vec::new()),
-        });
-        let trials = plan
-            .executions
-            .iter()
-            .enumerate()
-            .map(|(position, planned)| {
-                let case = &context.cases[planned.case];
-                let runner = &context.runners[planned.runner];
-                let context = Arc::clone(&context);
-                let (case_index, runner_index) = (planned.case, planned.runner);
-                Trial::ignorable_test(case.id.clone(), move || {
-                    run_trial(&context, position, case_index, runner_index)
-                })
-                .with_kind(runner.id.clone())
-            })
-            .collect();
-        Ok((arguments, context, trials))
+        let context = run_context(&arguments, settings, overrides, cases, runners)?;
+        let trials = trials(&plan, &context);
+        Ok(Some((arguments, context, trials)))
     }
+}
+
+/// libtest's arguments and skillgym's settings from `argv` and the `SKILLGYM_*` variables
+/// (flags over variables); `None` when `--help` asked for the help, which is printed.
+fn parse_command_line(argv: Vec<OsString>) -> Result<Option<(Arguments, SkillgymArgs)>, Error> {
+    let (arguments, flags) = match cli::parse(argv)? {
+        cli::Invocation::Run(arguments, flags) => (*arguments, flags),
+        cli::Invocation::Help(text) => {
+            print!("{text}");
+            return Ok(None);
+        }
+    };
+    let env = cli::from_env(|key| std::env::var(key).ok())?;
+    Ok(Some((arguments, flags.or(env))))
+}
+
+/// The settings of the run: the configuration file's (or the defaults) under the flags.
+fn load_settings(
+    config_path: Option<&Path>,
+    crate_dir: &Path,
+    overrides: &SkillgymArgs,
+) -> Result<Settings, Error> {
+    let config = match config_path {
+        Some(path) => config::load(path)?,
+        None => config::Config::default_for(crate_dir),
+    };
+    let settings = config::resolve(config, overrides, &default_output_dir(crate_dir))?;
+    if settings.reporter != "standard" {
+        return Err(Error::UnknownReporter(settings.reporter));
+    }
+    Ok(settings)
+}
+
+/// Masks, from here on, `run.secrets` and the variables given to the agents and the bootstrap.
+fn remember_secrets(settings: &Settings) {
+    // Again, now that `run.secrets` may name variables that do not look secret.
+    secrets::add_names(&settings.secrets);
+    secrets::remember_process_env();
+    let bootstrap_env = settings.workspace.bootstrap.iter().map(|b| &b.env);
+    for env in settings
+        .runners
+        .iter()
+        .map(|(_, runner)| &runner.agent.env)
+        .chain(bootstrap_env)
+    {
+        secrets::remember(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    }
+}
+
+/// The configuration's runners, then the code's (replacing any with the same id), kept to
+/// those `--runner` selects (which must all exist).
+fn select_runners(settings: &Settings, from_code: Vec<Runner>) -> Result<Vec<Runner>, Error> {
+    let mut runners = configured_runners(settings)?;
+    for runner in from_code {
+        match runners.iter_mut().find(|r| r.id == runner.id) {
+            Some(slot) => *slot = runner,
+            None => runners.push(runner),
+        }
+    }
+    let known: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
+    settings.check_runner_filter(&known)?;
+    if !settings.runner_filter.is_empty() {
+        runners.retain(|r| settings.runner_filter.contains(&r.id));
+    }
+    Ok(runners)
+}
+
+/// The checks made before anything runs: the planned cases' prompt files, and (unless
+/// `--list`) the runners' agent programs.
+fn check_before_run(
+    arguments: &Arguments,
+    plan: &Plan,
+    cases: &[CaseSpec],
+    runners: &[Runner],
+) -> Result<(), Error> {
+    let mut planned_cases: Vec<usize> = plan.executions.iter().map(|e| e.case).collect();
+    planned_cases.dedup();
+    preflight::prompt_files(planned_cases.iter().map(|&index| &cases[index]))?;
+    if !arguments.list {
+        preflight::agent_programs(runners)?;
+    }
+    Ok(())
+}
+
+/// What the trials share: run directory, gates, dry run, skills. `--list` starts, loads and
+/// claims nothing.
+fn run_context(
+    arguments: &Arguments,
+    settings: Settings,
+    overrides: SkillgymArgs,
+    cases: Vec<CaseSpec>,
+    runners: Vec<Runner>,
+) -> Result<Arc<RunContext>, Error> {
+    let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
+    let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
+    let gates = gates(&settings, &runners, &run_dir);
+    let rejections = Rejections::new(&run_dir.path());
+    let dry_run = dry_run(arguments, &overrides, &cases)?;
+    // Skills are loaded and checked before anything runs (not for `--list`, which reads
+    // nothing).
+    let skills = if arguments.list {
+        SkillPlan::default()
+    } else {
+        SkillPlan::build(&settings, &cases)?
+    };
+    // Claimed last: a run stopped by a configuration error writes nothing.
+    if !arguments.list {
+        claim(&run_dir)?;
+    }
+    Ok(Arc::new(RunContext {
+        skills,
+        rejections,
+        dry_run,
+        run_dir,
+        gates,
+        settings,
+        overrides,
+        cases,
+        runners,
+        results: Mutex::new(Vec::new()),
+    }))
+}
+
+/// The scripted model server of a `--mock` run. It starts only when trials may run: `--list`
+/// stays side-effect free.
+fn dry_run(
+    arguments: &Arguments,
+    overrides: &SkillgymArgs,
+    cases: &[CaseSpec],
+) -> Result<Option<DryRun>, Error> {
+    match overrides.mock.unwrap_or(overrides.mock_script.is_some()) {
+        true if !arguments.list => {
+            let script = overrides.mock_script.as_deref().map(absolute);
+            Ok(Some(DryRun::start(cases, script.as_deref())?))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The schedule's gates: lock files in the run directory when every trial is its own process,
+/// else in memory.
+fn gates(settings: &Settings, runners: &[Runner], run_dir: &RunDir) -> Gates {
+    if process_per_test() {
+        let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
+        Gates::cross_process(
+            settings.schedule,
+            settings.max_parallel,
+            &runner_ids,
+            run_dir.path().join(".locks"),
+        )
+    } else {
+        Gates::in_process(settings.schedule, settings.max_parallel, runners.len())
+    }
+}
+
+/// Claims the run directory for this run.
+fn claim(run_dir: &RunDir) -> Result<(), Error> {
+    // The processes of one nextest run share its directory; anything else owns its own.
+    let owner = std::env::var("NEXTEST_RUN_ID").map_or_else(
+        |_| format!("process:{}", std::process::id()),
+        |id| format!("nextest:{id}"),
+    );
+    Ok(run_dir.claim(&owner)?)
+}
+
+/// One trial per planned execution: `[runner] case_id`.
+fn trials(plan: &Plan, context: &Arc<RunContext>) -> Vec<Trial> {
+    plan.executions
+        .iter()
+        .enumerate()
+        .map(|(position, planned)| {
+            let case = &context.cases[planned.case];
+            let runner = &context.runners[planned.runner];
+            let context = Arc::clone(context);
+            let (case_index, runner_index) = (planned.case, planned.runner);
+            Trial::ignorable_test(case.id.clone(), move || {
+                run_trial(&context, position, case_index, runner_index)
+            })
+            .with_kind(runner.id.clone())
+        })
+        .collect()
 }
 
 /// Runs the trials; after an in-process run, writes `results.json` and prints the summary.
@@ -402,7 +473,7 @@ fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Failed> {
 }
 
 /// The runners of the configuration file.
-fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, String> {
+fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, Error> {
     settings
         .runners
         .iter()
@@ -410,8 +481,10 @@ fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, String> {
             let agent = &runner.agent;
             let options = AgentOptions::from_config(agent)
                 .inherit_user_skills(settings.user_skills == config::UserSkills::Inherit);
-            let built = agent::build(agent.kind, options)
-                .map_err(|error| format!("runner `{id}`: {error}"))?;
+            let built = agent::build(agent.kind, options).map_err(|source| Error::Runner {
+                id: id.clone(),
+                source,
+            })?;
             Ok(Runner {
                 id: id.clone(),
                 agent: built,

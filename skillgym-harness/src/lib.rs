@@ -26,6 +26,7 @@ pub mod cli;
 pub mod config;
 pub mod doctor;
 mod dry_run;
+pub mod error;
 pub mod execute;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -49,5 +50,6 @@ pub mod workspace;
 
 pub use agent::{Agent, CommandAgent};
 pub use artifacts::{RunDir, sanitize};
+pub use error::Error;
 pub use harness::{Harness, main};
 pub use run::Runner;

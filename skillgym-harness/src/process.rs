@@ -25,16 +25,19 @@
 
 use std::ffi::OsString;
 use std::fs::{self, File};
+use std::future::Future;
 use std::io::{self, BufWriter, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, SystemTime};
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
-use tokio::process::{ChildStderr, ChildStdout, Command};
+use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 use tokio::time::Instant;
 
+use crate::error::IoError;
 use crate::interrupt::{self, RegisteredGroup};
 use crate::normalize::utf8_line;
 use crate::reaper;
@@ -168,10 +171,95 @@ pub struct ProcessOutcome {
 /// message names the program and the working directory), or a pipe read fails; the process group
 /// is killed in every error case too. Draining the pipes may outlast the timeout by at most
 /// two seconds.
+///
+/// The steps: start (logs, spawn), supervise (until exit, timeout, stop or output limit), kill
+/// the group and reap the leader, drain the pipes, and say why it ended.
 pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<ProcessOutcome> {
+    let tag = reaper::new_tag();
+    let mut started = start(spec, &tag)?;
+    let (child, out, group) = (&mut started.child, &mut started.out, &mut started.group);
+    let mut seen = Seen::default();
+    let status = {
+        let stderr_copy = started.err.copy();
+        tokio::pin!(stderr_copy);
+        let stderr = stderr_copy.as_mut();
+        supervise(child, out, sink, stderr, started.deadline, &mut seen).await?;
+        // Whatever the cause, nothing of the group may survive; then reap the leader.
+        group.kill();
+        let status = match seen.exited {
+            Some(status) => status,
+            None => child.wait().await?,
+        };
+        group.disarm();
+        reaper::end_session(&tag, started.pid);
+        drain(out, sink, stderr_copy, &mut seen).await?;
+        status
+    };
+    let (stdout_bytes, stdout_lines) = started.out.finish()?;
+    started.err.finish()?;
+    seen.stderr_done.take().unwrap_or(Ok(()))?;
+
+    Ok(ProcessOutcome {
+        pid: started.pid,
+        exit_code: status.code(),
+        signal: status.signal(),
+        termination: termination(status, seen, spec.max_output),
+        started_at: started.started_at,
+        ended_at: SystemTime::now(),
+        duration: started.start.elapsed(),
+        stdout_bytes,
+        stdout_lines,
+    })
+}
+
+/// A process just started by [`start`], with its pipes taken over.
+struct Started {
+    child: Child,
+    pid: u32,
+    group: GroupGuard,
+    out: StdoutPump,
+    err: StderrPump,
+    /// Wall-clock and monotonic time of the spawn.
+    started_at: SystemTime,
+    start: Instant,
+    /// When the timeout elapses.
+    deadline: Instant,
+}
+
+/// Creates both logs and spawns `spec` (see [`command`]), its group guarded from then on.
+fn start(spec: &ProcessSpec, tag: &str) -> io::Result<Started> {
     let stdout_log = create_log(&spec.stdout_log)?;
     let stderr_log = create_log(&spec.stderr_log)?;
+    let mut command = command(spec, tag)?;
 
+    let started_at = SystemTime::now();
+    let start = Instant::now();
+    let mut child = command.spawn().map_err(|e| spawn_error(spec, e))?;
+    let pid = child.id().unwrap_or(0);
+    let group = GroupGuard::new(pid);
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(io::Error::other(
+            "agent process started without its stdout/stderr pipes",
+        ));
+    };
+    Ok(Started {
+        child,
+        pid,
+        group,
+        out: StdoutPump::new(stdout, stdout_log, spec.max_output),
+        err: StderrPump::new(stderr, stderr_log),
+        started_at,
+        start,
+        deadline: start
+            .checked_add(spec.timeout)
+            .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600)),
+    })
+}
+
+/// The command line of `spec`: stdin from `/dev/null`, stdout and stderr piped, the leader of
+/// a new process group, `PWD` set to its (absolute) working directory, and the reaper's marker
+/// `tag`.
+fn command(spec: &ProcessSpec, tag: &str) -> io::Result<Command> {
     let mut command = Command::new(&spec.program);
     command
         .args(&spec.args)
@@ -191,138 +279,139 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
     };
     command.env("PWD", cwd);
     command.envs(spec.env.iter().map(|(name, value)| (name, value)));
-    let tag = reaper::new_tag();
-    command.env(reaper::MARKER, &tag);
+    command.env(reaper::MARKER, tag);
+    Ok(command)
+}
 
-    let started_at = SystemTime::now();
-    let start = Instant::now();
-    let mut child = command.spawn().map_err(|e| spawn_error(spec, e))?;
-    let pid = child.id().unwrap_or(0);
-    let mut group = GroupGuard::new(pid);
-    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        return Err(io::Error::other(
-            "agent process started without its stdout/stderr pipes",
-        ));
-    };
-    let mut out = StdoutPump::new(stdout, stdout_log, spec.max_output);
-    let mut err = StderrPump::new(stderr, stderr_log);
-    let deadline = start
-        .checked_add(spec.timeout)
-        .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600));
+/// What [`supervise`] and [`drain`] saw of a process.
+#[derive(Default)]
+struct Seen {
+    /// The leader's status, when it exited before anything else happened.
+    exited: Option<ExitStatus>,
+    /// The sink's reason to stop.
+    stop: Option<String>,
+    timed_out: bool,
+    over_limit: bool,
+    stdout_done: bool,
+    /// How copying stderr ended, once it did.
+    stderr_done: Option<io::Result<()>>,
+}
 
-    let mut exited: Option<ExitStatus> = None;
-    let mut stop: Option<String> = None;
-    let mut timed_out = false;
-    let mut over_limit = false;
-    let mut stdout_done = false;
-    let (status, stderr_result) = {
-        let stderr_copy = err.copy();
-        tokio::pin!(stderr_copy);
-        let mut stderr_done: Option<io::Result<()>> = None;
-
-        // Until the leader exits, the timeout elapses, or the sink says stop.
-        {
-            let wait = child.wait();
-            tokio::pin!(wait);
-            let timer = tokio::time::sleep_until(deadline);
-            tokio::pin!(timer);
-            loop {
-                tokio::select! {
-                    read = out.pump(Some(&mut *sink)), if !stdout_done => match read? {
-                        Pumped::Eof => stdout_done = true,
-                        Pumped::Stopped(reason) => {
-                            stop = Some(reason);
-                            break;
-                        }
-                        Pumped::OverLimit => {
-                            over_limit = true;
-                            break;
-                        }
-                    },
-                    copied = &mut stderr_copy, if stderr_done.is_none() => {
-                        stderr_done = Some(copied);
-                    }
-                    status = &mut wait => {
-                        exited = Some(status?);
-                        break;
-                    }
-                    () = &mut timer => {
-                        timed_out = true;
-                        break;
-                    }
+/// Streams stdout to the sink and copies stderr until the leader exits, the `deadline`
+/// passes, the sink says stop, or the output goes over the limit.
+async fn supervise(
+    child: &mut Child,
+    out: &mut StdoutPump,
+    sink: &mut dyn LineSink,
+    mut stderr_copy: Pin<&mut impl Future<Output = io::Result<()>>>,
+    deadline: Instant,
+    seen: &mut Seen,
+) -> io::Result<()> {
+    let wait = child.wait();
+    tokio::pin!(wait);
+    let timer = tokio::time::sleep_until(deadline);
+    tokio::pin!(timer);
+    loop {
+        tokio::select! {
+            read = out.pump(Some(&mut *sink)), if !seen.stdout_done => match read? {
+                Pumped::Eof => seen.stdout_done = true,
+                Pumped::Stopped(reason) => {
+                    seen.stop = Some(reason);
+                    return Ok(());
                 }
+                Pumped::OverLimit => {
+                    seen.over_limit = true;
+                    return Ok(());
+                }
+            },
+            copied = &mut stderr_copy, if seen.stderr_done.is_none() => {
+                seen.stderr_done = Some(copied);
+            }
+            status = &mut wait => {
+                seen.exited = Some(status?);
+                return Ok(());
+            }
+            () = &mut timer => {
+                seen.timed_out = true;
+                return Ok(());
             }
         }
+    }
+}
 
-        // Whatever the cause, nothing of the group may survive; then reap the leader.
-        group.kill();
-        let status = match exited {
-            Some(status) => status,
-            None => child.wait().await?,
-        };
-        group.disarm();
-        reaper::end_session(&tag, pid);
-
-        // Drain what is left in the pipes; every writer is dead unless it left the group.
-        let stdout_drain = async {
-            while !stdout_done {
-                let receiver: Option<&mut dyn LineSink> = if stop.is_none() && !over_limit {
-                    Some(&mut *sink)
-                } else {
-                    None
-                };
-                match out.pump(receiver).await? {
-                    Pumped::Eof => stdout_done = true,
-                    Pumped::Stopped(reason) => stop = Some(reason),
-                    // What the dead group left in the pipe is still logged; nothing more is read
-                    // into the report.
-                    Pumped::OverLimit => over_limit = true,
-                }
-            }
-            io::Result::Ok(())
-        };
-        let stderr_drain = async {
-            if stderr_done.is_none() {
-                stderr_done = Some((&mut stderr_copy).await);
-            }
-        };
-        let drained = tokio::time::timeout(DRAIN_GRACE, async {
-            let (stdout_result, ()) = tokio::join!(stdout_drain, stderr_drain);
-            stdout_result
-        })
-        .await;
-        if let Ok(stdout_result) = drained {
-            stdout_result?;
+/// Once the group is dead, reads what is left in the pipes for at most [`DRAIN_GRACE`]:
+/// every writer is dead unless it left the group.
+async fn drain(
+    out: &mut StdoutPump,
+    sink: &mut dyn LineSink,
+    mut stderr_copy: Pin<&mut impl Future<Output = io::Result<()>>>,
+    seen: &mut Seen,
+) -> io::Result<()> {
+    let Seen {
+        stop,
+        over_limit,
+        stdout_done,
+        stderr_done,
+        ..
+    } = seen;
+    let stdout_drain = drain_stdout(out, sink, stop, over_limit, stdout_done);
+    let stderr_drain = async {
+        if stderr_done.is_none() {
+            *stderr_done = Some((&mut stderr_copy).await);
         }
-        (status, stderr_done.unwrap_or(Ok(())))
     };
-    let (stdout_bytes, stdout_lines) = out.finish()?;
-    err.finish()?;
-    stderr_result?;
+    let drained = tokio::time::timeout(DRAIN_GRACE, async {
+        let (stdout_result, ()) = tokio::join!(stdout_drain, stderr_drain);
+        stdout_result
+    })
+    .await;
+    match drained {
+        Ok(stdout_result) => stdout_result,
+        Err(_elapsed) => Ok(()),
+    }
+}
 
+/// Reads stdout to its end: into the sink until it said stop or the output went over the
+/// limit, then into the log only.
+async fn drain_stdout(
+    out: &mut StdoutPump,
+    sink: &mut dyn LineSink,
+    stop: &mut Option<String>,
+    over_limit: &mut bool,
+    stdout_done: &mut bool,
+) -> io::Result<()> {
+    while !*stdout_done {
+        let receiver: Option<&mut dyn LineSink> = if stop.is_none() && !*over_limit {
+            Some(&mut *sink)
+        } else {
+            None
+        };
+        match out.pump(receiver).await? {
+            Pumped::Eof => *stdout_done = true,
+            Pumped::Stopped(reason) => *stop = Some(reason),
+            // What the dead group left in the pipe is still logged; nothing more is read into
+            // the report.
+            Pumped::OverLimit => *over_limit = true,
+        }
+    }
+    Ok(())
+}
+
+/// Why the process ended: the timeout, the output limit and the sink's stop come first (their
+/// `SIGKILL` is ours); a `SIGKILL` during an interrupt of the run is the interrupt's.
+fn termination(status: ExitStatus, seen: Seen, max_output: Option<u64>) -> Termination {
     let killed_by_us = status.signal() == Some(libc::SIGKILL);
-    let termination = if timed_out {
+    if seen.timed_out {
         Termination::TimedOut
-    } else if let (true, Some(limit)) = (over_limit, spec.max_output) {
+    } else if let (true, Some(limit)) = (seen.over_limit, max_output) {
         Termination::OutputLimit { limit }
-    } else if let Some(reason) = stop {
+    } else if let Some(reason) = seen.stop {
         Termination::Stopped { reason }
     } else if killed_by_us && interrupt::received().is_some() {
         Termination::Interrupted
     } else {
         Termination::Exited
-    };
-    Ok(ProcessOutcome {
-        pid,
-        exit_code: status.code(),
-        signal: status.signal(),
-        termination,
-        started_at,
-        ended_at: SystemTime::now(),
-        duration: start.elapsed(),
-        stdout_bytes,
-        stdout_lines,
-    })
+    }
 }
 
 /// How a [`StdoutPump::pump`] call ended.
@@ -511,31 +600,25 @@ fn create_log(path: &Path) -> io::Result<BufWriter<File>> {
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
     {
-        fs::create_dir_all(parent).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("cannot create log directory `{}`: {e}", parent.display()),
-            )
+        fs::create_dir_all(parent).map_err(|source| IoError::CreateLogDir {
+            path: parent.to_path_buf(),
+            source,
         })?;
     }
-    let file = File::create(path).map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!("cannot create log file `{}`: {e}", path.display()),
-        )
+    let file = File::create(path).map_err(|source| IoError::CreateLogFile {
+        path: path.to_path_buf(),
+        source,
     })?;
     Ok(BufWriter::with_capacity(IO_BUFFER, file))
 }
 
-fn spawn_error(spec: &ProcessSpec, e: io::Error) -> io::Error {
-    io::Error::new(
-        e.kind(),
-        format!(
-            "cannot start `{}` in `{}`: {e}",
-            Path::new(&spec.program).display(),
-            spec.cwd.display()
-        ),
-    )
+fn spawn_error(spec: &ProcessSpec, source: io::Error) -> io::Error {
+    IoError::Spawn {
+        program: PathBuf::from(&spec.program),
+        cwd: spec.cwd.clone(),
+        source,
+    }
+    .into()
 }
 
 #[cfg(test)]
@@ -842,6 +925,29 @@ mod tests {
             message.contains(&scratch.0.display().to_string()),
             "{message}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_log_that_cannot_be_created_is_named_and_its_cause_kept_once() {
+        let scratch = Scratch::new("log");
+        let blocker = scratch.0.join("file");
+        fs::write(&blocker, "").unwrap();
+        let mut spec = scratch.spec("echo out", LONG);
+        spec.stdout_log = blocker.join("logs/stdout.log");
+        let mut sink = |_: &str| LineVerdict::Continue;
+        let err = run(&spec, &mut sink).await.expect_err("must fail");
+        let cause = std::error::Error::source(&err).expect("the io error is kept");
+        let cause = cause.downcast_ref::<io::Error>().expect("an io error");
+        assert_eq!(err.kind(), cause.kind());
+        let message = err.to_string();
+        assert_eq!(
+            message,
+            format!(
+                "cannot create log directory `{}`: {cause}",
+                blocker.join("logs").display()
+            )
+        );
+        assert_eq!(message.matches(&cause.to_string()).count(), 1, "{message}");
     }
 
     #[test]

@@ -32,6 +32,7 @@ use skillgym::{Role, SessionEvent};
 
 use super::{Agent, AgentOptions, AgentSetup, Launch, Provider, SessionSpec, StreamParser};
 use crate::config::WireApi;
+use crate::error::AgentBuildError;
 use crate::normalize::{ReportBuilder, UsageFigure, abbreviate};
 
 /// Runs a configured program that speaks skillgym's event JSONL.
@@ -58,9 +59,9 @@ impl CommandAgent {
     }
 
     /// An agent from a runner's options; `command` is required.
-    pub fn from_options(options: AgentOptions) -> Result<Self, String> {
+    pub fn from_options(options: AgentOptions) -> Result<Self, AgentBuildError> {
         let Some(program) = options.command else {
-            return Err("an agent of type `command` needs `command`".to_owned());
+            return Err(AgentBuildError::MissingCommand);
         };
         Ok(CommandAgent {
             program: absolute_path(program),

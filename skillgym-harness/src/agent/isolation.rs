@@ -9,6 +9,7 @@ use std::time::SystemTime;
 
 use super::options::set_env;
 use super::{AgentOptions, Launch};
+use crate::error::IoError;
 
 /// The user's secrets copied into a session's state directory, removed when this guard is
 /// dropped, whatever path the session takes (a launch error half-way through seeding, a crash,
@@ -37,15 +38,10 @@ impl Seeded {
             }
             // Registered first: a copy that fails half-way is removed too.
             self.files.push(target.clone());
-            fs::copy(&source, &target).map_err(|error| {
-                io::Error::new(
-                    error.kind(),
-                    format!(
-                        "cannot seed {} into {}: {error}",
-                        source.display(),
-                        target.display()
-                    ),
-                )
+            fs::copy(&source, &target).map_err(|error| IoError::Seed {
+                from: source.clone(),
+                to: target.clone(),
+                source: error,
             })?;
             fs::set_permissions(&target, fs::Permissions::from_mode(0o600))?;
         }
@@ -162,15 +158,10 @@ pub fn inherit_user_skills(options: &AgentOptions, links: &[(PathBuf, PathBuf)])
         if let Some(parent) = private.parent() {
             fs::create_dir_all(parent)?;
         }
-        std::os::unix::fs::symlink(user, private).map_err(|error| {
-            io::Error::new(
-                error.kind(),
-                format!(
-                    "cannot link {} to the user's skills {}: {error}",
-                    private.display(),
-                    user.display()
-                ),
-            )
+        std::os::unix::fs::symlink(user, private).map_err(|source| IoError::LinkUserSkills {
+            link: private.clone(),
+            target: user.clone(),
+            source,
         })?;
     }
     Ok(())
@@ -179,11 +170,9 @@ pub fn inherit_user_skills(options: &AgentOptions, links: &[(PathBuf, PathBuf)])
 /// Creates each directory (and its parents).
 pub fn create_dirs<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> io::Result<()> {
     for dir in dirs {
-        fs::create_dir_all(dir).map_err(|error| {
-            io::Error::new(
-                error.kind(),
-                format!("cannot create {}: {error}", dir.display()),
-            )
+        fs::create_dir_all(dir).map_err(|source| IoError::CreateDir {
+            path: dir.to_path_buf(),
+            source,
         })?;
     }
     Ok(())
@@ -229,11 +218,9 @@ pub fn newest_file(dir: &Path, wanted: &dyn Fn(&Path) -> bool) -> Option<PathBuf
 /// there is nothing to copy.
 pub fn copy_session_file(source: &Path, artifact_dir: &Path, name: &str) -> io::Result<PathBuf> {
     let target = artifact_dir.join(name);
-    fs::copy(source, &target).map_err(|error| {
-        io::Error::new(
-            error.kind(),
-            format!("cannot copy the session file {}: {error}", source.display()),
-        )
+    fs::copy(source, &target).map_err(|error| IoError::CopySessionFile {
+        path: source.to_path_buf(),
+        source: error,
     })?;
     Ok(target)
 }

@@ -53,6 +53,8 @@ pub use provider::{ApiKey, Provider};
 pub use qwen::QwenCode;
 pub use spec::project_skills;
 
+pub use crate::error::AgentBuildError;
+
 use crate::config::{AgentKind, WireApi};
 use crate::normalize::ReportBuilder;
 
@@ -193,7 +195,7 @@ pub enum AuthSource {
 }
 
 /// Builds the adapter for `kind`. `command` needs `options.command`.
-pub fn build(kind: AgentKind, options: AgentOptions) -> Result<Arc<dyn Agent>, String> {
+pub fn build(kind: AgentKind, options: AgentOptions) -> Result<Arc<dyn Agent>, AgentBuildError> {
     Ok(match kind {
         AgentKind::ClaudeCode => Arc::new(ClaudeCode::new(options)),
         AgentKind::Codex => Arc::new(Codex::new(options)),

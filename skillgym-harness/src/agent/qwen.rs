@@ -28,6 +28,7 @@ use super::provider;
 use super::spec::{AgentSpec, StateSpec};
 use super::{Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser};
 use crate::config::{AgentKind, WireApi};
+use crate::error::IoError;
 use crate::normalize::ReportBuilder;
 
 const SETTINGS: &str = "settings.json";
@@ -295,11 +296,9 @@ fn write_private(path: &Path, value: &Value) -> io::Result<()> {
         .create_new(true)
         .mode(0o600)
         .open(path)
-        .map_err(|error| {
-            io::Error::new(
-                error.kind(),
-                format!("cannot write {}: {error}", path.display()),
-            )
+        .map_err(|source| IoError::Write {
+            path: path.to_path_buf(),
+            source,
         })?;
     file.write_all(&serde_json::to_vec_pretty(value)?)?;
     Ok(())

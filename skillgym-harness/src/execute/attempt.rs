@@ -227,7 +227,7 @@ fn install_skills(
     let skills = run
         .skills
         .for_attempt(&case.id, &runner.id)
-        .map_err(|error| Failure::new(FailureOrigin::Workspace, error))?;
+        .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
     if skills.is_empty() {
         return Ok(Vec::new());
     }

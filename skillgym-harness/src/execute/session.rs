@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport, Timing};
 
-use crate::agent::{Agent, SessionSpec, StreamParser, isolation};
+use crate::agent::{Agent, Launch, SessionSpec, StreamParser, isolation};
 use crate::normalize::{KnownSkills, ProviderError, ReportBuilder};
-use crate::process::{self, LineSink, LineVerdict, ProcessSpec, Termination};
+use crate::process::{self, LineSink, LineVerdict, ProcessOutcome, ProcessSpec, Termination};
 use crate::time::Timestamp;
 
 /// Limits of one session.
@@ -78,37 +78,76 @@ pub async fn run_session(
         builder: ReportBuilder::new(spec.cwd).with_known_skills(known_skills(spec)),
         max_steps: limits.max_steps,
     };
-    let mut seeded = isolation::Seeded::default();
-    let launched = match agent.launch(spec) {
-        Ok(mut launch) => {
-            if spec.provider.is_some_and(|provider| provider.offline) {
-                // The scripted server is on loopback: no proxy may stand in between.
-                for key in ["NO_PROXY", "no_proxy"] {
-                    launch.env.push((key.into(), "127.0.0.1,localhost".into()));
-                }
-            }
-            seeded = launch.seeded;
-            crate::secrets::remember(
-                launch
-                    .env
-                    .iter()
-                    .filter_map(|(name, value)| Some((name.to_str()?, value.to_str()?))),
-            );
-            let process_spec = ProcessSpec {
-                program: launch.program,
-                args: launch.args,
-                env: launch.env,
-                env_remove: launch.env_remove,
-                cwd: spec.cwd.to_path_buf(),
-                stdout_log: stdout_log.clone(),
-                stderr_log: stderr_log.clone(),
-                timeout: limits.timeout,
-                max_output: Some(limits.max_output),
-            };
-            process::run(&process_spec, &mut sink).await
+    let (launched, seeded) = match agent.launch(spec) {
+        Ok(launch) => {
+            let (process_spec, seeded) =
+                session_process(launch, spec, limits, &stdout_log, &stderr_log);
+            (process::run(&process_spec, &mut sink).await, seeded)
         }
-        Err(error) => Err(error),
+        Err(error) => (Err(error), isolation::Seeded::default()),
     };
+    let mut output = finish_report(agent, spec, sink, seeded);
+    output.report.raw_artifacts.stdout = Some(stdout_log);
+    output.report.raw_artifacts.stderr = Some(stderr_log.clone());
+    match launched {
+        Err(error) => {
+            let message = format!("the agent could not be run: {error}");
+            output.failure = Some(Failure::new(FailureOrigin::Runner, message));
+        }
+        Ok(outcome) => {
+            output.report.timing = timing(&outcome);
+            output.failure = outcome_failure(&outcome, limits, &output, &stderr_log, agent.kind());
+            (output.exit_code, output.signal) = (outcome.exit_code, outcome.signal);
+        }
+    }
+    output
+}
+
+/// The process of a launched session, and the guard of the auth files seeded for it. An
+/// offline endpoint (the scripted server) gets loopback exempt from proxies; the variables
+/// set are remembered as secrets to mask.
+fn session_process(
+    mut launch: Launch,
+    spec: &SessionSpec<'_>,
+    limits: SessionLimits,
+    stdout_log: &Path,
+    stderr_log: &Path,
+) -> (ProcessSpec, isolation::Seeded) {
+    if spec.provider.is_some_and(|provider| provider.offline) {
+        // The scripted server is on loopback: no proxy may stand in between.
+        for key in ["NO_PROXY", "no_proxy"] {
+            launch.env.push((key.into(), "127.0.0.1,localhost".into()));
+        }
+    }
+    crate::secrets::remember(
+        launch
+            .env
+            .iter()
+            .filter_map(|(name, value)| Some((name.to_str()?, value.to_str()?))),
+    );
+    let process_spec = ProcessSpec {
+        program: launch.program,
+        args: launch.args,
+        env: launch.env,
+        env_remove: launch.env_remove,
+        cwd: spec.cwd.to_path_buf(),
+        stdout_log: stdout_log.to_path_buf(),
+        stderr_log: stderr_log.to_path_buf(),
+        timeout: limits.timeout,
+        max_output: Some(limits.max_output),
+    };
+    (process_spec, launch.seeded)
+}
+
+/// Ends the parse, lets the adapter collect what the stream lacks, removes the seeded auth
+/// files (a problem is a warning) and builds the report: the output, before the process's
+/// outcome is known.
+fn finish_report(
+    agent: &dyn Agent,
+    spec: &SessionSpec<'_>,
+    sink: ParsingSink,
+    mut seeded: isolation::Seeded,
+) -> SessionOutput {
     let ParsingSink {
         mut parser,
         mut builder,
@@ -129,61 +168,61 @@ pub async fn run_session(
         },
     };
     report.installed_skills = spec.skills.to_vec();
-    report.raw_artifacts.stdout = Some(stdout_log);
-    report.raw_artifacts.stderr = Some(stderr_log.clone());
-    let (failure, exit_code, signal) = match launched {
-        Err(error) => (
-            Some(Failure::new(
-                FailureOrigin::Runner,
-                format!("the agent could not be run: {error}"),
-            )),
-            None,
-            None,
-        ),
-        Ok(outcome) => {
-            report.timing = Timing {
-                started_at: Some(Timestamp::from(outcome.started_at).rfc3339()),
-                ended_at: Some(Timestamp::from(outcome.ended_at).rfc3339()),
-                duration_ms: Some(outcome.duration.as_millis() as u64),
-            };
-            let failure = match &outcome.termination {
-                Termination::TimedOut => Some(Failure::new(
-                    FailureOrigin::Timeout,
-                    format!(
-                        "the agent did not finish within {}; its process group was killed",
-                        format_duration(limits.timeout)
-                    ),
-                )),
-                Termination::Stopped { reason } => {
-                    Some(Failure::new(FailureOrigin::MaxSteps, reason.clone()))
-                }
-                Termination::OutputLimit { limit } => Some(Failure::new(
-                    FailureOrigin::OutputLimit,
-                    format!(
-                        "the agent printed more than {} on stdout (`run.max_output`); its process group was killed (the output up to there is in stdout.log)",
-                        format_size(*limit)
-                    ),
-                )),
-                Termination::Interrupted => Some(crate::interrupt::failure(&format!(
-                    "the agent was killed after {}; what it printed until then is kept",
-                    format_duration(std::time::Duration::from_millis(
-                        outcome.duration.as_millis() as u64
-                    ))
-                ))),
-                Termination::Exited => provider_failure(provider_error.as_ref(), outcome.exit_code)
-                    .or_else(|| exit_failure(outcome.exit_code, outcome.signal, &stderr_log))
-                    .or_else(|| unreadable_stream(&report, outcome.stdout_bytes, agent.kind())),
-            };
-            (failure, outcome.exit_code, outcome.signal)
-        }
-    };
     SessionOutput {
         report,
-        failure,
-        exit_code,
-        signal,
+        failure: None,
+        exit_code: None,
+        signal: None,
         steps,
         provider_error,
+    }
+}
+
+/// The failure of a session whose process ran: how it was ended (timeout, max steps, output
+/// limit, interrupt), else a provider error, an unsuccessful exit, or a stream without events.
+fn outcome_failure(
+    outcome: &ProcessOutcome,
+    limits: SessionLimits,
+    output: &SessionOutput,
+    stderr_log: &Path,
+    kind: &str,
+) -> Option<Failure> {
+    match &outcome.termination {
+        Termination::TimedOut => Some(Failure::new(
+            FailureOrigin::Timeout,
+            format!(
+                "the agent did not finish within {}; its process group was killed",
+                format_duration(limits.timeout)
+            ),
+        )),
+        Termination::Stopped { reason } => {
+            Some(Failure::new(FailureOrigin::MaxSteps, reason.clone()))
+        }
+        Termination::OutputLimit { limit } => Some(Failure::new(
+            FailureOrigin::OutputLimit,
+            format!(
+                "the agent printed more than {} on stdout (`run.max_output`); its process group was killed (the output up to there is in stdout.log)",
+                format_size(*limit)
+            ),
+        )),
+        Termination::Interrupted => Some(crate::interrupt::failure(&format!(
+            "the agent was killed after {}; what it printed until then is kept",
+            format_duration(std::time::Duration::from_millis(
+                outcome.duration.as_millis() as u64
+            ))
+        ))),
+        Termination::Exited => provider_failure(output.provider_error.as_ref(), outcome.exit_code)
+            .or_else(|| exit_failure(outcome.exit_code, outcome.signal, stderr_log))
+            .or_else(|| unreadable_stream(&output.report, outcome.stdout_bytes, kind)),
+    }
+}
+
+/// When the session's process started and ended.
+fn timing(outcome: &ProcessOutcome) -> Timing {
+    Timing {
+        started_at: Some(Timestamp::from(outcome.started_at).rfc3339()),
+        ended_at: Some(Timestamp::from(outcome.ended_at).rfc3339()),
+        duration_ms: Some(outcome.duration.as_millis() as u64),
     }
 }
 

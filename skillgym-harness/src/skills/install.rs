@@ -7,6 +7,7 @@ use std::sync::Arc;
 use skillgym::InstalledSkill;
 
 use super::Skill;
+use crate::error::IoError;
 use crate::workspace::copy_tree;
 
 /// Copies each skill to `<workspace>/<dir>/<name>/` (its whole directory: `SKILL.md`,
@@ -20,23 +21,16 @@ pub fn install(
     for skill in skills {
         let target = workspace.join(dir).join(&skill.name);
         if target.exists() {
-            std::fs::remove_dir_all(&target).map_err(|error| {
-                io::Error::new(
-                    error.kind(),
-                    format!("cannot replace {}: {error}", target.display()),
-                )
+            std::fs::remove_dir_all(&target).map_err(|source| IoError::ReplaceSkill {
+                path: target.clone(),
+                source,
             })?;
         }
-        copy_tree(&skill.source, &target).map_err(|error| {
-            io::Error::new(
-                error.kind(),
-                format!(
-                    "cannot install the skill `{}` from {} into {}: {error}",
-                    skill.name,
-                    skill.source.display(),
-                    target.display()
-                ),
-            )
+        copy_tree(&skill.source, &target).map_err(|source| IoError::InstallSkill {
+            name: skill.name.clone(),
+            from: skill.source.clone(),
+            to: target.clone(),
+            source,
         })?;
         installed.push(InstalledSkill {
             name: skill.name.clone(),

@@ -23,6 +23,7 @@ use std::sync::Arc;
 pub use manifest::Manifest;
 
 use crate::config::ConfigError;
+use crate::error::SkillError;
 
 /// A validated skill directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,18 +87,17 @@ impl SkillCache {
 /// directory with a name seen before is an error naming both.
 pub fn merge<'a>(
     lists: impl IntoIterator<Item = &'a [Arc<Skill>]>,
-) -> Result<Vec<Arc<Skill>>, String> {
+) -> Result<Vec<Arc<Skill>>, SkillError> {
     let mut merged: Vec<Arc<Skill>> = Vec::new();
     for skill in lists.into_iter().flatten() {
         match merged.iter().find(|seen| seen.name == skill.name) {
             Some(seen) if seen.source == skill.source => {}
             Some(seen) => {
-                return Err(format!(
-                    "two skills are named `{}`: {} and {}",
-                    skill.name,
-                    seen.source.display(),
-                    skill.source.display()
-                ));
+                return Err(SkillError::NameClash {
+                    name: skill.name.clone(),
+                    first: seen.source.clone(),
+                    second: skill.source.clone(),
+                });
             }
             None => merged.push(Arc::clone(skill)),
         }
@@ -137,7 +137,7 @@ mod tests {
         let merged = merge([&[alpha.clone(), beta.clone()][..], &[alpha.clone()][..]]).unwrap();
         assert_eq!(merged.len(), 2);
         let clash = cache.get(&other_alpha).unwrap();
-        let error = merge([&[alpha][..], &[clash][..]]).unwrap_err();
+        let error = merge([&[alpha][..], &[clash][..]]).unwrap_err().to_string();
         assert!(error.starts_with("two skills are named `alpha`"), "{error}");
 
         let missing = load(&root.join("nope")).unwrap_err();

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::{Skill, SkillCache, merge};
 use crate::config::yaml::Located;
 use crate::config::{ConfigError, Settings, WorkspaceMode};
+use crate::error::SkillError;
 use crate::suite::CaseSpec;
 
 /// The skills under test of a run: the configuration's, each runner's, each case's.
@@ -19,7 +20,7 @@ pub struct SkillPlan {
     run: Vec<Arc<Skill>>,
     runners: HashMap<String, Vec<Arc<Skill>>>,
     /// Each case's own skills, or why the case cannot have them.
-    cases: HashMap<String, Result<Vec<Arc<Skill>>, String>>,
+    cases: HashMap<String, Result<Vec<Arc<Skill>>, SkillError>>,
     /// Whether attempts run in their own workspace (else only cases with a template do).
     isolated: bool,
 }
@@ -27,13 +28,13 @@ pub struct SkillPlan {
 impl SkillPlan {
     /// Loads the configuration's skills (an error stops the run) and each case's (an error
     /// fails the case's executions).
-    pub fn build(settings: &Settings, cases: &[CaseSpec]) -> Result<SkillPlan, String> {
+    pub fn build(settings: &Settings, cases: &[CaseSpec]) -> Result<SkillPlan, SkillError> {
         let mut cache = SkillCache::default();
         let from_config = |cache: &mut SkillCache, listed: &[Located<PathBuf>]| {
             listed
                 .iter()
                 .map(|dir| load_listed(cache, dir, settings.config_path.as_deref()))
-                .collect::<Result<Vec<_>, String>>()
+                .collect::<Result<Vec<_>, ConfigError>>()
         };
         let mut plan = SkillPlan {
             run: from_config(&mut cache, &settings.skills)?,
@@ -55,8 +56,8 @@ impl SkillPlan {
             let skills = case
                 .skills
                 .iter()
-                .map(|dir| cache.get(dir).map_err(|error| format!("skills: {error}")))
-                .collect::<Result<Vec<_>, String>>()
+                .map(|dir| cache.get(dir).map_err(SkillError::InvalidForCase))
+                .collect::<Result<Vec<_>, SkillError>>()
                 .and_then(|skills| {
                     if !skills.is_empty() && !plan.isolated && case.workspace.is_none() {
                         return Err(needs_isolation("the case's `skills`", settings));
@@ -70,7 +71,7 @@ impl SkillPlan {
 
     /// The skills an attempt of `case` on `runner` installs, in order: the run's, the
     /// runner's, the case's; or why the case cannot have them.
-    pub fn for_attempt(&self, case: &str, runner: &str) -> Result<Vec<Arc<Skill>>, String> {
+    pub fn for_attempt(&self, case: &str, runner: &str) -> Result<Vec<Arc<Skill>>, SkillError> {
         let none: &[Arc<Skill>] = &[];
         let own = match self.cases.get(case) {
             Some(Ok(skills)) => skills.as_slice(),
@@ -91,7 +92,7 @@ fn load_listed(
     cache: &mut SkillCache,
     dir: &Located<PathBuf>,
     config_path: Option<&Path>,
-) -> Result<Arc<Skill>, String> {
+) -> Result<Arc<Skill>, ConfigError> {
     cache.get(&dir.value).map_err(|error| {
         let points_into_skill = error
             .path()
@@ -107,16 +108,16 @@ fn load_listed(
                     format!("skill {}: {}", dir.value.display(), error.message()),
                 );
                 match error.help() {
-                    Some(help) => located.with_help(help).to_string(),
-                    None => located.to_string(),
+                    Some(help) => located.with_help(help),
+                    None => located,
                 }
             }
-            _ => error.to_string(),
+            _ => error,
         }
     })
 }
 
-fn needs_isolation(what: &str, settings: &Settings) -> String {
+fn needs_isolation(what: &str, settings: &Settings) -> SkillError {
     let place = match settings.workspace.mode {
         WorkspaceMode::None => format!(
             "with workspace mode `none` the agent runs in {} and the skills would be written there",
@@ -131,9 +132,8 @@ fn needs_isolation(what: &str, settings: &Settings) -> String {
             "with workspace mode `shared` every case would see the skills of the others".to_owned()
         }
     };
-    format!(
-        "{what} lists skills under test, which are installed into each attempt's own \
-         workspace, but {place}\n  help: set `run.workspace: {{ mode: isolated }}` (with a \
-         `template_dir` if the agent needs files), or give the case `workspace = \"...\"`"
-    )
+    SkillError::NeedsIsolation {
+        what: what.to_owned(),
+        place,
+    }
 }

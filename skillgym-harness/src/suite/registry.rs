@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use skillgym::__private::{CaseDef, PromptSource};
 
+use crate::error::IoError;
+
 /// One case, whatever its source, as the harness plans and runs it.
 #[derive(Debug, Clone)]
 pub struct CaseSpec {
@@ -55,11 +57,12 @@ impl PromptSpec {
     pub fn load(&self) -> std::io::Result<String> {
         match self {
             PromptSpec::Inline(text) => Ok(text.clone()),
-            PromptSpec::File(path) => std::fs::read_to_string(path).map_err(|error| {
-                std::io::Error::new(
-                    error.kind(),
-                    format!("cannot read prompt file {}: {error}", path.display()),
-                )
+            PromptSpec::File(path) => std::fs::read_to_string(path).map_err(|source| {
+                IoError::ReadPrompt {
+                    path: path.clone(),
+                    source,
+                }
+                .into()
             }),
         }
     }

@@ -16,6 +16,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use crate::error::IoError;
+
 /// Copies the directory tree `from` to `to`, like `cp -a from to` minus ownership.
 ///
 /// Everything is copied, dotfiles and `.git` included. Symlinks are recreated with the same
@@ -480,7 +482,13 @@ fn c_path(path: &Path) -> io::Result<CString> {
 
 /// Prefixes an error with `path`.
 fn at(path: &Path) -> impl Fn(io::Error) -> io::Error + '_ {
-    move |error| io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+    move |source| {
+        IoError::At {
+            path: path.to_path_buf(),
+            source,
+        }
+        .into()
+    }
 }
 
 #[cfg(test)]

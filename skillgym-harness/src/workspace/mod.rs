@@ -119,73 +119,124 @@ pub(crate) fn prepare(
         preserved: true,
         cleanup_error: None,
     };
-    match mode {
+    let prepared = match mode {
         WorkspaceMode::None => {
             record.cwd = config
                 .cwd
                 .clone()
                 .unwrap_or_else(|| run.settings.cwd.clone());
             record.template_dir = None;
+            Ok(())
         }
         WorkspaceMode::Isolated => {
-            let relative = artifact_dir
-                .strip_prefix(run.run_dir.path())
-                .unwrap_or(artifact_dir);
-            record.cwd = run.run_dir.path().join("workspaces").join(relative);
-            let env = BootstrapEnv {
-                output_dir: run.run_dir.path(),
-                artifact_dir: artifact_dir.to_path_buf(),
-                case_id: Some(case.id.clone()),
-                runner_id: Some(runner_id.to_owned()),
-            };
-            // The attempt's own limit: a bootstrap is part of the attempt.
-            let timeout = run.timeout(case);
-            let prepared = fill(&record.cwd, template).and_then(|()| match &config.bootstrap {
-                Some(bootstrap) => {
-                    let (outcome, ran) =
-                        bootstrap_in(runtime, bootstrap, &record.cwd, artifact_dir, &env, timeout);
-                    record.bootstrap = Some(ran);
-                    outcome
-                }
-                None => Ok(()),
-            });
-            if let Err(failure) = prepared {
-                write_record(artifact_dir, &record);
-                return Err(failure);
-            }
+            prepare_isolated(run, runtime, case, runner_id, artifact_dir, &mut record)
         }
-        WorkspaceMode::Shared => {
-            let workspaces = run.run_dir.path().join("workspaces");
-            record.cwd = workspaces.join("shared");
-            let setup = workspaces.join("shared-setup");
-            let env = BootstrapEnv {
-                output_dir: run.run_dir.path(),
-                artifact_dir: setup.clone(),
-                case_id: None,
-                runner_id: None,
-            };
-            let shared = once_per_run(&setup, || {
-                let mut setup_record = record.clone();
-                let outcome = fill(&record.cwd, template).and_then(|()| match &config.bootstrap {
-                    Some(bootstrap) => {
-                        let timeout = run.settings.default_timeout;
-                        let (outcome, ran) =
-                            bootstrap_in(runtime, bootstrap, &record.cwd, &setup, &env, timeout);
-                        setup_record.bootstrap = Some(ran);
-                        outcome
-                    }
-                    None => Ok(()),
-                });
-                write_record(&setup, &setup_record);
-                outcome
-            });
-            if let Err(failure) = shared {
-                write_record(artifact_dir, &record);
-                return Err(failure);
-            }
-        }
+        WorkspaceMode::Shared => prepare_shared(run, runtime, &mut record),
+    };
+    if let Err(failure) = prepared {
+        write_record(artifact_dir, &record);
+        return Err(failure);
     }
     Ok(PreparedWorkspace { record })
+}
+
+/// An attempt's own workspace, `<run>/workspaces/<attempt path>`: filled from the template and
+/// bootstrapped within the attempt's timeout, logs in the attempt directory.
+fn prepare_isolated(
+    run: &RunContext,
+    runtime: &Runtime,
+    case: &CaseSpec,
+    runner_id: &str,
+    artifact_dir: &Path,
+    record: &mut WorkspaceRecord,
+) -> Result<(), Failure> {
+    let relative = artifact_dir
+        .strip_prefix(run.run_dir.path())
+        .unwrap_or(artifact_dir);
+    record.cwd = run.run_dir.path().join("workspaces").join(relative);
+    let env = BootstrapEnv {
+        output_dir: run.run_dir.path(),
+        artifact_dir: artifact_dir.to_path_buf(),
+        case_id: Some(case.id.clone()),
+        runner_id: Some(runner_id.to_owned()),
+    };
+    // The attempt's own limit: a bootstrap is part of the attempt.
+    let timeout = run.timeout(case);
+    let bootstrap = run.settings.workspace.bootstrap.as_ref();
+    let template = record.template_dir.as_deref();
+    let (outcome, ran) = fill_and_bootstrap(
+        runtime,
+        bootstrap,
+        &record.cwd,
+        template,
+        artifact_dir,
+        &env,
+        timeout,
+    );
+    record.bootstrap = ran;
+    outcome
+}
+
+/// The run's one shared workspace, `<run>/workspaces/shared`: filled and bootstrapped once for
+/// the whole run (within `defaults.timeout`), logs and record in `shared-setup`.
+fn prepare_shared(
+    run: &RunContext,
+    runtime: &Runtime,
+    record: &mut WorkspaceRecord,
+) -> Result<(), Failure> {
+    let workspaces = run.run_dir.path().join("workspaces");
+    record.cwd = workspaces.join("shared");
+    let setup = workspaces.join("shared-setup");
+    let env = BootstrapEnv {
+        output_dir: run.run_dir.path(),
+        artifact_dir: setup.clone(),
+        case_id: None,
+        runner_id: None,
+    };
+    let record = &*record;
+    once_per_run(&setup, || {
+        let bootstrap = run.settings.workspace.bootstrap.as_ref();
+        let template = record.template_dir.as_deref();
+        let timeout = run.settings.default_timeout;
+        let (outcome, ran) = fill_and_bootstrap(
+            runtime,
+            bootstrap,
+            &record.cwd,
+            template,
+            &setup,
+            &env,
+            timeout,
+        );
+        let setup_record = WorkspaceRecord {
+            bootstrap: ran,
+            ..record.clone()
+        };
+        write_record(&setup, &setup_record);
+        outcome
+    })
+}
+
+/// Creates `dir` fresh from `template`, then runs the bootstrap, if any, in it (logs in
+/// `log_dir`); returns the outcome and what the bootstrap ran.
+fn fill_and_bootstrap(
+    runtime: &Runtime,
+    bootstrap: Option<&BootstrapConfig>,
+    dir: &Path,
+    template: Option<&Path>,
+    log_dir: &Path,
+    env: &BootstrapEnv,
+    timeout: Duration,
+) -> (Result<(), Failure>, Option<BootstrapRecord>) {
+    if let Err(failure) = fill(dir, template) {
+        return (Err(failure), None);
+    }
+    match bootstrap {
+        Some(bootstrap) => {
+            let (outcome, ran) = bootstrap_in(runtime, bootstrap, dir, log_dir, env, timeout);
+            (outcome, Some(ran))
+        }
+        None => (Ok(()), None),
+    }
 }
 
 /// Runs `prepare` once per run directory, across threads and processes (nextest runs every

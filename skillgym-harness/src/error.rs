@@ -1,0 +1,535 @@
+//! The errors of the harness: one type per join, and [`Error`], the one a run stops with.
+//!
+//! | type | raised by | names |
+//! |---|---|---|
+//! | [`Error`] | [`Harness::run`](crate::Harness::run), before any trial runs | each kind of problem below; [`Error::exit_code`] |
+//! | [`AgentBuildError`] | [`agent::build`](crate::agent::build), [`CommandAgent::from_options`](crate::CommandAgent::from_options) | the missing setting |
+//! | [`PreflightError`] | the checks made before a run: prompt files, agent programs | every case or runner at fault |
+//! | [`SkillError`] | loading and merging the skills under test | the skill directories, the config entry |
+//! | [`DryRunError`] | starting a `--mock` run | the script, the case that names it |
+//! | [`RunDirError`] | claiming the run directory | the directory |
+//! | [`IoError`] | file and process operations (wrapped in an [`io::Error`] where a seam returns one) | the path(s) |
+//!
+//! An I/O cause is kept as [`std::error::Error::source`]. The messages of [`IoError`] (and so
+//! of the [`io::Error`]s that wrap one) include their cause's text, since they are shown with
+//! `{}` wherever a session fails; the top-level errors leave it out, and [`Error::report`]
+//! appends every cause not already in the message (`: {cause}`), so each is shown once.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use crate::cli::UsageError;
+use crate::config::{ConfigError, SettingsError};
+use crate::suite::registry::DuplicateCaseId;
+
+/// Why a run could not start: what [`Harness::run`](crate::Harness::run) prints as
+/// `error: {report}` before exiting with [`Error::exit_code`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A bad flag or `SKILLGYM_*` variable.
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    /// Two registered cases share an id.
+    #[error(transparent)]
+    DuplicateCaseId(#[from] DuplicateCaseId),
+    /// The configuration file cannot be read or is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Flags, variables and configuration do not agree (e.g. an unknown `--runner`).
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// The selected reporter does not exist.
+    #[error("reporter `{0}` is not available; available reporters: `standard`")]
+    UnknownReporter(String),
+    /// A configured runner's agent cannot be built.
+    #[error("runner `{id}`: {source}")]
+    Runner {
+        /// The runner id.
+        id: String,
+        /// What is wrong with its agent.
+        source: AgentBuildError,
+    },
+    /// Neither the configuration nor the code configures a runner.
+    #[error(
+        "no runners configured\n  help: add a `runners:` section to {} or call `Harness::runner`",
+        .config.display()
+    )]
+    NoRunners {
+        /// The configuration file used, or where `skillgym.yaml` would be.
+        config: PathBuf,
+    },
+    /// A check made before the run failed.
+    #[error(transparent)]
+    Preflight(#[from] PreflightError),
+    /// The configuration's skills under test are wrong.
+    #[error(transparent)]
+    Skills(#[from] SkillError),
+    /// A `--mock` run cannot start.
+    #[error(transparent)]
+    DryRun(#[from] DryRunError),
+    /// The run directory cannot be claimed.
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
+}
+
+impl Error {
+    /// The process exit code for this error: 2, a usage, configuration or setup problem
+    /// (libtest's own code for bad arguments), for every variant.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_)
+            | Error::DuplicateCaseId(_)
+            | Error::Config(_)
+            | Error::Settings(_)
+            | Error::UnknownReporter(_)
+            | Error::Runner { .. }
+            | Error::NoRunners { .. }
+            | Error::Preflight(_)
+            | Error::Skills(_)
+            | Error::DryRun(_)
+            | Error::RunDir(_) => 2,
+        }
+    }
+
+    /// The message followed by each cause in its [`source`](std::error::Error::source) chain
+    /// that the text does not already show, as `: {cause}`.
+    pub fn report(&self) -> Report<'_> {
+        Report(self)
+    }
+}
+
+/// [`Error::report`]: the error with its causes, each shown once.
+#[derive(Debug)]
+pub struct Report<'a>(&'a Error);
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = self.0.to_string();
+        let mut cause = std::error::Error::source(self.0);
+        while let Some(error) = cause {
+            let shown = error.to_string();
+            if !text.contains(&shown) {
+                text.push_str(": ");
+                text.push_str(&shown);
+            }
+            cause = error.source();
+        }
+        f.write_str(&text)
+    }
+}
+
+/// Why an agent adapter cannot be built from a runner's options.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentBuildError {
+    /// A `command` agent without `command`.
+    #[error("an agent of type `command` needs `command`")]
+    MissingCommand,
+}
+
+/// Checks made before anything runs (prompt files, agent programs), each listing every
+/// case or runner at fault, one per line (`\nerror: ` between them).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PreflightError {
+    /// Selected cases whose `prompt_file` does not exist.
+    #[error("{}", lines(.0))]
+    PromptFiles(Vec<MissingPromptFile>),
+    /// Selected runners whose agent program cannot be found.
+    #[error("{}", lines(.0))]
+    AgentPrograms(Vec<MissingProgram>),
+}
+
+fn lines(problems: &[impl fmt::Display]) -> String {
+    problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\nerror: ")
+}
+
+/// A case whose prompt file does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the prompt file of case `{case}` does not exist: {} (declared at {declared})",
+    .path.display()
+)]
+pub struct MissingPromptFile {
+    /// The case id.
+    pub case: String,
+    /// The prompt file.
+    pub path: PathBuf,
+    /// Where the case is declared (`file:line`).
+    pub declared: String,
+}
+
+/// A runner whose agent program is not an executable file (a path) or not on `PATH` (a name).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "runner `{runner}`: the agent program `{}` {}\n  help: install it ({install}), or point `agent.command` at it; `cargo skillgym doctor` checks every runner",
+    .program.display(),
+    if .program.to_string_lossy().contains('/') { "is not an executable file" } else { "is not on PATH" }
+)]
+pub struct MissingProgram {
+    /// The runner id.
+    pub runner: String,
+    /// The program, as configured.
+    pub program: PathBuf,
+    /// How to install it.
+    pub install: String,
+}
+
+/// A problem with the skills under test.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SkillError {
+    /// A skill directory or its `SKILL.md` is wrong (located at the config entry listing it,
+    /// or in the `SKILL.md`).
+    #[error(transparent)]
+    Invalid(#[from] ConfigError),
+    /// A skill of a case's `skills = [...]` is wrong.
+    #[error("skills: {0}")]
+    InvalidForCase(ConfigError),
+    /// Two different directories hold skills with the same name.
+    #[error("two skills are named `{name}`: {} and {}", .first.display(), .second.display())]
+    NameClash {
+        /// The skill name.
+        name: String,
+        /// The directory seen first.
+        first: PathBuf,
+        /// The other one.
+        second: PathBuf,
+    },
+    /// Skills are listed but attempts do not run in a workspace of their own.
+    #[error(
+        "{what} lists skills under test, which are installed into each attempt's own \
+         workspace, but {place}\n  help: set `run.workspace: {{ mode: isolated }}` (with a \
+         `template_dir` if the agent needs files), or give the case `workspace = \"...\"`"
+    )]
+    NeedsIsolation {
+        /// Who lists them, e.g. "the case's `skills`".
+        what: String,
+        /// Why the workspace is not the attempt's own.
+        place: String,
+    },
+}
+
+/// Why a `--mock` run cannot start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DryRunError {
+    /// The run's script (`--mock-script`) cannot be read or parsed.
+    #[error(transparent)]
+    Script(ConfigError),
+    /// A case's `mock` script cannot be read or parsed.
+    #[error("{error}\n  note: the `mock` script of case `{case}` ({declared})")]
+    CaseScript {
+        /// The problem with the script.
+        error: ConfigError,
+        /// The case id.
+        case: String,
+        /// Where the case is declared.
+        declared: String,
+    },
+    /// The scripted model server cannot listen.
+    #[error("cannot start the scripted model server on 127.0.0.1")]
+    Server(#[source] io::Error),
+}
+
+/// Why a run cannot claim its run directory.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunDirError {
+    /// Another run already owns it (`SKILLGYM_RUN_ID` names a finished run).
+    #[error(
+        "the run directory `{}` already holds another run: a run directory is never reused\n  help: unset `SKILLGYM_RUN_ID` (each run then gets a fresh id), choose another one, or remove the directory",
+        .path.display()
+    )]
+    Reused {
+        /// The run directory.
+        path: PathBuf,
+    },
+    /// It cannot be created, or its owner marker written or read.
+    #[error("cannot claim the run directory `{}`", .path.display())]
+    Io {
+        /// The run directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+}
+
+/// A file or process operation that failed, naming its path(s); the io error is the source.
+///
+/// Where a seam returns [`io::Result`] (e.g. [`Agent::launch`](crate::Agent::launch)) it is
+/// wrapped in an [`io::Error`] of the same kind, which keeps it as its source:
+/// `io::Error::from(IoError::...)`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum IoError {
+    /// A directory for a log file cannot be created.
+    #[error("cannot create log directory `{}`: {source}", .path.display())]
+    CreateLogDir {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A log file cannot be created.
+    #[error("cannot create log file `{}`: {source}", .path.display())]
+    CreateLogFile {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A program cannot be started.
+    #[error("cannot start `{}` in `{}`: {source}", .program.display(), .cwd.display())]
+    Spawn {
+        /// The program.
+        program: PathBuf,
+        /// The directory it was to run in.
+        cwd: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A directory cannot be created.
+    #[error("cannot create {}: {source}", .path.display())]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A file cannot be written.
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A prompt file cannot be read.
+    #[error("cannot read prompt file {}: {source}", .path.display())]
+    ReadPrompt {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// What a skill's directory holds cannot be removed before it is installed again.
+    #[error("cannot replace {}: {source}", .path.display())]
+    ReplaceSkill {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A skill cannot be copied into a workspace.
+    #[error("cannot install the skill `{name}` from {} into {}: {source}", .from.display(), .to.display())]
+    InstallSkill {
+        /// The skill name.
+        name: String,
+        /// Its directory.
+        from: PathBuf,
+        /// Where it was to go.
+        to: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// An auth file cannot be copied into an agent's state directory.
+    #[error("cannot seed {} into {}: {source}", .from.display(), .to.display())]
+    Seed {
+        /// The user's file.
+        from: PathBuf,
+        /// The copy.
+        to: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A private skills directory cannot be linked to the user's.
+    #[error("cannot link {} to the user's skills {}: {source}", .link.display(), .target.display())]
+    LinkUserSkills {
+        /// The link.
+        link: PathBuf,
+        /// The user's skills directory.
+        target: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// An agent's session file cannot be copied into the artifacts.
+    #[error("cannot copy the session file {}: {source}", .path.display())]
+    CopySessionFile {
+        /// The session file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// Any other operation on a path (e.g. while copying a tree).
+    #[error("{}: {source}", .path.display())]
+    At {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+}
+
+impl IoError {
+    /// The io error behind it.
+    pub fn io_source(&self) -> &io::Error {
+        match self {
+            IoError::CreateLogDir { source, .. }
+            | IoError::CreateLogFile { source, .. }
+            | IoError::Spawn { source, .. }
+            | IoError::CreateDir { source, .. }
+            | IoError::Write { source, .. }
+            | IoError::ReadPrompt { source, .. }
+            | IoError::ReplaceSkill { source, .. }
+            | IoError::InstallSkill { source, .. }
+            | IoError::Seed { source, .. }
+            | IoError::LinkUserSkills { source, .. }
+            | IoError::CopySessionFile { source, .. }
+            | IoError::At { source, .. } => source,
+        }
+    }
+}
+
+impl From<IoError> for io::Error {
+    /// An [`io::Error`] of the cause's kind, whose source is the cause.
+    fn from(error: IoError) -> io::Error {
+        io::Error::new(error.io_source().kind(), error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+    use std::path::Path;
+
+    use super::*;
+
+    fn denied() -> io::Error {
+        io::Error::from(io::ErrorKind::PermissionDenied)
+    }
+
+    fn config() -> ConfigError {
+        ConfigError::new(Some(Path::new("/p/skillgym.yaml")), "bad")
+    }
+
+    #[test]
+    fn every_variant_exits_with_2() {
+        let usage = crate::cli::from_env(|key| (key == "SKILLGYM_REPEAT").then(|| "x".to_owned()))
+            .unwrap_err();
+        let errors = [
+            Error::Usage(usage),
+            Error::DuplicateCaseId(DuplicateCaseId {
+                id: "a".into(),
+                first: "x.rs:1".into(),
+                second: "y.rs:2".into(),
+            }),
+            Error::Config(config()),
+            Error::Settings(SettingsError::Config(config())),
+            Error::UnknownReporter("junit".into()),
+            Error::Runner {
+                id: "r".into(),
+                source: AgentBuildError::MissingCommand,
+            },
+            Error::NoRunners {
+                config: "skillgym.yaml".into(),
+            },
+            Error::Preflight(PreflightError::PromptFiles(Vec::new())),
+            Error::Skills(SkillError::Invalid(config())),
+            Error::DryRun(DryRunError::Server(denied())),
+            Error::RunDir(RunDirError::Reused { path: "/r".into() }),
+        ];
+        for error in &errors {
+            assert_eq!(error.exit_code(), 2, "{error:?}");
+        }
+    }
+
+    #[test]
+    fn an_io_cause_is_kept_and_reported_once() {
+        let error = Error::from(RunDirError::Io {
+            path: "/runs/1".into(),
+            source: denied(),
+        });
+        let cause = error.source().expect("the io error is the source");
+        assert_eq!(cause.to_string(), denied().to_string());
+        let report = error.report().to_string();
+        assert_eq!(
+            report,
+            format!("cannot claim the run directory `/runs/1`: {}", denied())
+        );
+
+        let server = Error::from(DryRunError::Server(denied()));
+        assert_eq!(
+            server.report().to_string(),
+            format!(
+                "cannot start the scripted model server on 127.0.0.1: {}",
+                denied()
+            )
+        );
+    }
+
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        // An `IoError` says its cause; wrapped in an `io::Error` it stays the source.
+        let wrapped = io::Error::from(IoError::CreateDir {
+            path: "/runs".into(),
+            source: denied(),
+        });
+        assert_eq!(wrapped.kind(), io::ErrorKind::PermissionDenied);
+        assert!(wrapped.source().is_some(), "source kept through io::Error");
+        let text = wrapped.to_string();
+        assert_eq!(text, format!("cannot create /runs: {}", denied()));
+
+        let error = Error::from(RunDirError::Io {
+            path: "/runs/1".into(),
+            source: wrapped,
+        });
+        let report = error.report().to_string();
+        assert_eq!(report.matches(&denied().to_string()).count(), 1, "{report}");
+        assert_eq!(
+            report,
+            format!("cannot claim the run directory `/runs/1`: {text}")
+        );
+
+        // A transparent wrapper whose source is its own text is shown once too.
+        let settings = Error::from(SettingsError::Config(config()));
+        assert_eq!(settings.report().to_string(), config().to_string());
+    }
+
+    #[test]
+    fn preflight_problems_are_one_line_each() {
+        let error = PreflightError::PromptFiles(vec![
+            MissingPromptFile {
+                case: "a".into(),
+                path: "/p/a.md".into(),
+                declared: "t.rs:1".into(),
+            },
+            MissingPromptFile {
+                case: "b".into(),
+                path: "/p/b.md".into(),
+                declared: "t.rs:9".into(),
+            },
+        ]);
+        assert_eq!(
+            error.to_string(),
+            "the prompt file of case `a` does not exist: /p/a.md (declared at t.rs:1)\nerror: the prompt file of case `b` does not exist: /p/b.md (declared at t.rs:9)"
+        );
+        let program = MissingProgram {
+            runner: "r".into(),
+            program: "./bin/agent".into(),
+            install: "npm i".into(),
+        };
+        assert!(
+            program.to_string().starts_with(
+                "runner `r`: the agent program `./bin/agent` is not an executable file\n"
+            ),
+            "{program}"
+        );
+    }
+}
