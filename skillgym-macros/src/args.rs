@@ -204,7 +204,7 @@ impl Args {
             "max_steps" => self.max_steps = Some(integer(value, key, 1)?),
             "timeout" => {
                 let text = string(value, key)?;
-                let millis = duration::parse_millis(&text.value())
+                let millis = duration::timeout_millis(&text.value())
                     .map_err(|message| Error::new(text.span(), message))?;
                 self.timeout_ms = Some(millis);
             }

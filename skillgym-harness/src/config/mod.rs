@@ -31,7 +31,7 @@ pub mod yaml;
 mod tests;
 
 pub use discover::{FILE_NAMES, discover, discover_checked, load, load_for_run};
-pub use duration::parse_duration;
+pub use duration::{DurationError, DurationErrorKind, parse_duration};
 pub use error::ConfigError;
 pub use schema::{
     AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, ProviderConfig, RunConfig,

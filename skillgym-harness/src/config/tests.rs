@@ -521,6 +521,52 @@ fn timeout_rules() {
     );
 }
 
+/// The shared duration table (also run against the macro's `timeout`), through every YAML key
+/// that takes a duration.
+#[test]
+fn duration_keys_follow_the_shared_grammar() {
+    use skillgym_grammar::duration::examples::{ACCEPTED, REJECTED, message};
+    let documents = |text: &str| {
+        let quoted = serde_json::to_string(text).unwrap();
+        [
+            format!("defaults:\n  timeout: {quoted}\n"),
+            format!(
+                "run:\n  workspace:\n    mode: isolated\n    bootstrap: {{ command: x, timeout: {quoted} }}\n"
+            ),
+        ]
+    };
+    let timeouts = |config: Config| {
+        let bootstrap = config
+            .run
+            .workspace
+            .and_then(|w| w.bootstrap)
+            .and_then(|b| b.timeout);
+        config.defaults.timeout.or(bootstrap)
+    };
+    for &(text, millis) in ACCEPTED {
+        for yaml in documents(text) {
+            if millis == 0 {
+                assert_eq!(
+                    fail(&yaml).message(),
+                    "`timeout` must be greater than zero",
+                    "{yaml}"
+                );
+            } else {
+                assert_eq!(
+                    timeouts(parse(&yaml)),
+                    Some(Duration::from_millis(millis)),
+                    "{yaml}"
+                );
+            }
+        }
+    }
+    for &(text, why) in REJECTED {
+        for yaml in documents(text) {
+            assert_eq!(fail(&yaml).message(), message(text, why), "{yaml}");
+        }
+    }
+}
+
 #[test]
 fn keys_of_features_not_built_yet_are_errors_at_their_value() {
     let err = fail("run:\n  repeat: 1\nsuites: [cases/EVAL.yaml]\n");
