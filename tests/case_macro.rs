@@ -171,7 +171,6 @@ fn defaults() {
     assert!(def.tags.is_empty());
     assert_eq!(def.repeat, None);
     assert_eq!(def.repeat_failure, None);
-    assert_eq!(def.retry_failed, None);
     assert!(!def.expected_fail);
     assert_eq!(def.timeout_ms, None);
     assert_eq!(def.max_steps, None);
@@ -197,8 +196,8 @@ fn every_argument() {
     assert_eq!(def.prompt, PromptSource::File("prompts/all.md"));
     assert_eq!(def.tags, ["smoke", "skills"]);
     assert_eq!(def.repeat, Some(3));
+    // `retry_failed = 1` is the legacy alias, folded in by the macro; `repeat_failure` wins.
     assert_eq!(def.repeat_failure, Some(2));
-    assert_eq!(def.retry_failed, Some(1));
     assert!(def.expected_fail);
     assert_eq!(def.timeout_ms, Some(5_400_000));
     assert_eq!(def.max_steps, Some(40));

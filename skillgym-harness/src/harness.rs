@@ -239,7 +239,6 @@ impl Harness {
             run_dir,
             gates,
             settings,
-            overrides,
             cases,
             runners,
             results: Mutex::new(Vec::new()),

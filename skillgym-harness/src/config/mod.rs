@@ -38,6 +38,7 @@ pub use schema::{
     RunnerConfig, Schedule, UserSkills, WireApi, WorkspaceConfig, WorkspaceMode,
 };
 pub use settings::{
-    DEFAULT_MAX_OUTPUT, DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings, SettingsError, resolve,
+    CaseOverrides, CaseSettings, DEFAULT_MAX_OUTPUT, DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings,
+    SettingsError, resolve,
 };
 pub use size::parse_size;

@@ -139,7 +139,7 @@ pub(crate) fn prepare(
                 runner_id: Some(runner_id.to_owned()),
             };
             // The attempt's own limit: a bootstrap is part of the attempt.
-            let timeout = run.timeout(case);
+            let timeout = run.settings.effective(case).timeout;
             let prepared = fill(&record.cwd, template).and_then(|()| match &config.bootstrap {
                 Some(bootstrap) => {
                     let (outcome, ran) =
