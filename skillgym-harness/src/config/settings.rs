@@ -108,7 +108,7 @@ pub struct CaseOverrides {
     pub repeat_failure: Option<u32>,
 }
 
-/// The settings one case runs with (see the second table in the [module docs](self)).
+/// The settings one case runs with, from [`Settings::effective`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CaseSettings {
     /// Passing samples wanted per execution (at least 1).
@@ -266,6 +266,13 @@ fn default_parallelism() -> usize {
 impl Settings {
     /// The settings `case` runs with: a flag or variable, else the case's argument, else the run
     /// setting, else the default.
+    ///
+    /// | setting | flag or variable | case | run setting | default |
+    /// |---|---|---|---|---|
+    /// | `repeat` (at least 1) | [`CaseOverrides::repeat`] | `repeat` | `run.repeat` | 1 |
+    /// | `repeat_failure` | [`CaseOverrides::repeat_failure`] | `repeat_failure` | `run.repeat_failure` | 0 |
+    /// | `timeout` | — | `timeout` | `defaults.timeout` | 2m |
+    /// | `max_steps` | — | `max_steps` | `run.max_steps` | none |
     pub fn effective(&self, case: &CaseSpec) -> CaseSettings {
         CaseSettings {
             repeat: self
