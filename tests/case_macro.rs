@@ -86,8 +86,10 @@ fn all_arguments(_report: &SessionReport, _ctx: &mut CaseContext) -> skillgym::R
 mod nested {
     use skillgym::prelude::*;
 
+    // `timeout` follows the grammar `skillgym.yaml` uses: surrounding whitespace trimmed, largest
+    // unit first (`"30s1m"` is a compile error, see tests/ui/bad_timeout.rs).
     pub(crate) const INNER_CASE_LINE: u32 = line!() + 2;
-    #[skillgym::case(prompt = "inner", timeout = "90s", classify_failure = self::by_origin)]
+    #[skillgym::case(prompt = "inner", timeout = " 1m30s ", classify_failure = self::by_origin)]
     pub(crate) async fn inner_case(_report: &SessionReport) {}
 
     fn by_origin(failure: &skillgym::Failure) -> Option<&'static str> {
@@ -169,7 +171,6 @@ fn defaults() {
     assert!(def.tags.is_empty());
     assert_eq!(def.repeat, None);
     assert_eq!(def.repeat_failure, None);
-    assert_eq!(def.retry_failed, None);
     assert!(!def.expected_fail);
     assert_eq!(def.timeout_ms, None);
     assert_eq!(def.max_steps, None);
@@ -195,8 +196,8 @@ fn every_argument() {
     assert_eq!(def.prompt, PromptSource::File("prompts/all.md"));
     assert_eq!(def.tags, ["smoke", "skills"]);
     assert_eq!(def.repeat, Some(3));
+    // `retry_failed = 1` is the legacy alias, folded in by the macro; `repeat_failure` wins.
     assert_eq!(def.repeat_failure, Some(2));
-    assert_eq!(def.retry_failed, Some(1));
     assert!(def.expected_fail);
     assert_eq!(def.timeout_ms, Some(5_400_000));
     assert_eq!(def.max_steps, Some(40));
@@ -215,6 +216,14 @@ fn nested_module() {
     assert_eq!(def.timeout_ms, Some(90_000));
     assert_eq!(def.prompt, PromptSource::Inline("inner"));
     assert_eq!(run(def, "claude"), Ok(()));
+}
+
+#[test]
+fn timeout_follows_the_shared_duration_grammar() {
+    let def = case("inner_case");
+    assert_eq!(def.timeout_ms, Some(90_000));
+    let spec = skillgym_harness::suite::CaseSpec::from_def(def);
+    assert_eq!(spec.timeout, Some(std::time::Duration::from_secs(90)));
 }
 
 #[test]

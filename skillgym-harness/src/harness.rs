@@ -145,7 +145,7 @@ impl Harness {
                 plan.executions.len(),
             ));
         }
-        let context = run_context(&arguments, settings, overrides, cases, runners)?;
+        let context = run_context(&arguments, settings, &overrides, cases, runners)?;
         let trials = trials(&plan, &context);
         Ok(Some((arguments, context, trials)))
     }
@@ -238,7 +238,7 @@ fn check_before_run(
 fn run_context(
     arguments: &Arguments,
     settings: Settings,
-    overrides: SkillgymArgs,
+    overrides: &SkillgymArgs,
     cases: Vec<CaseSpec>,
     runners: Vec<Runner>,
 ) -> Result<Arc<RunContext>, Error> {
@@ -246,7 +246,7 @@ fn run_context(
     let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
     let gates = gates(&settings, &runners, &run_dir);
     let rejections = Rejections::new(&run_dir.path());
-    let dry_run = dry_run(arguments, &overrides, &cases)?;
+    let dry_run = dry_run(arguments, overrides, &cases)?;
     // Skills are loaded and checked before anything runs (not for `--list`, which reads
     // nothing).
     let skills = if arguments.list {
@@ -265,7 +265,6 @@ fn run_context(
         run_dir,
         gates,
         settings,
-        overrides,
         cases,
         runners,
         results: Mutex::new(Vec::new()),

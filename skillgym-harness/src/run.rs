@@ -4,7 +4,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::agent::Agent;
 use crate::artifacts::RunDir;
-use crate::cli::SkillgymArgs;
 use crate::config::Settings;
 use crate::dry_run::DryRun;
 use crate::execute::ExecutionResult;
@@ -35,8 +34,6 @@ impl std::fmt::Debug for Runner {
 pub struct RunContext {
     /// Resolved settings.
     pub settings: Settings,
-    /// Flags and environment (they override per-case values).
-    pub overrides: SkillgymArgs,
     /// Where artifacts go.
     pub run_dir: RunDir,
     /// The cases, sorted by id.
@@ -57,29 +54,6 @@ pub struct RunContext {
 }
 
 impl RunContext {
-    /// Successful repetitions wanted: flag > case > config > 1.
-    pub fn settings_repeat(&self, case: &CaseSpec) -> u32 {
-        self.overrides
-            .repeat
-            .or(case.repeat)
-            .unwrap_or(self.settings.repeat)
-            .max(1)
-    }
-
-    /// Retries per repetition: flag (`--repeat-failure`, then `--retry-failed`) > case > config.
-    pub fn settings_repeat_failure(&self, case: &CaseSpec) -> u32 {
-        self.overrides
-            .repeat_failure
-            .or(self.overrides.retry_failed)
-            .or(case.repeat_failure)
-            .unwrap_or(self.settings.repeat_failure)
-    }
-
-    /// The per-case timeout: the case's, else `defaults.timeout`, else 2 minutes.
-    pub fn timeout(&self, case: &CaseSpec) -> std::time::Duration {
-        case.timeout.unwrap_or(self.settings.default_timeout)
-    }
-
     /// Records a finished execution.
     pub fn record(&self, position: usize, result: ExecutionResult) {
         self.results

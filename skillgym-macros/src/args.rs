@@ -40,8 +40,10 @@ pub(crate) struct Args {
     pub id: Option<LitStr>,
     pub tags: Vec<LitStr>,
     pub repeat: Option<u32>,
+    /// `repeat_failure`, or else its legacy alias `retry_failed`.
     pub repeat_failure: Option<u32>,
-    pub retry_failed: Option<u32>,
+    /// `retry_failed` as written; [`parse`] folds it into `repeat_failure`.
+    retry_failed: Option<u32>,
     pub expected_fail: bool,
     pub timeout_ms: Option<u64>,
     pub max_steps: Option<u32>,
@@ -80,6 +82,8 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> Args {
         }
         Err(error) => errors.push(error),
     }
+    // The legacy alias stops here: `repeat_failure` wins when both are given.
+    args.repeat_failure = args.repeat_failure.or(args.retry_failed.take());
     args
 }
 
@@ -204,7 +208,7 @@ impl Args {
             "max_steps" => self.max_steps = Some(integer(value, key, 1)?),
             "timeout" => {
                 let text = string(value, key)?;
-                let millis = duration::parse_millis(&text.value())
+                let millis = duration::timeout_millis(&text.value())
                     .map_err(|message| Error::new(text.span(), message))?;
                 self.timeout_ms = Some(millis);
             }
@@ -383,6 +387,60 @@ fn function_path(value: &Expr) -> syn::Result<syn::Path> {
                 message.push_str(&format!(": write `{}` without quotes", text.value()));
             }
             Err(Error::new_spanned(value, message))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repeat_failure(tokens: TokenStream) -> Option<u32> {
+        let mut errors = Vec::new();
+        let args = parse(tokens, &mut errors);
+        assert!(errors.is_empty(), "{}", errors[0]);
+        args.repeat_failure
+    }
+
+    #[test]
+    fn the_retry_failed_alias_is_folded_into_repeat_failure() {
+        use quote::quote;
+        assert_eq!(
+            repeat_failure(quote!(prompt = "p", retry_failed = 2)),
+            Some(2)
+        );
+        assert_eq!(
+            repeat_failure(quote!(prompt = "p", retry_failed = 2, repeat_failure = 0)),
+            Some(0)
+        );
+        assert_eq!(
+            repeat_failure(quote!(prompt = "p", repeat_failure = 1, retry_failed = 3)),
+            Some(1)
+        );
+        assert_eq!(repeat_failure(quote!(prompt = "p")), None);
+    }
+
+    /// The duration table YAML's keys are tested with, through the whole argument parser.
+    #[test]
+    fn timeout_follows_the_shared_table() {
+        use skillgym_grammar::duration::examples::{ACCEPTED, REJECTED, message};
+        let timeout = |text: &str| {
+            let mut errors = Vec::new();
+            let args = parse(quote::quote!(prompt = "p", timeout = #text), &mut errors);
+            match errors.first() {
+                Some(error) => Err(error.to_string()),
+                None => Ok(args.timeout_ms.unwrap()),
+            }
+        };
+        for &(text, millis) in ACCEPTED {
+            let expected = match millis {
+                0 => Err("`timeout` must be greater than zero".to_owned()),
+                millis => Ok(millis),
+            };
+            assert_eq!(timeout(text), expected, "{text:?}");
+        }
+        for &(text, why) in REJECTED {
+            assert_eq!(timeout(text), Err(message(text, why)), "{text:?}");
         }
     }
 }

@@ -1,65 +1,26 @@
-//! `timeout = "1h30m"` strings.
+//! `timeout = "1h30m"`: the duration grammar `skillgym.yaml` uses too, from
+//! [`skillgym_grammar::duration`], which documents it as a table; zero is rejected, as in YAML.
 
-/// What a valid duration looks like, for error messages.
-pub(crate) const EXPECTED: &str =
-    "expected a duration such as \"500ms\", \"90s\", \"5m\" or \"1h30m\" (units: ms, s, m, h)";
-
-/// Parses one or more `<integer><unit>` parts (units `ms`, `s`, `m`, `h`) into milliseconds.
-pub(crate) fn parse_millis(text: &str) -> Result<u64, String> {
-    if text.is_empty() {
-        return Err(format!("empty timeout: {EXPECTED}"));
+/// The timeout in milliseconds, or the message to show at the string literal.
+pub(crate) fn timeout_millis(text: &str) -> Result<u64, String> {
+    match skillgym_grammar::duration::parse_millis(text) {
+        Ok(0) => Err("`timeout` must be greater than zero".to_owned()),
+        Ok(millis) => Ok(millis),
+        Err(error) => Err(error.to_string()),
     }
-    let mut rest = text;
-    let mut total: u64 = 0;
-    while !rest.is_empty() {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            return Err(format!("invalid timeout \"{text}\": {EXPECTED}"));
-        }
-        let (number, after) = rest.split_at(digits);
-        let letters = after.bytes().take_while(u8::is_ascii_alphabetic).count();
-        let (unit, after) = after.split_at(letters);
-        let factor: u64 = match unit {
-            "ms" => 1,
-            "s" => 1_000,
-            "m" => 60_000,
-            "h" => 3_600_000,
-            "" => {
-                return Err(format!(
-                    "invalid timeout \"{text}\": `{number}` has no unit; {EXPECTED}"
-                ));
-            }
-            other => {
-                return Err(format!(
-                    "invalid timeout \"{text}\": unknown unit `{other}`; {EXPECTED}"
-                ));
-            }
-        };
-        let part = number
-            .parse::<u64>()
-            .ok()
-            .and_then(|n| n.checked_mul(factor))
-            .and_then(|ms| total.checked_add(ms));
-        total = part.ok_or_else(|| format!("timeout \"{text}\" is too large"))?;
-        rest = after;
-    }
-    if total == 0 {
-        return Err(format!("timeout \"{text}\" must be greater than zero"));
-    }
-    Ok(total)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_millis;
+    use super::timeout_millis;
 
     #[test]
     fn valid() {
-        assert_eq!(parse_millis("500ms"), Ok(500));
-        assert_eq!(parse_millis("90s"), Ok(90_000));
-        assert_eq!(parse_millis("5m"), Ok(300_000));
-        assert_eq!(parse_millis("1h30m"), Ok(5_400_000));
-        assert_eq!(parse_millis("1m30s250ms"), Ok(90_250));
+        assert_eq!(timeout_millis("500ms"), Ok(500));
+        assert_eq!(timeout_millis("90s"), Ok(90_000));
+        assert_eq!(timeout_millis("5m"), Ok(300_000));
+        assert_eq!(timeout_millis("1h30m"), Ok(5_400_000));
+        assert_eq!(timeout_millis("1m30s250ms"), Ok(90_250));
     }
 
     #[test]
@@ -76,7 +37,7 @@ mod tests {
             "-1s",
             "99999999999999999h",
         ] {
-            assert!(parse_millis(bad).is_err(), "{bad:?} should be rejected");
+            assert!(timeout_millis(bad).is_err(), "{bad:?} should be rejected");
         }
     }
 }

@@ -95,7 +95,6 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let runners = &args.runners;
     let repeat = option_int(args.repeat.map(u64::from));
     let repeat_failure = option_int(args.repeat_failure.map(u64::from));
-    let retry_failed = option_int(args.retry_failed.map(u64::from));
     let timeout_ms = option_int(args.timeout_ms);
     let max_steps = option_int(args.max_steps.map(u64::from));
     let expected_fail = args.expected_fail;
@@ -130,7 +129,6 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                     tags: &[#(#tags),*],
                     repeat: #repeat,
                     repeat_failure: #repeat_failure,
-                    retry_failed: #retry_failed,
                     expected_fail: #expected_fail,
                     timeout_ms: #timeout_ms,
                     max_steps: #max_steps,

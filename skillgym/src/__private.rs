@@ -48,10 +48,8 @@ pub struct CaseDef {
     pub tags: &'static [&'static str],
     /// `repeat = N`.
     pub repeat: Option<u32>,
-    /// `repeat_failure = N`.
+    /// `repeat_failure = N`, or its legacy alias `retry_failed = N` (folded in by the macro).
     pub repeat_failure: Option<u32>,
-    /// `retry_failed = N` (legacy alias).
-    pub retry_failed: Option<u32>,
     /// `expected_fail`.
     pub expected_fail: bool,
     /// `timeout = "..."`, in milliseconds.

@@ -31,13 +31,14 @@ pub mod yaml;
 mod tests;
 
 pub use discover::{FILE_NAMES, discover, discover_checked, load, load_for_run};
-pub use duration::parse_duration;
+pub use duration::{DurationError, DurationErrorKind, parse_duration};
 pub use error::ConfigError;
 pub use schema::{
     AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, ProviderConfig, RunConfig,
     RunnerConfig, Schedule, UserSkills, WireApi, WorkspaceConfig, WorkspaceMode,
 };
 pub use settings::{
-    DEFAULT_MAX_OUTPUT, DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings, SettingsError, resolve,
+    CaseOverrides, CaseSettings, DEFAULT_MAX_OUTPUT, DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings,
+    SettingsError, resolve,
 };
 pub use size::parse_size;

@@ -211,10 +211,8 @@ pub struct RunConfig {
     pub max_parallel: Option<usize>,
     /// `repeat` (>= 1).
     pub repeat: Option<u32>,
-    /// `repeat_failure` (>= 0).
+    /// `repeat_failure` (>= 0), or else its legacy alias `retry_failed`.
     pub repeat_failure: Option<u32>,
-    /// `retry_failed` (>= 0), legacy alias of `repeat_failure`, which wins when both are set.
-    pub retry_failed: Option<u32>,
     /// `max_steps` (>= 1).
     pub max_steps: Option<u32>,
     /// `tags`: the default tag filter when no `--tag` is given.
@@ -357,8 +355,8 @@ impl TryFrom<RawRun> for RunConfig {
             schedule: raw.schedule,
             max_parallel: raw.max_parallel,
             repeat: raw.repeat,
-            repeat_failure: raw.repeat_failure,
-            retry_failed: raw.retry_failed,
+            // The legacy alias stops here: `repeat_failure` wins when both are set.
+            repeat_failure: raw.repeat_failure.or(raw.retry_failed),
             max_steps: raw.max_steps,
             tags,
             output_dir: raw.output_dir,

@@ -18,6 +18,21 @@
 //!
 //! A flag beats its variable, field by field. An empty variable counts as unset. An empty
 //! `--tag` list never hides `run.tags`.
+//!
+//! Each case then gets its own settings, [`Settings::effective`], the one place that applies
+//! this order:
+//!
+//! | per-case setting | flag or variable | case argument | run setting | default |
+//! |---|---|---|---|---|
+//! | repeat (at least 1) | `--repeat`, `SKILLGYM_REPEAT` (beat the case) | `repeat` | `run.repeat` | 1 |
+//! | repeat failure | `--repeat-failure`, `SKILLGYM_REPEAT_FAILURE` (beat the case) | `repeat_failure` | `run.repeat_failure` | 0 |
+//! | timeout | — | `timeout` | `defaults.timeout` | 2m |
+//! | max steps | — | `max_steps` | `run.max_steps` | none |
+//!
+//! `retry_failed` is an alias read only at the edges (`--retry-failed`, `SKILLGYM_RETRY_FAILED`,
+//! `run.retry_failed`, the macro's `retry_failed = N`) and folded there into `repeat_failure`:
+//! `repeat_failure` wins when both are given at one level, and a flag, either one, beats a
+//! variable (`--retry-failed` beats `SKILLGYM_REPEAT_FAILURE`).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -29,6 +44,7 @@ use super::{Config, ConfigError, Schedule, UserSkills, WorkspaceConfig, Workspac
 use crate::cli::{SkillgymArgs, UsageError};
 use crate::config::RunnerConfig;
 use crate::suggest::did_you_mean;
+use crate::suite::CaseSpec;
 
 /// The default per-case timeout when neither the case nor `defaults` set one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -47,10 +63,12 @@ pub struct Settings {
     pub schedule: Schedule,
     /// Executions at once (1 when `schedule` is serial).
     pub max_parallel: usize,
-    /// Passing samples wanted per execution.
+    /// Passing samples wanted per execution, when the case sets none (see [`Self::effective`]).
     pub repeat: u32,
-    /// Extra attempts allowed per repetition after a failure.
+    /// Extra attempts allowed per repetition after a failure, when the case sets none.
     pub repeat_failure: u32,
+    /// The per-case settings a flag or variable gave, which beat the case's own.
+    pub overrides: CaseOverrides,
     /// Run only cases with one of these tags (empty: every case).
     pub tags: Vec<String>,
     /// Run only these runner ids (empty: every runner).
@@ -78,6 +96,29 @@ pub struct Settings {
     pub max_output: u64,
     /// `run.secrets`: variable names masked besides those that look secret.
     pub secrets: Vec<String>,
+}
+
+/// Per-case settings given by a flag or `SKILLGYM_*` variable; they beat the case's arguments.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CaseOverrides {
+    /// `--repeat` / `SKILLGYM_REPEAT`.
+    pub repeat: Option<u32>,
+    /// `--repeat-failure` / `SKILLGYM_REPEAT_FAILURE`, or their alias `--retry-failed` /
+    /// `SKILLGYM_RETRY_FAILED`.
+    pub repeat_failure: Option<u32>,
+}
+
+/// The settings one case runs with, from [`Settings::effective`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaseSettings {
+    /// Passing samples wanted per execution (at least 1).
+    pub repeat: u32,
+    /// Extra attempts allowed per repetition after a failure.
+    pub repeat_failure: u32,
+    /// How long one session may run.
+    pub timeout: Duration,
+    /// Best-effort cap on agent steps per session.
+    pub max_steps: Option<u32>,
 }
 
 /// The default `run.max_output`: 512 MiB.
@@ -161,12 +202,12 @@ fn resolve_in(
             .or(run.max_parallel)
             .unwrap_or_else(default_parallelism),
     };
-    let repeat_failure = args
-        .repeat_failure
-        .or(args.retry_failed)
-        .or(run.repeat_failure)
-        .or(run.retry_failed)
-        .unwrap_or(0);
+    let overrides = CaseOverrides {
+        repeat: args.repeat,
+        // The legacy `--retry-failed` stops here (`SkillgymArgs::or` already let a flag, either
+        // one, beat a variable).
+        repeat_failure: args.repeat_failure.or(args.retry_failed),
+    };
     // An empty CLI list means "not given": it must not hide `run.tags`.
     let tags = if args.tags.is_empty() {
         run.tags.unwrap_or_default()
@@ -198,8 +239,9 @@ fn resolve_in(
         config_dir: dir,
         schedule,
         max_parallel,
-        repeat: args.repeat.or(run.repeat).unwrap_or(1),
-        repeat_failure,
+        repeat: overrides.repeat.or(run.repeat).unwrap_or(1),
+        repeat_failure: overrides.repeat_failure.or(run.repeat_failure).unwrap_or(0),
+        overrides,
         tags,
         runner_filter: args.runners.clone(),
         output_dir,
@@ -222,6 +264,33 @@ fn default_parallelism() -> usize {
 }
 
 impl Settings {
+    /// The settings `case` runs with: a flag or variable, else the case's argument, else the run
+    /// setting, else the default.
+    ///
+    /// | setting | flag or variable | case | run setting | default |
+    /// |---|---|---|---|---|
+    /// | `repeat` (at least 1) | [`CaseOverrides::repeat`] | `repeat` | `run.repeat` | 1 |
+    /// | `repeat_failure` | [`CaseOverrides::repeat_failure`] | `repeat_failure` | `run.repeat_failure` | 0 |
+    /// | `timeout` | — | `timeout` | `defaults.timeout` | 2m |
+    /// | `max_steps` | — | `max_steps` | `run.max_steps` | none |
+    pub fn effective(&self, case: &CaseSpec) -> CaseSettings {
+        CaseSettings {
+            repeat: self
+                .overrides
+                .repeat
+                .or(case.repeat)
+                .unwrap_or(self.repeat)
+                .max(1),
+            repeat_failure: self
+                .overrides
+                .repeat_failure
+                .or(case.repeat_failure)
+                .unwrap_or(self.repeat_failure),
+            timeout: case.timeout.unwrap_or(self.default_timeout),
+            max_steps: case.max_steps.or(self.max_steps),
+        }
+    }
+
     /// Checks that every id in `runner_filter` is one of `known` (configured plus any runners
     /// added in code); the error lists the known ids and suggests the closest.
     pub fn check_runner_filter(&self, known: &[&str]) -> Result<(), UsageError> {
@@ -427,6 +496,52 @@ runners:
                 "{argv:?} {yaml}"
             );
         }
+    }
+
+    #[test]
+    fn per_case_settings_follow_the_table() {
+        let registered = skillgym::__private::CaseDef::all()
+            .next()
+            .expect("this test binary registers a case");
+        let base = CaseSpec::from_def(registered);
+        let case = |repeat, repeat_failure, timeout: Option<u64>, max_steps| CaseSpec {
+            repeat,
+            repeat_failure,
+            timeout: timeout.map(Duration::from_secs),
+            max_steps,
+            ..base.clone()
+        };
+        let unset = case(None, None, None, None);
+        let set = case(Some(5), Some(3), Some(10), Some(7));
+        let settings = |repeat, repeat_failure, timeout, max_steps| CaseSettings {
+            repeat,
+            repeat_failure,
+            timeout: Duration::from_secs(timeout),
+            max_steps,
+        };
+
+        let defaults = resolve(Config::default_for(Path::new(DIR)), SkillgymArgs::default());
+        assert_eq!(defaults.effective(&unset), settings(1, 0, 120, None));
+        // The file fills in what the case leaves unset; the case beats the file.
+        let file = resolve(config(FULL), SkillgymArgs::default());
+        assert_eq!(file.effective(&unset), settings(2, 1, 300, Some(40)));
+        assert_eq!(file.effective(&set), settings(5, 3, 10, Some(7)));
+        // Flags and variables beat the case.
+        let flagged = resolve(
+            config(FULL),
+            flags(&["--repeat", "4", "--retry-failed", "0"]),
+        );
+        assert_eq!(flagged.effective(&set), settings(4, 0, 10, Some(7)));
+        let variables = env(&[("SKILLGYM_REPEAT", "6"), ("SKILLGYM_RETRY_FAILED", "2")]);
+        let from_env = resolve(config(FULL), variables);
+        assert_eq!(from_env.effective(&set), settings(6, 2, 10, Some(7)));
+        // `--retry-failed` on the command line beats `SKILLGYM_REPEAT_FAILURE`.
+        let both = resolve(
+            config(FULL),
+            flags(&["--retry-failed", "2"]).or(env(&[("SKILLGYM_REPEAT_FAILURE", "6")])),
+        );
+        assert_eq!(both.effective(&set).repeat_failure, 2);
+        assert_eq!(both.effective(&unset).repeat_failure, 2);
     }
 
     #[test]

@@ -73,8 +73,8 @@ runners:
     assert_eq!(run.schedule, Some(Schedule::IsolatedByRunner));
     assert_eq!(run.max_parallel, Some(4));
     assert_eq!(run.repeat, Some(2));
+    // `retry_failed: 3` is the legacy alias, folded in at parse time; `repeat_failure` wins.
     assert_eq!(run.repeat_failure, Some(1));
-    assert_eq!(run.retry_failed, Some(3));
     assert_eq!(run.max_steps, Some(40));
     assert_eq!(run.tags, Some(vec!["smoke".to_owned(), "slow".to_owned()]));
     assert_eq!(run.output_dir, Some(p("/proj/bench/target/skillgym/runs")));
@@ -152,10 +152,7 @@ runners:
 ",
     );
     let run = &config.run;
-    assert_eq!(
-        (run.max_parallel, run.repeat_failure, run.retry_failed),
-        (Some(2), Some(1), Some(2))
-    );
+    assert_eq!((run.max_parallel, run.repeat_failure), (Some(2), Some(1)));
     assert_eq!(run.max_steps, Some(9));
     assert_eq!(run.output_dir, Some(p("/proj/bench/out")));
     let workspace = run.workspace.as_ref().unwrap();
@@ -519,6 +516,65 @@ fn timeout_rules() {
         parse("defaults: { timeout: 1h30m }").defaults.timeout,
         Some(Duration::from_secs(5400))
     );
+}
+
+#[test]
+fn the_retry_failed_alias_is_folded_into_repeat_failure() {
+    for (yaml, expected) in [
+        ("run: { retry_failed: 3 }", Some(3)),
+        ("run: { retryFailed: 4 }", Some(4)),
+        ("run: { retry_failed: 3, repeat_failure: 0 }", Some(0)),
+        ("run: { repeat_failure: 2 }", Some(2)),
+        ("run: { repeat: 2 }", None),
+    ] {
+        assert_eq!(parse(yaml).run.repeat_failure, expected, "{yaml}");
+    }
+}
+
+/// The shared duration table (also run against the macro's `timeout`), through every YAML key
+/// that takes a duration.
+#[test]
+fn duration_keys_follow_the_shared_grammar() {
+    use skillgym_grammar::duration::examples::{ACCEPTED, REJECTED, message};
+    let documents = |text: &str| {
+        let quoted = serde_json::to_string(text).unwrap();
+        [
+            format!("defaults:\n  timeout: {quoted}\n"),
+            format!(
+                "run:\n  workspace:\n    mode: isolated\n    bootstrap: {{ command: x, timeout: {quoted} }}\n"
+            ),
+        ]
+    };
+    let timeouts = |config: Config| {
+        let bootstrap = config
+            .run
+            .workspace
+            .and_then(|w| w.bootstrap)
+            .and_then(|b| b.timeout);
+        config.defaults.timeout.or(bootstrap)
+    };
+    for &(text, millis) in ACCEPTED {
+        for yaml in documents(text) {
+            if millis == 0 {
+                assert_eq!(
+                    fail(&yaml).message(),
+                    "`timeout` must be greater than zero",
+                    "{yaml}"
+                );
+            } else {
+                assert_eq!(
+                    timeouts(parse(&yaml)),
+                    Some(Duration::from_millis(millis)),
+                    "{yaml}"
+                );
+            }
+        }
+    }
+    for &(text, why) in REJECTED {
+        for yaml in documents(text) {
+            assert_eq!(fail(&yaml).message(), message(text, why), "{yaml}");
+        }
+    }
 }
 
 #[test]

@@ -119,9 +119,10 @@ fn prepare_and_run(
         provider: dry_run.as_ref().map(|dry| &dry.provider),
         skills: &installed,
     };
+    let settings = run.settings.effective(case);
     let limits = SessionLimits {
-        timeout: run.timeout(case),
-        max_steps: case.max_steps.or(run.settings.max_steps),
+        timeout: settings.timeout,
+        max_steps: settings.max_steps,
         max_output: run.settings.max_output,
     };
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));

@@ -13,8 +13,8 @@ use crate::suite::CaseSpec;
 /// Runs every repetition and attempt of `case` on `runner` and writes the execution's
 /// `result.json`.
 pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> ExecutionResult {
-    let repeat_target = run.settings_repeat(case);
-    let repeat_failure = run.settings_repeat_failure(case);
+    let settings = run.settings.effective(case);
+    let (repeat_target, repeat_failure) = (settings.repeat, settings.repeat_failure);
     let plan = ExecutionPlan {
         case_id: case.id.clone(),
         runner_id: runner.id.clone(),

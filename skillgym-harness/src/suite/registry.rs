@@ -21,7 +21,7 @@ pub struct CaseSpec {
     pub prompt: PromptSpec,
     /// `repeat` of the case.
     pub repeat: Option<u32>,
-    /// `repeat_failure`, or its legacy alias `retry_failed`.
+    /// `repeat_failure` of the case.
     pub repeat_failure: Option<u32>,
     /// Whether a verdict failure is expected.
     pub expected_fail: bool,
@@ -102,7 +102,7 @@ impl CaseSpec {
                 PromptSource::File(path) => PromptSpec::File(base_dir.join(path)),
             },
             repeat: def.repeat,
-            repeat_failure: def.repeat_failure.or(def.retry_failed),
+            repeat_failure: def.repeat_failure,
             expected_fail: def.expected_fail,
             timeout: def.timeout_ms.map(Duration::from_millis),
             max_steps: def.max_steps,

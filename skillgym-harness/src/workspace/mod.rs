@@ -161,7 +161,7 @@ fn prepare_isolated(
         runner_id: Some(runner_id.to_owned()),
     };
     // The attempt's own limit: a bootstrap is part of the attempt.
-    let timeout = run.timeout(case);
+    let timeout = run.settings.effective(case).timeout;
     let bootstrap = run.settings.workspace.bootstrap.as_ref();
     let template = record.template_dir.as_deref();
     let (outcome, ran) = fill_and_bootstrap(
