@@ -383,7 +383,8 @@ mod tests {
 
     #[test]
     fn launches_headless_with_a_private_config_dir() {
-        let dir = scratch("claude-code", "launch");
+        let tmp = scratch("claude-code", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".claude/skills/x")).unwrap();
         fs::write(
@@ -458,12 +459,13 @@ mod tests {
         assert_eq!(env(&as_root, "IS_SANDBOX"), Some("1"));
         let real = agent.launch(&session).unwrap();
         assert_eq!(env(&real, "IS_SANDBOX").is_some(), is_root());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn nothing_is_seeded_without_a_login_or_with_a_chosen_config_dir() {
-        let dir = scratch("claude-code", "unseeded");
+        let tmp = scratch("claude-code", "unseeded");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
@@ -487,24 +489,26 @@ mod tests {
         assert!(launch.seeded.is_empty());
         assert_eq!(env(&launch, CONFIG_DIR), chosen.to_str());
         assert!(!chosen.exists(), "the user's directory is left alone");
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn credentials_that_are_not_json_are_copied_as_they_are() {
-        let dir = scratch("claude-code", "opaque");
+        let tmp = scratch("claude-code", "opaque");
+        let dir = tmp.path();
         fs::write(dir.join(".credentials.json"), "opaque").unwrap();
         strip_refresh_tokens(&dir.join(".credentials.json")).unwrap();
         assert_eq!(
             fs::read_to_string(dir.join(".credentials.json")).unwrap(),
             "opaque"
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn resumes_by_forking_the_session() {
-        let dir = scratch("claude-code", "resume");
+        let tmp = scratch("claude-code", "resume");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = ClaudeCode::new(
@@ -533,12 +537,13 @@ mod tests {
             ]
         );
         assert_eq!(env(&launch, CONFIG_DIR), state.join("claude").to_str());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn collects_the_project_session_file() {
-        let dir = scratch("claude-code", "collect");
+        let tmp = scratch("claude-code", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let project = state.join("claude/projects/-home-dev-demo-wd");
@@ -581,7 +586,7 @@ mod tests {
             out.finish("p").warnings.is_empty(),
             "a missing file is normal"
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

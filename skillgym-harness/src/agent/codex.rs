@@ -932,7 +932,8 @@ mod tests {
 
     #[test]
     fn launches_isolated_with_seeded_auth() {
-        let dir = scratch("codex", "launch");
+        let tmp = scratch("codex", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".codex/skills/x")).unwrap();
         fs::write(home.join(".codex/auth.json"), "{\"OPENAI_API_KEY\":\"sk\"}").unwrap();
@@ -1005,12 +1006,13 @@ mod tests {
         assert!(launch.seeded.is_empty());
         assert!(state2.join("codex-home").is_dir());
         assert!(!strings(&launch.args).contains(&"-m"));
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn an_agent_env_codex_home_is_used_as_it_is() {
-        let dir = scratch("codex", "own-home");
+        let tmp = scratch("codex", "own-home");
+        let dir = tmp.path();
         let own = dir.join("own");
         let sessions = own.join("sessions/2026/11/22");
         fs::create_dir_all(&sessions).unwrap();
@@ -1047,12 +1049,13 @@ mod tests {
                 .auth
                 .contains(&AuthSource::File(own.join("auth.json")))
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn collects_the_rollout_of_the_thread() {
-        let dir = scratch("codex", "collect");
+        let tmp = scratch("codex", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let day = state.join("codex-home/sessions/2026/11/22");
         fs::create_dir_all(&day).unwrap();
@@ -1100,12 +1103,13 @@ mod tests {
         codex.collect(&spec, &mut out);
         assert!(out.current_session_file().is_none());
         assert!(out.finish("p").warnings.is_empty());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn resumes_a_thread() {
-        let dir = scratch("codex", "resume");
+        let tmp = scratch("codex", "resume");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".codex")).unwrap();
         fs::write(home.join(".codex/auth.json"), "{}").unwrap();
@@ -1143,7 +1147,7 @@ mod tests {
         let codex_home = state.join("codex-home");
         assert_eq!(env(&launch, "CODEX_HOME"), codex_home.to_str());
         assert_eq!(launch.seeded.files(), [codex_home.join("auth.json")]);
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

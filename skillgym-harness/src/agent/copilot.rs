@@ -969,7 +969,8 @@ mod tests {
 
     #[test]
     fn launches_headless_with_a_private_home() {
-        let dir = scratch("copilot", "launch");
+        let tmp = scratch("copilot", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".copilot/session-state/old")).unwrap();
         fs::create_dir_all(home.join(".copilot/skills/x")).unwrap();
@@ -1040,12 +1041,13 @@ mod tests {
         ] {
             assert!(!copilot_home.join(left_out).exists(), "{left_out}");
         }
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn nothing_is_seeded_without_a_login_or_with_a_chosen_home() {
-        let dir = scratch("copilot", "unseeded");
+        let tmp = scratch("copilot", "unseeded");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
@@ -1068,12 +1070,13 @@ mod tests {
         assert!(launch.seeded.is_empty());
         assert_eq!(env(&launch, HOME_VAR), chosen.to_str());
         assert!(!chosen.exists(), "the user's directory is left alone");
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn resumes_the_session_by_id() {
-        let dir = scratch("copilot", "resume");
+        let tmp = scratch("copilot", "resume");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = Copilot::new(
@@ -1104,12 +1107,13 @@ mod tests {
             ]
         );
         assert_eq!(env(&launch, HOME_VAR), state.join("copilot-home").to_str());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn collects_the_events_file_and_the_usage_file() {
-        let dir = scratch("copilot", "collect");
+        let tmp = scratch("copilot", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let persisted = fixture("copilot.persisted-events.jsonl");
@@ -1170,7 +1174,7 @@ mod tests {
         assert!(out.current_session_file().is_none());
         assert!(!out.has_usage());
         assert!(out.finish(PROMPT).warnings.is_empty());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

@@ -757,7 +757,8 @@ mod tests {
 
     #[test]
     fn a_rejected_model_is_read_from_stderr() {
-        let dir = scratch("cursor", "collect");
+        let tmp = scratch("cursor", "collect");
+        let dir = tmp.path();
         let agent = CursorAgent::new(AgentOptions::new("gpt-9"));
         let session = spec(&dir, &dir);
         let mut out = ReportBuilder::new(CWD);
@@ -781,7 +782,7 @@ mod tests {
             "Cannot use this model: gpt-9. Available models: auto, sonnet-4"
         );
         assert!(error.is_rejection());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

@@ -755,7 +755,8 @@ Possible quota limitations in place."#
 
     #[test]
     fn launches_headless_with_a_private_home() {
-        let dir = scratch("gemini", "launch");
+        let tmp = scratch("gemini", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".gemini/skills/x")).unwrap();
         fs::create_dir_all(home.join(".gemini/tmp/p/chats")).unwrap();
@@ -837,12 +838,13 @@ Possible quota limitations in place."#
         ] {
             assert!(!gemini_home.join(left_out).exists(), "{left_out}");
         }
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn without_a_login_settings_are_written_and_nothing_seeded() {
-        let dir = scratch("gemini", "unseeded");
+        let tmp = scratch("gemini", "unseeded");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
@@ -873,12 +875,13 @@ Possible quota limitations in place."#
         assert!(launch.seeded.is_empty());
         assert_eq!(env(&launch, HOME_VAR), chosen.to_str());
         assert!(!chosen.exists(), "the user's directory is left alone");
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn resumes_the_session_by_id() {
-        let dir = scratch("gemini", "resume");
+        let tmp = scratch("gemini", "resume");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = GeminiCli::new(
@@ -905,12 +908,13 @@ Possible quota limitations in place."#
             ]
         );
         assert_eq!(env(&launch, HOME_VAR), state.join("gemini-home").to_str());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn collects_the_chat_file_of_the_session() {
-        let dir = scratch("gemini", "collect");
+        let tmp = scratch("gemini", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let chats = state.join("gemini-home/.gemini/tmp/wd/chats");
@@ -953,7 +957,7 @@ Possible quota limitations in place."#
             out.finish(PROMPT).warnings.is_empty(),
             "a missing file is normal"
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

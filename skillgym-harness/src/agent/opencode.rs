@@ -833,7 +833,8 @@ mod tests {
 
     #[test]
     fn collect_finds_the_logged_model_rejection() {
-        let dir = scratch("opencode", "collect");
+        let tmp = scratch("opencode", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let prompt_file = dir.join("prompt.md");
         let spec = spec("opencode", &prompt_file, &state, &dir);
@@ -868,7 +869,7 @@ mod tests {
         opencode.collect(&spec, &mut out);
         assert!(out.current_provider_error().is_none());
         assert!(out.current_session_file().is_none());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
@@ -917,7 +918,8 @@ mod tests {
 
     #[test]
     fn launches_isolated_with_seeded_auth_and_config() {
-        let dir = scratch("opencode", "launch");
+        let tmp = scratch("opencode", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".local/share/opencode")).unwrap();
         fs::create_dir_all(home.join(".config/opencode/skills/x")).unwrap();
@@ -1011,12 +1013,13 @@ mod tests {
             .unwrap();
         assert!(launch.seeded.is_empty());
         assert!(!strings(&launch.args).contains(&"-m"));
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn resumes_a_session() {
-        let dir = scratch("opencode", "resume");
+        let tmp = scratch("opencode", "resume");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".local/share/opencode")).unwrap();
         fs::write(home.join(".local/share/opencode/auth.json"), "{}").unwrap();
@@ -1055,7 +1058,7 @@ mod tests {
             launch.seeded.files(),
             [state.join("xdg/data/opencode/auth.json")]
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

@@ -415,7 +415,8 @@ mod tests {
 
     #[test]
     fn launches_headless_with_a_private_qwen_home() {
-        let dir = scratch("qwen", "launch");
+        let tmp = scratch("qwen", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".qwen/skills/x")).unwrap();
         fs::write(
@@ -494,12 +495,13 @@ mod tests {
                 })
             );
         }
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn without_user_settings_only_the_switches_are_written() {
-        let dir = scratch("qwen", "bare");
+        let tmp = scratch("qwen", "bare");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = QwenCode::new(AgentOptions::default().user_home(dir.join("nohome")));
@@ -533,7 +535,7 @@ mod tests {
         assert!(launch.seeded.is_empty());
         assert!(!chosen.exists(), "the user's directory is left alone");
         assert_eq!(env(&launch, HOME_VAR), chosen.to_str());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
@@ -551,7 +553,8 @@ mod tests {
 
     #[test]
     fn resumes_by_session_id() {
-        let dir = scratch("qwen", "resume");
+        let tmp = scratch("qwen", "resume");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = QwenCode::new(AgentOptions::new("m").user_home(dir.join("home")));
@@ -572,12 +575,13 @@ mod tests {
             ]
         );
         assert_eq!(env(&launch, HOME_VAR), state.join("qwen").to_str());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn collects_the_chat_file() {
-        let dir = scratch("qwen", "collect");
+        let tmp = scratch("qwen", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let chats = state.join("qwen/projects/-home-dev-demo-wd/chats");
@@ -597,7 +601,7 @@ mod tests {
         let mut out = ReportBuilder::new("/home/dev/demo/wd");
         agent.collect(&session, &mut out);
         assert_eq!(out.current_session_file(), Some(copied.as_path()));
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
