@@ -213,11 +213,18 @@ mod tests {
     const CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 
     use super::*;
+    use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{
         self, PROMPT, env, fixture, mode, scratch, spec, tool_calls, tool_results,
     };
     use crate::normalize::Normalized;
     use skillgym::{SessionEvent, TokenCount, UsageSource};
+
+    /// The harness's own environment in these tests: `CLAUDE_CONFIG_DIR` names another directory, which
+    /// an explicit `user_home` overrides (it stands for the whole user).
+    fn harness_env() -> ProcessEnv {
+        ProcessEnv::fixed([(CONFIG_DIR, "/elsewhere")])
+    }
 
     fn normalize(stream: &str) -> Normalized {
         let mut parser = ClaudeCode::new(AgentOptions::new("claude-opus-5-5")).parser();
@@ -398,6 +405,7 @@ mod tests {
         let artifacts = dir.join("artifacts");
         let agent = ClaudeCode::new(
             AgentOptions::new("claude-sonnet-4-6")
+                .process_env(harness_env())
                 .args(["--bare"])
                 .env("DISABLE_AUTOUPDATER", "0")
                 .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:8765")
@@ -421,21 +429,19 @@ mod tests {
             ]
         );
         let config = state.join("claude");
-        if std::env::var_os(CONFIG_DIR).is_none() {
-            assert_eq!(launch.seeded.files(), [config.join(".credentials.json")]);
-            let copied = fs::read_to_string(config.join(".credentials.json")).unwrap();
-            let copied: Value = serde_json::from_str(&copied).unwrap();
-            assert_eq!(
-                copied,
-                serde_json::json!({"claudeAiOauth": {"accessToken": "at", "expiresAt": 1}})
-            );
-            let mode = mode(&launch.seeded.files()[0]);
-            assert_eq!(mode, 0o600);
-            assert!(
-                home.join(".claude/.credentials.json").exists(),
-                "the user's file stays"
-            );
-        }
+        assert_eq!(launch.seeded.files(), [config.join(".credentials.json")]);
+        let copied = fs::read_to_string(config.join(".credentials.json")).unwrap();
+        let copied: Value = serde_json::from_str(&copied).unwrap();
+        assert_eq!(
+            copied,
+            serde_json::json!({"claudeAiOauth": {"accessToken": "at", "expiresAt": 1}})
+        );
+        let mode = mode(&launch.seeded.files()[0]);
+        assert_eq!(mode, 0o600);
+        assert!(
+            home.join(".claude/.credentials.json").exists(),
+            "the user's file stays"
+        );
         assert!(!config.join("settings.json").exists());
         assert!(!config.join("CLAUDE.md").exists());
         assert!(!config.join("skills").exists());
@@ -471,17 +477,20 @@ mod tests {
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let session = spec("claude", &dir, &state, &artifacts);
-        let agent = ClaudeCode::new(AgentOptions::default().user_home(&home));
+        let agent = ClaudeCode::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home(&home),
+        );
         let launch = agent.command(&session, None, false).unwrap();
-        if std::env::var_os(CONFIG_DIR).is_none() {
-            assert!(launch.seeded.is_empty());
-        }
+        assert!(launch.seeded.is_empty());
         assert!(!launch.args.iter().any(|arg| arg == "--model"));
         assert!(state.join("claude").is_dir());
 
         let chosen = dir.join("chosen");
         let agent = ClaudeCode::new(
             AgentOptions::default()
+                .process_env(harness_env())
                 .env(CONFIG_DIR, chosen.display().to_string())
                 .user_home(&home),
         );
@@ -591,7 +600,11 @@ mod tests {
 
     #[test]
     fn setup_names_program_and_auth() {
-        let agent = ClaudeCode::new(AgentOptions::default().user_home("/home/u"));
+        let agent = ClaudeCode::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home("/home/u"),
+        );
         let setup = agent.setup();
         assert_eq!(setup.program, "claude");
         assert_eq!(setup.version_args, ["--version"]);
@@ -601,11 +614,9 @@ mod tests {
                 .auth
                 .contains(&AuthSource::Env("ANTHROPIC_API_KEY".into()))
         );
-        if std::env::var_os(CONFIG_DIR).is_none() {
-            assert!(setup.auth.contains(&AuthSource::File(
-                "/home/u/.claude/.credentials.json".into()
-            )));
-        }
+        assert!(setup.auth.contains(&AuthSource::File(
+            "/home/u/.claude/.credentials.json".into()
+        )));
         assert!(!setup.auth_help.is_empty());
         assert_eq!(agent.kind(), "claude-code");
     }

@@ -655,11 +655,18 @@ mod tests {
     const HOME_VAR: &str = "COPILOT_HOME";
 
     use super::*;
+    use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{
         self, CWD, PROMPT, env, exit_codes, fixture, mode, scratch, spec, tool_calls, tool_results,
     };
     use crate::normalize::Normalized;
     use skillgym::{Confidence, SessionEvent, TokenCount};
+
+    /// The harness's own environment in these tests: `COPILOT_HOME` names another directory, which
+    /// an explicit `user_home` overrides (it stands for the whole user).
+    fn harness_env() -> ProcessEnv {
+        ProcessEnv::fixed([(HOME_VAR, "/elsewhere")])
+    }
 
     fn normalize(stream: &str) -> Normalized {
         let mut parser = Copilot::new(AgentOptions::new("gpt-5.4")).parser();
@@ -985,6 +992,7 @@ mod tests {
         let artifacts = dir.join("artifacts");
         let agent = Copilot::new(
             AgentOptions::new("gpt-5.4")
+                .process_env(harness_env())
                 .args(["--no-custom-instructions"])
                 .env("COPILOT_AUTO_UPDATE", "true")
                 .env("COPILOT_PROVIDER_BASE_URL", "http://127.0.0.1:8765/v1")
@@ -1024,15 +1032,13 @@ mod tests {
             Some("http://127.0.0.1:8765/v1")
         );
         assert!(copilot_home.is_dir());
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert_eq!(launch.seeded.files(), [copilot_home.join("config.json")]);
-            assert_eq!(
-                fs::read_to_string(copilot_home.join("config.json")).unwrap(),
-                "// managed\n{\"loggedInUsers\":[]}"
-            );
-            let mode = mode(&launch.seeded.files()[0]);
-            assert_eq!(mode, 0o600);
-        }
+        assert_eq!(launch.seeded.files(), [copilot_home.join("config.json")]);
+        assert_eq!(
+            fs::read_to_string(copilot_home.join("config.json")).unwrap(),
+            "// managed\n{\"loggedInUsers\":[]}"
+        );
+        let mode = mode(&launch.seeded.files()[0]);
+        assert_eq!(mode, 0o600);
         for left_out in [
             "settings.json",
             "copilot-instructions.md",
@@ -1053,16 +1059,19 @@ mod tests {
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let session = spec("copilot", &dir, &state, &artifacts);
-        let agent = Copilot::new(AgentOptions::default().user_home(&home));
+        let agent = Copilot::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home(&home),
+        );
         let launch = agent.launch(&session).unwrap();
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert!(launch.seeded.is_empty());
-        }
+        assert!(launch.seeded.is_empty());
         assert!(!launch.args.iter().any(|arg| arg == "--model"));
 
         let chosen = dir.join("chosen");
         let agent = Copilot::new(
             AgentOptions::default()
+                .process_env(harness_env())
                 .env(HOME_VAR, chosen.display().to_string())
                 .user_home(&home),
         );
@@ -1179,21 +1188,26 @@ mod tests {
 
     #[test]
     fn setup_names_program_and_auth() {
-        let agent = Copilot::new(AgentOptions::default().user_home("/home/u"));
+        let agent = Copilot::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home("/home/u"),
+        );
         let setup = agent.setup();
         assert_eq!(setup.program, "copilot");
         assert_eq!(setup.version_args, ["--version"]);
         assert!(setup.install.contains("@github/copilot"));
         assert!(setup.auth.contains(&AuthSource::Env("GH_TOKEN".into())));
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert!(
-                setup
-                    .auth
-                    .contains(&AuthSource::File("/home/u/.copilot/config.json".into()))
-            );
-        }
+        assert!(
+            setup
+                .auth
+                .contains(&AuthSource::File("/home/u/.copilot/config.json".into()))
+        );
         assert!(!setup.auth_help.is_empty());
         assert_eq!(agent.kind(), "copilot");
-        assert_eq!(Copilot::new(AgentOptions::new("m")).model(), Some("m"));
+        assert_eq!(
+            Copilot::new(AgentOptions::new("m").process_env(harness_env())).model(),
+            Some("m")
+        );
     }
 }

@@ -522,6 +522,7 @@ fn tool_output(result: Option<&Value>) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{self, CWD, commands, normalize_in, scratch, tool_results};
     use crate::normalize::Normalized;
     use skillgym::{Confidence, SessionEvent, SessionReport, TokenCount};
@@ -841,7 +842,11 @@ mod tests {
 
     #[test]
     fn setup_names_program_and_auth() {
-        let agent = CursorAgent::new(AgentOptions::default().user_home("/home/u"));
+        let agent = CursorAgent::new(
+            AgentOptions::default()
+                .process_env(ProcessEnv::fixed([]))
+                .user_home("/home/u"),
+        );
         let setup = agent.setup();
         assert_eq!(setup.program, "cursor-agent");
         assert_eq!(setup.version_args, ["--version"]);
@@ -851,15 +856,26 @@ mod tests {
                 .auth
                 .contains(&AuthSource::Env("CURSOR_API_KEY".into()))
         );
-        if std::env::var_os("XDG_CONFIG_HOME").is_none() {
-            assert!(
-                setup
-                    .auth
-                    .contains(&AuthSource::File("/home/u/.config/cursor/auth.json".into()))
-            );
-        }
+        assert!(
+            setup
+                .auth
+                .contains(&AuthSource::File("/home/u/.config/cursor/auth.json".into()))
+        );
         assert!(!setup.auth_help.is_empty());
         assert_eq!(agent.kind(), "cursor-agent");
         assert_eq!(agent.model(), None);
+
+        // The harness's `XDG_CONFIG_HOME` moves the login file.
+        let agent = CursorAgent::new(
+            AgentOptions::default()
+                .process_env(ProcessEnv::fixed([("XDG_CONFIG_HOME", "/xdg")]))
+                .user_home("/home/u"),
+        );
+        assert!(
+            agent
+                .setup()
+                .auth
+                .contains(&AuthSource::File("/xdg/cursor/auth.json".into()))
+        );
     }
 }

@@ -511,11 +511,18 @@ mod tests {
     use crate::agent::AuthSource;
 
     use super::*;
+    use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{
         self, CWD, PROMPT, env, fixture, mode, scratch, spec, tool_calls, tool_results,
     };
     use crate::normalize::Normalized;
     use skillgym::{Confidence, SessionEvent, SessionReport, TokenCount};
+
+    /// The harness's own environment in these tests: `GEMINI_CLI_HOME` names another directory, which
+    /// an explicit `user_home` overrides (it stands for the whole user).
+    fn harness_env() -> ProcessEnv {
+        ProcessEnv::fixed([(HOME_VAR, "/elsewhere")])
+    }
 
     fn normalize(stream: &str) -> Normalized {
         let mut parser = GeminiCli::new(AgentOptions::new("gemini-2.5-pro")).parser();
@@ -776,6 +783,7 @@ Possible quota limitations in place."#
         let artifacts = dir.join("artifacts");
         let agent = GeminiCli::new(
             AgentOptions::new("gemini-2.5-pro")
+                .process_env(harness_env())
                 .args(["--debug"])
                 .env("GEMINI_TELEMETRY_ENABLED", "true")
                 .env("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:8765")
@@ -815,21 +823,19 @@ Possible quota limitations in place."#
             serde_json::from_str(&fs::read_to_string(&settings_path).unwrap()).unwrap();
         assert_eq!(settings["privacy"]["usageStatisticsEnabled"], false);
         assert_eq!(settings["general"]["disableAutoUpdate"], true);
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert_eq!(
-                settings["security"]["auth"]["selectedType"], "oauth-personal",
-                "the user's auth choice is kept"
-            );
-            assert_eq!(
-                launch.seeded.files(),
-                [
-                    settings_path.clone(),
-                    gemini_home.join(".gemini/oauth_creds.json")
-                ]
-            );
-            let mode = mode(&launch.seeded.files()[1]);
-            assert_eq!(mode, 0o600);
-        }
+        assert_eq!(
+            settings["security"]["auth"]["selectedType"], "oauth-personal",
+            "the user's auth choice is kept"
+        );
+        assert_eq!(
+            launch.seeded.files(),
+            [
+                settings_path.clone(),
+                gemini_home.join(".gemini/oauth_creds.json")
+            ]
+        );
+        let mode = mode(&launch.seeded.files()[1]);
+        assert_eq!(mode, 0o600);
         for left_out in [
             ".gemini/skills",
             ".gemini/tmp",
@@ -850,11 +856,13 @@ Possible quota limitations in place."#
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let session = spec("gemini", &dir, &state, &artifacts);
-        let agent = GeminiCli::new(AgentOptions::default().user_home(&home));
+        let agent = GeminiCli::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home(&home),
+        );
         let launch = agent.launch(&session).unwrap();
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert!(launch.seeded.is_empty());
-        }
+        assert!(launch.seeded.is_empty());
         assert!(!launch.args.iter().any(|arg| arg == "-m"));
         let settings = fs::read_to_string(state.join("gemini-home/.gemini/settings.json")).unwrap();
         assert!(settings.contains("usageStatisticsEnabled"));
@@ -868,6 +876,7 @@ Possible quota limitations in place."#
         let chosen = dir.join("chosen");
         let agent = GeminiCli::new(
             AgentOptions::default()
+                .process_env(harness_env())
                 .env(HOME_VAR, chosen.display().to_string())
                 .user_home(&home),
         );
@@ -962,7 +971,11 @@ Possible quota limitations in place."#
 
     #[test]
     fn setup_names_program_and_auth() {
-        let agent = GeminiCli::new(AgentOptions::default().user_home("/home/u"));
+        let agent = GeminiCli::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home("/home/u"),
+        );
         let setup = agent.setup();
         assert_eq!(setup.program, "gemini");
         assert_eq!(setup.version_args, ["--version"]);
@@ -972,13 +985,11 @@ Possible quota limitations in place."#
                 .auth
                 .contains(&AuthSource::Env("GEMINI_API_KEY".into()))
         );
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert!(
-                setup
-                    .auth
-                    .contains(&AuthSource::File("/home/u/.gemini/oauth_creds.json".into()))
-            );
-        }
+        assert!(
+            setup
+                .auth
+                .contains(&AuthSource::File("/home/u/.gemini/oauth_creds.json".into()))
+        );
         assert!(!setup.auth_help.is_empty());
         assert_eq!(agent.kind(), "gemini-cli");
     }

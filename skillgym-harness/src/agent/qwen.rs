@@ -310,10 +310,17 @@ mod tests {
     const HOME_VAR: &str = "QWEN_HOME";
 
     use super::*;
+    use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{
         self, PROMPT, env, fixture, mode, normalize_in, scratch, spec,
     };
     use skillgym::{Confidence, SessionEvent, TokenCount};
+
+    /// The harness's own environment in these tests: `QWEN_HOME` names another directory, which
+    /// an explicit `user_home` overrides (it stands for the whole user).
+    fn harness_env() -> ProcessEnv {
+        ProcessEnv::fixed([(HOME_VAR, "/elsewhere")])
+    }
 
     #[test]
     fn normalizes_the_captured_session() {
@@ -443,6 +450,7 @@ mod tests {
         let artifacts = dir.join("artifacts");
         let agent = QwenCode::new(
             AgentOptions::new("qwen3-coder-plus")
+                .process_env(harness_env())
                 .args(["--bare"])
                 .env("QWEN_TELEMETRY_ENABLED", "true")
                 .user_home(&home),
@@ -477,24 +485,22 @@ mod tests {
             serde_json::from_str(&fs::read_to_string(qwen.join(SETTINGS)).unwrap()).unwrap();
         let mode = mode(qwen.join(SETTINGS));
         assert_eq!(mode, 0o600);
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert_eq!(
-                launch.seeded.files(),
-                [qwen.join("oauth_creds.json"), qwen.join(SETTINGS)]
-            );
-            assert_eq!(
-                settings,
-                json!({
-                    "$version": 4,
-                    "security": {"auth": {"selectedType": "openai", "apiKey": "sk-x"}},
-                    "modelProviders": {"openai": [{"id": "qwen3-coder", "envKey": "OPENAI_API_KEY"}]},
-                    "env": {"OPENAI_BASE_URL": "http://a//b"},
-                    "privacy": {"usageStatisticsEnabled": false},
-                    "telemetry": {"enabled": false},
-                    "general": {"enableAutoUpdate": false},
-                })
-            );
-        }
+        assert_eq!(
+            launch.seeded.files(),
+            [qwen.join("oauth_creds.json"), qwen.join(SETTINGS)]
+        );
+        assert_eq!(
+            settings,
+            json!({
+                "$version": 4,
+                "security": {"auth": {"selectedType": "openai", "apiKey": "sk-x"}},
+                "modelProviders": {"openai": [{"id": "qwen3-coder", "envKey": "OPENAI_API_KEY"}]},
+                "env": {"OPENAI_BASE_URL": "http://a//b"},
+                "privacy": {"usageStatisticsEnabled": false},
+                "telemetry": {"enabled": false},
+                "general": {"enableAutoUpdate": false},
+            })
+        );
         tmp.close().unwrap();
     }
 
@@ -504,14 +510,16 @@ mod tests {
         let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let agent = QwenCode::new(AgentOptions::default().user_home(dir.join("nohome")));
+        let agent = QwenCode::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home(dir.join("nohome")),
+        );
         let launch = agent
             .launch(&spec("qwen", &dir, &state, &artifacts))
             .unwrap();
         assert!(!launch.args.iter().any(|arg| arg == "-m"));
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert_eq!(launch.seeded.files(), [state.join("qwen").join(SETTINGS)]);
-        }
+        assert_eq!(launch.seeded.files(), [state.join("qwen").join(SETTINGS)]);
         assert_eq!(
             session_settings(Some("not json")),
             json!({
@@ -527,8 +535,11 @@ mod tests {
         );
 
         let chosen = dir.join("chosen");
-        let agent =
-            QwenCode::new(AgentOptions::default().env(HOME_VAR, chosen.display().to_string()));
+        let agent = QwenCode::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .env(HOME_VAR, chosen.display().to_string()),
+        );
         let launch = agent
             .launch(&spec("qwen", &dir, &state, &artifacts))
             .unwrap();
