@@ -328,7 +328,7 @@ mod tests {
             .tempdir()
             .unwrap();
         let dir = tmp.path();
-        let run = RunDir::new(&dir, "same");
+        let run = RunDir::new(dir, "same");
         run.claim("nextest:1").unwrap();
         run.claim("nextest:1")
             .expect("another process of the same nextest run");
@@ -347,8 +347,8 @@ mod tests {
             .tempdir()
             .unwrap();
         let dir = tmp.path();
-        RunDir::new(&dir, "first").mark_latest().unwrap();
-        RunDir::new(&dir, "second").mark_latest().unwrap();
+        RunDir::new(dir, "first").mark_latest().unwrap();
+        RunDir::new(dir, "second").mark_latest().unwrap();
         assert_eq!(
             fs::read_link(dir.join("latest")).unwrap(),
             Path::new("second")

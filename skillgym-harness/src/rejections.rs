@@ -79,11 +79,11 @@ mod tests {
             .tempdir()
             .unwrap();
         let dir = tmp.path();
-        let first = Rejections::new(&dir);
+        let first = Rejections::new(dir);
         assert_eq!(first.reason("claude"), None);
         first.record("claude", "status 400: bad model");
         first.record("claude", "a later reason");
-        let other_process = Rejections::new(&dir);
+        let other_process = Rejections::new(dir);
         assert_eq!(
             other_process.reason("claude").as_deref(),
             Some("status 400: bad model")

@@ -311,7 +311,7 @@ fn session_with(
         runner_id: "r",
         prompt: "prompt",
         prompt_file: &prompt_file,
-        cwd: &dir,
+        cwd: dir,
         artifact_dir: &artifacts,
         state_dir: &artifacts.join("agent-state"),
         provider: None,

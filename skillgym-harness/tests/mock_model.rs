@@ -44,7 +44,7 @@ fn serves_a_script_on_loopback_and_logs_each_request() {
                 "--log",
             ])
             .arg(dir.join("requests.jsonl"))
-            .current_dir(&dir)
+            .current_dir(dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -121,7 +121,7 @@ fn bad_invocations_exit_2_naming_the_problem() {
         let output = Command::new(env!("CARGO_BIN_EXE_skillgym"))
             .arg("mock-model")
             .args(args)
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);

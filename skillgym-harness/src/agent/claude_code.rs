@@ -411,7 +411,7 @@ mod tests {
                 .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:8765")
                 .user_home(&home),
         );
-        let session = spec("claude", &dir, &state, &artifacts);
+        let session = spec("claude", dir, &state, &artifacts);
         let launch = agent.command(&session, None, false).unwrap();
         assert_eq!(launch.program, "claude");
         assert_eq!(
@@ -476,7 +476,7 @@ mod tests {
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let session = spec("claude", &dir, &state, &artifacts);
+        let session = spec("claude", dir, &state, &artifacts);
         let agent = ClaudeCode::new(
             AgentOptions::default()
                 .process_env(harness_env())
@@ -525,7 +525,7 @@ mod tests {
                 .command("/opt/claude")
                 .user_home(dir.join("home")),
         );
-        let mut session = spec("claude", &dir, &state, &artifacts);
+        let mut session = spec("claude", dir, &state, &artifacts);
         session.prompt = "Why did you read SKILL.md?";
         let launch = agent.resume(&session, "sess-1").unwrap().unwrap();
         assert_eq!(launch.program, "/opt/claude");
@@ -561,7 +561,7 @@ mod tests {
         fs::write(project.join("sess-1.jsonl"), "{\"type\":\"user\"}\n").unwrap();
         fs::write(project.join("sess-1/subagents/agent-a.jsonl"), "sub").unwrap();
         let agent = ClaudeCode::new(AgentOptions::default());
-        let session = spec("claude", &dir, &state, &artifacts);
+        let session = spec("claude", dir, &state, &artifacts);
 
         let mut out = ReportBuilder::new("/home/dev/demo/wd");
         out.session_id("sess-1");

@@ -949,7 +949,7 @@ mod tests {
                 .user_home(&home),
         );
         let mut launch = codex
-            .launch(&spec("codex", &prompt_file, &state, &dir))
+            .launch(&spec("codex", &prompt_file, &state, dir))
             .unwrap();
         assert_eq!(launch.program, "codex");
         assert_eq!(
@@ -1000,7 +1000,7 @@ mod tests {
                 .command("/opt/codex"),
         );
         let launch = bare
-            .launch(&spec("codex", &prompt_file, &state2, &dir))
+            .launch(&spec("codex", &prompt_file, &state2, dir))
             .unwrap();
         assert_eq!(launch.program, "/opt/codex");
         assert!(launch.seeded.is_empty());
@@ -1028,7 +1028,7 @@ mod tests {
                 .env("CODEX_HOME", own.to_str().unwrap())
                 .user_home(dir.join("home")),
         );
-        let spec = spec("codex", &prompt_file, &state, &dir);
+        let spec = spec("codex", &prompt_file, &state, dir);
         let launch = codex.launch(&spec).unwrap();
         assert_eq!(env(&launch, "CODEX_HOME"), own.to_str());
         assert!(launch.seeded.is_empty());
@@ -1068,7 +1068,7 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         fs::write(day.join("rollout-2026-11-22T03-06-00-other.jsonl"), "other").unwrap();
         let prompt_file = dir.join("prompt.md");
-        let spec = spec("codex", &prompt_file, &state, &dir);
+        let spec = spec("codex", &prompt_file, &state, dir);
         let codex = Codex::new(AgentOptions::default());
 
         let mut out = ReportBuilder::new("/w");
@@ -1118,7 +1118,7 @@ mod tests {
         let codex = Codex::new(AgentOptions::new("gpt-5.5").user_home(&home));
         let spec = SessionSpec {
             prompt: "Why did you read SKILL.md?",
-            ..spec("codex", &prompt_file, &state, &dir)
+            ..spec("codex", &prompt_file, &state, dir)
         };
         let launch = codex.resume(&spec, "01a2-thread").unwrap().unwrap();
         assert_eq!(

@@ -998,7 +998,7 @@ mod tests {
                 .env("COPILOT_PROVIDER_BASE_URL", "http://127.0.0.1:8765/v1")
                 .user_home(&home),
         );
-        let session = spec("copilot", &dir, &state, &artifacts);
+        let session = spec("copilot", dir, &state, &artifacts);
         let launch = agent.launch(&session).unwrap();
         let copilot_home = state.join("copilot-home");
         assert_eq!(launch.program, "copilot");
@@ -1058,7 +1058,7 @@ mod tests {
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let session = spec("copilot", &dir, &state, &artifacts);
+        let session = spec("copilot", dir, &state, &artifacts);
         let agent = Copilot::new(
             AgentOptions::default()
                 .process_env(harness_env())
@@ -1093,7 +1093,7 @@ mod tests {
                 .command("/opt/copilot")
                 .user_home(dir.join("home")),
         );
-        let mut session = spec("copilot", &dir, &state, &artifacts);
+        let mut session = spec("copilot", dir, &state, &artifacts);
         session.prompt = "Why did you read SKILL.md?";
         let launch = agent.resume(&session, "sess-1").unwrap().unwrap();
         assert_eq!(launch.program, "/opt/copilot");
@@ -1136,7 +1136,7 @@ mod tests {
         )
         .unwrap();
         let agent = Copilot::new(AgentOptions::default());
-        let session = spec("copilot", &dir, &state, &artifacts);
+        let session = spec("copilot", dir, &state, &artifacts);
         let copied = artifacts.join("session.jsonl");
 
         // The stream named the session and had no usage: the usage file gives it.

@@ -761,7 +761,7 @@ mod tests {
         let tmp = scratch("cursor", "collect");
         let dir = tmp.path();
         let agent = CursorAgent::new(AgentOptions::new("gpt-9"));
-        let session = spec(&dir, &dir);
+        let session = spec(dir, dir);
         let mut out = ReportBuilder::new(CWD);
         agent.collect(&session, &mut out);
         assert!(

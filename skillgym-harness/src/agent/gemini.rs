@@ -789,7 +789,7 @@ Possible quota limitations in place."#
                 .env("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:8765")
                 .user_home(&home),
         );
-        let session = spec("gemini", &dir, &state, &artifacts);
+        let session = spec("gemini", dir, &state, &artifacts);
         let launch = agent.launch(&session).unwrap();
         let gemini_home = state.join("gemini-home");
         assert_eq!(launch.program, "gemini");
@@ -855,7 +855,7 @@ Possible quota limitations in place."#
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let session = spec("gemini", &dir, &state, &artifacts);
+        let session = spec("gemini", dir, &state, &artifacts);
         let agent = GeminiCli::new(
             AgentOptions::default()
                 .process_env(harness_env())
@@ -898,7 +898,7 @@ Possible quota limitations in place."#
                 .command("/opt/gemini")
                 .user_home(dir.join("home")),
         );
-        let mut session = spec("gemini", &dir, &state, &artifacts);
+        let mut session = spec("gemini", dir, &state, &artifacts);
         session.prompt = "Why did you read SKILL.md?";
         let launch = agent.resume(&session, "54bac5df").unwrap().unwrap();
         assert_eq!(launch.program, "/opt/gemini");
@@ -936,7 +936,7 @@ Possible quota limitations in place."#
         .unwrap();
         fs::write(chats.join("7ad07f4a-9f5a/sub.jsonl"), "subagent").unwrap();
         let agent = GeminiCli::new(AgentOptions::default());
-        let session = spec("gemini", &dir, &state, &artifacts);
+        let session = spec("gemini", dir, &state, &artifacts);
         let copied = artifacts.join("session.jsonl");
 
         let mut out = ReportBuilder::new(CWD);

@@ -299,9 +299,9 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         fs::write(dir.join("a/b/new.jsonl"), "2").unwrap();
         fs::write(dir.join("a/b/other.txt"), "3").unwrap();
-        let newest = newest_file(&dir, &|p| p.extension().is_some_and(|e| e == "jsonl"));
+        let newest = newest_file(dir, &|p| p.extension().is_some_and(|e| e == "jsonl"));
         assert_eq!(newest, Some(dir.join("a/b/new.jsonl")));
-        let copied = copy_session_file(&newest.unwrap(), &dir, "session.jsonl").unwrap();
+        let copied = copy_session_file(&newest.unwrap(), dir, "session.jsonl").unwrap();
         assert_eq!(fs::read_to_string(copied).unwrap(), "2");
         assert!(newest_file(&dir.join("missing"), &|_| true).is_none());
         tmp.close().unwrap();

@@ -837,7 +837,7 @@ mod tests {
         let dir = tmp.path();
         let state = dir.join("state");
         let prompt_file = dir.join("prompt.md");
-        let spec = spec("opencode", &prompt_file, &state, &dir);
+        let spec = spec("opencode", &prompt_file, &state, dir);
         fs::write(
             dir.join("stderr.log"),
             "timestamp=2026-11-22T06:02:35.100Z level=ERROR run=1 message=\"title failed\" error=\"Title: x\"\n\
@@ -946,7 +946,7 @@ mod tests {
         );
         let dashed = SessionSpec {
             prompt: "-x Run echo hello",
-            ..spec("opencode", &prompt_file, &state, &dir)
+            ..spec("opencode", &prompt_file, &state, dir)
         };
         let mut launch = opencode.launch(&dashed).unwrap();
         assert_eq!(launch.program, "opencode");
@@ -1009,7 +1009,7 @@ mod tests {
         let state2 = dir.join("state2");
         let bare = Opencode::new(AgentOptions::default().user_home(&empty));
         let launch = bare
-            .launch(&spec("opencode", &prompt_file, &state2, &dir))
+            .launch(&spec("opencode", &prompt_file, &state2, dir))
             .unwrap();
         assert!(launch.seeded.is_empty());
         assert!(!strings(&launch.args).contains(&"-m"));
@@ -1028,7 +1028,7 @@ mod tests {
         let opencode = Opencode::new(AgentOptions::new("mock/mock-model").user_home(&home));
         let spec = SessionSpec {
             prompt: "Why did you read SKILL.md?",
-            ..spec("opencode", &prompt_file, &state, &dir)
+            ..spec("opencode", &prompt_file, &state, dir)
         };
         let launch = opencode.resume(&spec, "ses_abc").unwrap().unwrap();
         assert_eq!(

@@ -456,7 +456,7 @@ mod tests {
                 .user_home(&home),
         );
         let launch = agent
-            .launch(&spec("qwen", &dir, &state, &artifacts))
+            .launch(&spec("qwen", dir, &state, &artifacts))
             .unwrap();
         assert_eq!(launch.program, "qwen");
         assert_eq!(
@@ -516,7 +516,7 @@ mod tests {
                 .user_home(dir.join("nohome")),
         );
         let launch = agent
-            .launch(&spec("qwen", &dir, &state, &artifacts))
+            .launch(&spec("qwen", dir, &state, &artifacts))
             .unwrap();
         assert!(!launch.args.iter().any(|arg| arg == "-m"));
         assert_eq!(launch.seeded.files(), [state.join("qwen").join(SETTINGS)]);
@@ -541,7 +541,7 @@ mod tests {
                 .env(HOME_VAR, chosen.display().to_string()),
         );
         let launch = agent
-            .launch(&spec("qwen", &dir, &state, &artifacts))
+            .launch(&spec("qwen", dir, &state, &artifacts))
             .unwrap();
         assert!(launch.seeded.is_empty());
         assert!(!chosen.exists(), "the user's directory is left alone");
@@ -569,7 +569,7 @@ mod tests {
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = QwenCode::new(AgentOptions::new("m").user_home(dir.join("home")));
-        let mut session = spec("qwen", &dir, &state, &artifacts);
+        let mut session = spec("qwen", dir, &state, &artifacts);
         session.prompt = "Why?";
         let launch = agent.resume(&session, "s-1").unwrap().unwrap();
         assert_eq!(
@@ -600,7 +600,7 @@ mod tests {
         fs::create_dir_all(&artifacts).unwrap();
         fs::write(chats.join("s-1.jsonl"), "chat\n").unwrap();
         let agent = QwenCode::new(AgentOptions::default());
-        let session = spec("qwen", &dir, &state, &artifacts);
+        let session = spec("qwen", dir, &state, &artifacts);
         let mut out = ReportBuilder::new("/home/dev/demo/wd");
         out.session_id("s-1");
         agent.collect(&session, &mut out);

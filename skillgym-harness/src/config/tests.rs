@@ -603,7 +603,7 @@ fn discovery_walks_upward() {
     assert_eq!(config.run.repeat, Some(4));
     assert_eq!(config.dir, root.join("a"));
     // An explicit path is relative to the process cwd.
-    let config = load_for_run(Some(Path::new("skillgym.yml")), &deep, &root).unwrap();
+    let config = load_for_run(Some(Path::new("skillgym.yml")), &deep, root).unwrap();
     assert_eq!(config.run.repeat, Some(3));
     tmp.close().unwrap();
 }
@@ -613,9 +613,9 @@ fn discovery_without_a_file_gives_the_default_config() {
     let tmp = temp_dir("none");
     let root = tmp.path();
     // The temp dir's ancestors are assumed not to hold a skillgym.yaml.
-    if discover(&root).is_none() {
-        let config = load_for_run(None, &root, Path::new("/")).unwrap();
-        assert_eq!(config, Config::default_for(&root));
+    if discover(root).is_none() {
+        let config = load_for_run(None, root, Path::new("/")).unwrap();
+        assert_eq!(config, Config::default_for(root));
     }
     tmp.close().unwrap();
 }
@@ -631,13 +631,13 @@ fn two_config_files_in_one_dir_are_an_error() {
         root.join("skillgym.yaml").display(),
         root.join("skillgym.yml").display()
     );
-    assert_eq!(discover_checked(&root).unwrap_err().to_string(), expected);
+    assert_eq!(discover_checked(root).unwrap_err().to_string(), expected);
     assert_eq!(
         load(&root.join("skillgym.yml")).unwrap_err().to_string(),
         expected
     );
     assert_eq!(
-        load_for_run(None, &root, &root).unwrap_err().to_string(),
+        load_for_run(None, root, root).unwrap_err().to_string(),
         expected
     );
     tmp.close().unwrap();

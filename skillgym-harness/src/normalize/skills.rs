@@ -306,7 +306,7 @@ mod tests {
             SessionEvent::file_read(skill_dir.join("scripts/run.sh")),
             SessionEvent::file_read(root.join("SKILL.md")),
         ];
-        let (detected, _) = detect_skills(&events, &KnownSkills::new(&root));
+        let (detected, _) = detect_skills(&events, &KnownSkills::new(root));
         let names: Vec<(&str, Confidence)> = detected
             .iter()
             .map(|d| (d.skill.as_str(), d.confidence))
@@ -318,7 +318,7 @@ mod tests {
             "---\nname: at-root\ndescription: d\n---\n",
         )
         .unwrap();
-        let (detected, _) = detect_skills(&events, &KnownSkills::new(&root));
+        let (detected, _) = detect_skills(&events, &KnownSkills::new(root));
         assert_eq!(detected.last().map(|d| d.skill.as_str()), Some("at-root"));
         tmp.close().unwrap();
     }

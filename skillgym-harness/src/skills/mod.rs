@@ -129,9 +129,9 @@ mod tests {
             .tempdir()
             .unwrap();
         let root = tmp.path();
-        let a = skill_dir(&root, "a", "alpha");
-        let b = skill_dir(&root, "b", "beta");
-        let other_alpha = skill_dir(&root, "c", "alpha");
+        let a = skill_dir(root, "a", "alpha");
+        let b = skill_dir(root, "b", "beta");
+        let other_alpha = skill_dir(root, "c", "alpha");
         let mut cache = SkillCache::default();
         let alpha = cache.get(&a).unwrap();
         assert_eq!(
