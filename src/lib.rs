@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The workspace root.
 pub fn workspace_root() -> &'static Path {
@@ -80,44 +79,18 @@ pub fn without_outer_runner_env(command: &mut Command) {
     }
 }
 
-/// A fresh directory under `target/e2e-tmp`, removed on drop.
-#[derive(Debug)]
-pub struct TempDir(PathBuf);
+pub use tempfile::TempDir;
 
-impl TempDir {
-    /// Creates a fresh directory whose name starts with `label`.
-    pub fn new(label: &str) -> TempDir {
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let path = workspace_root()
-            .join("target")
-            .join("e2e-tmp")
-            .join(format!(
-                "{label}-{}-{}",
-                std::process::id(),
-                COUNTER.fetch_add(1, Ordering::Relaxed)
-            ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create a temporary directory");
-        TempDir(path)
-    }
-
-    /// Its path.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-
-    /// Keeps the directory: it is no longer removed on drop. Returns its path.
-    pub fn keep(self) -> PathBuf {
-        let path = self.0.clone();
-        std::mem::forget(self);
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh directory under `target/e2e-tmp` whose name starts with `label`, removed on drop
+/// ([`TempDir::keep`] keeps it). It stays under the workspace's `target`, where the example
+/// suite's binaries run.
+pub fn temp_dir(label: &str) -> TempDir {
+    let parent = workspace_root().join("target").join("e2e-tmp");
+    std::fs::create_dir_all(&parent).expect("create target/e2e-tmp");
+    tempfile::Builder::new()
+        .prefix(&format!("{label}-"))
+        .tempdir_in(parent)
+        .expect("create a temporary directory")
 }
 
 /// Stdout as text.

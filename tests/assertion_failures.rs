@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 use skillgym::prelude::*;
-use skillgym_e2e::TempDir;
+use skillgym_e2e::{TempDir, temp_dir};
 use skillgym_harness::{CommandAgent, Harness};
 
 const SCRIPT: &str = r#"
@@ -164,7 +164,7 @@ struct ChildRun {
 fn child() -> &'static ChildRun {
     static RUN: OnceLock<ChildRun> = OnceLock::new();
     RUN.get_or_init(|| {
-        let dir = TempDir::new("assertion-failures");
+        let dir = temp_dir("assertion-failures");
         let output = Command::new(std::env::current_exe().unwrap())
             .args(["--test-threads", "2", "--output-dir"])
             .arg(dir.path())

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use skillgym_e2e::{TempDir, process_exists, run_examples, stderr, stdout, trial_lines};
+use skillgym_e2e::{process_exists, run_examples, stderr, stdout, temp_dir, trial_lines};
 
 const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
 
@@ -69,7 +69,7 @@ const ALL_TRIALS: [&str; 9] = [
 
 #[test]
 fn list_prints_every_trial_sorted_by_case_then_runner() {
-    let out = TempDir::new("list");
+    let out = temp_dir("list");
     let output_dir = out.path().join("runs");
     let output = run_examples(
         &["--list", "--output-dir", output_dir.to_str().unwrap()],
@@ -98,7 +98,7 @@ fn list_prints_every_trial_sorted_by_case_then_runner() {
 
 #[test]
 fn full_run_prints_every_trial_and_a_summary() {
-    let out = TempDir::new("full");
+    let out = temp_dir("full");
     let output = run_examples(&["--output-dir", out.path().to_str().unwrap()], &[]);
     assert!(
         output.status.success(),
@@ -128,7 +128,7 @@ fn name_filter_selects_cases_on_every_runner() {
         stdout(&output),
         "[careful] skills::find_skills_expo: test\n[careful] skills::suggests_install_command: test\n[hasty] skills::suggests_install_command: test\n"
     );
-    let out = TempDir::new("filter");
+    let out = temp_dir("filter");
     let run = run_examples(
         &["summarizes", "--output-dir", out.path().to_str().unwrap()],
         &[],
@@ -202,7 +202,7 @@ fn tags_are_or_matched_from_flags_and_environment() {
 
 #[test]
 fn config_tags_apply_when_no_tag_flag_is_given() {
-    let dir = TempDir::new("config-tags");
+    let dir = temp_dir("config-tags");
     let config = write_config(dir.path(), "run:\n  tags: [smoke]\n");
     let listed = run_examples(&["--list", "--config", config.to_str().unwrap()], &[]);
     assert_eq!(stdout(&listed).lines().count(), 4, "{}", stderr(&listed));
@@ -221,7 +221,7 @@ fn config_tags_apply_when_no_tag_flag_is_given() {
 
 #[test]
 fn config_errors_show_file_line_column_and_a_suggestion() {
-    let dir = TempDir::new("config-error");
+    let dir = temp_dir("config-error");
     let config = write_config(dir.path(), "run:\n  max_paralel: 2\n");
     let output = run_examples(&["--list", "--config", config.to_str().unwrap()], &[]);
     assert_eq!(output.status.code(), Some(2));
@@ -267,7 +267,7 @@ fn unknown_or_malformed_flags_exit_with_code_2() {
 
 #[test]
 fn artifact_layout_and_latest_pointer() {
-    let out = TempDir::new("layout");
+    let out = temp_dir("layout");
     let output = run_examples(
         &[
             "skills::find_skills_expo",
@@ -326,7 +326,7 @@ fn artifact_layout_and_latest_pointer() {
 
 #[test]
 fn results_json_holds_every_execution_in_plan_order() {
-    let out = TempDir::new("results");
+    let out = temp_dir("results");
     let output = run_examples(&["--output-dir", out.path().to_str().unwrap()], &[]);
     assert!(output.status.success());
     let results = read_json(&only_run_dir(out.path()).join("results.json"));
@@ -384,7 +384,7 @@ fn results_json_holds_every_execution_in_plan_order() {
 
 #[test]
 fn assertion_failures_show_the_message_location_and_artifacts() {
-    let dir = TempDir::new("assertion");
+    let dir = temp_dir("assertion");
     let config = fake_runner_config(dir.path(), "echo-prompt", "");
     let output = run_with_config(
         dir.path(),
@@ -433,7 +433,7 @@ fn assertion_failures_show_the_message_location_and_artifacts() {
 
 #[test]
 fn crashing_agents_fail_their_trial_without_taking_the_harness_down() {
-    let dir = TempDir::new("crash");
+    let dir = temp_dir("crash");
     let config = fake_runner_config(dir.path(), "stderr about to crash\ncrash", "");
     let output = run_with_config(dir.path(), &config, &["--runner", "fake"]);
     assert_eq!(output.status.code(), Some(101));
@@ -468,7 +468,7 @@ fn is_dead(pid: i32) -> bool {
 
 #[test]
 fn timeouts_kill_the_agent_and_all_its_descendants() {
-    let dir = TempDir::new("timeout");
+    let dir = temp_dir("timeout");
     let pidfile = dir.path().join("pids");
     let config = write_config(
         dir.path(),
@@ -516,7 +516,7 @@ fn timeouts_kill_the_agent_and_all_its_descendants() {
 
 #[test]
 fn max_steps_stops_the_agent() {
-    let dir = TempDir::new("max-steps");
+    let dir = temp_dir("max-steps");
     let step = r#"emit {"type":"message","role":"assistant","text":"step"}"#;
     let script = format!("{step}\n{step}\n{step}\nhang");
     let config = fake_runner_config(dir.path(), &script, "run:\n  max_steps: 2\n");
@@ -532,7 +532,7 @@ fn max_steps_stops_the_agent() {
 
 #[test]
 fn nextest_style_processes_write_into_one_run_directory() {
-    let out = TempDir::new("nextest");
+    let out = temp_dir("nextest");
     let env = [
         ("NEXTEST_RUN_ID", "e2e-run-1"),
         ("NEXTEST_EXECUTION_MODE", "process-per-test"),
@@ -589,7 +589,7 @@ fn help_lists_skillgym_flags() {
 
 #[test]
 fn libtest_output_formats_work_and_json_stays_machine_readable() {
-    let out = TempDir::new("formats");
+    let out = temp_dir("formats");
     let output_dir = out.path().to_str().unwrap();
     let quiet = run_examples(&["-q", "--tag", "smoke", "--output-dir", output_dir], &[]);
     assert!(quiet.status.success());

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use skillgym_harness::process::{self, LineVerdict, ProcessOutcome, ProcessSpec, Termination};
@@ -13,24 +12,24 @@ const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
 const PROMPT: &str = "say \"hi\" to ünïcode";
 const LONG: Duration = Duration::from_secs(60);
 
-/// A fresh directory for one test, removed on drop.
-struct Scratch(PathBuf);
+/// A fresh directory for one test, under cargo's test tmp dir, removed on drop.
+struct Scratch(tempfile::TempDir);
 
 impl Scratch {
     fn new(name: &str) -> Self {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "process-{}-{}-{name}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("scratch dir");
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("process-{name}-"))
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .expect("scratch dir");
         Self(dir)
     }
 
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+
     fn pidfile(&self) -> PathBuf {
-        self.0.join("pids")
+        self.path().join("pids")
     }
 
     /// The fake agent running `script`, prompt as last argument.
@@ -43,9 +42,9 @@ impl Scratch {
                 ("FAKE_AGENT_PIDFILE".into(), self.pidfile().into()),
             ],
             env_remove: Vec::new(),
-            cwd: self.0.clone(),
-            stdout_log: self.0.join("session/stdout.log"),
-            stderr_log: self.0.join("session/stderr.log"),
+            cwd: self.path().to_path_buf(),
+            stdout_log: self.path().join("session/stdout.log"),
+            stderr_log: self.path().join("session/stderr.log"),
             timeout,
             max_output: None,
         }
@@ -57,12 +56,6 @@ impl Scratch {
             .lines()
             .map(|line| line.parse().expect("pid"))
             .collect()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
     }
 }
 
@@ -188,7 +181,7 @@ async fn exit_code_is_recorded() {
     let (outcome, _) = run(&scratch.spec("stderr bye\nexit 7", LONG)).await;
     assert_eq!(outcome.termination, Termination::Exited);
     assert_eq!((outcome.exit_code, outcome.signal), (Some(7), None));
-    let stderr = fs::read_to_string(scratch.0.join("session/stderr.log")).expect("stderr log");
+    let stderr = fs::read_to_string(scratch.path().join("session/stderr.log")).expect("stderr log");
     assert_eq!(stderr, "bye\n");
 }
 
@@ -209,16 +202,16 @@ async fn unknown_action_exits_with_code_3() {
     let scratch = Scratch::new("unknown");
     let (outcome, _) = run(&scratch.spec("dance", LONG)).await;
     assert_eq!(outcome.exit_code, Some(3));
-    let stderr = fs::read_to_string(scratch.0.join("session/stderr.log")).expect("stderr log");
+    let stderr = fs::read_to_string(scratch.path().join("session/stderr.log")).expect("stderr log");
     assert!(stderr.contains("unknown action `dance`"), "{stderr}");
 }
 
 #[tokio::test]
 async fn agent_gets_its_argv_env_cwd_and_dev_null_stdin() {
     let scratch = Scratch::new("record");
-    let workspace = scratch.0.join("workspace");
+    let workspace = scratch.path().join("workspace");
     fs::create_dir_all(&workspace).expect("workspace");
-    let record = scratch.0.join("record.json");
+    let record = scratch.path().join("record.json");
     let mut spec = scratch.spec(&format!("record {}", record.display()), LONG);
     spec.args = vec!["--flag".into(), "value with  spaces".into(), PROMPT.into()];
     spec.env

@@ -5,28 +5,28 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-struct Dir(PathBuf);
+/// A scratch directory with a fake user home, removed on drop.
+struct Dir(tempfile::TempDir);
 
 impl Dir {
     fn new(label: &str) -> Dir {
-        let path =
-            std::env::temp_dir().join(format!("skillgym-doctor-{label}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(path.join("home")).unwrap();
-        Dir(path)
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("skillgym-doctor-{label}-"))
+            .tempdir()
+            .unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        Dir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        self.0.path()
     }
 
     fn script(&self, name: &str, body: &str) -> PathBuf {
-        let path = self.0.join(name);
+        let path = self.path().join(name);
         std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         path
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -50,10 +50,10 @@ fn reports_each_runner_and_what_to_fix() {
     let claude = dir.script("claude", "echo '2.1.330 (Claude Code)'");
     let broken = dir.script("opencode", "echo 'segfault in node' >&2; exit 3");
     let gemini = dir.script("gemini", "echo 0.61.0");
-    std::fs::create_dir_all(dir.0.join("home/.gemini")).unwrap();
-    std::fs::write(dir.0.join("home/.gemini/oauth_creds.json"), "{}").unwrap();
+    std::fs::create_dir_all(dir.path().join("home/.gemini")).unwrap();
+    std::fs::write(dir.path().join("home/.gemini/oauth_creds.json"), "{}").unwrap();
     std::fs::write(
-        dir.0.join("skillgym.yaml"),
+        dir.path().join("skillgym.yaml"),
         format!(
             "runners:
   claude: {{ agent: {{ type: claude-code, model: claude-sonnet-4-6, command: {claude}, env: {{ ANTHROPIC_API_KEY: sk-test }} }} }}
@@ -67,11 +67,14 @@ fn reports_each_runner_and_what_to_fix() {
         ),
     )
     .unwrap();
-    let output = skillgym(&dir.0, &["doctor"], &[]);
+    let output = skillgym(dir.path(), &["doctor"], &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     let expected_lines = [
-        format!("skillgym doctor: {}", dir.0.join("skillgym.yaml").display()),
+        format!(
+            "skillgym doctor: {}",
+            dir.path().join("skillgym.yaml").display()
+        ),
         "runner `claude`: claude-code (model claude-sonnet-4-6)".to_owned(),
         format!("  ok  program: {}", claude.display()),
         "  ok  version: 2.1.330 (Claude Code)".to_owned(),
@@ -84,7 +87,7 @@ fn reports_each_runner_and_what_to_fix() {
         "  ok  version: 0.61.0".to_owned(),
         format!(
             "  ok  auth: {} exists",
-            dir.0.join("home/.gemini/oauth_creds.json").display()
+            dir.path().join("home/.gemini/oauth_creds.json").display()
         ),
         "4 runner(s) checked: 2 ready, 2 with problems".to_owned(),
     ];
@@ -112,14 +115,14 @@ fn an_environment_key_counts_and_all_ready_exits_zero() {
     let dir = Dir::new("ready");
     let codex = dir.script("codex", "echo 'codex-cli 0.169.0'");
     std::fs::write(
-        dir.0.join("skillgym.yaml"),
+        dir.path().join("skillgym.yaml"),
         format!(
             "runners:\n  codex: {{ agent: {{ type: codex, model: gpt-5.5, command: {} }} }}\n",
             codex.display()
         ),
     )
     .unwrap();
-    let output = skillgym(&dir.0, &["doctor"], &[("OPENAI_API_KEY", "sk-x")]);
+    let output = skillgym(dir.path(), &["doctor"], &[("OPENAI_API_KEY", "sk-x")]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(
@@ -156,17 +159,17 @@ fn bad_invocations_exit_2_with_the_reason() {
         ),
     ];
     for (args, message) in cases {
-        let output = skillgym(&dir.0, args, &[]);
+        let output = skillgym(dir.path(), args, &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
     std::fs::write(
-        dir.0.join("skillgym.yaml"),
+        dir.path().join("skillgym.yaml"),
         "runners:\n  c: { agent: { type: codex } }\n",
     )
     .unwrap();
-    let output = skillgym(&dir.0, &["doctor"], &[]);
+    let output = skillgym(dir.path(), &["doctor"], &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
@@ -200,7 +203,7 @@ fn endpoints_are_checked_as_each_cli_will_see_them() {
         program("qwen"),
     );
     std::fs::write(
-        dir.0.join("skillgym.yaml"),
+        dir.path().join("skillgym.yaml"),
         format!(
             "runners:
   codex-env: {{ agent: {{ type: codex, model: gpt-5.5, command: {codex}, env: {{ OPENAI_BASE_URL: 'http://127.0.0.1:4000/v1', OPENAI_API_KEY: k }} }} }}
@@ -214,7 +217,7 @@ fn endpoints_are_checked_as_each_cli_will_see_them() {
         ),
     )
     .unwrap();
-    let output = skillgym(&dir.0, &["doctor"], &[("GATEWAY_KEY", "sk-g")]);
+    let output = skillgym(dir.path(), &["doctor"], &[("GATEWAY_KEY", "sk-g")]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
 

@@ -3,7 +3,6 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 struct Server(Child);
@@ -15,17 +14,20 @@ impl Drop for Server {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("mock-model-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory under cargo's test tmp dir, kept when the test fails before
+/// [`tempfile::TempDir::close`] removes it.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("mock-model-{name}-"))
+        .disable_cleanup(true)
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
 }
 
 #[test]
 fn serves_a_script_on_loopback_and_logs_each_request() {
-    let dir = scratch("serve");
+    let tmp = scratch("serve");
+    let dir = tmp.path();
     std::fs::write(
         dir.join("script.yaml"),
         "- read: notes.md\n- say: all read\n",
@@ -42,7 +44,7 @@ fn serves_a_script_on_loopback_and_logs_each_request() {
                 "--log",
             ])
             .arg(dir.join("requests.jsonl"))
-            .current_dir(&dir)
+            .current_dir(dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -89,12 +91,13 @@ fn serves_a_script_on_loopback_and_logs_each_request() {
     let log = std::fs::read_to_string(dir.join("requests.jsonl")).unwrap();
     assert_eq!(log.lines().count(), 1, "{log}");
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
+    tmp.close().unwrap();
 }
 
 #[test]
 fn bad_invocations_exit_2_naming_the_problem() {
-    let dir = scratch("usage");
+    let tmp = scratch("usage");
+    let dir = tmp.path();
     std::fs::write(dir.join("broken.yaml"), "- run: ls\n- sya: hi\n").unwrap();
     for (args, message) in [
         (
@@ -121,12 +124,12 @@ fn bad_invocations_exit_2_naming_the_problem() {
         let output = Command::new(env!("CARGO_BIN_EXE_cargo-skillgym"))
             .args(["skillgym", "mock-model"])
             .args(args)
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
+    tmp.close().unwrap();
 }

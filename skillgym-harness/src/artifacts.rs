@@ -327,9 +327,14 @@ mod tests {
 
     #[test]
     fn a_run_directory_is_claimed_once() {
-        let dir = std::env::temp_dir().join(format!("skillgym-claim-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        let run = RunDir::new(&dir, "same");
+        // Kept when the test fails, for inspection.
+        let tmp = tempfile::Builder::new()
+            .prefix("skillgym-claim-")
+            .disable_cleanup(true)
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
+        let run = RunDir::new(dir, "same");
         run.claim("nextest:1").unwrap();
         run.claim("nextest:1")
             .expect("another process of the same nextest run");
@@ -350,19 +355,24 @@ mod tests {
             )
         );
         assert!(!source.to_string().is_empty());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn latest_points_at_the_newest_run() {
-        let dir = std::env::temp_dir().join(format!("skillgym-latest-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        RunDir::new(&dir, "first").mark_latest().unwrap();
-        RunDir::new(&dir, "second").mark_latest().unwrap();
+        // Kept when the test fails, for inspection.
+        let tmp = tempfile::Builder::new()
+            .prefix("skillgym-latest-")
+            .disable_cleanup(true)
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
+        RunDir::new(dir, "first").mark_latest().unwrap();
+        RunDir::new(dir, "second").mark_latest().unwrap();
         assert_eq!(
             fs::read_link(dir.join("latest")).unwrap(),
             Path::new("second")
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 }

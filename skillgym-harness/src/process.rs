@@ -624,22 +624,21 @@ fn spawn_error(spec: &ProcessSpec, source: io::Error) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicU32, Ordering};
 
     /// A fresh scratch directory, removed on drop.
-    struct Scratch(PathBuf);
+    struct Scratch(tempfile::TempDir);
 
     impl Scratch {
         fn new(name: &str) -> Self {
-            static NEXT: AtomicU32 = AtomicU32::new(0);
-            let dir = std::env::temp_dir().join(format!(
-                "skillgym-process-{}-{}-{name}",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::Relaxed)
-            ));
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(&dir).expect("scratch dir");
+            let dir = tempfile::Builder::new()
+                .prefix(&format!("skillgym-process-{name}-"))
+                .tempdir()
+                .expect("scratch dir");
             Self(dir)
+        }
+
+        fn path(&self) -> &Path {
+            self.0.path()
         }
 
         fn spec(&self, script: &str, timeout: Duration) -> ProcessSpec {
@@ -648,18 +647,12 @@ mod tests {
                 args: vec!["-c".into(), script.into()],
                 env: Vec::new(),
                 env_remove: Vec::new(),
-                cwd: self.0.clone(),
-                stdout_log: self.0.join("logs/stdout.log"),
-                stderr_log: self.0.join("logs/stderr.log"),
+                cwd: self.path().to_path_buf(),
+                stdout_log: self.path().join("logs/stdout.log"),
+                stderr_log: self.path().join("logs/stderr.log"),
                 timeout,
                 max_output: None,
             }
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
         }
     }
 
@@ -751,7 +744,7 @@ mod tests {
             "{lines:?}"
         );
         assert!(!lines.iter().any(|l| l.starts_with("PATH=")), "{lines:?}");
-        let cwd = fs::canonicalize(&scratch.0).expect("canonical cwd");
+        let cwd = fs::canonicalize(scratch.path()).expect("canonical cwd");
         assert!(
             lines.contains(&format!("cwd={}", cwd.display())),
             "{lines:?}"
@@ -922,7 +915,7 @@ mod tests {
         let message = err.to_string();
         assert!(message.contains("/nonexistent/skillgym-agent"), "{message}");
         assert!(
-            message.contains(&scratch.0.display().to_string()),
+            message.contains(&scratch.path().display().to_string()),
             "{message}"
         );
     }
@@ -930,7 +923,7 @@ mod tests {
     #[tokio::test]
     async fn a_log_that_cannot_be_created_is_named_and_its_cause_kept_once() {
         let scratch = Scratch::new("log");
-        let blocker = scratch.0.join("file");
+        let blocker = scratch.0.path().join("file");
         fs::write(&blocker, "").unwrap();
         let mut spec = scratch.spec("echo out", LONG);
         spec.stdout_log = blocker.join("logs/stdout.log");

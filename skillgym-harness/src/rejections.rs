@@ -72,18 +72,23 @@ mod tests {
 
     #[test]
     fn a_rejection_is_seen_by_another_process_through_its_marker() {
-        let dir = std::env::temp_dir().join(format!("skillgym-rejections-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        let first = Rejections::new(&dir);
+        // Kept when the test fails, for inspection.
+        let tmp = tempfile::Builder::new()
+            .prefix("skillgym-rejections-")
+            .disable_cleanup(true)
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
+        let first = Rejections::new(dir);
         assert_eq!(first.reason("claude"), None);
         first.record("claude", "status 400: bad model");
         first.record("claude", "a later reason");
-        let other_process = Rejections::new(&dir);
+        let other_process = Rejections::new(dir);
         assert_eq!(
             other_process.reason("claude").as_deref(),
             Some("status 400: bad model")
         );
         assert_eq!(other_process.reason("codex"), None);
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 }

@@ -373,7 +373,6 @@ fn take_slot_file(dir: &Path, count: usize) -> io::Result<File> {
 mod tests {
     use super::*;
     use std::sync::Barrier;
-    use std::time::{SystemTime, UNIX_EPOCH};
 
     const TASKS: usize = 24;
     const RUNNERS: usize = 3;
@@ -445,24 +444,11 @@ mod tests {
     }
 
     /// A fresh lock directory under the temp dir, removed on drop.
-    struct TempLockDir(PathBuf);
-
-    impl TempLockDir {
-        fn new(name: &str) -> TempLockDir {
-            let nanos = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos());
-            TempLockDir(std::env::temp_dir().join(format!(
-                "skillgym-schedule-{name}-{}-{nanos}",
-                std::process::id()
-            )))
-        }
-    }
-
-    impl Drop for TempLockDir {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
+    fn lock_dir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("skillgym-schedule-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     const IDS: [&str; RUNNERS] = ["claude/sonnet", "codex", "gemini cli"];
@@ -597,40 +583,50 @@ mod tests {
 
     #[test]
     fn cross_process_parallel_reaches_and_respects_the_cap() {
-        let dir = TempLockDir::new("parallel");
-        let gates = Gates::cross_process(Schedule::Parallel, 4, &IDS, dir.0.join("locks"));
+        let dir = lock_dir("parallel");
+        let gates = Gates::cross_process(Schedule::Parallel, 4, &IDS, dir.path().join("locks"));
         assert_eq!(run(&gates).max(), 4);
         for k in 0..4 {
-            assert!(dir.0.join(format!("locks/slot-{k}.lock")).is_file());
+            assert!(dir.path().join(format!("locks/slot-{k}.lock")).is_file());
         }
-        assert!(!dir.0.join("locks/slot-4.lock").exists());
+        assert!(!dir.path().join("locks/slot-4.lock").exists());
     }
 
     #[test]
     fn cross_process_serial_runs_one_at_a_time() {
-        let dir = TempLockDir::new("serial");
-        let gates = Gates::cross_process(Schedule::Serial, 8, &IDS, dir.0.clone());
+        let dir = lock_dir("serial");
+        let gates = Gates::cross_process(Schedule::Serial, 8, &IDS, dir.path().to_path_buf());
         assert_eq!(run(&gates).max(), 1);
     }
 
     #[test]
     fn cross_process_isolated_by_runner_keeps_each_runner_to_one() {
-        let dir = TempLockDir::new("isolated");
-        let gates = Gates::cross_process(Schedule::IsolatedByRunner, 8, &IDS, dir.0.clone());
+        let dir = lock_dir("isolated");
+        let gates = Gates::cross_process(
+            Schedule::IsolatedByRunner,
+            8,
+            &IDS,
+            dir.path().to_path_buf(),
+        );
         let meter = run(&gates);
         assert_eq!(meter.runner_max(), vec![1; RUNNERS]);
         assert!((2..=RUNNERS).contains(&meter.max()), "max {}", meter.max());
         for id in IDS {
             let name = format!("runner-{}.lock", crate::artifacts::sanitize(id));
-            assert!(dir.0.join(&name).is_file(), "{name}");
+            assert!(dir.path().join(&name).is_file(), "{name}");
         }
-        assert!(dir.0.join("runner-codex.lock").is_file());
+        assert!(dir.path().join("runner-codex.lock").is_file());
     }
 
     #[test]
     fn cross_process_isolated_by_runner_respects_the_cap() {
-        let dir = TempLockDir::new("isolated-cap");
-        let gates = Gates::cross_process(Schedule::IsolatedByRunner, 2, &IDS, dir.0.clone());
+        let dir = lock_dir("isolated-cap");
+        let gates = Gates::cross_process(
+            Schedule::IsolatedByRunner,
+            2,
+            &IDS,
+            dir.path().to_path_buf(),
+        );
         let meter = run(&gates);
         assert_eq!(meter.runner_max(), vec![1; RUNNERS]);
         assert!(meter.max() <= 2, "max {}", meter.max());
@@ -639,9 +635,19 @@ mod tests {
     #[test]
     fn cross_process_gates_share_locks_between_instances() {
         // Two `Gates` on one directory behave like two processes of one run.
-        let dir = TempLockDir::new("shared");
-        let first = Gates::cross_process(Schedule::IsolatedByRunner, 8, &IDS, dir.0.clone());
-        let second = Gates::cross_process(Schedule::IsolatedByRunner, 8, &IDS, dir.0.clone());
+        let dir = lock_dir("shared");
+        let first = Gates::cross_process(
+            Schedule::IsolatedByRunner,
+            8,
+            &IDS,
+            dir.path().to_path_buf(),
+        );
+        let second = Gates::cross_process(
+            Schedule::IsolatedByRunner,
+            8,
+            &IDS,
+            dir.path().to_path_buf(),
+        );
         let meter = Meter::default();
         let start = Barrier::new(TASKS);
         thread::scope(|scope| {
@@ -661,11 +667,11 @@ mod tests {
 
     #[test]
     fn cross_process_errors_are_reported() {
-        let dir = TempLockDir::new("error");
-        fs::write(&dir.0, "a file, not a directory").expect("write");
-        let gates = Gates::cross_process(Schedule::Parallel, 2, &IDS, dir.0.join("locks"));
+        let dir = lock_dir("error");
+        let file = dir.path().join("file");
+        fs::write(&file, "a file, not a directory").expect("write");
+        let gates = Gates::cross_process(Schedule::Parallel, 2, &IDS, file.join("locks"));
         assert!(gates.enter(0).is_err());
-        let _ = fs::remove_file(&dir.0);
     }
 
     #[test]

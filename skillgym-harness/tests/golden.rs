@@ -1,9 +1,12 @@
 //! Golden tests: every captured real transcript, normalized by its adapter, checked field by
-//! field, and its whole normalized JSON compared with a reviewed snapshot in `tests/golden/`.
+//! field, and its whole normalized JSON compared with a reviewed insta snapshot,
+//! `tests/golden/<fixture>.snap`.
 //!
-//! After a deliberate change, rewrite the snapshots with
-//! `SKILLGYM_BLESS=1 cargo test -p skillgym-harness --test golden`
-//! and review the diff before committing.
+//! A mismatch fails the test; outside CI insta also writes the new value next to the snapshot
+//! (`<fixture>.snap.new`). After a deliberate change, review and accept the new values with
+//! `cargo insta review` (cargo-insta), or rewrite them all in place with
+//! `INSTA_UPDATE=always cargo test -p skillgym-harness --test golden`, and review the diff before
+//! committing. With `CI` set nothing is written.
 
 use std::path::{Path, PathBuf};
 
@@ -41,43 +44,21 @@ fn normalize_in(kind: AgentKind, name: &str, cwd: &str) -> Normalized {
     .unwrap()
 }
 
-/// Compares the normalized JSON with `tests/golden/<name>.json` (or writes it when blessing).
+/// Compares the normalized JSON with the snapshot `tests/golden/<name>.snap`. Everything in it
+/// comes from the fixture and the fixed working directory, so nothing is redacted.
 fn check_snapshot(name: &str, normalized: &Normalized) {
     let value = json!({
         "report": normalized.report,
         "provider_error": normalized.provider_error,
         "steps": normalized.steps,
     });
-    let mut text = serde_json::to_string_pretty(&value).unwrap();
-    text.push('\n');
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(format!("{name}.json"));
-    if std::env::var_os("SKILLGYM_BLESS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|error| {
-        panic!(
-            "{}: {error}; write it with SKILLGYM_BLESS=1 and review it",
-            path.display()
-        )
+    insta::with_settings!({
+        snapshot_path => "golden",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_json_snapshot!(name, value);
     });
-    if expected != text {
-        let first = expected
-            .lines()
-            .zip(text.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(expected.lines().count().min(text.lines().count()));
-        panic!(
-            "{} differs from the normalized report at line {}:\n  snapshot: {}\n  now:      {}\n\
-             rerun with SKILLGYM_BLESS=1 to accept the change, then review the diff",
-            path.display(),
-            first + 1,
-            expected.lines().nth(first).unwrap_or("<end>"),
-            text.lines().nth(first).unwrap_or("<end>"),
-        );
-    }
 }
 
 /// What a transcript must normalize to.

@@ -16,28 +16,30 @@ use skillgym_harness::execute::{SessionLimits, SessionOutput, run_session};
 const PROMPT: &str = "Run echo hello, then read SKILL.md";
 const SECRET: &str = "secret-token-123";
 
-/// A scratch directory: a fake user home, the workspace, the attempt's artifacts.
+/// A scratch directory: a fake user home, the workspace, the attempt's artifacts. Removed on
+/// drop.
 struct Scene {
-    root: PathBuf,
+    root: tempfile::TempDir,
 }
 
 impl Scene {
     fn new(label: &str) -> Scene {
-        let root =
-            std::env::temp_dir().join(format!("skillgym-launch-{label}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = tempfile::Builder::new()
+            .prefix(&format!("skillgym-launch-{label}-"))
+            .tempdir()
+            .unwrap();
         for dir in ["home", "work", "attempt", "record"] {
-            std::fs::create_dir_all(root.join(dir)).unwrap();
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
         }
         Scene { root }
     }
 
     fn home(&self) -> PathBuf {
-        self.root.join("home")
+        self.root.path().join("home")
     }
 
     fn artifacts(&self) -> PathBuf {
-        self.root.join("attempt")
+        self.root.path().join("attempt")
     }
 
     fn state(&self) -> PathBuf {
@@ -88,8 +90,8 @@ impl Scene {
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/transcripts")
             .join(fixture);
-        let record = self.root.join("record");
-        let script = self.root.join("fake-agent.sh");
+        let record = self.root.path().join("record");
+        let script = self.root.path().join("fake-agent.sh");
         std::fs::write(
             &script,
             format!(
@@ -136,7 +138,11 @@ impl Scene {
     ) -> SessionOutput {
         let prompt_file = self.artifacts().join("prompt.md");
         std::fs::write(&prompt_file, PROMPT).unwrap();
-        let (work, state, artifacts) = (self.root.join("work"), self.state(), self.artifacts());
+        let (work, state, artifacts) = (
+            self.root.path().join("work"),
+            self.state(),
+            self.artifacts(),
+        );
         let spec = SessionSpec {
             runner_id: "runner",
             prompt: PROMPT,
@@ -168,12 +174,6 @@ impl Scene {
             }
         }
         files
-    }
-}
-
-impl Drop for Scene {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 
@@ -491,7 +491,7 @@ fn every_agent_launches_isolated_and_seeded() {
             scene.home_file(file, "the user's own instructions stay out");
         }
         let fixture = if case.fixture == "cursor" {
-            let path = scene.root.join("cursor.jsonl");
+            let path = scene.root.path().join("cursor.jsonl");
             std::fs::write(&path, CURSOR_STREAM).unwrap();
             path.display().to_string()
         } else {
@@ -502,7 +502,7 @@ fn every_agent_launches_isolated_and_seeded() {
             options = options.env(*key, *value);
         }
         let recorded = scene.run(case.kind, options, case.session_file, &fixture);
-        let cwd = scene.root.join("work").display().to_string();
+        let cwd = scene.root.path().join("work").display().to_string();
         for run in case.args {
             let wanted: Vec<String> = run
                 .iter()
@@ -560,7 +560,7 @@ fn qwen_code_keeps_only_auth_settings() {
         ".qwen/settings.json",
         r#"{"security":{"auth":{"selectedType":"openai"}},"mcpServers":{"x":{}}}"#,
     );
-    let settings_copy = scene.root.join("record/qwen-settings");
+    let settings_copy = scene.root.path().join("record/qwen-settings");
     scene.run(
         AgentKind::QwenCode,
         AgentOptions::new("qwen3-coder-plus"),
@@ -1062,7 +1062,7 @@ impl Scene {
             ".qwen/settings.json",
             &format!(r#"{{"apiKey":"{SECRET}"}}"#),
         );
-        let script = self.root.join("ending.sh");
+        let script = self.root.path().join("ending.sh");
         let tail = match ending {
             Ending::Success | Ending::LaunchError => "exit 0",
             Ending::Failure => "exit 3",
@@ -1074,13 +1074,13 @@ impl Scene {
                 "#!/bin/sh\nfor f in $(grep -rl '{SECRET}' '{state}'); do cp \"$f\" \"$f.orig\"; done\n\
                  echo derived > '{record}/ran'\n{tail}\n",
                 state = self.state().display(),
-                record = self.root.join("record").display(),
+                record = self.root.path().join("record").display(),
             ),
         )
         .unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let program = match ending {
-            Ending::LaunchError => self.root.join("no-such-agent"),
+            Ending::LaunchError => self.root.path().join("no-such-agent"),
             _ => script,
         };
         let options = AgentOptions::new("m")
@@ -1133,7 +1133,7 @@ fn seeded_secrets_never_outlive_a_session() {
         for ending in endings {
             let scene = Scene::new(&format!("secrets-{kind:?}-{ending:?}"));
             let output = scene.run_ending(kind, ending);
-            let ran = scene.root.join("record/ran").exists();
+            let ran = scene.root.path().join("record/ran").exists();
             assert_eq!(
                 ran,
                 !matches!(ending, Ending::LaunchError),

@@ -278,9 +278,13 @@ fn session_with(
     code: i32,
     max_output: u64,
 ) -> (skillgym_harness::execute::SessionOutput, u64) {
-    let dir =
-        std::env::temp_dir().join(format!("skillgym-malformed-{label}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    // Kept when the session fails, for inspection.
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("skillgym-malformed-{label}-"))
+        .disable_cleanup(true)
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     let artifacts = dir.join("attempt");
     std::fs::create_dir_all(&artifacts).unwrap();
     std::fs::write(dir.join("stdout.bin"), stdout).unwrap();
@@ -307,7 +311,7 @@ fn session_with(
         runner_id: "r",
         prompt: "prompt",
         prompt_file: &prompt_file,
-        cwd: &dir,
+        cwd: dir,
         artifact_dir: &artifacts,
         state_dir: &artifacts.join("agent-state"),
         provider: None,
@@ -327,7 +331,7 @@ fn session_with(
         },
     ));
     let logged = std::fs::metadata(artifacts.join("stdout.log")).map_or(0, |m| m.len());
-    std::fs::remove_dir_all(&dir).unwrap();
+    tmp.close().unwrap();
     (output, logged)
 }
 

@@ -300,12 +300,14 @@ fn server() -> MockServer {
     MockServer::start(ServerOptions::default()).expect("the mock starts")
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("mock-server-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory under cargo's test tmp dir, kept when the test fails before
+/// [`tempfile::TempDir::close`] removes it.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("mock-server-{name}-"))
+        .disable_cleanup(true)
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
 }
 
 #[test]
@@ -836,7 +838,8 @@ fn a_default_session_serves_requests_that_name_none() {
 
 #[test]
 fn every_request_is_logged_with_its_reply_and_keys_masked() {
-    let dir = scratch("log");
+    let tmp = scratch("log");
+    let dir = tmp.path();
     let server = server();
     let mut setup = SessionSetup::new(script(vec![Step::Run("echo hi".into())]));
     setup.log = Some(dir.join("mock-requests.jsonl"));
@@ -879,7 +882,7 @@ fn every_request_is_logged_with_its_reply_and_keys_masked() {
         lines[1]["body"]["messages"][0]["content"][0]["content"],
         "hi"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+    tmp.close().unwrap();
 }
 
 #[test]

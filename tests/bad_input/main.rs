@@ -11,7 +11,7 @@ use std::process::{Command, ExitCode, Output};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use skillgym::SessionReport;
-use skillgym_e2e::TempDir;
+use skillgym_e2e::temp_dir;
 
 const CHILD: &str = "BAD_INPUT_CHILD";
 const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
@@ -218,7 +218,7 @@ fn main() -> ExitCode {
 }
 
 fn check(row: &Row) -> Result<(), Failed> {
-    let dir = TempDir::new(&format!("bad-input-{}", row.name));
+    let dir = temp_dir(&format!("bad-input-{}", row.name));
     let output = run(dir.path(), row);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     let context = format!(

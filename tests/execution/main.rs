@@ -16,7 +16,7 @@ use std::process::{Command, ExitCode, Output};
 
 use libtest_mimic::{Arguments, Trial};
 use serde_json::Value;
-use skillgym_e2e::TempDir;
+use skillgym_e2e::{TempDir, temp_dir};
 use skillgym_harness::{CommandAgent, Harness};
 
 const CHILD: &str = "EXECUTION_CHILD";
@@ -67,7 +67,7 @@ impl Run {
     /// Runs the child once, in a fresh temporary directory holding the config, the output
     /// directory (`out`, run id `run`) and the fake agents' state (`state`).
     pub fn new(label: &str, spec: Spec<'_>) -> Run {
-        let dir = TempDir::new(label);
+        let dir = temp_dir(label);
         let output = run_child(dir.path(), spec, &[("SKILLGYM_RUN_ID", "run")]);
         Run {
             outputs: vec![output],
@@ -79,7 +79,7 @@ impl Run {
     /// (`NEXTEST_EXECUTION_MODE=process-per-test`, one shared run id). `trials` are full trial
     /// names (`[a] cases::sched::s1`).
     pub fn per_process(label: &str, trials: &[String], spec: Spec<'_>) -> Run {
-        let dir = TempDir::new(label);
+        let dir = temp_dir(label);
         let outputs = std::thread::scope(|scope| {
             let children: Vec<_> = trials
                 .iter()

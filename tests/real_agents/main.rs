@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use serde_json::Value;
-use skillgym_e2e::{TempDir, stderr, stdout, without_outer_runner_env, workspace_root};
+use skillgym_e2e::{stderr, stdout, temp_dir, without_outer_runner_env, workspace_root};
 use skillgym_harness::Harness;
 
 const CHILD: &str = "REAL_AGENTS_CHILD";
@@ -303,7 +303,7 @@ fn start_tier() -> Result<TierRun, String> {
     if agents.is_empty() {
         return Err("no agent CLI on PATH".to_owned());
     }
-    let dir = TempDir::new("real-agents");
+    let dir = temp_dir("real-agents");
     let config = dir.path().join("skillgym.yaml");
     let mut yaml = format!(
         "run:\n  output_dir: {out}\n  workspace: {{ mode: isolated, template_dir: {template} }}\n  skills: [{skill}]\ndefaults: {{ timeout: 3m }}\nrunners:\n",

@@ -213,11 +213,18 @@ mod tests {
     const CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 
     use super::*;
+    use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{
         self, PROMPT, env, fixture, mode, scratch, spec, tool_calls, tool_results,
     };
     use crate::normalize::Normalized;
     use skillgym::{SessionEvent, TokenCount, UsageSource};
+
+    /// The harness's own environment in these tests: `CLAUDE_CONFIG_DIR` names another directory, which
+    /// an explicit `user_home` overrides (it stands for the whole user).
+    fn harness_env() -> ProcessEnv {
+        ProcessEnv::fixed([(CONFIG_DIR, "/elsewhere")])
+    }
 
     fn normalize(stream: &str) -> Normalized {
         let mut parser = ClaudeCode::new(AgentOptions::new("claude-opus-5-5")).parser();
@@ -383,7 +390,8 @@ mod tests {
 
     #[test]
     fn launches_headless_with_a_private_config_dir() {
-        let dir = scratch("claude-code", "launch");
+        let tmp = scratch("claude-code", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".claude/skills/x")).unwrap();
         fs::write(
@@ -397,12 +405,13 @@ mod tests {
         let artifacts = dir.join("artifacts");
         let agent = ClaudeCode::new(
             AgentOptions::new("claude-sonnet-4-6")
+                .process_env(harness_env())
                 .args(["--bare"])
                 .env("DISABLE_AUTOUPDATER", "0")
                 .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:8765")
                 .user_home(&home),
         );
-        let session = spec("claude", &dir, &state, &artifacts);
+        let session = spec("claude", dir, &state, &artifacts);
         let launch = agent.command(&session, None, false).unwrap();
         assert_eq!(launch.program, "claude");
         assert_eq!(
@@ -420,21 +429,19 @@ mod tests {
             ]
         );
         let config = state.join("claude");
-        if std::env::var_os(CONFIG_DIR).is_none() {
-            assert_eq!(launch.seeded.files(), [config.join(".credentials.json")]);
-            let copied = fs::read_to_string(config.join(".credentials.json")).unwrap();
-            let copied: Value = serde_json::from_str(&copied).unwrap();
-            assert_eq!(
-                copied,
-                serde_json::json!({"claudeAiOauth": {"accessToken": "at", "expiresAt": 1}})
-            );
-            let mode = mode(&launch.seeded.files()[0]);
-            assert_eq!(mode, 0o600);
-            assert!(
-                home.join(".claude/.credentials.json").exists(),
-                "the user's file stays"
-            );
-        }
+        assert_eq!(launch.seeded.files(), [config.join(".credentials.json")]);
+        let copied = fs::read_to_string(config.join(".credentials.json")).unwrap();
+        let copied: Value = serde_json::from_str(&copied).unwrap();
+        assert_eq!(
+            copied,
+            serde_json::json!({"claudeAiOauth": {"accessToken": "at", "expiresAt": 1}})
+        );
+        let mode = mode(&launch.seeded.files()[0]);
+        assert_eq!(mode, 0o600);
+        assert!(
+            home.join(".claude/.credentials.json").exists(),
+            "the user's file stays"
+        );
         assert!(!config.join("settings.json").exists());
         assert!(!config.join("CLAUDE.md").exists());
         assert!(!config.join("skills").exists());
@@ -458,28 +465,32 @@ mod tests {
         assert_eq!(env(&as_root, "IS_SANDBOX"), Some("1"));
         let real = agent.launch(&session).unwrap();
         assert_eq!(env(&real, "IS_SANDBOX").is_some(), is_root());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn nothing_is_seeded_without_a_login_or_with_a_chosen_config_dir() {
-        let dir = scratch("claude-code", "unseeded");
+        let tmp = scratch("claude-code", "unseeded");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let session = spec("claude", &dir, &state, &artifacts);
-        let agent = ClaudeCode::new(AgentOptions::default().user_home(&home));
+        let session = spec("claude", dir, &state, &artifacts);
+        let agent = ClaudeCode::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home(&home),
+        );
         let launch = agent.command(&session, None, false).unwrap();
-        if std::env::var_os(CONFIG_DIR).is_none() {
-            assert!(launch.seeded.is_empty());
-        }
+        assert!(launch.seeded.is_empty());
         assert!(!launch.args.iter().any(|arg| arg == "--model"));
         assert!(state.join("claude").is_dir());
 
         let chosen = dir.join("chosen");
         let agent = ClaudeCode::new(
             AgentOptions::default()
+                .process_env(harness_env())
                 .env(CONFIG_DIR, chosen.display().to_string())
                 .user_home(&home),
         );
@@ -487,24 +498,26 @@ mod tests {
         assert!(launch.seeded.is_empty());
         assert_eq!(env(&launch, CONFIG_DIR), chosen.to_str());
         assert!(!chosen.exists(), "the user's directory is left alone");
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn credentials_that_are_not_json_are_copied_as_they_are() {
-        let dir = scratch("claude-code", "opaque");
+        let tmp = scratch("claude-code", "opaque");
+        let dir = tmp.path();
         fs::write(dir.join(".credentials.json"), "opaque").unwrap();
         strip_refresh_tokens(&dir.join(".credentials.json")).unwrap();
         assert_eq!(
             fs::read_to_string(dir.join(".credentials.json")).unwrap(),
             "opaque"
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn resumes_by_forking_the_session() {
-        let dir = scratch("claude-code", "resume");
+        let tmp = scratch("claude-code", "resume");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = ClaudeCode::new(
@@ -512,7 +525,7 @@ mod tests {
                 .command("/opt/claude")
                 .user_home(dir.join("home")),
         );
-        let mut session = spec("claude", &dir, &state, &artifacts);
+        let mut session = spec("claude", dir, &state, &artifacts);
         session.prompt = "Why did you read SKILL.md?";
         let launch = agent.resume(&session, "sess-1").unwrap().unwrap();
         assert_eq!(launch.program, "/opt/claude");
@@ -533,12 +546,13 @@ mod tests {
             ]
         );
         assert_eq!(env(&launch, CONFIG_DIR), state.join("claude").to_str());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn collects_the_project_session_file() {
-        let dir = scratch("claude-code", "collect");
+        let tmp = scratch("claude-code", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let project = state.join("claude/projects/-home-dev-demo-wd");
@@ -547,7 +561,7 @@ mod tests {
         fs::write(project.join("sess-1.jsonl"), "{\"type\":\"user\"}\n").unwrap();
         fs::write(project.join("sess-1/subagents/agent-a.jsonl"), "sub").unwrap();
         let agent = ClaudeCode::new(AgentOptions::default());
-        let session = spec("claude", &dir, &state, &artifacts);
+        let session = spec("claude", dir, &state, &artifacts);
 
         let mut out = ReportBuilder::new("/home/dev/demo/wd");
         out.session_id("sess-1");
@@ -581,12 +595,16 @@ mod tests {
             out.finish("p").warnings.is_empty(),
             "a missing file is normal"
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn setup_names_program_and_auth() {
-        let agent = ClaudeCode::new(AgentOptions::default().user_home("/home/u"));
+        let agent = ClaudeCode::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home("/home/u"),
+        );
         let setup = agent.setup();
         assert_eq!(setup.program, "claude");
         assert_eq!(setup.version_args, ["--version"]);
@@ -596,11 +614,9 @@ mod tests {
                 .auth
                 .contains(&AuthSource::Env("ANTHROPIC_API_KEY".into()))
         );
-        if std::env::var_os(CONFIG_DIR).is_none() {
-            assert!(setup.auth.contains(&AuthSource::File(
-                "/home/u/.claude/.credentials.json".into()
-            )));
-        }
+        assert!(setup.auth.contains(&AuthSource::File(
+            "/home/u/.claude/.credentials.json".into()
+        )));
         assert!(!setup.auth_help.is_empty());
         assert_eq!(agent.kind(), "claude-code");
     }

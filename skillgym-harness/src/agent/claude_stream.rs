@@ -1026,9 +1026,13 @@ mod tests {
 
     #[test]
     fn session_files_are_found_by_id_then_by_fallback() {
-        let dir =
-            std::env::temp_dir().join(format!("skillgym-claude-stream-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        // Kept when the test fails, for inspection.
+        let tmp = tempfile::Builder::new()
+            .prefix("skillgym-claude-stream-")
+            .disable_cleanup(true)
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
         let projects = dir.join("projects");
         std::fs::create_dir_all(projects.join("-w/s1/subagents")).unwrap();
         std::fs::write(projects.join("-w/s1.jsonl"), "one").unwrap();
@@ -1054,7 +1058,7 @@ mod tests {
         collect_session_file(&mut out, &projects, &artifacts, &top_level);
         assert!(out.current_session_file().is_some());
         assert!(out.finish("p").warnings.is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

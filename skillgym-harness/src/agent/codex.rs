@@ -932,7 +932,8 @@ mod tests {
 
     #[test]
     fn launches_isolated_with_seeded_auth() {
-        let dir = scratch("codex", "launch");
+        let tmp = scratch("codex", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".codex/skills/x")).unwrap();
         fs::write(home.join(".codex/auth.json"), "{\"OPENAI_API_KEY\":\"sk\"}").unwrap();
@@ -948,7 +949,7 @@ mod tests {
                 .user_home(&home),
         );
         let mut launch = codex
-            .launch(&spec("codex", &prompt_file, &state, &dir))
+            .launch(&spec("codex", &prompt_file, &state, dir))
             .unwrap();
         assert_eq!(launch.program, "codex");
         assert_eq!(
@@ -999,18 +1000,19 @@ mod tests {
                 .command("/opt/codex"),
         );
         let launch = bare
-            .launch(&spec("codex", &prompt_file, &state2, &dir))
+            .launch(&spec("codex", &prompt_file, &state2, dir))
             .unwrap();
         assert_eq!(launch.program, "/opt/codex");
         assert!(launch.seeded.is_empty());
         assert!(state2.join("codex-home").is_dir());
         assert!(!strings(&launch.args).contains(&"-m"));
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn an_agent_env_codex_home_is_used_as_it_is() {
-        let dir = scratch("codex", "own-home");
+        let tmp = scratch("codex", "own-home");
+        let dir = tmp.path();
         let own = dir.join("own");
         let sessions = own.join("sessions/2026/11/22");
         fs::create_dir_all(&sessions).unwrap();
@@ -1026,7 +1028,7 @@ mod tests {
                 .env("CODEX_HOME", own.to_str().unwrap())
                 .user_home(dir.join("home")),
         );
-        let spec = spec("codex", &prompt_file, &state, &dir);
+        let spec = spec("codex", &prompt_file, &state, dir);
         let launch = codex.launch(&spec).unwrap();
         assert_eq!(env(&launch, "CODEX_HOME"), own.to_str());
         assert!(launch.seeded.is_empty());
@@ -1047,12 +1049,13 @@ mod tests {
                 .auth
                 .contains(&AuthSource::File(own.join("auth.json")))
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn collects_the_rollout_of_the_thread() {
-        let dir = scratch("codex", "collect");
+        let tmp = scratch("codex", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let day = state.join("codex-home/sessions/2026/11/22");
         fs::create_dir_all(&day).unwrap();
@@ -1065,7 +1068,7 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         fs::write(day.join("rollout-2026-11-22T03-06-00-other.jsonl"), "other").unwrap();
         let prompt_file = dir.join("prompt.md");
-        let spec = spec("codex", &prompt_file, &state, &dir);
+        let spec = spec("codex", &prompt_file, &state, dir);
         let codex = Codex::new(AgentOptions::default());
 
         let mut out = ReportBuilder::new("/w");
@@ -1100,12 +1103,13 @@ mod tests {
         codex.collect(&spec, &mut out);
         assert!(out.current_session_file().is_none());
         assert!(out.finish("p").warnings.is_empty());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn resumes_a_thread() {
-        let dir = scratch("codex", "resume");
+        let tmp = scratch("codex", "resume");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".codex")).unwrap();
         fs::write(home.join(".codex/auth.json"), "{}").unwrap();
@@ -1114,7 +1118,7 @@ mod tests {
         let codex = Codex::new(AgentOptions::new("gpt-5.5").user_home(&home));
         let spec = SessionSpec {
             prompt: "Why did you read SKILL.md?",
-            ..spec("codex", &prompt_file, &state, &dir)
+            ..spec("codex", &prompt_file, &state, dir)
         };
         let launch = codex.resume(&spec, "01a2-thread").unwrap().unwrap();
         assert_eq!(
@@ -1143,7 +1147,7 @@ mod tests {
         let codex_home = state.join("codex-home");
         assert_eq!(env(&launch, "CODEX_HOME"), codex_home.to_str());
         assert_eq!(launch.seeded.files(), [codex_home.join("auth.json")]);
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

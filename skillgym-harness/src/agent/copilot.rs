@@ -655,11 +655,18 @@ mod tests {
     const HOME_VAR: &str = "COPILOT_HOME";
 
     use super::*;
+    use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{
         self, CWD, PROMPT, env, exit_codes, fixture, mode, scratch, spec, tool_calls, tool_results,
     };
     use crate::normalize::Normalized;
     use skillgym::{Confidence, SessionEvent, TokenCount};
+
+    /// The harness's own environment in these tests: `COPILOT_HOME` names another directory, which
+    /// an explicit `user_home` overrides (it stands for the whole user).
+    fn harness_env() -> ProcessEnv {
+        ProcessEnv::fixed([(HOME_VAR, "/elsewhere")])
+    }
 
     fn normalize(stream: &str) -> Normalized {
         let mut parser = Copilot::new(AgentOptions::new("gpt-5.4")).parser();
@@ -969,7 +976,8 @@ mod tests {
 
     #[test]
     fn launches_headless_with_a_private_home() {
-        let dir = scratch("copilot", "launch");
+        let tmp = scratch("copilot", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".copilot/session-state/old")).unwrap();
         fs::create_dir_all(home.join(".copilot/skills/x")).unwrap();
@@ -984,12 +992,13 @@ mod tests {
         let artifacts = dir.join("artifacts");
         let agent = Copilot::new(
             AgentOptions::new("gpt-5.4")
+                .process_env(harness_env())
                 .args(["--no-custom-instructions"])
                 .env("COPILOT_AUTO_UPDATE", "true")
                 .env("COPILOT_PROVIDER_BASE_URL", "http://127.0.0.1:8765/v1")
                 .user_home(&home),
         );
-        let session = spec("copilot", &dir, &state, &artifacts);
+        let session = spec("copilot", dir, &state, &artifacts);
         let launch = agent.launch(&session).unwrap();
         let copilot_home = state.join("copilot-home");
         assert_eq!(launch.program, "copilot");
@@ -1023,15 +1032,13 @@ mod tests {
             Some("http://127.0.0.1:8765/v1")
         );
         assert!(copilot_home.is_dir());
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert_eq!(launch.seeded.files(), [copilot_home.join("config.json")]);
-            assert_eq!(
-                fs::read_to_string(copilot_home.join("config.json")).unwrap(),
-                "// managed\n{\"loggedInUsers\":[]}"
-            );
-            let mode = mode(&launch.seeded.files()[0]);
-            assert_eq!(mode, 0o600);
-        }
+        assert_eq!(launch.seeded.files(), [copilot_home.join("config.json")]);
+        assert_eq!(
+            fs::read_to_string(copilot_home.join("config.json")).unwrap(),
+            "// managed\n{\"loggedInUsers\":[]}"
+        );
+        let mode = mode(&launch.seeded.files()[0]);
+        assert_eq!(mode, 0o600);
         for left_out in [
             "settings.json",
             "copilot-instructions.md",
@@ -1040,27 +1047,31 @@ mod tests {
         ] {
             assert!(!copilot_home.join(left_out).exists(), "{left_out}");
         }
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn nothing_is_seeded_without_a_login_or_with_a_chosen_home() {
-        let dir = scratch("copilot", "unseeded");
+        let tmp = scratch("copilot", "unseeded");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let session = spec("copilot", &dir, &state, &artifacts);
-        let agent = Copilot::new(AgentOptions::default().user_home(&home));
+        let session = spec("copilot", dir, &state, &artifacts);
+        let agent = Copilot::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home(&home),
+        );
         let launch = agent.launch(&session).unwrap();
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert!(launch.seeded.is_empty());
-        }
+        assert!(launch.seeded.is_empty());
         assert!(!launch.args.iter().any(|arg| arg == "--model"));
 
         let chosen = dir.join("chosen");
         let agent = Copilot::new(
             AgentOptions::default()
+                .process_env(harness_env())
                 .env(HOME_VAR, chosen.display().to_string())
                 .user_home(&home),
         );
@@ -1068,12 +1079,13 @@ mod tests {
         assert!(launch.seeded.is_empty());
         assert_eq!(env(&launch, HOME_VAR), chosen.to_str());
         assert!(!chosen.exists(), "the user's directory is left alone");
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn resumes_the_session_by_id() {
-        let dir = scratch("copilot", "resume");
+        let tmp = scratch("copilot", "resume");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = Copilot::new(
@@ -1081,7 +1093,7 @@ mod tests {
                 .command("/opt/copilot")
                 .user_home(dir.join("home")),
         );
-        let mut session = spec("copilot", &dir, &state, &artifacts);
+        let mut session = spec("copilot", dir, &state, &artifacts);
         session.prompt = "Why did you read SKILL.md?";
         let launch = agent.resume(&session, "sess-1").unwrap().unwrap();
         assert_eq!(launch.program, "/opt/copilot");
@@ -1104,12 +1116,13 @@ mod tests {
             ]
         );
         assert_eq!(env(&launch, HOME_VAR), state.join("copilot-home").to_str());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn collects_the_events_file_and_the_usage_file() {
-        let dir = scratch("copilot", "collect");
+        let tmp = scratch("copilot", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let persisted = fixture("copilot.persisted-events.jsonl");
@@ -1123,7 +1136,7 @@ mod tests {
         )
         .unwrap();
         let agent = Copilot::new(AgentOptions::default());
-        let session = spec("copilot", &dir, &state, &artifacts);
+        let session = spec("copilot", dir, &state, &artifacts);
         let copied = artifacts.join("session.jsonl");
 
         // The stream named the session and had no usage: the usage file gives it.
@@ -1170,26 +1183,31 @@ mod tests {
         assert!(out.current_session_file().is_none());
         assert!(!out.has_usage());
         assert!(out.finish(PROMPT).warnings.is_empty());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn setup_names_program_and_auth() {
-        let agent = Copilot::new(AgentOptions::default().user_home("/home/u"));
+        let agent = Copilot::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home("/home/u"),
+        );
         let setup = agent.setup();
         assert_eq!(setup.program, "copilot");
         assert_eq!(setup.version_args, ["--version"]);
         assert!(setup.install.contains("@github/copilot"));
         assert!(setup.auth.contains(&AuthSource::Env("GH_TOKEN".into())));
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert!(
-                setup
-                    .auth
-                    .contains(&AuthSource::File("/home/u/.copilot/config.json".into()))
-            );
-        }
+        assert!(
+            setup
+                .auth
+                .contains(&AuthSource::File("/home/u/.copilot/config.json".into()))
+        );
         assert!(!setup.auth_help.is_empty());
         assert_eq!(agent.kind(), "copilot");
-        assert_eq!(Copilot::new(AgentOptions::new("m")).model(), Some("m"));
+        assert_eq!(
+            Copilot::new(AgentOptions::new("m").process_env(harness_env())).model(),
+            Some("m")
+        );
     }
 }

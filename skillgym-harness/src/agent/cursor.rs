@@ -522,6 +522,7 @@ fn tool_output(result: Option<&Value>) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{self, CWD, commands, normalize_in, scratch, tool_results};
     use crate::normalize::Normalized;
     use skillgym::{Confidence, SessionEvent, SessionReport, TokenCount};
@@ -757,9 +758,10 @@ mod tests {
 
     #[test]
     fn a_rejected_model_is_read_from_stderr() {
-        let dir = scratch("cursor", "collect");
+        let tmp = scratch("cursor", "collect");
+        let dir = tmp.path();
         let agent = CursorAgent::new(AgentOptions::new("gpt-9"));
-        let session = spec(&dir, &dir);
+        let session = spec(dir, dir);
         let mut out = ReportBuilder::new(CWD);
         agent.collect(&session, &mut out);
         assert!(
@@ -781,7 +783,7 @@ mod tests {
             "Cannot use this model: gpt-9. Available models: auto, sonnet-4"
         );
         assert!(error.is_rejection());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
@@ -840,7 +842,11 @@ mod tests {
 
     #[test]
     fn setup_names_program_and_auth() {
-        let agent = CursorAgent::new(AgentOptions::default().user_home("/home/u"));
+        let agent = CursorAgent::new(
+            AgentOptions::default()
+                .process_env(ProcessEnv::fixed([]))
+                .user_home("/home/u"),
+        );
         let setup = agent.setup();
         assert_eq!(setup.program, "cursor-agent");
         assert_eq!(setup.version_args, ["--version"]);
@@ -850,15 +856,26 @@ mod tests {
                 .auth
                 .contains(&AuthSource::Env("CURSOR_API_KEY".into()))
         );
-        if std::env::var_os("XDG_CONFIG_HOME").is_none() {
-            assert!(
-                setup
-                    .auth
-                    .contains(&AuthSource::File("/home/u/.config/cursor/auth.json".into()))
-            );
-        }
+        assert!(
+            setup
+                .auth
+                .contains(&AuthSource::File("/home/u/.config/cursor/auth.json".into()))
+        );
         assert!(!setup.auth_help.is_empty());
         assert_eq!(agent.kind(), "cursor-agent");
         assert_eq!(agent.model(), None);
+
+        // The harness's `XDG_CONFIG_HOME` moves the login file.
+        let agent = CursorAgent::new(
+            AgentOptions::default()
+                .process_env(ProcessEnv::fixed([("XDG_CONFIG_HOME", "/xdg")]))
+                .user_home("/home/u"),
+        );
+        assert!(
+            agent
+                .setup()
+                .auth
+                .contains(&AuthSource::File("/xdg/cursor/auth.json".into()))
+        );
     }
 }

@@ -511,11 +511,18 @@ mod tests {
     use crate::agent::AuthSource;
 
     use super::*;
+    use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{
         self, CWD, PROMPT, env, fixture, mode, scratch, spec, tool_calls, tool_results,
     };
     use crate::normalize::Normalized;
     use skillgym::{Confidence, SessionEvent, SessionReport, TokenCount};
+
+    /// The harness's own environment in these tests: `GEMINI_CLI_HOME` names another directory, which
+    /// an explicit `user_home` overrides (it stands for the whole user).
+    fn harness_env() -> ProcessEnv {
+        ProcessEnv::fixed([(HOME_VAR, "/elsewhere")])
+    }
 
     fn normalize(stream: &str) -> Normalized {
         let mut parser = GeminiCli::new(AgentOptions::new("gemini-2.5-pro")).parser();
@@ -755,7 +762,8 @@ Possible quota limitations in place."#
 
     #[test]
     fn launches_headless_with_a_private_home() {
-        let dir = scratch("gemini", "launch");
+        let tmp = scratch("gemini", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".gemini/skills/x")).unwrap();
         fs::create_dir_all(home.join(".gemini/tmp/p/chats")).unwrap();
@@ -775,12 +783,13 @@ Possible quota limitations in place."#
         let artifacts = dir.join("artifacts");
         let agent = GeminiCli::new(
             AgentOptions::new("gemini-2.5-pro")
+                .process_env(harness_env())
                 .args(["--debug"])
                 .env("GEMINI_TELEMETRY_ENABLED", "true")
                 .env("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:8765")
                 .user_home(&home),
         );
-        let session = spec("gemini", &dir, &state, &artifacts);
+        let session = spec("gemini", dir, &state, &artifacts);
         let launch = agent.launch(&session).unwrap();
         let gemini_home = state.join("gemini-home");
         assert_eq!(launch.program, "gemini");
@@ -814,21 +823,19 @@ Possible quota limitations in place."#
             serde_json::from_str(&fs::read_to_string(&settings_path).unwrap()).unwrap();
         assert_eq!(settings["privacy"]["usageStatisticsEnabled"], false);
         assert_eq!(settings["general"]["disableAutoUpdate"], true);
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert_eq!(
-                settings["security"]["auth"]["selectedType"], "oauth-personal",
-                "the user's auth choice is kept"
-            );
-            assert_eq!(
-                launch.seeded.files(),
-                [
-                    settings_path.clone(),
-                    gemini_home.join(".gemini/oauth_creds.json")
-                ]
-            );
-            let mode = mode(&launch.seeded.files()[1]);
-            assert_eq!(mode, 0o600);
-        }
+        assert_eq!(
+            settings["security"]["auth"]["selectedType"], "oauth-personal",
+            "the user's auth choice is kept"
+        );
+        assert_eq!(
+            launch.seeded.files(),
+            [
+                settings_path.clone(),
+                gemini_home.join(".gemini/oauth_creds.json")
+            ]
+        );
+        let mode = mode(&launch.seeded.files()[1]);
+        assert_eq!(mode, 0o600);
         for left_out in [
             ".gemini/skills",
             ".gemini/tmp",
@@ -837,22 +844,25 @@ Possible quota limitations in place."#
         ] {
             assert!(!gemini_home.join(left_out).exists(), "{left_out}");
         }
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn without_a_login_settings_are_written_and_nothing_seeded() {
-        let dir = scratch("gemini", "unseeded");
+        let tmp = scratch("gemini", "unseeded");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(&home).unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let session = spec("gemini", &dir, &state, &artifacts);
-        let agent = GeminiCli::new(AgentOptions::default().user_home(&home));
+        let session = spec("gemini", dir, &state, &artifacts);
+        let agent = GeminiCli::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home(&home),
+        );
         let launch = agent.launch(&session).unwrap();
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert!(launch.seeded.is_empty());
-        }
+        assert!(launch.seeded.is_empty());
         assert!(!launch.args.iter().any(|arg| arg == "-m"));
         let settings = fs::read_to_string(state.join("gemini-home/.gemini/settings.json")).unwrap();
         assert!(settings.contains("usageStatisticsEnabled"));
@@ -866,6 +876,7 @@ Possible quota limitations in place."#
         let chosen = dir.join("chosen");
         let agent = GeminiCli::new(
             AgentOptions::default()
+                .process_env(harness_env())
                 .env(HOME_VAR, chosen.display().to_string())
                 .user_home(&home),
         );
@@ -873,12 +884,13 @@ Possible quota limitations in place."#
         assert!(launch.seeded.is_empty());
         assert_eq!(env(&launch, HOME_VAR), chosen.to_str());
         assert!(!chosen.exists(), "the user's directory is left alone");
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn resumes_the_session_by_id() {
-        let dir = scratch("gemini", "resume");
+        let tmp = scratch("gemini", "resume");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = GeminiCli::new(
@@ -886,7 +898,7 @@ Possible quota limitations in place."#
                 .command("/opt/gemini")
                 .user_home(dir.join("home")),
         );
-        let mut session = spec("gemini", &dir, &state, &artifacts);
+        let mut session = spec("gemini", dir, &state, &artifacts);
         session.prompt = "Why did you read SKILL.md?";
         let launch = agent.resume(&session, "54bac5df").unwrap().unwrap();
         assert_eq!(launch.program, "/opt/gemini");
@@ -905,12 +917,13 @@ Possible quota limitations in place."#
             ]
         );
         assert_eq!(env(&launch, HOME_VAR), state.join("gemini-home").to_str());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn collects_the_chat_file_of_the_session() {
-        let dir = scratch("gemini", "collect");
+        let tmp = scratch("gemini", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let chats = state.join("gemini-home/.gemini/tmp/wd/chats");
@@ -923,7 +936,7 @@ Possible quota limitations in place."#
         .unwrap();
         fs::write(chats.join("7ad07f4a-9f5a/sub.jsonl"), "subagent").unwrap();
         let agent = GeminiCli::new(AgentOptions::default());
-        let session = spec("gemini", &dir, &state, &artifacts);
+        let session = spec("gemini", dir, &state, &artifacts);
         let copied = artifacts.join("session.jsonl");
 
         let mut out = ReportBuilder::new(CWD);
@@ -953,12 +966,16 @@ Possible quota limitations in place."#
             out.finish(PROMPT).warnings.is_empty(),
             "a missing file is normal"
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn setup_names_program_and_auth() {
-        let agent = GeminiCli::new(AgentOptions::default().user_home("/home/u"));
+        let agent = GeminiCli::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home("/home/u"),
+        );
         let setup = agent.setup();
         assert_eq!(setup.program, "gemini");
         assert_eq!(setup.version_args, ["--version"]);
@@ -968,13 +985,11 @@ Possible quota limitations in place."#
                 .auth
                 .contains(&AuthSource::Env("GEMINI_API_KEY".into()))
         );
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert!(
-                setup
-                    .auth
-                    .contains(&AuthSource::File("/home/u/.gemini/oauth_creds.json".into()))
-            );
-        }
+        assert!(
+            setup
+                .auth
+                .contains(&AuthSource::File("/home/u/.gemini/oauth_creds.json".into()))
+        );
         assert!(!setup.auth_help.is_empty());
         assert_eq!(agent.kind(), "gemini-cli");
     }

@@ -232,7 +232,8 @@ mod tests {
 
     #[test]
     fn seeds_existing_files_privately_and_removes_them_with_derived_copies() {
-        let dir = scratch("isolation", "seed");
+        let tmp = scratch("isolation", "seed");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".codex")).unwrap();
         fs::write(home.join(".codex/auth.json"), "{\"token\":\"s\"}").unwrap();
@@ -250,12 +251,13 @@ mod tests {
         assert!(!state.join("auth.json.orig").exists());
         assert!(state.join("auth.jsonl").exists());
         assert!(seeded.remove().is_empty(), "already gone is fine");
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn dropping_the_guard_removes_what_was_seeded_even_after_an_error() {
-        let dir = scratch("isolation", "drop");
+        let tmp = scratch("isolation", "drop");
+        let dir = tmp.path();
         fs::create_dir_all(dir.join("from/sub")).unwrap();
         fs::write(dir.join("from/a.json"), "secret").unwrap();
         fs::write(dir.join("from/sub/b.json"), "secret").unwrap();
@@ -272,22 +274,23 @@ mod tests {
         assert!(dir.join("to/a.json").exists());
         drop(seeded);
         assert!(!dir.join("to/a.json").exists());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn finds_the_newest_matching_file() {
-        let dir = scratch("isolation", "find");
+        let tmp = scratch("isolation", "find");
+        let dir = tmp.path();
         fs::create_dir_all(dir.join("a/b")).unwrap();
         fs::write(dir.join("a/old.jsonl"), "1").unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
         fs::write(dir.join("a/b/new.jsonl"), "2").unwrap();
         fs::write(dir.join("a/b/other.txt"), "3").unwrap();
-        let newest = newest_file(&dir, &|p| p.extension().is_some_and(|e| e == "jsonl"));
+        let newest = newest_file(dir, &|p| p.extension().is_some_and(|e| e == "jsonl"));
         assert_eq!(newest, Some(dir.join("a/b/new.jsonl")));
-        let copied = copy_session_file(&newest.unwrap(), &dir, "session.jsonl").unwrap();
+        let copied = copy_session_file(&newest.unwrap(), dir, "session.jsonl").unwrap();
         assert_eq!(fs::read_to_string(copied).unwrap(), "2");
         assert!(newest_file(&dir.join("missing"), &|_| true).is_none());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 }

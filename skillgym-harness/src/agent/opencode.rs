@@ -833,10 +833,11 @@ mod tests {
 
     #[test]
     fn collect_finds_the_logged_model_rejection() {
-        let dir = scratch("opencode", "collect");
+        let tmp = scratch("opencode", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let prompt_file = dir.join("prompt.md");
-        let spec = spec("opencode", &prompt_file, &state, &dir);
+        let spec = spec("opencode", &prompt_file, &state, dir);
         fs::write(
             dir.join("stderr.log"),
             "timestamp=2026-11-22T06:02:35.100Z level=ERROR run=1 message=\"title failed\" error=\"Title: x\"\n\
@@ -868,7 +869,7 @@ mod tests {
         opencode.collect(&spec, &mut out);
         assert!(out.current_provider_error().is_none());
         assert!(out.current_session_file().is_none());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
@@ -917,7 +918,8 @@ mod tests {
 
     #[test]
     fn launches_isolated_with_seeded_auth_and_config() {
-        let dir = scratch("opencode", "launch");
+        let tmp = scratch("opencode", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".local/share/opencode")).unwrap();
         fs::create_dir_all(home.join(".config/opencode/skills/x")).unwrap();
@@ -944,7 +946,7 @@ mod tests {
         );
         let dashed = SessionSpec {
             prompt: "-x Run echo hello",
-            ..spec("opencode", &prompt_file, &state, &dir)
+            ..spec("opencode", &prompt_file, &state, dir)
         };
         let mut launch = opencode.launch(&dashed).unwrap();
         assert_eq!(launch.program, "opencode");
@@ -1007,16 +1009,17 @@ mod tests {
         let state2 = dir.join("state2");
         let bare = Opencode::new(AgentOptions::default().user_home(&empty));
         let launch = bare
-            .launch(&spec("opencode", &prompt_file, &state2, &dir))
+            .launch(&spec("opencode", &prompt_file, &state2, dir))
             .unwrap();
         assert!(launch.seeded.is_empty());
         assert!(!strings(&launch.args).contains(&"-m"));
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn resumes_a_session() {
-        let dir = scratch("opencode", "resume");
+        let tmp = scratch("opencode", "resume");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".local/share/opencode")).unwrap();
         fs::write(home.join(".local/share/opencode/auth.json"), "{}").unwrap();
@@ -1025,7 +1028,7 @@ mod tests {
         let opencode = Opencode::new(AgentOptions::new("mock/mock-model").user_home(&home));
         let spec = SessionSpec {
             prompt: "Why did you read SKILL.md?",
-            ..spec("opencode", &prompt_file, &state, &dir)
+            ..spec("opencode", &prompt_file, &state, dir)
         };
         let launch = opencode.resume(&spec, "ses_abc").unwrap().unwrap();
         assert_eq!(
@@ -1055,7 +1058,7 @@ mod tests {
             launch.seeded.files(),
             [state.join("xdg/data/opencode/auth.json")]
         );
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

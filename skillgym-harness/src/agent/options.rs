@@ -1,6 +1,7 @@
 //! The options every adapter shares: `agent.model`, `agent.command`, `agent.args`, `agent.env`,
 //! `agent.provider`.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -34,6 +35,42 @@ pub struct AgentOptions {
     /// Whether the agent may see the user's own (user-level) skills. By default it does not:
     /// a benchmark must not depend on what happens to be installed on the author's machine.
     pub inherit_user_skills: bool,
+    /// Where the harness's own environment is read (`$HOME`, `$XDG_CONFIG_HOME`, the agents'
+    /// directory variables): the process environment; a fixed map in tests.
+    pub(crate) process_env: ProcessEnv,
+}
+
+/// The harness's own environment as the adapters read it: the process environment
+/// (`|key| std::env::var(key).ok()`), or, in tests, a fixed map (so that no test depends on the
+/// variables of the machine it runs on).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ProcessEnv(Option<BTreeMap<String, String>>);
+
+impl ProcessEnv {
+    /// Exactly `vars`, nothing of the process environment.
+    #[cfg(test)]
+    pub(crate) fn fixed<'a>(vars: impl IntoIterator<Item = (&'a str, &'a str)>) -> ProcessEnv {
+        let vars = vars
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value.to_owned()));
+        ProcessEnv(Some(vars.collect()))
+    }
+
+    /// The value of `key`, if set and valid Unicode.
+    pub(crate) fn var(&self, key: &str) -> Option<String> {
+        match &self.0 {
+            None => std::env::var(key).ok(),
+            Some(vars) => vars.get(key).cloned(),
+        }
+    }
+
+    /// The value of `key`, if set.
+    pub(crate) fn var_os(&self, key: &str) -> Option<OsString> {
+        match &self.0 {
+            None => std::env::var_os(key),
+            Some(vars) => vars.get(key).map(OsString::from),
+        }
+    }
 }
 
 impl AgentOptions {
@@ -51,6 +88,7 @@ impl AgentOptions {
             provider: config.provider.as_ref().map(Provider::from_config),
             user_home: None,
             inherit_user_skills: false,
+            process_env: ProcessEnv::default(),
         }
     }
 
@@ -101,6 +139,14 @@ impl AgentOptions {
         self
     }
 
+    /// Reads the harness's own environment from `env` instead of the process (tests).
+    #[cfg(test)]
+    #[must_use]
+    pub(crate) fn process_env(mut self, env: ProcessEnv) -> Self {
+        self.process_env = env;
+        self
+    }
+
     /// Lets the agent see the user's own skills (`run.user_skills: inherit`).
     #[must_use]
     pub fn inherit_user_skills(mut self, inherit: bool) -> Self {
@@ -112,7 +158,7 @@ impl AgentOptions {
     pub fn home(&self) -> Option<PathBuf> {
         self.user_home
             .clone()
-            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+            .or_else(|| self.process_env.var_os("HOME").map(PathBuf::from))
             .filter(|home| !home.as_os_str().is_empty())
     }
 
@@ -145,7 +191,7 @@ impl AgentOptions {
 
     /// The value `agent.env` gives a variable, else the harness's own.
     pub fn env_value(&self, key: &str) -> Option<String> {
-        env_value(&self.env, key)
+        env_value_in(&self.env, key, |key| self.process_env.var(key))
     }
 
     /// Where a variable is set for the agent, in words: `agent.env` wins over the harness's
@@ -157,7 +203,11 @@ impl AgentOptions {
             .any(|(name, value)| name == key && !value.is_empty())
         {
             Some("in agent.env")
-        } else if std::env::var_os(key).is_some_and(|value| !value.is_empty()) {
+        } else if self
+            .process_env
+            .var_os(key)
+            .is_some_and(|value| !value.is_empty())
+        {
             Some("in the environment")
         } else {
             None
@@ -207,12 +257,21 @@ impl AgentOptions {
 /// The value `agent_env` (an `agent.env` overlay, last setting wins) gives a variable, else the
 /// harness's own; an empty value is no value.
 pub(crate) fn env_value(agent_env: &[(String, String)], key: &str) -> Option<String> {
+    env_value_in(agent_env, key, |key| std::env::var(key).ok())
+}
+
+/// [`env_value`] with the harness's environment read through `process`.
+fn env_value_in(
+    agent_env: &[(String, String)],
+    key: &str,
+    process: impl Fn(&str) -> Option<String>,
+) -> Option<String> {
     agent_env
         .iter()
         .rev()
         .find(|(name, _)| name == key)
         .map(|(_, value)| value.clone())
-        .or_else(|| std::env::var(key).ok())
+        .or_else(|| process(key))
         .filter(|value| !value.is_empty())
 }
 

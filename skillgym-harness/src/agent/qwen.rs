@@ -309,10 +309,17 @@ mod tests {
     const HOME_VAR: &str = "QWEN_HOME";
 
     use super::*;
+    use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{
         self, PROMPT, env, fixture, mode, normalize_in, scratch, spec,
     };
     use skillgym::{Confidence, SessionEvent, TokenCount};
+
+    /// The harness's own environment in these tests: `QWEN_HOME` names another directory, which
+    /// an explicit `user_home` overrides (it stands for the whole user).
+    fn harness_env() -> ProcessEnv {
+        ProcessEnv::fixed([(HOME_VAR, "/elsewhere")])
+    }
 
     #[test]
     fn normalizes_the_captured_session() {
@@ -414,7 +421,8 @@ mod tests {
 
     #[test]
     fn launches_headless_with_a_private_qwen_home() {
-        let dir = scratch("qwen", "launch");
+        let tmp = scratch("qwen", "launch");
+        let dir = tmp.path();
         let home = dir.join("home");
         fs::create_dir_all(home.join(".qwen/skills/x")).unwrap();
         fs::write(
@@ -441,12 +449,13 @@ mod tests {
         let artifacts = dir.join("artifacts");
         let agent = QwenCode::new(
             AgentOptions::new("qwen3-coder-plus")
+                .process_env(harness_env())
                 .args(["--bare"])
                 .env("QWEN_TELEMETRY_ENABLED", "true")
                 .user_home(&home),
         );
         let launch = agent
-            .launch(&spec("qwen", &dir, &state, &artifacts))
+            .launch(&spec("qwen", dir, &state, &artifacts))
             .unwrap();
         assert_eq!(launch.program, "qwen");
         assert_eq!(
@@ -475,40 +484,41 @@ mod tests {
             serde_json::from_str(&fs::read_to_string(qwen.join(SETTINGS)).unwrap()).unwrap();
         let mode = mode(qwen.join(SETTINGS));
         assert_eq!(mode, 0o600);
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert_eq!(
-                launch.seeded.files(),
-                [qwen.join("oauth_creds.json"), qwen.join(SETTINGS)]
-            );
-            assert_eq!(
-                settings,
-                json!({
-                    "$version": 4,
-                    "security": {"auth": {"selectedType": "openai", "apiKey": "sk-x"}},
-                    "modelProviders": {"openai": [{"id": "qwen3-coder", "envKey": "OPENAI_API_KEY"}]},
-                    "env": {"OPENAI_BASE_URL": "http://a//b"},
-                    "privacy": {"usageStatisticsEnabled": false},
-                    "telemetry": {"enabled": false},
-                    "general": {"enableAutoUpdate": false},
-                })
-            );
-        }
-        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            launch.seeded.files(),
+            [qwen.join("oauth_creds.json"), qwen.join(SETTINGS)]
+        );
+        assert_eq!(
+            settings,
+            json!({
+                "$version": 4,
+                "security": {"auth": {"selectedType": "openai", "apiKey": "sk-x"}},
+                "modelProviders": {"openai": [{"id": "qwen3-coder", "envKey": "OPENAI_API_KEY"}]},
+                "env": {"OPENAI_BASE_URL": "http://a//b"},
+                "privacy": {"usageStatisticsEnabled": false},
+                "telemetry": {"enabled": false},
+                "general": {"enableAutoUpdate": false},
+            })
+        );
+        tmp.close().unwrap();
     }
 
     #[test]
     fn without_user_settings_only_the_switches_are_written() {
-        let dir = scratch("qwen", "bare");
+        let tmp = scratch("qwen", "bare");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let agent = QwenCode::new(AgentOptions::default().user_home(dir.join("nohome")));
+        let agent = QwenCode::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .user_home(dir.join("nohome")),
+        );
         let launch = agent
-            .launch(&spec("qwen", &dir, &state, &artifacts))
+            .launch(&spec("qwen", dir, &state, &artifacts))
             .unwrap();
         assert!(!launch.args.iter().any(|arg| arg == "-m"));
-        if std::env::var_os(HOME_VAR).is_none() {
-            assert_eq!(launch.seeded.files(), [state.join("qwen").join(SETTINGS)]);
-        }
+        assert_eq!(launch.seeded.files(), [state.join("qwen").join(SETTINGS)]);
         assert_eq!(
             session_settings(Some("not json")),
             json!({
@@ -524,15 +534,18 @@ mod tests {
         );
 
         let chosen = dir.join("chosen");
-        let agent =
-            QwenCode::new(AgentOptions::default().env(HOME_VAR, chosen.display().to_string()));
+        let agent = QwenCode::new(
+            AgentOptions::default()
+                .process_env(harness_env())
+                .env(HOME_VAR, chosen.display().to_string()),
+        );
         let launch = agent
-            .launch(&spec("qwen", &dir, &state, &artifacts))
+            .launch(&spec("qwen", dir, &state, &artifacts))
             .unwrap();
         assert!(launch.seeded.is_empty());
         assert!(!chosen.exists(), "the user's directory is left alone");
         assert_eq!(env(&launch, HOME_VAR), chosen.to_str());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
@@ -550,11 +563,12 @@ mod tests {
 
     #[test]
     fn resumes_by_session_id() {
-        let dir = scratch("qwen", "resume");
+        let tmp = scratch("qwen", "resume");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = QwenCode::new(AgentOptions::new("m").user_home(dir.join("home")));
-        let mut session = spec("qwen", &dir, &state, &artifacts);
+        let mut session = spec("qwen", dir, &state, &artifacts);
         session.prompt = "Why?";
         let launch = agent.resume(&session, "s-1").unwrap().unwrap();
         assert_eq!(
@@ -571,12 +585,13 @@ mod tests {
             ]
         );
         assert_eq!(env(&launch, HOME_VAR), state.join("qwen").to_str());
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]
     fn collects_the_chat_file() {
-        let dir = scratch("qwen", "collect");
+        let tmp = scratch("qwen", "collect");
+        let dir = tmp.path();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let chats = state.join("qwen/projects/-home-dev-demo-wd/chats");
@@ -584,7 +599,7 @@ mod tests {
         fs::create_dir_all(&artifacts).unwrap();
         fs::write(chats.join("s-1.jsonl"), "chat\n").unwrap();
         let agent = QwenCode::new(AgentOptions::default());
-        let session = spec("qwen", &dir, &state, &artifacts);
+        let session = spec("qwen", dir, &state, &artifacts);
         let mut out = ReportBuilder::new("/home/dev/demo/wd");
         out.session_id("s-1");
         agent.collect(&session, &mut out);
@@ -596,7 +611,7 @@ mod tests {
         let mut out = ReportBuilder::new("/home/dev/demo/wd");
         agent.collect(&session, &mut out);
         assert_eq!(out.current_session_file(), Some(copied.as_path()));
-        fs::remove_dir_all(&dir).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

@@ -4,10 +4,11 @@
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 use skillgym::{SessionEvent, SessionReport};
+use tempfile::TempDir;
 
 use super::{Launch, SessionSpec, StreamParser};
 use crate::normalize::{Normalized, normalize_stream};
@@ -18,12 +19,14 @@ pub(super) const PROMPT: &str = "Run echo hello, then read SKILL.md";
 /// The directory the captured mock sessions ran in.
 pub(super) const CWD: &str = "/home/dev/demo/wd";
 
-/// A fresh, empty directory `skillgym-<owner>-<name>-<pid>` in the temp directory.
-pub(super) fn scratch(owner: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skillgym-{owner}-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty directory `skillgym-<owner>-<name>-<random>` in the temp directory. It is
+/// kept when the test fails before [`TempDir::close`] removes it, for inspection.
+pub(super) fn scratch(owner: &str, name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("skillgym-{owner}-{name}-"))
+        .disable_cleanup(true)
+        .tempdir()
+        .unwrap()
 }
 
 /// A session of `runner_id` with [`PROMPT`] in [`CWD`].

@@ -630,23 +630,20 @@ fn syntax_errors_are_located() {
     assert!(!err.message().contains(" at line "), "{err}");
 }
 
-/// A fresh, empty directory under the system temp dir.
-fn temp_dir(name: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "skillgym-config-{name}-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty directory under the system temp dir, kept when the test fails before
+/// [`tempfile::TempDir::close`] removes it.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("skillgym-config-{name}-"))
+        .disable_cleanup(true)
+        .tempdir()
+        .unwrap()
 }
 
 #[test]
 fn discovery_walks_upward() {
-    let root = temp_dir("discover");
+    let tmp = temp_dir("discover");
+    let root = tmp.path();
     let deep = root.join("a/b/c");
     std::fs::create_dir_all(&deep).unwrap();
     std::fs::write(root.join("skillgym.yml"), "run: { repeat: 3 }\n").unwrap();
@@ -662,25 +659,27 @@ fn discovery_walks_upward() {
     assert_eq!(config.run.repeat, Some(4));
     assert_eq!(config.dir, root.join("a"));
     // An explicit path is relative to the process cwd.
-    let config = load_for_run(Some(Path::new("skillgym.yml")), &deep, &root).unwrap();
+    let config = load_for_run(Some(Path::new("skillgym.yml")), &deep, root).unwrap();
     assert_eq!(config.run.repeat, Some(3));
-    std::fs::remove_dir_all(&root).unwrap();
+    tmp.close().unwrap();
 }
 
 #[test]
 fn discovery_without_a_file_gives_the_default_config() {
-    let root = temp_dir("none");
+    let tmp = temp_dir("none");
+    let root = tmp.path();
     // The temp dir's ancestors are assumed not to hold a skillgym.yaml.
-    if discover(&root).is_none() {
-        let config = load_for_run(None, &root, Path::new("/")).unwrap();
-        assert_eq!(config, Config::default_for(&root));
+    if discover(root).is_none() {
+        let config = load_for_run(None, root, Path::new("/")).unwrap();
+        assert_eq!(config, Config::default_for(root));
     }
-    std::fs::remove_dir_all(&root).unwrap();
+    tmp.close().unwrap();
 }
 
 #[test]
 fn two_config_files_in_one_dir_are_an_error() {
-    let root = temp_dir("two");
+    let tmp = temp_dir("two");
+    let root = tmp.path();
     std::fs::write(root.join("skillgym.yaml"), "").unwrap();
     std::fs::write(root.join("skillgym.yml"), "").unwrap();
     let expected = format!(
@@ -688,21 +687,22 @@ fn two_config_files_in_one_dir_are_an_error() {
         root.join("skillgym.yaml").display(),
         root.join("skillgym.yml").display()
     );
-    assert_eq!(discover_checked(&root).unwrap_err().to_string(), expected);
+    assert_eq!(discover_checked(root).unwrap_err().to_string(), expected);
     assert_eq!(
         load(&root.join("skillgym.yml")).unwrap_err().to_string(),
         expected
     );
     assert_eq!(
-        load_for_run(None, &root, &root).unwrap_err().to_string(),
+        load_for_run(None, root, root).unwrap_err().to_string(),
         expected
     );
-    std::fs::remove_dir_all(&root).unwrap();
+    tmp.close().unwrap();
 }
 
 #[test]
 fn load_reads_the_file_and_reports_missing_ones() {
-    let root = temp_dir("load");
+    let tmp = temp_dir("load");
+    let root = tmp.path();
     let path = root.join("skillgym.yaml");
     std::fs::write(&path, "run:\n  schedule: serial\n  repeat: 0\n").unwrap();
     let err = load(&path).unwrap_err();
@@ -719,7 +719,7 @@ fn load_reads_the_file_and_reports_missing_ones() {
         err.to_string(),
         format!("{}: config file not found", path.display())
     );
-    std::fs::remove_dir_all(&root).unwrap();
+    tmp.close().unwrap();
 }
 
 #[test]

@@ -287,7 +287,13 @@ mod tests {
 
     #[test]
     fn names_come_from_frontmatter_and_never_from_the_workspace_root() {
-        let root = std::env::temp_dir().join(format!("skillgym-names-{}", std::process::id()));
+        // Kept when the test fails, for inspection.
+        let tmp = tempfile::Builder::new()
+            .prefix("skillgym-names-")
+            .disable_cleanup(true)
+            .tempdir()
+            .unwrap();
+        let root = tmp.path();
         let skill_dir = root.join("tools/odd-dir");
         std::fs::create_dir_all(&skill_dir).unwrap();
         std::fs::write(
@@ -300,7 +306,7 @@ mod tests {
             SessionEvent::file_read(skill_dir.join("scripts/run.sh")),
             SessionEvent::file_read(root.join("SKILL.md")),
         ];
-        let (detected, _) = detect_skills(&events, &KnownSkills::new(&root));
+        let (detected, _) = detect_skills(&events, &KnownSkills::new(root));
         let names: Vec<(&str, Confidence)> = detected
             .iter()
             .map(|d| (d.skill.as_str(), d.confidence))
@@ -312,9 +318,9 @@ mod tests {
             "---\nname: at-root\ndescription: d\n---\n",
         )
         .unwrap();
-        let (detected, _) = detect_skills(&events, &KnownSkills::new(&root));
+        let (detected, _) = detect_skills(&events, &KnownSkills::new(root));
         assert_eq!(detected.last().map(|d| d.skill.as_str()), Some("at-root"));
-        std::fs::remove_dir_all(&root).unwrap();
+        tmp.close().unwrap();
     }
 
     #[test]

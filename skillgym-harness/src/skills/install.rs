@@ -47,7 +47,13 @@ mod tests {
 
     #[test]
     fn copies_the_whole_skill_under_its_name_over_the_template() {
-        let root = std::env::temp_dir().join(format!("skillgym-install-{}", std::process::id()));
+        // Kept when the test fails, for inspection.
+        let tmp = tempfile::Builder::new()
+            .prefix("skillgym-install-")
+            .disable_cleanup(true)
+            .tempdir()
+            .unwrap();
+        let root = tmp.path();
         let source = root.join("src/odd-dir");
         std::fs::create_dir_all(source.join("references")).unwrap();
         std::fs::write(source.join("SKILL.md"), "---\nname: demo\n---\n").unwrap();
@@ -75,6 +81,6 @@ mod tests {
             "notes"
         );
         assert!(!target.join("stale.md").exists());
-        std::fs::remove_dir_all(&root).unwrap();
+        tmp.close().unwrap();
     }
 }

@@ -122,10 +122,16 @@ mod tests {
 
     #[test]
     fn loads_validates_and_merges() {
-        let root = std::env::temp_dir().join(format!("skillgym-skills-{}", std::process::id()));
-        let a = skill_dir(&root, "a", "alpha");
-        let b = skill_dir(&root, "b", "beta");
-        let other_alpha = skill_dir(&root, "c", "alpha");
+        // Kept when the test fails, for inspection.
+        let tmp = tempfile::Builder::new()
+            .prefix("skillgym-skills-")
+            .disable_cleanup(true)
+            .tempdir()
+            .unwrap();
+        let root = tmp.path();
+        let a = skill_dir(root, "a", "alpha");
+        let b = skill_dir(root, "b", "beta");
+        let other_alpha = skill_dir(root, "c", "alpha");
         let mut cache = SkillCache::default();
         let alpha = cache.get(&a).unwrap();
         assert_eq!(
@@ -152,6 +158,6 @@ mod tests {
             Some((root.join("empty/SKILL.md"), 1, 1)),
             "{bad}"
         );
-        std::fs::remove_dir_all(&root).unwrap();
+        tmp.close().unwrap();
     }
 }

@@ -495,33 +495,22 @@ fn at(path: &Path) -> impl Fn(io::Error) -> io::Error + '_ {
 mod tests {
     use super::*;
     use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt, symlink};
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::{Duration, SystemTime};
 
     /// A fresh directory under the system temp directory, removed on drop.
-    struct TempDir(PathBuf);
+    struct Temp(tempfile::TempDir);
 
-    impl TempDir {
-        fn new(test: &str) -> TempDir {
-            static COUNTER: AtomicUsize = AtomicUsize::new(0);
-            let dir = std::env::temp_dir().join(format!(
-                "skillgym-copy-{test}-{}-{}",
-                std::process::id(),
-                COUNTER.fetch_add(1, Ordering::Relaxed)
-            ));
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(&dir).unwrap();
-            TempDir(dir)
+    impl Temp {
+        fn new(test: &str) -> Temp {
+            let dir = tempfile::Builder::new()
+                .prefix(&format!("skillgym-copy-{test}-"))
+                .tempdir()
+                .unwrap();
+            Temp(dir)
         }
 
         fn path(&self, relative: &str) -> PathBuf {
-            self.0.join(relative)
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
+            self.0.path().join(relative)
         }
     }
 
@@ -536,7 +525,7 @@ mod tests {
 
     #[test]
     fn copies_dotfiles_git_and_nested_directories() {
-        let temp = TempDir::new("tree");
+        let temp = Temp::new("tree");
         let (from, to) = (temp.path("template"), temp.path("out/workspace"));
         let files = [
             (".env", "KEY=value\n"),
@@ -577,7 +566,7 @@ mod tests {
 
     #[test]
     fn keeps_permission_bits() {
-        let temp = TempDir::new("modes");
+        let temp = Temp::new("modes");
         let (from, to) = (temp.path("template"), temp.path("workspace"));
         for (name, mode) in [("run.sh", 0o755), ("secret", 0o600), ("shared", 0o666)] {
             write(&from.join(name), "x");
@@ -602,7 +591,7 @@ mod tests {
 
     #[test]
     fn preserves_file_and_directory_times() {
-        let temp = TempDir::new("times");
+        let temp = Temp::new("times");
         let (from, to) = (temp.path("template"), temp.path("workspace"));
         let accessed = SystemTime::UNIX_EPOCH + Duration::new(1_500_000_000, 123_456_789);
         let modified = SystemTime::UNIX_EPOCH + Duration::new(1_400_000_000, 987_654_321);
@@ -638,7 +627,7 @@ mod tests {
 
     #[test]
     fn copies_symlinks_as_links_without_following_them() {
-        let temp = TempDir::new("links");
+        let temp = Temp::new("links");
         let (from, to) = (temp.path("template"), temp.path("workspace"));
         let outside = temp.path("outside");
         write(&outside.join("secret"), "outside the template");
@@ -677,7 +666,7 @@ mod tests {
 
     #[test]
     fn recreates_fifos_without_opening_them_and_skips_sockets() {
-        let temp = TempDir::new("fifo");
+        let temp = Temp::new("fifo");
         let (from, to) = (temp.path("template"), temp.path("workspace"));
         write(&from.join("file"), "x");
         let fifo = c_path(&from.join("pipe")).unwrap();
@@ -703,7 +692,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_path() {
-        let temp = TempDir::new("errors");
+        let temp = Temp::new("errors");
         let missing = temp.path("missing");
         let to = temp.path("workspace");
         let error = copy_tree(&missing, &to).unwrap_err();
@@ -731,7 +720,7 @@ mod tests {
 
     #[test]
     fn refuses_to_copy_a_directory_into_itself() {
-        let temp = TempDir::new("itself");
+        let temp = Temp::new("itself");
         let from = temp.path("template");
         write(&from.join("file"), "x");
         let error = copy_tree(&from, &from.join("copy")).unwrap_err();

@@ -8,7 +8,7 @@ use std::process::{Child, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use skillgym_e2e::TempDir;
+use skillgym_e2e::temp_dir;
 
 use super::Check;
 use crate::{Spec, child_command, read_json};
@@ -38,7 +38,7 @@ const ARGS: &[&str] = &[
 
 /// Ctrl-C in a terminal: SIGINT to the whole foreground process group.
 fn sigint() {
-    let dir = TempDir::new("interrupt-int");
+    let dir = temp_dir("interrupt-int");
     let child = start(dir.path(), ARGS, &[]);
     wait_for_pids(dir.path(), 4);
     signal_group(&child, libc::SIGINT);
@@ -85,7 +85,7 @@ fn sigint() {
 
 /// `kill <pid>` or a service manager: SIGTERM to the harness process only.
 fn sigterm() {
-    let dir = TempDir::new("interrupt-term");
+    let dir = temp_dir("interrupt-term");
     let child = start(dir.path(), ARGS, &[]);
     wait_for_pids(dir.path(), 4);
     signal(child.id() as i32, libc::SIGTERM);
@@ -99,7 +99,7 @@ fn sigterm() {
 /// SIGINT, then SIGTERM while the orderly stop is under way: the second exits at once (no
 /// results written), and still kills the agents' process groups.
 fn second_signal() {
-    let dir = TempDir::new("interrupt-twice");
+    let dir = temp_dir("interrupt-twice");
     let mut args = ARGS.to_vec();
     args.pop();
     args.push("cases::interrupt::busy");
@@ -130,7 +130,7 @@ fn second_signal() {
 
 /// nextest runs each trial in its own process and forwards the signal to each.
 fn per_process() {
-    let dir = TempDir::new("interrupt-nextest");
+    let dir = temp_dir("interrupt-nextest");
     let env = [
         ("NEXTEST_EXECUTION_MODE", "process-per-test"),
         ("NEXTEST_RUN_ID", "run"),

@@ -33,7 +33,7 @@ fn listed_skill(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 fn installed() {
-    let staging = skillgym_e2e::TempDir::new("skills-source");
+    let staging = skillgym_e2e::temp_dir("skills-source");
     let listed = listed_skill(staging.path());
     let config = format!(
         "run:\n  workspace: {{ mode: isolated }}\n  skills: [{}]\n",

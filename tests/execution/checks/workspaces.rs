@@ -45,7 +45,7 @@ const BOOTSTRAP: &str = r#"env | grep ^SKILLGYM_ | grep -v ^SKILLGYM_RUN_ID | so
 
 /// Runs `workspace::` cases with this workspace config; `{template}` becomes the template.
 fn run(label: &str, filter: &[&str], workspace: &str) -> Run {
-    let staging = skillgym_e2e::TempDir::new("workspace-template");
+    let staging = skillgym_e2e::temp_dir("workspace-template");
     let template = template(staging.path());
     // The config is written by Run::new; the template must outlive the run.
     let config = format!(
@@ -169,7 +169,7 @@ fn kept_on_failure() {
 }
 
 fn shared() {
-    let staging = skillgym_e2e::TempDir::new("workspace-template");
+    let staging = skillgym_e2e::temp_dir("workspace-template");
     let template = template(staging.path());
     let config = format!(
         "run:\n  workspace: {{ mode: shared, template_dir: {}, bootstrap: {{ command: sh, args: [-c, {}], env: {{ BOOTS: '{{dir}}/state/boots' }} }} }}\n",
