@@ -172,11 +172,15 @@ fn run_once(kind: AgentKind, path: &Path) -> Run {
     let peak = PEAK.load(Ordering::Relaxed) - baseline;
     let kept = LIVE.load(Ordering::Relaxed).saturating_sub(baseline);
     let events = normalized.report.events.len();
-    assert!(
-        normalized.report.warnings.is_empty(),
-        "{:?}",
-        &normalized.report.warnings[..1]
-    );
+    // The only warning allowed is the report's event cap (`normalize::caps`): parsing still
+    // reads every line.
+    let unexpected: Vec<&String> = normalized
+        .report
+        .warnings
+        .iter()
+        .filter(|warning| !warning.contains("were not kept in the report"))
+        .collect();
+    assert!(unexpected.is_empty(), "{:?}", &unexpected[..1]);
     drop(normalized);
     Run {
         seconds,
