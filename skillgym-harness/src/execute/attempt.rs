@@ -4,9 +4,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::json;
-use skillgym::{
-    CaseContext, Failure, FailureClass, FailureOrigin, InstalledSkill, SessionReport, Usage,
-};
+use skillgym::{Failure, FailureClass, FailureOrigin, InstalledSkill, SessionReport, Usage};
 use tokio::runtime::Runtime;
 
 use super::check::{classify, run_check};
@@ -140,7 +138,7 @@ fn prepare_and_run(
     let failure = match session.failure {
         Some(failure) => Some(failure),
         None => {
-            let mut ctx = CaseContext::__new(
+            let mut ctx = skillgym::__private::new_case_context(
                 &case.id,
                 &runner.id,
                 repetition,

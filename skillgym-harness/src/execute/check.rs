@@ -47,7 +47,7 @@ pub fn run_check(
         }
         Err(payload) => Some(panic_failure(payload, captured)),
     };
-    let mut parts = ctx.__take_soft_failures();
+    let mut parts = skillgym::__private::take_soft_failures(ctx);
     parts.extend(ending);
     Failure::from_assertions(parts)
 }

@@ -1,7 +1,7 @@
 //! Helpers: run checks in soft mode and look at what they recorded.
 
+use skillgym::SessionReport;
 use skillgym::assert::{AssertionFailure, Expect};
-use skillgym::{CaseContext, SessionReport};
 
 use crate::support::transcripts::load;
 
@@ -42,9 +42,16 @@ pub fn failures(
     report: &SessionReport,
     check: impl for<'a> FnOnce(Expect<'a>),
 ) -> Vec<AssertionFailure> {
-    let mut ctx = CaseContext::__new("case", "runner", 1, 1, "/tmp/artifacts", "/tmp/work");
+    let mut ctx = skillgym::__private::new_case_context(
+        "case",
+        "runner",
+        1,
+        1,
+        "/tmp/artifacts",
+        "/tmp/work",
+    );
     check(ctx.soft(report));
-    ctx.__take_soft_failures()
+    skillgym::__private::take_soft_failures(&mut ctx)
 }
 
 /// Asserts that `check` passes.
