@@ -14,10 +14,10 @@
 //!   process group is killed with `SIGKILL`;
 //! - when the leader exits on its own, what is left of its group is killed too, so that a
 //!   backgrounded grandchild holding the stdout pipe can neither hang the run nor outlive it;
-//! - descendants that left the group (`setsid`) are found through the [`reaper::MARKER`]
+//! - descendants that left the group (`setsid`) are found through the `reaper::MARKER`
 //!   variable set on the process and killed as well, where the system allows
-//!   ([`crate::reaper`]);
-//! - on an interrupt of the run ([`crate::interrupt`]) the group is killed and the run ends as
+//!   (`crate::reaper`);
+//! - on an interrupt of the run (`crate::interrupt`) the group is killed and the run ends as
 //!   [`Termination::Interrupted`].
 //!
 //! Both logs are flushed and complete in every case (exit, timeout, stop). [`run`] needs a Tokio

@@ -323,6 +323,7 @@ fn clap_message(error: &clap::Error) -> String {
 }
 
 /// The whole `--help` text: libtest's flags, then skillgym's.
+#[cfg(test)]
 pub fn help_text() -> String {
     CommandLine::command().render_long_help().to_string()
 }

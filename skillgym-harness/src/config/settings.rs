@@ -124,7 +124,7 @@ pub struct CaseSettings {
 /// The default `run.max_output`: 512 MiB.
 pub const DEFAULT_MAX_OUTPUT: u64 = 512 << 20;
 
-/// Why [`resolve`] failed: a bad flag/variable, or a config problem.
+/// Why resolving the settings of a run failed: a bad flag/variable, or a config problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SettingsError {
     /// A flag or variable is wrong (e.g. an unknown `--runner`).
@@ -164,12 +164,12 @@ impl From<ConfigError> for SettingsError {
 }
 
 /// Resolves the settings of a run from `config` and `args` (flags already merged over the
-/// environment with [`SkillgymArgs::or`]); see the table in this module's docs.
+/// environment with `SkillgymArgs::or`); see the table in this module's docs.
 ///
 /// CLI paths are resolved against the process cwd, as is `default_output_dir` when relative.
 /// When the config has runners, every `--runner` id must name one of them (see
 /// [`Settings::check_runner_filter`]).
-pub fn resolve(
+pub(crate) fn resolve(
     config: Config,
     args: &SkillgymArgs,
     default_output_dir: &Path,

@@ -15,7 +15,7 @@ pub mod caps;
 mod json;
 mod outcome;
 mod paths;
-pub mod shell;
+mod shell;
 mod skills;
 mod stream;
 

@@ -20,8 +20,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use manifest::Manifest;
-
 use crate::config::ConfigError;
 use crate::error::SkillError;
 
