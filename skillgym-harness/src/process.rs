@@ -108,6 +108,7 @@ impl<F: FnMut(&str) -> LineVerdict> LineSink for F {
 
 /// A [`LineSink`]'s answer to one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LineVerdict {
     /// Keep going.
     Continue,
@@ -121,6 +122,7 @@ pub enum LineVerdict {
 
 /// Why the session ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Termination {
     /// The process ended on its own: it exited, or died of a signal we did not send.
     Exited,
@@ -143,6 +145,7 @@ pub enum Termination {
 
 /// What happened to one process run.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ProcessOutcome {
     /// Process id of the leader, which is also the id of its process group.
     pub pid: u32,

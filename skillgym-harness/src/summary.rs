@@ -9,6 +9,7 @@ use crate::execute::{ExecutionResult, Status};
 
 /// The content of `<run>/results.json`.
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct RunResults<'a> {
     /// The run id.
     pub run_id: &'a str,
@@ -30,6 +31,7 @@ pub struct RunResults<'a> {
 
 /// How many executions ended in each status.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Counts {
     /// Executions that ran.
     pub executions: usize,

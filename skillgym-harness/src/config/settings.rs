@@ -54,6 +54,7 @@ pub const DEFAULT_REPORTER: &str = "standard";
 
 /// Everything a run needs to know, resolved from flags, variables, the config file and defaults.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Settings {
     /// The config file used, if any.
     pub config_path: Option<PathBuf>,
@@ -110,6 +111,7 @@ pub struct CaseOverrides {
 
 /// The settings one case runs with, from [`Settings::effective`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CaseSettings {
     /// Passing samples wanted per execution (at least 1).
     pub repeat: u32,
@@ -126,6 +128,7 @@ pub const DEFAULT_MAX_OUTPUT: u64 = 512 << 20;
 
 /// Why resolving the settings of a run failed: a bad flag/variable, or a config problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SettingsError {
     /// A flag or variable is wrong (e.g. an unknown `--runner`).
     Usage(UsageError),
