@@ -25,6 +25,7 @@ use crate::SessionReport;
 /// }
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum CommandPattern {
     /// Matches the raw command line.
     Text(TextMatcher),
