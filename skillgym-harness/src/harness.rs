@@ -55,7 +55,7 @@ pub fn main() -> ExitCode {
 ///         .run()
 /// }
 /// ```
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Harness {
     runners: Vec<Runner>,
     config_path: Option<PathBuf>,

@@ -11,7 +11,9 @@ use serde::de::{self, Visitor};
 pub use skillgym_grammar::duration::{DurationError, DurationErrorKind, parse_duration};
 
 /// Serde `deserialize_with` helper: a duration string as accepted by [`parse_duration`].
-pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Duration, D::Error> {
     deserializer.deserialize_str(DurationVisitor)
 }
 

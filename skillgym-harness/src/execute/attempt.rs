@@ -20,7 +20,7 @@ use crate::workspace;
 
 /// Which attempt of which execution.
 #[derive(Debug, Clone, Copy)]
-pub struct AttemptId<'a> {
+pub(super) struct AttemptId<'a> {
     pub case: &'a CaseSpec,
     pub runner: &'a Runner,
     pub repetition: u32,
@@ -29,7 +29,7 @@ pub struct AttemptId<'a> {
 
 /// Runs one attempt and writes its `report.json` and `result.json`. Never panics on agent or
 /// case misbehaviour: every problem becomes a failure with its origin.
-pub fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>) -> AttemptResult {
+pub(super) fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>) -> AttemptResult {
     let started = Instant::now();
     let case = id.case;
     let artifact_dir = run

@@ -23,7 +23,7 @@ const MAX_DEPTH: usize = 8;
 
 /// The script inside `/bin/bash -lc '<script>'` (and `sh -c`, `zsh -lc`, … nested), or the
 /// command itself, trimmed, when it is not such a wrapper.
-pub fn unwrap_shell(command: &str) -> String {
+pub(super) fn unwrap_shell(command: &str) -> String {
     let mut current = command.trim().to_owned();
     for _ in 0..MAX_DEPTH {
         if !starts_with_shell(&current) {
@@ -99,7 +99,7 @@ fn shell_script(command: &str) -> Option<String> {
 
 /// The files `script` reads with `cat`, `sed -n`, `head`, `tail`, `nl`, `bat`, `less` or
 /// `more`, made absolute against `cwd` and any `cd` earlier in the script.
-pub fn file_reads(script: &str, cwd: &Path) -> Vec<PathBuf> {
+pub(super) fn file_reads(script: &str, cwd: &Path) -> Vec<PathBuf> {
     let mut reads = Vec::new();
     if !READERS.iter().any(|program| script.contains(program)) {
         return reads;

@@ -123,6 +123,12 @@ pub struct Commands<'a> {
     list: ItemList<Cow<'a, str>>,
 }
 
+impl std::fmt::Debug for Commands<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Commands").finish_non_exhaustive()
+    }
+}
+
 check_options!(Commands, "commands", "includes(\"npm test\")");
 
 impl<'a> Commands<'a> {
