@@ -121,7 +121,7 @@ fn case(name: &str) -> &'static CaseDef {
 }
 
 fn context(def: &CaseDef, runner: &str) -> CaseContext {
-    CaseContext::__new(
+    skillgym::__private::new_case_context(
         def.case_id(),
         runner,
         1,

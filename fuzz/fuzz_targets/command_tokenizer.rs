@@ -6,7 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skillgym::assert::{CommandMatcher, OptionArg, lex, parse_command, quote, tokenize};
+use skillgym::__private::{lex, quote, tokenize};
+use skillgym::assert::{CommandMatcher, OptionArg, parse_command};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

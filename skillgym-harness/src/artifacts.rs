@@ -226,7 +226,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// Writes pretty JSON to `path`, creating its directory, through a temporary file so readers
 /// never see half a file; secrets are masked ([`crate::secrets`]).
-pub fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
+pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)?;
     }

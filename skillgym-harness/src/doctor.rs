@@ -17,6 +17,7 @@ const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The verdict on one runner.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RunnerCheck {
     /// The runner id.
     pub runner: String,

@@ -20,17 +20,17 @@ use crate::run::Runner;
 use crate::suite::CaseSpec;
 
 /// The file an attempt's model requests are logged to.
-pub const REQUEST_LOG: &str = "mock-requests.jsonl";
+pub(crate) const REQUEST_LOG: &str = "mock-requests.jsonl";
 
 /// The scripted server of a `--mock` run and the scripts it plays.
-pub struct DryRun {
+pub(crate) struct DryRun {
     server: MockServer,
     default_script: Arc<Script>,
     case_scripts: HashMap<String, Arc<Script>>,
 }
 
 /// One attempt's route to the scripted server; the route closes when it is dropped.
-pub struct DryRunSession {
+pub(crate) struct DryRunSession {
     /// The endpoint to hand the agent.
     pub provider: Provider,
     _session: MockSession,
@@ -39,7 +39,10 @@ pub struct DryRunSession {
 impl DryRun {
     /// Reads every script the cases name (and the run's, when given) and starts the server.
     /// A script that cannot be read or parsed is an error naming it, with line and column.
-    pub fn start(cases: &[CaseSpec], run_script: Option<&Path>) -> Result<DryRun, DryRunError> {
+    pub(crate) fn start(
+        cases: &[CaseSpec],
+        run_script: Option<&Path>,
+    ) -> Result<DryRun, DryRunError> {
         let mut loaded: HashMap<PathBuf, Arc<Script>> = HashMap::new();
         let mut load = |path: &Path| -> Result<Arc<Script>, ConfigError> {
             if let Some(script) = loaded.get(path) {
@@ -73,7 +76,7 @@ impl DryRun {
     }
 
     /// Why `runner` cannot take part in a dry run, if it cannot.
-    pub fn skip_reason(&self, runner: &Runner) -> Option<String> {
+    pub(crate) fn skip_reason(&self, runner: &Runner) -> Option<String> {
         runner.agent.wire_api().is_none().then(|| {
             format!(
                 "runner `{}` ({}) cannot be pointed at the scripted model server: its CLI has no endpoint setting; skipped in a --mock run",
@@ -84,7 +87,7 @@ impl DryRun {
     }
 
     /// Opens the server session of one attempt: its script, cwd and request log.
-    pub fn open(
+    pub(crate) fn open(
         &self,
         case: &CaseSpec,
         runner: &Runner,

@@ -156,6 +156,7 @@ fn lines(problems: &[impl fmt::Display]) -> String {
     "the prompt file of case `{case}` does not exist: {} (declared at {declared})",
     .path.display()
 )]
+#[non_exhaustive]
 pub struct MissingPromptFile {
     /// The case id.
     pub case: String,
@@ -172,6 +173,7 @@ pub struct MissingPromptFile {
     .program.display(),
     if .program.to_string_lossy().contains('/') { "is not an executable file" } else { "is not on PATH" }
 )]
+#[non_exhaustive]
 pub struct MissingProgram {
     /// The runner id.
     pub runner: String,

@@ -55,7 +55,7 @@ pub fn main() -> ExitCode {
 ///         .run()
 /// }
 /// ```
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Harness {
     runners: Vec<Runner>,
     config_path: Option<PathBuf>,
@@ -98,7 +98,7 @@ impl Harness {
 
     /// Plans and runs; returns 0 when every execution passed, 101 when one failed, 2 on a usage
     /// or configuration error, and 128 + the signal's number (130, 143, 129) when SIGINT,
-    /// SIGTERM or SIGHUP interrupted the run (see [`crate::interrupt`]).
+    /// SIGTERM or SIGHUP interrupted the run.
     pub fn run(self) -> ExitCode {
         match self.prepare() {
             Ok(Some((arguments, context, trials))) => execute(&arguments, context, trials),

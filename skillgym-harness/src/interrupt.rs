@@ -35,13 +35,13 @@ static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
 
 /// A signal that interrupted the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Interruption {
+pub(crate) struct Interruption {
     signal: i32,
 }
 
 impl Interruption {
     /// `SIGINT`, `SIGTERM` or `SIGHUP`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self.signal {
             SIGINT => "SIGINT",
             SIGTERM => "SIGTERM",
@@ -51,13 +51,13 @@ impl Interruption {
     }
 
     /// The exit code of an interrupted run: 128 + the signal's number.
-    pub fn exit_code(self) -> u8 {
+    pub(crate) fn exit_code(self) -> u8 {
         u8::try_from(128 + self.signal).unwrap_or(u8::MAX)
     }
 }
 
 /// The signal that interrupted this run, if one did.
-pub fn received() -> Option<Interruption> {
+pub(crate) fn received() -> Option<Interruption> {
     match RECEIVED.load(Ordering::SeqCst) {
         0 => None,
         signal => Some(Interruption { signal }),
@@ -66,7 +66,7 @@ pub fn received() -> Option<Interruption> {
 
 /// Installs the handlers (once per process): the first signal starts an orderly stop, a second
 /// one kills the registered agent groups and exits at once.
-pub fn install() -> io::Result<()> {
+pub(crate) fn install() -> io::Result<()> {
     static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
     INSTALLED
         .get_or_init(|| register().map_err(|error| error.to_string()))
@@ -159,7 +159,7 @@ impl Drop for RegisteredGroup {
 }
 
 /// An `interrupted` failure naming the signal, then what it cut short.
-pub fn failure(what: &str) -> skillgym::Failure {
+pub(crate) fn failure(what: &str) -> skillgym::Failure {
     let signal = received().map_or("a signal", Interruption::name);
     skillgym::Failure::new(
         skillgym::FailureOrigin::Interrupted,

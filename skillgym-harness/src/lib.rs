@@ -17,39 +17,57 @@
 //!
 //! Every registered case runs on every configured runner as one libtest trial, printed as
 //! `test [runner] case_id ... ok`. Artifacts land in `target/skillgym/runs/<run-id>/`.
-
-#![warn(missing_docs)]
+//!
+//! The public modules:
+//!
+//! | module | holds |
+//! |---|---|
+//! | crate root | [`main()`], [`Harness`] (runners given in code, a config file, argv), [`Error`], and the adapter seam's main names re-exported |
+//! | [`agent`] | the [`Agent`] and [`StreamParser`] seam, the built-in adapters, [`CommandAgent`], [`AgentOptions`](agent::AgentOptions) |
+//! | [`normalize`] | [`ReportBuilder`], what adapters feed, and [`normalize_stream`] |
+//! | [`config`] | `skillgym.yaml`: [`Config`](config::Config), [`AgentKind`](config::AgentKind), [`WireApi`](config::WireApi), discovery and loading |
+//! | [`results`] | what a run writes (`result.json`, `results.json`), for reporters |
+//! | [`error`] | [`Error`] and the error of each join |
+//! | [`doctor`] | the checks behind `cargo skillgym doctor` |
+//! | [`mock`] | the scripted model server behind `--mock` and `cargo skillgym mock-model` |
+//!
+//! Everything else is private; a few modules are public but hidden (`#[doc(hidden)]`) for the
+//! framework's own tests, benchmarks and fuzz targets, and are not a stable API.
 
 pub mod agent;
 mod artifacts;
-pub mod cli;
+mod cli;
 pub mod config;
 pub mod doctor;
 mod dry_run;
 pub mod error;
+#[doc(hidden)]
 pub mod execute;
 #[doc(hidden)]
 pub mod fuzzing;
 mod harness;
-pub mod interrupt;
+mod interrupt;
 pub mod mock;
 pub mod normalize;
 mod preflight;
+#[doc(hidden)]
 pub mod process;
-pub mod reaper;
+mod reaper;
 mod rejections;
+pub mod results;
 mod run;
 mod schedule;
-pub mod secrets;
-pub mod skills;
+mod secrets;
+mod skills;
 mod suggest;
+#[doc(hidden)]
 pub mod suite;
 mod summary;
 mod time;
+#[doc(hidden)]
 pub mod workspace;
 
-pub use agent::{Agent, CommandAgent};
-pub use artifacts::{RunDir, sanitize};
+pub use agent::{Agent, CommandAgent, StreamParser};
 pub use error::Error;
 pub use harness::{Harness, main};
-pub use run::Runner;
+pub use normalize::{ReportBuilder, normalize_stream};

@@ -14,7 +14,7 @@ use crate::run::Runner;
 use crate::suite::{CaseSpec, PromptSpec};
 
 /// The prompt files of `cases` that cannot be read as files, as one error listing each.
-pub fn prompt_files<'a>(
+pub(crate) fn prompt_files<'a>(
     cases: impl IntoIterator<Item = &'a CaseSpec>,
 ) -> Result<(), PreflightError> {
     let missing: Vec<MissingPromptFile> = cases
@@ -35,7 +35,7 @@ pub fn prompt_files<'a>(
 }
 
 /// The runners whose agent program cannot be found, as one error with a line per runner.
-pub fn agent_programs(runners: &[Runner]) -> Result<(), PreflightError> {
+pub(crate) fn agent_programs(runners: &[Runner]) -> Result<(), PreflightError> {
     let missing: Vec<MissingProgram> = runners
         .iter()
         .filter_map(|runner| {

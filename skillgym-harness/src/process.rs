@@ -14,10 +14,10 @@
 //!   process group is killed with `SIGKILL`;
 //! - when the leader exits on its own, what is left of its group is killed too, so that a
 //!   backgrounded grandchild holding the stdout pipe can neither hang the run nor outlive it;
-//! - descendants that left the group (`setsid`) are found through the [`reaper::MARKER`]
+//! - descendants that left the group (`setsid`) are found through the `reaper::MARKER`
 //!   variable set on the process and killed as well, where the system allows
-//!   ([`crate::reaper`]);
-//! - on an interrupt of the run ([`crate::interrupt`]) the group is killed and the run ends as
+//!   (`crate::reaper`);
+//! - on an interrupt of the run (`crate::interrupt`) the group is killed and the run ends as
 //!   [`Termination::Interrupted`].
 //!
 //! Both logs are flushed and complete in every case (exit, timeout, stop). [`run`] needs a Tokio
@@ -108,6 +108,7 @@ impl<F: FnMut(&str) -> LineVerdict> LineSink for F {
 
 /// A [`LineSink`]'s answer to one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LineVerdict {
     /// Keep going.
     Continue,
@@ -121,6 +122,7 @@ pub enum LineVerdict {
 
 /// Why the session ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Termination {
     /// The process ended on its own: it exited, or died of a signal we did not send.
     Exited,
@@ -143,6 +145,7 @@ pub enum Termination {
 
 /// What happened to one process run.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ProcessOutcome {
     /// Process id of the leader, which is also the id of its process group.
     pub pid: u32,

@@ -13,10 +13,10 @@
 //! the end of the run.
 
 /// The environment variable that tags a process with its session (`<harness pid>.<sequence>`).
-pub const MARKER: &str = "SKILLGYM_PROCESS";
+pub(crate) const MARKER: &str = "SKILLGYM_PROCESS";
 
 /// A fresh tag for one process run: `<harness pid>.<sequence>`.
-pub fn new_tag() -> String {
+pub(crate) fn new_tag() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static SEQUENCE: AtomicU64 = AtomicU64::new(1);
     format!(
@@ -28,7 +28,7 @@ pub fn new_tag() -> String {
 
 /// Makes this process the reaper of its orphaned descendants (Linux); `false` elsewhere or when
 /// the kernel refuses.
-pub fn become_subreaper() -> bool {
+pub(crate) fn become_subreaper() -> bool {
     imp::become_subreaper()
 }
 
@@ -36,20 +36,20 @@ pub fn become_subreaper() -> bool {
 /// harness's children in group `pgid` (orphaned, reparented zombies) and those tagged `tag`
 /// (escaped with `setsid`), each killed with its own group and reaped. Waits at most half a
 /// second for the group to empty. Returns how many escaped processes were killed.
-pub fn end_session(tag: &str, pgid: u32) -> usize {
+pub(crate) fn end_session(tag: &str, pgid: u32) -> usize {
     imp::end_session(tag, pgid)
 }
 
 /// Kills, without reaping, every child of the harness with its group: used on an interrupt,
 /// while sessions may still be reaping their own leaders.
-pub fn kill_escaped() {
+pub(crate) fn kill_escaped() {
     imp::kill_children(false);
 }
 
 /// Kills and reaps every child of the harness: the last sweep of a run, when no session runs
 /// any more and a child can only be a descendant that escaped its session. Returns how many
 /// were still alive.
-pub fn end_run() -> usize {
+pub(crate) fn end_run() -> usize {
     imp::kill_children(true)
 }
 
@@ -62,12 +62,12 @@ mod imp {
     /// How long [`end_session`] waits for the orphans of a killed group to die.
     const SESSION_GRACE: Duration = Duration::from_millis(500);
 
-    pub fn become_subreaper() -> bool {
+    pub(super) fn become_subreaper() -> bool {
         // SAFETY: prctl(PR_SET_CHILD_SUBREAPER, 1) only sets a flag of this process.
         unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
     }
 
-    pub fn end_session(tag: &str, pgid: u32) -> usize {
+    pub(super) fn end_session(tag: &str, pgid: u32) -> usize {
         let Ok(pgid) = pid_t::try_from(pgid) else {
             return 0;
         };
@@ -103,7 +103,7 @@ mod imp {
         }
     }
 
-    pub fn kill_children(reap: bool) -> usize {
+    pub(super) fn kill_children(reap: bool) -> usize {
         let mut alive = 0;
         // Killing a child may orphan grandchildren that left its group: a few rounds find them.
         for _ in 0..8 {

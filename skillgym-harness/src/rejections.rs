@@ -13,14 +13,14 @@ use crate::artifacts::sanitize;
 
 /// The rejected runners of one run.
 #[derive(Debug)]
-pub struct Rejections {
+pub(crate) struct Rejections {
     dir: PathBuf,
     known: Mutex<HashMap<String, String>>,
 }
 
 impl Rejections {
     /// Rejections recorded under `<run dir>/.rejected`.
-    pub fn new(run_dir: &std::path::Path) -> Self {
+    pub(crate) fn new(run_dir: &std::path::Path) -> Self {
         Rejections {
             dir: run_dir.join(".rejected"),
             known: Mutex::new(HashMap::new()),
@@ -28,7 +28,7 @@ impl Rejections {
     }
 
     /// Records that `runner` was rejected, with the reason (the first reason wins).
-    pub fn record(&self, runner: &str, reason: &str) {
+    pub(crate) fn record(&self, runner: &str, reason: &str) {
         self.known
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -53,7 +53,7 @@ impl Rejections {
     }
 
     /// Why `runner` was rejected earlier in this run, if it was.
-    pub fn reason(&self, runner: &str) -> Option<String> {
+    pub(crate) fn reason(&self, runner: &str) -> Option<String> {
         if let Some(reason) = self
             .known
             .lock()

@@ -53,6 +53,16 @@ pub struct RunContext {
     pub results: Mutex<Vec<(usize, ExecutionResult)>>,
 }
 
+impl std::fmt::Debug for RunContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunContext")
+            .field("run_dir", &self.run_dir)
+            .field("cases", &self.cases.len())
+            .field("runners", &self.runners)
+            .finish_non_exhaustive()
+    }
+}
+
 impl RunContext {
     /// Records a finished execution.
     pub fn record(&self, position: usize, result: ExecutionResult) {

@@ -16,13 +16,13 @@ use std::sync::{PoisonError, RwLock};
 use aho_corasick::AhoCorasick;
 
 /// Shorter values are never masked.
-pub const MIN_LEN: usize = 8;
+pub(crate) const MIN_LEN: usize = 8;
 
 /// The masks of this process.
 static MASKS: RwLock<Masks> = RwLock::new(Masks::new());
 
 /// Whether a variable name looks like it holds a secret.
-pub fn looks_secret(name: &str) -> bool {
+pub(crate) fn looks_secret(name: &str) -> bool {
     let name = name.to_ascii_uppercase();
     ["_KEY", "_TOKEN", "_SECRET", "_CREDENTIALS"]
         .iter()
@@ -32,7 +32,7 @@ pub fn looks_secret(name: &str) -> bool {
 }
 
 /// Names listed in `run.secrets`, masked whatever they look like.
-pub fn add_names(names: &[String]) {
+pub(crate) fn add_names(names: &[String]) {
     let mut masks = MASKS.write().unwrap_or_else(PoisonError::into_inner);
     for name in names {
         if !masks.names.contains(name) {
@@ -42,7 +42,7 @@ pub fn add_names(names: &[String]) {
 }
 
 /// Remembers the variables of an environment whose values must be masked.
-pub fn remember<'a>(vars: impl IntoIterator<Item = (&'a str, &'a str)>) {
+pub(crate) fn remember<'a>(vars: impl IntoIterator<Item = (&'a str, &'a str)>) {
     let wanted: Vec<(&str, &str)> = {
         let masks = MASKS.read().unwrap_or_else(PoisonError::into_inner);
         vars.into_iter()
@@ -64,7 +64,7 @@ pub fn remember<'a>(vars: impl IntoIterator<Item = (&'a str, &'a str)>) {
 }
 
 /// Remembers the secret-looking variables of this process's environment.
-pub fn remember_process_env() {
+pub(crate) fn remember_process_env() {
     let vars: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
         .collect();
@@ -72,7 +72,7 @@ pub fn remember_process_env() {
 }
 
 /// The text with every remembered secret replaced by `[masked:NAME]`.
-pub fn mask(text: &str) -> Cow<'_, str> {
+pub(crate) fn mask(text: &str) -> Cow<'_, str> {
     let masks = MASKS.read().unwrap_or_else(PoisonError::into_inner);
     match &masks.matcher {
         Some(matcher) if matcher.is_match(text) => {
@@ -83,7 +83,7 @@ pub fn mask(text: &str) -> Cow<'_, str> {
 }
 
 /// [`mask`] over bytes (serialized JSON).
-pub fn mask_bytes(bytes: Vec<u8>) -> Vec<u8> {
+pub(crate) fn mask_bytes(bytes: Vec<u8>) -> Vec<u8> {
     let masks = MASKS.read().unwrap_or_else(PoisonError::into_inner);
     match &masks.matcher {
         Some(matcher) if matcher.is_match(&bytes) => {

@@ -9,6 +9,7 @@ use crate::execute::{ExecutionResult, Status};
 
 /// The content of `<run>/results.json`.
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct RunResults<'a> {
     /// The run id.
     pub run_id: &'a str,
@@ -30,6 +31,7 @@ pub struct RunResults<'a> {
 
 /// How many executions ended in each status.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Counts {
     /// Executions that ran.
     pub executions: usize,
@@ -67,7 +69,10 @@ impl Counts {
 }
 
 /// Writes `results.json` and returns its path.
-pub fn write_results(run_dir: &RunDir, results: &RunResults<'_>) -> std::io::Result<PathBuf> {
+pub(crate) fn write_results(
+    run_dir: &RunDir,
+    results: &RunResults<'_>,
+) -> std::io::Result<PathBuf> {
     let path = run_dir.path().join("results.json");
     write_json(&path, results)?;
     Ok(path)
@@ -76,7 +81,7 @@ pub fn write_results(run_dir: &RunDir, results: &RunResults<'_>) -> std::io::Res
 /// The closing lines printed after libtest's own summary: one compact line per execution whose
 /// repetitions matter (repeated, retried or stopped early), then the counts and where
 /// `results.json` is. Per-attempt details stay in `results.json`.
-pub fn summary_lines<'a>(
+pub(crate) fn summary_lines<'a>(
     executions: impl IntoIterator<Item = &'a ExecutionResult>,
     counts: Counts,
     results_path: &std::path::Path,

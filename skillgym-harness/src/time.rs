@@ -4,7 +4,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A UTC instant broken into calendar fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timestamp {
+pub(crate) struct Timestamp {
     year: i64,
     month: u32,
     day: u32,
@@ -34,7 +34,7 @@ impl From<SystemTime> for Timestamp {
 
 impl Timestamp {
     /// RFC 3339 with milliseconds: `2026-11-22T10:15:00.123Z`.
-    pub fn rfc3339(&self) -> String {
+    pub(crate) fn rfc3339(&self) -> String {
         format!(
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
             self.year, self.month, self.day, self.hour, self.minute, self.second, self.millis
@@ -42,7 +42,7 @@ impl Timestamp {
     }
 
     /// A file-name-safe form that sorts chronologically: `20261122T101500Z`.
-    pub fn compact(&self) -> String {
+    pub(crate) fn compact(&self) -> String {
         format!(
             "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
             self.year, self.month, self.day, self.hour, self.minute, self.second

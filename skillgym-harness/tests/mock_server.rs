@@ -270,6 +270,7 @@ fn decode(api: WireApi, reply: &HttpReply) -> Decoded {
                     .unwrap();
             }
         }
+        (api, _) => panic!("no decoder for {api:?}"),
     }
     out
 }

@@ -5,7 +5,12 @@ use std::pin::Pin;
 
 pub use inventory;
 
+use crate::assert::AssertionFailure;
 use crate::{CaseContext, Failure, FailureClass, SessionReport};
+
+/// The shell lexer behind [`CommandMatcher`](crate::assert::CommandMatcher), for the harness's
+/// command normalization and the fuzz targets.
+pub use crate::assert::command::tokenize::{Separator, Token, lex, quote, tokenize};
 
 /// A boxed case future.
 pub type BoxFuture<'a> = Pin<Box<dyn Future<Output = crate::Result> + 'a>>;
@@ -129,4 +134,28 @@ pub use crate::assert::macros::{assert_contains, assert_regex};
 /// payload, so their class and explain question reach the harness. Called by the harness.
 pub fn enable_structured_panics() {
     crate::assert::sink::enable_structured_panics();
+}
+
+/// The context of one attempt, handed to the case function. Called by the harness.
+pub fn new_case_context(
+    case_id: impl Into<String>,
+    runner_id: impl Into<String>,
+    repetition: u32,
+    attempt: u32,
+    artifact_dir: impl Into<std::path::PathBuf>,
+    workspace_dir: impl Into<std::path::PathBuf>,
+) -> CaseContext {
+    CaseContext::new(
+        case_id,
+        runner_id,
+        repetition,
+        attempt,
+        artifact_dir,
+        workspace_dir,
+    )
+}
+
+/// Takes the soft failures recorded in `ctx`, leaving none. Called by the harness.
+pub fn take_soft_failures(ctx: &mut CaseContext) -> Vec<AssertionFailure> {
+    ctx.take_soft_failures()
 }

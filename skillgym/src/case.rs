@@ -191,8 +191,8 @@ pub struct CaseContext {
 }
 
 impl CaseContext {
-    #[doc(hidden)]
-    pub fn __new(
+    /// A context for one attempt (see [`crate::__private::new_case_context`]).
+    pub(crate) fn new(
         case_id: impl Into<String>,
         runner_id: impl Into<String>,
         repetition: u32,
@@ -218,7 +218,7 @@ impl CaseContext {
     /// ```
     /// # use skillgym::prelude::*;
     /// # let report = SessionReport::from_events([SessionEvent::command("ls")]);
-    /// # let mut ctx = CaseContext::__new("case", "runner", 1, 1, "/tmp/a", "/tmp/w");
+    /// # let mut ctx = skillgym::__private::new_case_context("case", "runner", 1, 1, "/tmp/a", "/tmp/w");
     /// ctx.soft(&report).commands().includes("npm test").includes("ls");
     /// ctx.soft(&report).output().not_empty();
     /// assert_eq!(ctx.soft_failures().len(), 2);
@@ -230,7 +230,7 @@ impl CaseContext {
     /// The soft failures recorded so far, in order.
     ///
     /// ```
-    /// # let ctx = skillgym::CaseContext::__new("case", "runner", 1, 1, "/tmp/a", "/tmp/w");
+    /// # let ctx = skillgym::__private::new_case_context("case", "runner", 1, 1, "/tmp/a", "/tmp/w");
     /// assert!(ctx.soft_failures().is_empty());
     /// ```
     pub fn soft_failures(&self) -> &[AssertionFailure] {
@@ -241,9 +241,9 @@ impl CaseContext {
         &mut self.soft_failures
     }
 
-    /// Takes the recorded soft failures, leaving none (used by the harness).
-    #[doc(hidden)]
-    pub fn __take_soft_failures(&mut self) -> Vec<AssertionFailure> {
+    /// Takes the recorded soft failures, leaving none (see
+    /// [`crate::__private::take_soft_failures`]).
+    pub(crate) fn take_soft_failures(&mut self) -> Vec<AssertionFailure> {
         std::mem::take(&mut self.soft_failures)
     }
 
@@ -253,7 +253,7 @@ impl CaseContext {
     /// ```
     /// # use skillgym::prelude::*;
     /// # let report = SessionReport::default();
-    /// # let mut ctx = CaseContext::__new("case", "runner", 1, 1, "/tmp/a", "/tmp/w");
+    /// # let mut ctx = skillgym::__private::new_case_context("case", "runner", 1, 1, "/tmp/a", "/tmp/w");
     /// ctx.classify(FailureClass::new("no-discovery", "Skipped skill discovery"), |ctx| {
     ///     ctx.soft(&report).commands().includes("npx skills find");
     /// });
@@ -279,7 +279,7 @@ impl CaseContext {
     /// The case id, e.g. `skills::find_expo`.
     ///
     /// ```
-    /// # let ctx = skillgym::CaseContext::__new("skills::find_expo", "claude", 1, 1, "/tmp/a", "/tmp/w");
+    /// # let ctx = skillgym::__private::new_case_context("skills::find_expo", "claude", 1, 1, "/tmp/a", "/tmp/w");
     /// assert_eq!(ctx.case_id(), "skills::find_expo");
     /// ```
     pub fn case_id(&self) -> &str {
@@ -289,7 +289,7 @@ impl CaseContext {
     /// The runner id, e.g. `claude`.
     ///
     /// ```
-    /// # let ctx = skillgym::CaseContext::__new("skills::find_expo", "claude", 1, 1, "/tmp/a", "/tmp/w");
+    /// # let ctx = skillgym::__private::new_case_context("skills::find_expo", "claude", 1, 1, "/tmp/a", "/tmp/w");
     /// assert_eq!(ctx.runner_id(), "claude");
     /// ```
     pub fn runner_id(&self) -> &str {
@@ -299,7 +299,7 @@ impl CaseContext {
     /// The 1-based repetition number.
     ///
     /// ```
-    /// # let ctx = skillgym::CaseContext::__new("case", "claude", 3, 1, "/tmp/a", "/tmp/w");
+    /// # let ctx = skillgym::__private::new_case_context("case", "claude", 3, 1, "/tmp/a", "/tmp/w");
     /// assert_eq!(ctx.repetition(), 3);
     /// ```
     pub fn repetition(&self) -> u32 {
@@ -309,7 +309,7 @@ impl CaseContext {
     /// The 1-based attempt number inside the repetition.
     ///
     /// ```
-    /// # let ctx = skillgym::CaseContext::__new("case", "claude", 3, 2, "/tmp/a", "/tmp/w");
+    /// # let ctx = skillgym::__private::new_case_context("case", "claude", 3, 2, "/tmp/a", "/tmp/w");
     /// assert_eq!((ctx.repetition(), ctx.attempt()), (3, 2));
     /// ```
     pub fn attempt(&self) -> u32 {
@@ -319,7 +319,7 @@ impl CaseContext {
     /// This attempt's artifact directory (`.../repeat-N/attempt-M`).
     ///
     /// ```
-    /// # let ctx = skillgym::CaseContext::__new("case", "claude", 1, 2, "/out/repeat-1/attempt-2", "/tmp/w");
+    /// # let ctx = skillgym::__private::new_case_context("case", "claude", 1, 2, "/out/repeat-1/attempt-2", "/tmp/w");
     /// let notes = ctx.artifact_dir().join("notes.txt");
     /// assert!(notes.ends_with("repeat-1/attempt-2/notes.txt"));
     /// ```
@@ -330,7 +330,7 @@ impl CaseContext {
     /// The directory the agent ran in.
     ///
     /// ```
-    /// # let ctx = skillgym::CaseContext::__new("case", "claude", 1, 1, "/tmp/a", "/tmp/ws");
+    /// # let ctx = skillgym::__private::new_case_context("case", "claude", 1, 1, "/tmp/a", "/tmp/ws");
     /// let manifest = ctx.workspace_dir().join("package.json");
     /// assert_eq!(manifest, std::path::Path::new("/tmp/ws/package.json"));
     /// ```

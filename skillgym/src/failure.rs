@@ -21,6 +21,7 @@ use crate::assert::AssertionFailure;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum FailureOrigin {
     /// The case function panicked or returned an error.
     Assertion,

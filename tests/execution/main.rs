@@ -126,8 +126,10 @@ impl Run {
     /// `<run>/<case>/<runner>` of `cases::<case>`.
     pub fn execution_dir(&self, case: &str, runner: &str) -> PathBuf {
         self.run_dir()
-            .join(skillgym_harness::sanitize(&format!("cases::{case}")))
-            .join(skillgym_harness::sanitize(runner))
+            .join(skillgym_harness::results::sanitize(&format!(
+                "cases::{case}"
+            )))
+            .join(skillgym_harness::results::sanitize(runner))
     }
 
     /// The execution's `result.json`.

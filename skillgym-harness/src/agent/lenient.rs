@@ -62,21 +62,21 @@ macro_rules! ignore {
 
 /// A string, borrowed from the line when it has no escapes.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Text<'a>(pub Option<Cow<'a, str>>);
+pub(super) struct Text<'a>(pub Option<Cow<'a, str>>);
 
 impl Text<'_> {
     /// The string, if there was one.
-    pub fn get(&self) -> Option<&str> {
+    pub(super) fn get(&self) -> Option<&str> {
         self.0.as_deref()
     }
 
     /// The string, or `""`.
-    pub fn or_empty(&self) -> &str {
+    pub(super) fn or_empty(&self) -> &str {
         self.get().unwrap_or_default()
     }
 
     /// The string, owned, or `""`.
-    pub fn into_string(self) -> String {
+    pub(super) fn into_string(self) -> String {
         self.0.map(Cow::into_owned).unwrap_or_default()
     }
 }
@@ -106,23 +106,23 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 
 /// An integer (a float without fraction counts).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Int(pub Option<i64>);
+pub(super) struct Int(pub Option<i64>);
 
 impl Int {
     /// The value as a count (negative values are absent).
-    pub fn count(self) -> Option<u64> {
+    pub(super) fn count(self) -> Option<u64> {
         self.0.and_then(|value| u64::try_from(value).ok())
     }
 
     /// The value as an HTTP status.
-    pub fn status(self) -> Option<u16> {
+    pub(super) fn status(self) -> Option<u16> {
         self.0
             .and_then(|value| u64::try_from(value).ok())
             .and_then(super::api_error::status)
     }
 
     /// The value as an exit code.
-    pub fn exit_code(self) -> Option<i32> {
+    pub(super) fn exit_code(self) -> Option<i32> {
         self.0.and_then(|value| i32::try_from(value).ok())
     }
 }
@@ -156,11 +156,11 @@ impl<'de> Deserialize<'de> for Int {
 /// A count such as a token figure: a non-negative integer up to `u64::MAX` (a float without
 /// fraction counts, saturated at `u64::MAX`); negative or fractional values are absent.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Count(pub Option<u64>);
+pub(super) struct Count(pub Option<u64>);
 
 impl Count {
     /// The value, if it was a count.
-    pub fn count(self) -> Option<u64> {
+    pub(super) fn count(self) -> Option<u64> {
         self.0
     }
 }
@@ -192,18 +192,18 @@ impl<'de> Deserialize<'de> for Count {
 }
 
 /// `deserialize_with` for an `Option<u64>` count field: see [`Count`].
-pub fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+pub(super) fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
     Count::deserialize(deserializer).map(|count| count.0)
 }
 
 /// `deserialize_with` for an `Option<f64>` amount field: see [`Amount`].
-pub fn amount<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+pub(super) fn amount<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
     Amount::deserialize(deserializer).map(|amount| amount.0)
 }
 
 /// An amount such as a cost in dollars: a finite, non-negative number; anything else is absent.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub struct Amount(pub Option<f64>);
+pub(super) struct Amount(pub Option<f64>);
 
 impl<'de> Deserialize<'de> for Amount {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -232,11 +232,11 @@ impl<'de> Deserialize<'de> for Amount {
 
 /// A boolean.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Flag(pub Option<bool>);
+pub(super) struct Flag(pub Option<bool>);
 
 impl Flag {
     /// Whether it was `true`.
-    pub fn is_true(self) -> bool {
+    pub(super) fn is_true(self) -> bool {
         self.0 == Some(true)
     }
 }
@@ -260,7 +260,7 @@ impl<'de> Deserialize<'de> for Flag {
 
 /// An object read as `T` (whose fields should be lenient themselves).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Obj<T>(pub Option<T>);
+pub(super) struct Obj<T>(pub Option<T>);
 
 impl<T> Default for Obj<T> {
     fn default() -> Self {
@@ -287,7 +287,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
 
 /// A list of `T` (whose fields should be lenient themselves); anything else is empty.
 #[derive(Debug, Clone, PartialEq)]
-pub struct List<T>(pub Vec<T>);
+pub(super) struct List<T>(pub Vec<T>);
 
 impl<T> Default for List<T> {
     fn default() -> Self {
@@ -318,11 +318,11 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
 
 /// An error's message: a string, or the `message` of an object.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct ErrorMessage<'a>(pub Option<Cow<'a, str>>);
+pub(super) struct ErrorMessage<'a>(pub Option<Cow<'a, str>>);
 
 impl ErrorMessage<'_> {
     /// The message, if there was one.
-    pub fn get(&self) -> Option<&str> {
+    pub(super) fn get(&self) -> Option<&str> {
         self.0.as_deref()
     }
 }

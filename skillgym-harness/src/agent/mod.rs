@@ -180,6 +180,7 @@ pub struct AgentSetup {
 
 /// One way an agent can find its credentials.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AuthSource {
     /// An environment variable (of the harness, or the runner's `agent.env`).
     Env(String),

@@ -46,6 +46,7 @@ pub struct Provider {
 
 /// Where a provider's API key comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ApiKey {
     /// The value of this variable (of `agent.env`, else the harness's environment).
     Env(String),

@@ -85,12 +85,16 @@ pub(crate) struct State {
 
 impl AgentSpec {
     /// The agent type's name (`claude-code`).
-    pub fn name(&self) -> &'static str {
+    pub(super) fn name(&self) -> &'static str {
         self.kind.as_str()
     }
 
     /// The state directory of `session`: the one `agent.env` names, else the private one.
-    pub fn state_dir(&self, options: &AgentOptions, session: &SessionSpec<'_>) -> Option<State> {
+    pub(super) fn state_dir(
+        &self,
+        options: &AgentOptions,
+        session: &SessionSpec<'_>,
+    ) -> Option<State> {
         let state = self.state.as_ref()?;
         Some(match options.env_dir(state.var) {
             Some(dir) => State {
@@ -107,7 +111,7 @@ impl AgentSpec {
     }
 
     /// The user's own state directory (`$CLAUDE_CONFIG_DIR`, else `~/.claude`).
-    pub fn user_dir(&self, options: &AgentOptions) -> Option<PathBuf> {
+    pub(super) fn user_dir(&self, options: &AgentOptions) -> Option<PathBuf> {
         let state = self.state.as_ref()?;
         options.user_dir(state.var, state.user)
     }
@@ -116,7 +120,7 @@ impl AgentSpec {
     /// is seeded into it (the `seed_with_endpoint` files when the session has a model endpoint
     /// of its own) and, with `run.user_skills: inherit`, its skill directories are linked to
     /// the user's. A directory `agent.env` chose is used as it is.
-    pub fn prepare_state(
+    pub(super) fn prepare_state(
         &self,
         options: &AgentOptions,
         session: &SessionSpec<'_>,
@@ -147,7 +151,7 @@ impl AgentSpec {
     /// A launch of the program with `agent.args`, the fixed environment, the state variable
     /// and (for agents that read skills under `$HOME`) a private home. The adapter adds its
     /// arguments, then calls [`AgentOptions::finish_launch`].
-    pub fn start_launch(
+    pub(super) fn start_launch(
         &self,
         options: &AgentOptions,
         session: &SessionSpec<'_>,
@@ -168,7 +172,7 @@ impl AgentSpec {
 
     /// What `skillgym doctor` checks: the program, the credential variables, the login files
     /// of the user's directory, then `extra` sources; `refusals` as the adapter found them.
-    pub fn setup(
+    pub(super) fn setup(
         &self,
         options: &AgentOptions,
         extra: Vec<AuthSource>,

@@ -21,13 +21,13 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, FromArgMatches};
 use libtest_mimic::Arguments;
 
-pub use crate::config::Schedule;
+pub(crate) use crate::config::Schedule;
 use crate::suggest::did_you_mean;
 use flags::{CommandLine, EnvLine, Flags, Invalid};
 
 /// skillgym's flags (or `SKILLGYM_*` variables); every field `None`/empty means "not given".
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SkillgymArgs {
+pub(crate) struct SkillgymArgs {
     /// `--tag`: run only cases carrying one of these tags.
     pub tags: Vec<String>,
     /// `--runner`: run only these runner ids.
@@ -60,7 +60,7 @@ impl SkillgymArgs {
     ///
     /// `repeat_failure` and `retry_failed` count as one setting: if `self` gives either, both
     /// come from `self`, so `--retry-failed` on the command line beats `SKILLGYM_REPEAT_FAILURE`.
-    pub fn or(self, fallback: SkillgymArgs) -> SkillgymArgs {
+    pub(crate) fn or(self, fallback: SkillgymArgs) -> SkillgymArgs {
         let failure_given = self.repeat_failure.is_some() || self.retry_failed.is_some();
         let (repeat_failure, retry_failed) = if failure_given {
             (self.repeat_failure, self.retry_failed)
@@ -150,7 +150,7 @@ impl std::error::Error for UsageError {}
 
 /// What the command line asks for.
 #[derive(Debug)]
-pub enum Invocation {
+pub(crate) enum Invocation {
     /// Run (or `--list`) with these libtest arguments and skillgym flags.
     Run(Box<Arguments>, SkillgymArgs),
     /// `--help` or `-h`: print this text and exit successfully.
@@ -162,7 +162,7 @@ pub enum Invocation {
 /// skillgym's flags take their value as `--flag value` or `--flag=value` (`--mock` alone, or
 /// `--mock=false`); `--tag` and `--runner` may repeat and take comma-separated lists, kept
 /// in first-seen order without duplicates.
-pub fn parse<I, S>(argv: I) -> Result<Invocation, UsageError>
+pub(crate) fn parse<I, S>(argv: I) -> Result<Invocation, UsageError>
 where
     I: IntoIterator<Item = S>,
     S: Into<OsString>,
@@ -193,7 +193,9 @@ where
 /// Reads the `SKILLGYM_*` variables through `lookup` (e.g. `|k| std::env::var(k).ok()`); an
 /// empty value counts as unset. Values follow the same rules as the flags: each variable is
 /// parsed as its flag, `SKILLGYM_REPEAT_FAILURE=2` as `--repeat-failure=2`.
-pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<SkillgymArgs, UsageError> {
+pub(crate) fn from_env(
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<SkillgymArgs, UsageError> {
     let mut command = EnvLine::command();
     let mut argv = Vec::new();
     for long in long_flags(&command) {
@@ -323,7 +325,8 @@ fn clap_message(error: &clap::Error) -> String {
 }
 
 /// The whole `--help` text: libtest's flags, then skillgym's.
-pub fn help_text() -> String {
+#[cfg(test)]
+pub(crate) fn help_text() -> String {
     CommandLine::command().render_long_help().to_string()
 }
 

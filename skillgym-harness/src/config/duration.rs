@@ -11,16 +11,10 @@ use serde::de::{self, Visitor};
 pub use skillgym_grammar::duration::{DurationError, DurationErrorKind, parse_duration};
 
 /// Serde `deserialize_with` helper: a duration string as accepted by [`parse_duration`].
-pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
-    deserializer.deserialize_str(DurationVisitor)
-}
-
-/// Serde `deserialize_with` helper for an optional duration (`null` or absent = `None`);
-/// use together with `#[serde(default)]`.
-pub fn deserialize_option<'de, D: Deserializer<'de>>(
+pub(super) fn deserialize<'de, D: Deserializer<'de>>(
     deserializer: D,
-) -> Result<Option<Duration>, D::Error> {
-    deserializer.deserialize_option(OptionDurationVisitor)
+) -> Result<Duration, D::Error> {
+    deserializer.deserialize_str(DurationVisitor)
 }
 
 struct DurationVisitor;
@@ -47,27 +41,5 @@ impl Visitor<'_> for DurationVisitor {
         Err(E::custom(format!(
             "invalid duration `{value}`: it must be positive, with a unit"
         )))
-    }
-}
-
-struct OptionDurationVisitor;
-
-impl<'de> Visitor<'de> for OptionDurationVisitor {
-    type Value = Option<Duration>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        DurationVisitor.expecting(f)
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserialize(deserializer).map(Some)
     }
 }

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 ///    |   ^
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ConfigError {
     path: Option<PathBuf>,
     /// 1-based line and column.

@@ -19,13 +19,13 @@
 //! ```
 
 mod discover;
-pub mod duration;
+mod duration;
 mod error;
 mod fields;
 mod schema;
 mod settings;
-pub mod size;
-pub mod yaml;
+mod size;
+pub(crate) mod yaml;
 
 #[cfg(test)]
 mod tests;
@@ -37,8 +37,9 @@ pub use schema::{
     AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, ProviderConfig, RunConfig,
     RunnerConfig, Schedule, UserSkills, WireApi, WorkspaceConfig, WorkspaceMode,
 };
+pub(crate) use settings::resolve;
 pub use settings::{
     CaseOverrides, CaseSettings, DEFAULT_MAX_OUTPUT, DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings,
-    SettingsError, resolve,
+    SettingsError,
 };
 pub use size::parse_size;

@@ -21,6 +21,7 @@ use crate::suggest::did_you_mean;
 /// A whole `skillgym.yaml`. An empty file is a valid (empty) config.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Config {
     /// `run:` how executions are scheduled and repeated.
     #[serde(default, deserialize_with = "fields::null_as_default")]
@@ -147,6 +148,7 @@ fn resolve_command(dir: &Path, command: &str) -> String {
 /// How executions are scheduled.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Schedule {
     /// One execution at a time.
     Serial,
@@ -204,6 +206,7 @@ impl FromStr for Schedule {
 /// `run:` scheduling, repetition and where things go. Every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "RawRun")]
+#[non_exhaustive]
 pub struct RunConfig {
     /// `schedule`.
     pub schedule: Option<Schedule>,
@@ -240,6 +243,7 @@ pub struct RunConfig {
 /// Whether agents see the skills installed in the user's own home (`run.user_skills`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum UserSkills {
     /// No: every agent gets a private home and configuration, so only the skills under test
     /// and the workspace's own are found.
@@ -374,6 +378,7 @@ impl TryFrom<RawRun> for RunConfig {
 /// Where a case's agent runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum WorkspaceMode {
     /// In `cwd` (or the config dir), as is: only when asked for.
     None,
@@ -406,6 +411,7 @@ impl fmt::Display for WorkspaceMode {
 /// `bootstrap` and forbid `cwd`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "RawWorkspace")]
+#[non_exhaustive]
 pub struct WorkspaceConfig {
     /// `mode` (required in the file; `none` by default when there is no `workspace`).
     pub mode: WorkspaceMode,
@@ -469,6 +475,7 @@ impl TryFrom<RawWorkspace> for WorkspaceConfig {
 /// `run.workspace.bootstrap:` a command prepared workspaces run once before the agent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "RawBootstrap")]
+#[non_exhaustive]
 pub struct BootstrapConfig {
     /// `command`: a program on `PATH`, or a path (path-like values are resolved against the
     /// config dir by [`Config::parse`]).
@@ -530,6 +537,7 @@ fn pick_timeout(
 /// `defaults:` values for cases that do not set their own.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "RawDefaults")]
+#[non_exhaustive]
 pub struct DefaultsConfig {
     /// `timeout` (a duration string such as `2m`) or `timeout_ms` (milliseconds), > 0.
     pub timeout: Option<Duration>,
@@ -557,6 +565,7 @@ impl TryFrom<RawDefaults> for DefaultsConfig {
 /// One entry of `runners:`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct RunnerConfig {
     /// `agent`: which agent CLI, with which model and options.
     pub agent: AgentConfig,
@@ -569,6 +578,7 @@ pub struct RunnerConfig {
 /// The model APIs a provider endpoint speaks (`agent.provider.wire_api`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum WireApi {
     /// Anthropic Messages (`POST {base_url}/v1/messages`).
     Anthropic,
@@ -609,6 +619,7 @@ impl fmt::Display for WireApi {
 /// The agent CLIs skillgym can drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum AgentKind {
     /// Claude Code (`claude`).
     ClaudeCode,
@@ -699,6 +710,7 @@ impl fmt::Display for AgentKind {
 /// `runners.<id>.agent:`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "RawAgent")]
+#[non_exhaustive]
 pub struct AgentConfig {
     /// `type`.
     pub kind: AgentKind,
@@ -718,6 +730,7 @@ pub struct AgentConfig {
 /// `agent.provider`: a model endpoint (a gateway, a local model server, the scripted server),
 /// which each adapter maps onto the mechanism its CLI honours.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ProviderConfig {
     /// `base_url`: the API root in the wire API's own convention: with `/v1` for the OpenAI
     /// wires (`https://openrouter.ai/api/v1`), without for Anthropic and Gemini

@@ -54,6 +54,7 @@ pub const DEFAULT_REPORTER: &str = "standard";
 
 /// Everything a run needs to know, resolved from flags, variables, the config file and defaults.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Settings {
     /// The config file used, if any.
     pub config_path: Option<PathBuf>,
@@ -110,6 +111,7 @@ pub struct CaseOverrides {
 
 /// The settings one case runs with, from [`Settings::effective`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CaseSettings {
     /// Passing samples wanted per execution (at least 1).
     pub repeat: u32,
@@ -124,8 +126,9 @@ pub struct CaseSettings {
 /// The default `run.max_output`: 512 MiB.
 pub const DEFAULT_MAX_OUTPUT: u64 = 512 << 20;
 
-/// Why [`resolve`] failed: a bad flag/variable, or a config problem.
+/// Why resolving the settings of a run failed: a bad flag/variable, or a config problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SettingsError {
     /// A flag or variable is wrong (e.g. an unknown `--runner`).
     Usage(UsageError),
@@ -164,12 +167,12 @@ impl From<ConfigError> for SettingsError {
 }
 
 /// Resolves the settings of a run from `config` and `args` (flags already merged over the
-/// environment with [`SkillgymArgs::or`]); see the table in this module's docs.
+/// environment with `SkillgymArgs::or`); see the table in this module's docs.
 ///
 /// CLI paths are resolved against the process cwd, as is `default_output_dir` when relative.
 /// When the config has runners, every `--runner` id must name one of them (see
 /// [`Settings::check_runner_filter`]).
-pub fn resolve(
+pub(crate) fn resolve(
     config: Config,
     args: &SkillgymArgs,
     default_output_dir: &Path,

@@ -50,7 +50,7 @@ pub fn parse_size(input: &str) -> Result<u64, String> {
 
 /// Serde `deserialize_with` helper for an optional size (`null` or absent = `None`); use with
 /// `#[serde(default)]`.
-pub fn deserialize_option<'de, D: Deserializer<'de>>(
+pub(super) fn deserialize_option<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<u64>, D::Error> {
     deserializer.deserialize_option(OptionSizeVisitor)

@@ -28,7 +28,7 @@ thread_local! {
 ///
 /// Unknown fields and unknown enum values get a "did you mean" help line; every error carries
 /// the position reported by the parser, or the one registered with [`locate`].
-pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
+pub(crate) fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
     LOCATED.with_borrow_mut(Option::take);
     let result = serde_saphyr::from_str::<T>(text);
     let registered = LOCATED.with_borrow_mut(Option::take);
@@ -70,7 +70,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Located<T> {
 ///
 /// Without it, a custom error raised after a whole mapping was read points at that mapping;
 /// with it, [`parse`] reports the registered position (e.g. a field captured with [`Located`]).
-pub fn locate(line: u32, column: u32, message: impl Into<String>) -> String {
+pub(crate) fn locate(line: u32, column: u32, message: impl Into<String>) -> String {
     let message = message.into();
     if line > 0 {
         LOCATED.with_borrow_mut(|slot| *slot = Some((message.clone(), line, column)));
@@ -79,7 +79,7 @@ pub fn locate(line: u32, column: u32, message: impl Into<String>) -> String {
 }
 
 /// Joins an error message and a help text so that [`parse`] shows the help on its own line.
-pub fn with_help(message: impl Into<String>, help: &str) -> String {
+pub(crate) fn with_help(message: impl Into<String>, help: &str) -> String {
     format!("{}{HELP_SEPARATOR}{help}", message.into())
 }
 

@@ -11,7 +11,7 @@ use super::result::{
 
 /// What an execution was asked to do, for [`aggregate`].
 #[derive(Debug, Clone)]
-pub struct ExecutionPlan {
+pub(super) struct ExecutionPlan {
     /// The case id.
     pub case_id: String,
     /// The runner id.
@@ -29,7 +29,10 @@ pub struct ExecutionPlan {
 /// The execution's result from its repetitions, in order. The execution passes only when
 /// `repeat_target` repetitions passed; it stops (and fails) at the first repetition that still
 /// failed after its attempts, whose failure becomes the execution's.
-pub fn aggregate(plan: ExecutionPlan, repetitions: Vec<RepetitionResult>) -> ExecutionResult {
+pub(super) fn aggregate(
+    plan: ExecutionPlan,
+    repetitions: Vec<RepetitionResult>,
+) -> ExecutionResult {
     let terminal = repetitions.iter().find(|r| !r.passed);
     let successful: Vec<&AttemptResult> = repetitions
         .iter()

@@ -4,9 +4,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::json;
-use skillgym::{
-    CaseContext, Failure, FailureClass, FailureOrigin, InstalledSkill, SessionReport, Usage,
-};
+use skillgym::{Failure, FailureClass, FailureOrigin, InstalledSkill, SessionReport, Usage};
 use tokio::runtime::Runtime;
 
 use super::check::{classify, run_check};
@@ -22,7 +20,7 @@ use crate::workspace;
 
 /// Which attempt of which execution.
 #[derive(Debug, Clone, Copy)]
-pub struct AttemptId<'a> {
+pub(super) struct AttemptId<'a> {
     pub case: &'a CaseSpec,
     pub runner: &'a Runner,
     pub repetition: u32,
@@ -31,7 +29,7 @@ pub struct AttemptId<'a> {
 
 /// Runs one attempt and writes its `report.json` and `result.json`. Never panics on agent or
 /// case misbehaviour: every problem becomes a failure with its origin.
-pub fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>) -> AttemptResult {
+pub(super) fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>) -> AttemptResult {
     let started = Instant::now();
     let case = id.case;
     let artifact_dir = run
@@ -140,7 +138,7 @@ fn prepare_and_run(
     let failure = match session.failure {
         Some(failure) => Some(failure),
         None => {
-            let mut ctx = CaseContext::__new(
+            let mut ctx = skillgym::__private::new_case_context(
                 &case.id,
                 &runner.id,
                 repetition,

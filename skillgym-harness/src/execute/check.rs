@@ -24,7 +24,7 @@ thread_local! {
 /// Runs the case's checks. The soft failures the case recorded, then the panic or `Err` that
 /// ended it (if any), become one assertion failure with every part's message, location and
 /// class; the case's `classify_failure` hook runs later (see [`classify`]).
-pub fn run_check(
+pub(super) fn run_check(
     runtime: &Runtime,
     case: &CaseSpec,
     report: &SessionReport,
@@ -47,7 +47,7 @@ pub fn run_check(
         }
         Err(payload) => Some(panic_failure(payload, captured)),
     };
-    let mut parts = ctx.__take_soft_failures();
+    let mut parts = skillgym::__private::take_soft_failures(ctx);
     parts.extend(ending);
     Failure::from_assertions(parts)
 }
@@ -113,7 +113,7 @@ fn payload_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Applies the case's `classify_failure` hook, which runs last and may override the class.
-pub fn classify(case: &CaseSpec, failure: &mut Failure) {
+pub(super) fn classify(case: &CaseSpec, failure: &mut Failure) {
     let CaseCheck::Rust(def) = case.check;
     if let Some(hook) = def.classify_failure
         && let Ok(Some(class)) = panic::catch_unwind(AssertUnwindSafe(|| hook(failure)))

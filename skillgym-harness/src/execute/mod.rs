@@ -4,7 +4,7 @@ mod aggregate;
 mod attempt;
 mod check;
 mod execution;
-pub mod result;
+mod result;
 mod session;
 
 pub use aggregate::wilson_95;

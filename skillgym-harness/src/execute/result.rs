@@ -9,6 +9,7 @@ use skillgym::{Failure, Usage};
 /// The verdict of an attempt, repetition or execution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Status {
     /// The checks passed.
     Passed,
@@ -49,6 +50,7 @@ impl Status {
 
 /// One agent session and its checks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AttemptResult {
     /// 1-based repetition number.
     pub repetition: u32,
@@ -79,6 +81,7 @@ pub struct AttemptResult {
 
 /// One repetition: its attempts, the last of which decides it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RepetitionResult {
     /// 1-based repetition number.
     pub repetition: u32,
@@ -112,6 +115,7 @@ impl RepetitionResult {
 
 /// One case on one runner, with all its repetitions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ExecutionResult {
     /// The case id.
     pub case_id: String,
@@ -158,6 +162,7 @@ pub struct ExecutionResult {
 
 /// How often attempts passed, over every attempt of an execution (retries included).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AttemptStats {
     /// Attempts run.
     pub total: u32,
@@ -171,6 +176,7 @@ pub struct AttemptStats {
 
 /// A closed interval `[low, high]`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Interval {
     /// Lower bound.
     pub low: f64,

@@ -23,6 +23,7 @@ pub struct SessionLimits {
 
 /// What one session produced.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct SessionOutput {
     /// The normalized report (partial when the session failed; never absent).
     pub report: SessionReport,

@@ -42,6 +42,7 @@ pub struct Script {
 
 /// One step of a script.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Step {
     /// `say: TEXT`: assistant text.
     Say(String),
@@ -78,6 +79,7 @@ pub struct FailStep {
 /// How often a `fail` step fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Times {
     /// Every request that reaches the step.
     Always,
@@ -87,6 +89,7 @@ pub enum Times {
 
 /// A tool action of a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Action {
     /// A shell command.
     Run(String),
@@ -105,6 +108,7 @@ pub enum Action {
 
 /// One model reply the script plans.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Turn {
     /// Text, then at most one tool call (none: the final answer).
     Reply {

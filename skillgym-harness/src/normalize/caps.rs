@@ -36,7 +36,7 @@ pub(crate) struct Caps {
 
 impl Caps {
     /// The text, cut around a marker when it is longer than the cap in force.
-    pub fn text(&mut self, text: String) -> String {
+    pub(crate) fn text(&mut self, text: String) -> String {
         let cap = self.cap();
         let text = cut(text, cap);
         self.kept = self.kept.saturating_add(text.len());
@@ -44,7 +44,7 @@ impl Caps {
     }
 
     /// The value with every string in it capped (a raw record, tool arguments).
-    pub fn value(&mut self, mut value: Value) -> Value {
+    pub(crate) fn value(&mut self, mut value: Value) -> Value {
         self.cap_strings(&mut value);
         value
     }
@@ -67,7 +67,7 @@ impl Caps {
     }
 
     /// Whether one more event may be kept (`held` are kept already); counts it when not.
-    pub fn admit_event(&mut self, held: usize) -> bool {
+    pub(crate) fn admit_event(&mut self, held: usize) -> bool {
         let admitted = held < MAX_EVENTS;
         if !admitted {
             self.dropped_events += 1;
@@ -76,7 +76,7 @@ impl Caps {
     }
 
     /// Whether one more warning may be kept (`held` are kept already); counts it when not.
-    pub fn admit_warning(&mut self, held: usize) -> bool {
+    pub(crate) fn admit_warning(&mut self, held: usize) -> bool {
         let admitted = held < MAX_WARNINGS;
         if !admitted {
             self.dropped_warnings += 1;
@@ -85,7 +85,7 @@ impl Caps {
     }
 
     /// The closing warnings about what was not kept.
-    pub fn summary(&self) -> Vec<String> {
+    pub(crate) fn summary(&self) -> Vec<String> {
         let mut warnings = Vec::new();
         if self.dropped_events > 0 {
             warnings.push(format!(

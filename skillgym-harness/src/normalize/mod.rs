@@ -15,7 +15,7 @@ pub mod caps;
 mod json;
 mod outcome;
 mod paths;
-pub mod shell;
+mod shell;
 mod skills;
 mod stream;
 
@@ -54,6 +54,7 @@ pub struct ReportBuilder {
 
 /// An error the model provider returned, as the agent reported it (HTTP status and message).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ProviderError {
     /// The HTTP status, when the agent said.
     pub status: Option<u16>,
@@ -541,6 +542,7 @@ fn settle_phases(events: &mut [SessionEvent]) {
 
 /// One of the token figures of [`Usage`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum UsageFigure {
     /// Input, cached included.
     Input,

@@ -1,12 +1,12 @@
 //! Reading shell commands: unwrapping `bash -lc '…'` wrappers, and finding the files a command
 //! reads (`cat`, `sed -n`, `head`, `tail`, `nl`, `bat`, `less`, `more`), following `cd`.
 //!
-//! Words are split with shell quoting rules ([`skillgym::assert::lex`]); expansions are not
+//! Words are split with shell quoting rules (`skillgym::__private::lex`); expansions are not
 //! performed, so operands holding `$`, globs or `~` are not reported as reads.
 
 use std::path::{Path, PathBuf};
 
-use skillgym::assert::{Token, lex};
+use skillgym::__private::{Token, lex};
 
 use super::resolve_path;
 
@@ -23,15 +23,7 @@ const MAX_DEPTH: usize = 8;
 
 /// The script inside `/bin/bash -lc '<script>'` (and `sh -c`, `zsh -lc`, … nested), or the
 /// command itself, trimmed, when it is not such a wrapper.
-///
-/// ```
-/// use skillgym_harness::normalize::shell::unwrap_shell;
-///
-/// assert_eq!(unwrap_shell("/bin/bash -lc 'cat SKILL.md'"), "cat SKILL.md");
-/// assert_eq!(unwrap_shell(r#"bash -c "sh -c 'ls -a'""#), "ls -a");
-/// assert_eq!(unwrap_shell("ls && bash -c x"), "ls && bash -c x");
-/// ```
-pub fn unwrap_shell(command: &str) -> String {
+pub(super) fn unwrap_shell(command: &str) -> String {
     let mut current = command.trim().to_owned();
     for _ in 0..MAX_DEPTH {
         if !starts_with_shell(&current) {
@@ -107,17 +99,7 @@ fn shell_script(command: &str) -> Option<String> {
 
 /// The files `script` reads with `cat`, `sed -n`, `head`, `tail`, `nl`, `bat`, `less` or
 /// `more`, made absolute against `cwd` and any `cd` earlier in the script.
-///
-/// ```
-/// use std::path::{Path, PathBuf};
-/// use skillgym_harness::normalize::shell::file_reads;
-///
-/// let reads = file_reads("cd skills/x && sed -n '1,40p' SKILL.md | head -5", Path::new("/w"));
-/// assert_eq!(reads, [PathBuf::from("/w/skills/x/SKILL.md")]);
-/// assert_eq!(file_reads("tail -n 20 a.log b.log", Path::new("/w")).len(), 2);
-/// assert!(file_reads("sed -i s/a/b/ f.txt", Path::new("/w")).is_empty());
-/// ```
-pub fn file_reads(script: &str, cwd: &Path) -> Vec<PathBuf> {
+pub(super) fn file_reads(script: &str, cwd: &Path) -> Vec<PathBuf> {
     let mut reads = Vec::new();
     if !READERS.iter().any(|program| script.contains(program)) {
         return reads;
@@ -329,6 +311,29 @@ fn parse_args(args: &[String], short_with_value: &str, long_with_value: &[&str])
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The examples once in `unwrap_shell`'s docs (the module is private).
+    #[test]
+    fn unwrap_shell_examples() {
+        assert_eq!(unwrap_shell("/bin/bash -lc 'cat SKILL.md'"), "cat SKILL.md");
+        assert_eq!(unwrap_shell(r#"bash -c "sh -c 'ls -a'""#), "ls -a");
+        assert_eq!(unwrap_shell("ls && bash -c x"), "ls && bash -c x");
+    }
+
+    /// The examples once in `file_reads`' docs (the module is private).
+    #[test]
+    fn file_reads_examples() {
+        let reads = file_reads(
+            "cd skills/x && sed -n '1,40p' SKILL.md | head -5",
+            Path::new("/w"),
+        );
+        assert_eq!(reads, [PathBuf::from("/w/skills/x/SKILL.md")]);
+        assert_eq!(
+            file_reads("tail -n 20 a.log b.log", Path::new("/w")).len(),
+            2
+        );
+        assert!(file_reads("sed -i s/a/b/ f.txt", Path::new("/w")).is_empty());
+    }
 
     fn reads(script: &str) -> Vec<String> {
         file_reads(script, Path::new("/w"))

@@ -11,6 +11,7 @@ use crate::process::MAX_LINE;
 
 /// A stream read to its end.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Normalized {
     /// The report (runner, timing and raw artifact paths are left empty).
     pub report: SessionReport,

@@ -12,7 +12,7 @@ use crate::workspace::copy_tree;
 
 /// Copies each skill to `<workspace>/<dir>/<name>/` (its whole directory: `SKILL.md`,
 /// references, scripts), replacing whatever the template had there, and says where each went.
-pub fn install(
+pub(crate) fn install(
     skills: &[Arc<Skill>],
     workspace: &Path,
     dir: &str,

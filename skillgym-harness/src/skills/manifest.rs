@@ -21,7 +21,7 @@ const MAX_DESCRIPTION: usize = 1024;
 
 /// The frontmatter of a valid `SKILL.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     /// The skill's name: what agents list and load it by.
     pub name: String,
     /// What the skill is for: what agents decide by.
@@ -57,14 +57,14 @@ fn frontmatter(text: &str) -> Option<(&str, usize)> {
 }
 
 /// Reads and validates the `SKILL.md` at `path`.
-pub fn load(path: &Path) -> Result<Manifest, ConfigError> {
+pub(crate) fn load(path: &Path) -> Result<Manifest, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|error| ConfigError::new(Some(path), format!("cannot read the skill: {error}")))?;
     parse(path, &text)
 }
 
 /// Validates the `SKILL.md` text `text`, read from `path` (named in errors).
-pub fn parse(path: &Path, text: &str) -> Result<Manifest, ConfigError> {
+pub(crate) fn parse(path: &Path, text: &str) -> Result<Manifest, ConfigError> {
     let Some((yaml_text, first_line)) = frontmatter(text) else {
         return Err(ConfigError::at(
             path,
@@ -138,7 +138,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Manifest, ConfigError> {
 }
 
 /// What is wrong with a skill name, if anything.
-pub fn name_problem(name: &str) -> Option<String> {
+pub(crate) fn name_problem(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("it is empty".to_owned());
     }
@@ -165,7 +165,7 @@ pub fn name_problem(name: &str) -> Option<String> {
 /// The `name:` of the `SKILL.md` at `path`, when the file can be read and its frontmatter
 /// names a skill (validation aside); `None` otherwise. For skill detection, which must not
 /// fail on a skill the agent found elsewhere.
-pub fn name_at(path: &Path) -> Option<String> {
+pub(crate) fn name_at(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     let (yaml_text, _) = frontmatter(&text)?;
     let front: Frontmatter = yaml::parse(path, yaml_text).ok()?;
@@ -176,7 +176,7 @@ pub fn name_at(path: &Path) -> Option<String> {
 }
 
 /// A skill directory's `SKILL.md`.
-pub fn manifest_path(dir: &Path) -> PathBuf {
+pub(crate) fn manifest_path(dir: &Path) -> PathBuf {
     dir.join("SKILL.md")
 }
 

@@ -12,22 +12,20 @@
 //! the runner's `skills`, and the case's `skills = [...]`. Two different directories with the
 //! same skill name are an error; the same directory listed twice is installed once.
 
-pub mod install;
-pub mod manifest;
-pub mod plan;
+pub(crate) mod install;
+pub(crate) mod manifest;
+pub(crate) mod plan;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-pub use manifest::Manifest;
 
 use crate::config::ConfigError;
 use crate::error::SkillError;
 
 /// A validated skill directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skill {
+pub(crate) struct Skill {
     /// The `name:` of its `SKILL.md`.
     pub name: String,
     /// The `description:` of its `SKILL.md`.
@@ -37,7 +35,7 @@ pub struct Skill {
 }
 
 /// Loads the skill directory `dir`: it must hold a valid `SKILL.md`.
-pub fn load(dir: &Path) -> Result<Skill, ConfigError> {
+pub(crate) fn load(dir: &Path) -> Result<Skill, ConfigError> {
     if !dir.is_dir() {
         let problem = if dir.exists() {
             "is not a directory"
@@ -67,13 +65,13 @@ pub fn load(dir: &Path) -> Result<Skill, ConfigError> {
 
 /// Skills loaded once per directory, so each `SKILL.md` is read and validated once a run.
 #[derive(Debug, Default)]
-pub struct SkillCache {
+pub(crate) struct SkillCache {
     loaded: HashMap<PathBuf, Arc<Skill>>,
 }
 
 impl SkillCache {
     /// The skill in `dir`, loaded on first use.
-    pub fn get(&mut self, dir: &Path) -> Result<Arc<Skill>, ConfigError> {
+    pub(crate) fn get(&mut self, dir: &Path) -> Result<Arc<Skill>, ConfigError> {
         if let Some(skill) = self.loaded.get(dir) {
             return Ok(Arc::clone(skill));
         }
@@ -85,7 +83,7 @@ impl SkillCache {
 
 /// Merges lists of skills in order: a directory seen before is skipped; a different
 /// directory with a name seen before is an error naming both.
-pub fn merge<'a>(
+pub(crate) fn merge<'a>(
     lists: impl IntoIterator<Item = &'a [Arc<Skill>]>,
 ) -> Result<Vec<Arc<Skill>>, SkillError> {
     let mut merged: Vec<Arc<Skill>> = Vec::new();

@@ -16,7 +16,7 @@ use crate::suite::CaseSpec;
 
 /// The skills under test of a run: the configuration's, each runner's, each case's.
 #[derive(Debug, Default)]
-pub struct SkillPlan {
+pub(crate) struct SkillPlan {
     run: Vec<Arc<Skill>>,
     runners: HashMap<String, Vec<Arc<Skill>>>,
     /// Each case's own skills, or why the case cannot have them.
@@ -28,7 +28,7 @@ pub struct SkillPlan {
 impl SkillPlan {
     /// Loads the configuration's skills (an error stops the run) and each case's (an error
     /// fails the case's executions).
-    pub fn build(settings: &Settings, cases: &[CaseSpec]) -> Result<SkillPlan, SkillError> {
+    pub(crate) fn build(settings: &Settings, cases: &[CaseSpec]) -> Result<SkillPlan, SkillError> {
         let mut cache = SkillCache::default();
         let from_config = |cache: &mut SkillCache, listed: &[Located<PathBuf>]| {
             listed
@@ -71,7 +71,11 @@ impl SkillPlan {
 
     /// The skills an attempt of `case` on `runner` installs, in order: the run's, the
     /// runner's, the case's; or why the case cannot have them.
-    pub fn for_attempt(&self, case: &str, runner: &str) -> Result<Vec<Arc<Skill>>, SkillError> {
+    pub(crate) fn for_attempt(
+        &self,
+        case: &str,
+        runner: &str,
+    ) -> Result<Vec<Arc<Skill>>, SkillError> {
         let none: &[Arc<Skill>] = &[];
         let own = match self.cases.get(case) {
             Some(Ok(skills)) => skills.as_slice(),

@@ -60,14 +60,14 @@ struct BootstrapRecord {
 
 impl PreparedWorkspace {
     /// The directory the agent runs in.
-    pub fn cwd(&self) -> &Path {
+    pub(crate) fn cwd(&self) -> &Path {
         &self.record.cwd
     }
 
     /// Removes an isolated workspace whose attempt passed and keeps it otherwise, then writes
     /// `workspace.json` into the attempt directory. Returns a failure only when a passing
     /// attempt's workspace cannot be removed.
-    pub fn finish(mut self, passed: bool, artifact_dir: &Path) -> Option<Failure> {
+    pub(crate) fn finish(mut self, passed: bool, artifact_dir: &Path) -> Option<Failure> {
         let isolated = self.record.mode == WorkspaceMode::Isolated;
         let mut problem = None;
         if isolated

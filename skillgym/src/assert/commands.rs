@@ -25,6 +25,7 @@ use crate::SessionReport;
 /// }
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum CommandPattern {
     /// Matches the raw command line.
     Text(TextMatcher),
@@ -120,6 +121,12 @@ impl From<&CommandMatcher> for CommandPattern {
 pub struct Commands<'a> {
     check: Check<'a>,
     list: ItemList<Cow<'a, str>>,
+}
+
+impl std::fmt::Debug for Commands<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Commands").finish_non_exhaustive()
+    }
 }
 
 check_options!(Commands, "commands", "includes(\"npm test\")");

@@ -44,6 +44,12 @@ pub struct FileReads<'a> {
     list: ItemList<Cow<'a, str>>,
 }
 
+impl std::fmt::Debug for FileReads<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileReads").finish_non_exhaustive()
+    }
+}
+
 check_options!(FileReads, "file_reads", "includes(\"SKILL.md\")");
 
 impl<'a> FileReads<'a> {

@@ -33,7 +33,7 @@
 
 pub(crate) mod check;
 mod classify;
-mod command;
+pub(crate) mod command;
 mod commands;
 mod failure;
 mod file_reads;
@@ -49,8 +49,7 @@ mod tool_calls;
 pub(crate) use classify::rethrow_classified;
 pub use classify::{classify, classify_async};
 pub use command::{
-    CommandMatcher, CommandOption, OptionArg, ParsedCommand, Separator, Token, TokenMatcher, lex,
-    parse_command, quote, tokenize,
+    CommandMatcher, CommandOption, OptionArg, ParsedCommand, TokenMatcher, parse_command,
 };
 pub use commands::{CommandPattern, Commands};
 pub use failure::AssertionFailure;

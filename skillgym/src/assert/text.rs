@@ -19,6 +19,7 @@ use regex::Regex;
 /// assert_eq!(TextMatcher::from(Regex::new("^/src/").unwrap()).to_string(), r"/^\/src\//");
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum TextMatcher {
     /// Matches text that contains this substring.
     Contains(String),

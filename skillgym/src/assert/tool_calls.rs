@@ -286,6 +286,12 @@ pub struct ToolCalls<'a> {
     list: ItemList<ToolCall<'a>>,
 }
 
+impl std::fmt::Debug for ToolCalls<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCalls").finish_non_exhaustive()
+    }
+}
+
 check_options!(ToolCalls, "tool_calls", "has(\"Skill\")");
 
 impl<'a> ToolCalls<'a> {

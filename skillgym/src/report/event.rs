@@ -19,6 +19,7 @@ use serde_json::Value;
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SessionEvent {
     /// Text from the user or the assistant.
     Message {
@@ -233,6 +234,7 @@ impl SessionEvent {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Role {
     /// The user (the prompt).
     User,
@@ -253,6 +255,7 @@ pub enum Role {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Phase {
     /// Reasoning text.
     Thinking,

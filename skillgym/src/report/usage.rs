@@ -99,6 +99,7 @@ impl TokenCount {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum UsageSource {
     /// Reported by the model provider through the agent.
     Provider,

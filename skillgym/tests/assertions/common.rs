@@ -1,13 +1,13 @@
 //! Helpers: run checks in soft mode and look at what they recorded.
 
+use skillgym::SessionReport;
 use skillgym::assert::{AssertionFailure, Expect};
-use skillgym::{CaseContext, SessionReport};
 
 use crate::support::transcripts::load;
 
 /// The captured `failing-command` scenario of each agent: a failing `ls`, then successful
 /// reads of `skills/demo/SKILL.md` and `skills/demo/references/notes.md` (`demo`, strong).
-pub const SKILL_TRANSCRIPTS: [&str; 6] = [
+pub(crate) const SKILL_TRANSCRIPTS: [&str; 6] = [
     "claude-code.failing-command",
     "codex.failing-command",
     "opencode.failing-command",
@@ -17,12 +17,12 @@ pub const SKILL_TRANSCRIPTS: [&str; 6] = [
 ];
 
 /// Each skill transcript's name and the report built from it.
-pub fn skill_transcripts() -> impl Iterator<Item = (&'static str, SessionReport)> {
+pub(crate) fn skill_transcripts() -> impl Iterator<Item = (&'static str, SessionReport)> {
     SKILL_TRANSCRIPTS.into_iter().map(|name| (name, load(name)))
 }
 
 /// The captured sessions, one per agent CLI version, as the adapters normalized them.
-pub const TRANSCRIPTS: [&str; 7] = [
+pub(crate) const TRANSCRIPTS: [&str; 7] = [
     "claude-code",
     "claude-code-2.1.197",
     "codex",
@@ -33,23 +33,30 @@ pub const TRANSCRIPTS: [&str; 7] = [
 ];
 
 /// Each transcript's name and the report built from it.
-pub fn transcripts() -> impl Iterator<Item = (&'static str, SessionReport)> {
+pub(crate) fn transcripts() -> impl Iterator<Item = (&'static str, SessionReport)> {
     TRANSCRIPTS.into_iter().map(|name| (name, load(name)))
 }
 
 /// The failures `check` records against `report`.
-pub fn failures(
+pub(crate) fn failures(
     report: &SessionReport,
     check: impl for<'a> FnOnce(Expect<'a>),
 ) -> Vec<AssertionFailure> {
-    let mut ctx = CaseContext::__new("case", "runner", 1, 1, "/tmp/artifacts", "/tmp/work");
+    let mut ctx = skillgym::__private::new_case_context(
+        "case",
+        "runner",
+        1,
+        1,
+        "/tmp/artifacts",
+        "/tmp/work",
+    );
     check(ctx.soft(report));
-    ctx.__take_soft_failures()
+    skillgym::__private::take_soft_failures(&mut ctx)
 }
 
 /// Asserts that `check` passes.
 #[track_caller]
-pub fn passes(report: &SessionReport, check: impl for<'a> FnOnce(Expect<'a>)) {
+pub(crate) fn passes(report: &SessionReport, check: impl for<'a> FnOnce(Expect<'a>)) {
     let failures = failures(report, check);
     assert!(
         failures.is_empty(),
@@ -64,7 +71,10 @@ pub fn passes(report: &SessionReport, check: impl for<'a> FnOnce(Expect<'a>)) {
 
 /// Asserts that `check` fails exactly once and returns the failure.
 #[track_caller]
-pub fn fails(report: &SessionReport, check: impl for<'a> FnOnce(Expect<'a>)) -> AssertionFailure {
+pub(crate) fn fails(
+    report: &SessionReport,
+    check: impl for<'a> FnOnce(Expect<'a>),
+) -> AssertionFailure {
     let mut failures = failures(report, check);
     assert_eq!(failures.len(), 1, "expected one failure, got {failures:#?}");
     failures.remove(0)
@@ -72,6 +82,6 @@ pub fn fails(report: &SessionReport, check: impl for<'a> FnOnce(Expect<'a>)) -> 
 
 /// The message of the single failure of `check`.
 #[track_caller]
-pub fn message(report: &SessionReport, check: impl for<'a> FnOnce(Expect<'a>)) -> String {
+pub(crate) fn message(report: &SessionReport, check: impl for<'a> FnOnce(Expect<'a>)) -> String {
     fails(report, check).message
 }

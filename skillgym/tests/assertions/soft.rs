@@ -8,7 +8,7 @@ use skillgym::{Failure, FailureOrigin, SourceLocation};
 use crate::common::passes;
 
 fn context() -> CaseContext {
-    CaseContext::__new("case", "runner", 1, 1, "/tmp/artifacts", "/tmp/work")
+    skillgym::__private::new_case_context("case", "runner", 1, 1, "/tmp/artifacts", "/tmp/work")
 }
 
 fn report() -> SessionReport {
@@ -75,7 +75,7 @@ fn take_empties_the_collector() {
     let report = report();
     let mut ctx = context();
     ctx.soft(&report).output().includes("ready");
-    assert_eq!(ctx.__take_soft_failures().len(), 1);
+    assert_eq!(skillgym::__private::take_soft_failures(&mut ctx).len(), 1);
     assert!(ctx.soft_failures().is_empty());
 }
 

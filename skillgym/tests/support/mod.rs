@@ -3,4 +3,4 @@
 // Each test crate that declares `mod support;` uses only part of it.
 #![allow(dead_code)]
 
-pub mod transcripts;
+pub(crate) mod transcripts;

@@ -8,7 +8,7 @@ use skillgym::SessionReport;
 
 /// The report normalized from the transcript `<name>.jsonl`, e.g. `codex` or
 /// `claude-code-2.1.197`. The sessions ran in `/home/dev/demo/wd`.
-pub fn load(name: &str) -> SessionReport {
+pub(crate) fn load(name: &str) -> SessionReport {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../skillgym-harness/tests/golden")
         .join(format!("{name}.snap"));

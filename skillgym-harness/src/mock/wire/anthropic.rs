@@ -8,6 +8,7 @@ use crate::config::WireApi;
 use crate::mock::http::Response;
 
 /// The Anthropic Messages wire.
+#[derive(Debug)]
 pub struct Anthropic;
 
 impl Wire for Anthropic {

@@ -9,6 +9,7 @@ use crate::config::WireApi;
 use crate::mock::http::Response;
 
 /// The OpenAI Chat Completions wire.
+#[derive(Debug)]
 pub struct Chat;
 
 impl Wire for Chat {

@@ -8,6 +8,7 @@ use crate::config::WireApi;
 use crate::mock::http::Response;
 
 /// The Gemini wire.
+#[derive(Debug)]
 pub struct Gemini;
 
 impl Wire for Gemini {

@@ -8,6 +8,7 @@ use crate::config::WireApi;
 use crate::mock::http::Response;
 
 /// The OpenAI Responses wire.
+#[derive(Debug)]
 pub struct Responses;
 
 /// Input items that carry a tool's result.

@@ -22,6 +22,7 @@ use super::parse::{ArgDisplay, ParsedCommand, Reading, parse_command, write_opti
 /// assert_eq!(version.to_string(), r"/^v\d+$/");
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum TokenMatcher {
     /// Matches a token equal to this string.
     Exact(String),

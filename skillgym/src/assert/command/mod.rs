@@ -10,11 +10,13 @@
 
 mod matcher;
 mod parse;
-mod tokenize;
+pub(crate) mod tokenize;
 
 pub use matcher::{CommandMatcher, TokenMatcher};
 pub use parse::{CommandOption, OptionArg, ParsedCommand, parse_command};
-pub use tokenize::{Separator, Token, lex, quote, tokenize};
+
+#[cfg(test)]
+use tokenize::{Separator, Token, lex, quote, tokenize};
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@
 /// together with their target, and `#` comments are skipped.
 ///
 /// ```
-/// use skillgym::assert::{lex, Separator, Token};
+/// use skillgym::__private::{lex, Separator, Token};
 ///
 /// assert_eq!(
 ///     lex("cd app&&npm test 2>&1"),
@@ -31,7 +31,7 @@ pub enum Token {
 /// An operator that separates simple commands.
 ///
 /// ```
-/// use skillgym::assert::{lex, Separator, Token};
+/// use skillgym::__private::{lex, Separator, Token};
 ///
 /// let separators: Vec<Separator> = lex("a && b || c; d | e & f\ng")
 ///     .into_iter()
@@ -81,7 +81,7 @@ pub enum Separator {
 /// the input. Never panics.
 ///
 /// ```
-/// use skillgym::assert::{lex, Separator, Token};
+/// use skillgym::__private::{lex, Separator, Token};
 ///
 /// assert_eq!(
 ///     lex(r#"echo foo"bar"'baz' ''; ls > /dev/null"#),
@@ -108,7 +108,7 @@ pub fn lex(command: &str) -> Vec<Token> {
 /// The words of a command line, separators dropped (see [`lex`] for the rules).
 ///
 /// ```
-/// use skillgym::assert::tokenize;
+/// use skillgym::__private::tokenize;
 ///
 /// assert_eq!(
 ///     tokenize(r#"git commit -m "fix: it's done" && git push"#),
@@ -131,7 +131,7 @@ pub fn tokenize(command: &str) -> Vec<String> {
 /// wrapped in single quotes, with each `'` written as `'\''`. The empty word becomes `''`.
 ///
 /// ```
-/// use skillgym::assert::{quote, tokenize};
+/// use skillgym::__private::{quote, tokenize};
 ///
 /// assert_eq!(quote("abc-1.2/x=y"), "abc-1.2/x=y");
 /// assert_eq!(quote("it's a test"), r"'it'\''s a test'");
