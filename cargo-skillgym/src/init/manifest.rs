@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, value};
 
+use super::error::InitError;
 use super::templates::PROFILE_COMMENT;
 
 /// Where the skillgym crates come from.
@@ -45,12 +46,14 @@ pub(super) struct Manifest {
 }
 
 impl Manifest {
-    pub(super) fn read(path: &Path) -> Result<Manifest, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    pub(super) fn read(path: &Path) -> Result<Manifest, InitError> {
+        let text = std::fs::read_to_string(path).map_err(InitError::io("read", path))?;
         let document = text
             .parse::<DocumentMut>()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|source| InitError::Manifest {
+                path: path.to_owned(),
+                source,
+            })?;
         Ok(Manifest {
             path: path.to_owned(),
             document,
@@ -82,12 +85,11 @@ impl Manifest {
     }
 
     /// A package without a `benchmarks` test target.
-    pub(super) fn check_can_add_benchmarks(&self) -> Result<(), String> {
+    pub(super) fn check_can_add_benchmarks(&self) -> Result<(), InitError> {
         if !self.document.contains_key("package") {
-            return Err(format!(
-                "{} has no [package] (a virtual workspace manifest): run `cargo skillgym init <new-dir>` to add a benchmark crate to the workspace",
-                self.path.display()
-            ));
+            return Err(InitError::VirtualManifest {
+                manifest: self.path.clone(),
+            });
         }
         let has_benchmarks = self
             .document
@@ -99,10 +101,9 @@ impl Manifest {
                     .any(|test| test.get("name").and_then(Item::as_str) == Some("benchmarks"))
             });
         if has_benchmarks {
-            return Err(format!(
-                "{} already has a test target named `benchmarks`",
-                self.path.display()
-            ));
+            return Err(InitError::HasBenchmarks {
+                manifest: self.path.clone(),
+            });
         }
         Ok(())
     }
@@ -178,19 +179,13 @@ impl Manifest {
 
     /// Adds `dir` (relative to this workspace root) to `workspace.members` unless a member
     /// entry or an `exclude` entry names it; whether it was added.
-    pub(super) fn add_member(&mut self, dir: &Path) -> Result<bool, String> {
+    pub(super) fn add_member(&mut self, dir: &Path) -> Result<bool, InitError> {
         let root = self.path.parent().unwrap_or(Path::new("."));
-        let relative = dir
-            .strip_prefix(root)
-            .map_err(|_| {
-                format!(
-                    "{} is outside the workspace at {}",
-                    dir.display(),
-                    root.display()
-                )
-            })?
-            .to_string_lossy()
-            .replace('\\', "/");
+        // `root` was found among `dir`'s ancestors.
+        let Ok(relative) = dir.strip_prefix(root) else {
+            return Ok(false);
+        };
+        let relative = relative.to_string_lossy().replace('\\', "/");
         let Some(workspace) = self
             .document
             .get_mut("workspace")
@@ -215,16 +210,15 @@ impl Manifest {
                 members.push(relative.as_str());
                 Ok(true)
             }
-            None => Err(format!(
-                "{}: `workspace.members` is not an array",
-                self.path.display()
-            )),
+            None => Err(InitError::MembersNotArray {
+                manifest: self.path.clone(),
+            }),
         }
     }
 
-    pub(super) fn write(&self) -> Result<(), String> {
+    pub(super) fn write(&self) -> Result<(), InitError> {
         std::fs::write(&self.path, self.document.to_string())
-            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+            .map_err(InitError::io("write", &self.path))
     }
 }
 

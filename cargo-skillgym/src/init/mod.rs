@@ -10,6 +10,7 @@
 //! Nothing is overwritten: a file that exists, or a `benchmarks` test target, stops `init`
 //! before it writes anything.
 
+mod error;
 mod manifest;
 mod templates;
 
@@ -17,6 +18,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use error::InitError;
 use manifest::{Manifest, Source};
 
 /// Scaffold a benchmark crate in DIR, or add a `benchmarks` target to the crate there.
@@ -53,9 +55,8 @@ pub(crate) fn run(args: &InitArgs) -> ExitCode {
     }
 }
 
-fn init(args: &InitArgs) -> Result<String, String> {
-    let cwd =
-        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+fn init(args: &InitArgs) -> Result<String, InitError> {
+    let cwd = std::env::current_dir().map_err(InitError::io("read", "the current directory"))?;
     let dir = cwd.join(&args.dir);
     let source = source(args.skillgym_path.as_deref(), &cwd)?;
     let manifest_path = dir.join("Cargo.toml");
@@ -74,11 +75,7 @@ fn init(args: &InitArgs) -> Result<String, String> {
         .filter(|path| dir.join(path).exists())
         .collect();
     if !taken.is_empty() {
-        return Err(format!(
-            "{} already has {}; `init` overwrites nothing",
-            dir.display(),
-            taken.join(", ")
-        ));
+        return Err(InitError::FilesExist { dir, files: taken });
     }
     let workspace = if crate_manifest.is_workspace_root() {
         None
@@ -110,7 +107,7 @@ fn init(args: &InitArgs) -> Result<String, String> {
             }
         }
     }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(InitError::io("create", &dir))?;
     crate_manifest.write()?;
     for (path, text) in FILES {
         write_file(&dir.join(path), text)?;
@@ -120,16 +117,13 @@ fn init(args: &InitArgs) -> Result<String, String> {
 }
 
 /// Where the skillgym crates come from.
-fn source(explicit: Option<&Path>, cwd: &Path) -> Result<Source, String> {
+fn source(explicit: Option<&Path>, cwd: &Path) -> Result<Source, InitError> {
     if let Some(path) = explicit {
         let path = cwd.join(path);
         return if is_checkout(&path) {
             Ok(Source::Path(path))
         } else {
-            Err(format!(
-                "--skillgym-path {}: no skillgym checkout there (expected skillgym/Cargo.toml and skillgym-harness/Cargo.toml)",
-                path.display()
-            ))
+            Err(InitError::NotACheckout { path })
         };
     }
     let built_from = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -146,7 +140,7 @@ fn is_checkout(root: &Path) -> bool {
 }
 
 /// `--name`, else the directory's name, made a valid package name.
-fn package_name(explicit: Option<&str>, dir: &Path) -> Result<String, String> {
+fn package_name(explicit: Option<&str>, dir: &Path) -> Result<String, InitError> {
     if let Some(name) = explicit {
         let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
             && name
@@ -155,9 +149,9 @@ fn package_name(explicit: Option<&str>, dir: &Path) -> Result<String, String> {
         return if valid {
             Ok(name.to_owned())
         } else {
-            Err(format!(
-                "--name `{name}`: a package name starts with a letter and has only letters, digits, `-` and `_`"
-            ))
+            Err(InitError::BadName {
+                name: name.to_owned(),
+            })
         };
     }
     let base = dir
@@ -184,7 +178,7 @@ fn package_name(explicit: Option<&str>, dir: &Path) -> Result<String, String> {
 }
 
 /// The manifest of the workspace enclosing `dir`, if any.
-fn find_workspace_root(dir: &Path) -> Result<Option<Manifest>, String> {
+fn find_workspace_root(dir: &Path) -> Result<Option<Manifest>, InitError> {
     for ancestor in dir.ancestors().skip(1) {
         let candidate = ancestor.join("Cargo.toml");
         if candidate.is_file() {
@@ -197,23 +191,22 @@ fn find_workspace_root(dir: &Path) -> Result<Option<Manifest>, String> {
     Ok(None)
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), String> {
+fn write_file(path: &Path, text: &str) -> Result<(), InitError> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(InitError::io("create", parent))?;
     }
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    std::fs::write(path, text).map_err(InitError::io("write", path))
 }
 
 #[cfg(unix)]
-fn make_executable(path: &Path) -> Result<(), String> {
+fn make_executable(path: &Path) -> Result<(), InitError> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| format!("cannot make {} executable: {e}", path.display()))
+        .map_err(InitError::io("make executable", path))
 }
 
 #[cfg(not(unix))]
-fn make_executable(_: &Path) -> Result<(), String> {
+fn make_executable(_: &Path) -> Result<(), InitError> {
     Ok(())
 }
 
