@@ -19,9 +19,9 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use crate::cli::UsageError;
+pub use crate::cli::UsageError;
 use crate::config::{ConfigError, SettingsError};
-use crate::suite::registry::DuplicateCaseId;
+pub use crate::suite::registry::DuplicateCaseId;
 
 /// Why a run could not start: what [`Harness::run`](crate::Harness::run) prints as
 /// `error: {report}` before exiting with [`Error::exit_code`].
