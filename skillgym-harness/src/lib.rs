@@ -47,6 +47,7 @@ pub mod execute;
 pub mod fuzzing;
 mod harness;
 mod interrupt;
+mod lines;
 pub mod mock;
 pub mod normalize;
 mod preflight;

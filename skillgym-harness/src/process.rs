@@ -39,6 +39,7 @@ use tokio::time::Instant;
 
 use crate::error::IoError;
 use crate::interrupt::{self, RegisteredGroup};
+use crate::lines::{Line, LineAssembler};
 use crate::normalize::utf8_line;
 use crate::reaper;
 
@@ -48,7 +49,7 @@ const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// Above this capacity the reused line buffer is shrunk back after a line (a single huge line
 /// must not pin its memory for the rest of the session).
-const KEPT_LINE_CAPACITY: usize = 1 << 20;
+pub(crate) const KEPT_LINE_CAPACITY: usize = 1 << 20;
 
 /// The longest stdout line handed to the sink; a longer one goes to the stdout log only, and
 /// the sink hears of its length ([`LineSink::on_overlong_line`]).
@@ -431,10 +432,8 @@ enum Pumped {
 struct StdoutPump {
     reader: BufReader<ChildStdout>,
     log: BufWriter<File>,
-    /// The line being read, up to [`MAX_LINE`] bytes. Kept across cancelled `pump` futures.
-    line: Vec<u8>,
-    /// The length so far of a line that outgrew [`MAX_LINE`] (0 while it fits).
-    overlong: u64,
+    /// The line being read. Kept across cancelled `pump` futures.
+    line: LineAssembler,
     bytes: u64,
     lines: u64,
     max_output: Option<u64>,
@@ -445,8 +444,7 @@ impl StdoutPump {
         Self {
             reader: BufReader::with_capacity(IO_BUFFER, stdout),
             log,
-            line: Vec::new(),
-            overlong: 0,
+            line: LineAssembler::default(),
             bytes: 0,
             lines: 0,
             max_output,
@@ -460,31 +458,18 @@ impl StdoutPump {
             let available = self.reader.fill_buf().await?;
             if available.is_empty() {
                 // A last line without terminator is a line too.
-                let verdict = if self.line.is_empty() && self.overlong == 0 {
-                    LineVerdict::Continue
-                } else {
+                let verdict = if self.line.is_pending() {
                     self.deliver(&mut sink)
+                } else {
+                    LineVerdict::Continue
                 };
                 return Ok(match verdict {
                     LineVerdict::Stop { reason } => Pumped::Stopped(reason),
                     LineVerdict::Continue => Pumped::Eof,
                 });
             }
-            let (chunk, terminated) = match memchr::memchr(b'\n', available) {
-                Some(end) => (&available[..=end], true),
-                None => (available, false),
-            };
-            let length = chunk.len();
-            self.log.write_all(chunk)?;
-            if self.overlong == 0 && self.line.len() + length <= MAX_LINE {
-                self.line.extend_from_slice(chunk);
-            } else {
-                if self.overlong == 0 {
-                    self.overlong = self.line.len() as u64;
-                    self.line.clear();
-                }
-                self.overlong += length as u64;
-            }
+            let (length, terminated) = self.line.push(available);
+            self.log.write_all(&available[..length])?;
             self.reader.consume(length);
             self.bytes += length as u64;
             if terminated && let LineVerdict::Stop { reason } = self.deliver(&mut sink) {
@@ -499,16 +484,12 @@ impl StdoutPump {
     /// Hands the line read (or the length of an overlong one) to the sink, then clears it.
     fn deliver(&mut self, sink: &mut Option<&mut dyn LineSink>) -> LineVerdict {
         self.lines += 1;
-        let verdict = match sink.as_deref_mut() {
-            Some(sink) if self.overlong > 0 => sink.on_overlong_line(self.lines, self.overlong),
-            Some(sink) => sink.on_line(&utf8_line(strip_terminator(&self.line))),
-            None => LineVerdict::Continue,
+        let verdict = match (sink.as_deref_mut(), self.line.take()) {
+            (Some(sink), Line::Overlong(length)) => sink.on_overlong_line(self.lines, length),
+            (Some(sink), Line::Text(bytes)) => sink.on_line(&utf8_line(bytes)),
+            (None, _) => LineVerdict::Continue,
         };
-        self.line.clear();
-        self.overlong = 0;
-        if self.line.capacity() > KEPT_LINE_CAPACITY {
-            self.line.shrink_to(KEPT_LINE_CAPACITY);
-        }
+        self.line.clear(KEPT_LINE_CAPACITY);
         verdict
     }
 
@@ -586,14 +567,6 @@ impl GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         self.kill();
-    }
-}
-
-/// The line without its `\n` or `\r\n` terminator.
-fn strip_terminator(line: &[u8]) -> &[u8] {
-    match line {
-        [rest @ .., b'\r', b'\n'] | [rest @ .., b'\n'] => rest,
-        _ => line,
     }
 }
 
@@ -944,14 +917,5 @@ mod tests {
             )
         );
         assert_eq!(message.matches(&cause.to_string()).count(), 1, "{message}");
-    }
-
-    #[test]
-    fn terminators_are_stripped() {
-        assert_eq!(strip_terminator(b"a\r\n"), b"a");
-        assert_eq!(strip_terminator(b"a\n"), b"a");
-        assert_eq!(strip_terminator(b"a\r"), b"a\r");
-        assert_eq!(strip_terminator(b"\n"), b"");
-        assert_eq!(strip_terminator(b""), b"");
     }
 }

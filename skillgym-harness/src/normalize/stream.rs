@@ -7,7 +7,8 @@ use skillgym::SessionReport;
 
 use super::{ProviderError, ReportBuilder};
 use crate::agent::StreamParser;
-use crate::process::MAX_LINE;
+use crate::lines::{Line, LineAssembler};
+use crate::process::KEPT_LINE_CAPACITY;
 
 /// A stream read to its end.
 #[derive(Debug)]
@@ -23,8 +24,8 @@ pub struct Normalized {
 
 /// Feeds `input` to `parser` line by line, as the harness does with a live agent: bytes that
 /// are not UTF-8 are replaced, `\n` and `\r\n` terminators are stripped, the last line may
-/// lack its terminator, and a line longer than [`MAX_LINE`] is not parsed (a warning gives its
-/// length). Only one line, at most [`MAX_LINE`] bytes, is held in memory at a time.
+/// lack its terminator, and a line longer than [`MAX_LINE`](crate::process::MAX_LINE) is not parsed (a warning gives its
+/// length). Only one line, at most [`MAX_LINE`](crate::process::MAX_LINE) bytes, is held in memory at a time.
 pub fn normalize_stream(
     parser: &mut dyn StreamParser,
     mut input: impl BufRead,
@@ -32,41 +33,20 @@ pub fn normalize_stream(
     prompt: &str,
 ) -> io::Result<Normalized> {
     let mut out = ReportBuilder::new(cwd);
-    let mut line = Vec::new();
-    // The length so far of a line that outgrew MAX_LINE (0 while it fits).
-    let mut overlong: u64 = 0;
+    let mut line = LineAssembler::default();
     let mut number: u64 = 0;
     loop {
         let available = input.fill_buf()?;
         let at_end = available.is_empty();
-        let (chunk, terminated) = match memchr::memchr(b'\n', available) {
-            Some(end) => (&available[..=end], true),
-            None => (available, at_end),
-        };
-        let length = chunk.len();
-        if overlong == 0 && line.len() + length <= MAX_LINE {
-            line.extend_from_slice(chunk);
-        } else {
-            if overlong == 0 {
-                overlong = line.len() as u64;
-                line.clear();
-            }
-            overlong += length as u64;
-        }
+        let (length, terminated) = line.push(available);
         input.consume(length);
-        if terminated && (overlong > 0 || !line.is_empty()) {
+        if (terminated || at_end) && line.is_pending() {
             number += 1;
-            if overlong > 0 {
-                out.overlong_line(number, overlong);
-            } else {
-                let mut bytes = line.as_slice();
-                if let Some(rest) = bytes.strip_suffix(b"\n") {
-                    bytes = rest.strip_suffix(b"\r").unwrap_or(rest);
-                }
-                parser.parse_line(&utf8_line(bytes), &mut out);
+            match line.take() {
+                Line::Overlong(length) => out.overlong_line(number, length),
+                Line::Text(bytes) => parser.parse_line(&utf8_line(bytes), &mut out),
             }
-            line.clear();
-            overlong = 0;
+            line.clear(KEPT_LINE_CAPACITY);
         }
         if at_end {
             break;
