@@ -1,0 +1,161 @@
+//! What a declarative case checks, as data: each entry of an agentv-style `assertions:` list
+//! (and `criteria`) becomes one [`GraderSpec`]. The suite loader builds them from YAML; the
+//! graders evaluate them against a session. Field names follow agentv v4.42.4
+//! (`../reference/agentv.md` §3).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// One grader of a case, with the fields every grader shares.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GraderSpec {
+    /// `name:`, else generated from the kind and value (`contains-<value>`, `skill-trigger-<skill>`, ...).
+    pub(crate) name: String,
+    /// `weight:` (finite, >= 0; default 1).
+    pub(crate) weight: f64,
+    /// `required:`: a score under the gate forces the case's score to 0.
+    pub(crate) required: bool,
+    /// `min_score:` in (0, 1]: the required gate (default: the case's threshold).
+    pub(crate) min_score: Option<f64>,
+    /// `negate:`: score becomes 1 - score, pass and fail swap.
+    pub(crate) negate: bool,
+    /// What is checked.
+    pub(crate) kind: GraderKind,
+}
+
+/// The kinds of grader.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum GraderKind {
+    /// `contains` / `icontains`: the final output holds `value`.
+    Contains { value: String, ignore_case: bool },
+    /// `contains-any` / `icontains-any`: the output holds at least one of `values`.
+    ContainsAny {
+        values: Vec<String>,
+        ignore_case: bool,
+    },
+    /// `contains-all` / `icontains-all`: the output holds every one of `values`.
+    ContainsAll {
+        values: Vec<String>,
+        ignore_case: bool,
+    },
+    /// `starts-with`: the trimmed output starts with the trimmed value.
+    StartsWith { value: String },
+    /// `ends-with`: the trimmed output ends with the trimmed value.
+    EndsWith { value: String },
+    /// `equals`: trimmed output equals trimmed value.
+    Equals { value: String },
+    /// `regex`: an unanchored search; `flags` of `i`, `m`, `s` map to the inline flags.
+    Regex { pattern: String, flags: String },
+    /// `is-json`: the output parses as any JSON value.
+    IsJson,
+    /// `code-grader`: a command that reads the grading document on stdin.
+    CodeGrader(CodeGraderSpec),
+    /// `execution-metrics`: limits on the session's figures; score = checks passed / checks.
+    ExecutionMetrics(MetricLimits),
+    /// `token-usage`: binary, every configured limit met.
+    TokenUsage {
+        max_total: Option<u64>,
+        max_input: Option<u64>,
+        max_output: Option<u64>,
+    },
+    /// `latency`: the session's duration is at most `threshold_ms`.
+    Latency { threshold_ms: u64 },
+    /// `cost`: the session's cost is at most `budget_usd`.
+    Cost { budget_usd: f64 },
+    /// `tool-trajectory`: the tool calls against an expected sequence or minimums.
+    ToolTrajectory(TrajectorySpec),
+    /// `skill-trigger`: whether the skill was used (the same evidence as the Rust assertions;
+    /// failed loads never count).
+    SkillTrigger { skill: String, should_trigger: bool },
+    /// Plain strings of an `assertions:` list and `criteria`, graded by the judge runner.
+    Rubrics { items: Vec<RubricItem> },
+}
+
+/// `code-grader`'s fields.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CodeGraderSpec {
+    /// `command:` as written.
+    pub(crate) command: GraderCommand,
+    /// `cwd:`, resolved against the case directory; `None`: the attempt's workspace.
+    pub(crate) cwd: Option<PathBuf>,
+    /// `timeout:`; `None`: the case's timeout.
+    pub(crate) timeout: Option<Duration>,
+    /// `config:` and every key the grader does not know, passed through as `config`.
+    pub(crate) config: serde_json::Value,
+}
+
+/// A command: a string run by `sh -c`, or an argv run directly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum GraderCommand {
+    /// `command: "bun test"`.
+    Shell(String),
+    /// `command: [bun, test]`.
+    Argv(Vec<String>),
+}
+
+/// `execution-metrics`'s limits (each optional; at least one is set).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct MetricLimits {
+    pub(crate) max_tool_calls: Option<u64>,
+    pub(crate) max_llm_calls: Option<u64>,
+    pub(crate) max_tokens: Option<u64>,
+    pub(crate) max_cost_usd: Option<f64>,
+    pub(crate) max_duration_ms: Option<u64>,
+    pub(crate) target_exploration_ratio: Option<f64>,
+    /// Default 0.2.
+    pub(crate) exploration_tolerance: f64,
+}
+
+/// `tool-trajectory`'s fields.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct TrajectorySpec {
+    pub(crate) mode: TrajectoryMode,
+    /// `minimums:` (any_order): tool name and least count, in file order.
+    pub(crate) minimums: Vec<(String, u64)>,
+    /// `expected:` (the other modes).
+    pub(crate) expected: Vec<ExpectedCall>,
+    /// `args_match:` for items without their own.
+    pub(crate) args_match: ArgsMatch,
+}
+
+/// `tool-trajectory` `mode:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TrajectoryMode {
+    AnyOrder,
+    InOrder,
+    Exact,
+    Subset,
+    Superset,
+}
+
+/// One `expected:` item.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ExpectedCall {
+    pub(crate) tool: String,
+    /// `args:`; `None` for `any` or absent.
+    pub(crate) args: Option<serde_json::Value>,
+    pub(crate) args_match: Option<ArgsMatch>,
+    pub(crate) max_duration_ms: Option<u64>,
+}
+
+/// How expected arguments are compared with a call's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ArgsMatch {
+    Exact,
+    Superset,
+    Subset,
+    Ignore,
+    /// Only these dot paths are compared.
+    Paths(Vec<String>),
+}
+
+/// One rubric item for the judge.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RubricItem {
+    /// `id:`, default `rubric-<n>`.
+    pub(crate) id: String,
+    /// The outcome to check, in words.
+    pub(crate) outcome: String,
+    pub(crate) weight: f64,
+    pub(crate) required: bool,
+}
