@@ -1,4 +1,439 @@
 //! Graders of declarative cases (agentv's `assertions:`): a score in 0..=1, a verdict and
 //! evidence per grader, and the case's score from them.
+//!
+//! [`grade`] evaluates one [`GraderSpec`] against one attempt ([`GradeInput`]) and never
+//! fails: a grader that cannot run (a regex that does not compile, a command that does not
+//! start, a timeout) scores 0 with a failed check `Grader '<name>' failed: <why>`.
+//! [`score::score_case`] turns the outcomes into the case's score and verdict.
+//!
+//! | module | graders | verdict of the grader |
+//! |---|---|---|
+//! | [`text`] | `contains`, `icontains`, `contains-any`/`-all` and their `i` forms, `starts-with`, `ends-with`, `equals`, `regex`, `is-json` | binary: pass iff score 1 |
+//! | [`metrics`] | `execution-metrics` (score = checks passed / checks), `token-usage`, `latency`, `cost` (binary) | `score >= 0.8` |
+//! | [`trajectory`] | `tool-trajectory` (`any_order`, `in_order`, `exact`, `subset`, `superset`) | `score >= 0.8` |
+//! | [`skill_trigger`] | `skill-trigger`, on the report's skill detections (failed loads never count) | binary |
+//! | [`code`] | `code-grader`: a command fed one JSON document on stdin | `score >= 0.8` |
+//! | here | rubrics (plain strings, `criteria`) | always [`Verdict::Skip`]: rubric grading needs a judge runner, which comes with the integration; a skipped grader does not count in the case's score |
+//!
+//! `negate: true` is applied after the grader ran (agentv §3.2): score `1 - s`, pass and fail
+//! swap (skip stays), every check's `passed` flips and its evidence gets the prefix
+//! `[Negated] `. A grader that errored is not negated: an error never becomes a pass.
+//!
+//! Grading is synchronous and may block (the code grader waits for its command); from async
+//! code call it through `spawn_blocking`.
 
+pub(crate) mod code;
+pub(crate) mod metrics;
+pub(crate) mod score;
+pub(crate) mod skill_trigger;
 pub(crate) mod spec;
+pub(crate) mod text;
+pub(crate) mod trajectory;
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+use skillgym::SessionReport;
+
+use spec::{GraderKind, GraderSpec};
+
+/// The verdict of a grader with a continuous score (agentv's hard-coded default).
+pub(crate) const PASS_SCORE: f64 = 0.8;
+
+/// What a grader sees of one attempt.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GradeInput<'a> {
+    /// The normalized session: events, tool calls, commands, skills, usage, cost.
+    pub(crate) report: &'a SessionReport,
+    /// The final answer the text graders read (normally `report.final_output()`).
+    pub(crate) output: &'a str,
+    /// How long the agent session took, when known.
+    pub(crate) duration: Option<Duration>,
+    /// The attempt's workspace (the code grader's default `cwd`).
+    pub(crate) workspace: Option<&'a Path>,
+    /// The attempt's artifact directory (the code grader's stderr log goes there).
+    pub(crate) artifact_dir: Option<&'a Path>,
+    /// The case directory (relative paths of the case resolve against it).
+    pub(crate) case_dir: &'a Path,
+    /// The case's `criteria` (a string, or null).
+    pub(crate) criteria: &'a Value,
+    /// The case's `expected_output` (a string or messages, or null).
+    pub(crate) expected_output: &'a Value,
+    /// The case's `metadata` (or null).
+    pub(crate) metadata: &'a Value,
+    /// The case's `input` (a string or messages).
+    pub(crate) input: &'a Value,
+    /// The case's timeout: the code grader's, unless it sets its own.
+    pub(crate) timeout: Duration,
+}
+
+static NULL: Value = Value::Null;
+
+impl<'a> GradeInput<'a> {
+    /// The input for `report`: its final output and duration, no workspace nor artifact
+    /// directory, every case value null.
+    pub(crate) fn new(report: &'a SessionReport, case_dir: &'a Path, timeout: Duration) -> Self {
+        GradeInput {
+            report,
+            output: report.final_output(),
+            duration: report.timing.duration_ms.map(Duration::from_millis),
+            workspace: None,
+            artifact_dir: None,
+            case_dir,
+            criteria: &NULL,
+            expected_output: &NULL,
+            metadata: &NULL,
+            input: &NULL,
+            timeout,
+        }
+    }
+}
+
+/// A grader's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Verdict {
+    /// The grader is satisfied.
+    Pass,
+    /// It is not.
+    Fail,
+    /// It did not grade (it does not count in the case's score).
+    Skip,
+}
+
+/// One thing a grader checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Check {
+    /// What was checked, in words.
+    pub(crate) text: String,
+    /// Whether it held.
+    pub(crate) passed: bool,
+    /// What was observed, when it helps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) evidence: Option<String>,
+}
+
+impl Check {
+    /// A check without evidence.
+    pub(crate) fn new(text: impl Into<String>, passed: bool) -> Self {
+        Check {
+            text: text.into(),
+            passed,
+            evidence: None,
+        }
+    }
+
+    /// A check with evidence.
+    pub(crate) fn with(text: impl Into<String>, passed: bool, evidence: impl Into<String>) -> Self {
+        Check {
+            text: text.into(),
+            passed,
+            evidence: Some(evidence.into()),
+        }
+    }
+}
+
+/// What one grader concluded.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct GraderOutcome {
+    /// In 0..=1.
+    pub(crate) score: f64,
+    pub(crate) verdict: Verdict,
+    pub(crate) checks: Vec<Check>,
+    /// Grader-specific data (the code grader's `details`, counts of the metrics).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) details: Option<Value>,
+}
+
+impl GraderOutcome {
+    /// A binary outcome: score 1 and pass when every check passed, else 0 and fail.
+    pub(crate) fn binary(checks: Vec<Check>) -> Self {
+        let passed = checks.iter().all(|check| check.passed);
+        GraderOutcome {
+            score: if passed { 1.0 } else { 0.0 },
+            verdict: if passed { Verdict::Pass } else { Verdict::Fail },
+            checks,
+            details: None,
+        }
+    }
+
+    /// A scored outcome: `score` clamped to 0..=1, pass at [`PASS_SCORE`].
+    pub(crate) fn scored(score: f64, checks: Vec<Check>) -> Self {
+        let score = clamp(score);
+        GraderOutcome {
+            score,
+            verdict: if score >= PASS_SCORE {
+                Verdict::Pass
+            } else {
+                Verdict::Fail
+            },
+            checks,
+            details: None,
+        }
+    }
+
+    /// Score = checks passed / checks (0 without checks), pass at [`PASS_SCORE`].
+    pub(crate) fn fraction(checks: Vec<Check>) -> Self {
+        let passed = checks.iter().filter(|check| check.passed).count();
+        let score = if checks.is_empty() {
+            0.0
+        } else {
+            passed as f64 / checks.len() as f64
+        };
+        GraderOutcome::scored(score, checks)
+    }
+
+    /// A grader that did not grade.
+    pub(crate) fn skip(why: impl Into<String>) -> Self {
+        GraderOutcome {
+            score: 0.0,
+            verdict: Verdict::Skip,
+            checks: vec![Check::new(why, false)],
+            details: None,
+        }
+    }
+
+    /// The outcome of a grader that could not run.
+    pub(crate) fn error(name: &str, error: &str) -> Self {
+        GraderOutcome {
+            score: 0.0,
+            verdict: Verdict::Fail,
+            checks: vec![Check::new(
+                format!("Grader '{name}' failed: {error}"),
+                false,
+            )],
+            details: None,
+        }
+    }
+
+    /// This outcome with `details`.
+    pub(crate) fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+/// `score` in 0..=1 (NaN counts as 0).
+pub(crate) fn clamp(score: f64) -> f64 {
+    if score.is_nan() {
+        0.0
+    } else {
+        score.clamp(0.0, 1.0)
+    }
+}
+
+/// Why a grader could not run.
+pub(crate) type GradeError = String;
+
+/// Evaluates `spec` against one attempt, applying `negate`. Never fails: an error is a failed
+/// outcome naming the grader and the error.
+pub(crate) fn grade(spec: &GraderSpec, input: &GradeInput<'_>) -> GraderOutcome {
+    let graded = match &spec.kind {
+        GraderKind::Contains { .. }
+        | GraderKind::ContainsAny { .. }
+        | GraderKind::ContainsAll { .. }
+        | GraderKind::StartsWith { .. }
+        | GraderKind::EndsWith { .. }
+        | GraderKind::Equals { .. }
+        | GraderKind::Regex { .. }
+        | GraderKind::IsJson => text::grade(&spec.kind, input.output),
+        GraderKind::CodeGrader(code) => code::grade(&spec.name, code, input),
+        GraderKind::ExecutionMetrics(limits) => Ok(metrics::execution_metrics(limits, input)),
+        GraderKind::TokenUsage {
+            max_total,
+            max_input,
+            max_output,
+        } => Ok(metrics::token_usage(
+            *max_total,
+            *max_input,
+            *max_output,
+            input.report,
+        )),
+        GraderKind::Latency { threshold_ms } => Ok(metrics::latency(*threshold_ms, input.duration)),
+        GraderKind::Cost { budget_usd } => Ok(metrics::cost(*budget_usd, input.report)),
+        GraderKind::ToolTrajectory(trajectory) => trajectory::grade(trajectory, input.report),
+        GraderKind::SkillTrigger {
+            skill,
+            should_trigger,
+        } => Ok(skill_trigger::grade(skill, *should_trigger, input.report)),
+        GraderKind::Rubrics { .. } => Ok(GraderOutcome::skip(
+            "rubric grading needs a judge runner (not configured)",
+        )),
+    };
+    match graded {
+        Ok(outcome) if spec.negate => negated(outcome),
+        Ok(outcome) => outcome,
+        Err(error) => GraderOutcome::error(&spec.name, &error),
+    }
+}
+
+/// `outcome` negated: score `1 - s`, pass and fail swapped (skip stays), checks flipped with
+/// their evidence prefixed `[Negated] `.
+fn negated(mut outcome: GraderOutcome) -> GraderOutcome {
+    if outcome.verdict == Verdict::Skip {
+        return outcome;
+    }
+    outcome.score = clamp(1.0 - outcome.score);
+    outcome.verdict = match outcome.verdict {
+        Verdict::Pass => Verdict::Fail,
+        Verdict::Fail => Verdict::Pass,
+        Verdict::Skip => Verdict::Skip,
+    };
+    for check in &mut outcome.checks {
+        check.passed = !check.passed;
+        check.evidence = Some(match check.evidence.take() {
+            Some(evidence) => format!("[Negated] {evidence}"),
+            None => "[Negated]".to_owned(),
+        });
+    }
+    outcome
+}
+
+/// Builders for the tests of the graders.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use super::spec::{GraderKind, GraderSpec};
+
+    /// A grader named `name` with the default common fields.
+    pub(crate) fn spec(name: &str, kind: GraderKind) -> GraderSpec {
+        GraderSpec {
+            name: name.to_owned(),
+            weight: 1.0,
+            required: false,
+            min_score: None,
+            negate: false,
+            kind,
+        }
+    }
+
+    /// A case directory that no grader writes to.
+    pub(crate) fn case_dir() -> &'static Path {
+        Path::new("/nonexistent-case-dir")
+    }
+
+    /// The default timeout of the tests.
+    pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
+}
+
+#[cfg(test)]
+mod tests {
+    use skillgym::SessionReport;
+
+    use super::spec::GraderKind;
+    use super::test_support::{TIMEOUT, case_dir, spec};
+    use super::*;
+
+    fn contains(value: &str) -> GraderSpec {
+        spec(
+            "contains",
+            GraderKind::Contains {
+                value: value.into(),
+                ignore_case: false,
+            },
+        )
+    }
+
+    #[test]
+    fn negate_swaps_score_verdict_checks_and_prefixes_evidence() {
+        let report = SessionReport::default().with_final_output("hello world");
+        let input = GradeInput::new(&report, case_dir(), TIMEOUT);
+        let plain = grade(&contains("hello"), &input);
+        assert_eq!((plain.score, plain.verdict), (1.0, Verdict::Pass));
+
+        let mut negated = contains("hello");
+        negated.negate = true;
+        let outcome = grade(&negated, &input);
+        assert_eq!((outcome.score, outcome.verdict), (0.0, Verdict::Fail));
+        assert!(!outcome.checks[0].passed);
+        assert!(
+            outcome.checks[0]
+                .evidence
+                .as_deref()
+                .unwrap()
+                .starts_with("[Negated]")
+        );
+
+        let mut absent = contains("absent");
+        absent.negate = true;
+        let outcome = grade(&absent, &input);
+        assert_eq!((outcome.score, outcome.verdict), (1.0, Verdict::Pass));
+        assert!(outcome.checks[0].passed);
+    }
+
+    #[test]
+    fn negate_keeps_a_fractional_score_complement_and_leaves_skip_alone() {
+        // The verdict is swapped, not recomputed from the score (agentv §3.2).
+        let outcome = negated(GraderOutcome::scored(0.25, vec![]));
+        assert_eq!((outcome.score, outcome.verdict), (0.75, Verdict::Pass));
+        let outcome = negated(GraderOutcome::scored(0.9, vec![]));
+        assert_eq!(outcome.verdict, Verdict::Fail);
+        assert!((outcome.score - 0.1).abs() < 1e-12);
+        let skipped = negated(GraderOutcome::skip("no judge"));
+        assert_eq!(skipped.verdict, Verdict::Skip);
+        assert_eq!(skipped.checks[0].evidence, None);
+    }
+
+    #[test]
+    fn an_error_scores_zero_names_the_grader_and_is_never_negated() {
+        let report = SessionReport::default().with_final_output("x");
+        let input = GradeInput::new(&report, case_dir(), TIMEOUT);
+        let mut bad = spec(
+            "bad-regex",
+            GraderKind::Regex {
+                pattern: "(".into(),
+                flags: String::new(),
+            },
+        );
+        bad.negate = true;
+        let outcome = grade(&bad, &input);
+        assert_eq!((outcome.score, outcome.verdict), (0.0, Verdict::Fail));
+        assert!(
+            outcome.checks[0]
+                .text
+                .starts_with("Grader 'bad-regex' failed: "),
+            "{:?}",
+            outcome.checks
+        );
+    }
+
+    #[test]
+    fn rubrics_are_skipped_until_a_judge_is_configured() {
+        let report = SessionReport::default();
+        let input = GradeInput::new(&report, case_dir(), TIMEOUT);
+        let outcome = grade(
+            &spec("rubrics", GraderKind::Rubrics { items: vec![] }),
+            &input,
+        );
+        assert_eq!(outcome.verdict, Verdict::Skip);
+        assert_eq!(
+            outcome.checks[0].text,
+            "rubric grading needs a judge runner (not configured)"
+        );
+    }
+
+    #[test]
+    fn clamp_bounds_the_score_and_maps_nan_to_zero() {
+        assert_eq!(clamp(1.7), 1.0);
+        assert_eq!(clamp(-0.2), 0.0);
+        assert_eq!(clamp(f64::NAN), 0.0);
+        assert_eq!(clamp(0.5), 0.5);
+    }
+
+    #[test]
+    fn fraction_is_passed_over_total_and_zero_without_checks() {
+        let outcome = GraderOutcome::fraction(vec![
+            Check::new("a", true),
+            Check::new("b", true),
+            Check::new("c", true),
+            Check::new("d", false),
+            Check::new("e", true),
+        ]);
+        assert_eq!((outcome.score, outcome.verdict), (0.8, Verdict::Pass));
+        assert_eq!(GraderOutcome::fraction(vec![]).score, 0.0);
+    }
+}
