@@ -1,13 +1,787 @@
-//! `code-grader` (in progress).
+//! `code-grader`: a command that grades the attempt, fed one JSON document on stdin.
+//!
+//! | step | what happens |
+//! |---|---|
+//! | command | a string runs as `sh -c <string>`; an argv runs directly (no shell) |
+//! | cwd | `cwd:` (resolved by the loader), else **the attempt's workspace**, else the case directory. agentv defaults to the eval file's directory, so a grader that runs the project's tests must `cd "$AGENTV_WORKSPACE_PATH"`; skillgym does not reproduce that |
+//! | environment | the harness's, plus `SKILLGYM_WORKSPACE_PATH` and `AGENTV_WORKSPACE_PATH` (the workspace, when there is one) and `PWD` |
+//! | stdin | the [document](stdin_document) below, then closed |
+//! | timeout | `timeout:`, else the case's; on expiry the whole process group is killed (and what escaped it, see `crate::reaper`) and the grader errors |
+//! | stderr | kept in `<artifact dir>/grader-<name>.stderr.log` when there is an artifact directory |
+//! | stdout, a JSON object | `score` (a number, clamped to 0..=1) and/or `assertions: [{text, passed, evidence?}]`, `details` (any JSON, kept); missing `score` → assertions passed / assertions; neither → error |
+//! | stdout, anything else | exit 0 → score 1, else 0; the check is the trimmed stdout (else `exit N`), with the stderr tail as evidence |
+//! | errors (score 0) | the command does not start, times out, exits non-zero with JSON-looking stdout (the stderr tail is shown), prints a JSON object with a bad `score` or `assertions`, or prints `{`-led text that is not JSON |
+//!
+//! The verdict is `score >= 0.8`.
+//!
+//! The stdin document, one JSON object:
+//!
+//! | key | value |
+//! |---|---|
+//! | `criteria` | the case's `criteria` (string or null) |
+//! | `expected_output` | the case's `expected_output` (as written: string, messages, or null) |
+//! | `output` | the final answer (string) |
+//! | `input` | the case's `input` |
+//! | `metadata` | the case's `metadata` (or null) |
+//! | `report` | the normalized `SessionReport` as JSON (events, tool calls, skills, usage, timing) |
+//! | `token_usage` | `{input, output, cached, reasoning, total}` (each a number or null), or null when no figure is known |
+//! | `cost_usd` | number or null |
+//! | `duration_ms` | the session's duration, number or null |
+//! | `workspace_path` | the attempt's workspace (string or null) |
+//! | `config` | the grader's `config:` and its unknown keys |
+//!
+//! Unlike agentv, a non-zero exit with plain stdout and some stderr is a plain failure
+//! (score 0, stderr as evidence), not a grader error: test runners such as `bun test`
+//! report on stderr.
 
-use super::spec::CodeGraderSpec;
-use super::{GradeError, GradeInput, GraderOutcome};
+use std::io::{self, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
 
-/// Grades `code-grader`.
+use serde_json::{Map, Value, json};
+
+use super::spec::{CodeGraderSpec, GraderCommand};
+use super::{Check, GradeError, GradeInput, GraderOutcome, PASS_SCORE};
+use crate::interrupt::RegisteredGroup;
+use crate::reaper;
+
+/// The most stdout kept; the rest is read and dropped.
+const MAX_STDOUT: u64 = 16 << 20;
+/// The most stderr kept in memory for the message (the log gets all of it up to this too).
+const MAX_STDERR: u64 = 4 << 20;
+/// How much of stderr's end an error shows.
+const STDERR_TAIL: usize = 2000;
+/// How long the pipes are still read once the process group is dead.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// Grades `code-grader` `name`.
 pub(crate) fn grade(
-    _name: &str,
-    _spec: &CodeGraderSpec,
-    _input: &GradeInput<'_>,
+    name: &str,
+    spec: &CodeGraderSpec,
+    input: &GradeInput<'_>,
 ) -> Result<GraderOutcome, GradeError> {
-    Err("code-grader is not implemented yet".into())
+    let cwd: PathBuf = match (&spec.cwd, input.workspace) {
+        (Some(cwd), _) => cwd.clone(),
+        (None, Some(workspace)) => workspace.to_path_buf(),
+        (None, None) => input.case_dir.to_path_buf(),
+    };
+    if !cwd.is_dir() {
+        return Err(format!(
+            "its working directory {} is not a directory",
+            cwd.display()
+        ));
+    }
+    let document = serde_json::to_vec(&stdin_document(spec, input))
+        .map_err(|error| format!("cannot serialize its input: {error}"))?;
+    let mut env = Vec::new();
+    if let Some(workspace) = input.workspace {
+        env.push(("SKILLGYM_WORKSPACE_PATH", workspace.to_path_buf()));
+        env.push(("AGENTV_WORKSPACE_PATH", workspace.to_path_buf()));
+    }
+    let timeout = spec.timeout.unwrap_or(input.timeout);
+    let ran = run(&spec.command, &cwd, &env, document, timeout)?;
+    let log = match input.artifact_dir {
+        Some(dir) => {
+            let path = dir.join(format!("grader-{}.stderr.log", file_name(name)));
+            std::fs::write(&path, &ran.stderr)
+                .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+            Some(path)
+        }
+        None => None,
+    };
+    if ran.timed_out {
+        return Err(format!(
+            "timed out after {:?}; its process group was killed{}",
+            timeout,
+            stderr_note(&ran.stderr)
+        ));
+    }
+    let mut outcome = interpret(&ran)?;
+    if let Some(log) = log {
+        let details = outcome.details.take();
+        outcome.details = Some(json!({
+            "stderr_log": log,
+            "details": details,
+        }));
+    }
+    Ok(outcome)
+}
+
+/// The document written on the command's stdin (see the module doc).
+pub(crate) fn stdin_document(spec: &CodeGraderSpec, input: &GradeInput<'_>) -> Value {
+    let usage = &input.report.usage;
+    let figure = |count: Option<skillgym::TokenCount>| count.map(|c| c.value);
+    let token_usage = if usage.input_tokens.is_none()
+        && usage.output_tokens.is_none()
+        && usage.total_tokens.is_none()
+    {
+        Value::Null
+    } else {
+        json!({
+            "input": figure(usage.input_tokens),
+            "output": figure(usage.output_tokens),
+            "cached": figure(usage.cache_tokens),
+            "reasoning": figure(usage.reasoning_tokens),
+            "total": figure(usage.total_tokens),
+        })
+    };
+    json!({
+        "criteria": input.criteria,
+        "expected_output": input.expected_output,
+        "output": input.output,
+        "input": input.input,
+        "metadata": input.metadata,
+        "report": input.report,
+        "token_usage": token_usage,
+        "cost_usd": usage.cost_usd,
+        "duration_ms": input.duration.map(|d| d.as_millis() as u64),
+        "workspace_path": input.workspace,
+        "config": spec.config,
+    })
+}
+
+/// `name` usable as a file name: characters other than ASCII letters, digits, `.`, `_` and
+/// `-` become `_`.
+fn file_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// What the command did.
+#[derive(Debug)]
+struct Ran {
+    status: ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    timed_out: bool,
+}
+
+/// Reads the result of a finished command.
+fn interpret(ran: &Ran) -> Result<GraderOutcome, GradeError> {
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    let trimmed = stdout.trim();
+    let exit = match (ran.status.code(), ran.status.signal()) {
+        (Some(code), _) => format!("exit {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        (None, None) => "exit ?".to_owned(),
+    };
+    if trimmed.starts_with('{') {
+        if !ran.status.success() {
+            return Err(format!("it ended with {exit}{}", stderr_note(&ran.stderr)));
+        }
+        let object = match serde_json::from_str::<Value>(trimmed) {
+            Ok(Value::Object(object)) => object,
+            Ok(_) | Err(_) => {
+                return Err(format!(
+                    "its stdout starts like a JSON object but is not one: {}",
+                    head(trimmed)
+                ));
+            }
+        };
+        return from_json(object);
+    }
+    let passed = ran.status.success();
+    let text = if trimmed.is_empty() {
+        exit.clone()
+    } else {
+        tail(trimmed, STDERR_TAIL)
+    };
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    let check = match (passed, stderr.trim()) {
+        (false, "") => Check::with(text, false, exit),
+        (false, stderr) => Check::with(
+            text,
+            false,
+            format!("{exit}; stderr: {}", tail(stderr, STDERR_TAIL)),
+        ),
+        (true, _) => Check::new(text, true),
+    };
+    Ok(GraderOutcome::scored(
+        if passed { 1.0 } else { 0.0 },
+        vec![check],
+    ))
+}
+
+/// The outcome a JSON object on stdout gives.
+fn from_json(mut object: Map<String, Value>) -> Result<GraderOutcome, GradeError> {
+    let score = match object.get("score") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(number)) => number.as_f64(),
+        Some(other) => return Err(format!("its `score` is not a number: {other}")),
+    };
+    let checks = match object.get("assertions") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| assertion(i, item))
+                .collect::<Result<Vec<Check>, GradeError>>()?,
+        ),
+        Some(other) => return Err(format!("its `assertions` is not a list: {other}")),
+    };
+    let outcome = match (score, checks) {
+        (None, None) => {
+            return Err(format!(
+                "its JSON has neither `score` nor `assertions`: {}",
+                head(&Value::Object(object.clone()).to_string())
+            ));
+        }
+        (None, Some(checks)) => GraderOutcome::fraction(checks),
+        (Some(score), checks) => {
+            let checks = checks.unwrap_or_default();
+            let mut outcome = GraderOutcome::scored(score, checks);
+            if outcome.checks.is_empty() {
+                let text = format!("the code grader scored {score}");
+                let passed = outcome.score >= PASS_SCORE;
+                outcome.checks.push(Check::new(text, passed));
+            }
+            outcome
+        }
+    };
+    Ok(match object.remove("details") {
+        None | Some(Value::Null) => outcome,
+        Some(details) => outcome.with_details(details),
+    })
+}
+
+/// Entry `i` of `assertions`.
+fn assertion(i: usize, item: &Value) -> Result<Check, GradeError> {
+    let bad = || format!("its assertions[{i}] is not {{text, passed, evidence?}}: {item}");
+    let text = item.get("text").and_then(Value::as_str).ok_or_else(bad)?;
+    let passed = item
+        .get("passed")
+        .and_then(Value::as_bool)
+        .ok_or_else(bad)?;
+    let evidence = match item.get("evidence") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(evidence)) => Some(evidence.clone()),
+        Some(other) => Some(other.to_string()),
+    };
+    Ok(Check {
+        text: text.to_owned(),
+        passed,
+        evidence,
+    })
+}
+
+/// `: <stderr tail>` when there is stderr, else nothing.
+fn stderr_note(stderr: &[u8]) -> String {
+    let stderr = String::from_utf8_lossy(stderr);
+    match stderr.trim() {
+        "" => String::new(),
+        text => format!(": {}", tail(text, STDERR_TAIL)),
+    }
+}
+
+/// The last `max` characters of `text`, `…`-led when cut.
+fn tail(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        text.to_owned()
+    } else {
+        let rest: String = text.chars().skip(count - max).collect();
+        format!("…{rest}")
+    }
+}
+
+/// The first 200 characters of `text`, `…`-ended when cut.
+fn head(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(200).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
+/// The process group of a started command: killed on drop unless disarmed (once the leader
+/// is reaped its pid may be reused).
+struct Group {
+    pgid: Option<libc::pid_t>,
+}
+
+impl Group {
+    fn kill(&self) {
+        if let Some(pgid) = self.pgid {
+            // SAFETY: kill(2) has no memory-safety preconditions; `pgid > 1` is the group
+            // created for our child (`process_group(0)` makes its pid the group id).
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Runs `command` in `cwd` as the leader of a new process group, writes `stdin` to it, and
+/// collects its output until it exits or `timeout` elapses. Nothing of it runs on return.
+fn run(
+    command: &GraderCommand,
+    cwd: &Path,
+    env: &[(&str, PathBuf)],
+    stdin: Vec<u8>,
+    timeout: Duration,
+) -> Result<Ran, GradeError> {
+    let (program, args): (&str, &[String]) = match command {
+        GraderCommand::Shell(line) => ("sh", std::slice::from_ref(line)),
+        GraderCommand::Argv(argv) => match argv.split_first() {
+            Some((program, args)) => (program.as_str(), args),
+            None => return Err("its command is empty".to_owned()),
+        },
+    };
+    let tag = reaper::new_tag();
+    let mut process = Command::new(program);
+    if matches!(command, GraderCommand::Shell(_)) {
+        process.arg("-c");
+    }
+    let absolute = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    process
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .env("PWD", &absolute)
+        .env(reaper::MARKER, &tag);
+    for (name, value) in env {
+        process.env(name, value);
+    }
+    let mut child = process.spawn().map_err(|error| {
+        format!(
+            "cannot start {program:?} in {}: {error}",
+            absolute.display()
+        )
+    })?;
+    let pid = child.id();
+    let mut group = Group {
+        pgid: libc::pid_t::try_from(pid).ok().filter(|&pid| pid > 1),
+    };
+    let registered = RegisteredGroup::new(pid);
+
+    let feeder = child.stdin.take().map(|mut pipe| {
+        thread::spawn(move || {
+            // A command that does not read its stdin closes the pipe: not an error.
+            let _ = pipe.write_all(&stdin);
+        })
+    });
+    let stdout = child.stdout.take().map(|pipe| collect(pipe, MAX_STDOUT));
+    let stderr = child.stderr.take().map(|pipe| collect(pipe, MAX_STDERR));
+
+    let (status, timed_out) = wait(&mut child, timeout).map_err(|error| {
+        group.kill();
+        let _ = child.wait();
+        format!("cannot wait for it: {error}")
+    })?;
+    // Whatever is left of the group goes too, so that no grandchild holds a pipe open.
+    group.kill();
+    group.pgid = None;
+    drop(registered);
+    reaper::end_session(&tag, pid);
+    let deadline = Instant::now() + DRAIN_GRACE;
+    let stdout = stdout.map(|rx| drained(&rx, deadline)).unwrap_or_default();
+    let stderr = stderr.map(|rx| drained(&rx, deadline)).unwrap_or_default();
+    drop(feeder);
+    Ok(Ran {
+        status,
+        stdout,
+        stderr,
+        timed_out,
+    })
+}
+
+/// Waits for `child` to exit, at most `timeout`; on expiry kills its group, then reaps it.
+fn wait(child: &mut Child, timeout: Duration) -> io::Result<(ExitStatus, bool)> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok((status, false));
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= timeout {
+            // SAFETY: as in `Group::kill`: the group of our own, not yet reaped, child.
+            if let Ok(pgid) = libc::pid_t::try_from(child.id())
+                && pgid > 1
+            {
+                unsafe {
+                    libc::kill(-pgid, libc::SIGKILL);
+                }
+            }
+            return Ok((child.wait()?, true));
+        }
+        thread::sleep(pause.min(timeout - elapsed));
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// Reads `pipe` to its end on a thread, keeping at most `max` bytes.
+fn collect(pipe: impl Read + Send + 'static, max: u64) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut pipe = pipe;
+        let _ = pipe.by_ref().take(max).read_to_end(&mut kept);
+        let _ = io::copy(&mut pipe, &mut io::sink());
+        let _ = tx.send(kept);
+    });
+    rx
+}
+
+/// What a reader collected, or nothing if its pipe is still held open at `deadline` (by a
+/// descendant out of reach); the reader is then abandoned.
+fn drained(rx: &mpsc::Receiver<Vec<u8>>, deadline: Instant) -> Vec<u8> {
+    rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use serde_json::json;
+    use skillgym::{SessionEvent, SessionReport, TokenCount};
+
+    use super::*;
+    use crate::grade::spec::GraderKind;
+    use crate::grade::test_support::{TIMEOUT, case_dir, spec};
+    use crate::grade::{Verdict, grade as grade_spec};
+
+    fn shell(line: &str) -> CodeGraderSpec {
+        CodeGraderSpec {
+            command: GraderCommand::Shell(line.into()),
+            cwd: None,
+            timeout: None,
+            config: Value::Null,
+        }
+    }
+
+    /// Runs `code` as grader `name` with `workspace` (also the artifact directory).
+    fn run_in(code: CodeGraderSpec, workspace: &Path) -> GraderOutcome {
+        let report = SessionReport::from_events([
+            SessionEvent::tool_call("Read", json!({"file_path": "/ws/README.md"})),
+            SessionEvent::assistant("All tests pass."),
+        ]);
+        let mut input = GradeInput::new(&report, case_dir(), TIMEOUT);
+        input.workspace = Some(workspace);
+        input.artifact_dir = Some(workspace);
+        grade_spec(&spec("tests pass", GraderKind::CodeGrader(code)), &input)
+    }
+
+    fn run(code: CodeGraderSpec) -> (GraderOutcome, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        (run_in(code, dir.path()), dir)
+    }
+
+    #[test]
+    fn it_gets_the_document_on_stdin_in_the_workspace_with_its_variables() {
+        let mut code = shell(
+            r#"cat > doc.json; pwd > pwd.txt; echo "$SKILLGYM_WORKSPACE_PATH|$AGENTV_WORKSPACE_PATH" > env.txt; echo '{"score": 1}'"#,
+        );
+        code.config = json!({"strict": true});
+        let (outcome, dir) = run(code);
+        assert_eq!(
+            (outcome.score, outcome.verdict),
+            (1.0, Verdict::Pass),
+            "{outcome:?}"
+        );
+        let doc: Value =
+            serde_json::from_slice(&fs::read(dir.path().join("doc.json")).unwrap()).unwrap();
+        let mut keys: Vec<&str> = doc
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "config",
+                "cost_usd",
+                "criteria",
+                "duration_ms",
+                "expected_output",
+                "input",
+                "metadata",
+                "output",
+                "report",
+                "token_usage",
+                "workspace_path",
+            ]
+        );
+        assert_eq!(doc["output"], json!("All tests pass."));
+        assert_eq!(doc["config"], json!({"strict": true}));
+        assert_eq!(doc["report"]["events"][0]["tool"], json!("Read"));
+        assert_eq!(doc["token_usage"], Value::Null);
+        let workspace = dir.path().to_str().unwrap();
+        assert_eq!(doc["workspace_path"], json!(workspace));
+        let pwd = fs::read_to_string(dir.path().join("pwd.txt")).unwrap();
+        assert_eq!(
+            fs::canonicalize(pwd.trim()).unwrap(),
+            fs::canonicalize(dir.path()).unwrap()
+        );
+        let env = fs::read_to_string(dir.path().join("env.txt")).unwrap();
+        assert_eq!(env.trim(), format!("{workspace}|{workspace}"));
+    }
+
+    #[test]
+    fn the_document_carries_the_figures_and_case_values() {
+        let mut report = SessionReport::default().with_final_output("out");
+        report.usage.input_tokens = Some(TokenCount::provider(10));
+        report.usage.output_tokens = Some(TokenCount::provider(5));
+        report.usage.cost_usd = Some(0.5);
+        let criteria = json!("it works");
+        let metadata = json!({"k": 1});
+        let mut input = GradeInput::new(&report, case_dir(), TIMEOUT);
+        input.criteria = &criteria;
+        input.metadata = &metadata;
+        input.duration = Some(Duration::from_millis(1234));
+        let doc = stdin_document(&shell("true"), &input);
+        assert_eq!(doc["criteria"], criteria);
+        assert_eq!(doc["metadata"], metadata);
+        assert_eq!(doc["expected_output"], Value::Null);
+        assert_eq!(
+            doc["token_usage"],
+            json!({"input": 10, "output": 5, "cached": null, "reasoning": null, "total": null})
+        );
+        assert_eq!(
+            (doc["cost_usd"].clone(), doc["duration_ms"].clone()),
+            (json!(0.5), json!(1234))
+        );
+        assert_eq!(doc["workspace_path"], Value::Null);
+    }
+
+    #[test]
+    fn the_exit_code_grades_plain_stdout() {
+        let (outcome, _dir) = run(shell("echo fine"));
+        assert_eq!((outcome.score, outcome.verdict), (1.0, Verdict::Pass));
+        assert_eq!(outcome.checks[0].text, "fine");
+
+        let (outcome, dir) = run(shell(
+            "echo '3 tests failed'; echo 'at foo.test.ts:3' >&2; exit 1",
+        ));
+        assert_eq!((outcome.score, outcome.verdict), (0.0, Verdict::Fail));
+        assert_eq!(outcome.checks[0].text, "3 tests failed");
+        assert_eq!(
+            outcome.checks[0].evidence.as_deref(),
+            Some("exit 1; stderr: at foo.test.ts:3")
+        );
+        let log = fs::read_to_string(dir.path().join("grader-tests_pass.stderr.log")).unwrap();
+        assert_eq!(log, "at foo.test.ts:3\n");
+
+        let (outcome, _dir) = run(shell("exit 3"));
+        assert_eq!(outcome.checks[0].text, "exit 3");
+    }
+
+    #[test]
+    fn a_json_score_is_clamped_and_assertions_are_kept() {
+        let (outcome, _dir) = run(shell(r#"echo '{"score": 1.7, "details": {"n": 2}}'"#));
+        assert_eq!((outcome.score, outcome.verdict), (1.0, Verdict::Pass));
+        assert_eq!(
+            outcome.details.as_ref().unwrap()["details"],
+            json!({"n": 2})
+        );
+
+        let (outcome, _dir) = run(shell(r#"echo '{"score": -3}'"#));
+        assert_eq!((outcome.score, outcome.verdict), (0.0, Verdict::Fail));
+
+        let (outcome, _dir) = run(shell(
+            r#"echo '{"assertions": [{"text": "a", "passed": true}, {"text": "b", "passed": false, "evidence": "why"}, {"text": "c", "passed": true}, {"text": "d", "passed": true}, {"text": "e", "passed": true}]}'"#,
+        ));
+        assert_eq!(
+            (outcome.score, outcome.verdict),
+            (0.8, Verdict::Pass),
+            "edge: 4/5 = 0.8 passes"
+        );
+        assert_eq!(outcome.checks[1], Check::with("b", false, "why"));
+
+        let (outcome, _dir) = run(shell(
+            r#"echo '{"score": 0.5, "assertions": [{"text": "a", "passed": true}]}'"#,
+        ));
+        assert_eq!(
+            (outcome.score, outcome.verdict),
+            (0.5, Verdict::Fail),
+            "score wins"
+        );
+    }
+
+    #[test]
+    fn bad_json_is_an_error() {
+        let failed = |line: &str| {
+            let (outcome, _dir) = run(shell(line));
+            assert_eq!((outcome.score, outcome.verdict), (0.0, Verdict::Fail));
+            outcome.checks[0].text.clone()
+        };
+        let text = failed(r#"echo '{"score": "high"}'"#);
+        assert_eq!(
+            text,
+            r#"Grader 'tests pass' failed: its `score` is not a number: "high""#
+        );
+        let text = failed(r#"echo '{"ok": true}'"#);
+        assert!(text.contains("neither `score` nor `assertions`"), "{text}");
+        let text = failed(r#"echo '{"assertions": [{"text": "a"}]}'"#);
+        assert!(
+            text.contains("assertions[0] is not {text, passed, evidence?}"),
+            "{text}"
+        );
+        let text = failed("echo '{not json'");
+        assert!(
+            text.contains("starts like a JSON object but is not one: {not json"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn garbage_on_stdout_is_graded_by_the_exit_code() {
+        let (outcome, _dir) = run(shell(r"printf '\001\377garbage\n'; exit 2"));
+        assert_eq!((outcome.score, outcome.verdict), (0.0, Verdict::Fail));
+        assert!(
+            outcome.checks[0].text.ends_with("garbage"),
+            "{:?}",
+            outcome.checks
+        );
+    }
+
+    #[test]
+    fn a_nonzero_exit_with_json_is_an_error_with_the_stderr_tail() {
+        let (outcome, _dir) = run(shell(r#"echo '{"score": 1}'; echo 'boom' >&2; exit 4"#));
+        assert_eq!((outcome.score, outcome.verdict), (0.0, Verdict::Fail));
+        assert_eq!(
+            outcome.checks[0].text,
+            "Grader 'tests pass' failed: it ended with exit 4: boom"
+        );
+    }
+
+    #[test]
+    fn a_command_that_does_not_exist_is_an_error() {
+        let code = CodeGraderSpec {
+            command: GraderCommand::Argv(vec!["/nonexistent/grader".into(), "x".into()]),
+            ..shell("")
+        };
+        let (outcome, _dir) = run(code);
+        assert_eq!(outcome.score, 0.0);
+        assert!(
+            outcome.checks[0].text.starts_with(
+                "Grader 'tests pass' failed: cannot start \"/nonexistent/grader\" in "
+            ),
+            "{:?}",
+            outcome.checks
+        );
+        // Through the shell, the shell reports it: a plain failure with its stderr.
+        let (outcome, _dir) = run(shell("nonexistent-grader-command-xyz"));
+        assert_eq!(outcome.verdict, Verdict::Fail);
+        assert!(
+            outcome.checks[0]
+                .evidence
+                .as_deref()
+                .unwrap()
+                .starts_with("exit 127; stderr: ")
+        );
+    }
+
+    #[test]
+    fn argv_runs_without_a_shell_and_cwd_overrides_the_workspace() {
+        let elsewhere = tempfile::tempdir().unwrap();
+        let code = CodeGraderSpec {
+            command: GraderCommand::Argv(vec![
+                "sh".into(),
+                "-c".into(),
+                "pwd; echo '$HOME'".into(),
+            ]),
+            cwd: Some(elsewhere.path().to_path_buf()),
+            ..shell("")
+        };
+        let (outcome, _dir) = run(code);
+        let text = &outcome.checks[0].text;
+        let (pwd, literal) = text.split_once('\n').unwrap();
+        assert_eq!(
+            fs::canonicalize(pwd).unwrap(),
+            fs::canonicalize(elsewhere.path()).unwrap()
+        );
+        assert_eq!(literal, "$HOME");
+
+        let code = CodeGraderSpec {
+            cwd: Some("/nonexistent-dir".into()),
+            ..shell("true")
+        };
+        let (outcome, _dir) = run(code);
+        assert!(
+            outcome.checks[0]
+                .text
+                .contains("/nonexistent-dir is not a directory")
+        );
+    }
+
+    /// Whether `pid` is gone (or a zombie nobody reaped yet: it runs no more).
+    fn gone(pid: i32) -> bool {
+        match fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        }
+    }
+
+    #[test]
+    fn a_timeout_kills_the_whole_group_and_is_an_error() {
+        let code = CodeGraderSpec {
+            timeout: Some(Duration::from_millis(300)),
+            ..shell("echo $$ > leader.pid; sleep 30 & echo $! > child.pid; echo started >&2; wait")
+        };
+        let started = Instant::now();
+        let (outcome, dir) = run(code);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!((outcome.score, outcome.verdict), (0.0, Verdict::Fail));
+        assert_eq!(
+            outcome.checks[0].text,
+            "Grader 'tests pass' failed: timed out after 300ms; its process group was killed: started"
+        );
+        for file in ["leader.pid", "child.pid"] {
+            let pid: i32 = fs::read_to_string(dir.path().join(file))
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap();
+            assert!(gone(pid), "{file}: {pid} still runs");
+        }
+    }
+
+    #[test]
+    fn a_command_that_ignores_stdin_is_fine() {
+        let big = CodeGraderSpec { ..shell("exit 0") };
+        let dir = tempfile::tempdir().unwrap();
+        let report = SessionReport::default().with_final_output("x".repeat(1 << 20));
+        let mut input = GradeInput::new(&report, case_dir(), TIMEOUT);
+        input.workspace = Some(dir.path());
+        let outcome = grade_spec(&spec("big", GraderKind::CodeGrader(big)), &input);
+        assert_eq!(outcome.verdict, Verdict::Pass, "{outcome:?}");
+    }
+
+    #[test]
+    fn names_become_file_names() {
+        assert_eq!(file_name("tests pass/ok.v2"), "tests_pass_ok.v2");
+    }
 }
