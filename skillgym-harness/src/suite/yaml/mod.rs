@@ -1,0 +1,3 @@
+//! Declarative suites (agentv-compatible `EVAL.yaml`, `case.yaml`).
+
+mod node;
