@@ -93,7 +93,7 @@ mod tests {
     #[test]
     fn partial_placeholders_stay_strings_and_missing_is_empty() {
         let json =
-            run("a: n-${{ N }}\nb: ${{ MISSING }}\nc: x${{ MISSING }}y\nlist: [${{ WORD }}]\n");
+            run("a: n-${{ N }}\nb: ${{ MISSING }}\nc: x${{ MISSING }}y\nlist: ['${{ WORD }}']\n");
         assert_eq!(
             json,
             serde_json::json!({"a": "n-42", "b": "", "c": "xy", "list": ["claude"]})

@@ -124,6 +124,12 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
             suite.cases.push(case);
         }
     }
+    for source in &mut sources {
+        // Stable: errors at one position keep the order they were found in.
+        source
+            .errors
+            .sort_by_key(|e| e.location().map(|(_, l, c)| (l, c)));
+    }
     if sources.iter().any(|s| !s.errors.is_empty()) {
         return Err(collect(sources));
     }
@@ -635,7 +641,11 @@ fn resolve_tests_path(
     warnings: &mut Vec<Warning>,
 ) {
     let written = written.strip_prefix("file://").unwrap_or(written);
-    let path = dir.join(written);
+    let path: PathBuf = dir
+        .join(written)
+        .components()
+        .filter(|c| *c != std::path::Component::CurDir)
+        .collect();
     if path.is_dir() {
         discover(&path, dir, env, sources, out, warnings);
         return;
@@ -877,7 +887,8 @@ fn case_of(
     if let Some(n) = own_assertions.or(execution_evaluators) {
         assertions.extend(graders::parse_list(source, "assertions", n, dirs));
     }
-    let has_own_graders = !assertions.is_empty();
+    let has_own_graders =
+        !assertions.is_empty() || own_assertions.is_some() || execution_evaluators.is_some();
     if !skip_defaults {
         assertions.extend(parts.assertions.iter().cloned());
     }
