@@ -233,8 +233,10 @@ fn suite_fields(
         suite: dir,
     };
     f.take(source, "$schema");
-    if let Some(n) = f.take_some(source, "name", &[]) {
-        if let Some(name) = source.non_empty("name", n) {
+    if let Some(n) = f.take_some(source, "name", &[])
+        && let Some(name) = source.non_empty("name", n)
+    {
+        {
             if name.len() > 64
                 || !name
                     .bytes()
@@ -265,12 +267,11 @@ fn suite_fields(
         .and_then(|n| source.strings("tags", n))
         .unwrap_or_default();
     let mut metadata = serde_json::Map::new();
-    if let Some(n) = f.take_some(source, "metadata", &[]) {
-        if source.mapping("metadata", n).is_some()
-            && let serde_json::Value::Object(m) = n.to_json()
-        {
-            metadata = m;
-        }
+    if let Some(n) = f.take_some(source, "metadata", &[])
+        && source.mapping("metadata", n).is_some()
+        && let serde_json::Value::Object(m) = n.to_json()
+    {
+        metadata = m;
     }
     if let Some(n) = f.take_some(source, "governance", &[]) {
         metadata.insert("governance".to_owned(), n.to_json());
