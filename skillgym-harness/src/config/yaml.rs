@@ -29,8 +29,27 @@ thread_local! {
 /// Unknown fields and unknown enum values get a "did you mean" help line; every error carries
 /// the position reported by the parser, or the one registered with [`locate`].
 pub(crate) fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
+    parse_with(path, text, serde_saphyr::Options::default())
+}
+
+/// [`parse`] with YAML 1.2 core booleans only (`yes`, `no`, `on`, `off` stay strings), as
+/// agentv's suites are read.
+pub(crate) fn parse_yaml_1_2<T: DeserializeOwned>(
+    path: &Path,
+    text: &str,
+) -> Result<T, ConfigError> {
+    let mut options = serde_saphyr::Options::default();
+    options.strict_booleans = true;
+    parse_with(path, text, options)
+}
+
+fn parse_with<T: DeserializeOwned>(
+    path: &Path,
+    text: &str,
+    options: serde_saphyr::Options,
+) -> Result<T, ConfigError> {
     LOCATED.with_borrow_mut(Option::take);
-    let result = serde_saphyr::from_str::<T>(text);
+    let result = serde_saphyr::from_str_with_options::<T>(text, options);
     let registered = LOCATED.with_borrow_mut(Option::take);
     result.map_err(|err| convert(path, text, &err, registered))
 }

@@ -1,0 +1,1026 @@
+//! `EVAL.yaml` → [`SuiteDef`]: the suite's fields, `tests:` resolution and discovery, each case.
+//!
+//! | `tests:` | Cases |
+//! |---|---|
+//! | a list | inline case mappings; a string entry (`file://` optional) is resolved like a bare `tests:` string |
+//! | a directory | each immediate subdirectory with `case.yaml` (else `case.yml`), byte order of names; id = directory name unless `id:`; no case file → a [`Warning`]; a symlinked directory only if it resolves inside the suite's directory |
+//! | a `.yaml`/`.yml` file | a list of case mappings |
+//! | a `.jsonl` file | one case object a line |
+
+use std::path::{Path, PathBuf};
+
+use super::fields::{Fields, Source};
+use super::graders::{self, Dirs, command_of, duration};
+use super::interpolate::{Env, interpolate};
+use super::model::*;
+use super::node::{Node, Value, parse_document};
+use super::paths::{resolve_dir, resolve_file};
+use crate::grade::spec::{GraderCommand, GraderSpec};
+
+/// Suite-level parts every case uses.
+#[derive(Debug, Default)]
+struct SuiteParts {
+    tags: Vec<String>,
+    metadata: serde_json::Value,
+    input: Vec<Message>,
+    input_files: Vec<PathBuf>,
+    workspace: WorkspaceDef,
+    targets: Vec<TargetDef>,
+    threshold: Option<f64>,
+    assertions: Vec<GraderSpec>,
+}
+
+/// A case mapping waiting to be converted: which file it is in and its directory.
+#[derive(Debug)]
+struct RawCase {
+    source: usize,
+    node: Node,
+    dir: PathBuf,
+    default_id: Option<String>,
+}
+
+/// Finds the suite file: `path` itself, or in a directory `EVAL.yaml`, `eval.yaml`, or its
+/// only `*.eval.yaml`.
+pub(crate) fn find_suite_file(path: &Path) -> Result<PathBuf, SuiteErrors> {
+    let fail = |m: String| SuiteErrors {
+        errors: vec![crate::config::ConfigError::new(Some(path), m)],
+    };
+    if !path.is_dir() {
+        return if path.is_file() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(fail("no such suite file".to_owned()))
+        };
+    }
+    for name in ["EVAL.yaml", "eval.yaml", "EVAL.yml", "eval.yml"] {
+        if path.join(name).is_file() {
+            return Ok(path.join(name));
+        }
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| fail(format!("cannot read the directory: {e}")))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".eval.yaml") || n.ends_with(".eval.yml"))
+        })
+        .collect();
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(fail(
+            "no EVAL.yaml or *.eval.yaml in this directory".to_owned(),
+        )),
+        _ => Err(fail(format!(
+            "several *.eval.yaml files here ({}): name one",
+            found
+                .iter()
+                .filter_map(|p| p.file_name()?.to_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Loads the suite at `path` (a suite file or a directory holding one); `env` answers
+/// `${{ NAME }}`. Returns every error of every file, not the first.
+pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteErrors> {
+    let file = find_suite_file(path)?;
+    let file = std::path::absolute(&file).unwrap_or(file);
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut sources: Vec<Source> = Vec::new();
+    let mut warnings = Vec::new();
+    let Some(root) = read(&file, env, &mut sources) else {
+        return Err(collect(sources));
+    };
+    let suite_index = sources.len() - 1;
+    let (mut suite, parts, raws) = {
+        let source = &mut sources[suite_index];
+        suite_fields(source, &root, &file, &dir)
+    };
+    let mut cases_raw = Vec::new();
+    if let Some(tests) = raws {
+        resolve_tests(
+            &tests,
+            suite_index,
+            &dir,
+            env,
+            &mut sources,
+            &mut cases_raw,
+            &mut warnings,
+        );
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for raw in cases_raw {
+        let source = &mut sources[raw.source];
+        if let Some(case) = case_of(source, &raw, &dir, &parts) {
+            if seen.contains(&case.id) {
+                let id_node = raw_id_node(&raw.node).unwrap_or(&raw.node);
+                source.error(id_node, format!("duplicate case id `{}`", case.id));
+                continue;
+            }
+            seen.push(case.id.clone());
+            suite.cases.push(case);
+        }
+    }
+    for source in &mut sources {
+        // Stable: errors at one position keep the order they were found in.
+        source
+            .errors
+            .sort_by_key(|e| e.location().map(|(_, l, c)| (l, c)));
+    }
+    if sources.iter().any(|s| !s.errors.is_empty()) {
+        return Err(collect(sources));
+    }
+    suite.tags = parts.tags;
+    suite.metadata = parts.metadata;
+    suite.input = parts.input;
+    suite.input_files = parts.input_files;
+    suite.workspace = parts.workspace;
+    suite.targets = parts.targets;
+    suite.threshold = parts.threshold;
+    suite.assertions = parts.assertions;
+    Ok(Loaded { suite, warnings })
+}
+
+fn raw_id_node(node: &Node) -> Option<&Node> {
+    let Value::Map(entries) = &node.value else {
+        return None;
+    };
+    entries
+        .iter()
+        .find(|(k, _)| k.as_str() == Some("id"))
+        .map(|(_, v)| v)
+}
+
+fn collect(sources: Vec<Source>) -> SuiteErrors {
+    SuiteErrors {
+        errors: sources.into_iter().flat_map(|s| s.errors).collect(),
+    }
+}
+
+/// Reads and parses one YAML file into `sources` (its errors go there too).
+fn read(path: &Path, env: Env<'_>, sources: &mut Vec<Source>) -> Option<Node> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            let mut s = Source::new(path, String::new());
+            s.errors.push(crate::config::ConfigError::new(
+                Some(path),
+                format!("cannot read the file: {e}"),
+            ));
+            sources.push(s);
+            return None;
+        }
+    };
+    let parsed = parse_document(path, &text, 0);
+    let mut source = Source::new(path, text);
+    let node = match parsed {
+        Ok(mut n) => {
+            interpolate(&mut n, env);
+            Some(n)
+        }
+        Err(e) => {
+            source.errors.push(e);
+            None
+        }
+    };
+    sources.push(source);
+    node
+}
+
+fn suite_fields(
+    source: &mut Source,
+    root: &Node,
+    file: &Path,
+    dir: &Path,
+) -> (SuiteDef, SuiteParts, Option<Node>) {
+    let file_name = file.file_name().and_then(|n| n.to_str()).unwrap_or("suite");
+    let stem = file_name
+        .strip_suffix(".eval.yaml")
+        .or_else(|| file_name.strip_suffix(".eval.yml"))
+        .or_else(|| file_name.strip_suffix(".yaml"))
+        .or_else(|| file_name.strip_suffix(".yml"))
+        .unwrap_or(file_name);
+    let mut suite = SuiteDef {
+        name: stem.to_owned(),
+        file: file.to_path_buf(),
+        dir: dir.to_path_buf(),
+        description: None,
+        tags: Vec::new(),
+        metadata: serde_json::Value::Object(Default::default()),
+        input: Vec::new(),
+        input_files: Vec::new(),
+        workspace: WorkspaceDef::default(),
+        targets: Vec::new(),
+        target: None,
+        threshold: None,
+        workers: None,
+        trials: None,
+        assertions: Vec::new(),
+        cases: Vec::new(),
+    };
+    let mut parts = SuiteParts {
+        metadata: suite.metadata.clone(),
+        ..SuiteParts::default()
+    };
+    let Some(mut f) = Fields::of(source, root, "a suite") else {
+        return (suite, parts, None);
+    };
+    let dirs = Dirs {
+        case: dir,
+        suite: dir,
+    };
+    f.take(source, "$schema");
+    if let Some(n) = f.take_some(source, "name", &[])
+        && let Some(name) = source.non_empty("name", n)
+    {
+        {
+            if name.len() > 64
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            {
+                source.error(
+                    n,
+                    format!(
+                        "`name` must be 1 to 64 characters of a-z, 0-9 and `-`, found `{name}`"
+                    ),
+                );
+            } else {
+                suite.name = name;
+            }
+        }
+    }
+    suite.description = f
+        .take_some(source, "description", &[])
+        .and_then(|n| source.string("description", n));
+    for key in ["version", "author", "license", "category"] {
+        if let Some(n) = f.take_some(source, key, &[]) {
+            source.string(key, n);
+        }
+    }
+    f.take(source, "requires");
+    parts.tags = f
+        .take_some(source, "tags", &[])
+        .and_then(|n| source.strings("tags", n))
+        .unwrap_or_default();
+    let mut metadata = serde_json::Map::new();
+    if let Some(n) = f.take_some(source, "metadata", &[])
+        && source.mapping("metadata", n).is_some()
+        && let serde_json::Value::Object(m) = n.to_json()
+    {
+        metadata = m;
+    }
+    if let Some(n) = f.take_some(source, "governance", &[]) {
+        metadata.insert("governance".to_owned(), n.to_json());
+    }
+    parts.metadata = serde_json::Value::Object(metadata);
+    if let Some(n) = f.take_some(source, "input", &[]) {
+        parts.input = messages(source, "input", n, Role::User).unwrap_or_default();
+    }
+    if let Some(n) = f.take_some(source, "input_files", &[]) {
+        parts.input_files = files(source, n, dirs);
+    }
+    let tests = f
+        .take_some(source, "tests", &["eval_cases", "evalcases"])
+        .cloned();
+    if tests.is_none() {
+        f.missing(source, "tests");
+    }
+    let legacy_target = f
+        .take_some(source, "target", &[])
+        .and_then(|n| source.string("target", n));
+    let mut execution_assertions = None;
+    if let Some(n) = f.take_some(source, "execution", &[])
+        && let Some(mut e) = Fields::of(source, n, "`execution`")
+    {
+        suite.target = e
+            .take_some(source, "target", &[])
+            .and_then(|n| source.string("target", n));
+        if let Some(n) = e.take_some(source, "targets", &[]) {
+            parts.targets = targets(source, n, dir);
+        }
+        suite.workers = e
+            .take_some(source, "workers", &[])
+            .and_then(|n| source.integer("workers", n, 1));
+        parts.threshold = e
+            .take_some(source, "threshold", &[])
+            .and_then(|n| source.fraction("threshold", n));
+        execution_assertions = e.take_some(source, "assertions", &["evaluators"]).cloned();
+        if let Some(n) = e.take_some(source, "trials", &[])
+            && let Some(mut t) = Fields::of(source, n, "`trials`")
+        {
+            suite.trials = t
+                .take_some(source, "count", &[])
+                .and_then(|n| source.integer("count", n, 1));
+            if let Some(n) = t.take_some(source, "strategy", &[]) {
+                match n.as_str() {
+                    Some("pass_at_k" | "mean" | "confidence_interval") => {}
+                    _ => source.error(
+                        n,
+                        "`strategy` must be `pass_at_k`, `mean` or `confidence_interval`",
+                    ),
+                }
+            }
+            t.take_some(source, "cost_limit_usd", &["costLimitUsd"])
+                .map(|n| source.non_negative("cost_limit_usd", n));
+            t.finish(source);
+        }
+        e.finish(source);
+    }
+    suite.target = suite.target.or(legacy_target);
+    if let Some(n) = f.take_some(source, "threshold", &[]) {
+        parts.threshold = source.fraction("threshold", n);
+    }
+    if let Some(n) = f.take_some(source, "providers", &[]) {
+        parts.targets = targets(source, n, dir);
+    }
+    let assertions = f
+        .take_some(source, "assertions", &["assert"])
+        .cloned()
+        .or(execution_assertions);
+    if let Some(n) = assertions {
+        parts.assertions = graders::parse_list(source, "assertions", &n, dirs);
+    }
+    if let Some(n) = f.take_some(source, "workspace", &[]) {
+        parts.workspace = workspace(source, n, dirs, WorkspaceDef::default());
+    }
+    f.finish(source);
+    (suite, parts, tests)
+}
+
+fn targets(source: &mut Source, n: &Node, dir: &Path) -> Vec<TargetDef> {
+    let Value::Seq(items) = &n.value else {
+        source.error(n, format!("`targets` must be a list, found {}", n.kind()));
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        if let Some(name) = item.as_str() {
+            out.push(TargetDef {
+                name: name.to_owned(),
+                ..TargetDef::default()
+            });
+            continue;
+        }
+        let Some(mut f) = Fields::of(source, item, "a target") else {
+            continue;
+        };
+        let name = f
+            .take_some(source, "name", &[])
+            .and_then(|n| source.non_empty("name", n));
+        let use_target = f
+            .take_some(source, "use_target", &[])
+            .and_then(|n| source.string("use_target", n));
+        let hooks = f
+            .take_some(source, "hooks", &[])
+            .map(|n| {
+                hooks(
+                    source,
+                    n,
+                    Dirs {
+                        case: dir,
+                        suite: dir,
+                    },
+                    false,
+                )
+            })
+            .unwrap_or_default();
+        if name.is_none() && f.take_some(source, "name", &[]).is_none() {
+            f.missing(source, "name");
+        }
+        f.finish(source);
+        if let Some(name) = name {
+            out.push(TargetDef {
+                name,
+                use_target,
+                hooks,
+            });
+        }
+    }
+    out
+}
+
+fn hooks(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Hooks {
+    let mut out = Hooks::default();
+    let Some(mut f) = Fields::of(source, n, "`hooks`") else {
+        return out;
+    };
+    if let Some(n) = f.take_some(source, "enabled", &[]) {
+        out.enabled = source.bool("enabled", n).unwrap_or(true);
+    }
+    for (name, slot) in [
+        ("before_all", &mut out.before_all),
+        ("before_each", &mut out.before_each),
+        ("after_each", &mut out.after_each),
+        ("after_all", &mut out.after_all),
+    ] {
+        if let Some(n) = f.take_some(source, name, &[]) {
+            *slot = hook(source, n, dirs, split);
+        }
+    }
+    f.finish(source);
+    out
+}
+
+fn hook(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Option<HookDef> {
+    let mut f = Fields::of(source, n, "a hook")?;
+    let command = f.take_some(source, "command", &["script"]);
+    let timeout = f
+        .take_some(source, "timeout_ms", &["timeoutMs"])
+        .and_then(|n| source.integer("timeout_ms", n, 1));
+    let cwd = f.take_some(source, "cwd", &[]).and_then(|n| {
+        source
+            .non_empty("cwd", n)
+            .and_then(|s| resolve_dir(source, n, &s, dirs))
+    });
+    let reset = f
+        .take_some(source, "reset", &[])
+        .and_then(|n| match n.as_str() {
+            Some("none") => Some(Reset::None),
+            Some("fast") => Some(Reset::Fast),
+            Some("strict") => Some(Reset::Strict),
+            _ => {
+                source.error(n, "`reset` must be `none`, `fast` or `strict`");
+                None
+            }
+        });
+    let command = match command {
+        Some(c) => command_of(source, "command", c),
+        None => {
+            f.missing(source, "command");
+            None
+        }
+    };
+    f.finish(source);
+    let command = match command? {
+        GraderCommand::Shell(s) if split => {
+            GraderCommand::Argv(s.split_whitespace().map(str::to_owned).collect())
+        }
+        c => c,
+    };
+    Some(HookDef {
+        command,
+        timeout: timeout.map(std::time::Duration::from_millis),
+        cwd,
+        reset,
+    })
+}
+
+/// `workspace:`: a template directory path, or a mapping; merged over `base` field by field.
+fn workspace(source: &mut Source, n: &Node, dirs: Dirs<'_>, base: WorkspaceDef) -> WorkspaceDef {
+    let mut out = base;
+    if let Some(s) = n.as_str() {
+        out.template = resolve_dir(source, n, s, dirs).or(out.template);
+        return out;
+    }
+    let Some(mut f) = Fields::of(source, n, "`workspace`") else {
+        return out;
+    };
+    if let Some(t) = f.take_some(source, "template", &[]) {
+        out.template = source
+            .non_empty("template", t)
+            .and_then(|s| resolve_dir(source, t, &s, dirs));
+    }
+    if let Some(i) = f.take_some(source, "isolation", &[]) {
+        match i.as_str() {
+            Some("shared") => out.isolation = Isolation::Shared,
+            Some("per_test" | "per-test" | "per_case") => out.isolation = Isolation::PerCase,
+            _ => source.error(i, "`isolation` must be `shared` or `per_test`"),
+        }
+    }
+    if let Some(h) = f.take_some(source, "hooks", &[]) {
+        let new = hooks(source, h, dirs, true);
+        out.hooks.enabled = new.enabled;
+        for (slot, hook) in [
+            (&mut out.hooks.before_all, new.before_all),
+            (&mut out.hooks.before_each, new.before_each),
+            (&mut out.hooks.after_each, new.after_each),
+            (&mut out.hooks.after_all, new.after_all),
+        ] {
+            if hook.is_some() {
+                *slot = hook;
+            }
+        }
+    }
+    for key in ["repos", "mode", "path", "docker", "env"] {
+        if let Some(n) = f.take_some(source, key, &[]) {
+            source.error(n, format!("`workspace.{key}` is not supported by skillgym"));
+        }
+    }
+    f.finish(source);
+    out
+}
+
+fn files(source: &mut Source, n: &Node, dirs: Dirs<'_>) -> Vec<PathBuf> {
+    let Value::Seq(items) = &n.value else {
+        source.error(
+            n,
+            format!(
+                "`input_files` must be a list of strings, found {}",
+                n.kind()
+            ),
+        );
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|i| {
+            source
+                .non_empty("input_files", i)
+                .and_then(|s| resolve_file(source, i, &s, dirs))
+        })
+        .collect()
+}
+
+/// `input` / `expected_output`: a string, a message, a list of messages, or another value.
+fn messages(source: &mut Source, key: &str, n: &Node, role: Role) -> Option<Vec<Message>> {
+    match &n.value {
+        Value::Str(s) => Some(vec![Message { role, content: Content::Text(s.clone()) }]),
+        Value::Map(entries) if entries.iter().any(|(k, _)| k.as_str() == Some("role")) => {
+            Some(vec![message(source, n)?])
+        }
+        Value::Seq(items)
+            if items.first().is_some_and(|i| matches!(&i.value, Value::Map(e) if e.iter().any(|(k, _)| k.as_str() == Some("role")))) =>
+        {
+            let all: Vec<Option<Message>> = items.iter().map(|i| message(source, i)).collect();
+            all.into_iter().collect()
+        }
+        Value::Map(_) | Value::Seq(_) if key != "input" || matches!(n.value, Value::Map(_)) => {
+            Some(vec![Message { role, content: Content::Json(n.to_json()) }])
+        }
+        _ => {
+            source.error(n, format!("`{key}` must be a string, a message or a list of messages, found {}", n.kind()));
+            None
+        }
+    }
+}
+
+fn message(source: &mut Source, n: &Node) -> Option<Message> {
+    let mut f = Fields::of(source, n, "a message")?;
+    let role = f.take_some(source, "role", &[]);
+    let content = f.take_some(source, "content", &[]);
+    let tool_calls = f.take_some(source, "tool_calls", &[]);
+    f.finish(source);
+    let role = match role.and_then(|r| r.as_str()) {
+        Some("system") => Role::System,
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        Some("tool") => Role::Tool,
+        _ => {
+            source.error(
+                role.unwrap_or(n),
+                "`role` must be `system`, `user`, `assistant` or `tool`",
+            );
+            return None;
+        }
+    };
+    let content = match (content, tool_calls) {
+        (Some(c), _) => match &c.value {
+            Value::Str(s) => Content::Text(s.clone()),
+            _ => Content::Json(c.to_json()),
+        },
+        (None, Some(t)) => Content::Json(serde_json::json!({ "tool_calls": t.to_json() })),
+        (None, None) => {
+            source.error(n, "a message is missing `content`");
+            return None;
+        }
+    };
+    Some(Message { role, content })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resolve_tests(
+    tests: &Node,
+    source_index: usize,
+    dir: &Path,
+    env: Env<'_>,
+    sources: &mut Vec<Source>,
+    out: &mut Vec<RawCase>,
+    warnings: &mut Vec<Warning>,
+) {
+    match &tests.value {
+        Value::Str(s) => {
+            resolve_tests_path(tests, s, source_index, dir, env, sources, out, warnings)
+        }
+        Value::Seq(items) => {
+            for item in items {
+                match &item.value {
+                    Value::Str(s) => {
+                        resolve_tests_path(item, s, source_index, dir, env, sources, out, warnings)
+                    }
+                    _ => out.push(RawCase {
+                        source: source_index,
+                        node: item.clone(),
+                        dir: dir.to_path_buf(),
+                        default_id: None,
+                    }),
+                }
+            }
+        }
+        _ => sources[source_index].error(
+            tests,
+            format!(
+                "`tests` must be a list of cases or a path, found {}",
+                tests.kind()
+            ),
+        ),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resolve_tests_path(
+    node: &Node,
+    written: &str,
+    source_index: usize,
+    dir: &Path,
+    env: Env<'_>,
+    sources: &mut Vec<Source>,
+    out: &mut Vec<RawCase>,
+    warnings: &mut Vec<Warning>,
+) {
+    let written = written.strip_prefix("file://").unwrap_or(written);
+    let path: PathBuf = dir
+        .join(written)
+        .components()
+        .filter(|c| *c != std::path::Component::CurDir)
+        .collect();
+    if path.is_dir() {
+        discover(&path, dir, env, sources, out, warnings);
+        return;
+    }
+    if !path.is_file() {
+        sources[source_index].error(
+            node,
+            format!("`tests`: `{written}` is neither a directory nor a file"),
+        );
+        return;
+    }
+    let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match ext {
+        "yaml" | "yml" => {
+            let Some(root) = read(&path, env, sources) else { return };
+            let index = sources.len() - 1;
+            match root.value {
+                Value::Seq(items) => out.extend(items.into_iter().map(|node| RawCase {
+                    source: index,
+                    node,
+                    dir: file_dir.clone(),
+                    default_id: None,
+                })),
+                Value::Null => {}
+                _ => sources[index].error(&root, format!("a cases file must be a list of cases, found {}", root.kind())),
+            }
+        }
+        "jsonl" => {
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    sources[source_index].error(node, format!("cannot read `{written}`: {e}"));
+                    return;
+                }
+            };
+            let mut source = Source::new(&path, text.clone());
+            let index = sources.len();
+            for (i, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match parse_document(&path, line, i as u32) {
+                    Ok(mut n) => {
+                        interpolate(&mut n, env);
+                        out.push(RawCase { source: index, node: n, dir: file_dir.clone(), default_id: None });
+                    }
+                    Err(e) => source.errors.push(
+                        crate::config::ConfigError::at(&path, &text, i as u32 + 1, 1, e.message().to_owned()),
+                    ),
+                }
+            }
+            sources.push(source);
+        }
+        _ => sources[source_index].error(node, format!("`tests`: unsupported cases file `{written}` (use .yaml, .yml or .jsonl, or a directory)")),
+    }
+}
+
+/// Directory discovery (agentv §2.2, with symlinks followed inside the suite root).
+fn discover(
+    cases_dir: &Path,
+    suite_dir: &Path,
+    env: Env<'_>,
+    sources: &mut Vec<Source>,
+    out: &mut Vec<RawCase>,
+    warnings: &mut Vec<Warning>,
+) {
+    let root = std::fs::canonicalize(suite_dir).unwrap_or_else(|_| suite_dir.to_path_buf());
+    let Ok(entries) = std::fs::read_dir(cases_dir) else {
+        warnings.push(Warning {
+            path: cases_dir.to_path_buf(),
+            message: "cannot read the cases directory".to_owned(),
+        });
+        return;
+    };
+    let mut dirs: Vec<(Vec<u8>, PathBuf, String)> = Vec::new();
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if kind.is_symlink() {
+            match std::fs::canonicalize(&path) {
+                Ok(target) if target.is_dir() && target.starts_with(&root) => {}
+                Ok(target) if target.is_dir() => {
+                    warnings.push(Warning {
+                        path,
+                        message: format!(
+                            "skipping `{name}`: a symlink to `{}`, outside the suite directory",
+                            target.display()
+                        ),
+                    });
+                    continue;
+                }
+                _ => continue,
+            }
+        } else if !kind.is_dir() {
+            continue;
+        }
+        dirs.push((entry.file_name().as_encoded_bytes().to_vec(), path, name));
+    }
+    dirs.sort();
+    for (_, path, name) in dirs {
+        let file = ["case.yaml", "case.yml"]
+            .iter()
+            .map(|f| path.join(f))
+            .find(|f| f.is_file());
+        let Some(file) = file else {
+            warnings.push(Warning {
+                path: path.clone(),
+                message: format!("skipping directory `{name}`: no case.yaml found"),
+            });
+            continue;
+        };
+        let Some(node) = read(&file, env, sources) else {
+            continue;
+        };
+        let index = sources.len() - 1;
+        if !matches!(node.value, Value::Map(_)) {
+            sources[index].error(
+                &node,
+                format!("a case.yaml must be a mapping, found {}", node.kind()),
+            );
+            continue;
+        }
+        out.push(RawCase {
+            source: index,
+            node,
+            dir: path,
+            default_id: Some(name),
+        });
+    }
+}
+
+/// Merges suite metadata into a case's (agentv §1.2).
+fn merge_metadata(suite: &serde_json::Value, case: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match (suite, case) {
+        (J::Object(s), J::Object(mut c)) => {
+            for (k, sv) in s {
+                let merged = match c.remove(k) {
+                    Some(cv) => merge_metadata(sv, cv),
+                    None => sv.clone(),
+                };
+                c.insert(k.clone(), merged);
+            }
+            J::Object(c)
+        }
+        (J::Array(s), J::Array(c)) => {
+            let mut out: Vec<J> = Vec::new();
+            for v in s.iter().cloned().chain(c) {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+            J::Array(out)
+        }
+        (_, c) => c,
+    }
+}
+
+fn case_of(
+    source: &mut Source,
+    raw: &RawCase,
+    suite_dir: &Path,
+    parts: &SuiteParts,
+) -> Option<CaseDef> {
+    let mut f = Fields::of(source, &raw.node, "a case")?;
+    let dirs = Dirs {
+        case: &raw.dir,
+        suite: suite_dir,
+    };
+    let id = match f.take_some(source, "id", &[]) {
+        Some(n) => source.non_empty("id", n),
+        None => {
+            if raw.default_id.is_none() {
+                f.missing(source, "id");
+            }
+            raw.default_id.clone()
+        }
+    };
+    let criteria = f
+        .take_some(source, "criteria", &["expected_outcome"])
+        .and_then(|n| source.non_empty("criteria", n));
+    let input_node = f.take_some(source, "input", &[]);
+    let input = input_node.and_then(|n| messages(source, "input", n, Role::User));
+    let input_files = f
+        .take_some(source, "input_files", &[])
+        .map(|n| files(source, n, dirs));
+    let expected_output = f
+        .take_some(source, "expected_output", &[])
+        .and_then(|n| messages(source, "expected_output", n, Role::Assistant))
+        .unwrap_or_default();
+    let mut assertions = Vec::new();
+    if let Some(n) = f.take_some(source, "rubrics", &[])
+        && let Some(items) = graders::rubric_items(source, "rubrics", n)
+    {
+        assertions.push(GraderSpec {
+            name: "rubrics".to_owned(),
+            weight: 1.0,
+            required: false,
+            min_score: None,
+            negate: false,
+            kind: crate::grade::spec::GraderKind::Rubrics { items },
+        });
+    }
+    let own_assertions = f.take_some(source, "assertions", &["assert"]);
+    let mut execution_evaluators = None;
+    let mut skip_defaults = false;
+    let mut threshold = None;
+    let mut targets = Vec::new();
+    if let Some(n) = f.take_some(source, "execution", &[])
+        && let Some(mut e) = Fields::of(source, n, "a case's `execution`")
+    {
+        skip_defaults = e
+            .take_some(source, "skip_defaults", &[])
+            .and_then(|n| source.bool("skip_defaults", n))
+            .unwrap_or(false);
+        threshold = e
+            .take_some(source, "threshold", &[])
+            .and_then(|n| source.fraction("threshold", n));
+        if let Some(n) = e.take_some(source, "targets", &[])
+            && let Some(list) = source.strings("targets", n)
+        {
+            for t in &list {
+                if !parts.targets.is_empty() && !parts.targets.iter().any(|d| &d.name == t) {
+                    source.error(
+                        n,
+                        format!("target `{t}` is not one of the suite's `execution.targets`"),
+                    );
+                }
+            }
+            targets = list;
+        }
+        execution_evaluators = e.take_some(source, "evaluators", &[]);
+        e.finish(source);
+    }
+    if let Some(n) = own_assertions.or(execution_evaluators) {
+        assertions.extend(graders::parse_list(source, "assertions", n, dirs));
+    }
+    let has_own_graders =
+        !assertions.is_empty() || own_assertions.is_some() || execution_evaluators.is_some();
+    if !skip_defaults {
+        assertions.extend(parts.assertions.iter().cloned());
+    }
+    let metadata = match f.take_some(source, "metadata", &[]) {
+        Some(n) if source.mapping("metadata", n).is_some() => n.to_json(),
+        _ => serde_json::Value::Object(Default::default()),
+    };
+    let mut tags = parts.tags.clone();
+    if let Some(list) = f
+        .take_some(source, "tags", &[])
+        .and_then(|n| source.strings("tags", n))
+    {
+        for t in list {
+            if !tags.contains(&t) {
+                tags.push(t);
+            }
+        }
+    }
+    let mut ws = parts.workspace.clone();
+    if let Some(n) = f.take_some(source, "workspace", &[]) {
+        ws = workspace(source, n, dirs, ws);
+    }
+    if raw.default_id.is_some() && raw.dir.join("workspace").is_dir() {
+        ws.template = Some(raw.dir.join("workspace"));
+    }
+    f.take_some(source, "conversation_id", &[])
+        .map(|n| source.string("conversation_id", n));
+    let int = |f: &mut Fields<'_>,
+               source: &mut Source,
+               k: &'static str,
+               aliases: &[&'static str],
+               min| {
+        f.take_some(source, k, aliases)
+            .and_then(|n| source.integer(k, n, min))
+    };
+    let repeat = int(&mut f, source, "repeat", &[], 1);
+    let repeat_failure = int(&mut f, source, "repeat_failure", &["retry_failed"], 0);
+    let max_steps = int(&mut f, source, "max_steps", &[], 1);
+    let expected_fail = f
+        .take_some(source, "expected_fail", &[])
+        .and_then(|n| source.bool("expected_fail", n))
+        .unwrap_or(false);
+    let timeout = f
+        .take_some(source, "timeout", &[])
+        .and_then(|n| duration(source, "timeout", n));
+    let runners = f
+        .take_some(source, "runners", &[])
+        .and_then(|n| source.strings("runners", n))
+        .unwrap_or_default();
+    let skills = match f.take_some(source, "skills", &[]) {
+        Some(n) => match &n.value {
+            Value::Seq(items) => items
+                .iter()
+                .filter_map(|i| {
+                    source
+                        .non_empty("skills", i)
+                        .and_then(|s| resolve_dir(source, i, &s, dirs))
+                })
+                .collect(),
+            _ => {
+                source.error(
+                    n,
+                    format!(
+                        "`skills` must be a list of skill directories, found {}",
+                        n.kind()
+                    ),
+                );
+                Vec::new()
+            }
+        },
+        None => Vec::new(),
+    };
+    let mock = f.take_some(source, "mock", &[]).and_then(|n| {
+        source
+            .non_empty("mock", n)
+            .and_then(|s| resolve_file(source, n, &s, dirs))
+    });
+    // Effective input.
+    let mut effective = if skip_defaults {
+        Vec::new()
+    } else {
+        parts.input.clone()
+    };
+    let case_files_set = input_files.is_some();
+    let input_files = input_files.unwrap_or_else(|| {
+        if skip_defaults {
+            Vec::new()
+        } else {
+            parts.input_files.clone()
+        }
+    });
+    match (&input, input_node) {
+        (Some(m), Some(n)) => {
+            if !input_files.is_empty() && !matches!(n.value, Value::Str(_)) {
+                source.error(n, "`input` must be a string when `input_files` is set");
+            }
+            effective.extend(m.iter().cloned());
+        }
+        (None, None) => f.missing(source, "input"),
+        _ => {}
+    }
+    let _ = case_files_set;
+    if criteria.is_none() && expected_output.is_empty() && assertions.is_empty() && !has_own_graders
+    {
+        source.error(
+            f.node(),
+            "a case needs at least one of `criteria`, `expected_output` or `assertions`",
+        );
+    }
+    f.finish(source);
+    Some(CaseDef {
+        id: id?,
+        dir: raw.dir.clone(),
+        input: effective,
+        input_files,
+        criteria,
+        expected_output,
+        assertions,
+        metadata: merge_metadata(&parts.metadata, metadata),
+        tags,
+        workspace: ws,
+        threshold: threshold.or(parts.threshold).unwrap_or(DEFAULT_THRESHOLD),
+        targets,
+        skip_defaults,
+        repeat,
+        repeat_failure,
+        expected_fail,
+        timeout,
+        max_steps,
+        runners,
+        skills,
+        mock,
+    })
+}

@@ -1,0 +1,59 @@
+//! Declarative suites: agentv-compatible `EVAL.yaml` / `*.eval.yaml` with inline cases, a cases
+//! file, or `tests: ./cases/` discovery of `case.yaml` directories (agentv v4.42.4; v5 names as
+//! aliases), loaded into typed, validated [`SuiteDef`]s.
+//!
+//! | Module | Role |
+//! |---|---|
+//! | `node` | the YAML document as a tree of positioned nodes (YAML 1.2 core schema, merge keys) |
+//! | `interpolate` | `${{ NAME }}` environment interpolation with exact-placeholder coercion |
+//! | `fields` | reading mappings by hand: every error of a file is collected, unknown keys get "did you mean" |
+//! | `graders` | `assertions:` entries → `grade::spec::GraderSpec` |
+//! | `paths` | relative paths: the case directory first, then the suite directory |
+//! | `load` | the suite's fields, `tests:` resolution and discovery, each case, merging |
+//! | `model` | the output: [`SuiteDef`], [`CaseDef`], [`Message`], [`WorkspaceDef`], [`Warning`], [`SuiteErrors`] |
+//!
+//! Differences from agentv, on purpose:
+//!
+//! | agentv | skillgym |
+//! |---|---|
+//! | unknown keys warn and are ignored | unknown keys are errors with file:line:column and a suggestion |
+//! | incomplete cases and bad graders are skipped with a message | they are errors; every error of every file is reported at once ([`SuiteErrors`]) |
+//! | unknown grader types run custom graders | an error: skillgym runs no custom graders |
+//! | symlinked case directories are ignored | followed when they resolve inside the suite's directory |
+//! | relative paths in a case resolve against the eval file's search roots | the case directory first, then the suite directory; a missing file is an error |
+//! | `regex` is ECMAScript | Rust `regex` (checked at load) |
+//! | a case is complete with its own `assertions`/`criteria`/`expected_output` | the suite's assertions count too |
+//! | `workspace:` string = an external workspace YAML file | a template directory |
+//!
+//! Not supported (errors): `vars`, `turns`, `depends_on`, `include:` assertions, `composite`,
+//! `field-accuracy`, `workspace.repos/docker/mode/path/env`.
+//!
+//! skillgym's own case keys: `repeat`, `repeat_failure` (`retry_failed`), `expected_fail`,
+//! `timeout` (a duration such as `5m`), `max_steps`, `runners`, `skills`, `mock`, `tags`.
+
+mod fields;
+mod graders;
+mod interpolate;
+mod load;
+mod model;
+mod node;
+mod paths;
+
+#[cfg(test)]
+mod tests;
+
+// wired into trials by issue 15's integration
+#[allow(unused_imports)]
+pub(crate) use interpolate::Env;
+#[allow(unused_imports)]
+pub(crate) use load::{find_suite_file, load_suite};
+#[allow(unused_imports)]
+pub(crate) use model::{
+    CaseDef, Content, DEFAULT_THRESHOLD, HookDef, Hooks, Isolation, Loaded, Message, Reset, Role,
+    SuiteDef, SuiteErrors, TargetDef, Warning, WorkspaceDef,
+};
+
+/// [`load_suite`] with the process environment.
+pub(crate) fn load_suite_from_env(path: &std::path::Path) -> Result<Loaded, SuiteErrors> {
+    load_suite(path, &|name| std::env::var(name).ok())
+}

@@ -1,0 +1,219 @@
+//! The loader's output: a [`SuiteDef`] of [`CaseDef`]s, ready to become trials.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::config::ConfigError;
+use crate::grade::spec::{GraderCommand, GraderSpec};
+
+/// The default pass threshold of a case (agentv §6.2).
+pub(crate) const DEFAULT_THRESHOLD: f64 = 0.8;
+
+/// One `EVAL.yaml` with its cases.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SuiteDef {
+    /// `name:`, else the file name without `.eval.yaml` / `.yaml`.
+    pub(crate) name: String,
+    /// The suite file (absolute).
+    pub(crate) file: PathBuf,
+    /// Its directory.
+    pub(crate) dir: PathBuf,
+    pub(crate) description: Option<String>,
+    pub(crate) tags: Vec<String>,
+    /// `metadata:` (with `governance:` under `governance`).
+    pub(crate) metadata: serde_json::Value,
+    /// `input:`: the messages put before every case's input (unless `skip_defaults`).
+    pub(crate) input: Vec<Message>,
+    pub(crate) input_files: Vec<PathBuf>,
+    pub(crate) workspace: WorkspaceDef,
+    /// `execution.targets` (v5: `providers`), mapped later onto skillgym runners.
+    pub(crate) targets: Vec<TargetDef>,
+    /// `execution.target` (or the legacy top-level `target`).
+    pub(crate) target: Option<String>,
+    /// `execution.threshold` (v5: top-level `threshold`).
+    pub(crate) threshold: Option<f64>,
+    pub(crate) workers: Option<u64>,
+    /// `execution.trials.count`.
+    pub(crate) trials: Option<u64>,
+    /// Suite `assertions:` (already appended to each case's unless it skips defaults).
+    pub(crate) assertions: Vec<GraderSpec>,
+    pub(crate) cases: Vec<CaseDef>,
+}
+
+/// One case (inline, from a cases file, or a discovered `case.yaml`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CaseDef {
+    pub(crate) id: String,
+    /// The case directory (discovered cases), else the directory of the file it is in.
+    pub(crate) dir: PathBuf,
+    /// The effective input: the suite's messages (unless `skip_defaults`), then the case's.
+    pub(crate) input: Vec<Message>,
+    /// Resolved `input_files` (the case's, else the suite's unless `skip_defaults`).
+    pub(crate) input_files: Vec<PathBuf>,
+    pub(crate) criteria: Option<String>,
+    pub(crate) expected_output: Vec<Message>,
+    /// The case's graders, then the suite's unless `execution.skip_defaults`.
+    pub(crate) assertions: Vec<GraderSpec>,
+    /// Suite metadata merged in (arrays concatenated suite-first without duplicates, mappings
+    /// merged recursively, the case's scalars win).
+    pub(crate) metadata: serde_json::Value,
+    /// The suite's tags, then the case's own `tags:`.
+    pub(crate) tags: Vec<String>,
+    /// `<case>/workspace/` if present, else the case's `workspace:`, else the suite's (merged
+    /// field by field; hooks by name).
+    pub(crate) workspace: WorkspaceDef,
+    /// `execution.threshold`, else the suite's, else 0.8.
+    pub(crate) threshold: f64,
+    /// `execution.targets`: a subset of the suite's (empty: all).
+    pub(crate) targets: Vec<String>,
+    pub(crate) skip_defaults: bool,
+    pub(crate) repeat: Option<u64>,
+    /// `repeat_failure` (alias `retry_failed`).
+    pub(crate) repeat_failure: Option<u64>,
+    pub(crate) expected_fail: bool,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) max_steps: Option<u64>,
+    pub(crate) runners: Vec<String>,
+    /// Skill directories under test (resolved, existing).
+    pub(crate) skills: Vec<PathBuf>,
+    /// The scripted model's script for `--mock` runs (resolved, existing).
+    pub(crate) mock: Option<PathBuf>,
+}
+
+/// One message of an input or expected output.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Message {
+    pub(crate) role: Role,
+    pub(crate) content: Content,
+}
+
+/// A message's role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+/// A message's content.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Content {
+    Text(String),
+    /// Blocks (`[{type: text|file|image, value}]`), an object, or an assistant's `tool_calls`.
+    Json(serde_json::Value),
+}
+
+/// A workspace: a template copied in, its isolation and its hooks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct WorkspaceDef {
+    pub(crate) template: Option<PathBuf>,
+    pub(crate) isolation: Isolation,
+    pub(crate) hooks: Hooks,
+}
+
+/// `workspace.isolation`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Isolation {
+    #[default]
+    Shared,
+    /// `per_test`.
+    PerCase,
+}
+
+/// Lifecycle hooks (`workspace.hooks`, a target's `hooks`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Hooks {
+    /// `enabled:` (default true).
+    pub(crate) enabled: bool,
+    pub(crate) before_all: Option<HookDef>,
+    pub(crate) before_each: Option<HookDef>,
+    pub(crate) after_each: Option<HookDef>,
+    pub(crate) after_all: Option<HookDef>,
+}
+
+impl Default for Hooks {
+    fn default() -> Self {
+        Hooks {
+            enabled: true,
+            before_all: None,
+            before_each: None,
+            after_each: None,
+            after_all: None,
+        }
+    }
+}
+
+/// One hook. A workspace hook's string command is split on whitespace (no shell); a target
+/// hook's runs with `sh -c` (agentv §5.3, §5.4).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HookDef {
+    pub(crate) command: GraderCommand,
+    /// `timeout_ms`.
+    pub(crate) timeout: Option<Duration>,
+    /// Resolved; `None`: the suite directory.
+    pub(crate) cwd: Option<PathBuf>,
+    pub(crate) reset: Option<Reset>,
+}
+
+/// A hook's `reset:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reset {
+    None,
+    Fast,
+    Strict,
+}
+
+/// One `execution.targets` entry.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct TargetDef {
+    pub(crate) name: String,
+    pub(crate) use_target: Option<String>,
+    pub(crate) hooks: Hooks,
+}
+
+/// Something skipped while loading (printed once per run by the caller).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Warning {
+    pub(crate) path: PathBuf,
+    pub(crate) message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// A loaded suite and what was skipped.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Loaded {
+    pub(crate) suite: SuiteDef,
+    pub(crate) warnings: Vec<Warning>,
+}
+
+/// Every error of every file of a suite; `Display` lists them all, blank-line separated.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SuiteErrors {
+    pub(crate) errors: Vec<ConfigError>,
+}
+
+impl fmt::Display for SuiteErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        let n = self.errors.len();
+        write!(
+            f,
+            "\n\n{n} error{} in the suite",
+            if n == 1 { "" } else { "s" }
+        )
+    }
+}
+
+impl std::error::Error for SuiteErrors {}

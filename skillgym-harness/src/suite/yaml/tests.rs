@@ -1,0 +1,420 @@
+//! Loader tests: discovery, schema, aliases, merging, and exact error texts.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::grade::spec::{GraderCommand, GraderKind};
+
+fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, text).unwrap();
+    path
+}
+
+fn env(name: &str) -> Option<String> {
+    match name {
+        "TARGET" => Some("claude".to_owned()),
+        "STRICT" => Some("true".to_owned()),
+        _ => None,
+    }
+}
+
+fn load(root: &Path) -> Loaded {
+    match load_suite(root, &env) {
+        Ok(l) => l,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Every error as `file:line:column: message [help]`, file relative to `root`.
+fn errors(root: &Path) -> Vec<String> {
+    let err = load_suite(root, &env).expect_err("should fail");
+    err.errors
+        .iter()
+        .map(|e| {
+            let (file, line, col) = e.location().expect("located");
+            let rel = file.strip_prefix(root).unwrap().display().to_string();
+            match e.help() {
+                Some(h) => format!("{rel}:{line}:{col}: {} [{h}]", e.message()),
+                None => format!("{rel}:{line}:{col}: {}", e.message()),
+            }
+        })
+        .collect()
+}
+
+const SUITE: &str = "name: demo\nassertions:\n  - Response is polite\ntests: ./cases/\n";
+
+#[test]
+fn discovery_orders_by_bytes_and_warns_about_skipped_dirs() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    write(root, "EVAL.yaml", SUITE);
+    for name in ["b", "a", "Z", "10", "9"] {
+        write(root, &format!("cases/{name}/case.yaml"), "input: hi\n");
+    }
+    write(root, "cases/yml/case.yml", "input: hi\n");
+    fs::create_dir_all(root.join("cases/empty")).unwrap();
+    write(root, "cases/file.txt", "not a case");
+    let loaded = load(root);
+    let ids: Vec<&str> = loaded.suite.cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["10", "9", "Z", "a", "b", "yml"]);
+    assert_eq!(loaded.warnings.len(), 1);
+    assert_eq!(
+        loaded.warnings[0].message,
+        "skipping directory `empty`: no case.yaml found"
+    );
+    assert_eq!(loaded.suite.name, "demo");
+    assert_eq!(loaded.suite.cases[3].dir, root.join("cases/a"));
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_are_followed_only_inside_the_suite_root() {
+    let t = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root = t.path();
+    write(root, "EVAL.yaml", SUITE);
+    write(root, "shared/inside/case.yaml", "input: in\n");
+    write(outside.path(), "out/case.yaml", "input: out\n");
+    fs::create_dir_all(root.join("cases")).unwrap();
+    std::os::unix::fs::symlink(root.join("shared/inside"), root.join("cases/linked")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("out"), root.join("cases/escaped")).unwrap();
+    let loaded = load(root);
+    let ids: Vec<&str> = loaded.suite.cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["linked"]);
+    assert_eq!(loaded.warnings.len(), 1);
+    assert!(
+        loaded.warnings[0]
+            .message
+            .starts_with("skipping `escaped`: a symlink to"),
+        "{}",
+        loaded.warnings[0]
+    );
+}
+
+#[test]
+fn workspace_dir_paths_and_resolution_order() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    write(
+        root,
+        "EVAL.yaml",
+        "workspace: {template: ./base}\nassertions: [ok]\ntests: ./cases/\n",
+    );
+    fs::create_dir_all(root.join("base")).unwrap();
+    write(root, "prompt.md", "suite copy");
+    write(root, "shared.md", "suite only");
+    write(root, "cases/a/prompt.md", "case copy");
+    fs::create_dir_all(root.join("cases/a/workspace")).unwrap();
+    write(
+        root,
+        "cases/a/case.yaml",
+        "input: hi\ninput_files: [prompt.md, shared.md]\n",
+    );
+    write(root, "cases/b/case.yaml", "input: hi\n");
+    let cases = load(root).suite.cases;
+    assert_eq!(
+        cases[0].input_files,
+        [root.join("cases/a/prompt.md"), root.join("shared.md")]
+    );
+    assert_eq!(
+        cases[0].workspace.template,
+        Some(root.join("cases/a/workspace"))
+    );
+    assert_eq!(cases[1].workspace.template, Some(root.join("base")));
+}
+
+#[test]
+fn inline_yaml_and_jsonl_tests() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    write(
+        root,
+        "inline.eval.yaml",
+        "tests:\n  - id: one\n    input: hi\n    criteria: says hi\n  - file://more.yaml\n  - more.jsonl\n",
+    );
+    write(
+        root,
+        "more.yaml",
+        "- id: two\n  input: [{role: user, content: hello}]\n  expected_output: hello\n",
+    );
+    write(
+        root,
+        "more.jsonl",
+        "{\"id\": \"three\", \"input\": \"x\", \"criteria\": \"y\"}\n\n{\"id\": \"four\", \"input\": \"x\", \"criteria\": \"y\"}\n",
+    );
+    let suite = load(root).suite;
+    assert_eq!(suite.name, "inline");
+    let ids: Vec<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["one", "two", "three", "four"]);
+    assert_eq!(
+        suite.cases[1].expected_output,
+        [Message {
+            role: Role::Assistant,
+            content: Content::Text("hello".to_owned())
+        }]
+    );
+}
+
+#[test]
+fn graders_aliases_defaults_and_metadata_merge() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    write(
+        root,
+        "EVAL.yaml",
+        "input: [{role: system, content: be brief}]\nmetadata: {team: a, labels: [x, y], nested: {k: 1, j: 2}}\ntags: [suite]\nexecution: {targets: [claude, {name: codex, use_target: '${{ TARGET }}'}], threshold: 0.6}\nassert:\n  - Suite rubric\n  - {type: is_json}\ntests: ./cases/\n",
+    );
+    write(
+        root,
+        "cases/a/case.yaml",
+        "input: fix it\nexpected_outcome: fixed\nassertions:\n  - type: contains\n    value: done\n  - first rubric\n  - {type: code_grader, command: [bun, test], extra: 1, config: {extra: 2}, timeout: 30s}\n  - second rubric\n  - {type: not-contains, value: error, required: 0.5, weight: 2}\n  - {type: execution_metrics, maxToolCalls: 20}\n  - {type: skill-used, value: find-skills}\n  - {type: tool-trajectory, mode: any_order, minimums: {Read: 2}}\nmetadata: {team: b, labels: [y, z], nested: {k: 9}}\ntags: [mine]\nretry_failed: 2\ntimeout: 5m\nexecution: {targets: [codex]}\n",
+    );
+    write(
+        root,
+        "cases/b/case.yaml",
+        "input: x\nexecution: {skip_defaults: true, threshold: 1}\nassertions: [{type: regex, value: '^ok', flags: i}]\n",
+    );
+    let suite = load(root).suite;
+    let a = &suite.cases[0];
+    let names: Vec<&str> = a.assertions.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "contains-done",
+            "rubrics",
+            "code-grader",
+            "contains-error",
+            "execution-metrics",
+            "skill-trigger-find-skills",
+            "tool-trajectory",
+            "rubrics",
+            "is-json"
+        ]
+    );
+    assert_eq!(a.assertions[1].weight, 2.0);
+    let GraderKind::Rubrics { items } = &a.assertions[1].kind else {
+        panic!()
+    };
+    assert_eq!(items[1].id, "rubric-2");
+    assert_eq!(items[1].outcome, "second rubric");
+    let GraderKind::CodeGrader(cg) = &a.assertions[2].kind else {
+        panic!()
+    };
+    assert_eq!(
+        cg.command,
+        GraderCommand::Argv(vec!["bun".into(), "test".into()])
+    );
+    assert_eq!(cg.config, serde_json::json!({"extra": 2}));
+    assert_eq!(cg.timeout, Some(std::time::Duration::from_secs(30)));
+    let neg = &a.assertions[3];
+    assert!(neg.negate && neg.required);
+    assert_eq!((neg.min_score, neg.weight), (Some(0.5), 2.0));
+    assert_eq!(a.criteria.as_deref(), Some("fixed"));
+    assert_eq!(
+        a.metadata,
+        serde_json::json!({"team": "b", "labels": ["x", "y", "z"], "nested": {"k": 9, "j": 2}})
+    );
+    assert_eq!(a.tags, ["suite", "mine"]);
+    assert_eq!(a.repeat_failure, Some(2));
+    assert_eq!(a.timeout, Some(std::time::Duration::from_secs(300)));
+    assert_eq!(a.threshold, 0.6);
+    assert_eq!(a.input.len(), 2);
+    assert_eq!(suite.targets[1].use_target.as_deref(), Some("claude"));
+    let b = &suite.cases[1];
+    assert_eq!(b.assertions.len(), 1, "skip_defaults drops the suite's");
+    assert_eq!(b.input.len(), 1, "skip_defaults drops the suite's input");
+    assert_eq!(b.threshold, 1.0);
+}
+
+#[test]
+fn default_threshold_and_suite_name_from_file() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    write(
+        root,
+        "smoke.eval.yaml",
+        "tests: [{id: a, input: hi, criteria: ok}]\n",
+    );
+    let suite = load(root).suite;
+    assert_eq!(suite.name, "smoke");
+    assert_eq!(suite.cases[0].threshold, DEFAULT_THRESHOLD);
+}
+
+/// One malformed suite: file contents and the exact errors.
+fn check(files: &[(&str, &str)], expected: &[&str]) {
+    let t = tempfile::tempdir().unwrap();
+    for (rel, text) in files {
+        write(t.path(), rel, text);
+    }
+    assert_eq!(errors(t.path()), expected);
+}
+
+#[test]
+fn error_unknown_key_with_suggestion() {
+    check(
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            ("cases/a/case.yaml", "inptu: hi\ncriteria: ok\n"),
+        ],
+        &[
+            "cases/a/case.yaml:1:1: a case is missing `input`",
+            "cases/a/case.yaml:1:1: unknown field `inptu` in a case [did you mean `input`?]",
+        ],
+    );
+}
+
+#[test]
+fn error_wrong_type() {
+    check(
+        &[(
+            "EVAL.yaml",
+            "tags: smoke\ntests: [{id: a, input: hi, criteria: ok}]\n",
+        )],
+        &["EVAL.yaml:1:7: `tags` must be a list of strings, found a string"],
+    );
+}
+
+#[test]
+fn error_contains_without_value() {
+    check(
+        &[(
+            "EVAL.yaml",
+            "tests:\n  - id: a\n    input: hi\n    assertions:\n      - type: contains\n",
+        )],
+        &["EVAL.yaml:5:9: `contains` needs a non-empty string `value`"],
+    );
+}
+
+#[test]
+fn error_bad_regex() {
+    check(
+        &[(
+            "EVAL.yaml",
+            "tests:\n  - id: a\n    input: hi\n    assertions: [{type: regex, value: 'a(b'}]\n",
+        )],
+        &["EVAL.yaml:4:39: invalid regex `a(b`: unclosed group"],
+    );
+}
+
+#[test]
+fn error_unknown_grader_type() {
+    check(
+        &[(
+            "EVAL.yaml",
+            "tests:\n  - id: a\n    input: hi\n    assertions: [{type: contians, value: x}]\n",
+        )],
+        &[
+            "EVAL.yaml:4:25: unknown grader type `contians` [did you mean `contains`? (skillgym runs no custom graders)]",
+        ],
+    );
+}
+
+#[test]
+fn error_negative_weight() {
+    check(
+        &[(
+            "EVAL.yaml",
+            "tests:\n  - id: a\n    input: hi\n    assertions: [{type: is-json, weight: -1}]\n",
+        )],
+        &["EVAL.yaml:4:42: `weight` must be >= 0, found -1"],
+    );
+}
+
+#[test]
+fn error_required_above_one() {
+    check(
+        &[(
+            "EVAL.yaml",
+            "tests:\n  - id: a\n    input: hi\n    assertions: [{type: is-json, required: 1.5}]\n",
+        )],
+        &["EVAL.yaml:4:44: `required` must be `true`, `false` or a number in (0, 1], found 1.5"],
+    );
+}
+
+#[test]
+fn error_missing_tests() {
+    check(
+        &[("EVAL.yaml", "name: demo\n")],
+        &["EVAL.yaml:1:1: a suite is missing `tests`"],
+    );
+}
+
+#[test]
+fn error_missing_input() {
+    check(
+        &[
+            ("EVAL.yaml", "tests: ./cases\n"),
+            ("cases/a/case.yaml", "criteria: ok\n"),
+        ],
+        &["cases/a/case.yaml:1:1: a case is missing `input`"],
+    );
+}
+
+#[test]
+fn error_several_in_one_case_yaml() {
+    check(
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            (
+                "cases/a/case.yaml",
+                "input: hi\nassertions:\n  - {type: contains}\n  - {type: latency, threshold: -5}\n  - {type: is-json, min_score: 0}\nrepeat: zero\n",
+            ),
+        ],
+        &[
+            "cases/a/case.yaml:3:5: `contains` needs a non-empty string `value`",
+            "cases/a/case.yaml:4:32: `threshold` must be an integer >= 0, found -5",
+            "cases/a/case.yaml:5:32: `min_score` must be in (0, 1], found 0",
+            "cases/a/case.yaml:6:9: `repeat` must be an integer >= 1, found a string",
+        ],
+    );
+}
+
+#[test]
+fn error_two_bad_case_files_are_both_reported() {
+    check(
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            (
+                "cases/a/case.yaml",
+                "input: hi\nassertions: [{type: equals, value: ''}]\n",
+            ),
+            ("cases/b/case.yaml", "input: [1]\ncriteria: ok\n"),
+        ],
+        &[
+            "cases/a/case.yaml:2:36: `value` must not be empty",
+            "cases/b/case.yaml:1:8: `input` must be a string, a message or a list of messages, found a list",
+        ],
+    );
+}
+
+#[test]
+fn error_duplicate_ids_and_unknown_target() {
+    check(
+        &[(
+            "EVAL.yaml",
+            "execution: {targets: [claude]}\ntests:\n  - {id: a, input: hi, criteria: ok}\n  - {id: a, input: hi, criteria: ok, execution: {targets: [codx]}}\n",
+        )],
+        &[
+            "EVAL.yaml:4:10: duplicate case id `a`",
+            "EVAL.yaml:4:59: target `codx` is not one of the suite's `execution.targets`",
+        ],
+    );
+}
+
+#[test]
+fn multi_error_display_lists_every_error() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "EVAL.yaml", "tests: ./cases/\n");
+    write(t.path(), "cases/a/case.yaml", "input: 1\ncriteria: ok\n");
+    write(t.path(), "cases/b/case.yaml", "input: hi\n");
+    let text = load_suite(t.path(), &env).unwrap_err().to_string();
+    assert!(text.contains("cases/a/case.yaml:1:8:"), "{text}");
+    assert!(
+        text.contains("cases/b/case.yaml:1:1: a case needs at least one of"),
+        "{text}"
+    );
+    assert!(text.ends_with("2 errors in the suite"), "{text}");
+}
