@@ -26,7 +26,7 @@ fn main() {
     let mut times: Vec<Duration> = Vec::new();
     for _ in 0..11 {
         let start = Instant::now();
-        let cases = skillgym_harness::bench_load_suite(root);
+        let cases = skillgym_harness::suite::bench_load(root);
         times.push(start.elapsed());
         assert_eq!(cases, 1000);
     }

@@ -45,16 +45,6 @@ pub mod error;
 pub mod execute;
 #[doc(hidden)]
 pub mod fuzzing;
-
-/// Loads the declarative suite at `path` and returns its number of cases (panics on errors):
-/// the entry point of `benches/suites.rs`. Not a stable API.
-#[doc(hidden)]
-pub fn bench_load_suite(path: &std::path::Path) -> usize {
-    match suite::yaml::load_suite(path, &|_| None) {
-        Ok(loaded) => loaded.suite.cases.len(),
-        Err(errors) => panic!("{errors}"),
-    }
-}
 #[allow(dead_code)] // filled in by the declarative suites (issue 15)
 mod grade;
 mod harness;

@@ -8,3 +8,12 @@ pub(crate) mod yaml;
 
 pub use plan::{Plan, PlannedExecution};
 pub use registry::{CaseCheck, CaseSpec, PromptSpec, collect_registered};
+
+/// Loads the declarative suite at `path` and returns its number of cases (panics on errors):
+/// the entry point of `benches/suites.rs`. Not a stable API.
+pub fn bench_load(path: &std::path::Path) -> usize {
+    match yaml::load_suite(path, &|_| None) {
+        Ok(loaded) => loaded.suite.cases.len(),
+        Err(errors) => panic!("{errors}"),
+    }
+}
