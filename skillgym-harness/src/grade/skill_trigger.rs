@@ -9,7 +9,7 @@
 //! Names are compared exactly (the `name:` of the skill's `SKILL.md`). A failed load or
 //! `SKILL.md` read ([`SessionReport::skill_attempts`]) never triggers. Binary.
 
-use skillgym::{Confidence, SessionReport};
+use skillgym::SessionReport;
 
 use super::{Check, GraderOutcome};
 
@@ -25,7 +25,7 @@ pub(crate) fn grade(skill: &str, should_trigger: bool, report: &SessionReport) -
     let evidence = match detection {
         Some(detection) => format!(
             "detected ({}): {}",
-            confidence_name(detection.confidence),
+            detection.confidence.as_str(),
             detection.evidence.join("; ")
         ),
         None => {
@@ -48,19 +48,9 @@ pub(crate) fn grade(skill: &str, should_trigger: bool, report: &SessionReport) -
     )])
 }
 
-fn confidence_name(confidence: Confidence) -> &'static str {
-    match confidence {
-        Confidence::Weak => "weak",
-        Confidence::Medium => "medium",
-        Confidence::Strong => "strong",
-        Confidence::Explicit => "explicit",
-        _ => "unknown",
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use skillgym::{SkillAttempt, SkillDetection};
+    use skillgym::{Confidence, SkillAttempt, SkillDetection};
 
     use super::*;
     use crate::grade::Verdict;

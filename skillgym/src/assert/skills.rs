@@ -81,7 +81,7 @@ impl<'a> Skills<'a> {
     fn qualifier(&self) -> String {
         match self.min_confidence {
             Confidence::Weak => String::new(),
-            min => format!(" (at least {})", confidence_name(min)),
+            min => format!(" (at least {})", min.as_str()),
         }
     }
 
@@ -102,7 +102,7 @@ impl<'a> Skills<'a> {
             .iter()
             .map(|skill| {
                 let below = skill.confidence < self.min_confidence;
-                let mut text = format!("{} ({})", skill.skill, confidence_name(skill.confidence));
+                let mut text = format!("{} ({})", skill.skill, skill.confidence.as_str());
                 if below {
                     text.push_str(" — below the minimum confidence");
                 }
@@ -329,15 +329,6 @@ impl<'a> Skills<'a> {
         };
         self.check.settle(Location::caller(), outcome);
         self
-    }
-}
-
-fn confidence_name(confidence: Confidence) -> &'static str {
-    match confidence {
-        Confidence::Weak => "weak",
-        Confidence::Medium => "medium",
-        Confidence::Strong => "strong",
-        Confidence::Explicit => "explicit",
     }
 }
 

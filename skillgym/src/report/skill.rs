@@ -27,6 +27,22 @@ pub enum Confidence {
     Explicit,
 }
 
+impl Confidence {
+    /// The name used in reports and messages: `weak`, `medium`, `strong`, `explicit`.
+    ///
+    /// ```
+    /// assert_eq!(skillgym::Confidence::Strong.as_str(), "strong");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Weak => "weak",
+            Confidence::Medium => "medium",
+            Confidence::Strong => "strong",
+            Confidence::Explicit => "explicit",
+        }
+    }
+}
+
 /// One skill the agent used, with the strongest confidence seen and all evidence.
 ///
 /// ```
