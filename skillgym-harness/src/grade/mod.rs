@@ -13,7 +13,7 @@
 //! | [`trajectory`] | `tool-trajectory` (`any_order`, `in_order`, `exact`, `subset`, `superset`) | `score >= 0.8` |
 //! | [`skill_trigger`] | `skill-trigger`, on the report's skill detections (failed loads never count) | binary |
 //! | [`code`] | `code-grader`: a command fed one JSON document on stdin | `score >= 0.8` |
-//! | here | rubrics (plain strings, `criteria`) | always [`Verdict::Skip`]: rubric grading needs a judge runner, which comes with the integration; a skipped grader does not count in the case's score |
+//! | [`judge`] | rubrics (plain strings, `criteria`): the judge's prompt and how its answer is scored | fail when a required item is missed, else `score >= 0.8`; until the judge runner is wired in, [`grade`] returns [`Verdict::Skip`] for rubrics (a skipped grader does not count in the case's score) |
 //!
 //! `negate: true` is applied after the grader ran (agentv §3.2): score `1 - s`, pass and fail
 //! swap (skip stays), every check's `passed` flips and its evidence gets the prefix
@@ -23,6 +23,7 @@
 //! code call it through `spawn_blocking`.
 
 pub(crate) mod code;
+pub(crate) mod judge;
 pub(crate) mod metrics;
 pub(crate) mod score;
 pub(crate) mod skill_trigger;
