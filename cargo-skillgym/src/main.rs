@@ -22,14 +22,13 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
-    /// skillgym's tools (see `cargo skillgym --help`).
+    /// Scaffold skillgym benchmarks, check agents, serve the scripted model.
     Skillgym(App),
 }
 
 #[derive(Debug, clap::Args)]
 #[command(
     version,
-    about = "Scaffold skillgym benchmarks, check agents, serve the scripted model.",
     arg_required_else_help = true,
     after_help = "Run the benchmarks themselves with `cargo test --test benchmarks`."
 )]
