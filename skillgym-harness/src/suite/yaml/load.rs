@@ -99,18 +99,16 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
         let source = &mut sources[suite_index];
         suite_fields(source, &root, &file, &dir)
     };
-    let mut cases_raw = Vec::new();
+    let mut gather = Gather {
+        env,
+        sources: &mut sources,
+        cases: Vec::new(),
+        warnings: &mut warnings,
+    };
     if let Some(tests) = raws {
-        resolve_tests(
-            &tests,
-            suite_index,
-            &dir,
-            env,
-            &mut sources,
-            &mut cases_raw,
-            &mut warnings,
-        );
+        gather.tests(&tests, suite_index, &dir);
     }
+    let cases_raw = gather.cases;
     let mut seen: Vec<String> = Vec::new();
     for raw in cases_raw {
         let source = &mut sources[raw.source];
@@ -591,194 +589,176 @@ fn message(source: &mut Source, n: &Node) -> Option<Message> {
     Some(Message { role, content })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn resolve_tests(
-    tests: &Node,
-    source_index: usize,
-    dir: &Path,
-    env: Env<'_>,
-    sources: &mut Vec<Source>,
-    out: &mut Vec<RawCase>,
-    warnings: &mut Vec<Warning>,
-) {
-    match &tests.value {
-        Value::Str(s) => {
-            resolve_tests_path(tests, s, source_index, dir, env, sources, out, warnings)
-        }
-        Value::Seq(items) => {
-            for item in items {
-                match &item.value {
-                    Value::Str(s) => {
-                        resolve_tests_path(item, s, source_index, dir, env, sources, out, warnings)
-                    }
-                    _ => out.push(RawCase {
-                        source: source_index,
-                        node: item.clone(),
-                        dir: dir.to_path_buf(),
-                        default_id: None,
-                    }),
-                }
-            }
-        }
-        _ => sources[source_index].error(
-            tests,
-            format!(
-                "`tests` must be a list of cases or a path, found {}",
-                tests.kind()
-            ),
-        ),
-    }
+/// Where the raw cases of a suite are gathered from `tests:`, with the files read on the way.
+struct Gather<'a> {
+    env: Env<'a>,
+    sources: &'a mut Vec<Source>,
+    cases: Vec<RawCase>,
+    warnings: &'a mut Vec<Warning>,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn resolve_tests_path(
-    node: &Node,
-    written: &str,
-    source_index: usize,
-    dir: &Path,
-    env: Env<'_>,
-    sources: &mut Vec<Source>,
-    out: &mut Vec<RawCase>,
-    warnings: &mut Vec<Warning>,
-) {
-    let written = written.strip_prefix("file://").unwrap_or(written);
-    let path: PathBuf = dir
-        .join(written)
-        .components()
-        .filter(|c| *c != std::path::Component::CurDir)
-        .collect();
-    if path.is_dir() {
-        discover(&path, dir, env, sources, out, warnings);
-        return;
+impl Gather<'_> {
+    /// `tests:` of the file `sources[source_index]`: a path, or a list of cases and paths.
+    fn tests(&mut self, tests: &Node, source_index: usize, dir: &Path) {
+        match &tests.value {
+            Value::Str(s) => self.tests_path(tests, s, source_index, dir),
+            Value::Seq(items) => {
+                for item in items {
+                    match &item.value {
+                        Value::Str(s) => self.tests_path(item, s, source_index, dir),
+                        _ => self.cases.push(RawCase {
+                            source: source_index,
+                            node: item.clone(),
+                            dir: dir.to_path_buf(),
+                            default_id: None,
+                        }),
+                    }
+                }
+            }
+            _ => self.sources[source_index].error(
+                tests,
+                format!(
+                    "`tests` must be a list of cases or a path, found {}",
+                    tests.kind()
+                ),
+            ),
+        }
     }
-    if !path.is_file() {
-        sources[source_index].error(
-            node,
-            format!("`tests`: `{written}` is neither a directory nor a file"),
-        );
-        return;
-    }
-    let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    match ext {
+
+    /// One path of `tests:`: a directory to discover, or a `.yaml`/`.yml`/`.jsonl` cases file.
+    fn tests_path(&mut self, node: &Node, written: &str, source_index: usize, dir: &Path) {
+        let written = written.strip_prefix("file://").unwrap_or(written);
+        let path: PathBuf = dir
+            .join(written)
+            .components()
+            .filter(|c| *c != std::path::Component::CurDir)
+            .collect();
+        if path.is_dir() {
+            self.discover(&path, dir);
+            return;
+        }
+        if !path.is_file() {
+            self.sources[source_index].error(
+                node,
+                format!("`tests`: `{written}` is neither a directory nor a file"),
+            );
+            return;
+        }
+        let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        match ext {
         "yaml" | "yml" => {
-            let Some(root) = read(&path, env, sources) else { return };
-            let index = sources.len() - 1;
+            let Some(root) = read(&path, self.env, self.sources) else { return };
+            let index = self.sources.len() - 1;
             match root.value {
-                Value::Seq(items) => out.extend(items.into_iter().map(|node| RawCase {
+                Value::Seq(items) => self.cases.extend(items.into_iter().map(|node| RawCase {
                     source: index,
                     node,
                     dir: file_dir.clone(),
                     default_id: None,
                 })),
                 Value::Null => {}
-                _ => sources[index].error(&root, format!("a cases file must be a list of cases, found {}", root.kind())),
+                _ => self.sources[index].error(&root, format!("a cases file must be a list of cases, found {}", root.kind())),
             }
         }
         "jsonl" => {
             let text = match std::fs::read_to_string(&path) {
                 Ok(t) => t,
                 Err(e) => {
-                    sources[source_index].error(node, format!("cannot read `{written}`: {e}"));
+                    self.sources[source_index].error(node, format!("cannot read `{written}`: {e}"));
                     return;
                 }
             };
             let mut source = Source::new(&path, text.clone());
-            let index = sources.len();
+            let index = self.sources.len();
             for (i, line) in text.lines().enumerate() {
                 if line.trim().is_empty() {
                     continue;
                 }
                 match parse_document(&path, line, i as u32) {
                     Ok(mut n) => {
-                        interpolate(&mut n, env);
-                        out.push(RawCase { source: index, node: n, dir: file_dir.clone(), default_id: None });
+                        interpolate(&mut n, self.env);
+                        self.cases.push(RawCase { source: index, node: n, dir: file_dir.clone(), default_id: None });
                     }
                     Err(e) => source.errors.push(
                         crate::config::ConfigError::at(&path, &text, i as u32 + 1, 1, e.message().to_owned()),
                     ),
                 }
             }
-            sources.push(source);
+            self.sources.push(source);
         }
-        _ => sources[source_index].error(node, format!("`tests`: unsupported cases file `{written}` (use .yaml, .yml or .jsonl, or a directory)")),
+        _ => self.sources[source_index].error(node, format!("`tests`: unsupported cases file `{written}` (use .yaml, .yml or .jsonl, or a directory)")),
     }
-}
+    }
 
-/// Directory discovery (agentv §2.2, with symlinks followed inside the suite root).
-fn discover(
-    cases_dir: &Path,
-    suite_dir: &Path,
-    env: Env<'_>,
-    sources: &mut Vec<Source>,
-    out: &mut Vec<RawCase>,
-    warnings: &mut Vec<Warning>,
-) {
-    let root = std::fs::canonicalize(suite_dir).unwrap_or_else(|_| suite_dir.to_path_buf());
-    let Ok(entries) = std::fs::read_dir(cases_dir) else {
-        warnings.push(Warning {
-            path: cases_dir.to_path_buf(),
-            message: "cannot read the cases directory".to_owned(),
-        });
-        return;
-    };
-    let mut dirs: Vec<(Vec<u8>, PathBuf, String)> = Vec::new();
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if kind.is_symlink() {
-            match std::fs::canonicalize(&path) {
-                Ok(target) if target.is_dir() && target.starts_with(&root) => {}
-                Ok(target) if target.is_dir() => {
-                    warnings.push(Warning {
-                        path,
-                        message: format!(
-                            "skipping `{name}`: a symlink to `{}`, outside the suite directory",
-                            target.display()
-                        ),
-                    });
-                    continue;
-                }
-                _ => continue,
-            }
-        } else if !kind.is_dir() {
-            continue;
-        }
-        dirs.push((entry.file_name().as_encoded_bytes().to_vec(), path, name));
-    }
-    dirs.sort();
-    for (_, path, name) in dirs {
-        let file = ["case.yaml", "case.yml"]
-            .iter()
-            .map(|f| path.join(f))
-            .find(|f| f.is_file());
-        let Some(file) = file else {
-            warnings.push(Warning {
-                path: path.clone(),
-                message: format!("skipping directory `{name}`: no case.yaml found"),
+    /// Directory discovery (agentv §2.2, with symlinks followed inside the suite root).
+    fn discover(&mut self, cases_dir: &Path, suite_dir: &Path) {
+        let root = std::fs::canonicalize(suite_dir).unwrap_or_else(|_| suite_dir.to_path_buf());
+        let Ok(entries) = std::fs::read_dir(cases_dir) else {
+            self.warnings.push(Warning {
+                path: cases_dir.to_path_buf(),
+                message: "cannot read the cases directory".to_owned(),
             });
-            continue;
+            return;
         };
-        let Some(node) = read(&file, env, sources) else {
-            continue;
-        };
-        let index = sources.len() - 1;
-        if !matches!(node.value, Value::Map(_)) {
-            sources[index].error(
-                &node,
-                format!("a case.yaml must be a mapping, found {}", node.kind()),
-            );
-            continue;
+        let mut dirs: Vec<(Vec<u8>, PathBuf, String)> = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if kind.is_symlink() {
+                match std::fs::canonicalize(&path) {
+                    Ok(target) if target.is_dir() && target.starts_with(&root) => {}
+                    Ok(target) if target.is_dir() => {
+                        self.warnings.push(Warning {
+                            path,
+                            message: format!(
+                                "skipping `{name}`: a symlink to `{}`, outside the suite directory",
+                                target.display()
+                            ),
+                        });
+                        continue;
+                    }
+                    _ => continue,
+                }
+            } else if !kind.is_dir() {
+                continue;
+            }
+            dirs.push((entry.file_name().as_encoded_bytes().to_vec(), path, name));
         }
-        out.push(RawCase {
-            source: index,
-            node,
-            dir: path,
-            default_id: Some(name),
-        });
+        dirs.sort();
+        for (_, path, name) in dirs {
+            let file = ["case.yaml", "case.yml"]
+                .iter()
+                .map(|f| path.join(f))
+                .find(|f| f.is_file());
+            let Some(file) = file else {
+                self.warnings.push(Warning {
+                    path: path.clone(),
+                    message: format!("skipping directory `{name}`: no case.yaml found"),
+                });
+                continue;
+            };
+            let Some(node) = read(&file, self.env, self.sources) else {
+                continue;
+            };
+            let index = self.sources.len() - 1;
+            if !matches!(node.value, Value::Map(_)) {
+                self.sources[index].error(
+                    &node,
+                    format!("a case.yaml must be a mapping, found {}", node.kind()),
+                );
+                continue;
+            }
+            self.cases.push(RawCase {
+                source: index,
+                node,
+                dir: path,
+                default_id: Some(name),
+            });
+        }
     }
 }
 
