@@ -119,6 +119,22 @@ fn excerpt(output: &str) -> String {
 
 /// `pattern` with agentv's `flags` as inline flags.
 pub(crate) fn compile(pattern: &str, flags: &str) -> Result<skillgym::Regex, GradeError> {
+    let full = regex_source(pattern, flags)?;
+    skillgym::Regex::new(&full).map_err(|error| {
+        let error = error.to_string();
+        let hint = if error.contains("look-around") || error.contains("backreference") {
+            " (ECMAScript-only syntax: the Rust regex crate has no look-around nor backreferences)"
+        } else {
+            ""
+        };
+        format!("regex /{pattern}/ does not compile{hint}: {error}")
+    })
+}
+
+/// `pattern` with agentv's JavaScript `flags` as inline flags: `i`, `m`, `s` map to `(?ims)`,
+/// `g` and `u` mean nothing here and are ignored, any other flag is an error. The one rule for
+/// the suite loader (which checks the syntax) and the grader (which compiles).
+pub(crate) fn regex_source(pattern: &str, flags: &str) -> Result<String, GradeError> {
     let mut inline = String::new();
     for flag in flags.chars() {
         match flag {
@@ -131,19 +147,10 @@ pub(crate) fn compile(pattern: &str, flags: &str) -> Result<skillgym::Regex, Gra
             }
         }
     }
-    let full = if inline.is_empty() {
+    Ok(if inline.is_empty() {
         pattern.to_owned()
     } else {
         format!("(?{inline}){pattern}")
-    };
-    skillgym::Regex::new(&full).map_err(|error| {
-        let error = error.to_string();
-        let hint = if error.contains("look-around") || error.contains("backreference") {
-            " (ECMAScript-only syntax: the Rust regex crate has no look-around nor backreferences)"
-        } else {
-            ""
-        };
-        format!("regex /{pattern}/ does not compile{hint}: {error}")
     })
 }
 

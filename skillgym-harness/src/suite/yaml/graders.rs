@@ -296,18 +296,9 @@ fn kind(source: &mut Source, f: &mut Fields<'_>, ty: &str, dirs: Dirs<'_>) -> Op
             value: value_string(source, f, ty)?,
         },
         "regex" => {
-            let flags = match f.take_some(source, "flags", &[]) {
-                Some(n) => {
-                    let flags = source.string("flags", n)?;
-                    if let Some(bad) = flags.chars().find(|c| !"ims".contains(*c)) {
-                        source.error(
-                            n,
-                            format!("unsupported regex flag `{bad}`: use `i`, `m` or `s`"),
-                        );
-                        return None;
-                    }
-                    flags
-                }
+            let flags_node = f.take_some(source, "flags", &[]);
+            let flags = match flags_node {
+                Some(n) => source.string("flags", n)?,
                 None => String::new(),
             };
             let value_node = f.take_some(source, "value", &[]);
@@ -316,10 +307,12 @@ fn kind(source: &mut Source, f: &mut Fields<'_>, ty: &str, dirs: Dirs<'_>) -> Op
                 return None;
             };
             let pattern = source.non_empty("value", value_node)?;
-            let full = if flags.is_empty() {
-                pattern.clone()
-            } else {
-                format!("(?{flags}){pattern}")
+            let full = match crate::grade::text::regex_source(&pattern, &flags) {
+                Ok(full) => full,
+                Err(why) => {
+                    source.error(flags_node.unwrap_or(value_node), why);
+                    return None;
+                }
             };
             // Syntax only: compiling the automaton is the grader's work, at grade time.
             if let Err(err) = regex_syntax::Parser::new().parse(&full) {
