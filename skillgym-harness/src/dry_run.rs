@@ -4,6 +4,7 @@
 //! | what | where it comes from |
 //! |---|---|
 //! | a case's script | its `mock = "path"`, else `--mock-script` / `SKILLGYM_MOCK_SCRIPT`, else the answer `done` |
+//! | the judge's script (rubric graders) | `judge.mock` in `skillgym.yaml`, else the answer `done` (which is no valid judge answer: the grader fails saying so) |
 //! | the endpoint | the server's session base URL for the runner's wire API (`agent.provider.wire_api`, else the agent's default), a session key, offline settings on |
 //! | the request log | `<attempt>/mock-requests.jsonl` |
 //! | runners that cannot be pointed at an endpoint (`cursor-agent`) | skipped, with the reason |
@@ -27,6 +28,7 @@ pub(crate) struct DryRun {
     server: MockServer,
     default_script: Arc<Script>,
     case_scripts: HashMap<String, Arc<Script>>,
+    judge_script: Arc<Script>,
 }
 
 /// One attempt's route to the scripted server; the route closes when it is dropped.
@@ -37,11 +39,13 @@ pub(crate) struct DryRunSession {
 }
 
 impl DryRun {
-    /// Reads every script the cases name (and the run's, when given) and starts the server.
-    /// A script that cannot be read or parsed is an error naming it, with line and column.
+    /// Reads every script the cases name (and the run's and the judge's, when given) and
+    /// starts the server. A script that cannot be read or parsed is an error naming it, with
+    /// line and column.
     pub(crate) fn start(
         cases: &[CaseSpec],
         run_script: Option<&Path>,
+        judge_script: Option<&Path>,
     ) -> Result<DryRun, DryRunError> {
         let mut loaded: HashMap<PathBuf, Arc<Script>> = HashMap::new();
         let mut load = |path: &Path| -> Result<Arc<Script>, ConfigError> {
@@ -53,6 +57,10 @@ impl DryRun {
             Ok(script)
         };
         let default_script = match run_script {
+            Some(path) => load(path).map_err(DryRunError::Script)?,
+            None => Arc::new(Script::answer(crate::mock::script::DEFAULT_ANSWER)),
+        };
+        let judge_script = match judge_script {
             Some(path) => load(path).map_err(DryRunError::Script)?,
             None => Arc::new(Script::answer(crate::mock::script::DEFAULT_ANSWER)),
         };
@@ -72,6 +80,7 @@ impl DryRun {
             server,
             default_script,
             case_scripts,
+            judge_script,
         })
     }
 
@@ -94,11 +103,31 @@ impl DryRun {
         cwd: &Path,
         artifact_dir: &Path,
     ) -> Option<DryRunSession> {
-        let wire_api = runner.agent.wire_api()?;
         let script = self
             .case_scripts
             .get(&case.id)
             .unwrap_or(&self.default_script);
+        self.open_with(script, runner, cwd, artifact_dir)
+    }
+
+    /// Opens the server session of one judge question (`judge.mock`'s script).
+    pub(crate) fn open_judge(
+        &self,
+        runner: &Runner,
+        cwd: &Path,
+        artifact_dir: &Path,
+    ) -> Option<DryRunSession> {
+        self.open_with(&self.judge_script, runner, cwd, artifact_dir)
+    }
+
+    fn open_with(
+        &self,
+        script: &Arc<Script>,
+        runner: &Runner,
+        cwd: &Path,
+        artifact_dir: &Path,
+    ) -> Option<DryRunSession> {
+        let wire_api = runner.agent.wire_api()?;
         let session = self.server.open_session(SessionSetup {
             script: Arc::clone(script),
             cwd: Some(cwd.to_path_buf()),

@@ -7,6 +7,8 @@
 //! | [`PreflightError`] | the checks made before a run: prompt files, agent programs | every case or runner at fault |
 //! | [`SkillError`] | loading and merging the skills under test | the skill directories, the config entry |
 //! | [`DryRunError`] | starting a `--mock` run | the script, the case that names it |
+//! | [`SuiteErrors`] | loading declarative suites | every error of every file, with line and column |
+//! | [`UnknownCaseRunner`], [`JudgeError`] | matching declarative cases and the judge to runners | the case, the runner, the configured ones |
 //! | [`RunDirError`] | claiming the run directory | the directory |
 //! | [`IoError`] | file and process operations (wrapped in an [`io::Error`] where a seam returns one) | the path(s) |
 //!
@@ -22,6 +24,7 @@ use std::path::PathBuf;
 pub use crate::cli::UsageError;
 use crate::config::{ConfigError, SettingsError};
 pub use crate::suite::registry::DuplicateCaseId;
+pub use crate::suite::yaml::SuiteErrors;
 
 /// Why a run could not start: what [`Harness::run`](crate::Harness::run) prints as
 /// `error: {report}` before exiting with [`Error::exit_code`].
@@ -72,6 +75,15 @@ pub enum Error {
     /// The run directory cannot be claimed.
     #[error(transparent)]
     RunDir(#[from] RunDirError),
+    /// Declarative suites that cannot be loaded: every error of every file, at once.
+    #[error(transparent)]
+    Suite(#[from] SuiteErrors),
+    /// Declarative cases that name runners which are not configured.
+    #[error("{}", lines(.0))]
+    UnknownCaseRunners(Vec<UnknownCaseRunner>),
+    /// The judge of rubric graders is missing or unknown.
+    #[error(transparent)]
+    Judge(#[from] JudgeError),
 }
 
 impl Error {
@@ -89,7 +101,10 @@ impl Error {
             | Error::Preflight(_)
             | Error::Skills(_)
             | Error::DryRun(_)
-            | Error::RunDir(_) => 2,
+            | Error::RunDir(_)
+            | Error::Suite(_)
+            | Error::UnknownCaseRunners(_)
+            | Error::Judge(_) => 2,
         }
     }
 
@@ -118,6 +133,71 @@ impl fmt::Display for Report<'_> {
         }
         f.write_str(&text)
     }
+}
+
+/// A declarative case whose `runners` (or `execution.targets`) name a runner that is not
+/// configured.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "case `{case}` ({declared}) runs on runner `{runner}`, which is not configured ({})",
+    known_runners(.known)
+)]
+#[non_exhaustive]
+pub struct UnknownCaseRunner {
+    /// The case id.
+    pub case: String,
+    /// Where it is declared, `file:line`.
+    pub declared: String,
+    /// The unknown runner id.
+    pub runner: String,
+    /// The configured runner ids.
+    pub known: Vec<String>,
+}
+
+fn known_runners(known: &[String]) -> String {
+    if known.is_empty() {
+        return "no runners are configured".to_owned();
+    }
+    let ids: Vec<String> = known.iter().map(|id| format!("`{id}`")).collect();
+    let mut text = format!("configured runners: {}", ids.join(", "));
+    text.push_str("; a target's `use_target`, else its `name`, names a runner");
+    text
+}
+
+/// The judge of rubric graders (`judge:` in `skillgym.yaml`) is missing or unknown.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JudgeError {
+    /// `judge.runner` names a runner that is not configured.
+    #[error(
+        "{config}:{line}:{column}: `judge.runner` names unknown runner `{runner}` ({}){}",
+        known_runners(.known).split(';').next().unwrap_or_default(),
+        .suggestion.as_ref().map(|s| format!("\n  help: did you mean `{s}`?")).unwrap_or_default()
+    )]
+    UnknownRunner {
+        /// The config file.
+        config: String,
+        /// Position of the value.
+        line: u32,
+        /// Position of the value.
+        column: u32,
+        /// The unknown id.
+        runner: String,
+        /// The configured runner ids.
+        known: Vec<String>,
+        /// The closest configured id.
+        suggestion: Option<String>,
+    },
+    /// Cases with rubric graders, and no judge.
+    #[error(
+        "{} case(s) have rubric graders (plain-string assertions or `criteria`), which need a judge: {}\n  help: add `judge: {{ runner: <runner id> }}` to skillgym.yaml",
+        .cases.len(),
+        .cases.join(", ")
+    )]
+    Missing {
+        /// The ids of the cases (at most a few are listed).
+        cases: Vec<String>,
+    },
 }
 
 /// Why an agent adapter cannot be built from a runner's options.

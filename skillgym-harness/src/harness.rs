@@ -13,7 +13,7 @@ use crate::artifacts::RunDir;
 use crate::cli::{self, SkillgymArgs};
 use crate::config::{self, Settings};
 use crate::dry_run::DryRun;
-use crate::error::Error;
+use crate::error::{Error, JudgeError, UnknownCaseRunner};
 use crate::execute::{ExecutionResult, Status, run_execution};
 use crate::interrupt;
 use crate::preflight;
@@ -23,7 +23,10 @@ use crate::run::{RunContext, Runner};
 use crate::schedule::{Gates, worker_threads};
 use crate::secrets;
 use crate::skills::plan::SkillPlan;
-use crate::suite::{CaseSpec, Plan, collect_registered};
+use crate::suite::registry::sort_and_check;
+use crate::suite::sources::{self, Origin, SuitePath};
+use crate::suite::yaml::Warning;
+use crate::suite::{CaseCheck, CaseSpec, Plan, collect_registered};
 use crate::summary::{self, Counts, RunResults};
 use crate::time::Timestamp;
 
@@ -58,6 +61,7 @@ pub fn main() -> ExitCode {
 #[derive(Debug, Default)]
 pub struct Harness {
     runners: Vec<Runner>,
+    suites: Vec<PathBuf>,
     config_path: Option<PathBuf>,
     argv: Option<Vec<OsString>>,
 }
@@ -76,6 +80,20 @@ impl Harness {
             id,
             agent: Arc::new(agent),
         });
+        self
+    }
+
+    /// Adds a declarative suite: an agentv-style `EVAL.yaml` or `*.eval.yaml` file, or a
+    /// directory holding one (relative paths are resolved against the test crate's
+    /// directory). Its cases run beside the Rust ones, after `suites:` of `skillgym.yaml`.
+    ///
+    /// ```no_run
+    /// fn main() -> std::process::ExitCode {
+    ///     skillgym_harness::Harness::new().suite("evals/EVAL.yaml").run()
+    /// }
+    /// ```
+    pub fn suite(mut self, path: impl Into<PathBuf>) -> Self {
+        self.suites.push(path.into());
         self
     }
 
@@ -118,8 +136,8 @@ impl Harness {
         let Some((mut arguments, overrides)) = parse_command_line(argv)? else {
             return Ok(None);
         };
-        let cases = collect_registered()?;
-        let crate_dir = crate_dir(&cases);
+        let rust_cases = collect_registered()?;
+        let crate_dir = crate_dir(&rust_cases);
         let config_path = overrides
             .config
             .clone()
@@ -128,7 +146,14 @@ impl Harness {
             .or_else(|| config::discover(&crate_dir));
         let settings = load_settings(config_path.as_deref(), &crate_dir, &overrides)?;
         remember_secrets(&settings);
-        let runners = select_runners(&settings, self.runners)?;
+        let declared = sources::load_all(&suite_paths(&settings, &self.suites, &crate_dir))?;
+        let mut cases = rust_cases;
+        cases.extend(declared.cases);
+        let cases = sort_and_check(cases)?;
+        let configured = all_runners(&settings, self.runners)?;
+        check_case_runners(&cases, &configured)?;
+        let judge = judge_runner(&settings, &configured)?;
+        let runners = select_runners(&settings, configured)?;
         if runners.is_empty() {
             let config = config_path.unwrap_or_else(|| crate_dir.join("skillgym.yaml"));
             return Err(Error::NoRunners { config });
@@ -136,6 +161,7 @@ impl Harness {
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
         let plan = Plan::new(&cases, &runner_ids, &settings.tags);
         check_before_run(&arguments, &plan, &cases, &runners)?;
+        check_judge(&plan, &cases, judge.as_ref())?;
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
         if arguments.test_threads.is_none() {
@@ -145,9 +171,116 @@ impl Harness {
                 plan.executions.len(),
             ));
         }
-        let context = run_context(&arguments, settings, &overrides, cases, runners)?;
+        let selection = Selection {
+            cases,
+            runners,
+            judge,
+            warnings: declared.warnings,
+        };
+        let context = run_context(&arguments, settings, &overrides, selection)?;
         let trials = trials(&plan, &context);
         Ok(Some((arguments, context, trials)))
+    }
+}
+
+/// What a run runs: the cases, the selected runners, the judge, and the suites' warnings.
+struct Selection {
+    cases: Vec<CaseSpec>,
+    runners: Vec<Runner>,
+    judge: Option<Runner>,
+    warnings: Vec<Warning>,
+}
+
+/// The suites to load: `suites:` of the configuration, then those given in code.
+fn suite_paths(settings: &Settings, from_code: &[PathBuf], crate_dir: &Path) -> Vec<SuitePath> {
+    let configured = settings.suites.iter().map(|suite| SuitePath {
+        path: suite.value.clone(),
+        origin: Origin::Config {
+            file: settings.config_path.clone().unwrap_or_default(),
+            line: suite.line,
+            column: suite.column,
+        },
+    });
+    let coded = from_code.iter().map(|path| SuitePath {
+        path: if path.is_absolute() {
+            path.clone()
+        } else {
+            crate_dir.join(path)
+        },
+        origin: Origin::Code,
+    });
+    configured.chain(coded).collect()
+}
+
+/// Every declarative case's runners must be configured (a typo would skip the case silently).
+fn check_case_runners(cases: &[CaseSpec], configured: &[Runner]) -> Result<(), Error> {
+    let known: Vec<String> = configured.iter().map(|r| r.id.clone()).collect();
+    let unknown: Vec<UnknownCaseRunner> = cases
+        .iter()
+        .filter(|case| matches!(case.check, CaseCheck::Declared(_)))
+        .flat_map(|case| {
+            case.runners
+                .iter()
+                .filter(|runner| !known.contains(runner))
+                .map(|runner| UnknownCaseRunner {
+                    case: case.id.clone(),
+                    declared: case.source.clone(),
+                    runner: runner.clone(),
+                    known: known.clone(),
+                })
+        })
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::UnknownCaseRunners(unknown))
+    }
+}
+
+/// The runner `judge.runner` names (any configured runner, whatever `--runner` selects).
+fn judge_runner(settings: &Settings, configured: &[Runner]) -> Result<Option<Runner>, Error> {
+    let Some(judge) = &settings.judge else {
+        return Ok(None);
+    };
+    let wanted = &judge.runner.value;
+    if let Some(runner) = configured.iter().find(|r| &r.id == wanted) {
+        return Ok(Some(runner.clone()));
+    }
+    let known: Vec<String> = configured.iter().map(|r| r.id.clone()).collect();
+    Err(JudgeError::UnknownRunner {
+        config: settings
+            .config_path
+            .as_deref()
+            .map_or_else(String::new, |path| path.display().to_string()),
+        line: judge.runner.line,
+        column: judge.runner.column,
+        runner: wanted.clone(),
+        suggestion: crate::suggest::did_you_mean(wanted, known.iter().map(String::as_str))
+            .map(str::to_owned),
+        known,
+    }
+    .into())
+}
+
+/// Planned cases with rubric graders need a judge.
+fn check_judge(plan: &Plan, cases: &[CaseSpec], judge: Option<&Runner>) -> Result<(), Error> {
+    if judge.is_some() {
+        return Ok(());
+    }
+    let mut needing: Vec<String> = Vec::new();
+    for execution in &plan.executions {
+        let case = &cases[execution.case];
+        if let CaseCheck::Declared(check) = &case.check
+            && check.needs_judge()
+            && !needing.contains(&case.id)
+        {
+            needing.push(case.id.clone());
+        }
+    }
+    if needing.is_empty() {
+        Ok(())
+    } else {
+        Err(JudgeError::Missing { cases: needing }.into())
     }
 }
 
@@ -198,9 +331,8 @@ fn remember_secrets(settings: &Settings) {
     }
 }
 
-/// The configuration's runners, then the code's (replacing any with the same id), kept to
-/// those `--runner` selects (which must all exist).
-fn select_runners(settings: &Settings, from_code: Vec<Runner>) -> Result<Vec<Runner>, Error> {
+/// The configuration's runners, then the code's (replacing any with the same id).
+fn all_runners(settings: &Settings, from_code: Vec<Runner>) -> Result<Vec<Runner>, Error> {
     let mut runners = configured_runners(settings)?;
     for runner in from_code {
         match runners.iter_mut().find(|r| r.id == runner.id) {
@@ -208,6 +340,11 @@ fn select_runners(settings: &Settings, from_code: Vec<Runner>) -> Result<Vec<Run
             None => runners.push(runner),
         }
     }
+    Ok(runners)
+}
+
+/// The runners `--runner` selects (which must all exist), in configuration order.
+fn select_runners(settings: &Settings, mut runners: Vec<Runner>) -> Result<Vec<Runner>, Error> {
     let known: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
     settings.check_runner_filter(&known)?;
     if !settings.runner_filter.is_empty() {
@@ -239,14 +376,20 @@ fn run_context(
     arguments: &Arguments,
     settings: Settings,
     overrides: &SkillgymArgs,
-    cases: Vec<CaseSpec>,
-    runners: Vec<Runner>,
+    selection: Selection,
 ) -> Result<Arc<RunContext>, Error> {
+    let Selection {
+        cases,
+        runners,
+        judge,
+        warnings,
+    } = selection;
     let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
     let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
     let gates = gates(&settings, &runners, &run_dir);
     let rejections = Rejections::new(&run_dir.path());
-    let dry_run = dry_run(arguments, overrides, &cases)?;
+    let judge_script = settings.judge.as_ref().and_then(|j| j.mock.as_deref());
+    let dry_run = dry_run(arguments, overrides, &cases, judge_script)?;
     // Skills are loaded and checked before anything runs (not for `--list`, which reads
     // nothing).
     let skills = if arguments.list {
@@ -257,6 +400,7 @@ fn run_context(
     // Claimed last: a run stopped by a configuration error writes nothing.
     if !arguments.list {
         claim(&run_dir)?;
+        sources::warn_once(&run_dir.path(), &warnings);
     }
     Ok(Arc::new(RunContext {
         skills,
@@ -267,6 +411,7 @@ fn run_context(
         settings,
         cases,
         runners,
+        judge,
         results: Mutex::new(Vec::new()),
     }))
 }
@@ -277,11 +422,12 @@ fn dry_run(
     arguments: &Arguments,
     overrides: &SkillgymArgs,
     cases: &[CaseSpec],
+    judge_script: Option<&Path>,
 ) -> Result<Option<DryRun>, Error> {
     match overrides.mock.unwrap_or(overrides.mock_script.is_some()) {
         true if !arguments.list => {
             let script = overrides.mock_script.as_deref().map(absolute);
-            Ok(Some(DryRun::start(cases, script.as_deref())?))
+            Ok(Some(DryRun::start(cases, script.as_deref(), judge_script)?))
         }
         _ => Ok(None),
     }

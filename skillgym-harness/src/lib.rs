@@ -45,13 +45,13 @@ pub mod error;
 pub mod execute;
 #[doc(hidden)]
 pub mod fuzzing;
-#[allow(dead_code)] // filled in by the declarative suites (issue 15)
 mod grade;
 mod harness;
 mod interrupt;
 mod lines;
 pub mod mock;
 pub mod normalize;
+mod oneshot;
 mod preflight;
 #[doc(hidden)]
 pub mod process;

@@ -49,6 +49,8 @@ pub struct RunContext {
     pub(crate) dry_run: Option<DryRun>,
     /// The skills under test each attempt installs.
     pub(crate) skills: SkillPlan,
+    /// The runner that grades rubric items (`judge:`), if configured.
+    pub(crate) judge: Option<Runner>,
     /// Results of the executions finished in this process, keyed by plan position.
     pub results: Mutex<Vec<(usize, ExecutionResult)>>,
 }

@@ -14,6 +14,8 @@
 //!   max_output: 512MiB          # per session; more stops the agent (origin output-limit)
 //!   secrets: [MY_SERVICE_AUTH]  # masked too, besides *_KEY, *_TOKEN, *_SECRET, *PASSWORD*, *_CREDENTIALS
 //! defaults: { timeout: 2m }
+//! suites: [evals/EVAL.yaml]     # declarative suites (agentv EVAL.yaml, case.yaml directories)
+//! judge: { runner: claude }     # grades the suites' rubric items
 //! runners:
 //!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
 //! ```
@@ -34,8 +36,8 @@ pub use discover::{FILE_NAMES, discover, discover_checked, load, load_for_run};
 pub use duration::{DurationError, DurationErrorKind, parse_duration};
 pub use error::ConfigError;
 pub use schema::{
-    AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, ProviderConfig, RunConfig,
-    RunnerConfig, Schedule, UserSkills, WireApi, WorkspaceConfig, WorkspaceMode,
+    AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, JudgeConfig, ProviderConfig,
+    RunConfig, RunnerConfig, Schedule, UserSkills, WireApi, WorkspaceConfig, WorkspaceMode,
 };
 pub(crate) use settings::resolve;
 pub use settings::{

@@ -19,6 +19,8 @@ use super::yaml::{self, Located};
 use crate::suggest::did_you_mean;
 
 /// A whole `skillgym.yaml`. An empty file is a valid (empty) config.
+// `reserved_snapshots` is a private unit field that rejects a key, not a non-exhaustive marker.
+#[allow(clippy::manual_non_exhaustive)]
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
@@ -32,10 +34,13 @@ pub struct Config {
     /// `runners:` the configured agent targets, in file order.
     #[serde(default, deserialize_with = "deserialize_runners")]
     pub runners: Vec<(String, RunnerConfig)>,
-    /// `suites:` is reserved for declarative suites, which do not exist yet: the key is an
-    /// error rather than silently doing nothing.
-    #[serde(default, rename = "suites", deserialize_with = "not_supported_suites")]
-    reserved_suites: (),
+    /// `suites:` declarative suites: `EVAL.yaml` / `*.eval.yaml` files, or directories holding
+    /// one (absolute after [`Config::parse`]).
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    pub suites: Vec<Located<PathBuf>>,
+    /// `judge:` the runner that grades rubric items (plain-string assertions, `criteria`).
+    #[serde(default)]
+    pub judge: Option<JudgeConfig>,
     /// `snapshots:` is reserved for token snapshots, which do not exist yet.
     #[serde(
         default,
@@ -102,6 +107,12 @@ impl Config {
             if let Some(command) = &mut runner.agent.command {
                 *command = resolve_command(dir, command);
             }
+        }
+        for suite in &mut self.suites {
+            suite.value = resolve_path(dir, &suite.value);
+        }
+        if let Some(mock) = self.judge.as_mut().and_then(|judge| judge.mock.as_mut()) {
+            *mock = resolve_path(dir, mock);
         }
         let runner_skills = self.runners.iter_mut().map(|(_, r)| &mut r.skills);
         for skills in std::iter::once(&mut self.run.skills).chain(runner_skills) {
@@ -562,6 +573,25 @@ impl TryFrom<RawDefaults> for DefaultsConfig {
     }
 }
 
+/// `judge:`: who grades the rubric items of declarative cases.
+///
+/// ```yaml
+/// judge:
+///   runner: claude               # one of `runners:`
+///   mock: judge.mock.yaml        # the scripted model's answer for the judge under --mock
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct JudgeConfig {
+    /// `runner`: the id of a configured runner (not limited by `--runner`).
+    pub runner: Located<String>,
+    /// `mock`: the script the scripted model plays for judge sessions under `--mock`
+    /// (absolute after [`Config::parse`]).
+    #[serde(default)]
+    pub mock: Option<PathBuf>,
+}
+
 /// One entry of `runners:`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -937,14 +967,6 @@ fn not_supported<'de, D: Deserializer<'de>>(
     Err(de::Error::custom(
         value.error(yaml::with_help(message, help)),
     ))
-}
-
-fn not_supported_suites<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
-    not_supported(
-        deserializer,
-        "`suites` is not supported yet: declarative suites (EVAL.yaml, case.yaml) are not built",
-        "write each case as a Rust function with `#[skillgym::case]`, and remove `suites`",
-    )
 }
 
 fn not_supported_snapshots<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {

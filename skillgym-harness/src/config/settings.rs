@@ -15,6 +15,8 @@
 //! | timeout | — | — | `defaults.timeout` or `defaults.timeout_ms` (`timeoutMs`) | 2m |
 //! | cwd (workspace mode `none`) | — | — | `run.workspace.cwd` or `run.cwd` (not both; vs config dir) | the config dir |
 //! | workspace | — | — | `run.workspace` | mode `none` |
+//! | declarative suites | — | — | `suites` (vs config dir) | none |
+//! | judge runner | — | — | `judge.runner` | none (rubric graders are a start-up error) |
 //!
 //! A flag beats its variable, field by field. An empty variable counts as unset. An empty
 //! `--tag` list never hides `run.tags`.
@@ -40,7 +42,9 @@ use std::time::Duration;
 
 use super::schema::{is_path_like, resolve_path};
 use super::yaml::Located;
-use super::{Config, ConfigError, Schedule, UserSkills, WorkspaceConfig, WorkspaceMode};
+use super::{
+    Config, ConfigError, JudgeConfig, Schedule, UserSkills, WorkspaceConfig, WorkspaceMode,
+};
 use crate::cli::{SkillgymArgs, UsageError};
 use crate::config::RunnerConfig;
 use crate::suggest::did_you_mean;
@@ -97,6 +101,10 @@ pub struct Settings {
     pub max_output: u64,
     /// `run.secrets`: variable names masked besides those that look secret.
     pub secrets: Vec<String>,
+    /// `suites:` the declarative suites (absolute, with their position in the config file).
+    pub suites: Vec<Located<PathBuf>>,
+    /// `judge:` who grades rubric items.
+    pub judge: Option<JudgeConfig>,
 }
 
 /// Per-case settings given by a flag or `SKILLGYM_*` variable; they beat the case's arguments.
@@ -192,6 +200,8 @@ fn resolve_in(
         run,
         defaults,
         runners,
+        suites,
+        judge,
         path,
         dir,
         ..
@@ -258,6 +268,8 @@ fn resolve_in(
         user_skills: run.user_skills,
         max_output: run.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
         secrets: run.secrets,
+        suites,
+        judge,
     };
     Ok(settings)
 }

@@ -211,7 +211,7 @@ fn unknown_key_at_top_level() {
         &err,
         1,
         1,
-        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`",
+        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`",
         Some("did you mean `run`?"),
     );
 }
@@ -579,14 +579,6 @@ fn duration_keys_follow_the_shared_grammar() {
 
 #[test]
 fn keys_of_features_not_built_yet_are_errors_at_their_value() {
-    let err = fail("run:\n  repeat: 1\nsuites: [cases/EVAL.yaml]\n");
-    assert_error(
-        &err,
-        3,
-        9,
-        "`suites` is not supported yet: declarative suites (EVAL.yaml, case.yaml) are not built",
-        Some("write each case as a Rust function with `#[skillgym::case]`, and remove `suites`"),
-    );
     let err = fail("snapshots:\n  tolerance: { percent: 10 }\n");
     assert_error(
         &err,
@@ -595,12 +587,38 @@ fn keys_of_features_not_built_yet_are_errors_at_their_value() {
         "`snapshots` is not supported yet: token snapshots are not built",
         Some("token usage is in each execution's `results.json`; remove `snapshots`"),
     );
-    for empty in ["suites:\n", "suites: []\n", "snapshots:\n"] {
-        assert!(
-            fail(empty).message().contains("is not supported yet"),
-            "{empty:?}"
-        );
-    }
+    assert!(
+        fail("snapshots:\n")
+            .message()
+            .contains("is not supported yet"),
+        "an empty `snapshots:` is an error too"
+    );
+}
+
+#[test]
+fn suites_and_judge_resolve_against_the_config_dir() {
+    let config = Config::parse(
+        Path::new("/repo/bench/skillgym.yaml"),
+        "suites: [evals/EVAL.yaml, ./more]\njudge: { runner: claude, mock: judge.yaml }\n",
+    )
+    .unwrap();
+    let suites: Vec<&Path> = config.suites.iter().map(|s| s.value.as_path()).collect();
+    assert_eq!(
+        suites,
+        [
+            Path::new("/repo/bench/evals/EVAL.yaml"),
+            Path::new("/repo/bench/more")
+        ]
+    );
+    assert_eq!((config.suites[0].line, config.suites[0].column), (1, 10));
+    let judge = config.judge.unwrap();
+    assert_eq!(judge.runner.value, "claude");
+    assert_eq!(
+        judge.mock.as_deref(),
+        Some(Path::new("/repo/bench/judge.yaml"))
+    );
+    let err = fail("judge: { runer: claude }\n");
+    assert!(err.message().contains("unknown field `runer`"), "{err}");
 }
 
 #[test]

@@ -14,7 +14,7 @@ use super::ConfigError;
 use crate::suggest::did_you_mean;
 
 /// Keys the schema reserves for features that do not exist yet: never suggested.
-const NOT_BUILT_YET: &[&str] = &["suites", "snapshots"];
+const NOT_BUILT_YET: &[&str] = &["snapshots"];
 
 /// Separates a message from its `help:` text inside a custom serde error (see [`with_help`]).
 const HELP_SEPARATOR: &str = "\n  help: ";

@@ -176,6 +176,7 @@ mod tests {
             exit_code: Some(0),
             signal: None,
             artifact_dir: PathBuf::from(format!("/run/c/r/repeat-{repetition}/attempt-{attempt}")),
+            grading: None,
         }
     }
 

@@ -8,15 +8,19 @@ use skillgym::{Failure, FailureClass, FailureOrigin, InstalledSkill, SessionRepo
 use tokio::runtime::Runtime;
 
 use super::check::{classify, run_check};
+use super::grading::{Scene, grade_attempt};
+use super::hooks::{self, HookLog, HookScene};
+use super::judge::SessionJudge;
 use super::result::{AttemptResult, Status};
-use super::session::{SessionLimits, run_session};
+use super::session::{SessionLimits, SessionOutput, run_session};
 use crate::agent::SessionSpec;
 use crate::artifacts::write_json;
 use crate::dry_run;
+use crate::grade::Judge;
 use crate::run::{RunContext, Runner};
 use crate::skills;
-use crate::suite::CaseSpec;
-use crate::workspace;
+use crate::suite::{CaseCheck, CaseSpec};
+use crate::workspace::{self, PreparedWorkspace};
 
 /// Which attempt of which execution.
 #[derive(Debug, Clone, Copy)]
@@ -47,6 +51,7 @@ pub(super) fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>
         exit_code: None,
         signal: None,
         artifact_dir: artifact_dir.clone(),
+        grading: None,
     };
     let failure = match prepare_and_run(run, runtime, id, &mut result) {
         Ok(failure) => failure,
@@ -102,20 +107,127 @@ fn prepare_and_run(
     })?;
     let workspace = workspace::prepare(run, runtime, case, &runner.id, artifact_dir)?;
     let installed = install_skills(run, case, runner, workspace.cwd())?;
+    let declared = match &case.check {
+        CaseCheck::Declared(check) => Some(check.as_ref()),
+        CaseCheck::Rust(_) => None,
+    };
+    let hook_scene = declared.map(|check| HookScene {
+        check,
+        case_id: &case.id,
+        runner_id: &runner.id,
+        run_id: run.run_dir.run_id(),
+        workspace: workspace.cwd(),
+        artifact_dir,
+    });
+    let mut hook_log = HookLog::default();
+    if let Some(scene) = &hook_scene
+        && let Err(failure) = hooks::before_each(scene, &mut hook_log)
+    {
+        hook_log.write(artifact_dir);
+        // Kept for a look: the attempt failed before its agent ran.
+        let _ = workspace.finish(false, artifact_dir);
+        return Err(failure);
+    }
+    let session = run_agent(
+        run,
+        runtime,
+        id,
+        &prompt,
+        &prompt_file,
+        &workspace,
+        &installed,
+    );
+    result.usage = session.report.usage.clone();
+    result.steps = session.steps;
+    result.exit_code = session.exit_code;
+    result.signal = session.signal;
+    if let Err(error) = write_json(&artifact_dir.join("report.json"), &session.report) {
+        eprintln!("skillgym: cannot write report.json: {error}");
+    }
+    let failure = match session.failure {
+        Some(failure) => Some(failure),
+        None => match &case.check {
+            CaseCheck::Rust(def) => {
+                let mut ctx = skillgym::__private::new_case_context(
+                    &case.id,
+                    &runner.id,
+                    repetition,
+                    attempt,
+                    artifact_dir,
+                    workspace.cwd(),
+                );
+                let failure = run_check(runtime, def, &session.report, &mut ctx);
+                if let Some(failure) = &failure {
+                    write_explain(artifact_dir, id, workspace.cwd(), &session.report, failure);
+                }
+                failure
+            }
+            CaseCheck::Declared(check) => {
+                let settings = run.settings.effective(case);
+                let judge = run.judge.as_ref().map(|runner| SessionJudge {
+                    run,
+                    runtime,
+                    runner,
+                    artifact_dir,
+                    timeout: settings.timeout,
+                });
+                let (grading, failure) = grade_attempt(&Scene {
+                    case,
+                    check,
+                    report: &session.report,
+                    workspace: workspace.cwd(),
+                    artifact_dir,
+                    timeout: settings.timeout,
+                    judge: judge.as_ref().map(|judge| judge as &dyn Judge),
+                });
+                result.grading = Some(grading);
+                failure
+            }
+        },
+    };
+    if let Some(scene) = &hook_scene {
+        hooks::after_each(scene, &mut hook_log);
+        hook_log.write(artifact_dir);
+    }
+    let verdict_passes = match &failure {
+        None => !case.expected_fail,
+        Some(failure) => case.expected_fail && failure.origin.is_verdict(),
+    };
+    if let Some(problem) = workspace.finish(verdict_passes, artifact_dir) {
+        return Ok(failure.or(Some(problem)));
+    }
+    Ok(failure)
+}
+
+/// Runs the agent's session in the prepared workspace (through the scripted model under
+/// `--mock`).
+fn run_agent(
+    run: &RunContext,
+    runtime: &Runtime,
+    id: AttemptId<'_>,
+    prompt: &str,
+    prompt_file: &Path,
+    workspace: &PreparedWorkspace,
+    installed: &[InstalledSkill],
+) -> SessionOutput {
+    let AttemptId { case, runner, .. } = id;
+    let artifact_dir = run
+        .run_dir
+        .attempt_dir(&case.id, &runner.id, id.repetition, id.attempt);
     let state_dir = artifact_dir.join("agent-state");
     let mut dry_run = run
         .dry_run
         .as_ref()
-        .and_then(|dry| dry.open(case, runner, workspace.cwd(), artifact_dir));
+        .and_then(|dry| dry.open(case, runner, workspace.cwd(), &artifact_dir));
     let spec = SessionSpec {
         runner_id: &runner.id,
-        prompt: &prompt,
-        prompt_file: &prompt_file,
+        prompt,
+        prompt_file,
         cwd: workspace.cwd(),
-        artifact_dir,
+        artifact_dir: &artifact_dir,
         state_dir: &state_dir,
         provider: dry_run.as_ref().map(|dry| &dry.provider),
-        skills: &installed,
+        skills: installed,
     };
     let settings = run.settings.effective(case);
     let limits = SessionLimits {
@@ -128,39 +240,7 @@ fn prepare_and_run(
         let log = artifact_dir.join(dry_run::REQUEST_LOG);
         session.report.raw_artifacts.model_requests = log.is_file().then_some(log);
     }
-    result.usage = session.report.usage.clone();
-    result.steps = session.steps;
-    result.exit_code = session.exit_code;
-    result.signal = session.signal;
-    if let Err(error) = write_json(&artifact_dir.join("report.json"), &session.report) {
-        eprintln!("skillgym: cannot write report.json: {error}");
-    }
-    let failure = match session.failure {
-        Some(failure) => Some(failure),
-        None => {
-            let mut ctx = skillgym::__private::new_case_context(
-                &case.id,
-                &runner.id,
-                repetition,
-                attempt,
-                artifact_dir,
-                workspace.cwd(),
-            );
-            let failure = run_check(runtime, case, &session.report, &mut ctx);
-            if let Some(failure) = &failure {
-                write_explain(artifact_dir, id, workspace.cwd(), &session.report, failure);
-            }
-            failure
-        }
-    };
-    let verdict_passes = match &failure {
-        None => !case.expected_fail,
-        Some(failure) => case.expected_fail && failure.origin.is_verdict(),
-    };
-    if let Some(problem) = workspace.finish(verdict_passes, artifact_dir) {
-        return Ok(failure.or(Some(problem)));
-    }
-    Ok(failure)
+    session
 }
 
 /// Writes `explain.json` when failed assertions carry questions for `skillgym explain`:

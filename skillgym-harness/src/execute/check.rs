@@ -6,6 +6,7 @@ use std::sync::Once;
 
 use std::any::Any;
 
+use skillgym::__private::CaseDef;
 use skillgym::assert::AssertionFailure;
 use skillgym::{CaseContext, Failure, SessionReport, SourceLocation};
 use tokio::runtime::Runtime;
@@ -26,11 +27,10 @@ thread_local! {
 /// class; the case's `classify_failure` hook runs later (see [`classify`]).
 pub(super) fn run_check(
     runtime: &Runtime,
-    case: &CaseSpec,
+    def: &'static CaseDef,
     report: &SessionReport,
     ctx: &mut CaseContext,
 ) -> Option<Failure> {
-    let CaseCheck::Rust(def) = case.check;
     install_hook();
     CAPTURE.with(|slot| *slot.borrow_mut() = Some(None));
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -112,9 +112,11 @@ fn payload_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Applies the case's `classify_failure` hook, which runs last and may override the class.
+/// Applies a Rust case's `classify_failure` hook, which runs last and may override the class.
 pub(super) fn classify(case: &CaseSpec, failure: &mut Failure) {
-    let CaseCheck::Rust(def) = case.check;
+    let CaseCheck::Rust(def) = &case.check else {
+        return;
+    };
     if let Some(hook) = def.classify_failure
         && let Ok(Some(class)) = panic::catch_unwind(AssertUnwindSafe(|| hook(failure)))
     {

@@ -1,15 +1,30 @@
 //! Running executions: the repeat/retry loop, one attempt, one agent session, the checks.
+//!
+//! | module | role |
+//! |---|---|
+//! | `execution` | the repeat/retry loop of one case on one runner |
+//! | `attempt` | one attempt: workspace, skills, hooks, session, checks, artifacts |
+//! | `session` | one agent session: the process, its stream, the report |
+//! | `check` | a Rust case's function, its panics and soft failures |
+//! | `grading` | a declarative case's graders, score and `grading.json` |
+//! | `hooks` | a declarative suite's `before_each` / `after_each` hooks |
+//! | `judge` | rubric graders' judge: a session of the `judge` runner |
+//! | `aggregate`, `result` | repetition statistics and the result records |
 
 mod aggregate;
 mod attempt;
 mod check;
 mod execution;
+mod grading;
+mod hooks;
+mod judge;
 mod result;
 mod session;
 
 pub use aggregate::wilson_95;
 pub use execution::run_execution;
 pub use result::{
-    AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, Status,
+    AttemptResult, AttemptStats, ExecutionResult, GraderCheck, GraderResult, GraderVerdict,
+    Grading, Interval, RepetitionResult, Status,
 };
 pub use session::{SessionLimits, SessionOutput, format_duration, run_session};

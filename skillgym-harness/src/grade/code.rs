@@ -34,29 +34,17 @@
 //! (score 0, stderr as evidence), not a grader error: test runners such as `bun test`
 //! report on stderr.
 
-use std::io::{self, Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use super::spec::{CodeGraderSpec, GraderCommand};
+use super::spec::CodeGraderSpec;
 use super::{Check, GradeError, GradeInput, GraderOutcome, PASS_SCORE};
-use crate::interrupt::RegisteredGroup;
-use crate::reaper;
+use crate::oneshot::{Ran, run};
 
-/// The most stdout kept; the rest is read and dropped.
-const MAX_STDOUT: u64 = 16 << 20;
-/// The most stderr kept in memory for the message (the log gets all of it up to this too).
-const MAX_STDERR: u64 = 4 << 20;
 /// How much of stderr's end an error shows.
 const STDERR_TAIL: usize = 2000;
-/// How long the pipes are still read once the process group is dead.
-const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// Grades `code-grader` `name`.
 pub(crate) fn grade(
@@ -156,15 +144,6 @@ fn file_name(name: &str) -> String {
             }
         })
         .collect()
-}
-
-/// What the command did.
-#[derive(Debug)]
-struct Ran {
-    status: ExitStatus,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    timed_out: bool,
 }
 
 /// Reads the result of a finished command.
@@ -307,155 +286,13 @@ fn head(text: &str) -> String {
     }
 }
 
-/// The process group of a started command: killed on drop unless disarmed (once the leader
-/// is reaped its pid may be reused).
-struct Group {
-    pgid: Option<libc::pid_t>,
-}
-
-impl Group {
-    fn kill(&self) {
-        if let Some(pgid) = self.pgid {
-            // SAFETY: kill(2) has no memory-safety preconditions; `pgid > 1` is the group
-            // created for our child (`process_group(0)` makes its pid the group id).
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-        }
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// Runs `command` in `cwd` as the leader of a new process group, writes `stdin` to it, and
-/// collects its output until it exits or `timeout` elapses. Nothing of it runs on return.
-fn run(
-    command: &GraderCommand,
-    cwd: &Path,
-    env: &[(&str, PathBuf)],
-    stdin: Vec<u8>,
-    timeout: Duration,
-) -> Result<Ran, GradeError> {
-    let (program, args): (&str, &[String]) = match command {
-        GraderCommand::Shell(line) => ("sh", std::slice::from_ref(line)),
-        GraderCommand::Argv(argv) => match argv.split_first() {
-            Some((program, args)) => (program.as_str(), args),
-            None => return Err("its command is empty".to_owned()),
-        },
-    };
-    let tag = reaper::new_tag();
-    let mut process = Command::new(program);
-    if matches!(command, GraderCommand::Shell(_)) {
-        process.arg("-c");
-    }
-    let absolute = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-    process
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .env("PWD", &absolute)
-        .env(reaper::MARKER, &tag);
-    for (name, value) in env {
-        process.env(name, value);
-    }
-    let mut child = process.spawn().map_err(|error| {
-        format!(
-            "cannot start {program:?} in {}: {error}",
-            absolute.display()
-        )
-    })?;
-    let pid = child.id();
-    let mut group = Group {
-        pgid: libc::pid_t::try_from(pid).ok().filter(|&pid| pid > 1),
-    };
-    let registered = RegisteredGroup::new(pid);
-
-    let feeder = child.stdin.take().map(|mut pipe| {
-        thread::spawn(move || {
-            // A command that does not read its stdin closes the pipe: not an error.
-            let _ = pipe.write_all(&stdin);
-        })
-    });
-    let stdout = child.stdout.take().map(|pipe| collect(pipe, MAX_STDOUT));
-    let stderr = child.stderr.take().map(|pipe| collect(pipe, MAX_STDERR));
-
-    let (status, timed_out) = wait(&mut child, timeout).map_err(|error| {
-        group.kill();
-        let _ = child.wait();
-        format!("cannot wait for it: {error}")
-    })?;
-    // Whatever is left of the group goes too, so that no grandchild holds a pipe open.
-    group.kill();
-    group.pgid = None;
-    drop(registered);
-    reaper::end_session(&tag, pid);
-    let deadline = Instant::now() + DRAIN_GRACE;
-    let stdout = stdout.map(|rx| drained(&rx, deadline)).unwrap_or_default();
-    let stderr = stderr.map(|rx| drained(&rx, deadline)).unwrap_or_default();
-    drop(feeder);
-    Ok(Ran {
-        status,
-        stdout,
-        stderr,
-        timed_out,
-    })
-}
-
-/// Waits for `child` to exit, at most `timeout`; on expiry kills its group, then reaps it.
-fn wait(child: &mut Child, timeout: Duration) -> io::Result<(ExitStatus, bool)> {
-    let start = Instant::now();
-    let mut pause = Duration::from_millis(1);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok((status, false));
-        }
-        let elapsed = start.elapsed();
-        if elapsed >= timeout {
-            // SAFETY: as in `Group::kill`: the group of our own, not yet reaped, child.
-            if let Ok(pgid) = libc::pid_t::try_from(child.id())
-                && pgid > 1
-            {
-                unsafe {
-                    libc::kill(-pgid, libc::SIGKILL);
-                }
-            }
-            return Ok((child.wait()?, true));
-        }
-        thread::sleep(pause.min(timeout - elapsed));
-        pause = (pause * 2).min(Duration::from_millis(20));
-    }
-}
-
-/// Reads `pipe` to its end on a thread, keeping at most `max` bytes.
-fn collect(pipe: impl Read + Send + 'static, max: u64) -> mpsc::Receiver<Vec<u8>> {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut pipe = pipe;
-        let _ = pipe.by_ref().take(max).read_to_end(&mut kept);
-        let _ = io::copy(&mut pipe, &mut io::sink());
-        let _ = tx.send(kept);
-    });
-    rx
-}
-
-/// What a reader collected, or nothing if its pipe is still held open at `deadline` (by a
-/// descendant out of reach); the reader is then abandoned.
-fn drained(rx: &mpsc::Receiver<Vec<u8>>, deadline: Instant) -> Vec<u8> {
-    rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use std::fs;
+    use std::path::Path;
+    use std::time::{Duration, Instant};
+
+    use crate::grade::spec::GraderCommand;
 
     use serde_json::json;
     use skillgym::{SessionEvent, SessionReport, TokenCount};

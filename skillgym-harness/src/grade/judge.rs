@@ -1,6 +1,6 @@
 //! Rubric grading by a judge: the prompt the judge runner is sent, and how its answer is read.
-//! Sending the prompt (a session of the runner that `judge:` names, or the scripted model
-//! under `--mock`) is the integration's part.
+//! The prompt goes to a [`Judge`](super::Judge): in a run, a session of the runner that
+//! `judge:` names (answered by the scripted model under `--mock`).
 //!
 //! | step | rule |
 //! |---|---|
@@ -105,6 +105,17 @@ struct AnswerCheck {
     satisfied: bool,
     #[serde(default)]
     reasoning: Option<String>,
+}
+
+/// Grades `items` by asking `judge` the [`prompt`] and reading its answer.
+pub(crate) fn grade(
+    name: &str,
+    items: &[RubricItem],
+    input: &GradeInput<'_>,
+    judge: &dyn super::Judge,
+) -> Result<GraderOutcome, String> {
+    let answer = judge.ask(name, &prompt(items, input))?;
+    read_answer(&answer, items)
 }
 
 /// Reads the judge's answer `text` against the checklist `items`.

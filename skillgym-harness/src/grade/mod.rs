@@ -13,7 +13,7 @@
 //! | [`trajectory`] | `tool-trajectory` (`any_order`, `in_order`, `exact`, `subset`, `superset`) | `score >= 0.8` |
 //! | [`skill_trigger`] | `skill-trigger`, on the report's skill detections (failed loads never count) | binary |
 //! | [`code`] | `code-grader`: a command fed one JSON document on stdin | `score >= 0.8` |
-//! | [`judge`] | rubrics (plain strings, `criteria`): the judge's prompt and how its answer is scored | fail when a required item is missed, else `score >= 0.8`; until the judge runner is wired in, [`grade`] returns [`Verdict::Skip`] for rubrics (a skipped grader does not count in the case's score) |
+//! | [`judge`] | rubrics (plain strings, `criteria`): the judge's prompt and how its answer is scored | fail when a required item is missed, else `score >= 0.8`; without a judge ([`GradeInput::judge`]) a rubric grader is [`Verdict::Skip`]ped (a skipped grader does not count in the case's score) |
 //!
 //! `negate: true` is applied after the grader ran (agentv §3.2): score `1 - s`, pass and fail
 //! swap (skip stays), every check's `passed` flips and its evidence gets the prefix
@@ -68,6 +68,14 @@ pub(crate) struct GradeInput<'a> {
     pub(crate) input: &'a Value,
     /// The case's timeout: the code grader's, unless it sets its own.
     pub(crate) timeout: Duration,
+    /// Who answers rubric prompts; `None`: rubrics are skipped (no judge configured).
+    pub(crate) judge: Option<&'a dyn Judge>,
+}
+
+/// Sends a rubric prompt to a judge and returns its answer's text.
+pub(crate) trait Judge: std::fmt::Debug {
+    /// Asks the judge; `grader` names the rubric grader (for the judge session's artifacts).
+    fn ask(&self, grader: &str, prompt: &str) -> Result<String, GradeError>;
 }
 
 static NULL: Value = Value::Null;
@@ -88,6 +96,7 @@ impl<'a> GradeInput<'a> {
             metadata: &NULL,
             input: &NULL,
             timeout,
+            judge: None,
         }
     }
 }
@@ -259,9 +268,12 @@ pub(crate) fn grade(spec: &GraderSpec, input: &GradeInput<'_>) -> GraderOutcome 
             skill,
             should_trigger,
         } => Ok(skill_trigger::grade(skill, *should_trigger, input.report)),
-        GraderKind::Rubrics { .. } => Ok(GraderOutcome::skip(
-            "rubric grading needs a judge runner (not configured)",
-        )),
+        GraderKind::Rubrics { items } => match input.judge {
+            Some(judge) => judge::grade(&spec.name, items, input, judge),
+            None => Ok(GraderOutcome::skip(
+                "rubric grading needs a judge runner: name one with `judge:` in skillgym.yaml",
+            )),
+        },
     };
     match graded {
         Ok(outcome) if spec.negate => negated(outcome),
@@ -403,7 +415,7 @@ mod tests {
     }
 
     #[test]
-    fn rubrics_are_skipped_until_a_judge_is_configured() {
+    fn rubrics_are_skipped_without_a_judge() {
         let report = SessionReport::default();
         let input = GradeInput::new(&report, case_dir(), TIMEOUT);
         let outcome = grade(
@@ -413,8 +425,103 @@ mod tests {
         assert_eq!(outcome.verdict, Verdict::Skip);
         assert_eq!(
             outcome.checks[0].text,
-            "rubric grading needs a judge runner (not configured)"
+            "rubric grading needs a judge runner: name one with `judge:` in skillgym.yaml"
         );
+    }
+
+    /// A judge that answers from a script and remembers the prompts it was asked.
+    #[derive(Debug)]
+    struct Scripted {
+        answer: Result<String, String>,
+        asked: std::cell::RefCell<Vec<(String, String)>>,
+    }
+
+    impl Judge for Scripted {
+        fn ask(&self, grader: &str, prompt: &str) -> Result<String, GradeError> {
+            self.asked
+                .borrow_mut()
+                .push((grader.to_owned(), prompt.to_owned()));
+            self.answer.clone()
+        }
+    }
+
+    fn rubric(id: &str, required: bool) -> spec::RubricItem {
+        spec::RubricItem {
+            id: id.to_owned(),
+            outcome: format!("outcome {id}"),
+            weight: 1.0,
+            required,
+        }
+    }
+
+    #[test]
+    fn rubrics_are_graded_by_the_judge_and_negate_applies() {
+        let report = SessionReport::default();
+        let judge = Scripted {
+            answer: Ok(
+                r#"Sure. {"checks": [{"id": "a", "satisfied": true, "reasoning": "yes"},
+                {"id": "b", "satisfied": false, "reasoning": "no"}]}"#
+                    .to_owned(),
+            ),
+            asked: Default::default(),
+        };
+        let input = GradeInput {
+            judge: Some(&judge),
+            ..GradeInput::new(&report, case_dir(), TIMEOUT)
+        };
+        let mut rubrics = spec(
+            "quality",
+            GraderKind::Rubrics {
+                items: vec![rubric("a", false), rubric("b", false)],
+            },
+        );
+        let outcome = grade(&rubrics, &input);
+        assert_eq!((outcome.score, outcome.verdict), (0.5, Verdict::Fail));
+        assert_eq!(outcome.checks[1].evidence.as_deref(), Some("no"));
+        let asked = judge.asked.borrow().clone();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].0, "quality");
+        assert!(
+            asked[0].1.contains("- a: outcome a\n- b: outcome b"),
+            "{}",
+            asked[0].1
+        );
+        rubrics.negate = true;
+        assert_eq!(grade(&rubrics, &input).score, 0.5);
+    }
+
+    #[test]
+    fn a_judge_that_fails_or_answers_badly_fails_the_grader() {
+        let report = SessionReport::default();
+        let items = GraderKind::Rubrics {
+            items: vec![rubric("a", true)],
+        };
+        for (answer, expected) in [
+            (
+                Err("the judge runner `claude` failed: timed out".to_owned()),
+                "Grader 'quality' failed: the judge runner `claude` failed: timed out",
+            ),
+            (
+                Ok("done".to_owned()),
+                "Grader 'quality' failed: the judge's answer holds no JSON object: `done`",
+            ),
+        ] {
+            let judge = Scripted {
+                answer,
+                asked: Default::default(),
+            };
+            let input = GradeInput {
+                judge: Some(&judge),
+                ..GradeInput::new(&report, case_dir(), TIMEOUT)
+            };
+            let mut quality = spec("quality", items.clone());
+            let outcome = grade(&quality, &input);
+            assert_eq!((outcome.score, outcome.verdict), (0.0, Verdict::Fail));
+            assert_eq!(outcome.checks[0].text, expected);
+            // An error is never negated into a pass.
+            quality.negate = true;
+            assert_eq!(grade(&quality, &input).verdict, Verdict::Fail);
+        }
     }
 
     #[test]

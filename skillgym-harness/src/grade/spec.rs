@@ -71,6 +71,45 @@ pub(crate) enum GraderKind {
     Rubrics { items: Vec<RubricItem> },
 }
 
+impl GraderKind {
+    /// The grader's `type:` as agentv v4.42.4 spells it (rubrics: `rubrics`).
+    pub(crate) fn type_name(&self) -> &'static str {
+        match self {
+            GraderKind::Contains {
+                ignore_case: false, ..
+            } => "contains",
+            GraderKind::Contains {
+                ignore_case: true, ..
+            } => "icontains",
+            GraderKind::ContainsAny {
+                ignore_case: false, ..
+            } => "contains-any",
+            GraderKind::ContainsAny {
+                ignore_case: true, ..
+            } => "icontains-any",
+            GraderKind::ContainsAll {
+                ignore_case: false, ..
+            } => "contains-all",
+            GraderKind::ContainsAll {
+                ignore_case: true, ..
+            } => "icontains-all",
+            GraderKind::StartsWith { .. } => "starts-with",
+            GraderKind::EndsWith { .. } => "ends-with",
+            GraderKind::Equals { .. } => "equals",
+            GraderKind::Regex { .. } => "regex",
+            GraderKind::IsJson => "is-json",
+            GraderKind::CodeGrader(_) => "code-grader",
+            GraderKind::ExecutionMetrics(_) => "execution-metrics",
+            GraderKind::TokenUsage { .. } => "token-usage",
+            GraderKind::Latency { .. } => "latency",
+            GraderKind::Cost { .. } => "cost",
+            GraderKind::ToolTrajectory(_) => "tool-trajectory",
+            GraderKind::SkillTrigger { .. } => "skill-trigger",
+            GraderKind::Rubrics { .. } => "rubrics",
+        }
+    }
+}
+
 /// `code-grader`'s fields.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct CodeGraderSpec {

@@ -1,11 +1,12 @@
 //! What to run: the registered cases and the plan of trials (case x runner).
 
+pub mod declared;
 pub mod plan;
 pub mod registry;
-// wired into trials by issue 15's integration
-#[allow(dead_code)]
+pub(crate) mod sources;
 pub(crate) mod yaml;
 
+pub use declared::DeclaredCheck;
 pub use plan::{Plan, PlannedExecution};
 pub use registry::{CaseCheck, CaseSpec, PromptSpec, collect_registered};
 

@@ -1,11 +1,14 @@
-//! Cases registered by `#[skillgym::case]` through inventory.
+//! Cases registered by `#[skillgym::case]` through inventory, and [`CaseSpec`], what the harness
+//! plans and runs whatever a case's source.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use skillgym::__private::{CaseDef, PromptSource};
 
+use super::declared::DeclaredCheck;
 use crate::error::IoError;
 
 /// One case, whatever its source, as the harness plans and runs it.
@@ -69,16 +72,19 @@ impl PromptSpec {
 }
 
 /// How a case checks a session.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum CaseCheck {
     /// A Rust function registered by `#[skillgym::case]`.
     Rust(&'static CaseDef),
+    /// The graders of a declarative case (`case.yaml`, `EVAL.yaml`).
+    Declared(Arc<DeclaredCheck>),
 }
 
 impl fmt::Debug for CaseCheck {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CaseCheck::Rust(def) => write!(f, "Rust({}::{})", def.module_path, def.name),
+            CaseCheck::Declared(check) => check.fmt(f),
         }
     }
 }

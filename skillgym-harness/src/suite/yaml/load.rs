@@ -214,8 +214,6 @@ fn suite_fields(
         targets: Vec::new(),
         target: None,
         threshold: None,
-        workers: None,
-        trials: None,
         assertions: Vec::new(),
         cases: Vec::new(),
     };
@@ -300,31 +298,23 @@ fn suite_fields(
         if let Some(n) = e.take_some(source, "targets", &[]) {
             parts.targets = targets(source, n, dir);
         }
-        suite.workers = e
-            .take_some(source, "workers", &[])
-            .and_then(|n| source.integer("workers", n, 1));
+        if let Some(n) = e.take_some(source, "workers", &[]) {
+            source.error_help(
+                n,
+                "`execution.workers` is not supported: skillgym schedules every case of every suite together",
+                "set `run.max_parallel` in skillgym.yaml, or pass `--max-parallel`",
+            );
+        }
         parts.threshold = e
             .take_some(source, "threshold", &[])
             .and_then(|n| source.fraction("threshold", n));
         execution_assertions = e.take_some(source, "assertions", &["evaluators"]).cloned();
-        if let Some(n) = e.take_some(source, "trials", &[])
-            && let Some(mut t) = Fields::of(source, n, "`trials`")
-        {
-            suite.trials = t
-                .take_some(source, "count", &[])
-                .and_then(|n| source.integer("count", n, 1));
-            if let Some(n) = t.take_some(source, "strategy", &[]) {
-                match n.as_str() {
-                    Some("pass_at_k" | "mean" | "confidence_interval") => {}
-                    _ => source.error(
-                        n,
-                        "`strategy` must be `pass_at_k`, `mean` or `confidence_interval`",
-                    ),
-                }
-            }
-            t.take_some(source, "cost_limit_usd", &["costLimitUsd"])
-                .map(|n| source.non_negative("cost_limit_usd", n));
-            t.finish(source);
+        if let Some(n) = e.take_some(source, "trials", &[]) {
+            source.error_help(
+                n,
+                "`execution.trials` is not supported: skillgym repeats a case until it has `repeat` passing samples, with `repeat_failure` extra attempts",
+                "give each case `repeat:` (and `repeat_failure:`), or set `run.repeat` in skillgym.yaml",
+            );
         }
         e.finish(source);
     }
@@ -410,13 +400,23 @@ fn hooks(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Hooks {
         out.enabled = source.bool("enabled", n).unwrap_or(true);
     }
     for (name, slot) in [
-        ("before_all", &mut out.before_all),
         ("before_each", &mut out.before_each),
         ("after_each", &mut out.after_each),
-        ("after_all", &mut out.after_all),
     ] {
         if let Some(n) = f.take_some(source, name, &[]) {
             *slot = hook(source, n, dirs, split);
+        }
+    }
+    for (name, instead) in [("before_all", "before_each"), ("after_all", "after_each")] {
+        if let Some(n) = f.take_some(source, name, &[]) {
+            source.error_help(
+                n,
+                format!(
+                    "`{name}` is not supported: every attempt gets its own fresh workspace, so \
+                     there is no shared one to set up or tear down once"
+                ),
+                &format!("use `{instead}`, which runs in each attempt's workspace"),
+            );
         }
     }
     f.finish(source);
@@ -434,17 +434,17 @@ fn hook(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Option<Ho
             .non_empty("cwd", n)
             .and_then(|s| resolve_dir(source, n, &s, dirs))
     });
-    let reset = f
-        .take_some(source, "reset", &[])
-        .and_then(|n| match n.as_str() {
-            Some("none") => Some(Reset::None),
-            Some("fast") => Some(Reset::Fast),
-            Some("strict") => Some(Reset::Strict),
-            _ => {
-                source.error(n, "`reset` must be `none`, `fast` or `strict`");
-                None
-            }
-        });
+    if let Some(n) = f.take_some(source, "reset", &[]) {
+        match n.as_str() {
+            Some("none") => {}
+            Some("fast" | "strict") => source.error_help(
+                n,
+                "`reset` is not needed: every attempt starts from a fresh copy of the template",
+                "remove `reset`",
+            ),
+            _ => source.error(n, "`reset` must be `none`, `fast` or `strict`"),
+        }
+    }
     let command = match command {
         Some(c) => command_of(source, "command", c),
         None => {
@@ -463,7 +463,6 @@ fn hook(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Option<Ho
         command,
         timeout: timeout.map(std::time::Duration::from_millis),
         cwd,
-        reset,
     })
 }
 
@@ -484,19 +483,25 @@ fn workspace(source: &mut Source, n: &Node, dirs: Dirs<'_>, base: WorkspaceDef) 
     }
     if let Some(i) = f.take_some(source, "isolation", &[]) {
         match i.as_str() {
-            Some("shared") => out.isolation = Isolation::Shared,
-            Some("per_test" | "per-test" | "per_case") => out.isolation = Isolation::PerCase,
-            _ => source.error(i, "`isolation` must be `shared` or `per_test`"),
+            Some("per_test" | "per-test" | "per_case") => {}
+            Some("shared") => source.error_help(
+                i,
+                "`isolation: shared` is not supported: skillgym gives every attempt its own copy \
+                 of the template, so attempts never see each other's changes",
+                "remove `isolation`, or write `isolation: per_test`",
+            ),
+            _ => source.error(
+                i,
+                "`isolation` must be `per_test` (`shared` is not supported)",
+            ),
         }
     }
     if let Some(h) = f.take_some(source, "hooks", &[]) {
         let new = hooks(source, h, dirs, true);
         out.hooks.enabled = new.enabled;
         for (slot, hook) in [
-            (&mut out.hooks.before_all, new.before_all),
             (&mut out.hooks.before_each, new.before_each),
             (&mut out.hooks.after_each, new.after_each),
-            (&mut out.hooks.after_all, new.after_all),
         ] {
             if hook.is_some() {
                 *slot = hook;
@@ -982,6 +987,8 @@ fn case_of(
     f.finish(source);
     Some(CaseDef {
         id: id?,
+        file: source.path.clone(),
+        line: raw.node.line,
         dir: raw.dir.clone(),
         input: effective,
         input_files,

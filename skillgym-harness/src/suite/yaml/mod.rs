@@ -42,15 +42,10 @@ mod paths;
 #[cfg(test)]
 mod tests;
 
-// wired into trials by issue 15's integration
-#[allow(unused_imports)]
-pub(crate) use interpolate::Env;
-#[allow(unused_imports)]
-pub(crate) use load::{find_suite_file, load_suite};
-#[allow(unused_imports)]
+pub(crate) use load::load_suite;
+pub use model::SuiteErrors;
 pub(crate) use model::{
-    CaseDef, Content, DEFAULT_THRESHOLD, HookDef, Hooks, Isolation, Loaded, Message, Reset, Role,
-    SuiteDef, SuiteErrors, TargetDef, Warning, WorkspaceDef,
+    CaseDef, Content, HookDef, Hooks, Loaded, Message, Role, SuiteDef, Warning,
 };
 
 /// [`load_suite`] with the process environment.

@@ -33,9 +33,6 @@ pub(crate) struct SuiteDef {
     pub(crate) target: Option<String>,
     /// `execution.threshold` (v5: top-level `threshold`).
     pub(crate) threshold: Option<f64>,
-    pub(crate) workers: Option<u64>,
-    /// `execution.trials.count`.
-    pub(crate) trials: Option<u64>,
     /// Suite `assertions:` (already appended to each case's unless it skips defaults).
     pub(crate) assertions: Vec<GraderSpec>,
     pub(crate) cases: Vec<CaseDef>,
@@ -45,6 +42,10 @@ pub(crate) struct SuiteDef {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct CaseDef {
     pub(crate) id: String,
+    /// The file the case is written in (`case.yaml`, the suite file, a cases file).
+    pub(crate) file: PathBuf,
+    /// The line the case starts at in `file` (0 when unknown).
+    pub(crate) line: u32,
     /// The case directory (discovered cases), else the directory of the file it is in.
     pub(crate) dir: PathBuf,
     /// The effective input: the suite's messages (unless `skip_defaults`), then the case's.
@@ -105,21 +106,12 @@ pub(crate) enum Content {
     Json(serde_json::Value),
 }
 
-/// A workspace: a template copied in, its isolation and its hooks.
+/// A workspace: a template copied into each attempt's own directory, and hooks.
+/// (`isolation` is always per attempt: `per_test` is accepted, `shared` is an error.)
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct WorkspaceDef {
     pub(crate) template: Option<PathBuf>,
-    pub(crate) isolation: Isolation,
     pub(crate) hooks: Hooks,
-}
-
-/// `workspace.isolation`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) enum Isolation {
-    #[default]
-    Shared,
-    /// `per_test`.
-    PerCase,
 }
 
 /// Lifecycle hooks (`workspace.hooks`, a target's `hooks`).
@@ -127,20 +119,16 @@ pub(crate) enum Isolation {
 pub(crate) struct Hooks {
     /// `enabled:` (default true).
     pub(crate) enabled: bool,
-    pub(crate) before_all: Option<HookDef>,
     pub(crate) before_each: Option<HookDef>,
     pub(crate) after_each: Option<HookDef>,
-    pub(crate) after_all: Option<HookDef>,
 }
 
 impl Default for Hooks {
     fn default() -> Self {
         Hooks {
             enabled: true,
-            before_all: None,
             before_each: None,
             after_each: None,
-            after_all: None,
         }
     }
 }
@@ -154,15 +142,6 @@ pub(crate) struct HookDef {
     pub(crate) timeout: Option<Duration>,
     /// Resolved; `None`: the suite directory.
     pub(crate) cwd: Option<PathBuf>,
-    pub(crate) reset: Option<Reset>,
-}
-
-/// A hook's `reset:`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reset {
-    None,
-    Fast,
-    Strict,
 }
 
 /// One `execution.targets` entry.
@@ -193,10 +172,18 @@ pub(crate) struct Loaded {
     pub(crate) warnings: Vec<Warning>,
 }
 
-/// Every error of every file of a suite; `Display` lists them all, blank-line separated.
+/// Every error of every file of the declarative suites; `Display` lists them all,
+/// blank-line separated, then their count.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SuiteErrors {
+pub struct SuiteErrors {
     pub(crate) errors: Vec<ConfigError>,
+}
+
+impl SuiteErrors {
+    /// The errors, each with its file, line and column.
+    pub fn errors(&self) -> &[ConfigError] {
+        &self.errors
+    }
 }
 
 impl fmt::Display for SuiteErrors {

@@ -42,15 +42,6 @@ pub(crate) enum Value {
 }
 
 impl Node {
-    /// A node without position (values made by the loader).
-    pub(crate) fn synthetic(value: Value) -> Node {
-        Node {
-            value,
-            line: 0,
-            column: 0,
-        }
-    }
-
     /// The YAML type name used in "expected ..., found ..." messages.
     pub(crate) fn kind(&self) -> &'static str {
         match self.value {

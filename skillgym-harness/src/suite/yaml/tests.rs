@@ -3,6 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::model::DEFAULT_THRESHOLD;
 use super::*;
 use crate::grade::spec::{GraderCommand, GraderKind};
 

@@ -1,0 +1,101 @@
+//! Grading one attempt of a declarative case: every grader, the weighted score against the
+//! threshold, `grading.json`, and the failure (origin `grader`) that names what failed and why.
+
+use std::path::Path;
+use std::time::Duration;
+
+use skillgym::{Failure, FailureOrigin, SessionReport, SourceLocation};
+
+use super::result::{GraderCheck, GraderResult, GraderVerdict, Grading};
+use crate::artifacts::write_json;
+use crate::grade::score::score_case;
+use crate::grade::{self, GradeInput, GraderOutcome, Judge, Verdict};
+use crate::suite::{CaseSpec, DeclaredCheck};
+
+/// Where the attempt's graders look.
+pub(super) struct Scene<'a> {
+    pub(super) case: &'a CaseSpec,
+    pub(super) check: &'a DeclaredCheck,
+    pub(super) report: &'a SessionReport,
+    pub(super) workspace: &'a Path,
+    pub(super) artifact_dir: &'a Path,
+    pub(super) timeout: Duration,
+    pub(super) judge: Option<&'a dyn Judge>,
+}
+
+/// Runs every grader of the case, writes `grading.json`, and returns the grading and the
+/// failure when the case's score is under its threshold (or a required grader gated it).
+pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
+    let check = scene.check;
+    let input = GradeInput {
+        workspace: Some(scene.workspace),
+        artifact_dir: Some(scene.artifact_dir),
+        criteria: &check.criteria,
+        expected_output: &check.expected_output,
+        metadata: &check.metadata,
+        input: &check.input,
+        judge: scene.judge,
+        ..GradeInput::new(scene.report, &scene.case.base_dir, scene.timeout)
+    };
+    let outcomes: Vec<GraderOutcome> = check
+        .graders
+        .iter()
+        .map(|spec| grade::grade(spec, &input))
+        .collect();
+    let score = score_case(check.graders.iter().zip(&outcomes), Some(check.threshold));
+    let grading = Grading {
+        score: score.score,
+        threshold: score.threshold,
+        passed: score.passed,
+        graders: check
+            .graders
+            .iter()
+            .zip(outcomes)
+            .map(|(spec, outcome)| GraderResult {
+                name: spec.name.clone(),
+                kind: spec.kind.type_name().to_owned(),
+                weight: spec.weight,
+                required: spec.required,
+                negate: spec.negate,
+                score: outcome.score,
+                verdict: match outcome.verdict {
+                    Verdict::Pass => GraderVerdict::Pass,
+                    Verdict::Fail => GraderVerdict::Fail,
+                    Verdict::Skip => GraderVerdict::Skip,
+                },
+                checks: outcome
+                    .checks
+                    .into_iter()
+                    .map(|check| GraderCheck {
+                        text: check.text,
+                        passed: check.passed,
+                        evidence: check.evidence,
+                    })
+                    .collect(),
+                details: outcome.details,
+            })
+            .collect(),
+    };
+    let path = scene.artifact_dir.join("grading.json");
+    if let Err(error) = write_json(&path, &grading) {
+        eprintln!("skillgym: cannot write {}: {error}", path.display());
+    }
+    let failure = (!score.passed).then(|| {
+        Failure::new(FailureOrigin::Grader, score.message()).at(Some(location(scene.case)))
+    });
+    (grading, failure)
+}
+
+/// The case's `file:line` as a source location.
+fn location(case: &CaseSpec) -> SourceLocation {
+    let (file, line) = case
+        .source
+        .rsplit_once(':')
+        .and_then(|(file, line)| Some((file, line.parse().ok()?)))
+        .unwrap_or((case.source.as_str(), 1));
+    SourceLocation {
+        file: file.to_owned(),
+        line,
+        column: 1,
+    }
+}

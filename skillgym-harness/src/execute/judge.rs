@@ -1,0 +1,95 @@
+//! The judge of rubric graders: a session of the runner `judge:` names, sent the rubric prompt
+//! (`crate::grade::judge`), in its own directory `<attempt>/judge-<grader>/` with its own
+//! artifacts (`prompt.md`, `stdout.log`, `report.json`, the judge's empty `workspace/`). Under
+//! `--mock` the scripted model answers it with `judge.mock`'s script.
+
+use std::fmt;
+use std::path::Path;
+use std::time::Duration;
+
+use tokio::runtime::Runtime;
+
+use super::session::{SessionLimits, run_session};
+use crate::agent::SessionSpec;
+use crate::artifacts::write_json;
+use crate::grade::{GradeError, Judge};
+use crate::run::{RunContext, Runner};
+
+/// A judge that runs one session of `runner` per question.
+pub(super) struct SessionJudge<'a> {
+    pub(super) run: &'a RunContext,
+    pub(super) runtime: &'a Runtime,
+    pub(super) runner: &'a Runner,
+    pub(super) artifact_dir: &'a Path,
+    pub(super) timeout: Duration,
+}
+
+impl fmt::Debug for SessionJudge<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SessionJudge({})", self.runner.id)
+    }
+}
+
+impl Judge for SessionJudge<'_> {
+    fn ask(&self, grader: &str, prompt: &str) -> Result<String, GradeError> {
+        let dir = self
+            .artifact_dir
+            .join(format!("judge-{}", file_name(grader)));
+        let workspace = dir.join("workspace");
+        std::fs::create_dir_all(&workspace)
+            .map_err(|error| format!("cannot create {}: {error}", workspace.display()))?;
+        let prompt_file = dir.join("prompt.md");
+        std::fs::write(&prompt_file, prompt)
+            .map_err(|error| format!("cannot write {}: {error}", prompt_file.display()))?;
+        let dry_run = self
+            .run
+            .dry_run
+            .as_ref()
+            .and_then(|dry| dry.open_judge(self.runner, &workspace, &dir));
+        let state_dir = dir.join("agent-state");
+        let spec = SessionSpec {
+            runner_id: &self.runner.id,
+            prompt,
+            prompt_file: &prompt_file,
+            cwd: &workspace,
+            artifact_dir: &dir,
+            state_dir: &state_dir,
+            provider: dry_run.as_ref().map(|dry| &dry.provider),
+            skills: &[],
+        };
+        let limits = SessionLimits {
+            timeout: self.timeout,
+            max_steps: None,
+            max_output: self.run.settings.max_output,
+        };
+        let session = self
+            .runtime
+            .block_on(run_session(self.runner.agent.as_ref(), &spec, limits));
+        drop(dry_run);
+        if let Err(error) = write_json(&dir.join("report.json"), &session.report) {
+            eprintln!("skillgym: cannot write the judge's report.json: {error}");
+        }
+        if let Some(failure) = session.failure {
+            return Err(format!(
+                "the judge runner `{}` failed: {} (artifacts: {})",
+                self.runner.id,
+                failure.message,
+                dir.display()
+            ));
+        }
+        Ok(session.report.final_output().to_owned())
+    }
+}
+
+/// `name` as a file name: anything but letters, digits, `-` and `_` becomes `_`.
+fn file_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

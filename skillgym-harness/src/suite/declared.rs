@@ -1,0 +1,246 @@
+//! Declarative cases as trials: each case of a loaded suite becomes a [`CaseSpec`] whose check
+//! is its graders ([`DeclaredCheck`]).
+//!
+//! | case field | becomes |
+//! |---|---|
+//! | suite `name` + case `id` | the trial name `<suite>::<id>` |
+//! | `input` (after the suite's prefix), `input_files` | the prompt: a list of the input files to read first, then each message's text, blank-line separated (a block list gives its `text` blocks' values; any other structure its JSON) |
+//! | `workspace` template (`<case>/workspace/` first) | the case's template, copied afresh for every attempt |
+//! | `workspace.hooks`, a target's `hooks` | run around each attempt (see [`crate::execute`]'s hooks) |
+//! | `execution.targets` (the case's, else the suite's), `execution.target` | the runners the case runs on: a target's `use_target`, else its `name`, names a runner; skillgym's `runners:` wins |
+//! | `tags` | the suite's tags, then the case's |
+//! | `assertions`, `criteria`, `threshold` | the graders and the pass threshold |
+//! | `repeat`, `repeat_failure`, `expected_fail`, `timeout`, `max_steps`, `skills`, `mock` | as the `#[skillgym::case]` arguments of the same names |
+//! | the case's file and line | the case's source (`cases/fix/case.yaml:1`) |
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::registry::{CaseCheck, CaseSpec, PromptSpec};
+use super::yaml::{CaseDef, Content, Hooks, Message, Role, SuiteDef};
+use crate::grade::spec::{GraderKind, GraderSpec};
+
+/// What a declarative case checks, and what its graders and hooks are told.
+pub struct DeclaredCheck {
+    /// The case's file.
+    pub(crate) file: PathBuf,
+    /// The suite file's directory (hooks run there unless they set `cwd`).
+    pub(crate) suite_dir: PathBuf,
+    /// The graders, in order (the case's, then the suite's).
+    pub(crate) graders: Vec<GraderSpec>,
+    /// The pass threshold of the weighted score.
+    pub(crate) threshold: f64,
+    /// The case's `criteria` (string or null).
+    pub(crate) criteria: Value,
+    /// The case's `expected_output` (string, messages, or null).
+    pub(crate) expected_output: Value,
+    /// The case's `input` (string or messages).
+    pub(crate) input: Value,
+    /// The case's `metadata` (or null).
+    pub(crate) metadata: Value,
+    /// The workspace hooks of the case.
+    pub(crate) hooks: Hooks,
+    /// Each runner's target hooks (runner id, hooks).
+    pub(crate) target_hooks: Vec<(String, Hooks)>,
+}
+
+impl fmt::Debug for DeclaredCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Declared({}, {} graders)",
+            self.file.display(),
+            self.graders.len()
+        )
+    }
+}
+
+impl DeclaredCheck {
+    /// Whether a grader needs the judge runner.
+    pub(crate) fn needs_judge(&self) -> bool {
+        self.graders
+            .iter()
+            .any(|grader| matches!(grader.kind, GraderKind::Rubrics { .. }))
+    }
+
+    /// The target hooks for `runner_id`, if a target maps onto it.
+    pub(crate) fn target_hooks(&self, runner_id: &str) -> Option<&Hooks> {
+        self.target_hooks
+            .iter()
+            .find(|(id, _)| id == runner_id)
+            .map(|(_, hooks)| hooks)
+    }
+}
+
+/// The trials' specs of every case of `suite`, in the suite's order.
+pub(crate) fn case_specs(suite: &SuiteDef) -> Vec<CaseSpec> {
+    suite
+        .cases
+        .iter()
+        .map(|case| case_spec(suite, case))
+        .collect()
+}
+
+fn case_spec(suite: &SuiteDef, case: &CaseDef) -> CaseSpec {
+    let mut tags: Vec<String> = Vec::with_capacity(case.tags.len());
+    for tag in &case.tags {
+        if !tags.contains(tag) {
+            tags.push(tag.clone());
+        }
+    }
+    let runners = if case.runners.is_empty() {
+        target_runners(suite, case)
+    } else {
+        case.runners.clone()
+    };
+    let check = DeclaredCheck {
+        file: case.file.clone(),
+        suite_dir: suite.dir.clone(),
+        graders: case.assertions.clone(),
+        threshold: case.threshold,
+        criteria: case.criteria.clone().map_or(Value::Null, Value::String),
+        expected_output: messages_value(&case.expected_output),
+        input: messages_value(&case.input),
+        metadata: case.metadata.clone(),
+        hooks: case.workspace.hooks.clone(),
+        target_hooks: suite
+            .targets
+            .iter()
+            .map(|target| {
+                let runner = target.use_target.as_ref().unwrap_or(&target.name);
+                (runner.clone(), target.hooks.clone())
+            })
+            .collect(),
+    };
+    CaseSpec {
+        id: format!("{}::{}", suite.name, case.id),
+        source: format!("{}:{}", shown(&case.file), case.line.max(1)),
+        tags,
+        prompt: PromptSpec::Inline(prompt(&case.input, &case.input_files)),
+        repeat: case.repeat.map(saturate),
+        repeat_failure: case.repeat_failure.map(saturate),
+        expected_fail: case.expected_fail,
+        timeout: case.timeout,
+        max_steps: case.max_steps.map(saturate),
+        runners,
+        workspace: case.workspace.template.clone(),
+        mock_script: case.mock.clone(),
+        skills: case.skills.clone(),
+        base_dir: case.dir.clone(),
+        check: CaseCheck::Declared(Arc::new(check)),
+    }
+}
+
+/// The runners of the case's targets (its own `execution.targets`, else the suite's, else
+/// `execution.target`); empty: every runner.
+fn target_runners(suite: &SuiteDef, case: &CaseDef) -> Vec<String> {
+    let runner_of = |name: &String| {
+        suite
+            .targets
+            .iter()
+            .find(|target| &target.name == name)
+            .and_then(|target| target.use_target.clone())
+            .unwrap_or_else(|| name.clone())
+    };
+    let mut runners: Vec<String> = if !case.targets.is_empty() {
+        case.targets.iter().map(runner_of).collect()
+    } else if !suite.targets.is_empty() {
+        suite.targets.iter().map(|t| runner_of(&t.name)).collect()
+    } else {
+        suite.target.iter().map(runner_of).collect()
+    };
+    let mut seen = Vec::with_capacity(runners.len());
+    runners.retain(|runner| {
+        let first = !seen.contains(runner);
+        seen.push(runner.clone());
+        first
+    });
+    runners
+}
+
+fn saturate(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+/// `path` relative to the current directory when it is under it (as cargo shows sources).
+fn shown(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// The prompt of a case: the input files to read first, then each message's text.
+pub(crate) fn prompt(input: &[Message], input_files: &[PathBuf]) -> String {
+    let mut parts: Vec<String> = Vec::with_capacity(input.len() + 1);
+    if !input_files.is_empty() {
+        let mut list = String::from("Read these input files first:");
+        for file in input_files {
+            list.push_str("\n- ");
+            list.push_str(&file.display().to_string());
+        }
+        parts.push(list);
+    }
+    for message in input {
+        match &message.content {
+            Content::Text(text) => parts.push(text.clone()),
+            Content::Json(Value::Array(blocks)) => {
+                for block in blocks {
+                    match block.get("type").and_then(Value::as_str) {
+                        Some("text") => parts.push(
+                            block
+                                .get("value")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_owned(),
+                        ),
+                        _ => parts.push(block.to_string()),
+                    }
+                }
+            }
+            Content::Json(other) => parts.push(other.to_string()),
+        }
+    }
+    parts.join("\n\n")
+}
+
+/// Messages as the graders see them: one user text message as its string, else a list of
+/// `{role, content}`; none: null.
+fn messages_value(messages: &[Message]) -> Value {
+    match messages {
+        [] => Value::Null,
+        [
+            Message {
+                role: Role::User | Role::Assistant,
+                content: Content::Text(text),
+            },
+        ] => Value::String(text.clone()),
+        many => Value::Array(
+            many.iter()
+                .map(|message| {
+                    json!({
+                        "role": role_name(message.role),
+                        "content": match &message.content {
+                            Content::Text(text) => Value::String(text.clone()),
+                            Content::Json(value) => value.clone(),
+                        },
+                    })
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    }
+}

@@ -1,0 +1,117 @@
+//! The declarative suites of a run — `suites:` in `skillgym.yaml` and
+//! [`Harness::suite`](crate::Harness::suite) — loaded into case specs, with the warnings of
+//! their loading printed once per run.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::declared::case_specs;
+use super::registry::CaseSpec;
+use super::yaml::{self, SuiteErrors, Warning};
+use crate::config::ConfigError;
+
+/// Where a suite path was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// An entry of `suites:` at this line and column of this config file.
+    Config {
+        file: PathBuf,
+        line: u32,
+        column: u32,
+    },
+    /// `Harness::suite` (relative paths resolved against the test crate's directory).
+    Code,
+}
+
+/// One suite to load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SuitePath {
+    /// Absolute: a suite file or a directory holding one.
+    pub(crate) path: PathBuf,
+    pub(crate) origin: Origin,
+}
+
+/// The cases of every suite and what their loading skipped.
+#[derive(Debug, Default)]
+pub(crate) struct Declared {
+    pub(crate) cases: Vec<CaseSpec>,
+    pub(crate) warnings: Vec<Warning>,
+}
+
+/// Loads every suite; the errors of all of them are reported together.
+pub(crate) fn load_all(paths: &[SuitePath]) -> Result<Declared, SuiteErrors> {
+    let mut declared = Declared::default();
+    let mut errors = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for suite in paths {
+        if !suite.path.exists() {
+            errors.push(missing(suite));
+            continue;
+        }
+        match yaml::load_suite_from_env(&suite.path) {
+            Ok(loaded) => {
+                // The same suite listed twice (by file and by directory) runs once.
+                if seen.contains(&loaded.suite.file) {
+                    continue;
+                }
+                seen.push(loaded.suite.file.clone());
+                declared.cases.extend(case_specs(&loaded.suite));
+                declared.warnings.extend(loaded.warnings);
+            }
+            Err(more) => errors.extend(more.errors),
+        }
+    }
+    if errors.is_empty() {
+        Ok(declared)
+    } else {
+        Err(SuiteErrors { errors })
+    }
+}
+
+fn missing(suite: &SuitePath) -> ConfigError {
+    let message = format!("suite `{}` does not exist", suite.path.display());
+    let help = "a suite is an `EVAL.yaml` or `*.eval.yaml` file, or a directory holding one; relative paths are resolved against the config file's directory";
+    match &suite.origin {
+        Origin::Config { file, line, column } => {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            ConfigError::at(file, &text, *line, *column, message).with_help(help)
+        }
+        Origin::Code => ConfigError::new(None, format!("`Harness::suite`: {message}"))
+            .with_help("relative paths are resolved against the test crate's directory"),
+    }
+}
+
+/// Prints the loading warnings once per run: the first process of a run that shares its
+/// directory (nextest's process per test) writes `suite-warnings.txt` there and prints them;
+/// the others find the file and stay quiet.
+pub(crate) fn warn_once(run_dir: &Path, warnings: &[Warning]) {
+    if warnings.is_empty() {
+        return;
+    }
+    let path = run_dir.join("suite-warnings.txt");
+    let first = std::fs::create_dir_all(run_dir).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+    });
+    let mut file = match first {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => return,
+        Err(_) => {
+            // Without a run directory to remember it in, printing twice beats not at all.
+            print_warnings(warnings);
+            return;
+        }
+    };
+    for warning in warnings {
+        let _ = writeln!(file, "{warning}");
+    }
+    print_warnings(warnings);
+}
+
+fn print_warnings(warnings: &[Warning]) {
+    for warning in warnings {
+        eprintln!("skillgym: warning: {warning}");
+    }
+}
