@@ -188,9 +188,20 @@ pub enum JudgeError {
         /// The closest configured id.
         suggestion: Option<String>,
     },
+    /// `judge:` gives both `runner` and `agent`, or neither.
+    #[error(
+        "{config}: `judge` needs exactly one of `runner` (a configured runner's id) and `agent` (an agent of its own)"
+    )]
+    RunnerOrAgent {
+        /// The config file.
+        config: String,
+    },
+    /// The judge's own agent cannot be built.
+    #[error("`judge.agent`: {0}")]
+    Agent(AgentBuildError),
     /// Cases with rubric graders, and no judge.
     #[error(
-        "{} case(s) have rubric graders (plain-string assertions or `criteria`), which need a judge: {}\n  help: add `judge: {{ runner: <runner id> }}` to skillgym.yaml",
+        "{} case(s) have rubric graders (plain-string assertions or `criteria`), which need a judge: {}\n  help: add `judge: {{ runner: <runner id> }}` to skillgym.yaml, or call `Harness::judge`",
         .cases.len(),
         .cases.join(", ")
     )]

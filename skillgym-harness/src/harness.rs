@@ -61,6 +61,7 @@ pub fn main() -> ExitCode {
 #[derive(Debug, Default)]
 pub struct Harness {
     runners: Vec<Runner>,
+    judge: Option<Runner>,
     suites: Vec<PathBuf>,
     config_path: Option<PathBuf>,
     argv: Option<Vec<OsString>>,
@@ -94,6 +95,17 @@ impl Harness {
     /// ```
     pub fn suite(mut self, path: impl Into<PathBuf>) -> Self {
         self.suites.push(path.into());
+        self
+    }
+
+    /// Sets the agent that grades the rubric items of declarative cases (plain-string
+    /// assertions, `criteria`) when `skillgym.yaml` has no `judge:` (the file's wins, so that
+    /// one machine can pick another judge without a rebuild). It runs no case.
+    pub fn judge(mut self, agent: impl Agent + 'static) -> Self {
+        self.judge = Some(Runner {
+            id: "judge".to_owned(),
+            agent: Arc::new(agent),
+        });
         self
     }
 
@@ -152,7 +164,10 @@ impl Harness {
         let cases = sort_and_check(cases)?;
         let configured = all_runners(&settings, self.runners)?;
         check_case_runners(&cases, &configured)?;
-        let judge = judge_runner(&settings, &configured)?;
+        let judge = match judge_runner(&settings, &configured)? {
+            Some(judge) => Some(judge),
+            None => self.judge,
+        };
         let runners = select_runners(&settings, configured)?;
         if runners.is_empty() {
             let config = config_path.unwrap_or_else(|| crate_dir.join("skillgym.yaml"));
@@ -237,25 +252,39 @@ fn check_case_runners(cases: &[CaseSpec], configured: &[Runner]) -> Result<(), E
     }
 }
 
-/// The runner `judge.runner` names (any configured runner, whatever `--runner` selects).
+/// The judge of `judge:`: the runner `judge.runner` names (any configured runner, whatever
+/// `--runner` selects), or `judge.agent`.
 fn judge_runner(settings: &Settings, configured: &[Runner]) -> Result<Option<Runner>, Error> {
     let Some(judge) = &settings.judge else {
         return Ok(None);
     };
-    let wanted = &judge.runner.value;
-    if let Some(runner) = configured.iter().find(|r| &r.id == wanted) {
+    let config = settings
+        .config_path
+        .as_deref()
+        .map_or_else(String::new, |path| path.display().to_string());
+    let wanted = match (&judge.runner, &judge.agent) {
+        (Some(runner), None) => runner,
+        (None, Some(agent)) => {
+            let options = AgentOptions::from_config(agent)
+                .inherit_user_skills(settings.user_skills == config::UserSkills::Inherit);
+            let built = agent::build(agent.kind, options).map_err(JudgeError::Agent)?;
+            return Ok(Some(Runner {
+                id: "judge".to_owned(),
+                agent: built,
+            }));
+        }
+        _ => return Err(JudgeError::RunnerOrAgent { config }.into()),
+    };
+    if let Some(runner) = configured.iter().find(|r| r.id == wanted.value) {
         return Ok(Some(runner.clone()));
     }
     let known: Vec<String> = configured.iter().map(|r| r.id.clone()).collect();
     Err(JudgeError::UnknownRunner {
-        config: settings
-            .config_path
-            .as_deref()
-            .map_or_else(String::new, |path| path.display().to_string()),
-        line: judge.runner.line,
-        column: judge.runner.column,
-        runner: wanted.clone(),
-        suggestion: crate::suggest::did_you_mean(wanted, known.iter().map(String::as_str))
+        config,
+        line: wanted.line,
+        column: wanted.column,
+        runner: wanted.value.clone(),
+        suggestion: crate::suggest::did_you_mean(&wanted.value, known.iter().map(String::as_str))
             .map(str::to_owned),
         known,
     }
@@ -321,11 +350,17 @@ fn remember_secrets(settings: &Settings) {
     secrets::add_names(&settings.secrets);
     secrets::remember_process_env();
     let bootstrap_env = settings.workspace.bootstrap.iter().map(|b| &b.env);
+    let judge_env = settings
+        .judge
+        .iter()
+        .filter_map(|judge| judge.agent.as_ref())
+        .map(|agent| &agent.env);
     for env in settings
         .runners
         .iter()
         .map(|(_, runner)| &runner.agent.env)
         .chain(bootstrap_env)
+        .chain(judge_env)
     {
         secrets::remember(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     }

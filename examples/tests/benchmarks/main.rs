@@ -48,5 +48,9 @@ fn main() -> std::process::ExitCode {
             CommandAgent::new(agent).args(["--style", "careful"]),
         )
         .runner("hasty", CommandAgent::new(agent).args(["--style", "hasty"]))
+        // The declarative cases of evals/showcase (EVAL.yaml, cases/*/case.yaml) run beside
+        // the Rust ones; their plain-string assertions are graded by the judge.
+        .suite("evals/showcase")
+        .judge(CommandAgent::new(agent).args(["--style", "judge"]))
         .run()
 }

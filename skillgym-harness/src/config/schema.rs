@@ -103,8 +103,14 @@ impl Config {
                 bootstrap.command = resolve_command(dir, &bootstrap.command);
             }
         }
-        for (_, runner) in &mut self.runners {
-            if let Some(command) = &mut runner.agent.command {
+        let judge_agent = self.judge.as_mut().and_then(|judge| judge.agent.as_mut());
+        for agent in self
+            .runners
+            .iter_mut()
+            .map(|(_, runner)| &mut runner.agent)
+            .chain(judge_agent)
+        {
+            if let Some(command) = &mut agent.command {
                 *command = resolve_command(dir, command);
             }
         }
@@ -573,19 +579,25 @@ impl TryFrom<RawDefaults> for DefaultsConfig {
     }
 }
 
-/// `judge:`: who grades the rubric items of declarative cases.
+/// `judge:`: who grades the rubric items of declarative cases: a configured runner, or an
+/// agent of its own (which then runs no case).
 ///
 /// ```yaml
 /// judge:
-///   runner: claude               # one of `runners:`
+///   runner: claude               # one of `runners:` (not limited by --runner); or:
+///   # agent: { type: claude-code, model: claude-haiku-4-5 }
 ///   mock: judge.mock.yaml        # the scripted model's answer for the judge under --mock
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct JudgeConfig {
-    /// `runner`: the id of a configured runner (not limited by `--runner`).
-    pub runner: Located<String>,
+    /// `runner`: the id of a configured runner.
+    #[serde(default)]
+    pub runner: Option<Located<String>>,
+    /// `agent`: the judge's own agent, as a runner's `agent:`.
+    #[serde(default)]
+    pub agent: Option<AgentConfig>,
     /// `mock`: the script the scripted model plays for judge sessions under `--mock`
     /// (absolute after [`Config::parse`]).
     #[serde(default)]

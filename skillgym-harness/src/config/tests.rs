@@ -612,7 +612,7 @@ fn suites_and_judge_resolve_against_the_config_dir() {
     );
     assert_eq!((config.suites[0].line, config.suites[0].column), (1, 10));
     let judge = config.judge.unwrap();
-    assert_eq!(judge.runner.value, "claude");
+    assert_eq!(judge.runner.unwrap().value, "claude");
     assert_eq!(
         judge.mock.as_deref(),
         Some(Path::new("/repo/bench/judge.yaml"))

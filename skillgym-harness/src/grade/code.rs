@@ -7,7 +7,7 @@
 //! | environment | the harness's, plus `SKILLGYM_WORKSPACE_PATH` and `AGENTV_WORKSPACE_PATH` (the workspace, when there is one) and `PWD` |
 //! | stdin | the [document](stdin_document) below, then closed |
 //! | timeout | `timeout:`, else the case's; on expiry the whole process group is killed (and what escaped it, see `crate::reaper`) and the grader errors |
-//! | stderr | kept in `<artifact dir>/grader-<name>.stderr.log` when there is an artifact directory |
+//! | stderr | kept in `<artifact dir>/grader-<name>.stderr.log` when there is an artifact directory and the grader wrote any |
 //! | stdout, a JSON object | `score` (a number, clamped to 0..=1) and/or `assertions: [{text, passed, evidence?}]`, `details` (any JSON, kept); missing `score` → assertions passed / assertions; neither → error |
 //! | stdout, anything else | exit 0 → score 1, else 0; the check is the trimmed stdout (else `exit N`), with the stderr tail as evidence |
 //! | errors (score 0) | the command does not start, times out, exits non-zero with JSON-looking stdout (the stderr tail is shown), prints a JSON object with a bad `score` or `assertions`, or prints `{`-led text that is not JSON |
@@ -73,13 +73,13 @@ pub(crate) fn grade(
     let timeout = spec.timeout.unwrap_or(input.timeout);
     let ran = run(&spec.command, &cwd, &env, document, timeout)?;
     let log = match input.artifact_dir {
-        Some(dir) => {
+        Some(dir) if !ran.stderr.is_empty() => {
             let path = dir.join(format!("grader-{}.stderr.log", file_name(name)));
             std::fs::write(&path, &ran.stderr)
                 .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
             Some(path)
         }
-        None => None,
+        _ => None,
     };
     if ran.timed_out {
         return Err(format!(
@@ -89,13 +89,16 @@ pub(crate) fn grade(
         ));
     }
     let mut outcome = interpret(&ran)?;
+    // `{details, stderr_log}`: the grader's own `details`, and where its stderr is kept.
+    let mut details = Map::new();
+    details.insert(
+        "details".to_owned(),
+        outcome.details.take().unwrap_or(Value::Null),
+    );
     if let Some(log) = log {
-        let details = outcome.details.take();
-        outcome.details = Some(json!({
-            "stderr_log": log,
-            "details": details,
-        }));
+        details.insert("stderr_log".to_owned(), json!(log));
     }
+    outcome.details = Some(Value::Object(details));
     Ok(outcome)
 }
 

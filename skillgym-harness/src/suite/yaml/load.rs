@@ -195,6 +195,17 @@ fn suite_fields(
     dir: &Path,
 ) -> (SuiteDef, SuiteParts, Option<Node>) {
     let file_name = file.file_name().and_then(|n| n.to_str()).unwrap_or("suite");
+    // `EVAL.yaml` takes its directory's name; `x.eval.yaml` and `x.yaml` are `x`.
+    let file_name = if matches!(
+        file_name.to_ascii_lowercase().as_str(),
+        "eval.yaml" | "eval.yml"
+    ) {
+        dir.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(file_name)
+    } else {
+        file_name
+    };
     let stem = file_name
         .strip_suffix(".eval.yaml")
         .or_else(|| file_name.strip_suffix(".eval.yml"))
@@ -767,6 +778,33 @@ impl Gather<'_> {
     }
 }
 
+/// agentv's implicit `llm-grader` for a case without graders (§3.1): one rubric grader
+/// `criteria` judging the case's `criteria`, else agreement with its `expected_output`.
+fn implicit_grader(criteria: Option<&str>, has_expected_output: bool) -> Option<GraderSpec> {
+    let outcome = match criteria {
+        Some(criteria) => criteria.to_owned(),
+        None if has_expected_output => {
+            "The final answer agrees with the reference answer".to_owned()
+        }
+        None => return None,
+    };
+    Some(GraderSpec {
+        name: "criteria".to_owned(),
+        weight: 1.0,
+        required: false,
+        min_score: None,
+        negate: false,
+        kind: crate::grade::spec::GraderKind::Rubrics {
+            items: vec![crate::grade::spec::RubricItem {
+                id: "criteria".to_owned(),
+                outcome,
+                weight: 1.0,
+                required: true,
+            }],
+        },
+    })
+}
+
 /// Merges suite metadata into a case's (agentv §1.2).
 fn merge_metadata(suite: &serde_json::Value, case: serde_json::Value) -> serde_json::Value {
     use serde_json::Value as J;
@@ -840,6 +878,10 @@ fn case_of(
         });
     }
     let own_assertions = f.take_some(source, "assertions", &["assert"]);
+    // v5's top-level `threshold` (agentv §9), beside v4's `execution.threshold`.
+    let top_threshold = f
+        .take_some(source, "threshold", &[])
+        .and_then(|n| source.fraction("threshold", n));
     let mut execution_evaluators = None;
     let mut skip_defaults = false;
     let mut threshold = None;
@@ -877,6 +919,12 @@ fn case_of(
         !assertions.is_empty() || own_assertions.is_some() || execution_evaluators.is_some();
     if !skip_defaults {
         assertions.extend(parts.assertions.iter().cloned());
+    }
+    if assertions.is_empty() {
+        assertions.extend(implicit_grader(
+            criteria.as_deref(),
+            !expected_output.is_empty(),
+        ));
     }
     let metadata = match f.take_some(source, "metadata", &[]) {
         Some(n) if source.mapping("metadata", n).is_some() => n.to_json(),
@@ -998,7 +1046,10 @@ fn case_of(
         metadata: merge_metadata(&parts.metadata, metadata),
         tags,
         workspace: ws,
-        threshold: threshold.or(parts.threshold).unwrap_or(DEFAULT_THRESHOLD),
+        threshold: threshold
+            .or(top_threshold)
+            .or(parts.threshold)
+            .unwrap_or(DEFAULT_THRESHOLD),
         targets,
         skip_defaults,
         repeat,

@@ -1,0 +1,627 @@
+//! Declarative suites end to end: an agentv-style `EVAL.yaml` with `tests: ./cases/` and its
+//! `case.yaml` directories, listed in `skillgym.yaml`, run by the example harness beside its
+//! Rust cases with the scriptable fake agent (its script is the case's prompt).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use skillgym_e2e::{run_examples, stderr, stdout, temp_dir, trial_lines};
+
+const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
+
+/// A fake-agent event line saying `text` as the final answer.
+fn say(text: &str) -> String {
+    format!(
+        "emit {}",
+        serde_json::json!({"type": "message", "role": "assistant", "phase": "final", "text": text})
+    )
+}
+
+/// Writes `files` (path, content) under `root`.
+fn write_tree(root: &Path, files: &[(&str, &str)]) {
+    for (path, content) in files {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, content).unwrap();
+    }
+}
+
+/// A `skillgym.yaml` in `dir` with the fake-agent runner `fake` (whose script is the prompt)
+/// and `extra` YAML; returns its path.
+fn config(dir: &Path, extra: &str) -> PathBuf {
+    let path = dir.join("skillgym.yaml");
+    let yaml = format!(
+        "{extra}\nrunners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      env: {{ FAKE_AGENT_SCRIPT: \"-\" }}\n"
+    );
+    fs::write(&path, yaml).unwrap();
+    path
+}
+
+/// Runs the example harness with `config`, artifacts in `<dir>/runs`.
+fn run(dir: &Path, config: &Path, args: &[&str]) -> std::process::Output {
+    run_env(dir, config, args, &[])
+}
+
+fn run_env(dir: &Path, config: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let runs = dir.join("runs");
+    // The example harness adds its own runners in code; these tests run on `fake` only.
+    let mut all = vec![
+        "--config",
+        config.to_str().unwrap(),
+        "--output-dir",
+        runs.to_str().unwrap(),
+        "--runner",
+        "fake",
+    ];
+    all.extend_from_slice(args);
+    run_examples(&all, env)
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The run directory `latest` points at.
+fn latest(dir: &Path) -> PathBuf {
+    let runs = dir.join("runs");
+    runs.join(fs::read_link(runs.join("latest")).unwrap())
+}
+
+/// The suite of the discovery tests: four case directories (one `case.yml`, one with its own
+/// `id`), one without a case file, a symlink inside the suite and one leading outside it.
+fn discovery_suite(root: &Path) -> PathBuf {
+    let suite = root.join("bench");
+    let pass = say("all good");
+    write_tree(
+        &suite,
+        &[
+            (
+                "EVAL.yaml",
+                "name: bench\ntags: [yaml]\nassertions:\n  - type: contains\n    value: good\ntests: ./cases/\n",
+            ),
+            ("cases/b-second/case.yaml", &format!("input: |\n  {pass}\n")),
+            ("cases/a-first/case.yml", &format!("input: |\n  {pass}\n")),
+            (
+                "cases/c-named/case.yaml",
+                &format!("id: custom-id\ntags: [special]\ninput: |\n  {pass}\n"),
+            ),
+            ("cases/notes/README.md", "not a case\n"),
+            ("shared/linked/case.yaml", &format!("input: |\n  {pass}\n")),
+            ("../outside/case.yaml", &format!("input: |\n  {pass}\n")),
+        ],
+    );
+    std::os::unix::fs::symlink(suite.join("shared/linked"), suite.join("cases/d-link")).unwrap();
+    std::os::unix::fs::symlink(root.join("outside"), suite.join("cases/e-out")).unwrap();
+    suite
+}
+
+#[test]
+fn discovered_case_directories_are_trials_named_suite_and_id() {
+    let dir = temp_dir("suite-list");
+    let suite = discovery_suite(dir.path());
+    let config = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let output = run(dir.path(), &config, &["--list", "bench::"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let listed: Vec<&str> = text
+        .lines()
+        .filter(|line| line.contains("bench::"))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "[fake] bench::a-first: test",
+            "[fake] bench::b-second: test",
+            "[fake] bench::custom-id: test",
+            "[fake] bench::d-link: test",
+        ],
+        "sorted by name; `id:` wins over the directory name; the inner symlink is followed"
+    );
+    // `--list` writes nothing, so it prints no warnings; a run prints each once.
+    let output = run(dir.path(), &config, &["bench::"]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    let err = stderr(&output);
+    assert_eq!(
+        err.matches("skipping directory `notes`: no case.yaml found")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("skipping `e-out`: a symlink to")
+            && err.contains("outside the suite directory"),
+        "{err}"
+    );
+    assert_eq!(
+        trial_lines(&output),
+        [
+            "[fake] bench::a-first ok",
+            "[fake] bench::b-second ok",
+            "[fake] bench::custom-id ok",
+            "[fake] bench::d-link ok",
+        ]
+    );
+    let warnings = fs::read_to_string(latest(dir.path()).join("suite-warnings.txt")).unwrap();
+    let ours = warnings
+        .lines()
+        .filter(|line| line.contains("/bench/cases/"));
+    assert_eq!(ours.count(), 2, "{warnings}");
+}
+
+#[test]
+fn tags_exact_and_runner_filters_select_declared_cases() {
+    let dir = temp_dir("suite-filter");
+    let suite = discovery_suite(dir.path());
+    let config = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let output = run(dir.path(), &config, &["--list", "--tag", "special"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let listed: Vec<&str> = text
+        .lines()
+        .filter(|line| line.ends_with(": test"))
+        .collect();
+    assert_eq!(listed, ["[fake] bench::custom-id: test"]);
+    let output = run(dir.path(), &config, &["--exact", "bench::b-second"]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    assert_eq!(trial_lines(&output), ["[fake] bench::b-second ok"]);
+    // Targets restrict a suite's cases to runners: to `careful`, which is not selected here.
+    fs::write(
+        suite.join("EVAL.yaml"),
+        "name: bench\nexecution:\n  targets: [careful]\nassertions: [{ type: contains, value: good }]\ntests: ./cases/\n",
+    )
+    .unwrap();
+    let output = run(dir.path(), &config, &["--list", "bench::"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!stdout(&output).contains("bench::"), "{}", stdout(&output));
+}
+
+#[test]
+fn graders_decide_the_verdict_and_the_results_keep_their_evidence() {
+    let dir = temp_dir("suite-grade");
+    let suite = dir.path().join("grading");
+    write_tree(
+        &suite,
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            (
+                "cases/passes/case.yaml",
+                &format!(
+                    "input: |\n  {}\nassertions:\n  - type: contains\n    value: parser\n  - type: regex\n    value: \"fixed .* parser\"\n",
+                    say("I fixed the parser.")
+                ),
+            ),
+            (
+                "cases/fails/case.yaml",
+                &format!(
+                    "input: |\n  {}\nthreshold: 0.5\nassertions:\n  - type: contains\n    value: tests pass\n    weight: 3\n  - type: is-json\n",
+                    say("I fixed the parser.")
+                ),
+            ),
+        ],
+    );
+    let output = run(
+        dir.path(),
+        &config(dir.path(), &format!("suites: [{}]", suite.display())),
+        &["grading::"],
+    );
+    assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
+    assert_eq!(
+        trial_lines(&output),
+        ["[fake] grading::fails FAILED", "[fake] grading::passes ok"]
+    );
+    let out = stdout(&output);
+    assert!(
+        out.contains(
+            "score 0.00 < threshold 0.50\nfailed graders:\n- contains-tests pass: score 0.00"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("- is-json: score 0.00"), "{out}");
+    assert!(out.contains("origin: grader · class: grader"), "{out}");
+    assert!(
+        out.contains("at "),
+        "the case file is the failure's location: {out}"
+    );
+    assert!(out.contains("cases/fails/case.yaml:1:1"), "{out}");
+
+    let run_dir = latest(dir.path());
+    let results = read_json(&run_dir.join("results.json"));
+    let executions = results["executions"].as_array().unwrap();
+    let failed = executions
+        .iter()
+        .find(|e| e["case_id"] == "grading::fails")
+        .unwrap();
+    let grading = &failed["repetitions"][0]["attempts"][0]["grading"];
+    assert_eq!(grading["threshold"], 0.5);
+    assert_eq!(grading["passed"], false);
+    assert_eq!(grading["graders"][0]["type"], "contains");
+    assert_eq!(grading["graders"][0]["weight"], 3.0);
+    assert_eq!(grading["graders"][0]["verdict"], "fail");
+    assert_eq!(grading["graders"][1]["name"], "is-json");
+    let attempt = run_dir.join("grading.fails/fake/repeat-1/attempt-1");
+    assert_eq!(&read_json(&attempt.join("grading.json")), grading);
+    let passed = executions
+        .iter()
+        .find(|e| e["case_id"] == "grading::passes")
+        .unwrap();
+    let grading = &passed["repetitions"][0]["attempts"][0]["grading"];
+    assert_eq!(
+        (grading["score"].as_f64(), &grading["passed"]),
+        (Some(1.0), &Value::Bool(true))
+    );
+}
+
+#[test]
+fn each_attempt_gets_a_fresh_copy_of_its_case_workspace_with_hooks_around_it() {
+    let dir = temp_dir("suite-workspace");
+    let suite = dir.path().join("ws");
+    write_tree(
+        &suite,
+        &[
+            (
+                "EVAL.yaml",
+                "workspace:\n  hooks:\n    before_each:\n      command: [sh, -c, 'cd \"$SKILLGYM_WORKSPACE_PATH\" && test ! -e done.txt && echo {{test_id}} > hook.txt']\n    after_each:\n      command: [sh, -c, 'echo teardown >&2']\ntests: ./cases/\n",
+            ),
+            (
+                "cases/edits/case.yaml",
+                &format!(
+                    "input: |\n  write done.txt finished\n  {}\nrepeat: 2\nassertions:\n  - type: code-grader\n    command: grep -q original template.txt && grep -q finished done.txt && grep -q ws::edits hook.txt\n",
+                    say("done")
+                ),
+            ),
+            ("cases/edits/workspace/template.txt", "original\n"),
+        ],
+    );
+    let config = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let output = run(dir.path(), &config, &["ws::"]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let run_dir = latest(dir.path());
+    for repetition in 1..=2 {
+        let attempt = run_dir.join(format!("ws.edits/fake/repeat-{repetition}/attempt-1"));
+        let hooks = read_json(&attempt.join("hooks.json"));
+        assert_eq!(hooks[0]["hook"], "workspace-before_each");
+        assert_eq!(hooks[0]["exit_code"], 0);
+        assert_eq!(hooks[1]["hook"], "workspace-after_each");
+        let teardown =
+            fs::read_to_string(attempt.join("hook-workspace-after_each.stderr.log")).unwrap();
+        assert_eq!(teardown, "teardown\n");
+        let workspace = read_json(&attempt.join("workspace.json"));
+        assert_eq!(workspace["mode"], "isolated");
+        assert_eq!(
+            workspace["preserved"], false,
+            "a passing attempt's copy is removed"
+        );
+    }
+    assert!(
+        suite
+            .join("cases/edits/workspace")
+            .read_dir()
+            .unwrap()
+            .count()
+            == 1,
+        "the template itself is never touched"
+    );
+
+    // A failing `before_each` fails the attempt before the agent starts.
+    fs::write(suite.join("cases/edits/workspace/done.txt"), "left over\n").unwrap();
+    let output = run(dir.path(), &config, &["ws::"]);
+    assert_eq!(output.status.code(), Some(101));
+    let out = stdout(&output);
+    assert!(
+        out.contains("the workspace hook `before_each` exited with 1; the agent did not run"),
+        "{out}"
+    );
+    assert!(out.contains("origin: workspace"), "{out}");
+    let attempt = latest(dir.path()).join("ws.edits/fake/repeat-1/attempt-1");
+    assert!(!attempt.join("stdout.log").exists(), "no agent session");
+}
+
+#[test]
+fn suite_assertions_follow_the_case_own_unless_it_skips_defaults() {
+    let dir = temp_dir("suite-defaults");
+    let suite = dir.path().join("defaults");
+    let answer = say("hello");
+    write_tree(
+        &suite,
+        &[
+            (
+                "EVAL.yaml",
+                "assertions:\n  - type: contains\n    value: goodbye\n    required: true\ntests: ./cases/\n",
+            ),
+            (
+                "cases/held/case.yaml",
+                &format!(
+                    "input: |\n  {answer}\nassertions:\n  - type: contains\n    value: hello\n"
+                ),
+            ),
+            (
+                "cases/skips/case.yaml",
+                &format!(
+                    "input: |\n  {answer}\nexecution:\n  skip_defaults: true\nassertions:\n  - type: contains\n    value: hello\n"
+                ),
+            ),
+            (
+                "cases/expected/case.yaml",
+                &format!(
+                    "input: |\n  {answer}\nexpected_fail: true\nassertions:\n  - type: equals\n    value: hello\n"
+                ),
+            ),
+        ],
+    );
+    let output = run(
+        dir.path(),
+        &config(dir.path(), &format!("suites: [{}]", suite.display())),
+        &["defaults::"],
+    );
+    assert_eq!(
+        trial_lines(&output),
+        [
+            "[fake] defaults::expected ok",
+            "[fake] defaults::held FAILED",
+            "[fake] defaults::skips ok",
+        ]
+    );
+    let out = stdout(&output);
+    assert!(
+        out.contains("(forced to 0 by the required grader \"contains-goodbye\")"),
+        "{out}"
+    );
+    let results = read_json(&latest(dir.path()).join("results.json"));
+    let expected = results["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["case_id"] == "defaults::expected")
+        .unwrap();
+    assert_eq!(expected["status"], "expected-failed");
+    assert_eq!(expected["failure"]["origin"], "grader");
+    let graders = &expected["repetitions"][0]["attempts"][0]["grading"]["graders"];
+    assert_eq!(
+        graders.as_array().unwrap().len(),
+        2,
+        "the case's, then the suite's"
+    );
+}
+
+#[test]
+fn tests_files_and_inline_lists_keep_working() {
+    let dir = temp_dir("suite-files");
+    let answer = say("ok");
+    write_tree(
+        dir.path(),
+        &[
+            (
+                "inline.eval.yaml",
+                &format!(
+                    "name: files-inline\ntests:\n  - id: one\n    input: |\n      {answer}\n    expected_output: ok\n    assertions: [{{ type: equals, value: ok }}]\n"
+                ),
+            ),
+            (
+                "listed/EVAL.yaml",
+                "name: files-list\ntests: ./cases.yaml\n",
+            ),
+            (
+                "listed/cases.yaml",
+                &format!(
+                    "- id: two\n  input: |\n    {answer}\n  assertions: [{{ type: contains, value: ok }}]\n"
+                ),
+            ),
+            (
+                "jsonl/EVAL.yaml",
+                "name: files-jsonl\ntests: ./cases.jsonl\n",
+            ),
+            (
+                "jsonl/cases.jsonl",
+                &format!(
+                    "{}\n",
+                    serde_json::json!({"id": "three", "input": answer, "assertions": [{"type": "icontains", "value": "OK"}]})
+                ),
+            ),
+        ],
+    );
+    let config = config(
+        dir.path(),
+        "suites: [inline.eval.yaml, listed, jsonl/EVAL.yaml]",
+    );
+    let output = run(dir.path(), &config, &["files-"]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    assert_eq!(
+        trial_lines(&output),
+        [
+            "[fake] files-inline::one ok",
+            "[fake] files-jsonl::three ok",
+            "[fake] files-list::two ok",
+        ]
+    );
+}
+
+#[test]
+fn every_error_of_every_bad_file_is_reported_at_start() {
+    let dir = temp_dir("suite-errors");
+    let suite = dir.path().join("broken");
+    write_tree(
+        &suite,
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            (
+                "cases/one/case.yaml",
+                "input: hi\nasertions: []\ncriteria: fine\n",
+            ),
+            (
+                "cases/two/case.yaml",
+                "input: hi\nassertions:\n  - type: contians\n    value: x\n  - type: regex\n    value: \"(\"\n",
+            ),
+        ],
+    );
+    let config = config(
+        dir.path(),
+        &format!("suites:\n  - {}\n  - missing/EVAL.yaml", suite.display()),
+    );
+    let output = run(dir.path(), &config, &["--list"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    let err = stderr(&output);
+    for expected in [
+        "one/case.yaml:2:1: unknown field `asertions`",
+        "did you mean `assertions`?",
+        "two/case.yaml:3:11: unknown grader type `contians`",
+        "two/case.yaml:6:12:",
+        "skillgym.yaml:3:5: suite `",
+        "missing/EVAL.yaml` does not exist",
+        "4 errors in the suite",
+    ] {
+        assert!(err.contains(expected), "missing {expected:?} in:\n{err}");
+    }
+    assert!(
+        !dir.path().join("runs").exists(),
+        "a run stopped at start writes nothing"
+    );
+}
+
+#[test]
+fn runners_and_the_judge_must_exist() {
+    let dir = temp_dir("suite-runners");
+    let suite = dir.path().join("targets");
+    write_tree(
+        &suite,
+        &[
+            (
+                "EVAL.yaml",
+                "execution:\n  targets: [fake, { name: claude-baseline, use_target: claud }]\ntests: ./cases/\n",
+            ),
+            ("cases/a/case.yaml", "input: hi\ncriteria: says hi\n"),
+        ],
+    );
+    let config_path = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let output = run(dir.path(), &config_path, &["--list"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("case `targets::a` (") && err.contains("runs on runner `claud`, which is not configured (configured runners: `fake`, `careful`, `hasty`"),
+        "{err}"
+    );
+    fs::write(
+        suite.join("EVAL.yaml"),
+        "execution:\n  targets: [fake]\ntests: ./cases/\n",
+    )
+    .unwrap();
+    // The examples harness configures a judge in code: a file without `judge:` uses it; a
+    // `judge:` naming no runner is an error at its position.
+    let config_path = config(
+        dir.path(),
+        &format!("suites: [{}]\njudge: {{ runner: fak }}", suite.display()),
+    );
+    let output = run(dir.path(), &config_path, &["--list"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("skillgym.yaml:2:18: `judge.runner` names unknown runner `fak`")
+            && err.contains("did you mean `fake`?"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_judge_runner_grades_rubric_items_and_under_mock_the_scripted_model_answers() {
+    let dir = temp_dir("suite-judge");
+    let suite = dir.path().join("judged");
+    write_tree(
+        &suite,
+        &[
+            (
+                "EVAL.yaml",
+                "tests: ./cases/\nexecution:\n  targets: [fake]\n",
+            ),
+            (
+                "cases/rubric/case.yaml",
+                &format!(
+                    "input: |\n  {}\ncriteria: The answer is polite\nassertions:\n  - Says hello\n  - Names the user\n",
+                    say("hello")
+                ),
+            ),
+        ],
+    );
+    let answer = r#"{"checks": [{"id": "rubric-1", "satisfied": true, "reasoning": "it does"}, {"id": "rubric-2", "satisfied": false, "reasoning": "no name given"}]}"#;
+    let judge = format!(
+        "judge:\n  agent:\n    type: command\n    command: {FAKE_AGENT}\n    env: {{ FAKE_AGENT_SCRIPT: {} }}\n",
+        serde_json::to_string(&say(answer)).unwrap()
+    );
+    let config_path = config(
+        dir.path(),
+        &format!("suites: [{}]\n{judge}", suite.display()),
+    );
+    let output = run(dir.path(), &config_path, &["judged::"]);
+    assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
+    let out = stdout(&output);
+    assert!(out.contains("score 0.50 < threshold 0.80"), "{out}");
+    assert!(
+        out.contains("- rubrics: score 0.50\n  rubric-2: Names the user — no name given"),
+        "{out}"
+    );
+    let attempt = latest(dir.path()).join("judged.rubric/fake/repeat-1/attempt-1");
+    let prompt = fs::read_to_string(attempt.join("judge-rubrics/prompt.md")).unwrap();
+    assert!(
+        prompt.contains("## Success criteria\nThe answer is polite"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("- rubric-1: Says hello\n- rubric-2: Names the user"),
+        "{prompt}"
+    );
+    assert!(attempt.join("judge-rubrics/report.json").is_file());
+
+    // Under --mock the judge asks the scripted model, which plays `judge.mock`.
+    write_tree(
+        dir.path(),
+        &[(
+            "judge.mock.yaml",
+            &format!(
+                "- say: '{}'\n",
+                r#"{"checks": [{"id": "rubric-1", "satisfied": true}, {"id": "rubric-2", "satisfied": true}]}"#
+            ),
+        )],
+    );
+    let judge = format!(
+        "judge:\n  mock: judge.mock.yaml\n  agent:\n    type: command\n    command: {FAKE_AGENT}\n    env: {{ FAKE_AGENT_SCRIPT: chat }}\n"
+    );
+    let config_path = config(
+        dir.path(),
+        &format!("suites: [{}]\n{judge}", suite.display()),
+    );
+    let output = run(dir.path(), &config_path, &["judged::", "--mock"]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let attempt = latest(dir.path()).join("judged.rubric/fake/repeat-1/attempt-1");
+    let requests = fs::read_to_string(attempt.join("judge-rubrics/mock-requests.jsonl")).unwrap();
+    assert!(requests.contains("rubric-2: Names the user"), "{requests}");
+}
+
+#[test]
+fn warnings_are_printed_once_per_nextest_run() {
+    let dir = temp_dir("suite-nextest");
+    let suite = discovery_suite(dir.path());
+    let config = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let env = [
+        ("NEXTEST_RUN_ID", "suite-run-1"),
+        ("NEXTEST_EXECUTION_MODE", "process-per-test"),
+    ];
+    let mut printed = 0;
+    for name in ["[fake] bench::a-first", "[fake] bench::b-second"] {
+        let output = run_env(dir.path(), &config, &["--exact", name], &env);
+        assert!(output.status.success(), "{}", stdout(&output));
+        printed += stderr(&output)
+            .matches("skipping directory `notes`")
+            .count();
+    }
+    assert_eq!(printed, 1, "one process of the run prints the warnings");
+}
