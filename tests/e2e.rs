@@ -55,14 +55,19 @@ fn only_run_dir(output_dir: &Path) -> PathBuf {
     runs.into_iter().next().unwrap()
 }
 
-const ALL_TRIALS: [&str; 9] = [
+const ALL_TRIALS: [&str; 14] = [
     "[careful] always_passes",
     "[careful] known_gap_explicit_skill_load",
+    "[careful] showcase::appends-changelog",
+    "[careful] showcase::finds-expo-skill",
+    "[careful] showcase::greets",
     "[careful] skills::find_skills_expo",
     "[careful] skills::suggests_install_command",
     "[careful] summarizes_from_prompt_file",
     "[hasty] always_passes",
     "[hasty] known_gap_explicit_skill_load",
+    "[hasty] showcase::appends-changelog",
+    "[hasty] showcase::greets",
     "[hasty] skills::suggests_install_command",
     "[hasty] summarizes_from_prompt_file",
 ];
@@ -83,6 +88,11 @@ fn list_prints_every_trial_sorted_by_case_then_runner() {
 [hasty] always_passes: test
 [careful] known_gap_explicit_skill_load: test
 [hasty] known_gap_explicit_skill_load: test
+[careful] showcase::appends-changelog: test
+[hasty] showcase::appends-changelog: test
+[careful] showcase::finds-expo-skill: test
+[careful] showcase::greets: test
+[hasty] showcase::greets: test
 [careful] skills::find_skills_expo: test
 [careful] skills::suggests_install_command: test
 [hasty] skills::suggests_install_command: test
@@ -110,12 +120,12 @@ fn full_run_prints_every_trial_and_a_summary() {
     assert_eq!(trial_lines(&output), expected);
     let text = stdout(&output);
     assert!(
-        text.contains("test result: ok. 9 passed; 0 failed"),
+        text.contains("test result: ok. 14 passed; 0 failed"),
         "{text}"
     );
     assert!(
         text.contains(
-            "skillgym: 9 executions: 7 passed, 0 failed, 2 expected-failed, 0 unexpected-passed"
+            "skillgym: 14 executions: 12 passed, 0 failed, 2 expected-failed, 0 unexpected-passed"
         ),
         "{text}"
     );
@@ -166,7 +176,7 @@ fn filter_on_the_runner_kind_and_runner_flag() {
         .iter()
         .map(String::as_str)
         .collect();
-    assert_eq!(lines.len(), 4);
+    assert_eq!(lines.len(), 6);
     assert!(lines.iter().all(|l| l.starts_with("[hasty] ")), "{lines:?}");
     let by_flag = run_examples(&["--list", "--runner", "hasty"], &[]);
     assert_eq!(stdout(&by_flag), stdout(&by_kind));
@@ -189,13 +199,14 @@ fn tags_are_or_matched_from_flags_and_environment() {
         "[careful] always_passes: test\n[hasty] always_passes: test\n[careful] summarizes_from_prompt_file: test\n[hasty] summarizes_from_prompt_file: test\n"
     );
     let both = run_examples(&["--list", "--tag", "smoke,skills"], &[]);
-    assert_eq!(stdout(&both).lines().count(), 9);
+    // `skills` also tags the showcase suite's finds-expo-skill case.
+    assert_eq!(stdout(&both).lines().count(), 10);
     let repeated = run_examples(&["--list", "--tag", "smoke", "--tag=skills"], &[]);
     assert_eq!(stdout(&repeated), stdout(&both));
     let from_env = run_examples(&["--list"], &[("SKILLGYM_TAG", "smoke")]);
     assert_eq!(stdout(&from_env), stdout(&smoke));
     let flag_beats_env = run_examples(&["--list", "--tag", "skills"], &[("SKILLGYM_TAG", "smoke")]);
-    assert_eq!(stdout(&flag_beats_env).lines().count(), 5);
+    assert_eq!(stdout(&flag_beats_env).lines().count(), 6);
     let none = run_examples(&["--list", "--tag", "nothing-has-this"], &[]);
     assert_eq!(stdout(&none), "");
 }
@@ -216,7 +227,7 @@ fn config_tags_apply_when_no_tag_flag_is_given() {
         ],
         &[],
     );
-    assert_eq!(stdout(&overridden).lines().count(), 5);
+    assert_eq!(stdout(&overridden).lines().count(), 6);
 }
 
 #[test]
@@ -330,8 +341,8 @@ fn results_json_holds_every_execution_in_plan_order() {
     let output = run_examples(&["--output-dir", out.path().to_str().unwrap()], &[]);
     assert!(output.status.success());
     let results = read_json(&only_run_dir(out.path()).join("results.json"));
-    assert_eq!(results["summary"]["executions"], 9);
-    assert_eq!(results["summary"]["passed"], 7);
+    assert_eq!(results["summary"]["executions"], 14);
+    assert_eq!(results["summary"]["passed"], 12);
     assert_eq!(results["summary"]["expected_failed"], 2);
     assert_eq!(results["summary"]["failed"], 0);
     let names: Vec<String> = results["executions"]
@@ -636,5 +647,5 @@ fn libtest_output_formats_work_and_json_stays_machine_readable() {
         &[],
     );
     assert!(serial.status.success());
-    assert_eq!(trial_lines(&serial).len(), 6, "{}", stdout(&serial));
+    assert_eq!(trial_lines(&serial).len(), 11, "{}", stdout(&serial));
 }

@@ -7,9 +7,14 @@ use skillgym_e2e::workspace_root;
 /// The fenced blocks of `text` after `## Quick start` and before the next `## ` heading, as
 /// (language, first line, body after the first line).
 fn quick_start_blocks(readme: &str) -> Vec<(String, String, String)> {
+    section_blocks(readme, "## Quick start")
+}
+
+/// The fenced blocks of the README section under `heading`, as in [`quick_start_blocks`].
+fn section_blocks(readme: &str, heading: &str) -> Vec<(String, String, String)> {
     let start = readme
-        .find("## Quick start")
-        .expect("a Quick start section");
+        .find(heading)
+        .unwrap_or_else(|| panic!("a section {heading:?}"));
     let section = &readme[start..];
     let end = section[3..]
         .find("\n## ")
@@ -80,4 +85,35 @@ fn the_readme_shows_the_quickstart_crate_as_it_is() {
         !readme.contains("skillgym = \"0.1\""),
         "the crates are not published: no version requirement can resolve"
     );
+}
+
+#[test]
+fn the_readme_shows_the_showcase_suite_as_it_is() {
+    let root = workspace_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let blocks = section_blocks(&readme, "## Declarative suites");
+    let mut shown = 0;
+    for (_, first, body) in &blocks {
+        let Some(path) = first.strip_prefix("# examples/") else {
+            continue;
+        };
+        let file = std::fs::read_to_string(root.join("examples").join(path))
+            .unwrap_or_else(|error| panic!("examples/{path}: {error}"));
+        assert_eq!(body, &file, "the README's examples/{path}");
+        shown += 1;
+    }
+    assert_eq!(shown, 2, "EVAL.yaml and one case.yaml");
+    let tree = &blocks
+        .iter()
+        .find(|(language, _, _)| language == "text")
+        .expect("the suite's layout")
+        .2;
+    let mut listed = 0;
+    for line in tree.lines() {
+        let path = line.split_whitespace().next().unwrap();
+        let file = root.join("examples/evals/showcase").join(path);
+        assert!(file.exists(), "the layout shows {path}");
+        listed += 1;
+    }
+    assert_eq!(listed, 6, "{tree}");
 }
