@@ -625,3 +625,87 @@ fn warnings_are_printed_once_per_nextest_run() {
     }
     assert_eq!(printed, 1, "one process of the run prints the warnings");
 }
+
+#[test]
+fn before_all_and_after_all_run_once_per_run() {
+    let dir = temp_dir("suite-all");
+    let suite = dir.path().join("once");
+    let answer = say("ok");
+    write_tree(
+        &suite,
+        &[
+            (
+                "EVAL.yaml",
+                "workspace:\n  hooks:\n    before_all:\n      command: [sh, -c, 'echo {{test_id}} >> before_all.log']\n    after_all:\n      command: [sh, -c, 'echo {{test_id}} >> after_all.log']\ntests: ./cases/\n",
+            ),
+            (
+                "cases/a/case.yaml",
+                &format!(
+                    "input: |\n  {answer}\nrepeat: 2\nassertions: [{{ type: equals, value: ok }}]\n"
+                ),
+            ),
+            (
+                "cases/b/case.yaml",
+                &format!("input: |\n  {answer}\nassertions: [{{ type: equals, value: ok }}]\n"),
+            ),
+        ],
+    );
+    let config = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let output = run(dir.path(), &config, &["once::"]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let log = |name: &str| fs::read_to_string(suite.join(name)).unwrap_or_default();
+    assert_eq!(log("before_all.log"), "__before_all__\n");
+    assert_eq!(log("after_all.log"), "__after_all__\n");
+    let record = read_json(&latest(dir.path()).join("suites/once/workspace-before_all.json"));
+    assert_eq!(record["exit_code"], 0);
+
+    // Under nextest, processes share the run: `before_all` still runs once...
+    fs::remove_file(suite.join("before_all.log")).unwrap();
+    fs::write(
+        suite.join("EVAL.yaml"),
+        "workspace:\n  hooks:\n    before_all:\n      command: [sh, -c, 'echo {{test_id}} >> before_all.log; exit 3']\ntests: ./cases/\n",
+    )
+    .unwrap();
+    let env = [
+        ("NEXTEST_RUN_ID", "all-run-1"),
+        ("NEXTEST_EXECUTION_MODE", "process-per-test"),
+    ];
+    for name in ["[fake] once::a", "[fake] once::b"] {
+        let output = run_env(dir.path(), &config, &["--exact", name], &env);
+        assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
+        let out = stdout(&output);
+        assert!(
+            out.contains("the suite `once`'s workspace hook `before_all` exited with 3; none of its cases runs"),
+            "{out}"
+        );
+    }
+    assert_eq!(
+        log("before_all.log"),
+        "__before_all__\n",
+        "one run, one before_all"
+    );
+    // ...and a suite with `after_all` is refused: no process knows it is the last.
+    fs::write(
+        suite.join("EVAL.yaml"),
+        "workspace:\n  hooks:\n    after_all: { command: [sh, -c, 'true'] }\ntests: ./cases/\n",
+    )
+    .unwrap();
+    let output = run_env(dir.path(), &config, &["--exact", "[fake] once::a"], &env);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("the suite `once` has an `after_all` hook, which cannot run under nextest's process per test"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run_env(dir.path(), &config, &["--list", "once::"], &env);
+    assert!(
+        output.status.success(),
+        "listing runs nothing: {}",
+        stderr(&output)
+    );
+}

@@ -84,6 +84,14 @@ pub enum Error {
     /// The judge of rubric graders is missing or unknown.
     #[error(transparent)]
     Judge(#[from] JudgeError),
+    /// A suite's `after_all` hook cannot run under nextest's process per test.
+    #[error(
+        "the suite `{suite}` has an `after_all` hook, which cannot run under nextest's process per test (no process knows it runs the suite's last trial)\n  help: run this suite with `cargo test`, or move the teardown to `after_each`"
+    )]
+    AfterAllUnderNextest {
+        /// The suite's name.
+        suite: String,
+    },
 }
 
 impl Error {
@@ -104,7 +112,8 @@ impl Error {
             | Error::RunDir(_)
             | Error::Suite(_)
             | Error::UnknownCaseRunners(_)
-            | Error::Judge(_) => 2,
+            | Error::Judge(_)
+            | Error::AfterAllUnderNextest { .. } => 2,
         }
     }
 

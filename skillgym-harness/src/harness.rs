@@ -14,6 +14,7 @@ use crate::cli::{self, SkillgymArgs};
 use crate::config::{self, Settings};
 use crate::dry_run::DryRun;
 use crate::error::{Error, JudgeError, UnknownCaseRunner};
+use crate::execute::suite_hooks;
 use crate::execute::{ExecutionResult, Status, run_execution};
 use crate::interrupt;
 use crate::preflight;
@@ -23,6 +24,7 @@ use crate::run::{RunContext, Runner};
 use crate::schedule::{Gates, worker_threads};
 use crate::secrets;
 use crate::skills::plan::SkillPlan;
+use crate::suite::declared::SuiteScope;
 use crate::suite::registry::sort_and_check;
 use crate::suite::sources::{self, Origin, SuitePath};
 use crate::suite::yaml::Warning;
@@ -177,6 +179,7 @@ impl Harness {
         let plan = Plan::new(&cases, &runner_ids, &settings.tags);
         check_before_run(&arguments, &plan, &cases, &runners)?;
         check_judge(&plan, &cases, judge.as_ref())?;
+        check_after_all(&arguments, &plan, &cases, &runners)?;
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
         if arguments.test_threads.is_none() {
@@ -525,6 +528,9 @@ fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) 
     if arguments.list {
         return conclusion.exit_code();
     }
+    if !process_per_test() {
+        run_after_all(&context);
+    }
     let escaped = reaper::end_run();
     if escaped > 0 {
         eprintln!(
@@ -579,6 +585,64 @@ fn execute(arguments: &Arguments, context: Arc<RunContext>, trials: Vec<Trial>) 
         return ExitCode::from(signal.exit_code());
     }
     conclusion.exit_code()
+}
+
+/// Runs the `after_all` hooks of every declarative suite whose cases ran in this run, with
+/// the runners they ran on.
+fn run_after_all(context: &RunContext) {
+    let results = context
+        .results
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let mut suites: Vec<(Arc<SuiteScope>, Vec<&str>)> = Vec::new();
+    for (_, result) in results.iter().filter(|(_, r)| !r.repetitions.is_empty()) {
+        let Some(CaseCheck::Declared(check)) = context
+            .cases
+            .iter()
+            .find(|case| case.id == result.case_id)
+            .map(|case| &case.check)
+        else {
+            continue;
+        };
+        match suites
+            .iter_mut()
+            .find(|(s, _)| Arc::ptr_eq(s, &check.suite))
+        {
+            Some((_, runners)) if !runners.contains(&result.runner_id.as_str()) => {
+                runners.push(&result.runner_id);
+            }
+            Some(_) => {}
+            None => suites.push((Arc::clone(&check.suite), vec![&result.runner_id])),
+        }
+    }
+    let run_dir = context.run_dir.path();
+    for (suite, runners) in suites {
+        suite_hooks::after_all(&run_dir, context.run_dir.run_id(), &suite, &runners);
+    }
+}
+
+/// Under nextest's process per test no process knows it runs a suite's last trial, so a
+/// suite's `after_all` could not run: such a run is refused (not `--list`, which runs nothing).
+fn check_after_all(
+    arguments: &Arguments,
+    plan: &Plan,
+    cases: &[CaseSpec],
+    runners: &[Runner],
+) -> Result<(), Error> {
+    if arguments.list || !process_per_test() {
+        return Ok(());
+    }
+    let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
+    for execution in &plan.executions {
+        if let CaseCheck::Declared(check) = &cases[execution.case].check
+            && check.suite.has_after_all(&runner_ids)
+        {
+            return Err(Error::AfterAllUnderNextest {
+                suite: check.suite.name.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Whether every trial runs in its own process (cargo-nextest's default).

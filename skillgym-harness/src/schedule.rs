@@ -340,7 +340,7 @@ fn flock_exclusive(file: &File, wait: bool) -> io::Result<bool> {
 }
 
 /// Opens `path` and blocks until it holds an exclusive lock on it.
-fn lock_file(path: &Path) -> io::Result<File> {
+pub(crate) fn lock_file(path: &Path) -> io::Result<File> {
     let file = open_lock_file(path)?;
     flock_exclusive(&file, true)?;
     Ok(file)

@@ -13,6 +13,7 @@ use super::hooks::{self, HookLog, HookScene};
 use super::judge::SessionJudge;
 use super::result::{AttemptResult, Status};
 use super::session::{SessionLimits, SessionOutput, run_session};
+use super::suite_hooks;
 use crate::agent::SessionSpec;
 use crate::artifacts::write_json;
 use crate::dry_run;
@@ -94,6 +95,10 @@ fn prepare_and_run(
             format!("cannot create {}: {error}", artifact_dir.display()),
         )
     })?;
+    if let CaseCheck::Declared(check) = &case.check {
+        let run_dir = run.run_dir.path();
+        suite_hooks::before_all(&run_dir, run.run_dir.run_id(), &check.suite, &runner.id)?;
+    }
     let prompt = case
         .prompt
         .load()

@@ -1,22 +1,23 @@
-//! A declarative suite's per-attempt hooks (agentv §5.3, §5.4), run around each attempt in
-//! its fresh workspace.
+//! A declarative suite's hooks (agentv §5.3, §5.4): `before_each` / `after_each` around each
+//! attempt in its fresh workspace, and `before_all` / `after_all` once per run
+//! ([`super::suite_hooks`]).
 //!
 //! | rule | what happens |
 //! |---|---|
-//! | order | workspace `before_each`, target `before_each`, the session and the graders, target `after_each`, workspace `after_each` |
+//! | order | workspace `before_all`, target `before_all` (once per run); then per attempt workspace `before_each`, target `before_each`, the session and the graders, target `after_each`, workspace `after_each`; at the end of the run target `after_all`, workspace `after_all` |
 //! | command | a workspace hook's string is split on whitespace (no shell); a target hook's string runs with `sh -c`; an argv runs directly |
 //! | placeholders | `{{workspace_path}}`, `{{test_id}}`, `{{eval_run_id}}`, `{{case_input}}`, `{{case_metadata}}` (JSON) in each argument; unknown ones are left as they are |
-//! | stdin | `{workspace_path, test_id, eval_run_id, case_input, case_metadata}` |
+//! | stdin | `{workspace_path, test_id, eval_run_id, case_input, case_metadata}`; for `before_all` / `after_all`, `workspace_path` is null (every attempt has its own) and `test_id` is `__before_all__` / `__after_all__` |
 //! | cwd | the hook's `cwd`, else the suite file's directory |
-//! | timeout | `timeout_ms`, else 60 s for `before_each` and 30 s for `after_each`; the process group is killed at expiry |
-//! | failure | a `before_each` that cannot start, times out or exits non-zero fails the attempt (origin `workspace`) before the agent starts; an `after_each` failure is a warning |
-//! | record | each run hook in `<attempt>/hooks.json`; its output in `hook-<target\|workspace>-<name>.stdout.log` / `.stderr.log` when not empty |
+//! | timeout | `timeout_ms`, else 60 s for `before_*` and 30 s for `after_*`; the process group is killed at expiry |
+//! | failure | a `before_each` that cannot start, times out or exits non-zero fails the attempt (origin `workspace`) before the agent starts, and a failed `before_all` every attempt of the suite; an `after_*` failure is a warning |
+//! | record | `before_each` / `after_each` in `<attempt>/hooks.json`, their output in `hook-<target\|workspace>-<name>.stdout.log` / `.stderr.log` when not empty; `before_all` / `after_all` in `<run>/suites/<suite>/` likewise |
 //! | `hooks.enabled: false` | no hook of that level runs |
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use skillgym::{Failure, FailureOrigin};
 
@@ -26,10 +27,10 @@ use crate::oneshot;
 use crate::suite::DeclaredCheck;
 use crate::suite::yaml::{HookDef, Hooks};
 
-/// Default timeout of a `before_each` hook.
-const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
-/// Default timeout of an `after_each` hook.
-const TEARDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default timeout of a `before_*` hook.
+pub(super) const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default timeout of an `after_*` hook.
+pub(super) const TEARDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Which attempt the hooks run for.
 pub(super) struct HookScene<'a> {
@@ -42,7 +43,7 @@ pub(super) struct HookScene<'a> {
 }
 
 /// What `hooks.json` records of one hook run.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub(super) struct HookRun {
     hook: String,
     command: Vec<String>,
@@ -60,7 +61,8 @@ pub(super) struct HookRun {
 }
 
 impl HookRun {
-    fn failed(&self) -> Option<String> {
+    /// Why the hook failed, if it did.
+    pub(super) fn failed(&self) -> Option<String> {
         if let Some(error) = &self.error {
             return Some(error.clone());
         }
@@ -94,6 +96,24 @@ impl HookLog {
     }
 }
 
+/// One hook to run and what it is told.
+pub(super) struct HookCall<'a> {
+    pub(super) hook: &'a HookDef,
+    /// `<level>-<hook>`: its record's name and its logs' stem.
+    pub(super) name: &'a str,
+    /// Where it runs without its own `cwd`: the suite's directory.
+    pub(super) suite_dir: &'a Path,
+    /// The attempt's workspace (none for `before_all` / `after_all`).
+    pub(super) workspace: Option<&'a Path>,
+    pub(super) test_id: &'a str,
+    pub(super) run_id: &'a str,
+    pub(super) case_input: String,
+    pub(super) case_metadata: &'a Value,
+    /// Where its non-empty output logs go.
+    pub(super) log_dir: &'a Path,
+    pub(super) timeout: Duration,
+}
+
 /// Runs the workspace's, then the target's, `before_each`; the first that fails fails the
 /// attempt.
 pub(super) fn before_each(scene: &HookScene<'_>, log: &mut HookLog) -> Result<(), Failure> {
@@ -102,7 +122,7 @@ pub(super) fn before_each(scene: &HookScene<'_>, log: &mut HookLog) -> Result<()
             continue;
         };
         let name = format!("{level}-before_each");
-        let run = run_hook(scene, &name, hook, SETUP_TIMEOUT);
+        let run = run_hook(&attempt_call(scene, &name, hook, SETUP_TIMEOUT));
         let failed = run.failed();
         log.runs.push(run);
         if let Some(why) = failed {
@@ -125,7 +145,7 @@ pub(super) fn after_each(scene: &HookScene<'_>, log: &mut HookLog) {
             continue;
         };
         let name = format!("{level}-after_each");
-        let run = run_hook(scene, &name, hook, TEARDOWN_TIMEOUT);
+        let run = run_hook(&attempt_call(scene, &name, hook, TEARDOWN_TIMEOUT));
         if let Some(why) = run.failed() {
             eprintln!(
                 "skillgym: warning: [{}] {}: the {level} hook `after_each` {why}",
@@ -139,7 +159,7 @@ pub(super) fn after_each(scene: &HookScene<'_>, log: &mut HookLog) {
 /// The hook levels in setup order (workspace, target), or teardown order.
 fn levels<'a>(scene: &HookScene<'a>, teardown: bool) -> Vec<(&'static str, &'a Hooks)> {
     let mut levels = vec![("workspace", &scene.check.hooks)];
-    if let Some(target) = scene.check.target_hooks(scene.runner_id) {
+    if let Some(target) = scene.check.suite.target_hooks(scene.runner_id) {
         levels.push(("target", target));
     }
     if teardown {
@@ -148,20 +168,43 @@ fn levels<'a>(scene: &HookScene<'a>, teardown: bool) -> Vec<(&'static str, &'a H
     levels
 }
 
-fn run_hook(scene: &HookScene<'_>, name: &str, hook: &HookDef, default: Duration) -> HookRun {
-    let check = scene.check;
-    let input = prompt_text(&check.input);
-    let metadata = if check.metadata.is_null() {
+fn attempt_call<'a>(
+    scene: &'a HookScene<'a>,
+    name: &'a str,
+    hook: &'a HookDef,
+    default: Duration,
+) -> HookCall<'a> {
+    HookCall {
+        hook,
+        name,
+        suite_dir: &scene.check.suite.dir,
+        workspace: Some(scene.workspace),
+        test_id: scene.case_id,
+        run_id: scene.run_id,
+        case_input: prompt_text(&scene.check.input),
+        case_metadata: &scene.check.metadata,
+        log_dir: scene.artifact_dir,
+        timeout: hook.timeout.unwrap_or(default),
+    }
+}
+
+/// Runs one hook to its end and records what happened.
+pub(super) fn run_hook(call: &HookCall<'_>) -> HookRun {
+    let hook = call.hook;
+    let metadata = if call.case_metadata.is_null() {
         String::new()
     } else {
-        check.metadata.to_string()
+        call.case_metadata.to_string()
     };
-    let workspace = scene.workspace.display().to_string();
+    let workspace = call
+        .workspace
+        .map(|path| path.display().to_string())
+        .unwrap_or_default();
     let placeholders = [
         ("{{workspace_path}}", workspace.as_str()),
-        ("{{test_id}}", scene.case_id),
-        ("{{eval_run_id}}", scene.run_id),
-        ("{{case_input}}", input.as_str()),
+        ("{{test_id}}", call.test_id),
+        ("{{eval_run_id}}", call.run_id),
+        ("{{case_input}}", call.case_input.as_str()),
         ("{{case_metadata}}", metadata.as_str()),
     ];
     let fill = |arg: &String| {
@@ -177,34 +220,41 @@ fn run_hook(scene: &HookScene<'_>, name: &str, hook: &HookDef, default: Duration
         GraderCommand::Shell(line) => vec!["sh".to_owned(), "-c".to_owned(), line.clone()],
         GraderCommand::Argv(argv) => argv.clone(),
     };
-    let cwd = hook.cwd.clone().unwrap_or_else(|| check.suite_dir.clone());
+    let cwd = hook
+        .cwd
+        .clone()
+        .unwrap_or_else(|| call.suite_dir.to_path_buf());
     let stdin = json!({
-        "workspace_path": workspace,
-        "test_id": scene.case_id,
-        "eval_run_id": scene.run_id,
-        "case_input": if input.is_empty() { Value::Null } else { Value::String(input.clone()) },
-        "case_metadata": check.metadata,
+        "workspace_path": call.workspace,
+        "test_id": call.test_id,
+        "eval_run_id": call.run_id,
+        "case_input": if call.case_input.is_empty() { Value::Null } else { Value::String(call.case_input.clone()) },
+        "case_metadata": call.case_metadata,
     });
-    let env = [
-        ("SKILLGYM_WORKSPACE_PATH", scene.workspace.to_path_buf()),
-        ("AGENTV_WORKSPACE_PATH", scene.workspace.to_path_buf()),
-    ];
+    let env: Vec<(&str, PathBuf)> = call
+        .workspace
+        .map(|path| {
+            vec![
+                ("SKILLGYM_WORKSPACE_PATH", path.to_path_buf()),
+                ("AGENTV_WORKSPACE_PATH", path.to_path_buf()),
+            ]
+        })
+        .unwrap_or_default();
     let started = Instant::now();
     let ran = oneshot::run(
         &command,
         &cwd,
         &env,
         stdin.to_string().into_bytes(),
-        hook.timeout.unwrap_or(default),
+        call.timeout,
     );
-    let duration_ms = started.elapsed().as_millis() as u64;
     let mut record = HookRun {
-        hook: name.to_owned(),
+        hook: call.name.to_owned(),
         command: shown,
         cwd,
         exit_code: None,
         timed_out: false,
-        duration_ms,
+        duration_ms: started.elapsed().as_millis() as u64,
         error: None,
         stdout_log: None,
         stderr_log: None,
@@ -213,8 +263,8 @@ fn run_hook(scene: &HookScene<'_>, name: &str, hook: &HookDef, default: Duration
         Ok(ran) => {
             record.exit_code = ran.status.code();
             record.timed_out = ran.timed_out;
-            record.stdout_log = keep_log(scene.artifact_dir, name, "stdout", &ran.stdout);
-            record.stderr_log = keep_log(scene.artifact_dir, name, "stderr", &ran.stderr);
+            record.stdout_log = keep_log(call.log_dir, call.name, "stdout", &ran.stdout);
+            record.stderr_log = keep_log(call.log_dir, call.name, "stderr", &ran.stderr);
         }
         Err(error) => record.error = Some(error),
     }
@@ -237,7 +287,7 @@ fn keep_log(dir: &Path, name: &str, stream: &str, bytes: &[u8]) -> Option<PathBu
 }
 
 /// The case's input as one text (a string as it is, messages' contents joined).
-fn prompt_text(input: &Value) -> String {
+pub(super) fn prompt_text(input: &Value) -> String {
     match input {
         Value::Null => String::new(),
         Value::String(text) => text.clone(),

@@ -7,7 +7,8 @@
 //! | `session` | one agent session: the process, its stream, the report |
 //! | `check` | a Rust case's function, its panics and soft failures |
 //! | `grading` | a declarative case's graders, score and `grading.json` |
-//! | `hooks` | a declarative suite's `before_each` / `after_each` hooks |
+//! | `hooks` | a declarative suite's `before_each` / `after_each` hooks, and how any hook runs |
+//! | `suite_hooks` | its `before_all` / `after_all` hooks, once per run |
 //! | `judge` | rubric graders' judge: a session of the `judge` runner |
 //! | `aggregate`, `result` | repetition statistics and the result records |
 
@@ -20,6 +21,7 @@ mod hooks;
 mod judge;
 mod result;
 mod session;
+pub(crate) mod suite_hooks;
 
 pub use aggregate::wilson_95;
 pub use execution::run_execution;

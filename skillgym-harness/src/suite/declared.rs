@@ -27,8 +27,8 @@ use crate::grade::spec::{GraderKind, GraderSpec};
 pub struct DeclaredCheck {
     /// The case's file.
     pub(crate) file: PathBuf,
-    /// The suite file's directory (hooks run there unless they set `cwd`).
-    pub(crate) suite_dir: PathBuf,
+    /// The suite it belongs to.
+    pub(crate) suite: Arc<SuiteScope>,
     /// The graders, in order (the case's, then the suite's).
     pub(crate) graders: Vec<GraderSpec>,
     /// The pass threshold of the weighted score.
@@ -41,10 +41,41 @@ pub struct DeclaredCheck {
     pub(crate) input: Value,
     /// The case's `metadata` (or null).
     pub(crate) metadata: Value,
-    /// The workspace hooks of the case.
+    /// The workspace hooks of the case (the suite's, merged with its own).
     pub(crate) hooks: Hooks,
-    /// Each runner's target hooks (runner id, hooks).
-    pub(crate) target_hooks: Vec<(String, Hooks)>,
+}
+
+/// What the cases of one suite share: its name, directory and run-wide hooks.
+#[derive(Debug)]
+pub(crate) struct SuiteScope {
+    /// The suite's name.
+    pub(crate) name: String,
+    /// The suite file's directory (hooks run there unless they set `cwd`).
+    pub(crate) dir: PathBuf,
+    /// The suite's own workspace hooks (`before_all`, `after_all`).
+    pub(crate) hooks: Hooks,
+    /// Each target's hooks, by the runner it maps onto.
+    pub(crate) targets: Vec<(String, Hooks)>,
+}
+
+impl SuiteScope {
+    /// The target hooks for `runner_id`, if a target maps onto it.
+    pub(crate) fn target_hooks(&self, runner_id: &str) -> Option<&Hooks> {
+        self.targets
+            .iter()
+            .find(|(id, _)| id == runner_id)
+            .map(|(_, hooks)| hooks)
+    }
+
+    /// Whether an `after_all` hook would run for one of `runner_ids`.
+    pub(crate) fn has_after_all(&self, runner_ids: &[&str]) -> bool {
+        let enabled = |hooks: &Hooks| hooks.enabled && hooks.after_all.is_some();
+        enabled(&self.hooks)
+            || runner_ids
+                .iter()
+                .filter_map(|id| self.target_hooks(id))
+                .any(enabled)
+    }
 }
 
 impl fmt::Debug for DeclaredCheck {
@@ -65,26 +96,31 @@ impl DeclaredCheck {
             .iter()
             .any(|grader| matches!(grader.kind, GraderKind::Rubrics { .. }))
     }
-
-    /// The target hooks for `runner_id`, if a target maps onto it.
-    pub(crate) fn target_hooks(&self, runner_id: &str) -> Option<&Hooks> {
-        self.target_hooks
-            .iter()
-            .find(|(id, _)| id == runner_id)
-            .map(|(_, hooks)| hooks)
-    }
 }
 
 /// The trials' specs of every case of `suite`, in the suite's order.
 pub(crate) fn case_specs(suite: &SuiteDef) -> Vec<CaseSpec> {
+    let scope = Arc::new(SuiteScope {
+        name: suite.name.clone(),
+        dir: suite.dir.clone(),
+        hooks: suite.workspace.hooks.clone(),
+        targets: suite
+            .targets
+            .iter()
+            .map(|target| {
+                let runner = target.use_target.as_ref().unwrap_or(&target.name);
+                (runner.clone(), target.hooks.clone())
+            })
+            .collect(),
+    });
     suite
         .cases
         .iter()
-        .map(|case| case_spec(suite, case))
+        .map(|case| case_spec(suite, &scope, case))
         .collect()
 }
 
-fn case_spec(suite: &SuiteDef, case: &CaseDef) -> CaseSpec {
+fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseSpec {
     let mut tags: Vec<String> = Vec::with_capacity(case.tags.len());
     for tag in &case.tags {
         if !tags.contains(tag) {
@@ -98,7 +134,7 @@ fn case_spec(suite: &SuiteDef, case: &CaseDef) -> CaseSpec {
     };
     let check = DeclaredCheck {
         file: case.file.clone(),
-        suite_dir: suite.dir.clone(),
+        suite: Arc::clone(scope),
         graders: case.assertions.clone(),
         threshold: case.threshold,
         criteria: case.criteria.clone().map_or(Value::Null, Value::String),
@@ -106,14 +142,6 @@ fn case_spec(suite: &SuiteDef, case: &CaseDef) -> CaseSpec {
         input: messages_value(&case.input),
         metadata: case.metadata.clone(),
         hooks: case.workspace.hooks.clone(),
-        target_hooks: suite
-            .targets
-            .iter()
-            .map(|target| {
-                let runner = target.use_target.as_ref().unwrap_or(&target.name);
-                (runner.clone(), target.hooks.clone())
-            })
-            .collect(),
     };
     CaseSpec {
         id: format!("{}::{}", suite.name, case.id),

@@ -344,7 +344,7 @@ fn suite_fields(
         parts.assertions = graders::parse_list(source, "assertions", &n, dirs);
     }
     if let Some(n) = f.take_some(source, "workspace", &[]) {
-        parts.workspace = workspace(source, n, dirs, WorkspaceDef::default());
+        parts.workspace = workspace(source, n, dirs, WorkspaceDef::default(), true);
     }
     f.finish(source);
     (suite, parts, tests)
@@ -384,6 +384,7 @@ fn targets(source: &mut Source, n: &Node, dir: &Path) -> Vec<TargetDef> {
                         suite: dir,
                     },
                     false,
+                    true,
                 )
             })
             .unwrap_or_default();
@@ -402,7 +403,9 @@ fn targets(source: &mut Source, n: &Node, dir: &Path) -> Vec<TargetDef> {
     out
 }
 
-fn hooks(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Hooks {
+/// `hooks:` of a suite's workspace or target (`suite_level`), or of a case's workspace, where
+/// `before_all` and `after_all` have no place.
+fn hooks(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool, suite_level: bool) -> Hooks {
     let mut out = Hooks::default();
     let Some(mut f) = Fields::of(source, n, "`hooks`") else {
         return out;
@@ -411,24 +414,23 @@ fn hooks(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Hooks {
         out.enabled = source.bool("enabled", n).unwrap_or(true);
     }
     for (name, slot) in [
+        ("before_all", &mut out.before_all),
         ("before_each", &mut out.before_each),
         ("after_each", &mut out.after_each),
+        ("after_all", &mut out.after_all),
     ] {
-        if let Some(n) = f.take_some(source, name, &[]) {
-            *slot = hook(source, n, dirs, split);
-        }
-    }
-    for (name, instead) in [("before_all", "before_each"), ("after_all", "after_each")] {
-        if let Some(n) = f.take_some(source, name, &[]) {
+        let Some(n) = f.take_some(source, name, &[]) else {
+            continue;
+        };
+        if !suite_level && name.ends_with("_all") {
             source.error_help(
                 n,
-                format!(
-                    "`{name}` is not supported: every attempt gets its own fresh workspace, so \
-                     there is no shared one to set up or tear down once"
-                ),
-                &format!("use `{instead}`, which runs in each attempt's workspace"),
+                format!("`{name}` runs once for the whole suite: a case cannot have one"),
+                "move it to the suite's `workspace.hooks`",
             );
+            continue;
         }
+        *slot = hook(source, n, dirs, split);
     }
     f.finish(source);
     out
@@ -478,7 +480,13 @@ fn hook(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Option<Ho
 }
 
 /// `workspace:`: a template directory path, or a mapping; merged over `base` field by field.
-fn workspace(source: &mut Source, n: &Node, dirs: Dirs<'_>, base: WorkspaceDef) -> WorkspaceDef {
+fn workspace(
+    source: &mut Source,
+    n: &Node,
+    dirs: Dirs<'_>,
+    base: WorkspaceDef,
+    suite_level: bool,
+) -> WorkspaceDef {
     let mut out = base;
     if let Some(s) = n.as_str() {
         out.template = resolve_dir(source, n, s, dirs).or(out.template);
@@ -508,11 +516,13 @@ fn workspace(source: &mut Source, n: &Node, dirs: Dirs<'_>, base: WorkspaceDef) 
         }
     }
     if let Some(h) = f.take_some(source, "hooks", &[]) {
-        let new = hooks(source, h, dirs, true);
+        let new = hooks(source, h, dirs, true, suite_level);
         out.hooks.enabled = new.enabled;
         for (slot, hook) in [
+            (&mut out.hooks.before_all, new.before_all),
             (&mut out.hooks.before_each, new.before_each),
             (&mut out.hooks.after_each, new.after_each),
+            (&mut out.hooks.after_all, new.after_all),
         ] {
             if hook.is_some() {
                 *slot = hook;
@@ -943,7 +953,7 @@ fn case_of(
     }
     let mut ws = parts.workspace.clone();
     if let Some(n) = f.take_some(source, "workspace", &[]) {
-        ws = workspace(source, n, dirs, ws);
+        ws = workspace(source, n, dirs, ws, false);
     }
     if raw.default_id.is_some() && raw.dir.join("workspace").is_dir() {
         ws.template = Some(raw.dir.join("workspace"));

@@ -25,8 +25,14 @@
 //! | a case is complete with its own `assertions`/`criteria`/`expected_output` | the suite's assertions count too |
 //! | `workspace:` string = an external workspace YAML file | a template directory |
 //!
+//! | `isolation: shared` (the default): one workspace for the suite | every attempt gets its own copy of the template; `per_test` is accepted, `shared` is an error |
+//! | `EVAL.yaml` without `name:` is named `EVAL` | it takes its directory's name |
+//! | a case without graders gets the implicit `llm-grader` | the same, as a rubric grader `criteria` answered by the judge runner |
+//!
 //! Not supported (errors): `vars`, `turns`, `depends_on`, `include:` assertions, `composite`,
-//! `field-accuracy`, `workspace.repos/docker/mode/path/env`.
+//! `field-accuracy`, `workspace.repos/docker/mode/path/env`, `isolation: shared`, hook `reset`
+//! other than `none`, `execution.workers`, `execution.trials`, `before_all` / `after_all` in a
+//! case.
 //!
 //! skillgym's own case keys: `repeat`, `repeat_failure` (`retry_failed`), `expected_fail`,
 //! `timeout` (a duration such as `5m`), `max_steps`, `runners`, `skills`, `mock`, `tags`.

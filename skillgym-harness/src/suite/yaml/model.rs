@@ -119,16 +119,22 @@ pub(crate) struct WorkspaceDef {
 pub(crate) struct Hooks {
     /// `enabled:` (default true).
     pub(crate) enabled: bool,
+    /// Once per run, before the suite's first attempt (suite and target level only).
+    pub(crate) before_all: Option<HookDef>,
     pub(crate) before_each: Option<HookDef>,
     pub(crate) after_each: Option<HookDef>,
+    /// Once per run, after the suite's last execution (suite and target level only).
+    pub(crate) after_all: Option<HookDef>,
 }
 
 impl Default for Hooks {
     fn default() -> Self {
         Hooks {
             enabled: true,
+            before_all: None,
             before_each: None,
             after_each: None,
+            after_all: None,
         }
     }
 }

@@ -419,3 +419,44 @@ fn multi_error_display_lists_every_error() {
     );
     assert!(text.ends_with("2 errors in the suite"), "{text}");
 }
+
+#[test]
+fn error_what_every_attempt_having_its_own_workspace_rules_out() {
+    check(
+        &[
+            (
+                "EVAL.yaml",
+                "workspace:\n  isolation: shared\n  hooks:\n    after_each: { command: [x], reset: fast }\nexecution:\n  workers: 4\n  trials: { count: 3 }\ntests: ./cases/\n",
+            ),
+            (
+                "cases/a/case.yaml",
+                "input: hi\ncriteria: ok\nworkspace:\n  hooks:\n    before_all: { command: [x] }\n",
+            ),
+        ],
+        &[
+            "EVAL.yaml:2:14: `isolation: shared` is not supported: skillgym gives every attempt its own copy of the template, so attempts never see each other's changes [remove `isolation`, or write `isolation: per_test`]",
+            "EVAL.yaml:4:40: `reset` is not needed: every attempt starts from a fresh copy of the template [remove `reset`]",
+            "EVAL.yaml:6:12: `execution.workers` is not supported: skillgym schedules every case of every suite together [set `run.max_parallel` in skillgym.yaml, or pass `--max-parallel`]",
+            "EVAL.yaml:7:11: `execution.trials` is not supported: skillgym repeats a case until it has `repeat` passing samples, with `repeat_failure` extra attempts [give each case `repeat:` (and `repeat_failure:`), or set `run.repeat` in skillgym.yaml]",
+            "cases/a/case.yaml:5:17: `before_all` runs once for the whole suite: a case cannot have one [move it to the suite's `workspace.hooks`]",
+        ],
+    );
+}
+
+#[test]
+fn a_file_named_eval_yaml_takes_its_directory_name() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("my-bench");
+    write(
+        &root,
+        "EVAL.yaml",
+        "tests: [{id: a, input: hi, criteria: ok}]\n",
+    );
+    assert_eq!(load(&root).suite.name, "my-bench");
+    write(
+        &root,
+        "EVAL.yaml",
+        "name: named\ntests: [{id: a, input: hi, criteria: ok}]\n",
+    );
+    assert_eq!(load(&root).suite.name, "named");
+}
