@@ -525,6 +525,21 @@ fn runners_and_the_judge_must_exist() {
             && err.contains("did you mean `fake`?"),
         "{err}"
     );
+    // The judge's program is checked before anything runs, like the runners'.
+    let config_path = config(
+        dir.path(),
+        &format!(
+            "suites: [{}]\njudge: {{ agent: {{ type: command, command: /nonexistent/judge }} }}",
+            suite.display()
+        ),
+    );
+    let output = run(dir.path(), &config_path, &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains("runner `judge`") && err.contains("/nonexistent/judge"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -177,8 +177,8 @@ impl Harness {
         }
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
         let plan = Plan::new(&cases, &runner_ids, &settings.tags);
-        check_before_run(&arguments, &plan, &cases, &runners)?;
         check_judge(&plan, &cases, judge.as_ref())?;
+        check_before_run(&arguments, &plan, &cases, &runners, judge.as_ref())?;
         check_after_all(&arguments, &plan, &cases, &runners)?;
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
@@ -392,18 +392,29 @@ fn select_runners(settings: &Settings, mut runners: Vec<Runner>) -> Result<Vec<R
 }
 
 /// The checks made before anything runs: the planned cases' prompt files, and (unless
-/// `--list`) the runners' agent programs.
+/// `--list`) the agent programs of the runners and of the judge.
 fn check_before_run(
     arguments: &Arguments,
     plan: &Plan,
     cases: &[CaseSpec],
     runners: &[Runner],
+    judge: Option<&Runner>,
 ) -> Result<(), Error> {
     let mut planned_cases: Vec<usize> = plan.executions.iter().map(|e| e.case).collect();
     planned_cases.dedup();
     preflight::prompt_files(planned_cases.iter().map(|&index| &cases[index]))?;
     if !arguments.list {
-        preflight::agent_programs(runners)?;
+        let mut programs: Vec<Runner> = runners.to_vec();
+        // The judge's agent is checked too when a planned case has rubric items.
+        let judged = planned_cases.iter().any(|&index| {
+            matches!(&cases[index].check, CaseCheck::Declared(check) if check.needs_judge())
+        });
+        if let Some(judge) =
+            judge.filter(|judge| judged && !runners.iter().any(|r| r.id == judge.id))
+        {
+            programs.push(judge.clone());
+        }
+        preflight::agent_programs(&programs)?;
     }
     Ok(())
 }

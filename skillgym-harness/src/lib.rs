@@ -16,17 +16,20 @@
 //! ```
 //!
 //! Every registered case runs on every configured runner as one libtest trial, printed as
-//! `test [runner] case_id ... ok`. Artifacts land in `target/skillgym/runs/<run-id>/`.
+//! `test [runner] case_id ... ok`, and so does every case of the declarative suites
+//! (agentv-style `EVAL.yaml` and `case.yaml` directories) named by `suites:` in
+//! `skillgym.yaml` or [`Harness::suite`], checked by their graders. Artifacts land in
+//! `target/skillgym/runs/<run-id>/`.
 //!
 //! The public modules:
 //!
 //! | module | holds |
 //! |---|---|
-//! | crate root | [`main()`], [`Harness`] (runners given in code, a config file, argv), [`Error`], and the adapter seam's main names re-exported |
+//! | crate root | [`main()`], [`Harness`] (runners, suites and a judge given in code, a config file, argv), [`Error`], and the adapter seam's main names re-exported |
 //! | [`agent`] | the [`Agent`] and [`StreamParser`] seam, the built-in adapters, [`CommandAgent`], [`AgentOptions`](agent::AgentOptions) |
 //! | [`normalize`] | [`ReportBuilder`], what adapters feed, and [`normalize_stream`] |
 //! | [`config`] | `skillgym.yaml`: [`Config`](config::Config), [`AgentKind`](config::AgentKind), [`WireApi`](config::WireApi), discovery and loading |
-//! | [`results`] | what a run writes (`result.json`, `results.json`), for reporters |
+//! | [`results`] | what a run writes (`result.json`, `results.json`, each attempt's `grading`), for reporters |
 //! | [`error`] | [`Error`] and the error of each join |
 //! | [`doctor`] | the checks behind `cargo skillgym doctor` |
 //! | [`mock`] | the scripted model server behind `--mock` and `cargo skillgym mock-model` |
