@@ -724,3 +724,33 @@ fn before_all_and_after_all_run_once_per_run() {
         stderr(&output)
     );
 }
+
+#[test]
+fn a_case_mock_script_is_what_the_scripted_model_plays_under_mock() {
+    let dir = temp_dir("suite-mock");
+    let suite = dir.path().join("mocked");
+    write_tree(
+        &suite,
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            (
+                "cases/chats/case.yaml",
+                "input: chat\nmock: model.yaml\nassertions:\n  - type: equals\n    value: scripted hello\n",
+            ),
+            ("cases/chats/model.yaml", "- say: scripted hello\n"),
+        ],
+    );
+    let config = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let output = run(dir.path(), &config, &["mocked::", "--mock"]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let attempt = latest(dir.path()).join("mocked.chats/fake/repeat-1/attempt-1");
+    assert!(attempt.join("mock-requests.jsonl").is_file());
+    // Without --mock the prompt goes nowhere: the fake agent has no endpoint.
+    let output = run(dir.path(), &config, &["mocked::"]);
+    assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
+}

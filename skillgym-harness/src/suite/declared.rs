@@ -272,3 +272,96 @@ fn role_name(role: Role) -> &'static str {
         Role::Tool => "tool",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::yaml::load_suite;
+
+    fn message(role: Role, text: &str) -> Message {
+        Message {
+            role,
+            content: Content::Text(text.to_owned()),
+        }
+    }
+
+    #[test]
+    fn the_prompt_lists_input_files_then_joins_the_messages() {
+        let input = [
+            message(Role::System, "You are careful."),
+            message(Role::User, "Fix the parser."),
+            Message {
+                role: Role::User,
+                content: Content::Json(json!([
+                    {"type": "text", "value": "Keep the tests green."},
+                    {"type": "file", "value": "notes.md"}
+                ])),
+            },
+        ];
+        let files = [PathBuf::from("/s/a.ts"), PathBuf::from("/s/b.ts")];
+        assert_eq!(
+            prompt(&input, &files),
+            "Read these input files first:\n- /s/a.ts\n- /s/b.ts\n\nYou are careful.\n\nFix the parser.\n\nKeep the tests green.\n\n{\"type\":\"file\",\"value\":\"notes.md\"}"
+        );
+        assert_eq!(prompt(&input[1..2], &[]), "Fix the parser.");
+    }
+
+    #[test]
+    fn graders_see_one_user_text_as_a_string_and_messages_as_a_list() {
+        assert_eq!(messages_value(&[]), Value::Null);
+        assert_eq!(
+            messages_value(&[message(Role::User, "hi")]),
+            Value::String("hi".into())
+        );
+        assert_eq!(
+            messages_value(&[message(Role::System, "s"), message(Role::User, "hi")]),
+            json!([{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}])
+        );
+    }
+
+    #[test]
+    fn cases_become_specs_named_suite_and_id_on_their_targets_runners() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("bench");
+        std::fs::create_dir_all(root.join("cases/b")).unwrap();
+        std::fs::create_dir_all(root.join("cases/a")).unwrap();
+        std::fs::write(
+            root.join("EVAL.yaml"),
+            "tags: [suite]\nexecution:\n  targets: [base, { name: variant, use_target: claude }]\ntests: ./cases/\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("cases/a/case.yaml"),
+            "input: one\ncriteria: ok\ntags: [suite, own]\nrepeat: 3\ntimeout: 90s\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("cases/b/case.yaml"),
+            "input: two\ncriteria: ok\nexecution:\n  targets: [variant]\n",
+        )
+        .unwrap();
+        let loaded = load_suite(&root, &|_| None).unwrap();
+        let specs = case_specs(&loaded.suite);
+        let ids: Vec<&str> = specs.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["bench::a", "bench::b"]);
+        let (a, b) = (&specs[0], &specs[1]);
+        assert_eq!(a.tags, ["suite", "own"]);
+        assert_eq!(a.runners, ["base", "claude"], "every target of the suite");
+        assert_eq!(
+            b.runners,
+            ["claude"],
+            "the case's own target, as its runner"
+        );
+        assert_eq!(a.repeat, Some(3));
+        assert_eq!(a.timeout, Some(std::time::Duration::from_secs(90)));
+        assert_eq!(a.prompt, PromptSpec::Inline("one".into()));
+        assert!(a.source.ends_with("cases/a/case.yaml:1"), "{}", a.source);
+        let CaseCheck::Declared(check) = &a.check else {
+            panic!("a declared case");
+        };
+        assert!(check.needs_judge(), "criteria alone is judged");
+        assert_eq!(check.criteria, Value::String("ok".into()));
+        assert!(check.suite.target_hooks("claude").is_some());
+        assert!(check.suite.target_hooks("codex").is_none());
+    }
+}
