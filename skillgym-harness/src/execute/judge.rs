@@ -41,11 +41,16 @@ impl Judge for SessionJudge<'_> {
         let prompt_file = dir.join("prompt.md");
         std::fs::write(&prompt_file, prompt)
             .map_err(|error| format!("cannot write {}: {error}", prompt_file.display()))?;
-        let dry_run = self
-            .run
-            .dry_run
-            .as_ref()
-            .and_then(|dry| dry.open_judge(self.runner, &workspace, &dir));
+        let dry_run = match &self.run.dry_run {
+            Some(dry) => Some(dry.open_judge(self.runner, &workspace, &dir).ok_or_else(|| {
+                format!(
+                    "the judge runner `{}` ({}) cannot be pointed at the scripted model server of this --mock run",
+                    self.runner.id,
+                    self.runner.agent.kind()
+                )
+            })?),
+            None => None,
+        };
         let state_dir = dir.join("agent-state");
         let spec = SessionSpec {
             runner_id: &self.runner.id,
