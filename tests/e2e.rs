@@ -163,6 +163,27 @@ fn exact_matches_the_case_id_or_the_full_trial_name() {
     assert_eq!(stdout(&by_name), "[hasty] always_passes: test\n");
     let prefix = run_examples(&["--list", "--exact", "always"], &[]);
     assert_eq!(stdout(&prefix), "");
+    let out = temp_dir("exact");
+    let run = run_examples(
+        &[
+            "--exact",
+            "always_passes",
+            "--output-dir",
+            out.path().to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(
+        trial_lines(&run),
+        ["[careful] always_passes ok", "[hasty] always_passes ok"]
+    );
+    assert!(
+        stdout(&run).contains(
+            "test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 12 filtered out"
+        ),
+        "{}",
+        stdout(&run)
+    );
 }
 
 #[test]
@@ -430,6 +451,10 @@ fn assertion_failures_show_the_message_location_and_artifacts() {
     );
     assert!(text.contains("artifacts: "), "{text}");
     assert!(
+        text.contains("---- [fake] always_passes ----\n"),
+        "the failure header names the runner: {text}"
+    );
+    assert!(
         text.contains("expected a summary, got \"Summarize what this repository is for"),
         "{text}"
     );
@@ -622,16 +647,16 @@ fn libtest_output_formats_work_and_json_stays_machine_readable() {
         &[],
     );
     assert!(json.status.success());
-    // libtest-mimic's JSON events carry the bare trial name, without the runner kind.
+    // JSON events name the trial with its runner.
     let events: Vec<Value> = stdout(&json)
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{line:?}: {e}")))
         .collect();
     assert!(
-        events
-            .iter()
-            .any(|e| e["type"] == "test" && e["event"] == "ok" && e["name"] == "always_passes"),
+        events.iter().any(|e| e["type"] == "test"
+            && e["event"] == "ok"
+            && e["name"] == "[careful] always_passes"),
         "{events:?}"
     );
     let serial = run_examples(

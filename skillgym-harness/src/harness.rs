@@ -195,6 +195,7 @@ impl Harness {
             judge,
             warnings: declared.warnings,
         };
+        select_exact(&mut arguments, &plan, &selection.cases, &selection.runners);
         let context = run_context(&arguments, settings, &overrides, selection)?;
         let trials = trials(&plan, &context);
         Ok(Some((arguments, context, trials)))
@@ -508,7 +509,14 @@ fn claim(run_dir: &RunDir) -> Result<(), Error> {
     Ok(run_dir.claim(&owner)?)
 }
 
-/// One trial per planned execution: `[runner] case_id`.
+/// The libtest name of a trial: `[runner] case_id`. The runner is part of the name (not
+/// libtest-mimic's "kind"), so that failure headers, `--format json` events and nextest name
+/// it.
+fn trial_name(runner_id: &str, case_id: &str) -> String {
+    format!("[{runner_id}] {case_id}")
+}
+
+/// One trial per planned execution, named by [`trial_name`].
 fn trials(plan: &Plan, context: &Arc<RunContext>) -> Vec<Trial> {
     plan.executions
         .iter()
@@ -518,12 +526,30 @@ fn trials(plan: &Plan, context: &Arc<RunContext>) -> Vec<Trial> {
             let runner = &context.runners[planned.runner];
             let context = Arc::clone(context);
             let (case_index, runner_index) = (planned.case, planned.runner);
-            Trial::ignorable_test(case.id.clone(), move || {
+            Trial::ignorable_test(trial_name(&runner.id, &case.id), move || {
                 run_trial(&context, position, case_index, runner_index)
             })
-            .with_kind(runner.id.clone())
         })
         .collect()
+}
+
+/// `--exact <case id>` selects the case on every runner, as `--exact "[runner] case id"`
+/// selects one trial: the matching is done here, and libtest-mimic is told to skip (exactly)
+/// every other trial, so that its counts stay right.
+fn select_exact(arguments: &mut Arguments, plan: &Plan, cases: &[CaseSpec], runners: &[Runner]) {
+    if !arguments.exact {
+        return;
+    }
+    let Some(filter) = arguments.filter.take() else {
+        return;
+    };
+    for planned in &plan.executions {
+        let case = &cases[planned.case];
+        let name = trial_name(&runners[planned.runner].id, &case.id);
+        if case.id != filter && name != filter {
+            arguments.skip.push(name);
+        }
+    }
 }
 
 /// Runs the trials; after an in-process run, writes `results.json` and prints the summary.

@@ -110,8 +110,11 @@ pub(crate) fn warn_once(run_dir: &Path, warnings: &[Warning]) {
     print_warnings(warnings);
 }
 
+/// Prints each warning, its path relative to the current directory when it is under it.
 fn print_warnings(warnings: &[Warning]) {
+    let cwd = std::env::current_dir().unwrap_or_default();
     for warning in warnings {
-        eprintln!("skillgym: warning: {warning}");
+        let path = warning.path.strip_prefix(&cwd).unwrap_or(&warning.path);
+        eprintln!("skillgym: warning: {}: {}", path.display(), warning.message);
     }
 }
