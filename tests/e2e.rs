@@ -210,6 +210,15 @@ fn filter_on_the_runner_kind_and_runner_flag() {
         "{}",
         stderr(&unknown)
     );
+    let from_env = run_examples(&["--list"], &[("SKILLGYM_RUNNER", "hsty")]);
+    assert_eq!(from_env.status.code(), Some(2));
+    assert!(
+        stderr(&from_env).contains(
+            "`SKILLGYM_RUNNER=hsty` names unknown runner `hsty` (configured runners: `careful`, `hasty`); did you mean `hasty`?"
+        ),
+        "the variable is named: {}",
+        stderr(&from_env)
+    );
 }
 
 #[test]

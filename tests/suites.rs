@@ -503,7 +503,10 @@ fn runners_and_the_judge_must_exist() {
     assert_eq!(output.status.code(), Some(2));
     let err = stderr(&output);
     assert!(
-        err.contains("case `targets::a` (") && err.contains("runs on runner `claud`, which is not configured (configured runners: `fake`, `careful`, `hasty`"),
+        err.contains("case `targets::a` (")
+            && err.contains(
+                "/targets/cases/a/case.yaml:1) names runner `claud`, which is not configured (configured runners: `fake`, `careful`, `hasty`)\n"
+            ),
         "{err}"
     );
     fs::write(

@@ -78,7 +78,7 @@ pub enum Error {
     /// Declarative suites that cannot be loaded: every error of every file, at once.
     #[error(transparent)]
     Suite(#[from] SuiteErrors),
-    /// Declarative cases that name runners which are not configured.
+    /// Cases that name runners which are not configured (a typo would skip them silently).
     #[error("{}", lines(.0))]
     UnknownCaseRunners(Vec<UnknownCaseRunner>),
     /// The judge of rubric graders is missing or unknown.
@@ -144,12 +144,13 @@ impl fmt::Display for Report<'_> {
     }
 }
 
-/// A declarative case whose `runners` (or `execution.targets`) name a runner that is not
-/// configured.
+/// A case whose `runners` (or, for a declarative case, `execution.targets`) name a runner that
+/// is not configured.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "case `{case}` ({declared}) runs on runner `{runner}`, which is not configured ({})",
-    known_runners(.known)
+    "case `{case}` ({declared}) names runner `{runner}`, which is not configured ({}){}",
+    known_runners(.known),
+    .suggestion.as_ref().map(|s| format!("\n  help: did you mean `{s}`?")).unwrap_or_default()
 )]
 #[non_exhaustive]
 pub struct UnknownCaseRunner {
@@ -161,6 +162,8 @@ pub struct UnknownCaseRunner {
     pub runner: String,
     /// The configured runner ids.
     pub known: Vec<String>,
+    /// The closest configured id.
+    pub suggestion: Option<String>,
 }
 
 fn known_runners(known: &[String]) -> String {
@@ -168,9 +171,7 @@ fn known_runners(known: &[String]) -> String {
         return "no runners are configured".to_owned();
     }
     let ids: Vec<String> = known.iter().map(|id| format!("`{id}`")).collect();
-    let mut text = format!("configured runners: {}", ids.join(", "));
-    text.push_str("; a target's `use_target`, else its `name`, names a runner");
-    text
+    format!("configured runners: {}", ids.join(", "))
 }
 
 /// The judge of rubric graders (`judge:` in `skillgym.yaml`) is missing or unknown.
@@ -180,7 +181,7 @@ pub enum JudgeError {
     /// `judge.runner` names a runner that is not configured.
     #[error(
         "{config}:{line}:{column}: `judge.runner` names unknown runner `{runner}` ({}){}",
-        known_runners(.known).split(';').next().unwrap_or_default(),
+        known_runners(.known),
         .suggestion.as_ref().map(|s| format!("\n  help: did you mean `{s}`?")).unwrap_or_default()
     )]
     UnknownRunner {

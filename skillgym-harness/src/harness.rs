@@ -231,12 +231,11 @@ fn suite_paths(settings: &Settings, from_code: &[PathBuf], crate_dir: &Path) -> 
     configured.chain(coded).collect()
 }
 
-/// Every declarative case's runners must be configured (a typo would skip the case silently).
+/// Every case's runners must be configured: a typo would skip the case silently.
 fn check_case_runners(cases: &[CaseSpec], configured: &[Runner]) -> Result<(), Error> {
     let known: Vec<String> = configured.iter().map(|r| r.id.clone()).collect();
     let unknown: Vec<UnknownCaseRunner> = cases
         .iter()
-        .filter(|case| matches!(case.check, CaseCheck::Declared(_)))
         .flat_map(|case| {
             case.runners
                 .iter()
@@ -245,6 +244,11 @@ fn check_case_runners(cases: &[CaseSpec], configured: &[Runner]) -> Result<(), E
                     case: case.id.clone(),
                     declared: case.source.clone(),
                     runner: runner.clone(),
+                    suggestion: crate::suggest::did_you_mean(
+                        runner,
+                        known.iter().map(String::as_str),
+                    )
+                    .map(str::to_owned),
                     known: known.clone(),
                 })
         })
@@ -803,5 +807,52 @@ fn absolute(path: &Path) -> PathBuf {
         path.to_path_buf()
     } else {
         std::env::current_dir().unwrap_or_default().join(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CommandAgent;
+
+    #[skillgym::case(prompt = "p", runners = ["claude", "codx"])]
+    fn names_a_typo(_report: &skillgym::SessionReport) {}
+
+    #[test]
+    fn a_case_naming_an_unknown_runner_is_an_error_with_a_suggestion() {
+        let cases = collect_registered().unwrap();
+        let case = cases
+            .iter()
+            .find(|case| case.id.ends_with("names_a_typo"))
+            .unwrap();
+        let runner = |id: &str| Runner {
+            id: id.to_owned(),
+            agent: Arc::new(CommandAgent::new("true")),
+        };
+        let error = check_case_runners(
+            std::slice::from_ref(case),
+            &[runner("claude"), runner("codex")],
+        )
+        .unwrap_err();
+        let text = error.to_string();
+        assert!(
+            text.starts_with("case `harness::tests::names_a_typo` (")
+                && text.contains("harness.rs:"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                ") names runner `codx`, which is not configured (configured runners: `claude`, `codex`)\n  help: did you mean `codex`?"
+            ),
+            "{text}"
+        );
+        assert_eq!(error.exit_code(), 2);
+        assert!(
+            check_case_runners(
+                std::slice::from_ref(case),
+                &[runner("claude"), runner("codx")]
+            )
+            .is_ok()
+        );
     }
 }

@@ -53,6 +53,8 @@ pub(crate) struct SkillgymArgs {
     /// `--mock-script`: the script of every case without one of its own (implies `--mock`),
     /// as given (relative to the process cwd).
     pub mock_script: Option<PathBuf>,
+    /// Whether `runners` came from `SKILLGYM_RUNNER` rather than `--runner` (errors name it).
+    pub runners_from_env: bool,
 }
 
 impl SkillgymArgs {
@@ -72,6 +74,11 @@ impl SkillgymArgs {
                 fallback.tags
             } else {
                 self.tags
+            },
+            runners_from_env: if self.runners.is_empty() {
+                fallback.runners_from_env
+            } else {
+                self.runners_from_env
             },
             runners: if self.runners.is_empty() {
                 fallback.runners
@@ -206,7 +213,13 @@ pub(crate) fn from_env(
     command
         .try_get_matches_from_mut(argv)
         .and_then(|mut matches| EnvLine::from_arg_matches_mut(&mut matches))
-        .map(|line| line.skillgym.into_args())
+        .map(|line| {
+            let args = line.skillgym.into_args();
+            SkillgymArgs {
+                runners_from_env: !args.runners.is_empty(),
+                ..args
+            }
+        })
         .map_err(|error| usage_error(&command, &error, Some(env_name)))
 }
 
@@ -242,6 +255,7 @@ impl Flags {
             reporter: self.reporter,
             mock: self.mock,
             mock_script: self.mock_script,
+            runners_from_env: false,
         }
     }
 }

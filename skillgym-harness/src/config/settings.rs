@@ -78,6 +78,8 @@ pub struct Settings {
     pub tags: Vec<String>,
     /// Run only these runner ids (empty: every runner).
     pub runner_filter: Vec<String>,
+    /// Whether `runner_filter` came from `SKILLGYM_RUNNER` (not `--runner`).
+    pub runner_filter_from_env: bool,
     /// Root of the run directories (absolute).
     pub output_dir: PathBuf,
     /// Reporter name, or an absolute path.
@@ -257,6 +259,7 @@ fn resolve_in(
         overrides,
         tags,
         runner_filter: args.runners.clone(),
+        runner_filter_from_env: args.runners_from_env && !args.runners.is_empty(),
         output_dir,
         reporter,
         max_steps: run.max_steps,
@@ -322,9 +325,15 @@ impl Settings {
             let ids: Vec<String> = known.iter().map(|id| format!("`{id}`")).collect();
             format!("configured runners: {}", ids.join(", "))
         };
+        let (subject, given) = if self.runner_filter_from_env {
+            let value = self.runner_filter.join(",");
+            ("SKILLGYM_RUNNER", format!("`SKILLGYM_RUNNER={value}`"))
+        } else {
+            ("--runner", "`--runner`".to_owned())
+        };
         Err(UsageError::new(
-            "--runner",
-            format!("`--runner` names unknown runner `{unknown}` ({listed})"),
+            subject,
+            format!("{given} names unknown runner `{unknown}` ({listed})"),
         )
         .with_suggestion(did_you_mean(unknown, known.iter().copied())))
     }
@@ -622,6 +631,20 @@ runners:
             err.to_string(),
             "`--runner` names unknown runner `clade` (configured runners: `claude`, `codex`); \
              did you mean `claude`?"
+        );
+    }
+
+    #[test]
+    fn an_unknown_runner_from_the_variable_names_the_variable() {
+        let mut args = flags(&[]);
+        args.runners = vec!["claude".into(), "clade".into()];
+        args.runners_from_env = true;
+        let s = resolve_in(config(FULL), &args, Path::new("out"), Path::new(CWD)).unwrap();
+        let err = s.check_runner_filter(&["claude", "codex"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`SKILLGYM_RUNNER=claude,clade` names unknown runner `clade` (configured runners: \
+             `claude`, `codex`); did you mean `claude`?"
         );
     }
 
