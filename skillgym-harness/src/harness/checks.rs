@@ -1,0 +1,88 @@
+//! What must hold before any trial runs: prompt files, agent programs, a judge for rubric
+//! graders, and no `after_all` hook where it could not run.
+
+use libtest_mimic::Arguments;
+
+use super::process_per_test;
+use crate::error::{Error, JudgeError};
+use crate::preflight;
+use crate::run::Runner;
+use crate::suite::{CaseCheck, CaseSpec, Plan};
+
+/// Planned cases with rubric graders need a judge.
+pub(super) fn check_judge(
+    plan: &Plan,
+    cases: &[CaseSpec],
+    judge: Option<&Runner>,
+) -> Result<(), Error> {
+    if judge.is_some() {
+        return Ok(());
+    }
+    let mut needing: Vec<String> = Vec::new();
+    for execution in &plan.executions {
+        let case = &cases[execution.case];
+        if let CaseCheck::Declared(check) = &case.check
+            && check.needs_judge()
+            && !needing.contains(&case.id)
+        {
+            needing.push(case.id.clone());
+        }
+    }
+    if needing.is_empty() {
+        Ok(())
+    } else {
+        Err(JudgeError::Missing { cases: needing }.into())
+    }
+}
+
+/// The checks made before anything runs: the planned cases' prompt files, and (unless
+/// `--list`) the agent programs of the runners and of the judge.
+pub(super) fn check_before_run(
+    arguments: &Arguments,
+    plan: &Plan,
+    cases: &[CaseSpec],
+    runners: &[Runner],
+    judge: Option<&Runner>,
+) -> Result<(), Error> {
+    let mut planned_cases: Vec<usize> = plan.executions.iter().map(|e| e.case).collect();
+    planned_cases.dedup();
+    preflight::prompt_files(planned_cases.iter().map(|&index| &cases[index]))?;
+    if !arguments.list {
+        let mut programs: Vec<Runner> = runners.to_vec();
+        // The judge's agent is checked too when a planned case has rubric items.
+        let judged = planned_cases.iter().any(|&index| {
+            matches!(&cases[index].check, CaseCheck::Declared(check) if check.needs_judge())
+        });
+        if let Some(judge) =
+            judge.filter(|judge| judged && !runners.iter().any(|r| r.id == judge.id))
+        {
+            programs.push(judge.clone());
+        }
+        preflight::agent_programs(&programs)?;
+    }
+    Ok(())
+}
+
+/// Under nextest's process per test no process knows it runs a suite's last trial, so a
+/// suite's `after_all` could not run: such a run is refused (not `--list`, which runs nothing).
+pub(super) fn check_after_all(
+    arguments: &Arguments,
+    plan: &Plan,
+    cases: &[CaseSpec],
+    runners: &[Runner],
+) -> Result<(), Error> {
+    if arguments.list || !process_per_test() {
+        return Ok(());
+    }
+    let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
+    for execution in &plan.executions {
+        if let CaseCheck::Declared(check) = &cases[execution.case].check
+            && check.suite.has_after_all(&runner_ids)
+        {
+            return Err(Error::AfterAllUnderNextest {
+                suite: check.suite.name.clone(),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,130 @@
+//! Running the trials and what follows: `results.json`, the summary, the suites' `after_all`
+//! hooks, the exit code.
+
+use std::process::ExitCode;
+use std::sync::{Arc, PoisonError};
+use std::time::SystemTime;
+
+use libtest_mimic::{Arguments, Trial};
+
+use super::process_per_test;
+use crate::execute::ExecutionResult;
+use crate::execute::suite_hooks;
+use crate::interrupt;
+use crate::reaper;
+use crate::run::RunContext;
+use crate::secrets;
+use crate::suite::CaseCheck;
+use crate::suite::declared::SuiteScope;
+use crate::summary::{self, Counts, RunResults};
+use crate::time::Timestamp;
+
+/// Runs the trials; after an in-process run, writes `results.json` and prints the summary.
+pub(super) fn execute(
+    arguments: &Arguments,
+    context: Arc<RunContext>,
+    trials: Vec<Trial>,
+) -> ExitCode {
+    let started = SystemTime::now();
+    if !arguments.list {
+        if let Err(error) = interrupt::install() {
+            eprintln!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
+        }
+        reaper::become_subreaper();
+    }
+    let conclusion = libtest_mimic::run(arguments, trials);
+    if arguments.list {
+        return conclusion.exit_code();
+    }
+    if !process_per_test() {
+        run_after_all(&context);
+    }
+    let escaped = reaper::end_run();
+    if escaped > 0 {
+        eprintln!(
+            "skillgym: killed {escaped} agent process(es) still running at the end of the run"
+        );
+    }
+    let mut results = std::mem::take(
+        &mut *context
+            .results
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner),
+    );
+    if !process_per_test() && !results.is_empty() {
+        results.sort_by_key(|(position, _)| *position);
+        let executions: Vec<&ExecutionResult> = results.iter().map(|(_, r)| r).collect();
+        let counts = Counts::of(executions.iter().copied());
+        let ended = SystemTime::now();
+        let run_results = RunResults {
+            run_id: context.run_dir.run_id(),
+            run_dir: context.run_dir.path(),
+            started_at: Timestamp::from(started).rfc3339(),
+            ended_at: Timestamp::from(ended).rfc3339(),
+            duration_ms: ended
+                .duration_since(started)
+                .map_or(0, |d| d.as_millis() as u64),
+            selected_tags: &context.settings.tags,
+            summary: counts,
+            executions,
+        };
+        match summary::write_results(&context.run_dir, &run_results) {
+            Ok(path) => {
+                let quiet = arguments.quiet
+                    || matches!(arguments.format, Some(libtest_mimic::FormatSetting::Json));
+                if !quiet {
+                    let lines = summary::summary_lines(
+                        run_results.executions.iter().copied(),
+                        counts,
+                        &path,
+                    );
+                    print!("{}", secrets::mask(&lines));
+                }
+            }
+            Err(error) => eprintln!("skillgym: cannot write results.json: {error}"),
+        }
+    }
+    if let Some(signal) = interrupt::received() {
+        eprintln!(
+            "skillgym: interrupted by {}; the results gathered so far are in {}",
+            signal.name(),
+            context.run_dir.path().display()
+        );
+        return ExitCode::from(signal.exit_code());
+    }
+    conclusion.exit_code()
+}
+
+/// Runs the `after_all` hooks of every declarative suite whose cases ran in this run, with
+/// the runners they ran on.
+pub(super) fn run_after_all(context: &RunContext) {
+    let results = context
+        .results
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let mut suites: Vec<(Arc<SuiteScope>, Vec<&str>)> = Vec::new();
+    for (_, result) in results.iter().filter(|(_, r)| !r.repetitions.is_empty()) {
+        let Some(CaseCheck::Declared(check)) = context
+            .cases
+            .iter()
+            .find(|case| case.id == result.case_id)
+            .map(|case| &case.check)
+        else {
+            continue;
+        };
+        match suites
+            .iter_mut()
+            .find(|(s, _)| Arc::ptr_eq(s, &check.suite))
+        {
+            Some((_, runners)) if !runners.contains(&result.runner_id.as_str()) => {
+                runners.push(&result.runner_id);
+            }
+            Some(_) => {}
+            None => suites.push((Arc::clone(&check.suite), vec![&result.runner_id])),
+        }
+    }
+    let run_dir = context.run_dir.path();
+    for (suite, runners) in suites {
+        suite_hooks::after_all(&run_dir, context.run_dir.run_id(), &suite, &runners);
+    }
+}

@@ -1,0 +1,419 @@
+//! The harness: from argv to libtest-mimic trials and back to an exit code.
+//!
+//! | module | role |
+//! |---|---|
+//! | `runners` | configured and coded runners, `--runner`, the judge, cases' `runners` |
+//! | `checks` | what must hold before a trial runs |
+//! | `trials` | the libtest trials and their verdicts |
+//! | `finish` | running them, and what a run writes and runs after |
+
+mod checks;
+mod finish;
+mod runners;
+mod trials;
+
+use checks::{check_after_all, check_before_run, check_judge};
+use finish::execute;
+use runners::{all_runners, check_case_runners, judge_runner, select_runners};
+use trials::select_exact;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use libtest_mimic::{Arguments, Trial};
+
+use crate::agent::Agent;
+use crate::artifacts::RunDir;
+use crate::cli::{self, SkillgymArgs};
+use crate::config::{self, Settings};
+use crate::dry_run::DryRun;
+use crate::error::Error;
+use crate::rejections::Rejections;
+use crate::run::{RunContext, Runner};
+use crate::schedule::{Gates, worker_threads};
+use crate::secrets;
+use crate::skills::plan::SkillPlan;
+use crate::suite::registry::sort_and_check;
+use crate::suite::sources::{self, Origin, SuitePath};
+use crate::suite::yaml::Warning;
+use crate::suite::{CaseSpec, Plan, collect_registered};
+
+/// What [`Harness::prepare`] hands to the run: libtest's arguments, the shared context, the
+/// trials.
+type Prepared = (Arguments, Arc<RunContext>, Vec<Trial>);
+
+/// Runs the registered cases as a libtest-compatible test binary. Call it from the `main` of a
+/// `harness = false` test target:
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     skillgym_harness::main()
+/// }
+/// ```
+pub fn main() -> ExitCode {
+    Harness::new().run()
+}
+
+/// Configures runners in code, for users who prefer it to `skillgym.yaml` (runners given here
+/// are added to the file's, replacing any with the same id).
+///
+/// ```no_run
+/// use skillgym_harness::{CommandAgent, Harness};
+///
+/// fn main() -> std::process::ExitCode {
+///     Harness::new()
+///         .runner("scripted", CommandAgent::new("./bin/agent").arg("--json"))
+///         .run()
+/// }
+/// ```
+#[derive(Debug, Default)]
+pub struct Harness {
+    runners: Vec<Runner>,
+    judge: Option<Runner>,
+    suites: Vec<PathBuf>,
+    config_path: Option<PathBuf>,
+    argv: Option<Vec<OsString>>,
+}
+
+impl Harness {
+    /// A harness configured by `skillgym.yaml`, flags and `SKILLGYM_*` variables only.
+    pub fn new() -> Self {
+        Harness::default()
+    }
+
+    /// Adds (or replaces) a runner.
+    pub fn runner(mut self, id: impl Into<String>, agent: impl Agent + 'static) -> Self {
+        let id = id.into();
+        self.runners.retain(|runner| runner.id != id);
+        self.runners.push(Runner {
+            id,
+            agent: Arc::new(agent),
+        });
+        self
+    }
+
+    /// Adds a declarative suite: an agentv-style `EVAL.yaml` or `*.eval.yaml` file, or a
+    /// directory holding one (relative paths are resolved against the test crate's
+    /// directory). Its cases run beside the Rust ones, after `suites:` of `skillgym.yaml`.
+    ///
+    /// ```no_run
+    /// fn main() -> std::process::ExitCode {
+    ///     skillgym_harness::Harness::new().suite("evals/EVAL.yaml").run()
+    /// }
+    /// ```
+    pub fn suite(mut self, path: impl Into<PathBuf>) -> Self {
+        self.suites.push(path.into());
+        self
+    }
+
+    /// Sets the agent that grades the rubric items of declarative cases (plain-string
+    /// assertions, `criteria`) when `skillgym.yaml` has no `judge:` (the file's wins, so that
+    /// one machine can pick another judge without a rebuild). It runs no case.
+    pub fn judge(mut self, agent: impl Agent + 'static) -> Self {
+        self.judge = Some(Runner {
+            id: "judge".to_owned(),
+            agent: Arc::new(agent),
+        });
+        self
+    }
+
+    /// Uses this configuration file instead of discovering `skillgym.yaml` (`--config` and
+    /// `SKILLGYM_CONFIG` still win).
+    pub fn config_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.config_path = Some(path.into());
+        self
+    }
+
+    /// Uses these arguments instead of the process's (the first is the program name).
+    pub fn args<I, S>(mut self, argv: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.argv = Some(argv.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Plans and runs; returns 0 when every execution passed, 101 when one failed, 2 on a usage
+    /// or configuration error, and 128 + the signal's number (130, 143, 129) when SIGINT,
+    /// SIGTERM or SIGHUP interrupted the run.
+    pub fn run(self) -> ExitCode {
+        match self.prepare() {
+            Ok(Some((arguments, context, trials))) => execute(&arguments, context, trials),
+            Ok(None) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("error: {}", secrets::mask(&error.report().to_string()));
+                ExitCode::from(error.exit_code())
+            }
+        }
+    }
+
+    /// Everything before the trials run: arguments, configuration, runners, the checks made
+    /// first, and the context the trials share; `None` when `--help` was printed instead.
+    fn prepare(self) -> Result<Option<Prepared>, Error> {
+        secrets::remember_process_env();
+        let argv = self.argv.unwrap_or_else(|| std::env::args_os().collect());
+        let Some((mut arguments, overrides)) = parse_command_line(argv)? else {
+            return Ok(None);
+        };
+        let rust_cases = collect_registered()?;
+        let crate_dir = crate_dir(&rust_cases);
+        let config_path = overrides
+            .config
+            .clone()
+            .or(self.config_path)
+            .map(|path| absolute(&path))
+            .or_else(|| config::discover(&crate_dir));
+        let settings = load_settings(config_path.as_deref(), &crate_dir, &overrides)?;
+        remember_secrets(&settings);
+        let declared = sources::load_all(&suite_paths(&settings, &self.suites, &crate_dir))?;
+        let mut cases = rust_cases;
+        cases.extend(declared.cases);
+        let cases = sort_and_check(cases)?;
+        let configured = all_runners(&settings, self.runners)?;
+        check_case_runners(&cases, &configured)?;
+        let judge = match judge_runner(&settings, &configured)? {
+            Some(judge) => Some(judge),
+            None => self.judge,
+        };
+        let runners = select_runners(&settings, configured)?;
+        if runners.is_empty() {
+            let config = config_path.unwrap_or_else(|| crate_dir.join("skillgym.yaml"));
+            return Err(Error::NoRunners { config });
+        }
+        let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
+        let plan = Plan::new(&cases, &runner_ids, &settings.tags);
+        check_judge(&plan, &cases, judge.as_ref())?;
+        check_before_run(&arguments, &plan, &cases, &runners, judge.as_ref())?;
+        check_after_all(&arguments, &plan, &cases, &runners)?;
+        // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
+        // the schedule's cap whatever it is.
+        if arguments.test_threads.is_none() {
+            arguments.test_threads = Some(worker_threads(
+                settings.schedule,
+                settings.max_parallel,
+                plan.executions.len(),
+            ));
+        }
+        let selection = Selection {
+            cases,
+            runners,
+            judge,
+            warnings: declared.warnings,
+        };
+        select_exact(&mut arguments, &plan, &selection.cases, &selection.runners);
+        let context = run_context(&arguments, settings, &overrides, selection)?;
+        let trials = trials::trials(&plan, &context);
+        Ok(Some((arguments, context, trials)))
+    }
+}
+
+/// What a run runs: the cases, the selected runners, the judge, and the suites' warnings.
+struct Selection {
+    cases: Vec<CaseSpec>,
+    runners: Vec<Runner>,
+    judge: Option<Runner>,
+    warnings: Vec<Warning>,
+}
+
+/// The suites to load: `suites:` of the configuration, then those given in code.
+fn suite_paths(settings: &Settings, from_code: &[PathBuf], crate_dir: &Path) -> Vec<SuitePath> {
+    let configured = settings.suites.iter().map(|suite| SuitePath {
+        path: suite.value.clone(),
+        origin: Origin::Config {
+            file: settings.config_path.clone().unwrap_or_default(),
+            line: suite.line,
+            column: suite.column,
+        },
+    });
+    let coded = from_code.iter().map(|path| SuitePath {
+        path: if path.is_absolute() {
+            path.clone()
+        } else {
+            crate_dir.join(path)
+        },
+        origin: Origin::Code,
+    });
+    configured.chain(coded).collect()
+}
+
+/// libtest's arguments and skillgym's settings from `argv` and the `SKILLGYM_*` variables
+/// (flags over variables); `None` when `--help` asked for the help, which is printed.
+fn parse_command_line(argv: Vec<OsString>) -> Result<Option<(Arguments, SkillgymArgs)>, Error> {
+    let (arguments, flags) = match cli::parse(argv)? {
+        cli::Invocation::Run(arguments, flags) => (*arguments, flags),
+        cli::Invocation::Help(text) => {
+            print!("{text}");
+            return Ok(None);
+        }
+    };
+    let env = cli::from_env(|key| std::env::var(key).ok())?;
+    Ok(Some((arguments, flags.or(env))))
+}
+
+/// The settings of the run: the configuration file's (or the defaults) under the flags.
+fn load_settings(
+    config_path: Option<&Path>,
+    crate_dir: &Path,
+    overrides: &SkillgymArgs,
+) -> Result<Settings, Error> {
+    let config = match config_path {
+        Some(path) => config::load(path)?,
+        None => config::Config::default_for(crate_dir),
+    };
+    let settings = config::resolve(config, overrides, &default_output_dir(crate_dir))?;
+    if settings.reporter != "standard" {
+        return Err(Error::UnknownReporter(settings.reporter));
+    }
+    Ok(settings)
+}
+
+/// Masks, from here on, `run.secrets` and the variables given to the agents and the bootstrap.
+fn remember_secrets(settings: &Settings) {
+    // Again, now that `run.secrets` may name variables that do not look secret.
+    secrets::add_names(&settings.secrets);
+    secrets::remember_process_env();
+    let bootstrap_env = settings.workspace.bootstrap.iter().map(|b| &b.env);
+    let judge_env = settings
+        .judge
+        .iter()
+        .filter_map(|judge| judge.agent.as_ref())
+        .map(|agent| &agent.env);
+    for env in settings
+        .runners
+        .iter()
+        .map(|(_, runner)| &runner.agent.env)
+        .chain(bootstrap_env)
+        .chain(judge_env)
+    {
+        secrets::remember(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    }
+}
+
+/// What the trials share: run directory, gates, dry run, skills. `--list` starts, loads and
+/// claims nothing.
+fn run_context(
+    arguments: &Arguments,
+    settings: Settings,
+    overrides: &SkillgymArgs,
+    selection: Selection,
+) -> Result<Arc<RunContext>, Error> {
+    let Selection {
+        cases,
+        runners,
+        judge,
+        warnings,
+    } = selection;
+    let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
+    let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
+    let gates = gates(&settings, &runners, &run_dir);
+    let rejections = Rejections::new(&run_dir.path());
+    let judge_script = settings.judge.as_ref().and_then(|j| j.mock.as_deref());
+    let dry_run = dry_run(arguments, overrides, &cases, judge_script)?;
+    // Skills are loaded and checked before anything runs (not for `--list`, which reads
+    // nothing).
+    let skills = if arguments.list {
+        SkillPlan::default()
+    } else {
+        SkillPlan::build(&settings, &cases)?
+    };
+    // Claimed last: a run stopped by a configuration error writes nothing.
+    if !arguments.list {
+        claim(&run_dir)?;
+        sources::warn_once(&run_dir.path(), &warnings);
+    }
+    Ok(Arc::new(RunContext {
+        skills,
+        rejections,
+        dry_run,
+        run_dir,
+        gates,
+        settings,
+        cases,
+        runners,
+        judge,
+        results: Mutex::new(Vec::new()),
+    }))
+}
+
+/// The scripted model server of a `--mock` run. It starts only when trials may run: `--list`
+/// stays side-effect free.
+fn dry_run(
+    arguments: &Arguments,
+    overrides: &SkillgymArgs,
+    cases: &[CaseSpec],
+    judge_script: Option<&Path>,
+) -> Result<Option<DryRun>, Error> {
+    match overrides.mock.unwrap_or(overrides.mock_script.is_some()) {
+        true if !arguments.list => {
+            let script = overrides.mock_script.as_deref().map(absolute);
+            Ok(Some(DryRun::start(cases, script.as_deref(), judge_script)?))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The schedule's gates: lock files in the run directory when every trial is its own process,
+/// else in memory.
+fn gates(settings: &Settings, runners: &[Runner], run_dir: &RunDir) -> Gates {
+    if process_per_test() {
+        let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
+        Gates::cross_process(
+            settings.schedule,
+            settings.max_parallel,
+            &runner_ids,
+            run_dir.path().join(".locks"),
+        )
+    } else {
+        Gates::in_process(settings.schedule, settings.max_parallel, runners.len())
+    }
+}
+
+/// Claims the run directory for this run.
+fn claim(run_dir: &RunDir) -> Result<(), Error> {
+    // The processes of one nextest run share its directory; anything else owns its own.
+    let owner = std::env::var("NEXTEST_RUN_ID").map_or_else(
+        |_| format!("process:{}", std::process::id()),
+        |id| format!("nextest:{id}"),
+    );
+    Ok(run_dir.claim(&owner)?)
+}
+
+/// Whether every trial runs in its own process (cargo-nextest's default).
+pub(super) fn process_per_test() -> bool {
+    std::env::var("NEXTEST_EXECUTION_MODE").is_ok_and(|mode| mode == "process-per-test")
+}
+
+/// The test crate's directory: `CARGO_MANIFEST_DIR` at run time (set by cargo test and
+/// nextest), else the directory the cases were compiled in, else the current directory.
+fn crate_dir(cases: &[CaseSpec]) -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| cases.first().map(|case| case.base_dir.clone()))
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
+}
+
+/// `<target dir>/skillgym/runs`: the target directory is found upward from the test binary
+/// (cargo marks it with `CACHEDIR.TAG`), else `<crate dir>/target`.
+fn default_output_dir(crate_dir: &Path) -> PathBuf {
+    let from_exe = std::env::current_exe().ok().and_then(|exe| {
+        exe.ancestors()
+            .skip(1)
+            .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+            .map(Path::to_path_buf)
+    });
+    from_exe
+        .unwrap_or_else(|| crate_dir.join("target"))
+        .join("skillgym")
+        .join("runs")
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    }
+}

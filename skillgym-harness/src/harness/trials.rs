@@ -1,0 +1,125 @@
+//! The libtest trials: one per planned execution, named `[runner] case_id`, with `--exact`
+//! matched by case id, and each trial's verdict.
+
+use std::sync::{Arc, Once};
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+use crate::execute::{ExecutionResult, Status, run_execution};
+use crate::run::{RunContext, Runner};
+use crate::secrets;
+use crate::suite::{CaseSpec, Plan};
+
+/// The libtest name of a trial: `[runner] case_id`. The runner is part of the name (not
+/// libtest-mimic's "kind"), so that failure headers, `--format json` events and nextest name
+/// it.
+pub(super) fn trial_name(runner_id: &str, case_id: &str) -> String {
+    format!("[{runner_id}] {case_id}")
+}
+
+/// One trial per planned execution, named by [`trial_name`].
+pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>) -> Vec<Trial> {
+    plan.executions
+        .iter()
+        .enumerate()
+        .map(|(position, planned)| {
+            let case = &context.cases[planned.case];
+            let runner = &context.runners[planned.runner];
+            let context = Arc::clone(context);
+            let (case_index, runner_index) = (planned.case, planned.runner);
+            Trial::ignorable_test(trial_name(&runner.id, &case.id), move || {
+                run_trial(&context, position, case_index, runner_index)
+            })
+        })
+        .collect()
+}
+
+/// `--exact <case id>` selects the case on every runner, as `--exact "[runner] case id"`
+/// selects one trial: the matching is done here, and libtest-mimic is told to skip (exactly)
+/// every other trial, so that its counts stay right.
+pub(super) fn select_exact(
+    arguments: &mut Arguments,
+    plan: &Plan,
+    cases: &[CaseSpec],
+    runners: &[Runner],
+) {
+    if !arguments.exact {
+        return;
+    }
+    let Some(filter) = arguments.filter.take() else {
+        return;
+    };
+    for planned in &plan.executions {
+        let case = &cases[planned.case];
+        let name = trial_name(&runners[planned.runner].id, &case.id);
+        if case.id != filter && name != filter {
+            arguments.skip.push(name);
+        }
+    }
+}
+
+/// One trial: one execution, once the schedule's gates let it start.
+pub(super) fn run_trial(
+    context: &RunContext,
+    position: usize,
+    case_index: usize,
+    runner_index: usize,
+) -> Result<Completion, Failed> {
+    static MARK_LATEST: Once = Once::new();
+    MARK_LATEST.call_once(|| {
+        if let Err(error) = context.run_dir.mark_latest() {
+            eprintln!("skillgym: cannot update the `latest` pointer: {error}");
+        }
+    });
+    let case = &context.cases[case_index];
+    let runner = &context.runners[runner_index];
+    let _gate = context.gates.enter(runner_index).map_err(|error| {
+        format!(
+            "skillgym: cannot wait for a {} slot in {}: {error}",
+            context.settings.schedule,
+            context.run_dir.path().join(".locks").display()
+        )
+    })?;
+    let result = run_execution(context, case, runner);
+    let outcome = trial_outcome(&result);
+    context.record(position, result);
+    outcome
+}
+
+/// The trial's verdict and failure text; a skipped execution is an ignored trial.
+pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Failed> {
+    if result.passed {
+        return Ok(Completion::Completed);
+    }
+    if result.status == Status::Skipped {
+        let reason = result
+            .failure
+            .as_ref()
+            .map_or_else(|| "not run".to_owned(), |failure| failure.message.clone());
+        return Ok(Completion::ignored_with(secrets::mask(&reason)));
+    }
+    let mut text = String::new();
+    if let Some(failure) = &result.failure {
+        text.push_str(&failure.to_string());
+        text.push_str(&format!(
+            "\n  status: {} · origin: {} · class: {}",
+            result.status.as_str(),
+            failure.origin,
+            failure.class.id
+        ));
+    } else {
+        text.push_str(&format!("status: {}", result.status.as_str()));
+    }
+    if result.repeat_target > 1 || result.repetitions.iter().any(|r| r.attempts.len() > 1) {
+        text.push_str(&format!(
+            "\n  stopped at repetition {}/{} ({} passed)",
+            result
+                .stopped_at_repetition
+                .unwrap_or(result.completed_repetitions),
+            result.repeat_target,
+            result.successful_repetitions
+        ));
+    }
+    text.push_str(&format!("\n  artifacts: {}", result.artifact_dir.display()));
+    Err(secrets::mask(&text).into_owned().into())
+}
