@@ -7,6 +7,7 @@ use super::process_per_test;
 use crate::error::{Error, JudgeError};
 use crate::preflight;
 use crate::run::Runner;
+use crate::suggest::did_you_mean;
 use crate::suite::{CaseCheck, CaseSpec, Plan};
 
 /// Planned cases with rubric graders need a judge.
@@ -85,4 +86,70 @@ pub(super) fn check_after_all(
         }
     }
     Ok(())
+}
+
+/// Says, on stderr, why a selection runs less than it seems to: each selected tag no case
+/// carries (with the tags there are), runners a `--mock` run cannot use, and an empty plan.
+pub(super) fn explain_selection(
+    tags: &[String],
+    cases: &[CaseSpec],
+    runners: &[Runner],
+    plan: &Plan,
+    mock: bool,
+) {
+    for line in selection_notes(tags, cases, runners, plan, mock) {
+        eprintln!("skillgym: {line}");
+    }
+}
+
+fn selection_notes(
+    tags: &[String],
+    cases: &[CaseSpec],
+    runners: &[Runner],
+    plan: &Plan,
+    mock: bool,
+) -> Vec<String> {
+    let mut known: Vec<&str> = cases
+        .iter()
+        .flat_map(|case| case.tags.iter().map(String::as_str))
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    let mut notes = Vec::new();
+    for tag in tags.iter().filter(|tag| !known.contains(&tag.as_str())) {
+        let listed = if known.is_empty() {
+            "no case has a tag".to_owned()
+        } else {
+            let quoted: Vec<String> = known.iter().map(|t| format!("`{t}`")).collect();
+            format!("tags in this binary: {}", quoted.join(", "))
+        };
+        let mut note = format!("no case has tag `{tag}` ({listed})");
+        if let Some(close) = did_you_mean(tag, known.iter().copied()) {
+            note.push_str(&format!("; did you mean `{close}`?"));
+        }
+        notes.push(note);
+    }
+    if mock {
+        for runner in runners.iter().filter(|r| r.agent.wire_api().is_none()) {
+            notes.push(format!(
+                "runner `{}` ({}) cannot be pointed at the scripted model server: its trials are ignored in this --mock run",
+                runner.id,
+                runner.agent.kind()
+            ));
+        }
+    }
+    if plan.executions.is_empty() && !cases.is_empty() {
+        notes.push(if tags.is_empty() {
+            "nothing to run: no case runs on the selected runners".to_owned()
+        } else {
+            format!(
+                "nothing to run: no case with tag {} runs on the selected runners",
+                tags.iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )
+        });
+    }
+    notes
 }

@@ -12,7 +12,7 @@ mod finish;
 mod runners;
 mod trials;
 
-use checks::{check_after_all, check_before_run, check_judge};
+use checks::{check_after_all, check_before_run, check_judge, explain_selection};
 use finish::execute;
 use runners::{all_runners, check_case_runners, judge_runner, select_runners};
 use trials::select_exact;
@@ -188,6 +188,8 @@ impl Harness {
         check_judge(&plan, &cases, judge.as_ref())?;
         check_before_run(&arguments, &plan, &cases, &runners, judge.as_ref())?;
         check_after_all(&arguments, &plan, &cases, &runners)?;
+        let mock = overrides.mock.unwrap_or(overrides.mock_script.is_some());
+        explain_selection(&settings.tags, &cases, &runners, &plan, mock);
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
         if arguments.test_threads.is_none() {
@@ -205,7 +207,7 @@ impl Harness {
         };
         select_exact(&mut arguments, &plan, &selection.cases, &selection.runners);
         let context = run_context(&arguments, settings, &overrides, selection)?;
-        let trials = trials::trials(&plan, &context);
+        let trials = trials::trials(&plan, &context, mock);
         Ok(Some((arguments, context, trials)))
     }
 }

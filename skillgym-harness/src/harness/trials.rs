@@ -5,6 +5,7 @@ use std::sync::{Arc, Once};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
+use super::process_per_test;
 use crate::execute::{ExecutionResult, Status, run_execution};
 use crate::run::{RunContext, Runner};
 use crate::secrets;
@@ -17,19 +18,23 @@ pub(super) fn trial_name(runner_id: &str, case_id: &str) -> String {
     format!("[{runner_id}] {case_id}")
 }
 
-/// One trial per planned execution, named by [`trial_name`].
-pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>) -> Vec<Trial> {
+/// One trial per planned execution, named by [`trial_name`]. In a `--mock` run (`mock`), the
+/// trials of runners that cannot be pointed at the scripted model are ignored from the start,
+/// so that every runner of tests (nextest included) shows them as skipped.
+pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>, mock: bool) -> Vec<Trial> {
     plan.executions
         .iter()
         .enumerate()
         .map(|(position, planned)| {
             let case = &context.cases[planned.case];
             let runner = &context.runners[planned.runner];
+            let ignored = mock && runner.agent.wire_api().is_none();
             let context = Arc::clone(context);
             let (case_index, runner_index) = (planned.case, planned.runner);
             Trial::ignorable_test(trial_name(&runner.id, &case.id), move || {
                 run_trial(&context, position, case_index, runner_index)
             })
+            .with_ignored_flag(ignored)
         })
         .collect()
 }
@@ -86,7 +91,9 @@ pub(super) fn run_trial(
     outcome
 }
 
-/// The trial's verdict and failure text; a skipped execution is an ignored trial.
+/// The trial's verdict and failure text. A skipped execution is an ignored trial; under
+/// nextest's process per test, where an ignored result would show as a green PASS, it fails
+/// with the reason instead.
 pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Failed> {
     if result.passed {
         return Ok(Completion::Completed);
@@ -96,7 +103,14 @@ pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Fail
             .failure
             .as_ref()
             .map_or_else(|| "not run".to_owned(), |failure| failure.message.clone());
-        return Ok(Completion::ignored_with(secrets::mask(&reason)));
+        let reason = secrets::mask(&reason).into_owned();
+        if process_per_test() {
+            return Err(format!(
+                "skipped, not run: {reason}\n  (nextest shows a skip decided while running as a failure, never as a pass)"
+            )
+            .into());
+        }
+        return Ok(Completion::ignored_with(reason));
     }
     let mut text = String::new();
     if let Some(failure) = &result.failure {

@@ -1,0 +1,127 @@
+//! Nothing is silent: a selection that runs nothing says why, and a skipped execution is never
+//! a green pass, under cargo test or nextest.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use skillgym_e2e::{run_examples, stderr, stdout, temp_dir, trial_lines};
+
+const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
+
+/// A config with a `cursor-agent` runner (the fake agent stands in for its program: it is never
+/// started in these runs) and `extra` YAML.
+fn cursor_config(dir: &Path, extra: &str) -> PathBuf {
+    let path = dir.join("skillgym.yaml");
+    fs::write(
+        &path,
+        format!("{extra}runners:\n  cursor:\n    agent: {{ type: cursor-agent, model: sonnet-4, command: {FAKE_AGENT} }}\n"),
+    )
+    .unwrap();
+    path
+}
+
+fn run(dir: &Path, config: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let runs = dir.join("runs");
+    let mut all = vec![
+        "--config",
+        config.to_str().unwrap(),
+        "--output-dir",
+        runs.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    run_examples(&all, env)
+}
+
+#[test]
+fn a_tag_no_case_has_is_named_with_the_tags_there_are() {
+    let output = run_examples(&["--list", "--tag", "smok"], &[]);
+    assert!(output.status.success());
+    assert_eq!(stdout(&output), "", "stdout keeps only the list");
+    assert!(
+        stderr(&output).contains(
+            "skillgym: no case has tag `smok` (tags in this binary: `showcase`, `skills`, `smoke`); did you mean `smoke`?\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains(
+            "skillgym: nothing to run: no case with tag `smok` runs on the selected runners"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    let quiet = run_examples(&["--list", "--tag", "smoke"], &[]);
+    assert_eq!(
+        stderr(&quiet)
+            .lines()
+            .filter(|line| line.contains("tag"))
+            .count(),
+        0,
+        "a tag that exists is not reported: {}",
+        stderr(&quiet)
+    );
+}
+
+#[test]
+fn runners_a_mock_run_cannot_use_are_ignored_from_the_start() {
+    let dir = temp_dir("mock-ignored");
+    let config = cursor_config(dir.path(), "");
+    // Listed as ignored, so that nextest shows SKIP for them.
+    let listed = run(
+        dir.path(),
+        &config,
+        &["--list", "--ignored", "--runner", "cursor", "always_passes"],
+        &[("SKILLGYM_MOCK", "1")],
+    );
+    assert_eq!(stdout(&listed), "[cursor] always_passes: test\n");
+    let output = run(
+        dir.path(),
+        &config,
+        &["--mock", "--runner", "cursor", "always_passes"],
+        &[],
+    );
+    assert!(output.status.success(), "{}", stdout(&output));
+    assert_eq!(trial_lines(&output), ["[cursor] always_passes ignored"]);
+    assert!(
+        stderr(&output).contains(
+            "skillgym: runner `cursor` (cursor-agent) cannot be pointed at the scripted model server: its trials are ignored in this --mock run"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_skip_decided_while_running_fails_under_nextest_instead_of_passing() {
+    let dir = temp_dir("nextest-skip");
+    let config = cursor_config(dir.path(), "");
+    let args = [
+        "--mock",
+        "--include-ignored",
+        "--exact",
+        "[cursor] always_passes",
+    ];
+    // In one process it is an ignored trial with its reason...
+    let output = run(dir.path(), &config, &args, &[]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains(
+            "ignored (runner `cursor` (cursor-agent) cannot be pointed at the scripted model server"
+        ),
+        "{}",
+        stdout(&output)
+    );
+    // ...under nextest's process per test a failure, which nextest shows, never a PASS.
+    let env = [
+        ("NEXTEST_RUN_ID", "skip-run-1"),
+        ("NEXTEST_EXECUTION_MODE", "process-per-test"),
+    ];
+    let output = run(dir.path(), &config, &args, &env);
+    assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("skipped, not run: runner `cursor` (cursor-agent) cannot be pointed at the scripted model server"),
+        "{}",
+        stdout(&output)
+    );
+}
