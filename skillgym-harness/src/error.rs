@@ -43,9 +43,14 @@ pub enum Error {
     /// Flags, variables and configuration do not agree (e.g. an unknown `--runner`).
     #[error(transparent)]
     Settings(#[from] SettingsError),
-    /// The selected reporter does not exist.
-    #[error("reporter `{0}` is not available; available reporters: `standard`")]
-    UnknownReporter(String),
+    /// A reporter named by `--reporter` or `run.reporters` does not exist.
+    #[error("{}", unknown_reporter(.name, .known))]
+    UnknownReporter {
+        /// The name given.
+        name: String,
+        /// The reporters there are.
+        known: Vec<String>,
+    },
     /// A configured runner's agent cannot be built.
     #[error("runner `{id}`: {source}")]
     Runner {
@@ -103,7 +108,7 @@ impl Error {
             | Error::DuplicateCaseId(_)
             | Error::Config(_)
             | Error::Settings(_)
-            | Error::UnknownReporter(_)
+            | Error::UnknownReporter { .. }
             | Error::Runner { .. }
             | Error::NoRunners { .. }
             | Error::Preflight(_)
@@ -164,6 +169,23 @@ pub struct UnknownCaseRunner {
     pub known: Vec<String>,
     /// The closest configured id.
     pub suggestion: Option<String>,
+}
+
+fn unknown_reporter(name: &str, known: &[String]) -> String {
+    if name.contains('/') || name.ends_with(".js") || name.ends_with(".ts") {
+        return format!(
+            "reporter `{name}` is a path, but reporters are Rust types: implement `skillgym_harness::report::Reporter` and add it with `Harness::reporter`"
+        );
+    }
+    let listed: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+    let mut text = format!(
+        "reporter `{name}` is not available; available reporters: {}",
+        listed.join(", ")
+    );
+    if let Some(close) = crate::suggest::did_you_mean(name, known.iter().map(String::as_str)) {
+        text.push_str(&format!("; did you mean `{close}`?"));
+    }
+    text
 }
 
 fn known_runners(known: &[String]) -> String {
@@ -535,7 +557,10 @@ mod tests {
             }),
             Error::Config(config()),
             Error::Settings(SettingsError::Config(config())),
-            Error::UnknownReporter("junit".into()),
+            Error::UnknownReporter {
+                name: "junt".into(),
+                known: vec!["standard".into(), "junit".into()],
+            },
             Error::Runner {
                 id: "r".into(),
                 source: AgentBuildError::MissingCommand,

@@ -30,6 +30,7 @@
 //! | [`normalize`] | [`ReportBuilder`], what adapters feed, and [`normalize_stream`] |
 //! | [`config`] | `skillgym.yaml`: [`Config`](config::Config), [`AgentKind`](config::AgentKind), [`WireApi`](config::WireApi), discovery and loading |
 //! | [`results`] | what a run writes (`result.json`, `results.json`, each attempt's `grading`), for reporters |
+//! | [`report`] | [`RunReport`](report::RunReport) and the [`Reporter`](report::Reporter) trait, the built-in reporters |
 //! | [`error`] | [`Error`] and the error of each join |
 //! | [`doctor`] | the checks behind `cargo skillgym doctor` |
 //! | [`mock`] | the scripted model server behind `--mock` and `cargo skillgym mock-model` |
@@ -60,6 +61,7 @@ mod preflight;
 pub mod process;
 mod reaper;
 mod rejections;
+pub mod report;
 pub mod results;
 mod run;
 mod schedule;

@@ -8,6 +8,7 @@ use crate::config::Settings;
 use crate::dry_run::DryRun;
 use crate::execute::ExecutionResult;
 use crate::rejections::Rejections;
+use crate::report::Reporter;
 use crate::schedule::Gates;
 use crate::skills::plan::SkillPlan;
 use crate::suite::CaseSpec;
@@ -51,6 +52,8 @@ pub struct RunContext {
     pub(crate) skills: SkillPlan,
     /// The runner that grades rubric items (`judge:`), if configured.
     pub(crate) judge: Option<Runner>,
+    /// The reporters that write after the run (besides the console summary).
+    pub(crate) reporters: Vec<Arc<dyn Reporter>>,
     /// Results of the executions finished in this process, keyed by plan position.
     pub results: Mutex<Vec<(usize, ExecutionResult)>>,
 }

@@ -78,27 +78,28 @@ pub(crate) fn write_results(
     Ok(path)
 }
 
-/// The closing lines printed after libtest's own summary: one compact line per execution whose
-/// repetitions matter (repeated, retried or stopped early), then the counts and where
-/// `results.json` is. Per-attempt details stay in `results.json`.
-pub(crate) fn summary_lines<'a>(
+/// One compact line per execution whose repetitions matter (repeated, retried or stopped
+/// early); per-attempt details stay in `results.json`.
+pub(crate) fn repetition_lines<'a>(
     executions: impl IntoIterator<Item = &'a ExecutionResult>,
-    counts: Counts,
-    results_path: &std::path::Path,
 ) -> String {
-    let mut text: String = executions
+    executions
         .into_iter()
         .filter_map(repetition_line)
         .map(|line| format!("skillgym: {line}\n"))
-        .collect();
-    text.push_str(&format!(
+        .collect()
+}
+
+/// The counts and where `results.json` is.
+pub(crate) fn count_lines(counts: Counts, results_path: &std::path::Path) -> String {
+    let mut text = format!(
         "skillgym: {} executions: {} passed, {} failed, {} expected-failed, {} unexpected-passed",
         counts.executions,
         counts.passed,
         counts.failed,
         counts.expected_failed,
         counts.unexpected_passed,
-    ));
+    );
     if counts.skipped > 0 {
         text.push_str(&format!(", {} skipped", counts.skipped));
     }

@@ -46,8 +46,8 @@ pub(crate) struct SkillgymArgs {
     pub output_dir: Option<PathBuf>,
     /// `--config`, as given (relative to the process cwd).
     pub config: Option<PathBuf>,
-    /// `--reporter`: a built-in reporter name or a path.
-    pub reporter: Option<String>,
+    /// `--reporter`: reporter names.
+    pub reporters: Vec<String>,
     /// `--mock`: a dry run against the scripted model server.
     pub mock: Option<bool>,
     /// `--mock-script`: the script of every case without one of its own (implies `--mock`),
@@ -92,7 +92,11 @@ impl SkillgymArgs {
             max_parallel: self.max_parallel.or(fallback.max_parallel),
             output_dir: self.output_dir.or(fallback.output_dir),
             config: self.config.or(fallback.config),
-            reporter: self.reporter.or(fallback.reporter),
+            reporters: if self.reporters.is_empty() {
+                fallback.reporters
+            } else {
+                self.reporters
+            },
             mock: self.mock.or(fallback.mock),
             mock_script: self.mock_script.or(fallback.mock_script),
         }
@@ -252,7 +256,7 @@ impl Flags {
             max_parallel: self.max_parallel,
             output_dir: self.output_dir,
             config: self.config,
-            reporter: self.reporter,
+            reporters: dedup(self.reporters),
             mock: self.mock,
             mock_script: self.mock_script,
             runners_from_env: false,

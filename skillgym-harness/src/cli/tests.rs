@@ -74,7 +74,7 @@ fn parses_every_flag_in_both_forms() {
         max_parallel: Some(4),
         output_dir: Some(PathBuf::from("out/runs")),
         config: Some(PathBuf::from("cfg/skillgym.yaml")),
-        reporter: Some("json".to_owned()),
+        reporters: strings(&["json"]),
         mock: Some(true),
         mock_script: Some(PathBuf::from("scripts/a.yaml")),
         runners_from_env: false,
@@ -193,7 +193,10 @@ fn bad_values_are_errors() {
     );
     assert_eq!(err.suggestion(), Some("parallel"));
     let err = error(&["--reporter", " "]);
-    assert_eq!(err.message(), "`--reporter` expects a non-empty value");
+    assert_eq!(
+        err.message(),
+        "`--reporter` expects non-empty comma-separated values, found ` `"
+    );
 }
 
 #[test]
@@ -353,7 +356,7 @@ fn reads_every_env_var() {
             max_parallel: Some(8),
             output_dir: Some(PathBuf::from("out")),
             config: Some(PathBuf::from("sg.yaml")),
-            reporter: Some("junit".to_owned()),
+            reporters: strings(&["junit"]),
             mock: Some(true),
             mock_script: Some(PathBuf::from("s.yaml")),
             runners_from_env: true,
@@ -422,7 +425,7 @@ fn flags_override_env_field_by_field() {
     assert_eq!(merged.runners, strings(&["env-runner"]));
     assert_eq!(merged.repeat, Some(5));
     assert_eq!(merged.schedule, Some(Schedule::Serial));
-    assert_eq!(merged.reporter.as_deref(), Some("json"));
+    assert_eq!(merged.reporters, strings(&["json"]));
 }
 
 #[test]

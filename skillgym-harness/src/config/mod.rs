@@ -41,7 +41,6 @@ pub use schema::{
 };
 pub(crate) use settings::resolve;
 pub use settings::{
-    CaseOverrides, CaseSettings, DEFAULT_MAX_OUTPUT, DEFAULT_REPORTER, DEFAULT_TIMEOUT, Settings,
-    SettingsError,
+    CaseOverrides, CaseSettings, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, Settings, SettingsError,
 };
 pub use size::parse_size;

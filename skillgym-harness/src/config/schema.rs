@@ -87,11 +87,6 @@ impl Config {
         for path in [&mut run.output_dir, &mut run.cwd].into_iter().flatten() {
             *path = resolve_path(dir, path);
         }
-        if let Some(reporter) = &mut run.reporter
-            && is_path_like(reporter)
-        {
-            *reporter = resolve_path(dir, Path::new(reporter)).display().to_string();
-        }
         if let Some(workspace) = &mut run.workspace {
             for path in [&mut workspace.template_dir, &mut workspace.cwd]
                 .into_iter()
@@ -239,8 +234,8 @@ pub struct RunConfig {
     pub tags: Option<Vec<String>>,
     /// `output_dir` (absolute after [`Config::parse`]).
     pub output_dir: Option<PathBuf>,
-    /// `reporter`: a built-in name, or a path (absolute after [`Config::parse`]).
-    pub reporter: Option<String>,
+    /// `reporters` (or the single `reporter`): reporter names.
+    pub reporters: Vec<String>,
     /// `cwd`: the agents' working directory with workspace mode `none`.
     pub cwd: Option<PathBuf>,
     /// `workspace`.
@@ -318,6 +313,8 @@ struct RawRun {
     #[serde(default, deserialize_with = "de_reporter")]
     reporter: Option<String>,
     #[serde(default)]
+    reporters: Option<Vec<NonEmpty>>,
+    #[serde(default)]
     cwd: Option<Located<PathBuf>>,
     #[serde(default)]
     workspace: Option<WorkspaceConfig>,
@@ -381,7 +378,11 @@ impl TryFrom<RawRun> for RunConfig {
             max_steps: raw.max_steps,
             tags,
             output_dir: raw.output_dir,
-            reporter: raw.reporter,
+            reporters: match (raw.reporters, raw.reporter) {
+                (Some(list), _) => list.into_iter().map(|name| name.0).collect(),
+                (None, Some(one)) => vec![one],
+                (None, None) => Vec::new(),
+            },
             cwd: raw.cwd.map(|cwd| cwd.value),
             workspace: raw.workspace,
             skills: raw.skills,

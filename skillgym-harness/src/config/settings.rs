@@ -10,7 +10,7 @@
 //! | tags | `--tag <T>[,<T>...]` (repeatable) | `SKILLGYM_TAG` | `run.tags` | none (every case) |
 //! | runners | `--runner <ID>[,<ID>...]` (repeatable) | `SKILLGYM_RUNNER` | — | every runner |
 //! | output dir | `--output-dir <DIR>` (vs process cwd) | `SKILLGYM_OUTPUT_DIR` | `run.output_dir` (`outputDir`, vs config dir) | `target/skillgym/runs` (chosen by the caller) |
-//! | reporter | `--reporter <NAME\|PATH>` (path vs process cwd) | `SKILLGYM_REPORTER` | `run.reporter` (path vs config dir) | `standard` |
+//! | reporters | `--reporter <NAME>[,<NAME>...]` (repeatable) | `SKILLGYM_REPORTER` | `run.reporters` (or one `run.reporter`) | none: the console summary (`standard`) alone |
 //! | max steps | — | — | `run.max_steps` (`maxSteps`) | none |
 //! | timeout | — | — | `defaults.timeout` or `defaults.timeout_ms` (`timeoutMs`) | 2m |
 //! | cwd (workspace mode `none`) | — | — | `run.workspace.cwd` or `run.cwd` (not both; vs config dir) | the config dir |
@@ -40,7 +40,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::schema::{is_path_like, resolve_path};
+use super::schema::resolve_path;
 use super::yaml::Located;
 use super::{
     Config, ConfigError, JudgeConfig, Schedule, UserSkills, WorkspaceConfig, WorkspaceMode,
@@ -52,9 +52,6 @@ use crate::suite::CaseSpec;
 
 /// The default per-case timeout when neither the case nor `defaults` set one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// The default reporter.
-pub const DEFAULT_REPORTER: &str = "standard";
 
 /// Everything a run needs to know, resolved from flags, variables, the config file and defaults.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,8 +79,8 @@ pub struct Settings {
     pub runner_filter_from_env: bool,
     /// Root of the run directories (absolute).
     pub output_dir: PathBuf,
-    /// Reporter name, or an absolute path.
-    pub reporter: String,
+    /// Reporters besides the console summary (`standard` alone: none).
+    pub reporters: Vec<String>,
     /// Best-effort cap on agent steps per session.
     pub max_steps: Option<u32>,
     /// Per-case timeout when the case sets none.
@@ -234,13 +231,11 @@ fn resolve_in(
         (None, Some(file)) => file,
         (None, None) => resolve_path(process_cwd, default_output_dir),
     };
-    let reporter = match (&args.reporter, run.reporter) {
-        (Some(flag), _) if is_path_like(flag) => resolve_path(process_cwd, Path::new(flag))
-            .display()
-            .to_string(),
-        (Some(flag), _) => flag.clone(),
-        (None, Some(file)) => file,
-        (None, None) => DEFAULT_REPORTER.to_owned(),
+    // Like tags: a flag's list replaces the file's.
+    let reporters = if args.reporters.is_empty() {
+        run.reporters
+    } else {
+        args.reporters.clone()
     };
     let workspace = run.workspace.unwrap_or_default();
     let cwd = match (&workspace.cwd, run.cwd) {
@@ -261,7 +256,7 @@ fn resolve_in(
         runner_filter: args.runners.clone(),
         runner_filter_from_env: args.runners_from_env && !args.runners.is_empty(),
         output_dir,
-        reporter,
+        reporters,
         max_steps: run.max_steps,
         default_timeout: defaults.timeout.unwrap_or(DEFAULT_TIMEOUT),
         cwd,
@@ -404,7 +399,7 @@ runners:
         assert_eq!((s.repeat, s.repeat_failure), (1, 0));
         assert!(s.tags.is_empty() && s.runner_filter.is_empty());
         assert_eq!(s.output_dir, PathBuf::from("/proj/target/skillgym/runs"));
-        assert_eq!(s.reporter, "standard");
+        assert!(s.reporters.is_empty());
         assert_eq!(s.max_steps, None);
         assert_eq!(s.default_timeout, Duration::from_secs(120));
         assert_eq!(s.cwd, PathBuf::from(DIR));
@@ -425,7 +420,7 @@ runners:
         assert_eq!(s.max_steps, Some(40));
         assert_eq!(s.tags, ["file-tag"]);
         assert_eq!(s.output_dir, PathBuf::from("/proj/bench/out/runs"));
-        assert_eq!(s.reporter, "json");
+        assert_eq!(s.reporters, ["json"]);
         assert_eq!(s.default_timeout, Duration::from_secs(300));
     }
 
@@ -448,7 +443,7 @@ runners:
         assert_eq!(s.tags, ["env-tag"]);
         assert_eq!(s.runner_filter, ["codex"]);
         assert_eq!(s.output_dir, PathBuf::from("/proj/env-out"));
-        assert_eq!(s.reporter, "junit");
+        assert_eq!(s.reporters, ["junit"]);
     }
 
     #[test]
@@ -479,7 +474,8 @@ runners:
             "--output-dir",
             "/abs/out",
             "--reporter",
-            "./my-reporter.js",
+            "junit,json",
+            "--reporter=html",
         ]);
         let s = resolve(config(FULL), flag_args.or(env_args));
         assert_eq!(s.schedule, Schedule::IsolatedByRunner);
@@ -489,8 +485,9 @@ runners:
         assert_eq!(s.runner_filter, ["claude"]);
         assert_eq!(s.output_dir, PathBuf::from("/abs/out"));
         assert_eq!(
-            s.reporter, "/proj/my-reporter.js",
-            "CLI paths resolve vs the process cwd"
+            s.reporters,
+            ["junit", "json", "html"],
+            "the flag's list replaces the file's"
         );
     }
 

@@ -78,7 +78,7 @@ runners:
     assert_eq!(run.max_steps, Some(40));
     assert_eq!(run.tags, Some(vec!["smoke".to_owned(), "slow".to_owned()]));
     assert_eq!(run.output_dir, Some(p("/proj/bench/target/skillgym/runs")));
-    assert_eq!(run.reporter.as_deref(), Some("standard"));
+    assert_eq!(run.reporters, ["standard"]);
     assert_eq!(run.cwd, None);
     assert_eq!(
         run.workspace,
@@ -224,7 +224,7 @@ fn unknown_key_nested_renders_file_line_column_help_and_snippet() {
         2,
         3,
         "unknown field `max_paralel`, expected one of `schedule`, `max_parallel`, `repeat`, \
-         `repeat_failure`, `retry_failed`, `max_steps`, `tags`, `output_dir`, `reporter`, `cwd`, \
+         `repeat_failure`, `retry_failed`, `max_steps`, `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, \
          `workspace`, `skills`, `user_skills`, `max_output`, `secrets`",
         Some("did you mean `max_parallel`?"),
     );
@@ -232,7 +232,7 @@ fn unknown_key_nested_renders_file_line_column_help_and_snippet() {
         err.to_string(),
         "/proj/bench/skillgym.yaml:2:3: unknown field `max_paralel`, expected one of \
          `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `max_steps`, \
-         `tags`, `output_dir`, `reporter`, `cwd`, `workspace`, `skills`, `user_skills`, `max_output`, `secrets`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
+         `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, `workspace`, `skills`, `user_skills`, `max_output`, `secrets`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
     );
     // Deeper: workspace and bootstrap.
     let err = fail("run:\n  workspace:\n    mode: isolated\n    template: x\n");
@@ -398,7 +398,6 @@ fn relative_paths_resolve_against_the_config_dir() {
         "
 run:
   output_dir: ./out/../runs
-  reporter: ./reporters/mine.js
   cwd: .
   workspace: { mode: none }
 runners:
@@ -409,10 +408,6 @@ runners:
 ",
     );
     assert_eq!(config.run.output_dir, Some(p("/proj/bench/out/../runs")));
-    assert_eq!(
-        config.run.reporter.as_deref(),
-        Some("/proj/bench/reporters/mine.js")
-    );
     assert_eq!(config.run.cwd, Some(p("/proj/bench")));
     let commands: Vec<_> = config
         .runners
@@ -428,10 +423,13 @@ runners:
             "claude-nightly"
         ]
     );
-    // A built-in reporter name is not a path.
+    // One `reporter`, or a list of `reporters` (which wins).
+    assert_eq!(parse("run: { reporter: junit }").run.reporters, ["junit"]);
     assert_eq!(
-        parse("run: { reporter: junit }").run.reporter.as_deref(),
-        Some("junit")
+        parse("run: { reporter: junit, reporters: [json, html] }")
+            .run
+            .reporters,
+        ["json", "html"]
     );
 }
 

@@ -24,6 +24,10 @@ pub(super) struct ExecutionPlan {
     pub repeat_failure: u32,
     /// `<run>/<case>/<runner>`.
     pub artifact_dir: PathBuf,
+    /// Where the case is declared, `file:line`.
+    pub source: String,
+    /// The case's tags.
+    pub tags: Vec<String>,
 }
 
 /// The execution's result from its repetitions, in order. The execution passes only when
@@ -55,6 +59,8 @@ pub(super) fn aggregate(
     ExecutionResult {
         case_id: plan.case_id,
         runner_id: plan.runner_id,
+        source: plan.source,
+        tags: plan.tags,
         status,
         passed,
         expected_fail: plan.expected_fail,
@@ -198,6 +204,8 @@ mod tests {
             repeat_target,
             repeat_failure,
             artifact_dir: PathBuf::from("/run/c/r"),
+            source: "tests/b.rs:1".into(),
+            tags: Vec::new(),
         }
     }
 

@@ -22,6 +22,8 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
         repeat_target,
         repeat_failure,
         artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
+        source: case.source.clone(),
+        tags: case.tags.clone(),
     };
     if let Some(signal) = crate::interrupt::received() {
         let message = format!("not run: the run was interrupted by {}", signal.name());

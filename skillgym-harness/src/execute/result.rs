@@ -189,6 +189,12 @@ pub struct ExecutionResult {
     pub case_id: String,
     /// The runner id.
     pub runner_id: String,
+    /// Where the case is declared, `file:line` (a Rust function, or a case of a suite file).
+    #[serde(default)]
+    pub source: String,
+    /// The case's tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     /// The verdict: the terminal repetition's status when the execution failed, else the last
     /// repetition's (`passed` or `expected-failed`).
     pub status: Status,

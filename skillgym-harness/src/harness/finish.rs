@@ -12,6 +12,7 @@ use crate::execute::ExecutionResult;
 use crate::execute::suite_hooks;
 use crate::interrupt;
 use crate::reaper;
+use crate::report::{RunReport, console};
 use crate::run::RunContext;
 use crate::secrets;
 use crate::suite::CaseCheck;
@@ -72,14 +73,24 @@ pub(super) fn execute(
             Ok(path) => {
                 let quiet = arguments.quiet
                     || matches!(arguments.format, Some(libtest_mimic::FormatSetting::Json));
+                let report = RunReport::new(
+                    vec![context.run_dir.run_id().to_owned()],
+                    vec![context.run_dir.path()],
+                    run_results
+                        .executions
+                        .iter()
+                        .map(|e| (*e).clone())
+                        .collect(),
+                )
+                .with_times(run_results.started_at.clone(), run_results.ended_at.clone());
                 if !quiet {
-                    let lines = summary::summary_lines(
-                        run_results.executions.iter().copied(),
-                        counts,
-                        &path,
-                    );
+                    let mut lines =
+                        summary::repetition_lines(run_results.executions.iter().copied());
+                    lines.push_str(&console::summary(&report));
+                    lines.push_str(&summary::count_lines(counts, &path));
                     print!("{}", secrets::mask(&lines));
                 }
+                write_reports(&context, &report, quiet);
             }
             Err(error) => eprintln!("skillgym: cannot write results.json: {error}"),
         }
@@ -93,6 +104,22 @@ pub(super) fn execute(
         return ExitCode::from(signal.exit_code());
     }
     conclusion.exit_code()
+}
+
+/// Has every reporter of the run write into the run directory, and names what each wrote.
+fn write_reports(context: &RunContext, report: &RunReport, quiet: bool) {
+    let dir = context.run_dir.path();
+    for reporter in &context.reporters {
+        match reporter.write(report, &dir) {
+            Ok(paths) if !quiet => {
+                for path in paths {
+                    println!("skillgym: {}: {}", reporter.name(), path.display());
+                }
+            }
+            Ok(_) => {}
+            Err(error) => eprintln!("skillgym: the {} reporter failed: {error}", reporter.name()),
+        }
+    }
 }
 
 /// Runs the `after_all` hooks of every declarative suite whose cases ran in this run, with

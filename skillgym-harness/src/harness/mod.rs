@@ -31,6 +31,7 @@ use crate::config::{self, Settings};
 use crate::dry_run::DryRun;
 use crate::error::Error;
 use crate::rejections::Rejections;
+use crate::report::{self, Reporter};
 use crate::run::{RunContext, Runner};
 use crate::schedule::{Gates, worker_threads};
 use crate::secrets;
@@ -71,6 +72,7 @@ pub fn main() -> ExitCode {
 #[derive(Debug, Default)]
 pub struct Harness {
     runners: Vec<Runner>,
+    reporters: CustomReporters,
     judge: Option<Runner>,
     suites: Vec<PathBuf>,
     config_path: Option<PathBuf>,
@@ -116,6 +118,36 @@ impl Harness {
             id: "judge".to_owned(),
             agent: Arc::new(agent),
         });
+        self
+    }
+
+    /// Adds a reporter, which writes into the run directory after every in-process run (and
+    /// in `cargo skillgym report`'s place, its own call). Its name may also be given to
+    /// `--reporter` (it runs once).
+    ///
+    /// ```no_run
+    /// # use std::path::{Path, PathBuf};
+    /// # use skillgym_harness::report::{Reporter, RunReport};
+    /// struct Count;
+    ///
+    /// impl Reporter for Count {
+    ///     fn name(&self) -> &str {
+    ///         "count"
+    ///     }
+    ///
+    ///     fn write(&self, report: &RunReport, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    ///         let path = dir.join("count.txt");
+    ///         std::fs::write(&path, report.executions.len().to_string())?;
+    ///         Ok(vec![path])
+    ///     }
+    /// }
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     skillgym_harness::Harness::new().reporter(Count).run()
+    /// }
+    /// ```
+    pub fn reporter(mut self, reporter: impl Reporter + 'static) -> Self {
+        self.reporters.0.push(Arc::new(reporter));
         self
     }
 
@@ -167,6 +199,7 @@ impl Harness {
             .map(|path| absolute(&path))
             .or_else(|| config::discover(&crate_dir));
         let settings = load_settings(config_path.as_deref(), &crate_dir, &overrides)?;
+        let reporters = resolve_reporters(&settings.reporters, self.reporters)?;
         remember_secrets(&settings);
         let declared = sources::load_all(&suite_paths(&settings, &self.suites, &crate_dir))?;
         let mut cases = rust_cases;
@@ -203,6 +236,7 @@ impl Harness {
             cases,
             runners,
             judge,
+            reporters,
             warnings: declared.warnings,
         };
         select_exact(&mut arguments, &plan, &selection.cases, &selection.runners);
@@ -217,6 +251,7 @@ struct Selection {
     cases: Vec<CaseSpec>,
     runners: Vec<Runner>,
     judge: Option<Runner>,
+    reporters: Vec<Arc<dyn Reporter>>,
     warnings: Vec<Warning>,
 }
 
@@ -265,11 +300,50 @@ fn load_settings(
         Some(path) => config::load(path)?,
         None => config::Config::default_for(crate_dir),
     };
-    let settings = config::resolve(config, overrides, &default_output_dir(crate_dir))?;
-    if settings.reporter != "standard" {
-        return Err(Error::UnknownReporter(settings.reporter));
+    Ok(config::resolve(
+        config,
+        overrides,
+        &default_output_dir(crate_dir),
+    )?)
+}
+
+/// Reporters added with [`Harness::reporter`].
+#[derive(Default, Clone)]
+struct CustomReporters(Vec<Arc<dyn Reporter>>);
+
+impl std::fmt::Debug for CustomReporters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|r| r.name()))
+            .finish()
     }
-    Ok(settings)
+}
+
+/// The reporters of the run: the ones added in code, then each name of `--reporter` /
+/// `run.reporters` that is not one of them (`standard`, the console summary, is always on).
+fn resolve_reporters(
+    names: &[String],
+    custom: CustomReporters,
+) -> Result<Vec<Arc<dyn Reporter>>, Error> {
+    let mut reporters = custom.0;
+    for name in names {
+        if name == "standard" || reporters.iter().any(|r| r.name() == name) {
+            continue;
+        }
+        match report::built_in(name) {
+            Some(reporter) => reporters.push(Arc::from(reporter)),
+            None => {
+                let mut known = vec!["standard".to_owned()];
+                known.extend(report::BUILT_IN.iter().map(|n| (*n).to_owned()));
+                known.extend(reporters.iter().map(|r| r.name().to_owned()));
+                return Err(Error::UnknownReporter {
+                    name: name.clone(),
+                    known,
+                });
+            }
+        }
+    }
+    Ok(reporters)
 }
 
 /// Masks, from here on, `run.secrets` and the variables given to the agents and the bootstrap.
@@ -306,6 +380,7 @@ fn run_context(
         cases,
         runners,
         judge,
+        reporters,
         warnings,
     } = selection;
     let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
@@ -336,6 +411,7 @@ fn run_context(
         cases,
         runners,
         judge,
+        reporters,
         results: Mutex::new(Vec::new()),
     }))
 }

@@ -1,0 +1,215 @@
+//! The console summary printed after a run (and by `cargo skillgym report`): a table with one
+//! row per runner, then the failures grouped by failure class, each with its message's first
+//! line, source location and artifact path.
+
+use std::fmt::Write as _;
+
+use super::{RunReport, RunnerRow};
+use crate::execute::Status;
+
+/// The summary text (ends with a newline).
+pub(crate) fn summary(report: &RunReport) -> String {
+    let mut text = table(&report.runner_rows());
+    let failures = failures_by_class(report);
+    if !failures.is_empty() {
+        text.push_str(&failures);
+    }
+    text
+}
+
+/// The per-runner table, columns aligned; `-` where no attempt reported a figure.
+pub(crate) fn table(rows: &[RunnerRow]) -> String {
+    let header = [
+        "runner",
+        "passed",
+        "failed",
+        "xfail",
+        "flaky",
+        "skipped",
+        "input",
+        "output",
+        "reasoning",
+        "cache",
+        "total",
+        "cost",
+        "mean time",
+    ];
+    let count = |n: usize| n.to_string();
+    let tokens = |n: Option<u64>| n.map_or_else(|| "-".to_owned(), thousands);
+    let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| (*h).to_owned()).collect()];
+    for row in rows {
+        let c = &row.counts;
+        lines.push(vec![
+            row.runner.clone(),
+            count(c.passed),
+            count(c.failed + c.unexpected_passed + c.interrupted),
+            count(c.expected_failed),
+            count(row.flaky),
+            count(c.skipped),
+            tokens(row.input_tokens),
+            tokens(row.output_tokens),
+            tokens(row.reasoning_tokens),
+            tokens(row.cache_tokens),
+            tokens(row.total_tokens),
+            row.cost_usd
+                .map_or_else(|| "-".to_owned(), |cost| format!("${cost:.4}")),
+            row.mean_duration_ms
+                .map_or_else(|| "-".to_owned(), human_ms),
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut text = String::new();
+    for line in &lines {
+        let mut out = String::from("skillgym: ");
+        for (i, cell) in line.iter().enumerate() {
+            let pad = widths[i] - cell.chars().count();
+            if i == 0 {
+                out.push_str(cell);
+                out.push_str(&" ".repeat(pad));
+            } else {
+                out.push_str("  ");
+                out.push_str(&" ".repeat(pad));
+                out.push_str(cell);
+            }
+        }
+        text.push_str(out.trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+/// Failed executions grouped by failure class (in order of first appearance).
+fn failures_by_class(report: &RunReport) -> String {
+    let failed: Vec<_> = report
+        .executions
+        .iter()
+        .filter(|e| !e.passed && e.status != Status::Skipped)
+        .collect();
+    let mut classes: Vec<(String, String)> = Vec::new();
+    for execution in &failed {
+        let class = execution
+            .failure
+            .as_ref()
+            .map(|f| {
+                let label = f.class.label.clone().unwrap_or_else(|| f.class.id.clone());
+                (f.class.id.clone(), label)
+            })
+            .unwrap_or_else(|| ("unknown".to_owned(), "Unknown".to_owned()));
+        if !classes.contains(&class) {
+            classes.push(class);
+        }
+    }
+    let mut text = String::new();
+    for (id, label) in classes {
+        let members: Vec<_> = failed
+            .iter()
+            .filter(|e| {
+                e.failure
+                    .as_ref()
+                    .map_or("unknown", |f| f.class.id.as_str())
+                    == id
+            })
+            .collect();
+        let _ = writeln!(text, "skillgym: {label} ({id}): {}", members.len());
+        for execution in members {
+            let message = execution
+                .failure
+                .as_ref()
+                .and_then(|f| f.message.lines().next())
+                .unwrap_or("no message");
+            let location = execution
+                .failure
+                .as_ref()
+                .and_then(|f| f.location.as_ref())
+                .map(|l| l.to_string())
+                .unwrap_or_else(|| execution.source.clone());
+            let _ = writeln!(
+                text,
+                "skillgym:   [{}] {}: {message}\nskillgym:     at {location} · {}",
+                execution.runner_id,
+                execution.case_id,
+                execution.artifact_dir.display()
+            );
+        }
+    }
+    text
+}
+
+/// `850ms`, `12.3s`, `1m 1s`.
+fn human_ms(ms: u64) -> String {
+    match ms {
+        0..1_000 => format!("{ms}ms"),
+        1_000..60_000 => format!("{:.1}s", ms as f64 / 1000.0),
+        _ => format!("{}m {}s", ms / 60_000, ms % 60_000 / 1000),
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(human_ms(850), "850ms");
+        assert_eq!(human_ms(12_340), "12.3s");
+        assert_eq!(human_ms(61_000), "1m 1s");
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn the_table_aligns_its_columns_and_marks_missing_figures() {
+        let mut claude = RunnerRow {
+            runner: "claude".into(),
+            flaky: 1,
+            input_tokens: Some(12_000),
+            output_tokens: Some(800),
+            total_tokens: Some(12_800),
+            cost_usd: Some(0.0123),
+            mean_duration_ms: Some(61_000),
+            ..RunnerRow::default()
+        };
+        claude.counts.passed = 3;
+        claude.counts.failed = 1;
+        let mut local = RunnerRow {
+            runner: "local".into(),
+            ..RunnerRow::default()
+        };
+        local.counts.skipped = 2;
+        assert_eq!(
+            table(&[claude, local]),
+            "\
+skillgym: runner  passed  failed  xfail  flaky  skipped   input  output  reasoning  cache   total     cost  mean time
+skillgym: claude       3       1      0      1        0  12,000     800          -      -  12,800  $0.0123      1m 1s
+skillgym: local        0       0      0      0        2       -       -          -      -       -        -          -
+"
+        );
+    }
+}

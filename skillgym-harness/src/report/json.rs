@@ -1,0 +1,102 @@
+//! The `json` and `json-summary` reporters.
+//!
+//! | reporter | file | holds |
+//! |---|---|---|
+//! | `json` | `results.json` | the run ids and times, the counts, every execution with every repetition and attempt (failures with their assertion parts, graders with their evidence, usage, artifact paths) — the same document an in-process run writes |
+//! | `json-summary` | `summary.json` | the run ids and times, the counts, the per-runner rows, and per execution its status, source, pass rate, mean duration and usage, its failure's origin, class and first line, and each repetition's status, attempts, duration and tokens (no per-attempt detail, no events) |
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::{Reporter, RunReport};
+use crate::artifacts::write_json;
+
+/// `json`: everything, as `results.json`.
+#[derive(Debug)]
+pub(crate) struct Full;
+
+impl Reporter for Full {
+    fn name(&self) -> &str {
+        "json"
+    }
+
+    fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
+        let path = dir.join("results.json");
+        write_json(
+            &path,
+            &json!({
+                "run_ids": report.run_ids,
+                "started_at": report.started_at,
+                "ended_at": report.ended_at,
+                "summary": report.counts(),
+                "executions": report.executions,
+            }),
+        )?;
+        Ok(vec![path])
+    }
+}
+
+/// `json-summary`: the figures without per-attempt detail, as `summary.json`.
+#[derive(Debug)]
+pub(crate) struct Summary;
+
+impl Reporter for Summary {
+    fn name(&self) -> &str {
+        "json-summary"
+    }
+
+    fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
+        let path = dir.join("summary.json");
+        write_json(&path, &summary(report))?;
+        Ok(vec![path])
+    }
+}
+
+/// The `summary.json` document.
+pub(crate) fn summary(report: &RunReport) -> Value {
+    let executions: Vec<Value> = report
+        .executions
+        .iter()
+        .map(|e| {
+            json!({
+                "case_id": e.case_id,
+                "runner_id": e.runner_id,
+                "source": e.source,
+                "status": e.status,
+                "passed": e.passed,
+                "flaky": e.flaky,
+                "repeat_target": e.repeat_target,
+                "completed_repetitions": e.completed_repetitions,
+                "successful_repetitions": e.successful_repetitions,
+                "pass_rate": e.attempts.pass_rate,
+                "pass_rate_95": e.attempts.pass_rate_95,
+                "duration_ms": e.duration_ms,
+                "usage": e.usage,
+                "failure": e.failure.as_ref().map(|f| json!({
+                    "origin": f.origin,
+                    "class": f.class.id,
+                    "message": f.message.lines().next().unwrap_or_default(),
+                })),
+                "repetitions": e.repetitions.iter().map(|r| json!({
+                    "repetition": r.repetition,
+                    "status": r.status,
+                    "attempts": r.attempts.len(),
+                    "duration_ms": r.final_attempt().map(|a| a.duration_ms),
+                    "total_tokens": r.final_attempt()
+                        .and_then(|a| a.usage.total_tokens)
+                        .map(|t| t.value),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "run_ids": report.run_ids,
+        "started_at": report.started_at,
+        "ended_at": report.ended_at,
+        "summary": report.counts(),
+        "runners": report.runner_rows(),
+        "executions": executions,
+    })
+}

@@ -1,0 +1,223 @@
+//! What a run is reported as, after it: one [`RunReport`] — built from the executions of an
+//! in-process run, or loaded from the `result.json` files of one or many run directories
+//! (nextest's processes, shards of a partitioned run) — handed to each [`Reporter`].
+//!
+//! | module | reporter | writes |
+//! |---|---|---|
+//! | `console` | (always, in-process and `cargo skillgym report`) | the per-runner table and the failures by class, on stdout |
+//! | `json` | `json`, `json-summary` | `report.json`-free run results: everything (`results.json`), or without per-attempt detail but with each repetition |
+//!
+//! Custom reporters implement [`Reporter`] and are added with
+//! [`Harness::reporter`](crate::Harness::reporter).
+
+pub(crate) mod console;
+pub(crate) mod json;
+mod load;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::execute::ExecutionResult;
+use crate::summary::Counts;
+
+pub use load::LoadError;
+
+/// Everything a reporter sees of a run (or of several merged).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RunReport {
+    /// The run ids, one per run directory merged.
+    pub run_ids: Vec<String>,
+    /// The run directories.
+    pub run_dirs: Vec<PathBuf>,
+    /// Start of the (earliest) run, RFC 3339, when known.
+    pub started_at: Option<String>,
+    /// End of the (latest) run, RFC 3339, when known.
+    pub ended_at: Option<String>,
+    /// Every execution, sorted by case id, then runner id.
+    pub executions: Vec<ExecutionResult>,
+}
+
+impl RunReport {
+    /// A report of `executions` (sorted here) from the runs `run_ids` in `run_dirs`.
+    pub fn new(
+        run_ids: Vec<String>,
+        run_dirs: Vec<PathBuf>,
+        mut executions: Vec<ExecutionResult>,
+    ) -> RunReport {
+        executions.sort_by(|a, b| {
+            a.case_id
+                .cmp(&b.case_id)
+                .then_with(|| a.runner_id.cmp(&b.runner_id))
+        });
+        RunReport {
+            run_ids,
+            run_dirs,
+            started_at: None,
+            ended_at: None,
+            executions,
+        }
+    }
+
+    /// With the run's start and end times.
+    #[must_use]
+    pub fn with_times(mut self, started_at: String, ended_at: String) -> RunReport {
+        self.started_at = Some(started_at);
+        self.ended_at = Some(ended_at);
+        self
+    }
+
+    /// Loads and merges the executions of run directories (see [`load`](load::load)).
+    pub fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
+        load::load(run_dirs)
+    }
+
+    /// Counts per status.
+    pub fn counts(&self) -> Counts {
+        Counts::of(&self.executions)
+    }
+
+    /// One row per runner (in order of first appearance): its executions by status, the
+    /// tokens and cost of every attempt it ran, and its executions' mean duration.
+    pub fn runner_rows(&self) -> Vec<RunnerRow> {
+        self.runners()
+            .into_iter()
+            .map(|runner| {
+                RunnerRow::of(
+                    runner,
+                    self.executions.iter().filter(|e| e.runner_id == runner),
+                )
+            })
+            .collect()
+    }
+
+    /// The runner ids, in order of first appearance.
+    pub fn runners(&self) -> Vec<&str> {
+        let mut runners: Vec<&str> = Vec::new();
+        for execution in &self.executions {
+            if !runners.contains(&execution.runner_id.as_str()) {
+                runners.push(&execution.runner_id);
+            }
+        }
+        runners
+    }
+}
+
+/// One runner's line of the summary.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct RunnerRow {
+    /// The runner id.
+    pub runner: String,
+    /// Executions by status (`flaky` ones are also counted as passed).
+    pub counts: Counts,
+    /// Executions that passed only after a retry.
+    pub flaky: usize,
+    /// Tokens of every attempt, retries and failed ones included (`None`: no attempt reported
+    /// the figure).
+    pub input_tokens: Option<u64>,
+    /// Output tokens.
+    pub output_tokens: Option<u64>,
+    /// Reasoning tokens.
+    pub reasoning_tokens: Option<u64>,
+    /// Cache-read tokens.
+    pub cache_tokens: Option<u64>,
+    /// Total tokens.
+    pub total_tokens: Option<u64>,
+    /// Cost in US dollars of every attempt that reported one.
+    pub cost_usd: Option<f64>,
+    /// Mean duration of the executions that ran, in milliseconds.
+    pub mean_duration_ms: Option<u64>,
+}
+
+impl RunnerRow {
+    fn of<'a>(runner: &str, executions: impl Iterator<Item = &'a ExecutionResult>) -> RunnerRow {
+        let executions: Vec<&ExecutionResult> = executions.collect();
+        let mut row = RunnerRow {
+            runner: runner.to_owned(),
+            counts: Counts::of(executions.iter().copied()),
+            flaky: executions.iter().filter(|e| e.flaky).count(),
+            ..RunnerRow::default()
+        };
+        let add = |slot: &mut Option<u64>, value: Option<u64>| {
+            if let Some(value) = value {
+                *slot = Some(slot.unwrap_or(0) + value);
+            }
+        };
+        for attempt in executions
+            .iter()
+            .flat_map(|e| &e.repetitions)
+            .flat_map(|r| &r.attempts)
+        {
+            let usage = &attempt.usage;
+            add(&mut row.input_tokens, usage.input_tokens.map(|t| t.value));
+            add(&mut row.output_tokens, usage.output_tokens.map(|t| t.value));
+            add(
+                &mut row.reasoning_tokens,
+                usage.reasoning_tokens.map(|t| t.value),
+            );
+            add(&mut row.cache_tokens, usage.cache_tokens.map(|t| t.value));
+            add(&mut row.total_tokens, usage.total_tokens.map(|t| t.value));
+            if let Some(cost) = usage.cost_usd {
+                row.cost_usd = Some(row.cost_usd.unwrap_or(0.0) + cost);
+            }
+        }
+        let ran: Vec<u64> = executions
+            .iter()
+            .filter(|e| !e.repetitions.is_empty())
+            .map(|e| e.duration_ms)
+            .collect();
+        if !ran.is_empty() {
+            row.mean_duration_ms = Some(ran.iter().sum::<u64>() / ran.len() as u64);
+        }
+        row
+    }
+}
+
+/// Writes a run's report in some format.
+///
+/// ```
+/// use std::path::{Path, PathBuf};
+/// use skillgym_harness::report::{Reporter, RunReport};
+///
+/// /// One line per failed execution.
+/// struct Failures;
+///
+/// impl Reporter for Failures {
+///     fn name(&self) -> &str {
+///         "failures"
+///     }
+///
+///     fn write(&self, report: &RunReport, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+///         let lines: String = report
+///             .executions
+///             .iter()
+///             .filter(|e| !e.passed)
+///             .map(|e| format!("[{}] {}\n", e.runner_id, e.case_id))
+///             .collect();
+///         let path = dir.join("failures.txt");
+///         std::fs::write(&path, lines)?;
+///         Ok(vec![path])
+///     }
+/// }
+/// ```
+pub trait Reporter: Send + Sync {
+    /// The reporter's name, as `--reporter` and `run.reporters` give it.
+    fn name(&self) -> &str;
+
+    /// Writes the report into `dir` (the run directory, or the directory `cargo skillgym
+    /// report` writes to) and returns the files written.
+    fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>>;
+}
+
+/// The built-in reporters' names (besides `standard`, the console summary alone).
+pub const BUILT_IN: &[&str] = &["json", "json-summary"];
+
+/// The built-in reporter `name`.
+pub fn built_in(name: &str) -> Option<Box<dyn Reporter>> {
+    match name {
+        "json" => Some(Box::new(json::Full)),
+        "json-summary" => Some(Box::new(json::Summary)),
+        _ => None,
+    }
+}
