@@ -54,6 +54,41 @@ pub fn examples_harness() -> &'static Path {
     })
 }
 
+/// The path of the `cargo-skillgym` binary, built once per test process.
+pub fn cargo_skillgym() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let output = Command::new(cargo)
+            .args([
+                "build",
+                "-p",
+                "cargo-skillgym",
+                "--bin",
+                "cargo-skillgym",
+                "--message-format=json",
+            ])
+            .current_dir(workspace_root())
+            .output()
+            .expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "building cargo-skillgym failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .find(|message| {
+                message["reason"] == "compiler-artifact"
+                    && message["target"]["name"] == "cargo-skillgym"
+                    && message["executable"].is_string()
+            })
+            .and_then(|message| message["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reports the cargo-skillgym executable")
+    })
+}
+
 /// Runs the example harness as `cargo test` would (cwd and `CARGO_MANIFEST_DIR` = the examples
 /// package), with `args` and extra environment. `SKILLGYM_*` and `NEXTEST_*` variables of the
 /// outer process are removed so the outer test runner cannot leak into the run.

@@ -5,6 +5,7 @@
 //! | `cargo skillgym init [DIR]` | scaffolds a benchmark crate, or adds a `benchmarks` target to the crate in `DIR` |
 //! | `cargo skillgym doctor` | checks that each configured runner's agent is installed and has credentials |
 //! | `cargo skillgym mock-model` | serves the scripted model on 127.0.0.1 until stopped |
+//! | `cargo skillgym report RUN_DIR...` | the summary and the reporters' files of finished runs, merged |
 //!
 //! Installed as `cargo-skillgym`, cargo runs it for `cargo skillgym ...` with `skillgym` as its
 //! first argument; run directly, `cargo-skillgym init` works too. Usage errors exit with 2.
@@ -12,6 +13,7 @@
 mod doctor;
 mod init;
 mod mock_model;
+mod report;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -22,7 +24,7 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
-    /// Scaffold skillgym benchmarks, check agents, serve the scripted model.
+    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report runs.
     Skillgym(App),
 }
 
@@ -42,6 +44,7 @@ enum Command {
     Init(init::InitArgs),
     Doctor(doctor::DoctorArgs),
     MockModel(mock_model::MockModelArgs),
+    Report(report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Init(args) => init::run(&args),
         Command::Doctor(args) => doctor::run(&args),
         Command::MockModel(args) => mock_model::run(&args),
+        Command::Report(args) => report::run(&args),
     }
 }
 

@@ -90,6 +90,35 @@ pub(crate) fn repetition_lines<'a>(
         .collect()
 }
 
+/// One line on an execution, whatever it did: its repetition line when it has one, else its
+/// status with its duration and tokens (`[runner] case: passed · 1.2s · 955 tokens`), or why
+/// it was skipped.
+pub(crate) fn execution_line(result: &ExecutionResult) -> String {
+    if let Some(line) = repetition_line(result) {
+        return line;
+    }
+    let mut line = format!(
+        "[{}] {}: {}",
+        result.runner_id,
+        result.case_id,
+        result.status.as_str()
+    );
+    match result.status {
+        Status::Skipped => {
+            if let Some(failure) = &result.failure {
+                line.push_str(&format!(" ({})", failure.message));
+            }
+        }
+        _ => {
+            line.push_str(&format!(" · {}ms", result.duration_ms));
+            if let Some(total) = result.usage.total_tokens {
+                line.push_str(&format!(" · {} tokens", total.value));
+            }
+        }
+    }
+    line
+}
+
 /// The counts and where `results.json` is.
 pub(crate) fn count_lines(counts: Counts, results_path: &std::path::Path) -> String {
     let mut text = format!(

@@ -95,6 +95,14 @@ pub(super) fn execute(
             Err(error) => eprintln!("skillgym: cannot write results.json: {error}"),
         }
     }
+    if process_per_test() {
+        // nextest shows a test's output with its result: say what the one execution did.
+        let lines: String = results
+            .iter()
+            .map(|(_, result)| format!("skillgym: {}\n", summary::execution_line(result)))
+            .collect();
+        print!("{}", secrets::mask(&lines));
+    }
     if let Some(signal) = interrupt::received() {
         eprintln!(
             "skillgym: interrupted by {}; the results gathered so far are in {}",

@@ -174,6 +174,23 @@ impl RunnerRow {
     }
 }
 
+/// The console summary of `report`: the per-runner table, the failures by class, and the
+/// counts (what an in-process run prints after libtest's own lines).
+pub fn summary_text(report: &RunReport) -> String {
+    let counts = report.counts();
+    let mut text = console::summary(report);
+    text.push_str(&format!(
+        "skillgym: {} executions: {} passed, {} failed, {} expected-failed, {} unexpected-passed, {} skipped\n",
+        counts.executions,
+        counts.passed,
+        counts.failed,
+        counts.expected_failed,
+        counts.unexpected_passed,
+        counts.skipped
+    ));
+    text
+}
+
 /// Writes a run's report in some format.
 ///
 /// ```

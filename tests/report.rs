@@ -1,0 +1,180 @@
+//! `cargo skillgym report`: the runs of nextest's processes, and the shards of a partitioned
+//! run, merged into one summary and one set of reporter files.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use skillgym_e2e::{cargo_skillgym, run_examples, stderr, stdout, temp_dir};
+
+/// One "shard": each trial of `names` in its own process, as nextest runs them, sharing the
+/// run `run_id` under `output_dir`.
+fn shard(output_dir: &Path, run_id: &str, names: &[&str], env: &[(&str, &str)]) {
+    let mut env: Vec<(&str, &str)> = env.to_vec();
+    env.extend([
+        ("NEXTEST_RUN_ID", run_id),
+        ("NEXTEST_EXECUTION_MODE", "process-per-test"),
+    ]);
+    for name in names {
+        let output = run_examples(
+            &[
+                "--exact",
+                name,
+                "--nocapture",
+                "--output-dir",
+                output_dir.to_str().unwrap(),
+            ],
+            &env,
+        );
+        let text = stdout(&output);
+        assert!(
+            text.contains(&format!("skillgym: {name}: ")),
+            "each process says what its execution did: {text}"
+        );
+    }
+}
+
+fn report(args: &[&str]) -> Output {
+    Command::new(cargo_skillgym())
+        .arg("skillgym")
+        .arg("report")
+        .args(args)
+        .output()
+        .expect("cargo-skillgym runs")
+}
+
+#[test]
+fn two_nextest_shards_merge_into_one_report() {
+    let out = temp_dir("report-merge");
+    let runs = out.path().join("runs");
+    shard(
+        &runs,
+        "shard-1",
+        &["[careful] always_passes", "[careful] showcase::greets"],
+        &[],
+    );
+    shard(
+        &runs,
+        "shard-2",
+        &[
+            "[hasty] always_passes",
+            "[hasty] known_gap_explicit_skill_load",
+        ],
+        &[],
+    );
+    let merged = out.path().join("merged");
+    let output = report(&[
+        runs.join("shard-1").to_str().unwrap(),
+        runs.join("shard-2").to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let text = stdout(&output);
+    assert!(
+        text.contains("skillgym: careful       2       0      0      0        0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("skillgym: hasty         1       0      1      0        0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("skillgym: 4 executions: 3 passed, 0 failed, 1 expected-failed, 0 unexpected-passed, 0 skipped"),
+        "{text}"
+    );
+    let results: Value =
+        serde_json::from_str(&fs::read_to_string(merged.join("results.json")).unwrap()).unwrap();
+    assert_eq!(
+        results["run_ids"],
+        serde_json::json!(["shard-1", "shard-2"])
+    );
+    let names: Vec<String> = results["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "[{}] {}",
+                e["runner_id"].as_str().unwrap(),
+                e["case_id"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "[careful] always_passes",
+            "[hasty] always_passes",
+            "[hasty] known_gap_explicit_skill_load",
+            "[careful] showcase::greets",
+        ]
+    );
+    assert!(
+        text.contains(&format!(
+            "skillgym: json-summary: {}",
+            merged.join("summary.json").display()
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_failed_execution_makes_the_report_exit_1_and_bad_input_exit_2() {
+    let out = temp_dir("report-fail");
+    let dir = out.path();
+    let config = dir.join("skillgym.yaml");
+    fs::write(
+        &config,
+        format!(
+            "runners:\n  fake:\n    agent:\n      type: command\n      command: {}\n      env: {{ FAKE_AGENT_SCRIPT: echo-prompt }}\n",
+            env!("CARGO_BIN_EXE_fake-agent")
+        ),
+    )
+    .unwrap();
+    let runs = dir.join("runs");
+    let output = run_examples(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--runner",
+            "fake",
+            "--exact",
+            "always_passes",
+            "--output-dir",
+            runs.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(101));
+    let latest = runs.join("latest");
+    let output = report(&[latest.to_str().unwrap(), "--reporter", "json-summary"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("skillgym: Assertion failure (assertion): 1"),
+        "{text}"
+    );
+    assert!(text.contains("skillgym:   [fake] always_passes: expected the final output to be \"skillgym ready\" (trimmed)"), "{text}");
+    assert!(latest.join("summary.json").is_file());
+
+    let two = report(&[latest.to_str().unwrap(), latest.to_str().unwrap()]);
+    assert_eq!(two.status.code(), Some(2));
+    assert!(stderr(&two).contains("--out <DIR>"), "{}", stderr(&two));
+    let unknown = report(&[latest.to_str().unwrap(), "--reporter", "jsn"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("unknown reporter `jsn`"),
+        "{}",
+        stderr(&unknown)
+    );
+    let empty = report(&[dir.join("nothing").to_str().unwrap()]);
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(stderr(&empty).contains("cannot read"), "{}", stderr(&empty));
+}
