@@ -103,6 +103,10 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let skills = &args.skills;
 
     quote! {
+        // A tool attribute rustc ignores and rust-analyzer takes for a test: it shows Run and
+        // Debug on the case, which run `--exact <module path>::<name>`, this case on every
+        // runner.
+        #[rust_analyzer::test]
         #item
 
         #[doc(hidden)]

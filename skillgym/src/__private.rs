@@ -83,9 +83,15 @@ impl CaseDef {
     /// The case id: the explicit `id`, else the function's module path inside the test crate
     /// followed by its name (`skills::find_expo`, or `find_skills_expo` at the crate root).
     pub fn case_id(&self) -> String {
-        if let Some(id) = self.id {
-            return id.to_owned();
+        match self.id {
+            Some(id) => id.to_owned(),
+            None => self.rust_path(),
         }
+    }
+
+    /// The function's path inside the test crate (`skills::find_expo`): what rust-analyzer's
+    /// Run button passes to `--exact`, whatever the case's `id`.
+    pub fn rust_path(&self) -> String {
         match self.module_path.split_once("::") {
             Some((_crate, inner)) => format!("{inner}::{}", self.name),
             None => self.name.to_owned(),

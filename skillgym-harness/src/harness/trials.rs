@@ -9,7 +9,7 @@ use super::process_per_test;
 use crate::execute::{ExecutionResult, Status, run_execution};
 use crate::run::{RunContext, Runner};
 use crate::secrets;
-use crate::suite::{CaseSpec, Plan};
+use crate::suite::{CaseCheck, CaseSpec, Plan};
 
 /// The libtest name of a trial: `[runner] case_id`. The runner is part of the name (not
 /// libtest-mimic's "kind"), so that failure headers, `--format json` events and nextest name
@@ -39,9 +39,10 @@ pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>, mock: bool) -> Vec<
         .collect()
 }
 
-/// `--exact <case id>` selects the case on every runner, as `--exact "[runner] case id"`
-/// selects one trial: the matching is done here, and libtest-mimic is told to skip (exactly)
-/// every other trial, so that its counts stay right.
+/// `--exact <case id>` (or, for a Rust case, its function's path, which IDEs' Run buttons
+/// send) selects the case on every runner, as `--exact "[runner] case id"` selects one trial:
+/// the matching is done here, and libtest-mimic is told to skip (exactly) every other trial,
+/// so that its counts stay right.
 pub(super) fn select_exact(
     arguments: &mut Arguments,
     plan: &Plan,
@@ -57,7 +58,9 @@ pub(super) fn select_exact(
     for planned in &plan.executions {
         let case = &cases[planned.case];
         let name = trial_name(&runners[planned.runner].id, &case.id);
-        if case.id != filter && name != filter {
+        // A Rust case also answers to its function's path (an IDE's Run button sends it).
+        let by_path = matches!(&case.check, CaseCheck::Rust(def) if def.rust_path() == filter);
+        if case.id != filter && name != filter && !by_path {
             arguments.skip.push(name);
         }
     }
@@ -136,4 +139,53 @@ pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Fail
     }
     text.push_str(&format!("\n  artifacts: {}", result.artifact_dir.display()));
     Err(secrets::mask(&text).into_owned().into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CommandAgent;
+    use crate::suite::collect_registered;
+
+    #[skillgym::case(prompt = "p", id = "custom-name")]
+    fn named_by_its_id(_report: &skillgym::SessionReport) {}
+
+    fn kept_for(filter: &str) -> Vec<String> {
+        let cases = collect_registered().unwrap();
+        let runners: Vec<Runner> = ["a", "b"]
+            .into_iter()
+            .map(|id| Runner {
+                id: id.to_owned(),
+                agent: Arc::new(CommandAgent::new("true")),
+            })
+            .collect();
+        let plan = Plan::new(&cases, &["a", "b"], &[]);
+        let mut arguments = Arguments {
+            exact: true,
+            filter: Some(filter.to_owned()),
+            ..Arguments::default()
+        };
+        select_exact(&mut arguments, &plan, &cases, &runners);
+        assert_eq!(arguments.filter, None);
+        let kept: Vec<String> = plan
+            .executions
+            .iter()
+            .map(|p| trial_name(&runners[p.runner].id, &cases[p.case].id))
+            .filter(|name| !arguments.skip.contains(name))
+            .collect();
+        kept
+    }
+
+    #[test]
+    fn exact_selects_a_case_by_id_by_function_path_or_one_trial_by_name() {
+        let both = ["[a] custom-name", "[b] custom-name"];
+        assert_eq!(kept_for("custom-name"), both);
+        assert_eq!(
+            kept_for("harness::trials::tests::named_by_its_id"),
+            both,
+            "what rust-analyzer's Run button sends"
+        );
+        assert_eq!(kept_for("[b] custom-name"), ["[b] custom-name"]);
+        assert!(kept_for("custom").is_empty(), "no prefix match");
+    }
 }
