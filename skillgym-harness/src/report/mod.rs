@@ -6,12 +6,18 @@
 //! |---|---|---|
 //! | `console` | (always, in-process and `cargo skillgym report`) | the per-runner table and the failures by class, on stdout |
 //! | `json` | `json`, `json-summary` | `report.json`-free run results: everything (`results.json`), or without per-attempt detail but with each repetition |
+//! | `junit` | `junit` | `junit.xml`: a test suite per runner, a test case per execution, failures with their type, message, repetition counts and artifact directory |
+//! | `github_actions` | `github-actions` | an `::error` (a skipped execution: `::warning`) workflow command per execution that did not pass, on stdout and in `github-actions.txt`; the Markdown job summary appended to `$GITHUB_STEP_SUMMARY` when set |
 //!
 //! Custom reporters implement [`Reporter`] and are added with
 //! [`Harness::reporter`](crate::Harness::reporter).
 
 pub(crate) mod console;
+#[cfg(test)]
+mod fixtures;
+mod github_actions;
 pub(crate) mod json;
+mod junit;
 mod load;
 
 use std::io;
@@ -67,7 +73,8 @@ impl RunReport {
         self
     }
 
-    /// Loads and merges the executions of run directories (see [`load`](load::load)).
+    /// Loads and merges the executions (`result.json` files) of run directories; an execution
+    /// (case and runner) found in several directories is taken from the last one given.
     pub fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
         load::load(run_dirs)
     }
@@ -228,13 +235,15 @@ pub trait Reporter: Send + Sync {
 }
 
 /// The built-in reporters' names (besides `standard`, the console summary alone).
-pub const BUILT_IN: &[&str] = &["json", "json-summary"];
+pub const BUILT_IN: &[&str] = &["json", "json-summary", "junit", "github-actions"];
 
 /// The built-in reporter `name`.
 pub fn built_in(name: &str) -> Option<Box<dyn Reporter>> {
     match name {
         "json" => Some(Box::new(json::Full)),
         "json-summary" => Some(Box::new(json::Summary)),
+        "junit" => Some(Box::new(junit::Junit)),
+        "github-actions" => Some(Box::new(github_actions::GithubActions)),
         _ => None,
     }
 }

@@ -1,0 +1,368 @@
+//! The `github-actions` reporter: an annotation per execution that did not pass, and the job
+//! summary.
+//!
+//! | output | when | holds |
+//! |---|---|---|
+//! | stdout | always | one workflow command per execution that did not pass, in the report's order: `::error file=<file>,line=<line>,title=[runner] case::<message>` (a skipped one `::warning`); file and line are the failure's location, else the case's source (left out when neither reads as `file:line`); the message is the failure's first line, with `(failed at repetition 2/3: 1 passed, 3 attempts)` when the execution was repeated or retried — one annotation per execution, never per attempt |
+//! | `github-actions.txt` | always | the same lines (empty when everything passed) |
+//! | the file `GITHUB_STEP_SUMMARY` names | the variable is set and not empty | appended: a heading with the run ids and counts, the per-runner table (passed, failed, expected-failed, flaky, skipped, total tokens, cost, mean time) and the failures, each with `[runner] case`, its message's first line and its artifact directory |
+//!
+//! Workflow commands are escaped as GitHub reads them: in the message `%`, `\r`, `\n` become
+//! `%25`, `%0D`, `%0A`; in a property value also `:` and `,` become `%3A` and `%2C`. The
+//! summary's Markdown escapes the punctuation that would format text or break the table.
+//! Remembered secrets are masked in everything.
+
+use std::ffi::OsStr;
+use std::fmt::Write as _;
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::console::{human_ms, thousands};
+use super::junit::file_line;
+use super::{Reporter, RunReport};
+use crate::execute::{ExecutionResult, Status};
+use crate::secrets;
+
+/// The variable naming the job summary file.
+const STEP_SUMMARY: &str = "GITHUB_STEP_SUMMARY";
+
+/// `github-actions`: annotations on stdout and in `github-actions.txt`, and the job summary.
+#[derive(Debug)]
+pub(crate) struct GithubActions;
+
+impl Reporter for GithubActions {
+    fn name(&self) -> &str {
+        "github-actions"
+    }
+
+    fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
+        let step_summary = std::env::var_os(STEP_SUMMARY);
+        write_to(
+            report,
+            dir,
+            step_summary.as_deref(),
+            &mut io::stdout().lock(),
+        )
+    }
+}
+
+/// Prints the annotations to `out`, writes `github-actions.txt` into `dir` and, when
+/// `step_summary` (the value of `GITHUB_STEP_SUMMARY`) names a file, appends the job summary
+/// to it. Returns the files written.
+fn write_to(
+    report: &RunReport,
+    dir: &Path,
+    step_summary: Option<&OsStr>,
+    out: &mut dyn Write,
+) -> io::Result<Vec<PathBuf>> {
+    let lines = annotations(report);
+    out.write_all(lines.as_bytes())?;
+    out.flush()?;
+    let path = dir.join("github-actions.txt");
+    std::fs::write(&path, &lines)?;
+    let mut written = vec![path];
+    if let Some(summary_path) = step_summary.filter(|value| !value.is_empty()) {
+        let summary_path = PathBuf::from(summary_path);
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&summary_path)?
+            .write_all(job_summary(report).as_bytes())?;
+        written.push(summary_path);
+    }
+    Ok(written)
+}
+
+/// One workflow command per execution that did not pass.
+pub(crate) fn annotations(report: &RunReport) -> String {
+    let mut text = String::new();
+    for execution in report.executions.iter().filter(|e| !e.passed) {
+        let command = if execution.status == Status::Skipped {
+            "warning"
+        } else {
+            "error"
+        };
+        let location = execution
+            .failure
+            .as_ref()
+            .and_then(|f| f.location.as_ref())
+            .map(|l| (l.file.as_str(), l.line))
+            .or_else(|| file_line(&execution.source));
+        let mut properties = Vec::new();
+        if let Some((file, line)) = location {
+            properties.push(format!("file={}", property(file)));
+            properties.push(format!("line={line}"));
+        }
+        properties.push(format!(
+            "title={}",
+            property(&format!("[{}] {}", execution.runner_id, execution.case_id))
+        ));
+        let mut message = first_line(execution).to_owned();
+        if let Some(note) = repetition_note(execution) {
+            message.push(' ');
+            message.push_str(&note);
+        }
+        let _ = writeln!(
+            text,
+            "::{command} {}::{}",
+            properties.join(","),
+            data(&message)
+        );
+    }
+    text
+}
+
+/// The failure's first line, or what stands for it.
+fn first_line(execution: &ExecutionResult) -> &str {
+    let fallback = match execution.status {
+        Status::Skipped => "not run",
+        status => status.as_str(),
+    };
+    execution
+        .failure
+        .as_ref()
+        .and_then(|f| f.message.lines().next())
+        .unwrap_or(fallback)
+}
+
+/// `(failed at repetition 2/3: 1 passed, 3 attempts)` for a failed execution that was repeated
+/// or retried.
+fn repetition_note(execution: &ExecutionResult) -> Option<String> {
+    let attempts = execution.attempts.total;
+    if execution.status == Status::Skipped || (execution.repeat_target <= 1 && attempts <= 1) {
+        return None;
+    }
+    let at = execution
+        .stopped_at_repetition
+        .unwrap_or(execution.completed_repetitions);
+    Some(format!(
+        "({} at repetition {at}/{}: {} passed, {attempts} attempt{})",
+        execution.status.as_str(),
+        execution.repeat_target,
+        execution.successful_repetitions,
+        if attempts == 1 { "" } else { "s" }
+    ))
+}
+
+/// The Markdown job summary: a heading, the per-runner table, the failures.
+pub(crate) fn job_summary(report: &RunReport) -> String {
+    let counts = report.counts();
+    let mut text = format!(
+        "## skillgym {}\n\n{} executions: {} passed, {} failed, {} expected-failed, {} unexpected-passed, {} skipped, {} interrupted\n\n",
+        markdown(&report.run_ids.join(", ")),
+        counts.executions,
+        counts.passed,
+        counts.failed,
+        counts.expected_failed,
+        counts.unexpected_passed,
+        counts.skipped,
+        counts.interrupted,
+    );
+    text.push_str(
+        "| runner | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |\n\
+         |---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for row in report.runner_rows() {
+        let c = &row.counts;
+        let _ = writeln!(
+            text,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            markdown(&row.runner),
+            c.passed,
+            c.failed + c.unexpected_passed + c.interrupted,
+            c.expected_failed,
+            row.flaky,
+            c.skipped,
+            row.total_tokens.map_or_else(|| "-".to_owned(), thousands),
+            row.cost_usd
+                .map_or_else(|| "-".to_owned(), |cost| format!("${cost:.4}")),
+            row.mean_duration_ms
+                .map_or_else(|| "-".to_owned(), human_ms),
+        );
+    }
+    let failed: Vec<&ExecutionResult> = report
+        .executions
+        .iter()
+        .filter(|e| !e.passed && e.status != Status::Skipped)
+        .collect();
+    if !failed.is_empty() {
+        text.push_str("\n### Failures\n\n");
+        for execution in failed {
+            let _ = writeln!(
+                text,
+                "- {} ({}): {} — {}",
+                code(&format!("[{}] {}", execution.runner_id, execution.case_id)),
+                execution.status.as_str(),
+                markdown(first_line(execution)),
+                code(&execution.artifact_dir.display().to_string()),
+            );
+        }
+    }
+    text.push('\n');
+    text
+}
+
+/// A workflow command's message: `%`, `\r`, `\n` escaped (secrets masked).
+pub(crate) fn data(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in secrets::mask(value).chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A workflow command's property value: as [`data`], and `:` and `,` escaped.
+pub(crate) fn property(value: &str) -> String {
+    data(value).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Text as Markdown that shows it literally, on one line (secrets masked).
+fn markdown(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in secrets::mask(value).chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '#' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\r' | '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An inline code span holding `value` (fenced with more backticks than it holds in a row).
+fn code(value: &str) -> String {
+    let value = secrets::mask(value).replace(['\r', '\n'], " ");
+    let longest = value.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if value.starts_with('`') || value.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{value}{pad}{fence}")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::report::fixtures::{execution, sample};
+
+    #[test]
+    fn every_execution_that_did_not_pass_is_annotated_once() {
+        assert_eq!(
+            annotations(&sample()),
+            "\
+::error file=tests/benchmarks/main.rs,line=12,title=[hasty] greets::expected \"a & b\" <got> 'c' (failed at repetition 2/3: 1 passed, 3 attempts)
+::warning title=[hasty] skipped_one::not run: the run was interrupted by SIGINT
+"
+        );
+    }
+
+    #[test]
+    fn messages_and_properties_are_escaped() {
+        assert_eq!(data("100% done\r\nnext: a,b"), "100%25 done%0D%0Anext: a,b");
+        assert_eq!(property("50%: a,b\nc"), "50%25%3A a%2Cb%0Ac");
+        let report = RunReport::new(
+            vec!["r1".into()],
+            vec![PathBuf::from("/runs/r1")],
+            vec![execution(
+                "mod::ca,se",
+                "run:ner",
+                json!({
+                    "source": "C:/src/a,b.rs:7",
+                    "status": "unexpected-passed", "passed": false,
+                    "failure": {"origin": "assertion", "class": {"id": "unexpected-passed"},
+                                "message": "100% sure: it passed\nsecond line"},
+                }),
+            )],
+        );
+        assert_eq!(
+            annotations(&report),
+            "::error file=C%3A/src/a%2Cb.rs,line=7,title=[run%3Aner] mod%3A%3Aca%2Cse::100%25 sure: it passed\n"
+        );
+    }
+
+    #[test]
+    fn the_job_summary_has_the_runner_table_and_the_failures() {
+        assert_eq!(
+            job_summary(&sample()),
+            "\
+## skillgym r1
+
+5 executions: 2 passed, 1 failed, 1 expected-failed, 0 unexpected-passed, 1 skipped, 0 interrupted
+
+| runner | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |
+|---|--:|--:|--:|--:|--:|--:|--:|--:|
+| careful | 2 | 0 | 1 | 1 | 0 | 4,000 | $0.0400 | 1.2s |
+| hasty | 0 | 1 | 0 | 0 | 1 | 3,000 | $0.0300 | 2.0s |
+
+### Failures
+
+- `[hasty] greets` (failed): expected \"a \\& b\" \\<got\\> 'c' — `/runs/r1/greets/hasty`
+
+"
+        );
+    }
+
+    #[test]
+    fn markdown_and_code_spans_show_text_literally() {
+        assert_eq!(
+            markdown("a|b *c* [d](e) <f>\nx"),
+            "a\\|b \\*c\\* \\[d\\](e) \\<f\\> x"
+        );
+        assert_eq!(code("plain"), "`plain`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x"), "`` `x ``");
+    }
+
+    #[test]
+    fn the_reporter_prints_writes_and_appends_the_step_summary() {
+        let dir = tempfile::tempdir().unwrap();
+        let summary = dir.path().join("step-summary.md");
+        std::fs::write(&summary, "# earlier step\n").unwrap();
+        let mut out = Vec::new();
+        let variable = OsString::from(&summary);
+        let written = write_to(&sample(), dir.path(), Some(&variable), &mut out).unwrap();
+        assert_eq!(
+            written,
+            [dir.path().join("github-actions.txt"), summary.clone()]
+        );
+        let lines = annotations(&sample());
+        assert_eq!(String::from_utf8(out).unwrap(), lines);
+        assert_eq!(std::fs::read_to_string(&written[0]).unwrap(), lines);
+        assert_eq!(
+            std::fs::read_to_string(&summary).unwrap(),
+            format!("# earlier step\n{}", job_summary(&sample()))
+        );
+    }
+
+    #[test]
+    fn without_a_step_summary_only_the_annotations_are_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let passing = RunReport::new(
+            vec!["r1".into()],
+            vec![dir.path().to_path_buf()],
+            vec![execution("greets", "careful", json!({}))],
+        );
+        for variable in [None, Some(OsStr::new(""))] {
+            let mut out = Vec::new();
+            let written = write_to(&passing, dir.path(), variable, &mut out).unwrap();
+            assert_eq!(written, [dir.path().join("github-actions.txt")]);
+            assert!(out.is_empty());
+            assert_eq!(std::fs::read_to_string(&written[0]).unwrap(), "");
+        }
+    }
+}
