@@ -16,7 +16,7 @@ use skillgym_harness::report::{self, RunReport};
 /// directory.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReportArgs {
-    /// Run directories (e.g. target/skillgym/runs/<run-id>, or `latest`)
+    /// Run directories (e.g. `target/skillgym/runs/RUN_ID`, or its `latest`)
     #[arg(value_name = "RUN_DIR", required = true)]
     run_dirs: Vec<PathBuf>,
     /// Reporters to write (default: every built-in one); repeatable, comma lists
