@@ -144,7 +144,7 @@ fn failures_by_class(report: &RunReport) -> String {
 }
 
 /// `850ms`, `12.3s`, `1m 1s`.
-fn human_ms(ms: u64) -> String {
+pub(super) fn human_ms(ms: u64) -> String {
     match ms {
         0..1_000 => format!("{ms}ms"),
         1_000..60_000 => format!("{:.1}s", ms as f64 / 1000.0),
@@ -153,7 +153,7 @@ fn human_ms(ms: u64) -> String {
 }
 
 /// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

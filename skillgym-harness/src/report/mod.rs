@@ -6,11 +6,13 @@
 //! |---|---|---|
 //! | `console` | (always, in-process and `cargo skillgym report`) | the per-runner table and the failures by class, on stdout |
 //! | `json` | `json`, `json-summary` | `report.json`-free run results: everything (`results.json`), or without per-attempt detail but with each repetition |
+//! | `html` | `html` | one self-contained page, `report.html`: the counts, the per-runner table, the case × runner matrix, and per execution its failure, attempts, graders and each attempt's session (timeline, commands, file reads, skills, usage) read from its `report.json` |
 //!
 //! Custom reporters implement [`Reporter`] and are added with
 //! [`Harness::reporter`](crate::Harness::reporter).
 
 pub(crate) mod console;
+pub(crate) mod html;
 pub(crate) mod json;
 mod load;
 
@@ -67,7 +69,8 @@ impl RunReport {
         self
     }
 
-    /// Loads and merges the executions of run directories (see [`load`](load::load)).
+    /// Loads and merges the executions of run directories: each execution's
+    /// `<case>/<runner>/result.json`; one found in several directories is taken from the last.
     pub fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
         load::load(run_dirs)
     }
@@ -211,13 +214,14 @@ pub trait Reporter: Send + Sync {
 }
 
 /// The built-in reporters' names (besides `standard`, the console summary alone).
-pub const BUILT_IN: &[&str] = &["json", "json-summary"];
+pub const BUILT_IN: &[&str] = &["json", "json-summary", "html"];
 
 /// The built-in reporter `name`.
 pub fn built_in(name: &str) -> Option<Box<dyn Reporter>> {
     match name {
         "json" => Some(Box::new(json::Full)),
         "json-summary" => Some(Box::new(json::Summary)),
+        "html" => Some(Box::new(html::Html)),
         _ => None,
     }
 }
