@@ -8,6 +8,7 @@
 //! | `json` | `json`, `json-summary` | `report.json`-free run results: everything (`results.json`), or without per-attempt detail but with each repetition |
 //! | `junit` | `junit` | `junit.xml`: a test suite per runner, a test case per execution, failures with their type, message, repetition counts and artifact directory |
 //! | `github_actions` | `github-actions` | an `::error` (a skipped execution: `::warning`) workflow command per execution that did not pass, on stdout and in `github-actions.txt`; the Markdown job summary appended to `$GITHUB_STEP_SUMMARY` when set |
+//! | `html` | `html` | one self-contained page, `report.html`: the counts, the per-runner table, the case × runner matrix, and per execution its failure, attempts, graders and each attempt's session (timeline, commands, file reads, skills, usage) read from its `report.json` |
 //!
 //! Custom reporters implement [`Reporter`] and are added with
 //! [`Harness::reporter`](crate::Harness::reporter).
@@ -16,6 +17,7 @@ pub(crate) mod console;
 #[cfg(test)]
 mod fixtures;
 mod github_actions;
+pub(crate) mod html;
 pub(crate) mod json;
 mod junit;
 mod load;
@@ -235,7 +237,7 @@ pub trait Reporter: Send + Sync {
 }
 
 /// The built-in reporters' names (besides `standard`, the console summary alone).
-pub const BUILT_IN: &[&str] = &["json", "json-summary", "junit", "github-actions"];
+pub const BUILT_IN: &[&str] = &["json", "json-summary", "junit", "github-actions", "html"];
 
 /// The built-in reporter `name`.
 pub fn built_in(name: &str) -> Option<Box<dyn Reporter>> {
@@ -244,6 +246,7 @@ pub fn built_in(name: &str) -> Option<Box<dyn Reporter>> {
         "json-summary" => Some(Box::new(json::Summary)),
         "junit" => Some(Box::new(junit::Junit)),
         "github-actions" => Some(Box::new(github_actions::GithubActions)),
+        "html" => Some(Box::new(html::Html)),
         _ => None,
     }
 }

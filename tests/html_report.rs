@@ -1,0 +1,374 @@
+//! The `html` reporter in a real browser: the example suite runs with `--reporter html`, and its
+//! `report.html` is opened in headless Chromium inside a network namespace that has no network
+//! (`unshare -n`), with Chromium's background networking off.
+//!
+//! | check | how |
+//! |---|---|
+//! | the page shows the run | `--dump-dom`: a section per execution (`[careful] always_passes`), the case × runner matrix with its links and empty cells, the per-runner table, a session per attempt |
+//! | it renders | `--screenshot` at 1280×4000, kept as `target/e2e-artifacts/html-report/report.png` (with `report.html` and `dom.html`) |
+//! | it loads cleanly | `--enable-logging=stderr`: no `CONSOLE` line (the page has no script, so any message is the browser's complaint, such as a blocked load); a probe page first proves that console errors are captured |
+//! | it is self-contained | no `src=` or `href=` to a remote URL, no script, stylesheet link, image, frame, font or import |
+//!
+//! Chromium (`apt-get install chromium`, as `.ci/run` does) and `unshare` are required: without
+//! them the test fails, saying what is missing.
+
+use std::fs;
+use std::io::Read as _;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use skillgym_e2e::{run_examples, stderr, stdout, temp_dir, workspace_root};
+
+/// How long one Chromium run may take.
+const BROWSER_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Every execution of the example suite, with its expected status.
+const EXECUTIONS: [(&str, &str, &str); 14] = [
+    ("careful", "always_passes", "passed"),
+    ("hasty", "always_passes", "passed"),
+    (
+        "careful",
+        "known_gap_explicit_skill_load",
+        "expected-failed",
+    ),
+    ("hasty", "known_gap_explicit_skill_load", "expected-failed"),
+    ("careful", "showcase::appends-changelog", "passed"),
+    ("hasty", "showcase::appends-changelog", "passed"),
+    ("careful", "showcase::finds-expo-skill", "passed"),
+    ("careful", "showcase::greets", "passed"),
+    ("hasty", "showcase::greets", "passed"),
+    ("careful", "skills::find_skills_expo", "passed"),
+    ("careful", "skills::suggests_install_command", "passed"),
+    ("hasty", "skills::suggests_install_command", "passed"),
+    ("careful", "summarizes_from_prompt_file", "passed"),
+    ("hasty", "summarizes_from_prompt_file", "passed"),
+];
+
+/// Where the screenshot and the page are kept after the test (never deleted by it).
+fn artifacts_dir() -> PathBuf {
+    workspace_root()
+        .join("target")
+        .join("e2e-artifacts")
+        .join("html-report")
+}
+
+/// The Chromium executable: `chromium` on `PATH`, else `/usr/bin/chromium`. Fails the test when
+/// there is none.
+fn chromium() -> PathBuf {
+    let on_path = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|dir| dir.join("chromium"))
+        .find(|candidate| candidate.is_file());
+    let found = on_path.or_else(|| {
+        let default = PathBuf::from("/usr/bin/chromium");
+        default.is_file().then_some(default)
+    });
+    found.unwrap_or_else(|| {
+        panic!(
+            "Chromium is required by this test and was not found (no `chromium` on PATH, no \
+             /usr/bin/chromium): install it with `apt-get install -y chromium` (.ci/run does)"
+        )
+    })
+}
+
+/// Fails the test unless `unshare -n` can create a network namespace here.
+fn require_unshare() {
+    match Command::new("unshare").args(["-n", "--", "true"]).output() {
+        Err(error) => panic!(
+            "`unshare` (util-linux) is required by this test to keep Chromium off the network, \
+             and it cannot be run: {error}"
+        ),
+        Ok(output) if !output.status.success() => panic!(
+            "`unshare -n` cannot create a network namespace here (it needs root or user \
+             namespaces), and this test runs Chromium only without network: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ),
+        Ok(_) => {}
+    }
+}
+
+/// `file://` URL of an absolute path (bytes outside the unreserved set percent-encoded).
+fn file_url(path: &Path) -> String {
+    let mut url = String::from("file://");
+    for byte in path.to_str().expect("a UTF-8 path").bytes() {
+        match byte {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                url.push(byte as char);
+            }
+            _ => url.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    url
+}
+
+/// Runs headless Chromium on `page` inside `unshare -n`, with a fresh profile in `profile`,
+/// console messages logged to stderr, and `extra` flags. Killed (its whole process group) and
+/// failed after [`BROWSER_TIMEOUT`].
+fn headless(page: &Path, profile: &Path, extra: &[&str]) -> Output {
+    let mut command = Command::new("unshare");
+    command
+        .args(["-n", "--"])
+        .arg(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+            "--disable-extensions",
+            "--disable-breakpad",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(file_url(page))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = command.spawn().expect("unshare starts");
+    let pid = child.id() as i32;
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = err.read_to_end(&mut bytes);
+            bytes
+        });
+        let mut stdout_bytes = Vec::new();
+        let _ = out.read_to_end(&mut stdout_bytes);
+        let stderr_bytes = stderr_reader.join().unwrap_or_default();
+        let status = child.wait().expect("wait for chromium");
+        let _ = sender.send(Output {
+            status,
+            stdout: stdout_bytes,
+            stderr: stderr_bytes,
+        });
+    });
+    match receiver.recv_timeout(BROWSER_TIMEOUT) {
+        Ok(output) => output,
+        Err(_) => {
+            // SAFETY: signals the process group this test started (Chromium and its helpers).
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            panic!("headless Chromium did not finish within {BROWSER_TIMEOUT:?} on {page:?}");
+        }
+    }
+}
+
+/// The console messages Chromium logged (`...:CONSOLE:<line>] "message", source: ...`).
+fn console_lines(output: &Output) -> Vec<String> {
+    stderr(output)
+        .lines()
+        .filter(|line| line.contains("CONSOLE"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The values of every `src=` and `href=` attribute (quoted or not) in `html`.
+fn link_values(html: &str) -> Vec<String> {
+    let lower = html.to_ascii_lowercase();
+    let mut values = Vec::new();
+    for attribute in ["src=", "href="] {
+        for (at, _) in lower.match_indices(attribute) {
+            let rest = &html[at + attribute.len()..];
+            let value = match rest.chars().next() {
+                Some(quote @ ('"' | '\'')) => rest[1..].split(quote).next().unwrap_or(""),
+                _ => rest
+                    .split(|c: char| c.is_whitespace() || c == '>')
+                    .next()
+                    .unwrap_or(""),
+            };
+            values.push(value.to_owned());
+        }
+    }
+    values
+}
+
+/// The single run directory under an output directory (`latest` excluded).
+fn only_run_dir(output_dir: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = fs::read_dir(output_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap() != "latest" && p.is_dir() && !p.is_symlink())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs.into_iter().next().unwrap()
+}
+
+/// The section anchor of an execution: its ids as directory names (`::` -> `.`).
+fn anchor(runner: &str, case: &str) -> String {
+    format!("exec:{}:{runner}", case.replace("::", "."))
+}
+
+#[test]
+fn the_html_report_opens_in_a_browser_with_every_execution_and_nothing_remote() {
+    let chromium = chromium();
+    require_unshare();
+    let out = temp_dir("html-report");
+    let runs = out.path().join("runs");
+    let output = run_examples(
+        &["--reporter", "html", "--output-dir", runs.to_str().unwrap()],
+        &[],
+    );
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let run_dir = only_run_dir(&runs);
+    let page = run_dir.join("report.html");
+    assert!(
+        stdout(&output).contains(&format!("skillgym: html: {}\n", page.display())),
+        "the harness names the page: {}",
+        stdout(&output)
+    );
+    let html = fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+
+    // Self-contained: nothing that could load a resource, and every link stays on the page.
+    for value in link_values(&html) {
+        let value = value.to_ascii_lowercase();
+        assert!(
+            !value.starts_with("http://")
+                && !value.starts_with("https://")
+                && !value.starts_with("//"),
+            "a remote resource reference: {value}"
+        );
+        assert!(value.starts_with('#'), "a link off the page: {value}");
+    }
+    for tag in [
+        "<script",
+        "<link",
+        "<img",
+        "<iframe",
+        "<object",
+        "<embed",
+        "@import",
+        "@font-face",
+    ] {
+        assert!(!html.contains(tag), "report.html holds `{tag}`");
+    }
+
+    let artifacts = artifacts_dir();
+    fs::create_dir_all(&artifacts).unwrap();
+    fs::copy(&page, artifacts.join("report.html")).unwrap();
+    let profiles = temp_dir("html-report-chromium");
+
+    // The console capture works: a probe page's console.error is seen.
+    let probe = profiles.path().join("probe.html");
+    fs::write(
+        &probe,
+        "<!DOCTYPE html><title>probe</title><script>console.error('skillgym-console-probe')</script>",
+    )
+    .unwrap();
+    let probed = headless(&probe, &profiles.path().join("probe"), &["--dump-dom"]);
+    assert!(
+        console_lines(&probed)
+            .iter()
+            .any(|line| line.contains("skillgym-console-probe")),
+        "Chromium ({}) does not log console messages to stderr, so this test cannot see them:\n{}",
+        chromium.display(),
+        stderr(&probed)
+    );
+
+    // (a) The DOM.
+    let dumped = headless(&page, &profiles.path().join("dom"), &["--dump-dom"]);
+    assert!(dumped.status.success(), "{}", stderr(&dumped));
+    let dom = stdout(&dumped);
+    fs::write(artifacts.join("dom.html"), &dom).unwrap();
+    assert!(
+        dom.contains("<p class=\"counts\" id=\"counts\"><strong>14 executions</strong>"),
+        "{dom}"
+    );
+    for (runner, case, status) in EXECUTIONS {
+        let heading =
+            format!("<h3>[{runner}] {case} <span class=\"badge s-{status}\">{status}</span>");
+        assert!(dom.contains(&heading), "no section `{heading}` in:\n{dom}");
+        let id = anchor(runner, case);
+        let cell = format!("<td class=\"cell s-{status}\"><a href=\"#{id}\">{status}</a></td>");
+        assert!(dom.contains(&cell), "no matrix cell `{cell}` in:\n{dom}");
+        assert!(
+            dom.contains(&format!("<section class=\"exec\" id=\"{id}\">")),
+            "no section with id {id}"
+        );
+    }
+    assert_eq!(
+        dom.matches("<section class=\"exec\"").count(),
+        EXECUTIONS.len()
+    );
+    for row in [
+        "<thead><tr><th>case</th><th>careful</th><th>hasty</th></tr></thead>",
+        "<tr><th scope=\"row\"><code>showcase::finds-expo-skill</code></th><td class=\"cell s-passed\"><a href=\"#exec:showcase.finds-expo-skill:careful\">passed</a></td><td class=\"none\"></td></tr>",
+        "<tr><th scope=\"row\"><code>skills::find_skills_expo</code></th><td class=\"cell s-passed\"><a href=\"#exec:skills.find_skills_expo:careful\">passed</a></td><td class=\"none\"></td></tr>",
+        // The runner table: passed, failed, expected-failed, flaky, skipped.
+        "<tr><td>careful</td><td class=\"num\">7</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">0</td><td class=\"num\">0</td>",
+        "<tr><td>hasty</td><td class=\"num\">5</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">0</td><td class=\"num\">0</td>",
+    ] {
+        assert!(dom.contains(row), "no `{row}` in:\n{dom}");
+    }
+    assert_eq!(dom.matches("<td class=\"none\"></td>").count(), 2);
+    // Every attempt's session was read from its report.json.
+    let attempts = dom.matches("<details class=\"attempt\"").count();
+    assert!(attempts >= EXECUTIONS.len(), "{attempts} attempts");
+    assert_eq!(dom.matches("<h4>Timeline (").count(), attempts);
+    assert!(!dom.contains("No report.json"), "{dom}");
+    // Every link has its target.
+    for value in link_values(&dom) {
+        let target = value.strip_prefix('#').expect("an in-page link");
+        assert!(
+            dom.contains(&format!(" id=\"{target}\"")),
+            "the link #{target} has no target"
+        );
+    }
+
+    // (b) The screenshot.
+    let screenshot = artifacts.join("report.png");
+    let _ = fs::remove_file(&screenshot);
+    let shot = headless(
+        &page,
+        &profiles.path().join("shot"),
+        &[
+            &format!("--screenshot={}", screenshot.display()),
+            "--window-size=1280,4000",
+        ],
+    );
+    assert!(shot.status.success(), "{}", stderr(&shot));
+    let png = fs::read(&screenshot)
+        .unwrap_or_else(|e| panic!("no screenshot at {}: {e}", screenshot.display()));
+    assert!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n") && &png[12..16] == b"IHDR",
+        "{} is not a PNG",
+        screenshot.display()
+    );
+    let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    assert_eq!((width, height), (1280, 4000));
+    assert!(
+        png.len() > 10_000,
+        "a near-empty screenshot: {} bytes",
+        png.len()
+    );
+
+    // (c) No console message while loading the page, in either run.
+    for output in [&dumped, &shot] {
+        let console = console_lines(output);
+        assert!(
+            console.is_empty(),
+            "the page logged to the console:\n{}",
+            console.join("\n")
+        );
+    }
+    eprintln!("screenshot: {}", screenshot.display());
+}
