@@ -149,7 +149,10 @@ fn a_failing_run_annotates_github_and_writes_valid_junit() {
             "--reporter",
             "junit,github-actions",
         ],
-        &[("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())],
+        &[
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+            ("GITHUB_ACTIONS", "true"),
+        ],
     );
     let text = stdout(&output);
     assert_eq!(
@@ -246,6 +249,45 @@ fn a_failing_run_annotates_github_and_writes_valid_junit() {
     assert!(
         markdown.contains("- `[fake] always_passes` (failed): expected the final output to be \"skillgym ready\" (trimmed) — `"),
         "{markdown}"
+    );
+}
+
+#[test]
+fn outside_a_workflow_the_annotations_go_only_to_their_file() {
+    let dir = temp_dir("gha-local");
+    let config = dir.path().join("skillgym.yaml");
+    fs::write(
+        &config,
+        format!(
+            "runners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      env:\n        FAKE_AGENT_SCRIPT: echo-prompt\n"
+        ),
+    )
+    .unwrap();
+    let runs = dir.path().join("runs");
+    let output = run_examples(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--output-dir",
+            runs.to_str().unwrap(),
+            "--runner",
+            "fake",
+            "--reporter",
+            "github-actions",
+            "always_passes",
+        ],
+        &[],
+    );
+    let text = stdout(&output);
+    assert!(!text.contains("::error"), "{text}");
+    let file = reported_paths(&text, "github-actions");
+    assert_eq!(file.len(), 1, "{text}");
+    let lines = fs::read_to_string(&file[0]).unwrap();
+    assert!(
+        lines.starts_with(
+            "::error file=examples/tests/benchmarks/main.rs,line=10,title=[fake] always_passes::"
+        ),
+        "{lines}"
     );
 }
 

@@ -74,7 +74,7 @@ pub(super) struct Flags {
     /// Use this skillgym.yaml instead of searching upward from the test crate [env: SKILLGYM_CONFIG]
     #[arg(long, value_name = "FILE", value_parser = path)]
     pub(super) config: Option<PathBuf>,
-    /// Reporters besides the console summary (json, json-summary, ...); repeatable [env: SKILLGYM_REPORTER]
+    /// Reporters besides the console summary: json, json-summary, junit, github-actions, html; repeatable [env: SKILLGYM_REPORTER]
     #[arg(long = "reporter", value_name = "NAME[,NAME...]", value_parser = list)]
     pub(super) reporters: Vec<List>,
     /// Dry run: every agent talks to skillgym's scripted model server on 127.0.0.1 [env: SKILLGYM_MOCK]

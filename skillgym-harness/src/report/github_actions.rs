@@ -3,7 +3,7 @@
 //!
 //! | output | when | holds |
 //! |---|---|---|
-//! | stdout | always | one workflow command per execution that did not pass, in the report's order: `::error file=<file>,line=<line>,title=[runner] case::<message>` (a skipped one `::warning`); file and line are the failure's location, else the case's source (left out when neither reads as `file:line`); the message is the failure's first line, with `(failed at repetition 2/3: 1 passed, 3 attempts)` when the execution was repeated or retried — one annotation per execution, never per attempt |
+//! | stdout | inside a GitHub Actions workflow (`GITHUB_ACTIONS=true`) | one workflow command per execution that did not pass, in the report's order: `::error file=<file>,line=<line>,title=[runner] case::<message>` (a skipped one `::warning`); file and line are the failure's location, else the case's source (left out when neither reads as `file:line`); the message is the failure's first line, with `(failed at repetition 2/3: 1 passed, 3 attempts)` when the execution was repeated or retried — one annotation per execution, never per attempt |
 //! | `github-actions.txt` | always | the same lines (empty when everything passed) |
 //! | the file `GITHUB_STEP_SUMMARY` names | the variable is set and not empty | appended: a heading with the run ids and counts, the per-runner table (passed, failed, expected-failed, flaky, skipped, total tokens, cost, mean time) and the failures, each with `[runner] case`, its message's first line and its artifact directory |
 //!
@@ -38,12 +38,18 @@ impl Reporter for GithubActions {
 
     fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
         let step_summary = std::env::var_os(STEP_SUMMARY);
-        write_to(
-            report,
-            dir,
-            step_summary.as_deref(),
-            &mut io::stdout().lock(),
-        )
+        // Workflow commands mean something only inside a workflow; elsewhere (and in a
+        // `--format json` run outside one) stdout stays as it was, and the file has them.
+        if std::env::var("GITHUB_ACTIONS").is_ok_and(|value| value == "true") {
+            write_to(
+                report,
+                dir,
+                step_summary.as_deref(),
+                &mut io::stdout().lock(),
+            )
+        } else {
+            write_to(report, dir, step_summary.as_deref(), &mut io::sink())
+        }
     }
 }
 
