@@ -178,3 +178,79 @@ fn a_failed_execution_makes_the_report_exit_1_and_bad_input_exit_2() {
     assert_eq!(empty.status.code(), Some(2));
     assert!(stderr(&empty).contains("cannot read"), "{}", stderr(&empty));
 }
+
+/// `cargo nextest run --partition hash:<k>/2` of the example suite into the run `run_id`.
+fn nextest_partition(k: u32, run_id: &str, output_dir: &Path) -> Output {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args([
+            "nextest",
+            "run",
+            "-p",
+            "skillgym-examples",
+            "--test",
+            "benchmarks",
+        ])
+        .args(["--partition", &format!("hash:{k}/2"), "--no-fail-fast"])
+        .current_dir(skillgym_e2e::workspace_root());
+    // The outer test runner's SKILLGYM_* and NEXTEST* variables must not leak in.
+    skillgym_e2e::without_outer_runner_env(&mut command);
+    command
+        .env("SKILLGYM_RUN_ID", run_id)
+        .env("SKILLGYM_OUTPUT_DIR", output_dir)
+        .output()
+        .expect("cargo nextest runs (cargo install cargo-nextest; .ci/run does)")
+}
+
+#[test]
+fn two_real_nextest_partitions_merge_into_the_whole_run() {
+    let out = temp_dir("report-nextest");
+    let runs = out.path().join("runs");
+    for k in [1, 2] {
+        let output = nextest_partition(k, &format!("part-{k}"), &runs);
+        assert!(
+            output.status.success(),
+            "partition {k}:\n{}\n{}",
+            stdout(&output),
+            stderr(&output)
+        );
+    }
+    let merged = out.path().join("merged");
+    let output = report(&[
+        runs.join("part-1").to_str().unwrap(),
+        runs.join("part-2").to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+        "--reporter",
+        "json",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let text = stdout(&output);
+    assert!(
+        text.contains("skillgym: 14 executions: 12 passed, 0 failed, 2 expected-failed, 0 unexpected-passed, 0 skipped"),
+        "the two partitions together are the whole suite: {text}"
+    );
+    let results: Value =
+        serde_json::from_str(&fs::read_to_string(merged.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["executions"].as_array().unwrap().len(), 14);
+    for k in [1, 2] {
+        let part = results["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| {
+                e["artifact_dir"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("/part-{k}/"))
+            })
+            .count();
+        assert!(part > 0, "partition {k} ran something");
+    }
+}
