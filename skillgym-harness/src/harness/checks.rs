@@ -132,7 +132,7 @@ fn selection_notes(
     if mock {
         for runner in runners.iter().filter(|r| r.agent.wire_api().is_none()) {
             notes.push(format!(
-                "runner `{}` ({}) cannot be pointed at the scripted model server: its trials are ignored in this --mock run",
+                "runner `{}` ({}) cannot be pointed at the scripted model server: its trials are skipped in this --mock run",
                 runner.id,
                 runner.agent.kind()
             ));

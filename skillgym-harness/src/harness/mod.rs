@@ -241,7 +241,7 @@ impl Harness {
         };
         select_exact(&mut arguments, &plan, &selection.cases, &selection.runners);
         let context = run_context(&arguments, settings, &overrides, selection)?;
-        let trials = trials::trials(&plan, &context, mock);
+        let trials = trials::trials(&plan, &context);
         Ok(Some((arguments, context, trials)))
     }
 }

@@ -18,23 +18,19 @@ pub(super) fn trial_name(runner_id: &str, case_id: &str) -> String {
     format!("[{runner_id}] {case_id}")
 }
 
-/// One trial per planned execution, named by [`trial_name`]. In a `--mock` run (`mock`), the
-/// trials of runners that cannot be pointed at the scripted model are ignored from the start,
-/// so that every runner of tests (nextest included) shows them as skipped.
-pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>, mock: bool) -> Vec<Trial> {
+/// One trial per planned execution, named by [`trial_name`].
+pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>) -> Vec<Trial> {
     plan.executions
         .iter()
         .enumerate()
         .map(|(position, planned)| {
             let case = &context.cases[planned.case];
             let runner = &context.runners[planned.runner];
-            let ignored = mock && runner.agent.wire_api().is_none();
             let context = Arc::clone(context);
             let (case_index, runner_index) = (planned.case, planned.runner);
             Trial::ignorable_test(trial_name(&runner.id, &case.id), move || {
                 run_trial(&context, position, case_index, runner_index)
             })
-            .with_ignored_flag(ignored)
         })
         .collect()
 }
@@ -109,7 +105,7 @@ pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Fail
         let reason = secrets::mask(&reason).into_owned();
         if process_per_test() {
             return Err(format!(
-                "skipped, not run: {reason}\n  (nextest shows a skip decided while running as a failure, never as a pass)"
+                "skipped: {reason}\n  (nextest cannot show a skip decided while running, so it is a failure here, never a pass)"
             )
             .into());
         }

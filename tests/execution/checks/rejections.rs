@@ -167,11 +167,11 @@ fn across_processes() {
     let stdout = String::from_utf8_lossy(&later.stdout);
     assert_eq!(
         later.status.code(),
-        Some(0),
-        "an ignored trial passes the process\n{stdout}"
+        Some(101),
+        "under nextest a skip decided while running fails, never passes\n{stdout}"
     );
     assert!(
-        stdout.contains("ignored (not run: runner `rej`"),
+        stdout.contains("skipped: not run: runner `rej`"),
         "{stdout}"
     );
     check_skipped(&first.execution(CASES[2], "rej"), CASES[2]);
