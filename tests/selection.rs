@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use skillgym_e2e::{run_examples, stderr, stdout, temp_dir, trial_lines};
+use skillgym_e2e::{run_examples, stderr, stdout, temp_dir};
 
 const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
 
