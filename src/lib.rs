@@ -179,3 +179,146 @@ pub fn processes_with_environment(entry: &str) -> Vec<i32> {
         })
         .collect()
 }
+
+/// Runs the example harness as [`run_examples`] does, but with stdout and stderr on a
+/// pseudo-terminal 120 columns wide (stdin is `/dev/null`). Returns the exit status and every
+/// byte written to the terminal, read until the harness and its children closed it (the
+/// terminal turns each `\n` into `\r\n`).
+pub fn run_examples_on_terminal(
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (std::process::ExitStatus, String) {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::process::Stdio;
+
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize {
+        ws_row: 40,
+        ws_col: 120,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty(3) writes two descriptors into the given integers; no name is asked for
+    // and the termios pointer may be null.
+    let opened = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(opened, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both were just opened, and nothing else owns them.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    // SAFETY: an open descriptor; the child must not inherit the master side.
+    unsafe {
+        libc::fcntl(
+            std::os::fd::AsRawFd::as_raw_fd(&master),
+            libc::F_SETFD,
+            libc::FD_CLOEXEC,
+        )
+    };
+    let mut command = Command::new(examples_harness());
+    command
+        .args(args)
+        .current_dir(examples_dir())
+        .env("CARGO_MANIFEST_DIR", examples_dir());
+    without_outer_runner_env(&mut command);
+    command
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(slave.try_clone().expect("dup the terminal")))
+        .stderr(Stdio::from(slave));
+    let mut child = command.spawn().expect("the example harness runs");
+    // The slave side must be closed here, or reading the master never ends.
+    drop(command);
+    let mut master = std::fs::File::from(master);
+    let mut transcript = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match master.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(count) => transcript.extend_from_slice(&buffer[..count]),
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            // Linux answers EIO once every slave descriptor is closed.
+            Err(error) if error.raw_os_error() == Some(libc::EIO) => break,
+            Err(error) => panic!("reading the terminal: {error}"),
+        }
+    }
+    let status = child.wait().expect("wait for the example harness");
+    (status, String::from_utf8_lossy(&transcript).into_owned())
+}
+
+/// `text` without its styling sequences (`\x1b[…m`).
+pub fn without_styles(text: &str) -> String {
+    let mut plain = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("\x1b[") {
+        plain.push_str(&rest[..start]);
+        let sequence = &rest[start + 2..];
+        let end = sequence.find(|c: char| c.is_ascii_alphabetic());
+        match end {
+            Some(end) if sequence.as_bytes()[end] == b'm' => rest = &sequence[end + 1..],
+            _ => {
+                plain.push_str("\x1b[");
+                rest = sequence;
+            }
+        }
+    }
+    plain.push_str(rest);
+    plain
+}
+
+/// The lines a terminal shows once it has displayed `transcript`, trailing spaces trimmed:
+/// text overwrites at the cursor; `\r`, `\n`, cursor up (`\x1b[<n>A`) and erase line
+/// (`\x1b[2K`) are followed; other escape sequences (styles) are ignored.
+pub fn screen_lines(transcript: &str) -> Vec<String> {
+    let mut rows: Vec<Vec<char>> = vec![Vec::new()];
+    let (mut row, mut column) = (0usize, 0usize);
+    let mut chars = transcript.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => column = 0,
+            '\n' => {
+                row += 1;
+                if rows.len() <= row {
+                    rows.push(Vec::new());
+                }
+            }
+            '\x1b' if chars.peek() == Some(&'[') => {
+                chars.next();
+                let mut parameter = String::new();
+                let mut last = None;
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        last = Some(c);
+                        break;
+                    }
+                    parameter.push(c);
+                }
+                let count = parameter.parse::<usize>().unwrap_or(1);
+                match last {
+                    Some('A') => row = row.saturating_sub(count),
+                    Some('K') if parameter == "2" => rows[row].clear(),
+                    _ => {}
+                }
+            }
+            c => {
+                let line = &mut rows[row];
+                if line.len() <= column {
+                    line.resize(column, ' ');
+                    line.push(c);
+                } else {
+                    line[column] = c;
+                }
+                column += 1;
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|row| row.into_iter().collect::<String>().trim_end().to_owned())
+        .collect()
+}

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use skillgym_e2e::{process_exists, run_examples, stderr, stdout, temp_dir, trial_lines};
+use skillgym_e2e::{
+    process_exists, run_examples, run_examples_on_terminal, screen_lines, stderr, stdout, temp_dir,
+    trial_lines, without_styles,
+};
 
 const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
 
@@ -682,4 +685,158 @@ fn libtest_output_formats_work_and_json_stays_machine_readable() {
     );
     assert!(serial.status.success());
     assert_eq!(trial_lines(&serial).len(), 11, "{}", stdout(&serial));
+}
+
+/// The fake agent's script for the progress tests: one assistant message (a model step), a
+/// pause long enough to be shown running, then the answer `always_passes` wants.
+const SLOW_STEP_SCRIPT: &str = concat!(
+    "emit {\"type\":\"message\",\"role\":\"assistant\",\"phase\":\"commentary\",\"text\":\"looking\"}\n",
+    "sleep 1500\n",
+    "emit {\"type\":\"message\",\"role\":\"assistant\",\"phase\":\"final\",\"text\":\"skillgym ready\"}\n",
+);
+
+/// The arguments of a progress test's run: `[fake] always_passes` alone.
+fn slow_run_args<'a>(config: &'a Path, output_dir: &'a Path) -> Vec<&'a str> {
+    vec![
+        "--config",
+        config.to_str().unwrap(),
+        "--output-dir",
+        output_dir.to_str().unwrap(),
+        "--runner",
+        "fake",
+        "always_passes",
+    ]
+}
+
+/// On a terminal, each running execution has a live status line at the bottom (runner, case,
+/// repetition and attempt, elapsed time, model steps), dimmed, redrawn while it runs, never
+/// inside one of libtest's lines, and erased at the end; libtest still colours its own output.
+#[test]
+fn a_terminal_shows_a_live_status_line_erased_at_the_end() {
+    let dir = temp_dir("progress-tty");
+    let config = fake_runner_config(dir.path(), SLOW_STEP_SCRIPT, "");
+    let output_dir = dir.path().join("runs");
+    let (status, transcript) = run_examples_on_terminal(
+        &slow_run_args(&config, &output_dir),
+        &[
+            ("TERM", "xterm-256color"),
+            ("NO_COLOR", ""),
+            ("CLICOLOR", ""),
+        ],
+    );
+    assert!(status.success(), "{status}:\n{transcript}");
+    let plain = without_styles(&transcript);
+    let status_prefix = "running [fake] always_passes (rep 1/1 attempt 1, ";
+    let shown: Vec<&str> = plain
+        .split(['\r', '\n'])
+        .filter_map(|line| line.find(status_prefix).map(|at| &line[at..]))
+        .collect();
+    assert!(!shown.is_empty(), "no status line:\n{transcript:?}");
+    for line in &shown {
+        let rest = &line[status_prefix.len()..];
+        let seconds = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+        assert!(
+            seconds.len() < rest.len() && seconds.starts_with("s, ") && line.ends_with(')'),
+            "an elapsed time in whole seconds: {line:?}"
+        );
+    }
+    assert!(
+        shown.iter().any(|line| line.ends_with(", 1 step)")),
+        "the live step count: {shown:?}"
+    );
+    assert!(
+        transcript.contains("\x1b[2mrunning [fake] always_passes"),
+        "the status is dimmed: {transcript:?}"
+    );
+    assert!(
+        transcript.contains("\x1b[32m"),
+        "libtest colours `ok` though its stdout is now a pipe: {transcript:?}"
+    );
+    // Each of libtest's lines is whole: after the status is erased, nothing but the line.
+    let trial_lines: Vec<&str> = plain
+        .split('\n')
+        .filter_map(|line| {
+            line.find("test [")
+                .map(|at| line[at..].trim_end_matches('\r'))
+        })
+        .collect();
+    assert_eq!(
+        trial_lines,
+        ["test [fake] always_passes ... ok"],
+        "{transcript:?}"
+    );
+    let screen = screen_lines(&transcript);
+    assert!(
+        screen.iter().all(|line| !line.contains("running [fake]")),
+        "the status is erased at the end:\n{}",
+        screen.join("\n")
+    );
+    assert!(
+        screen
+            .iter()
+            .any(|line| line == "test [fake] always_passes ... ok"),
+        "{}",
+        screen.join("\n")
+    );
+    assert!(
+        screen
+            .iter()
+            .any(|line| line.starts_with("skillgym: 1 executions: 1 passed")),
+        "skillgym's summary follows on the restored stdout:\n{}",
+        screen.join("\n")
+    );
+}
+
+/// Off a terminal, an execution running past the notice threshold (a minute; lowered here)
+/// gets a notice line, as libtest does for slow tests, never inside libtest's
+/// `test [fake] always_passes ... ` (which, with one test thread, waits for the trial's end).
+#[test]
+fn off_a_terminal_a_slow_execution_gets_notices_between_whole_lines() {
+    let dir = temp_dir("progress-notices");
+    let config = fake_runner_config(dir.path(), SLOW_STEP_SCRIPT, "");
+    let output_dir = dir.path().join("runs");
+    let mut args = slow_run_args(&config, &output_dir);
+    args.extend(["--test-threads", "1"]);
+    let run = run_examples(&args, &[("SKILLGYM_PROGRESS_NOTICE_MS", "300")]);
+    assert!(run.status.success(), "{}{}", stdout(&run), stderr(&run));
+    let out = stdout(&run);
+    let lines: Vec<&str> = out.lines().collect();
+    let notice = "skillgym: [fake] always_passes has been running for ";
+    let notices: Vec<usize> = (0..lines.len())
+        .filter(|&index| lines[index].contains("has been running for"))
+        .collect();
+    // The run takes 1.5 s: any notice at all shows the threshold lowered from a minute.
+    assert!(!notices.is_empty(), "no notice:\n{out}");
+    for &index in &notices {
+        let line = lines[index];
+        assert!(
+            line.starts_with(notice)
+                && line.contains(" s (repetition 1/1, attempt 1, ")
+                && (line.ends_with(" step)") || line.ends_with(" steps)")),
+            "a notice on a line of its own: {line:?}\n{out}"
+        );
+    }
+    assert!(
+        notices
+            .iter()
+            .any(|&index| lines[index].ends_with(", 1 step)")),
+        "the live step count:\n{out}"
+    );
+    let test_line = lines
+        .iter()
+        .position(|line| line.contains("test [fake]"))
+        .unwrap_or_else(|| panic!("no trial line:\n{out}"));
+    assert_eq!(
+        lines[test_line], "test [fake] always_passes ... ok",
+        "{out}"
+    );
+    assert!(
+        notices[0] < test_line,
+        "the first notice came while the trial ran, before its line was complete:\n{out}"
+    );
+    assert!(
+        !stderr(&run).contains("has been running"),
+        "{}",
+        stderr(&run)
+    );
 }

@@ -3,7 +3,7 @@
 //! | signal | effect |
 //! |---|---|
 //! | first | every agent process group of this process is killed (`SIGKILL`), with every descendant that escaped it ([`crate::reaper`]); sessions under way end as `interrupted` with what they printed so far, executions not yet started are not run; the result files and `results.json` are written and the process exits with 128 + the signal's number (130, 143, 129) |
-//! | second | the agent process groups are killed and the process exits at once with that code (descendants that escaped their group may remain: finding them is not possible inside a signal handler) |
+//! | second | the agent process groups are killed, the terminal is restored (the live status erased, the output still on its way written, [`crate::progress`]) and the process exits at once with that code (descendants that escaped their group may remain: finding them is not possible inside a signal handler) |
 //!
 //! Under cargo-nextest every trial is its own process and handles the signal nextest forwards
 //! to it the same way. Handlers are installed by [`install`] when trials are about to run
@@ -76,12 +76,13 @@ pub(crate) fn install() -> io::Result<()> {
 
 fn register() -> io::Result<()> {
     for signal in SIGNALS {
-        // SAFETY: the action only uses async-signal-safe operations: atomics, kill(2) and
-        // _exit(2).
+        // SAFETY: the action only uses async-signal-safe operations: atomics, kill(2), _exit(2)
+        // and the progress's restore (dup2(2), read(2), write(2), a lock only tried).
         unsafe {
             signal_hook::low_level::register(signal, move || {
                 if STOPPING.swap(true, Ordering::SeqCst) {
                     kill_registered();
+                    crate::progress::restore_at_exit();
                     signal_hook::low_level::exit(128 + signal);
                 }
             })?;

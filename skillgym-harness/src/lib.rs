@@ -59,6 +59,7 @@ mod oneshot;
 mod preflight;
 #[doc(hidden)]
 pub mod process;
+mod progress;
 mod reaper;
 mod rejections;
 pub mod report;

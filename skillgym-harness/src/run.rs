@@ -7,6 +7,7 @@ use crate::artifacts::RunDir;
 use crate::config::Settings;
 use crate::dry_run::DryRun;
 use crate::execute::ExecutionResult;
+use crate::progress::Board;
 use crate::rejections::Rejections;
 use crate::report::Reporter;
 use crate::schedule::Gates;
@@ -54,6 +55,8 @@ pub struct RunContext {
     pub(crate) judge: Option<Runner>,
     /// The reporters that write after the run (besides the console summary).
     pub(crate) reporters: Vec<Arc<dyn Reporter>>,
+    /// The executions running now, for the live progress.
+    pub(crate) progress: Arc<Board>,
     /// Results of the executions finished in this process, keyed by plan position.
     pub results: Mutex<Vec<(usize, ExecutionResult)>>,
 }

@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use skillgym_harness::agent::{self, AgentOptions, ApiKey, Provider, SessionSpec};
@@ -108,10 +110,12 @@ impl Scene {
         .unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let agent = agent::build(kind, options.command(&script).user_home(self.home())).unwrap();
+        let live_steps = Arc::new(AtomicU32::new(0));
         let limits = SessionLimits {
             timeout: Duration::from_secs(30),
             max_steps,
             max_output: skillgym_harness::config::DEFAULT_MAX_OUTPUT,
+            live_steps: Some(Arc::clone(&live_steps)),
         };
         let output = self.session(agent.as_ref(), limits, endpoint);
         let read = |name: &str| std::fs::read_to_string(record.join(name)).unwrap_or_default();
@@ -125,6 +129,7 @@ impl Scene {
             files_during: read("files").lines().map(PathBuf::from).collect(),
             contents_during: read("contents"),
             secrets_during: read("secrets"),
+            live_steps: live_steps.load(Ordering::Relaxed),
             output,
         }
     }
@@ -185,6 +190,8 @@ struct Recorded {
     /// Every file of the state directory, concatenated.
     contents_during: String,
     secrets_during: String,
+    /// The model steps the session published as it ran (for the live progress).
+    live_steps: u32,
     output: SessionOutput,
 }
 
@@ -663,6 +670,7 @@ fn max_steps_counts_each_agents_model_rounds() {
             within.output.failure
         );
         assert_eq!(within.output.steps, 3, "{name}");
+        assert_eq!(within.live_steps, 3, "{name}: published while it ran");
         let over = scene.run_limited(kind, AgentOptions::new("m"), "", name, Some(2), None);
         let failure = over
             .output
@@ -1094,6 +1102,7 @@ impl Scene {
             }),
             max_steps: None,
             max_output: skillgym_harness::config::DEFAULT_MAX_OUTPUT,
+            live_steps: None,
         };
         self.session(agent.as_ref(), limits, None)
     }

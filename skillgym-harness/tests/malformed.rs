@@ -328,6 +328,7 @@ fn session_with(
             timeout: Duration::from_secs(30),
             max_steps: None,
             max_output,
+            live_steps: None,
         },
     ));
     let logged = std::fs::metadata(artifacts.join("stdout.log")).map_or(0, |m| m.len());

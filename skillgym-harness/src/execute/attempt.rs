@@ -1,6 +1,8 @@
 //! One attempt: prepare the workspace, run a session, check it, classify, write artifacts.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 use std::time::Instant;
 
 use serde_json::json;
@@ -30,6 +32,8 @@ pub(super) struct AttemptId<'a> {
     pub runner: &'a Runner,
     pub repetition: u32,
     pub attempt: u32,
+    /// Where the session publishes its model steps, for the run's live progress.
+    pub live_steps: &'a Arc<AtomicU32>,
 }
 
 /// Runs one attempt and writes its `report.json` and `result.json`. Never panics on agent or
@@ -87,6 +91,7 @@ fn prepare_and_run(
         runner,
         repetition,
         attempt,
+        ..
     } = id;
     let artifact_dir = &result.artifact_dir;
     std::fs::create_dir_all(artifact_dir).map_err(|error| {
@@ -239,6 +244,7 @@ fn run_agent(
         timeout: settings.timeout,
         max_steps: settings.max_steps,
         max_output: run.settings.max_output,
+        live_steps: Some(Arc::clone(id.live_steps)),
     };
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
     if dry_run.take().is_some() {

@@ -46,6 +46,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
         Ok(runtime) => runtime,
         Err(error) => panic!("skillgym: cannot start the async runtime: {error}"),
     };
+    let running = run.progress.start(&runner.id, &case.id, repeat_target);
     let mut repetitions = Vec::new();
     'repetitions: for repetition in 1..=repeat_target {
         let mut attempts = Vec::new();
@@ -57,6 +58,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
                 }
                 break 'repetitions;
             }
+            let live_steps = running.attempt(repetition, attempt);
             let result = run_attempt(
                 run,
                 &runtime,
@@ -65,6 +67,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
                     runner,
                     repetition,
                     attempt,
+                    live_steps: &live_steps,
                 },
             );
             if let Some(failure) = &result.failure
@@ -91,6 +94,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
             break;
         }
     }
+    drop(running);
     if repetitions.is_empty()
         && let Some(signal) = crate::interrupt::received()
     {

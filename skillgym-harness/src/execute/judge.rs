@@ -66,6 +66,7 @@ impl Judge for SessionJudge<'_> {
             timeout: self.timeout,
             max_steps: None,
             max_output: self.run.settings.max_output,
+            live_steps: None,
         };
         let session = self
             .runtime

@@ -1,6 +1,8 @@
 //! One agent session: launch, stream, parse, and build the report.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport, Timing};
@@ -10,8 +12,8 @@ use crate::normalize::{KnownSkills, ProviderError, ReportBuilder};
 use crate::process::{self, LineSink, LineVerdict, ProcessOutcome, ProcessSpec, Termination};
 use crate::time::Timestamp;
 
-/// Limits of one session.
-#[derive(Debug, Clone, Copy)]
+/// Limits of one session, and where it publishes its progress.
+#[derive(Debug, Clone)]
 pub struct SessionLimits {
     /// Wall-clock limit; the whole process group is killed when it elapses.
     pub timeout: Duration,
@@ -19,6 +21,9 @@ pub struct SessionLimits {
     pub max_steps: Option<u32>,
     /// Most stdout bytes allowed; the process group is killed when exceeded.
     pub max_output: u64,
+    /// Where the model steps observed so far are published as the stream is parsed (the
+    /// run's live progress reads it); `None`: nowhere.
+    pub live_steps: Option<Arc<AtomicU32>>,
 }
 
 /// What one session produced.
@@ -43,6 +48,7 @@ struct ParsingSink {
     parser: Box<dyn StreamParser>,
     builder: ReportBuilder,
     max_steps: Option<u32>,
+    live_steps: Option<Arc<AtomicU32>>,
 }
 
 impl LineSink for ParsingSink {
@@ -53,6 +59,9 @@ impl LineSink for ParsingSink {
 
     fn on_line(&mut self, line: &str) -> LineVerdict {
         self.parser.parse_line(line, &mut self.builder);
+        if let Some(live) = &self.live_steps {
+            live.store(self.builder.steps(), Ordering::Relaxed);
+        }
         match self.max_steps {
             Some(limit) if self.builder.steps() > limit => LineVerdict::Stop {
                 reason: format!(
@@ -78,11 +87,12 @@ pub async fn run_session(
         parser: agent.parser(),
         builder: ReportBuilder::new(spec.cwd).with_known_skills(known_skills(spec)),
         max_steps: limits.max_steps,
+        live_steps: limits.live_steps.clone(),
     };
     let (launched, seeded) = match agent.launch(spec) {
         Ok(launch) => {
             let (process_spec, seeded) =
-                session_process(launch, spec, limits, &stdout_log, &stderr_log);
+                session_process(launch, spec, &limits, &stdout_log, &stderr_log);
             (process::run(&process_spec, &mut sink).await, seeded)
         }
         Err(error) => (Err(error), isolation::Seeded::default()),
@@ -97,7 +107,7 @@ pub async fn run_session(
         }
         Ok(outcome) => {
             output.report.timing = timing(&outcome);
-            output.failure = outcome_failure(&outcome, limits, &output, &stderr_log, agent.kind());
+            output.failure = outcome_failure(&outcome, &limits, &output, &stderr_log, agent.kind());
             (output.exit_code, output.signal) = (outcome.exit_code, outcome.signal);
         }
     }
@@ -110,7 +120,7 @@ pub async fn run_session(
 fn session_process(
     mut launch: Launch,
     spec: &SessionSpec<'_>,
-    limits: SessionLimits,
+    limits: &SessionLimits,
     stdout_log: &Path,
     stderr_log: &Path,
 ) -> (ProcessSpec, isolation::Seeded) {
@@ -183,7 +193,7 @@ fn finish_report(
 /// limit, interrupt), else a provider error, an unsuccessful exit, or a stream without events.
 fn outcome_failure(
     outcome: &ProcessOutcome,
-    limits: SessionLimits,
+    limits: &SessionLimits,
     output: &SessionOutput,
     stderr_log: &Path,
     kind: &str,

@@ -1,5 +1,5 @@
-//! Running the trials and what follows: `results.json`, the summary, the suites' `after_all`
-//! hooks, the exit code.
+//! Running the trials (with their live progress) and what follows: `results.json`, the summary,
+//! the suites' `after_all` hooks, the exit code.
 
 use std::process::ExitCode;
 use std::sync::{Arc, PoisonError};
@@ -11,6 +11,7 @@ use super::process_per_test;
 use crate::execute::ExecutionResult;
 use crate::execute::suite_hooks;
 use crate::interrupt;
+use crate::progress;
 use crate::reaper;
 use crate::report::{RunReport, console};
 use crate::run::RunContext;
@@ -27,16 +28,23 @@ pub(super) fn execute(
     trials: Vec<Trial>,
 ) -> ExitCode {
     let started = SystemTime::now();
-    if !arguments.list {
-        if let Err(error) = interrupt::install() {
-            eprintln!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
-        }
-        reaper::become_subreaper();
-    }
-    let conclusion = libtest_mimic::run(arguments, trials);
     if arguments.list {
-        return conclusion.exit_code();
+        return libtest_mimic::run(arguments, trials).exit_code();
     }
+    if let Err(error) = interrupt::install() {
+        eprintln!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
+    }
+    reaper::become_subreaper();
+    // The live status (or the slow-execution notices) while the trials run; it is erased and
+    // the real stdout restored before skillgym's own lines.
+    let mut libtest_arguments = arguments.clone();
+    let progress = progress::start(
+        &mut libtest_arguments,
+        &context.progress,
+        process_per_test(),
+    );
+    let conclusion = libtest_mimic::run(&libtest_arguments, trials);
+    progress.finish();
     if !process_per_test() {
         run_after_all(&context);
     }

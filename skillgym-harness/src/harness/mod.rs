@@ -412,6 +412,7 @@ fn run_context(
         runners,
         judge,
         reporters,
+        progress: Arc::default(),
         results: Mutex::new(Vec::new()),
     }))
 }
