@@ -393,3 +393,32 @@ fn the_schema_rejects_what_dashboards_cannot_read() {
     .unwrap();
     assert_valid(&path);
 }
+
+#[test]
+fn format_junit_puts_only_the_junit_document_on_stdout() {
+    let dir = temp_dir("format-junit");
+    let runs = dir.path().join("runs");
+    let output = run_examples(
+        &[
+            "--format",
+            "junit",
+            "--output-dir",
+            runs.to_str().unwrap(),
+            "always_passes",
+        ],
+        &[],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("<?xml"),
+        "nothing but the document: {text}"
+    );
+    assert!(text.trim_end().ends_with("</testsuites>"), "{text}");
+    assert_eq!(text.matches("<testcase ").count(), 2, "{text}");
+    assert!(text.contains("name=\"[careful] always_passes\""), "{text}");
+    assert!(text.contains("name=\"[hasty] always_passes\""), "{text}");
+    let document = dir.path().join("stdout.xml");
+    fs::write(&document, &text).unwrap();
+    assert_valid(&document);
+}

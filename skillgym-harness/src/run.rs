@@ -55,6 +55,8 @@ pub struct RunContext {
     pub(crate) judge: Option<Runner>,
     /// The reporters that write after the run (besides the console summary).
     pub(crate) reporters: Vec<Arc<dyn Reporter>>,
+    /// `--format junit`: stdout carries the run's JUnit document only.
+    pub(crate) format_junit: bool,
     /// The executions running now, for the live progress.
     pub(crate) progress: Arc<Board>,
     /// Results of the executions finished in this process, keyed by plan position.

@@ -55,6 +55,8 @@ pub(crate) struct SkillgymArgs {
     pub mock_script: Option<PathBuf>,
     /// Whether `runners` came from `SKILLGYM_RUNNER` rather than `--runner` (errors name it).
     pub runners_from_env: bool,
+    /// `--format junit`: the run's JUnit document on stdout instead of libtest's lines.
+    pub format_junit: bool,
 }
 
 impl SkillgymArgs {
@@ -75,6 +77,7 @@ impl SkillgymArgs {
             } else {
                 self.tags
             },
+            format_junit: self.format_junit || fallback.format_junit,
             runners_from_env: if self.runners.is_empty() {
                 fallback.runners_from_env
             } else {
@@ -185,14 +188,19 @@ where
     } else {
         argv
     };
+    let (argv, junit) = take_junit_format(argv);
     match command.try_get_matches_from_mut(argv) {
         Ok(mut matches) => {
             let line = CommandLine::from_arg_matches_mut(&mut matches)
                 .map_err(|error| usage_error(&command, &error, None))?;
-            Ok(Invocation::Run(
-                Box::new(line.libtest),
-                line.skillgym.into_args(),
-            ))
+            let mut libtest = line.libtest;
+            let mut args = line.skillgym.into_args();
+            if junit {
+                // Nothing of libtest's on stdout: the JUnit document takes its place.
+                libtest.format = Some(libtest_mimic::FormatSetting::Terse);
+                args.format_junit = true;
+            }
+            Ok(Invocation::Run(Box::new(libtest), args))
         }
         Err(error) if error.kind() == ErrorKind::DisplayHelp => {
             Ok(Invocation::Help(error.render().to_string()))
@@ -225,6 +233,28 @@ pub(crate) fn from_env(
             }
         })
         .map_err(|error| usage_error(&command, &error, Some(env_name)))
+}
+
+/// `--format junit` (or `--format=junit`), which libtest-mimic does not know: removed from
+/// `argv`, and reported. libtest's own unstable JUnit format prints only the document on
+/// stdout; skillgym does the same with its `junit` reporter's document.
+fn take_junit_format(argv: Vec<OsString>) -> (Vec<OsString>, bool) {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut junit = false;
+    let mut iter = argv.into_iter().peekable();
+    while let Some(arg) = iter.next() {
+        if arg == "--format=junit" {
+            junit = true;
+            continue;
+        }
+        if arg == "--format" && iter.peek().is_some_and(|next| next == "junit") {
+            iter.next();
+            junit = true;
+            continue;
+        }
+        out.push(arg);
+    }
+    (out, junit)
 }
 
 /// The variable of the flag `--{long}`: `SKILLGYM_` and the name in upper snake case.
@@ -260,6 +290,7 @@ impl Flags {
             mock: self.mock,
             mock_script: self.mock_script,
             runners_from_env: false,
+            format_junit: false,
         }
     }
 }

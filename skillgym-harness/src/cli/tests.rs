@@ -78,6 +78,7 @@ fn parses_every_flag_in_both_forms() {
         mock: Some(true),
         mock_script: Some(PathBuf::from("scripts/a.yaml")),
         runners_from_env: false,
+        format_junit: false,
     };
     let pairs = [
         ("--tag", " a , b "),
@@ -360,6 +361,7 @@ fn reads_every_env_var() {
             mock: Some(true),
             mock_script: Some(PathBuf::from("s.yaml")),
             runners_from_env: true,
+            format_junit: false,
         }
     );
 }
@@ -441,4 +443,22 @@ fn retry_failed_flag_beats_repeat_failure_env() {
         (merged.repeat_failure, merged.retry_failed),
         (Some(4), None)
     );
+}
+
+#[test]
+fn format_junit_is_skillgyms_and_keeps_libtest_quiet() {
+    for argv in [
+        &["--format", "junit", "--exact", "x"][..],
+        &["--format=junit", "--exact", "x"][..],
+    ] {
+        let (args, libtest) = run(argv).unwrap();
+        assert!(args.format_junit, "{argv:?}");
+        assert_eq!(libtest.format, Some(libtest_mimic::FormatSetting::Terse));
+        assert_eq!(libtest.filter.as_deref(), Some("x"));
+        assert!(libtest.exact);
+    }
+    let (args, libtest) = run(&["--format", "json"]).unwrap();
+    assert!(!args.format_junit);
+    assert_eq!(libtest.format, Some(libtest_mimic::FormatSetting::Json));
+    assert!(error(&["--format", "xml"]).message().contains("xml"));
 }

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use libtest_mimic::{Arguments, Trial};
 
-use super::process_per_test;
+use super::{junit_format, process_per_test};
 use crate::execute::ExecutionResult;
 use crate::execute::suite_hooks;
 use crate::interrupt;
@@ -43,8 +43,10 @@ pub(super) fn execute(
         &context.progress,
         process_per_test(),
     );
+    let muted = context.format_junit.then(junit_format::Muted::stdout);
     let conclusion = libtest_mimic::run(&libtest_arguments, trials);
     progress.finish();
+    drop(muted);
     if !process_per_test() {
         run_after_all(&context);
     }
@@ -80,6 +82,7 @@ pub(super) fn execute(
         match summary::write_results(&context.run_dir, &run_results) {
             Ok(path) => {
                 let quiet = arguments.quiet
+                    || context.format_junit
                     || matches!(arguments.format, Some(libtest_mimic::FormatSetting::Json));
                 let report = RunReport::new(
                     vec![context.run_dir.run_id().to_owned()],
@@ -99,9 +102,19 @@ pub(super) fn execute(
                     print!("{}", secrets::mask(&lines));
                 }
                 write_reports(&context, &report, quiet);
+                if context.format_junit {
+                    junit_format::print(&report);
+                }
             }
             Err(error) => eprintln!("skillgym: cannot write results.json: {error}"),
         }
+    }
+    if context.format_junit && results.is_empty() {
+        junit_format::print(&RunReport::new(
+            vec![context.run_dir.run_id().to_owned()],
+            vec![context.run_dir.path()],
+            Vec::new(),
+        ));
     }
     if process_per_test() {
         // nextest shows a test's output with its result: say what the one execution did.

@@ -6,9 +6,11 @@
 //! | `checks` | what must hold before a trial runs |
 //! | `trials` | the libtest trials and their verdicts |
 //! | `finish` | running them, and what a run writes and runs after |
+//! | `junit_format` | `--format junit`: the JUnit document alone on stdout |
 
 mod checks;
 mod finish;
+mod junit_format;
 mod runners;
 mod trials;
 
@@ -412,6 +414,7 @@ fn run_context(
         runners,
         judge,
         reporters,
+        format_junit: overrides.format_junit,
         progress: Arc::default(),
         results: Mutex::new(Vec::new()),
     }))

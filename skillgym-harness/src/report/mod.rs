@@ -19,7 +19,7 @@ mod fixtures;
 mod github_actions;
 pub(crate) mod html;
 pub(crate) mod json;
-mod junit;
+pub(crate) mod junit;
 mod load;
 
 use std::io;
