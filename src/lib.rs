@@ -22,35 +22,17 @@ pub fn examples_dir() -> PathBuf {
 pub fn examples_harness() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let output = Command::new(cargo)
-            .args([
+        built_executable(
+            &[
                 "test",
                 "-p",
                 "skillgym-examples",
                 "--test",
                 "benchmarks",
                 "--no-run",
-                "--message-format=json",
-            ])
-            .current_dir(workspace_root())
-            .output()
-            .expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building the example harness failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .find(|message| {
-                message["reason"] == "compiler-artifact"
-                    && message["target"]["name"] == "benchmarks"
-                    && message["executable"].is_string()
-            })
-            .and_then(|message| message["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the benchmarks executable")
+            ],
+            "benchmarks",
+        )
     })
 }
 
@@ -58,35 +40,38 @@ pub fn examples_harness() -> &'static Path {
 pub fn cargo_skillgym() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let output = Command::new(cargo)
-            .args([
-                "build",
-                "-p",
-                "cargo-skillgym",
-                "--bin",
-                "cargo-skillgym",
-                "--message-format=json",
-            ])
-            .current_dir(workspace_root())
-            .output()
-            .expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building cargo-skillgym failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .find(|message| {
-                message["reason"] == "compiler-artifact"
-                    && message["target"]["name"] == "cargo-skillgym"
-                    && message["executable"].is_string()
-            })
-            .and_then(|message| message["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the cargo-skillgym executable")
+        built_executable(
+            &["build", "-p", "cargo-skillgym", "--bin", "cargo-skillgym"],
+            "cargo-skillgym",
+        )
     })
+}
+
+/// Runs cargo with `args` (and `--message-format=json`) in the workspace and returns the
+/// executable it reports for the target `target`.
+fn built_executable(args: &[&str], target: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(args)
+        .arg("--message-format=json")
+        .current_dir(workspace_root())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building {target} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|message| {
+            message["reason"] == "compiler-artifact"
+                && message["target"]["name"] == target
+                && message["executable"].is_string()
+        })
+        .and_then(|message| message["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo reports the {target} executable"))
 }
 
 /// Runs the example harness as `cargo test` would (cwd and `CARGO_MANIFEST_DIR` = the examples
