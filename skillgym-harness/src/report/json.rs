@@ -100,3 +100,99 @@ pub(crate) fn summary(report: &RunReport) -> Value {
         "executions": executions,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures;
+    use super::*;
+
+    fn keys(value: &Value) -> Vec<&str> {
+        let mut keys: Vec<&str> = value
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    #[test]
+    fn the_summary_keeps_repetitions_but_no_attempt_detail() {
+        let report = fixtures::sample();
+        let document = summary(&report);
+        assert_eq!(
+            keys(&document),
+            [
+                "ended_at",
+                "executions",
+                "run_ids",
+                "runners",
+                "started_at",
+                "summary"
+            ]
+        );
+        let failed = document["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["status"] == "failed")
+            .expect("the sample has a failed execution");
+        assert_eq!(
+            keys(failed),
+            [
+                "case_id",
+                "completed_repetitions",
+                "duration_ms",
+                "failure",
+                "flaky",
+                "pass_rate",
+                "pass_rate_95",
+                "passed",
+                "repeat_target",
+                "repetitions",
+                "runner_id",
+                "source",
+                "status",
+                "successful_repetitions",
+                "usage",
+            ]
+        );
+        assert_eq!(keys(&failed["failure"]), ["class", "message", "origin"]);
+        assert_eq!(
+            failed["failure"]["message"], "expected \"a & b\" <got> 'c'",
+            "the first line only"
+        );
+        assert_eq!(
+            keys(&failed["repetitions"][0]),
+            [
+                "attempts",
+                "duration_ms",
+                "repetition",
+                "status",
+                "total_tokens"
+            ]
+        );
+        assert!(
+            !document.to_string().contains("artifact_dir"),
+            "no per-attempt detail"
+        );
+    }
+
+    #[test]
+    fn the_full_document_is_results_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Full.write(&fixtures::sample(), dir.path()).unwrap();
+        assert_eq!(paths, [dir.path().join("results.json")]);
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&paths[0]).unwrap()).unwrap();
+        assert_eq!(
+            keys(&written),
+            ["ended_at", "executions", "run_ids", "started_at", "summary"]
+        );
+        assert_eq!(
+            written["executions"][1]["repetitions"][0]["attempts"][0]["artifact_dir"],
+            "/runs/r1/greets/hasty/repeat-1/attempt-1"
+        );
+    }
+}
