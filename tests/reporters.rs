@@ -57,6 +57,20 @@ fn assert_valid(document: &Path) {
     }
 }
 
+/// A `skillgym.yaml` in `dir` whose one runner, `fake`, echoes the prompt: the Rust case
+/// `always_passes` fails on it.
+fn failing_config(dir: &Path) -> PathBuf {
+    let config = dir.join("skillgym.yaml");
+    fs::write(
+        &config,
+        format!(
+            "runners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      env:\n        FAKE_AGENT_SCRIPT: echo-prompt\n"
+        ),
+    )
+    .unwrap();
+    config
+}
+
 /// The paths a reporter named on stdout (`skillgym: <reporter>: <path>`).
 fn reported_paths(text: &str, reporter: &str) -> Vec<PathBuf> {
     let prefix = format!("skillgym: {reporter}: ");
@@ -127,14 +141,7 @@ fn a_passing_run_writes_valid_junit_with_a_suite_per_runner() {
 #[test]
 fn a_failing_run_annotates_github_and_writes_valid_junit() {
     let dir = temp_dir("gha");
-    let config = dir.path().join("skillgym.yaml");
-    fs::write(
-        &config,
-        format!(
-            "runners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      env:\n        FAKE_AGENT_SCRIPT: echo-prompt\n"
-        ),
-    )
-    .unwrap();
+    let config = failing_config(dir.path());
     let summary = dir.path().join("step-summary.md");
     fs::write(&summary, "# an earlier step's summary\n").unwrap();
     let runs = dir.path().join("runs");
@@ -255,14 +262,7 @@ fn a_failing_run_annotates_github_and_writes_valid_junit() {
 #[test]
 fn outside_a_workflow_the_annotations_go_only_to_their_file() {
     let dir = temp_dir("gha-local");
-    let config = dir.path().join("skillgym.yaml");
-    fs::write(
-        &config,
-        format!(
-            "runners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      env:\n        FAKE_AGENT_SCRIPT: echo-prompt\n"
-        ),
-    )
-    .unwrap();
+    let config = failing_config(dir.path());
     let runs = dir.path().join("runs");
     let output = run_examples(
         &[
