@@ -123,9 +123,10 @@ impl Harness {
         self
     }
 
-    /// Adds a reporter, which writes into the run directory after every in-process run (and
-    /// in `cargo skillgym report`'s place, its own call). Its name may also be given to
-    /// `--reporter` (it runs once).
+    /// Adds a reporter, which writes into the run directory after every in-process run. Its
+    /// name may also be given to `--reporter` (it still runs once). `cargo skillgym report`
+    /// knows only the built-in reporters: to report nextest runs with your own, call it on a
+    /// [`RunReport::load`](crate::report::RunReport::load)ed report yourself.
     ///
     /// ```no_run
     /// # use std::path::{Path, PathBuf};
