@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use skillgym::{Failure, FailureOrigin, SessionReport, SourceLocation};
+use skillgym::{Failure, FailureOrigin, SessionReport};
 
 use super::result::{GraderCheck, GraderResult, GraderVerdict, Grading};
 use crate::artifacts::write_json;
@@ -81,21 +81,7 @@ pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
         eprintln!("skillgym: cannot write {}: {error}", path.display());
     }
     let failure = (!score.passed).then(|| {
-        Failure::new(FailureOrigin::Grader, score.message()).at(Some(location(scene.case)))
+        Failure::new(FailureOrigin::Grader, score.message()).at(Some(check.location.clone()))
     });
     (grading, failure)
-}
-
-/// The case's `file:line` as a source location.
-fn location(case: &CaseSpec) -> SourceLocation {
-    let (file, line) = case
-        .source
-        .rsplit_once(':')
-        .and_then(|(file, line)| Some((file, line.parse().ok()?)))
-        .unwrap_or((case.source.as_str(), 1));
-    SourceLocation {
-        file: file.to_owned(),
-        line,
-        column: 1,
-    }
 }

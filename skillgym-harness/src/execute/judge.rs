@@ -12,6 +12,7 @@ use tokio::runtime::Runtime;
 use super::session::{SessionLimits, run_session};
 use crate::agent::SessionSpec;
 use crate::artifacts::write_json;
+use crate::grade::code::file_name;
 use crate::grade::{GradeError, Judge};
 use crate::run::{RunContext, Runner};
 
@@ -85,17 +86,4 @@ impl Judge for SessionJudge<'_> {
         }
         Ok(session.report.final_output().to_owned())
     }
-}
-
-/// `name` as a file name: anything but letters, digits, `-` and `_` becomes `_`.
-fn file_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }

@@ -137,7 +137,7 @@ pub(crate) fn stdin_document(spec: &CodeGraderSpec, input: &GradeInput<'_>) -> V
 
 /// `name` usable as a file name: characters other than ASCII letters, digits, `.`, `_` and
 /// `-` become `_`.
-fn file_name(name: &str) -> String {
+pub(crate) fn file_name(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {

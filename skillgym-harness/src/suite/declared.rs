@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use skillgym::SourceLocation;
 
 use super::registry::{CaseCheck, CaseSpec, PromptSpec};
 use super::yaml::{CaseDef, Content, Hooks, Message, Role, SuiteDef};
@@ -27,6 +28,8 @@ use crate::grade::spec::{GraderKind, GraderSpec};
 pub struct DeclaredCheck {
     /// The case's file.
     pub(crate) file: PathBuf,
+    /// Where the case starts (a grader failure's location).
+    pub(crate) location: SourceLocation,
     /// The suite it belongs to.
     pub(crate) suite: Arc<SuiteScope>,
     /// The graders, in order (the case's, then the suite's).
@@ -121,6 +124,11 @@ pub(crate) fn case_specs(suite: &SuiteDef) -> Vec<CaseSpec> {
 }
 
 fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseSpec {
+    let location = SourceLocation {
+        file: shown(&case.file),
+        line: case.line.max(1),
+        column: 1,
+    };
     let mut tags: Vec<String> = Vec::with_capacity(case.tags.len());
     for tag in &case.tags {
         if !tags.contains(tag) {
@@ -134,6 +142,7 @@ fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseS
     };
     let check = DeclaredCheck {
         file: case.file.clone(),
+        location: location.clone(),
         suite: Arc::clone(scope),
         graders: case.assertions.clone(),
         threshold: case.threshold,
@@ -145,7 +154,7 @@ fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseS
     };
     CaseSpec {
         id: format!("{}::{}", suite.name, case.id),
-        source: format!("{}:{}", shown(&case.file), case.line.max(1)),
+        source: format!("{}:{}", location.file, location.line),
         tags,
         prompt: PromptSpec::Inline(prompt(&case.input, &case.input_files)),
         repeat: case.repeat.map(saturate),
