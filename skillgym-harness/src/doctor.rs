@@ -10,7 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::agent::{self, AgentOptions, AgentSetup, ApiKey, AuthSource, Provider};
-use crate::config::{Config, RunnerConfig};
+use crate::config::{AgentKind, Config, RunnerConfig};
+use crate::replay::Recording;
 
 /// How long `--version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
@@ -52,6 +53,17 @@ pub fn check_runner(id: &str, runner: &RunnerConfig) -> RunnerCheck {
     };
     let options = AgentOptions::from_config(config);
     let mut lines = Vec::new();
+    if let (AgentKind::Replay, Some(dir)) = (config.kind, &config.recording) {
+        lines.push(check_recording(
+            dir,
+            config.replay_runner.as_deref().unwrap_or(id),
+        ));
+        return RunnerCheck {
+            runner: id.to_owned(),
+            agent: agent_text,
+            lines,
+        };
+    }
     match agent::build(config.kind, options.clone()) {
         Ok(agent) => {
             let setup = agent.setup();
@@ -68,6 +80,32 @@ pub fn check_runner(id: &str, runner: &RunnerConfig) -> RunnerCheck {
         runner: id.to_owned(),
         agent: agent_text,
         lines,
+    }
+}
+
+/// A replaying runner needs its recording, holding the runner it replays; no program.
+fn check_recording(dir: &Path, runner: &str) -> (bool, String) {
+    let recording = match Recording::open(dir) {
+        Ok(recording) => recording,
+        Err(error) => return (false, error.to_string()),
+    };
+    match recording.agent(runner) {
+        Some(agent) => (
+            true,
+            format!(
+                "replays runner `{runner}` ({}) of the recording {}; no program needed",
+                agent.kind,
+                dir.display()
+            ),
+        ),
+        None => (
+            false,
+            format!(
+                "the recording {} holds no runner `{runner}` (it holds: {})",
+                dir.display(),
+                recording.runner_ids().join(", ")
+            ),
+        ),
     }
 }
 

@@ -59,6 +59,9 @@ pub enum Error {
         /// What is wrong with its agent.
         source: AgentBuildError,
     },
+    /// `--replay` names no usable recording, or one whose runners are of other agent types.
+    #[error("{0}")]
+    Replay(AgentBuildError),
     /// Neither the configuration nor the code configures a runner.
     #[error(
         "no runners configured\n  help: add a `runners:` section to {} or call `Harness::runner`",
@@ -110,6 +113,7 @@ impl Error {
             | Error::Settings(_)
             | Error::UnknownReporter { .. }
             | Error::Runner { .. }
+            | Error::Replay(_)
             | Error::NoRunners { .. }
             | Error::Preflight(_)
             | Error::Skills(_)
@@ -250,6 +254,12 @@ pub enum AgentBuildError {
     /// A `command` agent without `command`.
     #[error("an agent of type `command` needs `command`")]
     MissingCommand,
+    /// A `replay` agent where a program must start (the judge).
+    #[error("an agent of type `replay` starts no program: only a runner can replay a recording")]
+    ReplayHasNoProgram,
+    /// A recording that cannot be replayed: unreadable, or without the runner asked for.
+    #[error("{0}")]
+    Recording(String),
 }
 
 /// Checks made before anything runs (prompt files, agent programs), each listing every

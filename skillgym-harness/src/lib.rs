@@ -34,6 +34,7 @@
 //! | [`error`] | [`Error`] and the error of each join |
 //! | [`doctor`] | the checks behind `cargo skillgym doctor` |
 //! | [`mock`] | the scripted model server behind `--mock` and `cargo skillgym mock-model` |
+//! | [`replay`] | recorded runs replayed through today's checks (`--replay`, `type: replay`), and `cargo skillgym record` |
 //!
 //! Everything else is private; a few modules are public but hidden (`#[doc(hidden)]`) for the
 //! framework's own tests, benchmarks and fuzz targets, and are not a stable API.
@@ -62,6 +63,7 @@ pub mod process;
 mod progress;
 mod reaper;
 mod rejections;
+pub mod replay;
 pub mod report;
 pub mod results;
 mod run;

@@ -4,7 +4,7 @@
 //! | check | when | error |
 //! |---|---|---|
 //! | every selected case's `prompt_file` exists | every run, `--list` included | one line per missing file, with the case and where it is declared |
-//! | every selected runner's agent program is an executable file (a path) or on `PATH` (a name) | runs that start agents (not `--list`) | one line per runner, with how to install it and a pointer to `cargo skillgym doctor` |
+//! | every selected runner's agent program is an executable file (a path) or on `PATH` (a name) | runs that start agents (not `--list`; not replaying runners) | one line per runner, with how to install it and a pointer to `cargo skillgym doctor` |
 
 use std::path::Path;
 
@@ -38,6 +38,8 @@ pub(crate) fn prompt_files<'a>(
 pub(crate) fn agent_programs(runners: &[Runner]) -> Result<(), PreflightError> {
     let missing: Vec<MissingProgram> = runners
         .iter()
+        // A replaying runner starts no agent.
+        .filter(|runner| runner.replay.is_none())
         .filter_map(|runner| {
             let setup = runner.agent.setup();
             let program = Path::new(&setup.program);

@@ -9,6 +9,7 @@ use crate::dry_run::DryRun;
 use crate::execute::ExecutionResult;
 use crate::progress::Board;
 use crate::rejections::Rejections;
+use crate::replay::ReplaySource;
 use crate::report::Reporter;
 use crate::schedule::Gates;
 use crate::skills::plan::SkillPlan;
@@ -21,6 +22,8 @@ pub struct Runner {
     pub id: String,
     /// The agent adapter.
     pub agent: Arc<dyn Agent>,
+    /// Where its sessions come from when it replays a recording instead of running its agent.
+    pub replay: Option<Arc<ReplaySource>>,
 }
 
 impl std::fmt::Debug for Runner {
@@ -28,6 +31,7 @@ impl std::fmt::Debug for Runner {
         f.debug_struct("Runner")
             .field("id", &self.id)
             .field("agent", &self.agent.kind())
+            .field("replay", &self.replay.is_some())
             .finish()
     }
 }

@@ -17,6 +17,7 @@
 //! | `gemini-cli` | [`GeminiCli`] | `gemini` |
 //! | `qwen-code` | [`QwenCode`] | `qwen` |
 //! | `command` | [`CommandAgent`] | the configured `command` |
+//! | `replay` | the recorded agent's adapter, over a recording ([`crate::replay`]) | none |
 
 mod api_error;
 mod claude_code;
@@ -206,5 +207,6 @@ pub fn build(kind: AgentKind, options: AgentOptions) -> Result<Arc<dyn Agent>, A
         AgentKind::GeminiCli => Arc::new(GeminiCli::new(options)),
         AgentKind::QwenCode => Arc::new(QwenCode::new(options)),
         AgentKind::Command => Arc::new(CommandAgent::from_options(options)?),
+        AgentKind::Replay => return Err(AgentBuildError::ReplayHasNoProgram),
     })
 }

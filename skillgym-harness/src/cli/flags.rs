@@ -90,6 +90,9 @@ pub(super) struct Flags {
     /// The mock script of cases without their own (implies --mock) [env: SKILLGYM_MOCK_SCRIPT]
     #[arg(long, value_name = "FILE", value_parser = path)]
     pub(super) mock_script: Option<PathBuf>,
+    /// Replay a recorded run (a run directory, or one made by `cargo skillgym record`) through today's checks; no agent starts [env: SKILLGYM_REPLAY]
+    #[arg(long, value_name = "DIR", value_parser = path)]
+    pub(super) replay: Option<PathBuf>,
 }
 
 /// One occurrence of a comma-separated list flag, trimmed, in order.

@@ -53,6 +53,9 @@ pub(crate) struct SkillgymArgs {
     /// `--mock-script`: the script of every case without one of its own (implies `--mock`),
     /// as given (relative to the process cwd).
     pub mock_script: Option<PathBuf>,
+    /// `--replay`: the recorded run every runner replays, as given (relative to the process
+    /// cwd).
+    pub replay: Option<PathBuf>,
     /// Whether `runners` came from `SKILLGYM_RUNNER` rather than `--runner` (errors name it).
     pub runners_from_env: bool,
     /// `--format junit`: the run's JUnit document on stdout instead of libtest's lines.
@@ -102,6 +105,7 @@ impl SkillgymArgs {
             },
             mock: self.mock.or(fallback.mock),
             mock_script: self.mock_script.or(fallback.mock_script),
+            replay: self.replay.or(fallback.replay),
         }
     }
 }
@@ -289,6 +293,7 @@ impl Flags {
             reporters: dedup(self.reporters),
             mock: self.mock,
             mock_script: self.mock_script,
+            replay: self.replay,
             runners_from_env: false,
             format_junit: false,
         }

@@ -77,6 +77,7 @@ fn parses_every_flag_in_both_forms() {
         reporters: strings(&["json"]),
         mock: Some(true),
         mock_script: Some(PathBuf::from("scripts/a.yaml")),
+        replay: Some(PathBuf::from("runs/recorded")),
         runners_from_env: false,
         format_junit: false,
     };
@@ -92,6 +93,7 @@ fn parses_every_flag_in_both_forms() {
         ("--config", "cfg/skillgym.yaml"),
         ("--reporter", "json"),
         ("--mock-script", "scripts/a.yaml"),
+        ("--replay", "runs/recorded"),
     ];
     let separate: Vec<&str> = pairs
         .iter()
@@ -343,6 +345,7 @@ fn reads_every_env_var() {
         ("SKILLGYM_REPORTER", "junit"),
         ("SKILLGYM_MOCK", "1"),
         ("SKILLGYM_MOCK_SCRIPT", "s.yaml"),
+        ("SKILLGYM_REPLAY", "runs/r1"),
     ]))
     .unwrap();
     assert_eq!(
@@ -360,6 +363,7 @@ fn reads_every_env_var() {
             reporters: strings(&["junit"]),
             mock: Some(true),
             mock_script: Some(PathBuf::from("s.yaml")),
+            replay: Some(PathBuf::from("runs/r1")),
             runners_from_env: true,
             format_junit: false,
         }
@@ -371,7 +375,7 @@ fn every_flag_has_its_variable_in_the_help() {
     let help = help_text();
     let command = <flags::EnvLine as clap::CommandFactory>::command();
     let longs = long_flags(&command);
-    assert_eq!(longs.len(), 12, "{longs:?}");
+    assert_eq!(longs.len(), 13, "{longs:?}");
     for long in longs {
         let name = env_name(long);
         // Every variable is read, as its flag...

@@ -108,6 +108,9 @@ impl Config {
             if let Some(command) = &mut agent.command {
                 *command = resolve_command(dir, command);
             }
+            if let Some(recording) = &mut agent.recording {
+                *recording = resolve_path(dir, recording);
+            }
         }
         for suite in &mut self.suites {
             suite.value = resolve_path(dir, &suite.value);
@@ -683,6 +686,9 @@ pub enum AgentKind {
     QwenCode,
     /// Any program, given by `command`.
     Command,
+    /// No program: the sessions of a recorded run (`recording`), re-normalized by the
+    /// adapter of the agent that was recorded.
+    Replay,
 }
 
 impl AgentKind {
@@ -708,6 +714,7 @@ impl AgentKind {
             AgentKind::GeminiCli => "gemini-cli",
             AgentKind::QwenCode => "qwen-code",
             AgentKind::Command => "command",
+            AgentKind::Replay => "replay",
         }
     }
 }
@@ -726,6 +733,7 @@ impl AgentKind {
             AgentKind::QwenCode => &[OpenaiChat],
             AgentKind::CursorAgent => &[],
             AgentKind::Command => &[OpenaiChat, OpenaiResponses, Anthropic, Gemini],
+            AgentKind::Replay => &[],
         }
     }
 
@@ -739,7 +747,7 @@ impl AgentKind {
             AgentKind::CursorAgent => "sonnet-4",
             AgentKind::GeminiCli => "gemini-2.5-pro",
             AgentKind::QwenCode => "qwen3-coder-plus",
-            AgentKind::Command => "my-model",
+            AgentKind::Command | AgentKind::Replay => "my-model",
         }
     }
 }
@@ -768,6 +776,11 @@ pub struct AgentConfig {
     pub env: BTreeMap<String, String>,
     /// `provider`: the model endpoint the agent talks to instead of its default one.
     pub provider: Option<ProviderConfig>,
+    /// `recording` (type `replay`): the recorded run whose sessions the runner replays
+    /// (absolute after [`Config::parse`]).
+    pub recording: Option<PathBuf>,
+    /// `runner` (type `replay`): the recorded runner to replay; `None`: the runner's own id.
+    pub replay_runner: Option<String>,
 }
 
 /// `agent.provider`: a model endpoint (a gateway, a local model server, the scripted server),
@@ -878,18 +891,74 @@ struct RawAgent {
     env: BTreeMap<String, String>,
     #[serde(default)]
     provider: Option<Located<RawProvider>>,
+    #[serde(default)]
+    recording: Option<Located<PathBuf>>,
+    #[serde(default)]
+    runner: Option<Located<String>>,
+}
+
+impl RawAgent {
+    /// A `type: replay` agent has a `recording` and nothing that would start a program; any
+    /// other type has neither `recording` nor `runner`.
+    fn check_replay(&self) -> Result<(), String> {
+        if self.kind.value != AgentKind::Replay {
+            let stray = [
+                (
+                    "recording",
+                    self.recording.as_ref().map(|at| (at.line, at.column)),
+                ),
+                (
+                    "runner",
+                    self.runner.as_ref().map(|at| (at.line, at.column)),
+                ),
+            ];
+            return match stray.into_iter().find_map(|(key, at)| Some((key, at?))) {
+                Some((key, (line, column))) => Err(yaml::locate(
+                    line,
+                    column,
+                    yaml::with_help(
+                        format!("`{key}` only goes with `type: replay`"),
+                        "remove it, or set `type: replay` to replay a recorded run",
+                    ),
+                )),
+                None => Ok(()),
+            };
+        }
+        if self.recording.is_none() {
+            return Err(self.kind.error(yaml::with_help(
+                "agent type `replay` needs a `recording`",
+                "add `recording: <dir>`: a run directory (target/skillgym/runs/<run-id>) or one made by `cargo skillgym record`",
+            )));
+        }
+        let given = [
+            ("model", self.model.is_some()),
+            ("command", self.command.is_some()),
+            ("args", !self.args.is_empty()),
+            ("env", !self.env.is_empty()),
+            ("provider", self.provider.is_some()),
+        ];
+        match given.into_iter().find(|(_, given)| *given) {
+            Some((key, _)) => Err(self.kind.error(yaml::with_help(
+                format!("`{key}` does nothing for agent type `replay`: no program starts, and the recording says which agent and model ran"),
+                &format!("remove `{key}`"),
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 impl TryFrom<RawAgent> for AgentConfig {
     type Error = String;
 
     fn try_from(raw: RawAgent) -> Result<AgentConfig, String> {
+        raw.check_replay()?;
         if let Some(command) = &raw.command
             && command.value.trim().is_empty()
         {
             return Err(command.error("`command` must not be empty"));
         }
-        if raw.kind.value != AgentKind::Command && raw.model.is_none() {
+        if !matches!(raw.kind.value, AgentKind::Command | AgentKind::Replay) && raw.model.is_none()
+        {
             return Err(raw.kind.error(yaml::with_help(
                 format!("agent type `{}` needs a `model`", raw.kind.value),
                 &format!(
@@ -922,6 +991,8 @@ impl TryFrom<RawAgent> for AgentConfig {
             args: raw.args,
             env: raw.env,
             provider,
+            recording: raw.recording.map(|recording| recording.value),
+            replay_runner: raw.runner.map(|runner| runner.value),
         })
     }
 }

@@ -120,6 +120,8 @@ runners:
             args: vec!["--json".to_owned(), "{prompt}".to_owned()],
             env: BTreeMap::from([("K".to_owned(), "V".to_owned())]),
             provider: None,
+            recording: None,
+            replay_runner: None,
         }
     );
     assert_eq!(config.path, Some(p(FILE)));
@@ -249,13 +251,56 @@ fn unknown_key_nested_renders_file_line_column_help_and_snippet() {
 }
 
 #[test]
+fn a_replay_agent_takes_a_recording_and_nothing_that_starts_a_program() {
+    let config = Config::parse(
+        Path::new(FILE),
+        "runners:\n  claude:\n    agent: { type: replay, recording: recordings/agents }\n  again:\n    agent: { type: replay, recording: /abs/rec, runner: claude }\n",
+    )
+    .unwrap();
+    let agent = &config.runners[0].1.agent;
+    assert_eq!(agent.kind, AgentKind::Replay);
+    assert_eq!(agent.recording, Some(p("/proj/bench/recordings/agents")));
+    assert_eq!(agent.replay_runner, None);
+    let agent = &config.runners[1].1.agent;
+    assert_eq!(agent.recording, Some(p("/abs/rec")));
+    assert_eq!(agent.replay_runner.as_deref(), Some("claude"));
+
+    let err = fail("runners:\n  r:\n    agent: { type: replay }\n");
+    assert_error(
+        &err,
+        3,
+        20,
+        "agent type `replay` needs a `recording`",
+        Some(
+            "add `recording: <dir>`: a run directory (target/skillgym/runs/<run-id>) or one made by `cargo skillgym record`",
+        ),
+    );
+    let err = fail("runners:\n  r:\n    agent: { type: replay, recording: x, model: m }\n");
+    assert_error(
+        &err,
+        3,
+        20,
+        "`model` does nothing for agent type `replay`: no program starts, and the recording says which agent and model ran",
+        Some("remove `model`"),
+    );
+    let err = fail("runners:\n  r:\n    agent: { type: codex, model: m, recording: x }\n");
+    assert_error(
+        &err,
+        3,
+        48,
+        "`recording` only goes with `type: replay`",
+        Some("remove it, or set `type: replay` to replay a recorded run"),
+    );
+}
+
+#[test]
 fn unknown_key_in_a_runner() {
     let err = fail("runners:\n  claude:\n    agent:\n      type: claude-code\n      modle: x\n");
     assert_error(
         &err,
         5,
         7,
-        "unknown field `modle`, expected one of `type`, `model`, `command`, `args`, `env`, `provider`",
+        "unknown field `modle`, expected one of `type`, `model`, `command`, `args`, `env`, `provider`, `recording`, `runner`",
         Some("did you mean `model`?"),
     );
     let err = fail("runners:\n  claude:\n    agnet: { type: codex, model: m }\n");

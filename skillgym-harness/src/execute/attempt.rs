@@ -13,6 +13,7 @@ use super::check::{classify, run_check};
 use super::grading::{Scene, grade_attempt};
 use super::hooks::{self, HookLog, HookScene};
 use super::judge::SessionJudge;
+use super::replay::{self, RecordedAttempt, replay_session};
 use super::result::{AttemptResult, Status};
 use super::session::{SessionLimits, SessionOutput, run_session};
 use super::suite_hooks;
@@ -20,6 +21,7 @@ use crate::agent::SessionSpec;
 use crate::artifacts::write_json;
 use crate::dry_run;
 use crate::grade::Judge;
+use crate::replay::RecordedExecution;
 use crate::run::{RunContext, Runner};
 use crate::skills;
 use crate::suite::{CaseCheck, CaseSpec};
@@ -34,6 +36,8 @@ pub(super) struct AttemptId<'a> {
     pub attempt: u32,
     /// Where the session publishes its model steps, for the run's live progress.
     pub live_steps: &'a Arc<AtomicU32>,
+    /// The recorded execution this attempt replays, when its runner replays a recording.
+    pub recorded: Option<&'a RecordedExecution>,
 }
 
 /// Runs one attempt and writes its `report.json` and `result.json`. Never panics on agent or
@@ -68,7 +72,14 @@ pub(super) fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>
     });
     (result.status, result.failure) = verdict(case.expected_fail, failure);
     result.passed = result.status.is_passing();
-    result.duration_ms = started.elapsed().as_millis() as u64;
+    result.duration_ms = match id.recorded {
+        // A replay reports the recorded attempt's time: its own is not the agent's.
+        Some(recorded) => {
+            replay::recorded_duration(&recorded.attempt_dir(id.repetition, id.attempt))
+                .unwrap_or_default()
+        }
+        None => started.elapsed().as_millis() as u64,
+    };
     if let Err(error) = write_json(&artifact_dir.join("result.json"), &result) {
         eprintln!(
             "skillgym: cannot write {}: {error}",
@@ -86,20 +97,17 @@ fn prepare_and_run(
     id: AttemptId<'_>,
     result: &mut AttemptResult,
 ) -> Result<Option<Failure>, Failure> {
-    let AttemptId {
-        case,
-        runner,
-        repetition,
-        attempt,
-        ..
-    } = id;
-    let artifact_dir = &result.artifact_dir;
+    let AttemptId { case, runner, .. } = id;
+    let artifact_dir = &result.artifact_dir.clone();
     std::fs::create_dir_all(artifact_dir).map_err(|error| {
         Failure::new(
             FailureOrigin::Workspace,
             format!("cannot create {}: {error}", artifact_dir.display()),
         )
     })?;
+    if let Some(recorded) = id.recorded {
+        return replay_and_check(run, runtime, id, recorded, result);
+    }
     if let CaseCheck::Declared(check) = &case.check {
         let run_dir = run.run_dir.path();
         suite_hooks::before_all(&run_dir, run.run_dir.run_id(), &check.suite, &runner.id)?;
@@ -147,53 +155,17 @@ fn prepare_and_run(
         &workspace,
         &installed,
     );
-    result.usage = session.report.usage.clone();
-    result.steps = session.steps;
-    result.exit_code = session.exit_code;
-    result.signal = session.signal;
-    if let Err(error) = write_json(&artifact_dir.join("report.json"), &session.report) {
-        eprintln!("skillgym: cannot write report.json: {error}");
-    }
+    keep_session(result, &session);
     let failure = match session.failure {
         Some(failure) => Some(failure),
-        None => match &case.check {
-            CaseCheck::Rust(def) => {
-                let mut ctx = skillgym::__private::new_case_context(
-                    &case.id,
-                    &runner.id,
-                    repetition,
-                    attempt,
-                    artifact_dir,
-                    workspace.cwd(),
-                );
-                let failure = run_check(runtime, def, &session.report, &mut ctx);
-                if let Some(failure) = &failure {
-                    write_explain(artifact_dir, id, workspace.cwd(), &session.report, failure);
-                }
-                failure
-            }
-            CaseCheck::Declared(check) => {
-                let settings = run.settings.effective(case);
-                let judge = run.judge.as_ref().map(|runner| SessionJudge {
-                    run,
-                    runtime,
-                    runner,
-                    artifact_dir,
-                    timeout: settings.timeout,
-                });
-                let (grading, failure) = grade_attempt(&Scene {
-                    case,
-                    check,
-                    report: &session.report,
-                    workspace: workspace.cwd(),
-                    artifact_dir,
-                    timeout: settings.timeout,
-                    judge: judge.as_ref().map(|judge| judge as &dyn Judge),
-                });
-                result.grading = Some(grading);
-                failure
-            }
-        },
+        None => check_session(
+            run,
+            runtime,
+            id,
+            &session.report,
+            Ok(workspace.cwd()),
+            result,
+        ),
     };
     if let Some(scene) = &hook_scene {
         hooks::after_each(scene, &mut hook_log);
@@ -207,6 +179,146 @@ fn prepare_and_run(
         return Ok(failure.or(Some(problem)));
     }
     Ok(failure)
+}
+
+/// Keeps what the attempt's result says of its session, and writes `report.json`.
+fn keep_session(result: &mut AttemptResult, session: &SessionOutput) {
+    result.usage = session.report.usage.clone();
+    result.steps = session.steps;
+    result.exit_code = session.exit_code;
+    result.signal = session.signal;
+    let path = result.artifact_dir.join("report.json");
+    if let Err(error) = write_json(&path, &session.report) {
+        eprintln!("skillgym: cannot write {}: {error}", path.display());
+    }
+}
+
+/// Runs the case's checks on a session that ran to its end: a Rust case's function (and
+/// `explain.json` when it failed with questions), or a declarative case's graders. The
+/// workspace is `Err` for a replayed attempt whose recorded workspace is gone.
+fn check_session(
+    run: &RunContext,
+    runtime: &Runtime,
+    id: AttemptId<'_>,
+    report: &SessionReport,
+    workspace: Result<&Path, &Path>,
+    result: &mut AttemptResult,
+) -> Option<Failure> {
+    let AttemptId {
+        case,
+        runner,
+        repetition,
+        attempt,
+        ..
+    } = id;
+    let artifact_dir = &result.artifact_dir.clone();
+    let cwd = workspace.unwrap_or_else(|gone| gone);
+    match &case.check {
+        CaseCheck::Rust(def) => {
+            let mut ctx = skillgym::__private::new_case_context(
+                &case.id,
+                &runner.id,
+                repetition,
+                attempt,
+                artifact_dir,
+                cwd,
+            );
+            let failure = run_check(runtime, def, report, &mut ctx);
+            if let Some(failure) = &failure {
+                write_explain(artifact_dir, id, cwd, report, failure);
+            }
+            failure
+        }
+        CaseCheck::Declared(check) => {
+            let settings = run.settings.effective(case);
+            let judge = run.judge.as_ref().map(|runner| SessionJudge {
+                run,
+                runtime,
+                runner,
+                artifact_dir,
+                timeout: settings.timeout,
+            });
+            let (grading, failure) = grade_attempt(&Scene {
+                case,
+                check,
+                report,
+                workspace,
+                artifact_dir,
+                timeout: settings.timeout,
+                judge: judge.as_ref().map(|judge| judge as &dyn Judge),
+            });
+            result.grading = Some(grading);
+            failure
+        }
+    }
+}
+
+/// Replays a recorded attempt instead of running the agent: no workspace is prepared, no
+/// skill installed, no hook run; the recorded session is re-normalized and checked today.
+fn replay_and_check(
+    run: &RunContext,
+    runtime: &Runtime,
+    id: AttemptId<'_>,
+    recorded: &RecordedExecution,
+    result: &mut AttemptResult,
+) -> Result<Option<Failure>, Failure> {
+    let AttemptId { case, runner, .. } = id;
+    let Some(source) = &runner.replay else {
+        unreachable!("an attempt with a recording belongs to a replaying runner")
+    };
+    let prompt = case
+        .prompt
+        .load()
+        .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
+    let artifact_dir = result.artifact_dir.clone();
+    let prompt_file = artifact_dir.join("prompt.md");
+    let recorded_dir = recorded.attempt_dir(id.repetition, id.attempt);
+    let state_dir = artifact_dir.join("agent-state");
+    let spec = SessionSpec {
+        runner_id: &runner.id,
+        prompt: &prompt,
+        prompt_file: &prompt_file,
+        cwd: &artifact_dir,
+        artifact_dir: &artifact_dir,
+        state_dir: &state_dir,
+        provider: None,
+        skills: &[],
+    };
+    let settings = run.settings.effective(case);
+    let limits = SessionLimits {
+        timeout: settings.timeout,
+        max_steps: settings.max_steps,
+        max_output: run.settings.max_output,
+        live_steps: None,
+    };
+    let attempt = RecordedAttempt {
+        dir: &recorded_dir,
+        agent: &source.agent,
+    };
+    let (session, workspace) = replay_session(runner.agent.as_ref(), &spec, attempt, &limits);
+    if !prompt_file.is_file() {
+        let _ = std::fs::write(&prompt_file, &prompt);
+    }
+    keep_session(result, &session);
+    let cwd = workspace.cwd.as_path();
+    let present = if workspace.exists() {
+        Ok(cwd)
+    } else {
+        Err(cwd)
+    };
+    let failure = match session.failure {
+        Some(failure) => Some(failure),
+        None => check_session(run, runtime, id, &session.report, present, result),
+    };
+    Ok(failure.map(|mut failure| {
+        if present.is_err() && failure.message.contains("os error 2") {
+            failure.message.push_str(&format!(
+                "\n  note: this attempt is replayed from a recording; replay does not recreate workspaces, and the recorded one ({}) is gone",
+                cwd.display()
+            ));
+        }
+        failure
+    }))
 }
 
 /// Runs the agent's session in the prepared workspace (through the scripted model under

@@ -36,7 +36,22 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
         );
         return write_result(skipped(plan, FailureOrigin::ModelRejected, message));
     }
-    if let Some(reason) = run.dry_run.as_ref().and_then(|dry| dry.skip_reason(runner)) {
+    let recorded = match &runner.replay {
+        Some(replay) => match replay.execution(&case.id) {
+            Some(recorded) => Some(recorded),
+            None => {
+                return write_result(skipped(
+                    plan,
+                    FailureOrigin::Runner,
+                    replay.missing(&case.id),
+                ));
+            }
+        },
+        None => None,
+    };
+    if recorded.is_none()
+        && let Some(reason) = run.dry_run.as_ref().and_then(|dry| dry.skip_reason(runner))
+    {
         return write_result(skipped(plan, FailureOrigin::Runner, reason));
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -48,6 +63,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
     };
     let running = run.progress.start(&runner.id, &case.id, repeat_target);
     let mut repetitions = Vec::new();
+    let mut unrecorded = None;
     'repetitions: for repetition in 1..=repeat_target {
         let mut attempts = Vec::new();
         for attempt in 1..=repeat_failure + 1 {
@@ -57,6 +73,17 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
                     repetitions.push(RepetitionResult::of(repetition, attempts));
                 }
                 break 'repetitions;
+            }
+            if let Some(recorded) = recorded
+                && !recorded.has(repetition, attempt)
+            {
+                // A retry the recording lacks leaves the failure standing; a repetition it
+                // lacks ends the replay short of the target.
+                if attempt == 1 {
+                    unrecorded = Some(recorded.repetitions());
+                    break 'repetitions;
+                }
+                break;
             }
             let live_steps = running.attempt(repetition, attempt);
             let result = run_attempt(
@@ -68,6 +95,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
                     repetition,
                     attempt,
                     live_steps: &live_steps,
+                    recorded,
                 },
             );
             if let Some(failure) = &result.failure
@@ -109,6 +137,19 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
             "stopped after {} of {} repetitions",
             result.completed_repetitions, result.repeat_target
         )));
+    }
+    if let Some(held) = unrecorded
+        && result.status.is_passing()
+    {
+        result.status = Status::Skipped;
+        result.passed = true;
+        result.failure = Some(Failure::new(
+            FailureOrigin::Runner,
+            format!(
+                "not finished: the recording holds {held} of the {} repetitions this case wants; the ones it holds passed",
+                result.repeat_target
+            ),
+        ));
     }
     write_result(result)
 }

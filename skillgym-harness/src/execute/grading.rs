@@ -17,7 +17,8 @@ pub(super) struct Scene<'a> {
     pub(super) case: &'a CaseSpec,
     pub(super) check: &'a DeclaredCheck,
     pub(super) report: &'a SessionReport,
-    pub(super) workspace: &'a Path,
+    /// The workspace; `Err` holds a replayed attempt's recorded workspace that is gone.
+    pub(super) workspace: Result<&'a Path, &'a Path>,
     pub(super) artifact_dir: &'a Path,
     pub(super) timeout: Duration,
     pub(super) judge: Option<&'a dyn Judge>,
@@ -28,7 +29,8 @@ pub(super) struct Scene<'a> {
 pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
     let check = scene.check;
     let input = GradeInput {
-        workspace: Some(scene.workspace),
+        workspace: scene.workspace.ok(),
+        workspace_gone: scene.workspace.err(),
         artifact_dir: Some(scene.artifact_dir),
         criteria: &check.criteria,
         expected_output: &check.expected_output,

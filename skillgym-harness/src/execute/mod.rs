@@ -5,6 +5,7 @@
 //! | `execution` | the repeat/retry loop of one case on one runner |
 //! | `attempt` | one attempt: workspace, skills, hooks, session, checks, artifacts |
 //! | `session` | one agent session: the process, its stream, the report |
+//! | `replay` | one recorded attempt re-normalized instead of a session (`--replay`, `type: replay`) |
 //! | `check` | a Rust case's function, its panics and soft failures |
 //! | `grading` | a declarative case's graders, score and `grading.json` |
 //! | `hooks` | a declarative suite's `before_each` / `after_each` hooks, and how any hook runs |
@@ -19,6 +20,7 @@ mod execution;
 mod grading;
 mod hooks;
 mod judge;
+mod replay;
 mod result;
 mod session;
 pub(crate) mod suite_hooks;

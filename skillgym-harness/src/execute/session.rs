@@ -222,10 +222,30 @@ fn outcome_failure(
                 outcome.duration.as_millis() as u64
             ))
         ))),
-        Termination::Exited => provider_failure(output.provider_error.as_ref(), outcome.exit_code)
-            .or_else(|| exit_failure(outcome.exit_code, outcome.signal, stderr_log))
-            .or_else(|| unreadable_stream(&output.report, outcome.stdout_bytes, kind)),
+        Termination::Exited => exited_failure(
+            output,
+            (outcome.exit_code, outcome.signal),
+            stderr_log,
+            outcome.stdout_bytes,
+            kind,
+        ),
     }
+}
+
+/// The failure of a session whose agent exited by itself (live or replayed): a provider
+/// error, else an unsuccessful exit (`status` is the exit code and signal), else a stream
+/// without events.
+pub(super) fn exited_failure(
+    output: &SessionOutput,
+    status: (Option<i32>, Option<i32>),
+    stderr_log: &Path,
+    stdout_bytes: u64,
+    kind: &str,
+) -> Option<Failure> {
+    let (exit_code, signal) = status;
+    provider_failure(output.provider_error.as_ref(), exit_code)
+        .or_else(|| exit_failure(exit_code, signal, stderr_log))
+        .or_else(|| unreadable_stream(&output.report, stdout_bytes, kind))
 }
 
 /// When the session's process started and ended.
@@ -356,7 +376,7 @@ pub fn format_duration(duration: Duration) -> String {
 }
 
 /// What skill detection knows of the session: its workspace and the skills installed in it.
-fn known_skills(spec: &SessionSpec<'_>) -> KnownSkills {
+pub(super) fn known_skills(spec: &SessionSpec<'_>) -> KnownSkills {
     let mut known = KnownSkills::new(spec.cwd);
     for skill in spec.skills {
         known.installed(&skill.path, &skill.name);

@@ -52,10 +52,16 @@ pub(crate) fn grade(
     spec: &CodeGraderSpec,
     input: &GradeInput<'_>,
 ) -> Result<GraderOutcome, GradeError> {
-    let cwd: PathBuf = match (&spec.cwd, input.workspace) {
-        (Some(cwd), _) => cwd.clone(),
-        (None, Some(workspace)) => workspace.to_path_buf(),
-        (None, None) => input.case_dir.to_path_buf(),
+    let cwd: PathBuf = match (&spec.cwd, input.workspace, input.workspace_gone) {
+        (Some(cwd), _, _) => cwd.clone(),
+        (None, Some(workspace), _) => workspace.to_path_buf(),
+        (None, None, Some(gone)) => {
+            return Err(format!(
+                "it runs in the attempt's workspace, and this attempt is replayed from a recording: replay does not recreate workspaces, and the recorded one ({}) is gone; give the grader a `cwd:`, or run the case live",
+                gone.display()
+            ));
+        }
+        (None, None, None) => input.case_dir.to_path_buf(),
     };
     if !cwd.is_dir() {
         return Err(format!(

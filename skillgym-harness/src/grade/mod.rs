@@ -54,6 +54,9 @@ pub(crate) struct GradeInput<'a> {
     pub(crate) duration: Option<Duration>,
     /// The attempt's workspace (the code grader's default `cwd`).
     pub(crate) workspace: Option<&'a Path>,
+    /// A replayed attempt's recorded workspace that no longer exists (replay does not
+    /// recreate workspaces), for graders that need one to say so.
+    pub(crate) workspace_gone: Option<&'a Path>,
     /// The attempt's artifact directory (the code grader's stderr log goes there).
     pub(crate) artifact_dir: Option<&'a Path>,
     /// The case directory (relative paths of the case resolve against it).
@@ -89,6 +92,7 @@ impl<'a> GradeInput<'a> {
             output: report.final_output(),
             duration: report.timing.duration_ms.map(Duration::from_millis),
             workspace: None,
+            workspace_gone: None,
             artifact_dir: None,
             case_dir,
             criteria: &NULL,

@@ -33,6 +33,7 @@ use crate::config::{self, Settings};
 use crate::dry_run::DryRun;
 use crate::error::Error;
 use crate::rejections::Rejections;
+use crate::replay;
 use crate::report::{self, Reporter};
 use crate::run::{RunContext, Runner};
 use crate::schedule::{Gates, worker_threads};
@@ -94,6 +95,7 @@ impl Harness {
         self.runners.push(Runner {
             id,
             agent: Arc::new(agent),
+            replay: None,
         });
         self
     }
@@ -119,6 +121,7 @@ impl Harness {
         self.judge = Some(Runner {
             id: "judge".to_owned(),
             agent: Arc::new(agent),
+            replay: None,
         });
         self
     }
@@ -208,7 +211,10 @@ impl Harness {
         let mut cases = rust_cases;
         cases.extend(declared.cases);
         let cases = sort_and_check(cases)?;
-        let configured = all_runners(&settings, self.runners)?;
+        let mut configured = all_runners(&settings, self.runners)?;
+        if let Some(dir) = &overrides.replay {
+            replay::replay_all(&mut configured, &absolute(dir)).map_err(Error::Replay)?;
+        }
         check_case_runners(&cases, &configured)?;
         let judge = match judge_runner(&settings, &configured)? {
             Some(judge) => Some(judge),

@@ -1,9 +1,13 @@
 //! The runners of a run: configured and coded ones, the `--runner` selection, the judge, and
 //! the cases' own `runners` checked against them.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use crate::agent::{self, AgentOptions};
-use crate::config::{self, Settings};
-use crate::error::{Error, JudgeError, UnknownCaseRunner};
+use crate::config::{self, AgentKind, Settings};
+use crate::error::{AgentBuildError, Error, JudgeError, UnknownCaseRunner};
+use crate::replay::{self, Recording};
 use crate::run::Runner;
 use crate::suite::CaseSpec;
 
@@ -58,6 +62,7 @@ pub(super) fn judge_runner(
             return Ok(Some(Runner {
                 id: "judge".to_owned(),
                 agent: built,
+                replay: None,
             }));
         }
         _ => return Err(JudgeError::RunnerOrAgent { config }.into()),
@@ -106,22 +111,41 @@ pub(super) fn select_runners(
     Ok(runners)
 }
 
-/// The runners of the configuration file.
+/// The runners of the configuration file. `type: replay` runners share one opened
+/// recording per directory.
 pub(super) fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, Error> {
+    let mut recordings: Vec<(PathBuf, Arc<Recording>)> = Vec::new();
     settings
         .runners
         .iter()
         .map(|(id, runner)| {
             let agent = &runner.agent;
-            let options = AgentOptions::from_config(agent)
-                .inherit_user_skills(settings.user_skills == config::UserSkills::Inherit);
-            let built = agent::build(agent.kind, options).map_err(|source| Error::Runner {
+            let failed = |source| Error::Runner {
                 id: id.clone(),
                 source,
-            })?;
+            };
+            if let (AgentKind::Replay, Some(dir)) = (agent.kind, &agent.recording) {
+                let recording = match recordings.iter().find(|(path, _)| path == dir) {
+                    Some((_, recording)) => Arc::clone(recording),
+                    None => {
+                        let opened = Recording::open(dir).map_err(|error| {
+                            failed(AgentBuildError::Recording(error.to_string()))
+                        })?;
+                        let opened = Arc::new(opened);
+                        recordings.push((dir.clone(), Arc::clone(&opened)));
+                        opened
+                    }
+                };
+                let recorded = agent.replay_runner.as_deref().unwrap_or(id);
+                return replay::runner(id, recording, recorded).map_err(failed);
+            }
+            let options = AgentOptions::from_config(agent)
+                .inherit_user_skills(settings.user_skills == config::UserSkills::Inherit);
+            let built = agent::build(agent.kind, options).map_err(failed)?;
             Ok(Runner {
                 id: id.clone(),
                 agent: built,
+                replay: None,
             })
         })
         .collect()
@@ -129,8 +153,6 @@ pub(super) fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, Err
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::CommandAgent;
     use crate::suite::collect_registered;
@@ -148,6 +170,7 @@ mod tests {
         let runner = |id: &str| Runner {
             id: id.to_owned(),
             agent: Arc::new(CommandAgent::new("true")),
+            replay: None,
         };
         let error = check_case_runners(
             std::slice::from_ref(case),

@@ -153,6 +153,7 @@ mod tests {
             .map(|id| Runner {
                 id: id.to_owned(),
                 agent: Arc::new(CommandAgent::new("true")),
+                replay: None,
             })
             .collect();
         let plan = Plan::new(&cases, &["a", "b"], &[]);

@@ -29,6 +29,7 @@ use skillgym::{Phase, Role, SessionEvent, SessionReport, TokenCount, Usage};
 pub use json::{JsonLine, abbreviate, epoch_millis_to_rfc3339};
 pub use paths::resolve_path;
 pub use skills::{KnownSkills, detect_skills};
+pub(crate) use stream::feed_stream;
 pub use stream::{Normalized, normalize_stream, utf8_line};
 
 /// Collects what an adapter parses from one session's stream, then builds the report.

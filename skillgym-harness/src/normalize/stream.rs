@@ -28,30 +28,12 @@ pub struct Normalized {
 /// length). Only one line, at most [`MAX_LINE`](crate::process::MAX_LINE) bytes, is held in memory at a time.
 pub fn normalize_stream(
     parser: &mut dyn StreamParser,
-    mut input: impl BufRead,
+    input: impl BufRead,
     cwd: &Path,
     prompt: &str,
 ) -> io::Result<Normalized> {
     let mut out = ReportBuilder::new(cwd);
-    let mut line = LineAssembler::default();
-    let mut number: u64 = 0;
-    loop {
-        let available = input.fill_buf()?;
-        let at_end = available.is_empty();
-        let (length, terminated) = line.push(available);
-        input.consume(length);
-        if (terminated || at_end) && line.is_pending() {
-            number += 1;
-            match line.take() {
-                Line::Overlong(length) => out.overlong_line(number, length),
-                Line::Text(bytes) => parser.parse_line(&utf8_line(bytes), &mut out),
-            }
-            line.clear(KEPT_LINE_CAPACITY);
-        }
-        if at_end {
-            break;
-        }
-    }
+    feed_stream(parser, input, &mut out)?;
     parser.finish(&mut out);
     let steps = out.steps();
     let (report, provider_error) = out.finish_with_error(prompt);
@@ -60,6 +42,36 @@ pub fn normalize_stream(
         provider_error,
         steps,
     })
+}
+
+/// Feeds every line of `input` to `parser` as [`normalize_stream`] does, into `out`, without
+/// finishing the parse; returns the bytes read.
+pub(crate) fn feed_stream(
+    parser: &mut dyn StreamParser,
+    mut input: impl BufRead,
+    out: &mut ReportBuilder,
+) -> io::Result<u64> {
+    let mut line = LineAssembler::default();
+    let mut number: u64 = 0;
+    let mut bytes: u64 = 0;
+    loop {
+        let available = input.fill_buf()?;
+        let at_end = available.is_empty();
+        let (length, terminated) = line.push(available);
+        input.consume(length);
+        bytes += length as u64;
+        if (terminated || at_end) && line.is_pending() {
+            number += 1;
+            match line.take() {
+                Line::Overlong(length) => out.overlong_line(number, length),
+                Line::Text(bytes) => parser.parse_line(&utf8_line(bytes), out),
+            }
+            line.clear(KEPT_LINE_CAPACITY);
+        }
+        if at_end {
+            return Ok(bytes);
+        }
+    }
 }
 
 /// A line as text: borrowed when it is valid UTF-8 (checked with the fast validator), else

@@ -1,0 +1,204 @@
+//! One recorded attempt replayed: its files copied into the new attempt directory, its stdout
+//! re-normalized by today's adapter, its outcome taken from the recording. No process starts.
+
+use std::fs;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport};
+
+use super::session::{SessionLimits, SessionOutput, exited_failure};
+use crate::agent::{Agent, SessionSpec};
+use crate::normalize::{KnownSkills, ReportBuilder, feed_stream};
+use crate::replay::recording::{AttemptFile, RecordedAgent, read_json};
+
+/// The files of an attempt directory that replay writes anew instead of copying.
+const REGENERATED: [&str; 6] = [
+    "result.json",
+    "report.json",
+    "grading.json",
+    "hooks.json",
+    "explain.json",
+    "explanations.json",
+];
+
+/// Failure origins that say how the recorded process was ended (not by itself): replay keeps
+/// them as they were recorded, since the stream cannot tell.
+const ENDED_FROM_OUTSIDE: [FailureOrigin; 4] = [
+    FailureOrigin::Timeout,
+    FailureOrigin::MaxSteps,
+    FailureOrigin::OutputLimit,
+    FailureOrigin::Interrupted,
+];
+
+/// A recorded attempt to replay.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RecordedAttempt<'a> {
+    /// Its directory inside the recording.
+    pub dir: &'a Path,
+    /// The agent the recorded runner ran.
+    pub agent: &'a RecordedAgent,
+}
+
+/// What a replayed attempt reports besides its session: the workspace it ran in when recorded
+/// and whether that directory still exists.
+#[derive(Debug)]
+pub(crate) struct ReplayedWorkspace {
+    pub(crate) cwd: PathBuf,
+}
+
+impl ReplayedWorkspace {
+    /// Whether checks can read the recorded workspace.
+    pub(crate) fn exists(&self) -> bool {
+        self.cwd.is_dir()
+    }
+}
+
+/// Replays `recorded` through `agent`'s parser and collector into `spec.artifact_dir`.
+/// `spec.cwd` is ignored: the recorded workspace path is used, so paths resolve as they did.
+pub(crate) fn replay_session(
+    agent: &dyn Agent,
+    spec: &SessionSpec<'_>,
+    recorded: RecordedAttempt<'_>,
+    limits: &SessionLimits,
+) -> (SessionOutput, ReplayedWorkspace) {
+    let copied = copy_inputs(recorded.dir, spec.artifact_dir);
+    let before: SessionReport = read_json(&recorded.dir.join("report.json")).unwrap_or_default();
+    let result: AttemptFile = read_json(&recorded.dir.join("result.json")).unwrap_or_default();
+    let cwd = recorded_cwd(recorded.dir).unwrap_or_else(|| spec.cwd.to_path_buf());
+    let prompt = fs::read_to_string(spec.artifact_dir.join("prompt.md"))
+        .unwrap_or_else(|_| spec.prompt.to_owned());
+    let mut known = KnownSkills::new(&cwd);
+    for skill in &before.installed_skills {
+        known.installed(&skill.path, &skill.name);
+    }
+    let mut builder = ReportBuilder::new(&cwd).with_known_skills(known);
+    if let Err(problem) = &copied {
+        builder.warn(problem.clone());
+    }
+    if prompt != spec.prompt {
+        builder.warn(
+            "the case's prompt has changed since the recording; the recorded session answered the recorded prompt (prompt.md)",
+        );
+    }
+    let mut parser = agent.parser();
+    let stdout_log = spec.artifact_dir.join("stdout.log");
+    let stderr_log = spec.artifact_dir.join("stderr.log");
+    let stdout_bytes = match fs::File::open(&stdout_log) {
+        Ok(file) => feed_stream(parser.as_mut(), BufReader::new(file), &mut builder)
+            .unwrap_or_else(|error| {
+                builder.warn(format!("cannot read {}: {error}", stdout_log.display()));
+                0
+            }),
+        Err(error) => {
+            builder.warn(format!(
+                "the recording has no stdout.log for this attempt: {error}"
+            ));
+            0
+        }
+    };
+    parser.finish(&mut builder);
+    let state_dir = spec.artifact_dir.join("agent-state");
+    let replayed_spec = SessionSpec {
+        cwd: &cwd,
+        state_dir: &state_dir,
+        ..*spec
+    };
+    agent.collect(&replayed_spec, &mut builder);
+    if builder.current_session_file().is_none()
+        && let Some(file) = ["session.jsonl", "session.json"]
+            .into_iter()
+            .map(|name| spec.artifact_dir.join(name))
+            .find(|path| path.is_file())
+    {
+        builder.session_file(file);
+    }
+    let steps = builder.steps();
+    let (mut report, provider_error) = builder.finish_with_error(&prompt);
+    report.runner = RunnerInfo {
+        id: spec.runner_id.to_owned(),
+        agent: AgentInfo {
+            kind: recorded.agent.kind.clone(),
+            model: recorded.agent.model.clone(),
+        },
+    };
+    report.installed_skills = before.installed_skills;
+    report.timing = before.timing;
+    report.raw_artifacts.stdout = Some(stdout_log);
+    report.raw_artifacts.stderr = Some(stderr_log.clone());
+    let requests = spec.artifact_dir.join(crate::dry_run::REQUEST_LOG);
+    report.raw_artifacts.model_requests = requests.is_file().then_some(requests);
+    let mut output = SessionOutput {
+        report,
+        failure: None,
+        exit_code: result.exit_code,
+        signal: result.signal,
+        steps,
+        provider_error,
+    };
+    output.failure = match result.failure {
+        Some(failure) if ENDED_FROM_OUTSIDE.contains(&failure.origin) => Some(failure),
+        Some(failure)
+            if failure.origin == FailureOrigin::Runner
+                && failure.message.starts_with("the agent could not be run") =>
+        {
+            Some(failure)
+        }
+        _ => exited_failure(
+            &output,
+            (result.exit_code, result.signal),
+            &stderr_log,
+            stdout_bytes,
+            agent.kind(),
+        ),
+    };
+    if output.failure.is_none()
+        && let Some(limit) = limits.max_steps
+        && steps > limit
+    {
+        output.failure = Some(Failure::new(
+            FailureOrigin::MaxSteps,
+            format!("the recorded session took {steps} steps, over today's max_steps of {limit}"),
+        ));
+    }
+    (output, ReplayedWorkspace { cwd })
+}
+
+/// The recorded attempt's duration in milliseconds, as its `result.json` says.
+pub(crate) fn recorded_duration(dir: &Path) -> Option<u64> {
+    read_json::<AttemptFile>(&dir.join("result.json"))
+        .ok()
+        .map(|result| result.duration_ms)
+}
+
+/// The workspace the recorded attempt ran in (`workspace.json`'s `cwd`).
+fn recorded_cwd(dir: &Path) -> Option<PathBuf> {
+    #[derive(serde::Deserialize)]
+    struct Workspace {
+        cwd: PathBuf,
+    }
+    read_json::<Workspace>(&dir.join("workspace.json"))
+        .ok()
+        .map(|workspace| workspace.cwd)
+}
+
+/// Copies the recorded attempt's files (not its directories, not what replay regenerates)
+/// into `to`.
+fn copy_inputs(from: &Path, to: &Path) -> Result<(), String> {
+    let entries = fs::read_dir(from).map_err(|error| {
+        format!(
+            "cannot read the recorded attempt {}: {error}",
+            from.display()
+        )
+    })?;
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let is_file = entry.file_type().is_ok_and(|kind| kind.is_file());
+        if !is_file || REGENERATED.iter().any(|skip| name == *skip) {
+            continue;
+        }
+        fs::copy(entry.path(), to.join(&name))
+            .map_err(|error| format!("cannot copy {}: {error}", entry.path().display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! Replay: today's adapters, assertions and graders over a recorded run, without starting any
+//! agent process, so checks can be changed and re-run in seconds.
+//!
+//! | module | role |
+//! |---|---|
+//! | `recording` | a recorded run (a run directory, or a copy packed by [`pack`]): its executions, attempts and runners' agents |
+//! | `pack` | `cargo skillgym record`: the files replay needs, copied out of a run directory |
+//! | `crate::execute::replay` | one recorded attempt re-normalized into a session |
+//!
+//! A runner replays when `--replay <dir>` is given (every runner, matched by id) or when its
+//! agent is `type: replay` (`recording: <dir>`, `runner: <recorded runner id>`).
+
+mod pack;
+pub mod recording;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::agent::{Agent, AgentOptions};
+use crate::config::AgentKind;
+use crate::error::AgentBuildError;
+use crate::run::Runner;
+
+pub use pack::{PackSummary, pack};
+pub use recording::{RecordedAgent, RecordedExecution, Recording};
+
+/// Where a runner's sessions come from when it replays.
+#[derive(Debug)]
+pub struct ReplaySource {
+    /// The recording.
+    pub recording: Arc<Recording>,
+    /// The runner id the sessions were recorded under.
+    pub runner: String,
+    /// The agent that runner ran.
+    pub agent: RecordedAgent,
+}
+
+impl ReplaySource {
+    /// The recorded execution of `case_id`, if any.
+    pub fn execution(&self, case_id: &str) -> Option<&RecordedExecution> {
+        self.recording.execution(case_id, &self.runner)
+    }
+
+    /// Why `case_id` cannot be replayed: the recording lacks it.
+    pub fn missing(&self, case_id: &str) -> String {
+        format!(
+            "not run: the recording {} holds no session of case `{case_id}` on runner `{}`",
+            self.recording.root().display(),
+            self.runner
+        )
+    }
+}
+
+/// The adapter that parses a recorded runner's streams: the recorded agent type's, with the
+/// recorded model. A `command` agent gets a placeholder program, never started.
+pub(crate) fn adapter(agent: &RecordedAgent) -> Result<Arc<dyn Agent>, AgentBuildError> {
+    let kind: AgentKind = serde_json::from_value(serde_json::Value::from(agent.kind.as_str()))
+        .map_err(|_| {
+            AgentBuildError::Recording(format!(
+                "the recording's agent type `{}` is not one skillgym knows",
+                agent.kind
+            ))
+        })?;
+    let options = AgentOptions {
+        model: agent.model.clone(),
+        command: (kind == AgentKind::Command).then(|| "skillgym-replay".into()),
+        ..AgentOptions::default()
+    };
+    crate::agent::build(kind, options)
+}
+
+/// A runner `id` replaying runner `recorded` of `recording` (`type: replay`).
+pub(crate) fn runner(
+    id: &str,
+    recording: Arc<Recording>,
+    recorded: &str,
+) -> Result<Runner, AgentBuildError> {
+    let agent = recording.agent(recorded).ok_or_else(|| {
+        AgentBuildError::Recording(format!(
+            "the recording {} holds no runner `{recorded}` (it holds: {})",
+            recording.root().display(),
+            recording.runner_ids().join(", ")
+        ))
+    })?;
+    Ok(Runner {
+        id: id.to_owned(),
+        agent: adapter(&agent)?,
+        replay: Some(Arc::new(ReplaySource {
+            recording,
+            runner: recorded.to_owned(),
+            agent,
+        })),
+    })
+}
+
+/// `--replay <dir>`: every runner replays the recorded runner of its id with its own adapter,
+/// which must be of the recorded agent type; a runner the recording lacks has every execution
+/// skipped with the reason.
+pub(crate) fn replay_all(runners: &mut [Runner], dir: &Path) -> Result<(), AgentBuildError> {
+    let recording = Arc::new(
+        Recording::open(dir)
+            .map_err(|error| AgentBuildError::Recording(format!("--replay: {error}")))?,
+    );
+    for runner in runners {
+        let agent = match recording.agent(&runner.id) {
+            Some(agent) if agent.kind != runner.agent.kind() => {
+                return Err(AgentBuildError::Recording(format!(
+                    "--replay: runner `{}` is a `{}` agent, but the recording's `{}` ran `{}`; replay it with a runner of that type (or `type: replay`)",
+                    runner.id,
+                    runner.agent.kind(),
+                    runner.id,
+                    agent.kind
+                )));
+            }
+            Some(agent) => agent,
+            None => RecordedAgent {
+                kind: runner.agent.kind().to_owned(),
+                model: runner.agent.model().map(str::to_owned),
+            },
+        };
+        runner.replay = Some(Arc::new(ReplaySource {
+            recording: Arc::clone(&recording),
+            runner: runner.id.clone(),
+            agent,
+        }));
+    }
+    Ok(())
+}

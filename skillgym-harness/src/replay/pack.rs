@@ -1,0 +1,159 @@
+//! `cargo skillgym record`: a run directory's replayable part, copied into a directory that can
+//! be committed. Each execution keeps its `result.json`; each attempt its stdout and stderr,
+//! prompt, report, result, workspace record, the agent's own session file and whatever else
+//! the adapter left beside them (usage files, the scripted server's request log). Workspaces,
+//! agent state directories, judge and explain sessions are left out.
+
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use super::recording::Recording;
+
+/// Attempt files a recording leaves out: replay writes them anew from today's checks.
+const NOT_RECORDED: [&str; 4] = [
+    "grading.json",
+    "hooks.json",
+    "explain.json",
+    "explanations.json",
+];
+
+/// What [`pack`] copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackSummary {
+    /// Executions (case x runner).
+    pub executions: usize,
+    /// Attempts (agent sessions).
+    pub attempts: usize,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+/// Copies what replay needs of the run at `run_dir` into `out`, which must not exist or be
+/// empty (`replace`: an existing recording there is removed first).
+pub fn pack(run_dir: &Path, out: &Path, replace: bool) -> io::Result<PackSummary> {
+    let recording = Recording::open(run_dir)?;
+    prepare_out(out, replace)?;
+    let mut summary = PackSummary {
+        executions: 0,
+        attempts: 0,
+        bytes: 0,
+    };
+    if run_dir.join("results.json").is_file() {
+        summary.bytes += fs::copy(run_dir.join("results.json"), out.join("results.json"))?;
+    }
+    for ((case_id, runner_id), execution) in recording.executions() {
+        let target = super::recording::execution_dir(out, case_id, runner_id);
+        fs::create_dir_all(&target)?;
+        summary.bytes += fs::copy(
+            execution.dir.join("result.json"),
+            target.join("result.json"),
+        )?;
+        summary.executions += 1;
+        for &(repetition, attempt) in &execution.attempts {
+            let from = execution.attempt_dir(repetition, attempt);
+            let to = target
+                .join(format!("repeat-{repetition}"))
+                .join(format!("attempt-{attempt}"));
+            fs::create_dir_all(&to)?;
+            summary.bytes += copy_attempt(&from, &to)?;
+            summary.attempts += 1;
+        }
+    }
+    Ok(summary)
+}
+
+/// Makes `out` an empty directory: refuses one that holds files unless `replace` is set and it
+/// is a recording (so a typo cannot wipe a source tree).
+fn prepare_out(out: &Path, replace: bool) -> io::Result<()> {
+    let occupied = fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_some());
+    if occupied {
+        if !replace {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "{} is not empty; pass --force to replace the recording there",
+                    out.display()
+                ),
+            ));
+        }
+        if Recording::open(out).is_err() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "{} is not empty and holds no recording; it is left alone (choose an empty directory)",
+                    out.display()
+                ),
+            ));
+        }
+        fs::remove_dir_all(out)?;
+    }
+    fs::create_dir_all(out)
+}
+
+/// Copies an attempt's top-level files (not its directories) but those replay regenerates.
+fn copy_attempt(from: &Path, to: &Path) -> io::Result<u64> {
+    let mut bytes = 0;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if !entry.file_type()?.is_file() || NOT_RECORDED.iter().any(|skip| name == *skip) {
+            continue;
+        }
+        bytes += fs::copy(entry.path(), to.join(&name))?;
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn copies_what_replay_needs_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path().join("run");
+        let execution = run.join("greets").join("claude");
+        write(
+            &execution.join("result.json"),
+            r#"{"case_id":"greets","runner_id":"claude","repetitions":[{"attempts":[{"repetition":1,"attempt":1}]}]}"#,
+        );
+        let attempt = execution.join("repeat-1/attempt-1");
+        for name in ["stdout.log", "report.json", "session.jsonl", "grading.json"] {
+            write(&attempt.join(name), name);
+        }
+        write(&attempt.join("agent-state/claude/secret.json"), "{}");
+        write(
+            &run.join("workspaces/greets/claude/repeat-1/attempt-1/x"),
+            "",
+        );
+        write(&run.join("results.json"), "{}");
+        let out = tmp.path().join("recording");
+
+        let summary = pack(&run, &out, false).unwrap();
+        assert_eq!((summary.executions, summary.attempts), (1, 1));
+        let copied = out.join("greets/claude/repeat-1/attempt-1");
+        let mut names: Vec<String> = fs::read_dir(&copied)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["report.json", "session.jsonl", "stdout.log"]);
+        assert!(out.join("results.json").is_file());
+        assert!(!out.join("workspaces").exists());
+
+        let again = pack(&run, &out, false).unwrap_err().to_string();
+        assert!(again.contains("pass --force"), "{again}");
+        assert!(pack(&run, &out, true).is_ok());
+        let elsewhere = tmp.path().join("src");
+        write(&elsewhere.join("main.rs"), "");
+        let refused = pack(&run, &elsewhere, true).unwrap_err().to_string();
+        assert!(refused.contains("holds no recording"), "{refused}");
+        assert!(elsewhere.join("main.rs").is_file());
+    }
+}
