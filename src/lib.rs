@@ -36,6 +36,25 @@ pub fn examples_harness() -> &'static Path {
     })
 }
 
+/// The path of the examples' `agents` harness binary (six real agents' recordings, replayed),
+/// built once per test process.
+pub fn examples_agents_harness() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        built_executable(
+            &[
+                "test",
+                "-p",
+                "skillgym-examples",
+                "--test",
+                "agents",
+                "--no-run",
+            ],
+            "agents",
+        )
+    })
+}
+
 /// The path of the `cargo-skillgym` binary, built once per test process.
 pub fn cargo_skillgym() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();

@@ -6,6 +6,7 @@
 //! | `cargo skillgym doctor` | checks that each configured runner's agent is installed and has credentials |
 //! | `cargo skillgym mock-model` | serves the scripted model on 127.0.0.1 until stopped |
 //! | `cargo skillgym report RUN_DIR...` | the summary and the reporters' files of finished runs, merged |
+//! | `cargo skillgym record RUN_DIR DIR` | packs a run's recorded sessions for `--replay` and `type: replay` runners |
 //!
 //! Installed as `cargo-skillgym`, cargo runs it for `cargo skillgym ...` with `skillgym` as its
 //! first argument; run directly, `cargo-skillgym init` works too. Usage errors exit with 2.
@@ -13,6 +14,7 @@
 mod doctor;
 mod init;
 mod mock_model;
+mod record;
 mod report;
 
 use std::ffi::OsString;
@@ -24,7 +26,7 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
-    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report runs.
+    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report and record runs.
     Skillgym(App),
 }
 
@@ -45,6 +47,7 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     MockModel(mock_model::MockModelArgs),
     Report(report::ReportArgs),
+    Record(record::RecordArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Doctor(args) => doctor::run(&args),
         Command::MockModel(args) => mock_model::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Record(args) => record::run(&args),
     }
 }
 

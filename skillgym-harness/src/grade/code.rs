@@ -417,6 +417,22 @@ mod tests {
     }
 
     #[test]
+    fn a_replayed_attempt_without_its_workspace_says_so_unless_the_grader_has_a_cwd() {
+        let report = SessionReport::default();
+        let gone = Path::new("/nonexistent/recorded/workspace");
+        let mut input = GradeInput::new(&report, case_dir(), TIMEOUT);
+        input.workspace_gone = Some(gone);
+        let error = grade("tests-pass", &shell("true"), &input).unwrap_err();
+        assert_eq!(
+            error,
+            "it runs in the attempt's workspace, and this attempt is replayed from a recording: replay does not recreate workspaces, and the recorded one (/nonexistent/recorded/workspace) is gone; give the grader a `cwd:`, or run the case live"
+        );
+        let mut spec = shell("true");
+        spec.cwd = Some(std::env::temp_dir());
+        assert!(grade("tests-pass", &spec, &input).is_ok());
+    }
+
+    #[test]
     fn the_exit_code_grades_plain_stdout() {
         let (outcome, _dir) = run(shell("echo fine"));
         assert_eq!((outcome.score, outcome.verdict), (1.0, Verdict::Pass));

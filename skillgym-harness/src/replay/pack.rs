@@ -1,8 +1,9 @@
 //! `cargo skillgym record`: a run directory's replayable part, copied into a directory that can
 //! be committed. Each execution keeps its `result.json`; each attempt its stdout and stderr,
 //! prompt, report, result, workspace record, the agent's own session file and whatever else
-//! the adapter left beside them (usage files, the scripted server's request log). Workspaces,
-//! agent state directories, judge and explain sessions are left out.
+//! the adapter left beside them (usage files). Workspaces, agent state directories, judge and
+//! explain sessions, the scripted server's request log and what today's checks rewrite
+//! (`grading.json`, `hooks.json`, `explain.json`) are left out.
 
 use std::fs;
 use std::io;
@@ -10,12 +11,14 @@ use std::path::Path;
 
 use super::recording::Recording;
 
-/// Attempt files a recording leaves out: replay writes them anew from today's checks.
-const NOT_RECORDED: [&str; 4] = [
+/// Attempt files a recording leaves out: replay writes them anew from today's checks, or
+/// (the scripted server's request log, large and not read by replay) does without them.
+const NOT_RECORDED: [&str; 5] = [
     "grading.json",
     "hooks.json",
     "explain.json",
     "explanations.json",
+    crate::dry_run::REQUEST_LOG,
 ];
 
 /// What [`pack`] copied.
@@ -39,9 +42,6 @@ pub fn pack(run_dir: &Path, out: &Path, replace: bool) -> io::Result<PackSummary
         attempts: 0,
         bytes: 0,
     };
-    if run_dir.join("results.json").is_file() {
-        summary.bytes += fs::copy(run_dir.join("results.json"), out.join("results.json"))?;
-    }
     for ((case_id, runner_id), execution) in recording.executions() {
         let target = super::recording::execution_dir(out, case_id, runner_id);
         fs::create_dir_all(&target)?;
@@ -124,7 +124,13 @@ mod tests {
             r#"{"case_id":"greets","runner_id":"claude","repetitions":[{"attempts":[{"repetition":1,"attempt":1}]}]}"#,
         );
         let attempt = execution.join("repeat-1/attempt-1");
-        for name in ["stdout.log", "report.json", "session.jsonl", "grading.json"] {
+        for name in [
+            "stdout.log",
+            "report.json",
+            "session.jsonl",
+            "grading.json",
+            "mock-requests.jsonl",
+        ] {
             write(&attempt.join(name), name);
         }
         write(&attempt.join("agent-state/claude/secret.json"), "{}");
@@ -144,7 +150,7 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["report.json", "session.jsonl", "stdout.log"]);
-        assert!(out.join("results.json").is_file());
+        assert!(!out.join("results.json").exists());
         assert!(!out.join("workspaces").exists());
 
         let again = pack(&run, &out, false).unwrap_err().to_string();

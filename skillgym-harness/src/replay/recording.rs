@@ -162,6 +162,7 @@ impl Recording {
         }
         #[derive(Deserialize)]
         struct Agent {
+            #[serde(rename = "type")]
             kind: String,
             #[serde(default)]
             model: Option<String>,
@@ -240,7 +241,7 @@ mod tests {
         );
         write(
             &execution.join("repeat-1/attempt-2/report.json"),
-            r#"{"runner":{"id":"claude","agent":{"kind":"claude-code","model":"m"}}}"#,
+            r#"{"runner":{"id":"claude","agent":{"type":"claude-code","model":"m"}}}"#,
         );
         write(&root.join("workspaces/x/y/file"), "");
         let recording = Recording::open(root).unwrap();

@@ -1,0 +1,564 @@
+//! Replay through the whole harness: a run of every adapter (each fed a captured transcript of
+//! its real CLI by the fake agent) is recorded, then replayed with `--replay`, with
+//! `type: replay` runners and from a recording packed by `cargo skillgym record`; the replays
+//! must reach the recorded verdicts and reports without starting any agent, and a changed
+//! assertion must change the verdict. Also: the examples' recording of the six real agent CLIs
+//! replays to the verdicts and reports it recorded.
+//!
+//! This target is its own harness (`harness = false`). Run as a child (`REPLAY_CHILD=1`) it is
+//! a skillgym benchmark binary whose runners come from the config each check writes; run by
+//! cargo it is the driver, one libtest trial per behaviour.
+
+mod cases;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Output};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::Value;
+use skillgym_e2e::{
+    TempDir, cargo_skillgym, examples_agents_harness, examples_dir, stderr, stdout, temp_dir,
+    without_outer_runner_env, workspace_root,
+};
+
+const CHILD: &str = "REPLAY_CHILD";
+
+/// One behaviour checked by the driver.
+type Check = fn() -> Result<(), Failed>;
+
+/// The runners of the recorded run: (id = agent type, captured transcript, extra script).
+const ADAPTERS: [(&str, &str); 8] = [
+    ("claude-code", "claude-code.jsonl"),
+    ("codex", "codex.jsonl"),
+    ("opencode", "opencode.jsonl"),
+    ("copilot", "copilot.jsonl"),
+    ("cursor-agent", "cursor"),
+    ("gemini-cli", "gemini-cli.jsonl"),
+    ("qwen-code", "qwen-code.jsonl"),
+    // A provider rejection (HTTP 400) and an exit code: a failed execution to replay.
+    ("codex", "codex.error-400.jsonl"),
+];
+
+fn main() -> ExitCode {
+    if std::env::var_os(CHILD).is_some() {
+        return skillgym_harness::Harness::new().run();
+    }
+    let checks: [(&str, Check); 6] = [
+        (
+            "every_adapter_replays_to_its_recorded_verdicts_and_reports",
+            every_adapter_replays_to_its_recorded_verdicts_and_reports,
+        ),
+        (
+            "a_changed_assertion_changes_the_verdict_and_no_agent_starts",
+            a_changed_assertion_changes_the_verdict_and_no_agent_starts,
+        ),
+        (
+            "replay_runners_and_packed_recordings_replay_the_same",
+            replay_runners_and_packed_recordings_replay_the_same,
+        ),
+        (
+            "what_the_recording_lacks_is_skipped_with_the_reason",
+            what_the_recording_lacks_is_skipped_with_the_reason,
+        ),
+        (
+            "attempts_replay_in_recorded_order",
+            attempts_replay_in_recorded_order,
+        ),
+        (
+            "the_six_real_agents_recording_replays_as_recorded",
+            the_six_real_agents_recording_replays_as_recorded,
+        ),
+    ];
+    let trials = checks
+        .into_iter()
+        .map(|(name, check)| Trial::test(name, check))
+        .collect();
+    libtest_mimic::run(&Arguments::from_args(), trials).exit_code()
+}
+
+/// The runner id of an entry of [`ADAPTERS`].
+fn runner_id(index: usize) -> String {
+    match index {
+        7 => "codex-rejected".to_owned(),
+        _ => ADAPTERS[index].0.to_owned(),
+    }
+}
+
+/// The config of the recorded run: every adapter's CLI is the fake agent playing a transcript.
+fn live_config() -> String {
+    let fake = env!("CARGO_BIN_EXE_fake-agent");
+    let fixtures = workspace_root().join("skillgym-harness/tests/fixtures/transcripts");
+    let mut yaml = String::from("runners:\n");
+    for (index, (kind, transcript)) in ADAPTERS.iter().enumerate() {
+        let path = if *transcript == "cursor" {
+            workspace_root().join("tests/replay/cursor.jsonl")
+        } else {
+            fixtures.join(transcript)
+        };
+        let exit = if index == 7 { "\\nexit 1" } else { "" };
+        yaml.push_str(&format!(
+            "  {}: {{ agent: {{ type: {kind}, model: m, command: {fake}, env: {{ FAKE_AGENT_SCRIPT: \"replay {}{exit}\" }} }} }}\n",
+            runner_id(index),
+            path.display()
+        ));
+    }
+    yaml.push_str(&format!(
+        "  command: {{ agent: {{ type: command, command: {fake}, env: {{ FAKE_AGENT_SCRIPT: \"-\" }} }} }}\n"
+    ));
+    yaml
+}
+
+/// The same runners, each with a program that does not exist: starting one fails the attempt.
+fn poisoned_config() -> String {
+    let mut yaml = String::from("runners:\n");
+    for (index, (kind, _)) in ADAPTERS.iter().enumerate() {
+        yaml.push_str(&format!(
+            "  {}: {{ agent: {{ type: {kind}, model: m, command: /nonexistent/agent }} }}\n",
+            runner_id(index)
+        ));
+    }
+    yaml.push_str("  command: { agent: { type: command, command: /nonexistent/agent } }\n");
+    yaml
+}
+
+/// One child run in `dir` (config written there, output in `dir/out/<run_id>`).
+fn child(dir: &Path, run_id: &str, config: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let config_path = dir.join(format!("{run_id}.yaml"));
+    std::fs::write(&config_path, config).unwrap();
+    std::fs::create_dir_all(dir.join("state")).unwrap();
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args(["--config".as_ref(), config_path.as_os_str()])
+        .args(["--output-dir".as_ref(), dir.join("out").as_os_str()])
+        .args(args)
+        .current_dir(dir);
+    without_outer_runner_env(&mut command);
+    command
+        .env(CHILD, "1")
+        .env("SKILLGYM_RUN_ID", run_id)
+        .env("FAKE_AGENT_STATE_DIR", dir.join("state"))
+        .envs(env.iter().copied());
+    command.output().expect("the child harness runs")
+}
+
+/// The recorded run every check starts from, in a fresh directory.
+fn recorded(label: &str) -> Result<TempDir, Failed> {
+    let dir = temp_dir(label);
+    let output = child(dir.path(), "live", &live_config(), &[], &[]);
+    // The rejected runner fails its execution: the live run exits 101.
+    if !stdout(&output).contains("test [claude-code] cases::transcript") {
+        return Err(format!("the live run did not run:\n{}", context(&output)).into());
+    }
+    Ok(dir)
+}
+
+/// `case_id/runner_id -> status` of a run's results.
+fn statuses(results: &Value) -> Vec<(String, String)> {
+    let mut statuses: Vec<(String, String)> = results["executions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|execution| {
+            (
+                format!(
+                    "{}/{}",
+                    execution["case_id"].as_str().unwrap_or_default(),
+                    execution["runner_id"].as_str().unwrap_or_default()
+                ),
+                execution["status"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    statuses.sort();
+    statuses
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+fn results(dir: &Path, run_id: &str) -> Value {
+    read_json(&dir.join("out").join(run_id).join("results.json"))
+}
+
+fn context(output: &Output) -> String {
+    format!(
+        "--- stdout ---\n{}\n--- stderr ---\n{}",
+        stdout(output),
+        stderr(output)
+    )
+}
+
+/// Every attempt's `report.json` under `run`, without the paths of raw artifacts (which
+/// differ by run): `<case>/<runner>/repeat-N/attempt-M -> report`.
+fn reports(run: &Path) -> Vec<(String, Value)> {
+    let mut found = Vec::new();
+    for case in dirs(run) {
+        for runner in dirs(&case) {
+            for repeat in dirs(&runner) {
+                for attempt in dirs(&repeat) {
+                    let path = attempt.join("report.json");
+                    if !path.is_file() {
+                        continue;
+                    }
+                    let mut report = read_json(&path);
+                    report["raw_artifacts"] = Value::Null;
+                    let key = attempt.strip_prefix(run).unwrap().display().to_string();
+                    found.push((key, report));
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found
+}
+
+fn dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir() && !path.ends_with("workspaces"))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The replay reached the recorded verdicts, and every attempt's report is the recorded one.
+fn same_as_recorded(dir: &Path, run_id: &str) -> Result<(), Failed> {
+    let live = results(dir, "live");
+    let replayed = results(dir, run_id);
+    if statuses(&replayed) != statuses(&live) {
+        return Err(format!(
+            "{run_id}: statuses differ\n  recorded: {:?}\n  replayed: {:?}",
+            statuses(&live),
+            statuses(&replayed)
+        )
+        .into());
+    }
+    let (live, replayed) = (
+        reports(&dir.join("out/live")),
+        reports(&dir.join("out").join(run_id)),
+    );
+    if live.len() != replayed.len() || live.is_empty() {
+        return Err(format!(
+            "{run_id}: {} recorded attempts, {} replayed",
+            live.len(),
+            replayed.len()
+        )
+        .into());
+    }
+    for ((key, recorded), (replayed_key, replayed)) in live.iter().zip(&replayed) {
+        if key != replayed_key || recorded != replayed {
+            return Err(format!(
+                "{run_id}: the report of {key} differs from the recorded one:\n  recorded: {recorded}\n  replayed: {replayed}"
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn every_adapter_replays_to_its_recorded_verdicts_and_reports() -> Result<(), Failed> {
+    let dir = recorded("replay-every-adapter")?;
+    let live = results(dir.path(), "live");
+    let statuses = statuses(&live);
+    // Every adapter's transcript passed; the rejected one failed, as a model rejection.
+    for (index, _) in ADAPTERS.iter().enumerate() {
+        let key = format!("cases::transcript/{}", runner_id(index));
+        let expected = if index == 7 { "failed" } else { "passed" };
+        if !statuses.contains(&(key.clone(), expected.to_owned())) {
+            return Err(format!("recorded run: {key} is not {expected}: {statuses:?}").into());
+        }
+    }
+    let replay_dir = dir.path().join("out/live");
+    let replay_dir = replay_dir.to_str().unwrap();
+    let output = child(
+        dir.path(),
+        "replayed",
+        &live_config(),
+        &["--replay", replay_dir],
+        &[],
+    );
+    same_as_recorded(dir.path(), "replayed").map_err(|error| {
+        Failed::from(format!(
+            "{}\n{}",
+            error.message().unwrap_or_default(),
+            context(&output)
+        ))
+    })
+}
+
+fn a_changed_assertion_changes_the_verdict_and_no_agent_starts() -> Result<(), Failed> {
+    let dir = recorded("replay-changed-assertion")?;
+    let recording = dir.path().join("out/live");
+    let recording = recording.to_str().unwrap();
+    // The agents' programs do not exist: had replay started one, its attempt would fail.
+    let output = child(
+        dir.path(),
+        "same",
+        &poisoned_config(),
+        &["--replay", recording],
+        &[],
+    );
+    same_as_recorded(dir.path(), "same")?;
+    // Today's check expects an answer no transcript gave: every execution that passed fails
+    // now, on the assertion, with the same sessions.
+    let output_changed = child(
+        dir.path(),
+        "changed",
+        &poisoned_config(),
+        &["--replay", recording, "cases::transcript"],
+        &[("REPLAY_EXPECT", "an answer nobody gave")],
+    );
+    for (index, _) in ADAPTERS.iter().enumerate().take(7) {
+        let path = dir
+            .path()
+            .join("out/changed/cases.transcript")
+            .join(runner_id(index))
+            .join("result.json");
+        let execution = read_json(&path);
+        let message = execution["failure"]["message"].as_str().unwrap_or_default();
+        if execution["status"] != "failed"
+            || execution["failure"]["origin"] != "assertion"
+            || !message.contains("an answer nobody gave")
+        {
+            return Err(format!(
+                "{}: {execution}\n{}",
+                runner_id(index),
+                context(&output_changed)
+            )
+            .into());
+        }
+    }
+    if stderr(&output).contains("not on PATH") || stderr(&output).contains("not an executable") {
+        return Err(format!("replay checked the agents' programs:\n{}", context(&output)).into());
+    }
+    Ok(())
+}
+
+fn replay_runners_and_packed_recordings_replay_the_same() -> Result<(), Failed> {
+    let dir = recorded("replay-runners")?;
+    let packed = dir.path().join("packed");
+    let record = Command::new(cargo_skillgym())
+        .args(["skillgym", "record"])
+        .arg(dir.path().join("out/live"))
+        .arg(&packed)
+        .output()
+        .unwrap();
+    if !record.status.success()
+        || !stdout(&record).starts_with("recorded 10 execution(s), 12 attempt(s)")
+    {
+        return Err(format!("cargo skillgym record:\n{}", context(&record)).into());
+    }
+    let mut yaml = String::from("runners:\n");
+    for index in 0..ADAPTERS.len() {
+        yaml.push_str(&format!(
+            "  {}: {{ agent: {{ type: replay, recording: packed }} }}\n",
+            runner_id(index)
+        ));
+    }
+    yaml.push_str("  command: { agent: { type: replay, recording: packed } }\n");
+    let output = child(dir.path(), "from-pack", &yaml, &[], &[]);
+    same_as_recorded(dir.path(), "from-pack").map_err(|error| {
+        Failed::from(format!(
+            "{}\n{}",
+            error.message().unwrap_or_default(),
+            context(&output)
+        ))
+    })?;
+    // A replay runner may replay a runner recorded under another id.
+    let output = child(
+        dir.path(),
+        "renamed",
+        "runners:\n  mine: { agent: { type: replay, recording: packed, runner: cursor-agent } }\n  command: { agent: { type: replay, recording: packed } }\n",
+        &["--runner", "mine"],
+        &[],
+    );
+    let renamed = statuses(&results(dir.path(), "renamed"));
+    if renamed != [("cases::transcript/mine".to_owned(), "passed".to_owned())] {
+        return Err(format!("renamed: {renamed:?}\n{}", context(&output)).into());
+    }
+    let report = read_json(
+        &dir.path()
+            .join("out/renamed/cases.transcript/mine/repeat-1/attempt-1/report.json"),
+    );
+    if report["runner"]["agent"]["type"] != "cursor-agent" || report["session_id"] != "chat_123" {
+        return Err(format!("the cursor adapter parsed the replay: {}", report["runner"]).into());
+    }
+    Ok(())
+}
+
+fn what_the_recording_lacks_is_skipped_with_the_reason() -> Result<(), Failed> {
+    let dir = recorded("replay-lacks")?;
+    let recording = dir.path().join("out/live");
+    let recording = recording.to_str().unwrap();
+    // A runner the recording lacks, and today's case asking for more repetitions.
+    let config = format!(
+        "{}  extra: {{ agent: {{ type: command, command: /nonexistent/agent }} }}\n",
+        poisoned_config()
+    );
+    let output = child(
+        dir.path(),
+        "lacking",
+        &config,
+        &[
+            "--replay",
+            recording,
+            "--repeat",
+            "3",
+            "--runner",
+            "extra,command",
+        ],
+        &[],
+    );
+    let results = results(dir.path(), "lacking");
+    let execution = |case: &str, runner: &str| {
+        results["executions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|e| e["case_id"] == case && e["runner_id"] == runner)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let extra = execution("cases::transcript", "extra");
+    let message = extra["failure"]["message"].as_str().unwrap_or_default();
+    if extra["status"] != "skipped"
+        || !message.contains("holds no session of case `cases::transcript` on runner `extra`")
+    {
+        return Err(format!("extra: {extra}\n{}", context(&output)).into());
+    }
+    let retried = execution("cases::retried", "command");
+    let message = retried["failure"]["message"].as_str().unwrap_or_default();
+    if retried["status"] != "skipped"
+        || !message.contains("the recording holds 2 of the 3 repetitions")
+        || retried["repetitions"].as_array().map(Vec::len) != Some(2)
+    {
+        return Err(format!("retried: {retried}\n{}", context(&output)).into());
+    }
+    Ok(())
+}
+
+fn attempts_replay_in_recorded_order() -> Result<(), Failed> {
+    let dir = recorded("replay-order")?;
+    let recording = dir.path().join("out/live");
+    let live = read_json(&recording.join("cases.retried/command/result.json"));
+    let attempts = |execution: &Value| -> Vec<(u64, u64, String)> {
+        execution["repetitions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|repetition| {
+                repetition["attempts"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .map(|attempt| {
+                (
+                    attempt["repetition"].as_u64().unwrap_or(0),
+                    attempt["attempt"].as_u64().unwrap_or(0),
+                    attempt["status"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let expected = vec![
+        (1, 1, "failed".to_owned()),
+        (1, 2, "passed".to_owned()),
+        (2, 1, "passed".to_owned()),
+    ];
+    if attempts(&live) != expected {
+        return Err(format!("recorded attempts: {:?}", attempts(&live)).into());
+    }
+    let output = child(
+        dir.path(),
+        "ordered",
+        &poisoned_config(),
+        &["--replay", recording.to_str().unwrap(), "cases::retried"],
+        &[],
+    );
+    let replayed = read_json(
+        &dir.path()
+            .join("out/ordered/cases.retried/command/result.json"),
+    );
+    if attempts(&replayed) != expected || replayed["status"] != live["status"] {
+        return Err(format!(
+            "replayed attempts: {:?} ({})\n{}",
+            attempts(&replayed),
+            replayed["status"],
+            context(&output)
+        )
+        .into());
+    }
+    // The replayed attempt took as long as the recorded one did.
+    for (repetition, attempt) in [(1, 1), (1, 2), (2, 1)] {
+        let path =
+            format!("cases.retried/command/repeat-{repetition}/attempt-{attempt}/result.json");
+        let recorded = read_json(&recording.join(&path))["duration_ms"].clone();
+        let replayed =
+            read_json(&dir.path().join("out/ordered").join(&path))["duration_ms"].clone();
+        if recorded != replayed {
+            return Err(
+                format!("{path}: duration {recorded} recorded, {replayed} replayed").into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn the_six_real_agents_recording_replays_as_recorded() -> Result<(), Failed> {
+    let recording = examples_dir().join("agents/recording");
+    let out = temp_dir("replay-real-agents");
+    let mut command = Command::new(examples_agents_harness());
+    command
+        .args(["--output-dir".as_ref(), out.path().as_os_str()])
+        .current_dir(examples_dir())
+        .env("CARGO_MANIFEST_DIR", examples_dir())
+        .env("SKILLGYM_RUN_ID", "replayed");
+    without_outer_runner_env(&mut command);
+    let output = command.output().unwrap();
+    if !output.status.success() {
+        return Err(format!("the agents example failed:\n{}", context(&output)).into());
+    }
+    let run = out.path().join("replayed");
+    let mut checked = 0;
+    let mut agents = std::collections::BTreeSet::new();
+    for (key, report) in reports(&run) {
+        let recorded_path = recording.join(&key).join("report.json");
+        let mut recorded = read_json(&recorded_path);
+        recorded["raw_artifacts"] = Value::Null;
+        if recorded != report {
+            return Err(format!("{key}: the replayed report differs from the recorded one").into());
+        }
+        let status = |path: &Path| read_json(&path.join("result.json"))["status"].clone();
+        if status(&recording.join(&key)) != status(&run.join(&key)) {
+            return Err(
+                format!("{key}: the replayed verdict differs from the recorded one").into(),
+            );
+        }
+        agents.insert(
+            report["runner"]["agent"]["type"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        );
+        checked += 1;
+    }
+    let expected = [
+        "claude-code",
+        "codex",
+        "copilot",
+        "gemini-cli",
+        "opencode",
+        "qwen-code",
+    ];
+    if checked != 24 || !agents.iter().eq(expected.iter()) {
+        return Err(format!("{checked} attempts of {agents:?} checked").into());
+    }
+    Ok(())
+}
