@@ -146,7 +146,9 @@ fn recorded(label: &str) -> Result<TempDir, Failed> {
     let dir = temp_dir(label);
     let output = child(dir.path(), "live", &live_config(), &[], &[]);
     // The rejected runner fails its execution: the live run exits 101.
-    if !stdout(&output).contains("test [claude-code] cases::transcript") {
+    if !stdout(&output).contains("test [claude-code] cases::transcript")
+        || stdout(&output).contains("replayed from")
+    {
         return Err(format!("the live run did not run:\n{}", context(&output)).into());
     }
     Ok(dir)
@@ -305,6 +307,19 @@ fn a_changed_assertion_changes_the_verdict_and_no_agent_starts() -> Result<(), F
         &[],
     );
     same_as_recorded(dir.path(), "same")?;
+    // The run says it replayed, and each attempt which recorded attempt it replayed.
+    let said = format!("skillgym: replayed from {recording}: no agent was started");
+    if !stdout(&output).contains(&said) {
+        return Err(format!("the summary says `{said}`:\n{}", context(&output)).into());
+    }
+    let attempt = &read_json(
+        &dir.path()
+            .join("out/same/cases.transcript/codex/result.json"),
+    )["repetitions"][0]["attempts"][0];
+    let expected = format!("{recording}/cases.transcript/codex/repeat-1/attempt-1");
+    if attempt["replayed_from"] != expected.as_str() {
+        return Err(format!("replayed_from: {attempt}").into());
+    }
     // Today's check expects an answer no transcript gave: every execution that passed fails
     // now, on the assertion, with the same sessions.
     let output_changed = child(

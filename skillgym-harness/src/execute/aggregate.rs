@@ -183,6 +183,7 @@ mod tests {
             signal: None,
             artifact_dir: PathBuf::from(format!("/run/c/r/repeat-{repetition}/attempt-{attempt}")),
             grading: None,
+            replayed_from: None,
         }
     }
 

@@ -61,6 +61,9 @@ pub(super) fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>
         signal: None,
         artifact_dir: artifact_dir.clone(),
         grading: None,
+        replayed_from: id
+            .recorded
+            .map(|recorded| recorded.attempt_dir(id.repetition, id.attempt)),
     };
     let failure = match prepare_and_run(run, runtime, id, &mut result) {
         Ok(failure) => failure,

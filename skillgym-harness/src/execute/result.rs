@@ -80,6 +80,10 @@ pub struct AttemptResult {
     /// The graders' scores and evidence (declarative cases whose session ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grading: Option<Grading>,
+    /// The recorded attempt this one replayed (`--replay`, `type: replay`): no agent ran, and
+    /// the session's figures are the recording's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed_from: Option<PathBuf>,
 }
 
 /// How a declarative case's graders judged one attempt (also its `grading.json`).

@@ -98,6 +98,7 @@ pub(super) fn execute(
                     let mut lines =
                         summary::repetition_lines(run_results.executions.iter().copied());
                     lines.push_str(&console::summary(&report));
+                    lines.push_str(&replay_line(&context.runners));
                     lines.push_str(&summary::count_lines(counts, &path));
                     print!("{}", secrets::mask(&lines));
                 }
@@ -183,4 +184,22 @@ pub(super) fn run_after_all(context: &RunContext) {
     for (suite, runners) in suites {
         suite_hooks::after_all(&run_dir, context.run_dir.run_id(), &suite, &runners);
     }
+}
+
+/// Says that replaying runners started no agent, and where their sessions came from.
+fn replay_line(runners: &[crate::run::Runner]) -> String {
+    let mut recordings: Vec<String> = runners
+        .iter()
+        .filter_map(|runner| runner.replay.as_ref())
+        .map(|replay| replay.recording.root().display().to_string())
+        .collect();
+    recordings.sort();
+    recordings.dedup();
+    if recordings.is_empty() {
+        return String::new();
+    }
+    format!(
+        "skillgym: replayed from {}: no agent was started; usage and durations are the recording's\n",
+        recordings.join(", ")
+    )
 }
