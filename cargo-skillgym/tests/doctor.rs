@@ -276,3 +276,49 @@ fn endpoints_are_checked_as_each_cli_will_see_them() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_replaying_runner_needs_its_recording_and_no_program() {
+    let dir = Dir::new("replay");
+    let recording = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents/recording");
+    std::fs::write(
+        dir.path().join("skillgym.yaml"),
+        format!(
+            "runners:
+  claude-code: {{ agent: {{ type: replay, recording: {rec} }} }}
+  other: {{ agent: {{ type: replay, recording: {rec}, runner: cursor-agent }} }}
+  gone: {{ agent: {{ type: replay, recording: missing }} }}
+",
+            rec = recording.display()
+        ),
+    )
+    .unwrap();
+    let output = skillgym(dir.path(), &["doctor"], &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let expected = [
+        "runner `claude-code`: replay".to_owned(),
+        format!(
+            "  ok  replays runner `claude-code` (claude-code) of the recording {}; no program needed",
+            recording.display()
+        ),
+        format!(
+            "  ERR the recording {} holds no runner `cursor-agent` (it holds: claude-code, codex, copilot, gemini-cli, opencode, qwen-code)",
+            recording.display()
+        ),
+        "3 runner(s) checked: 1 ready, 2 with problems".to_owned(),
+    ];
+    for line in expected {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing line {line:?} in:\n{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains(&format!(
+            "  ERR cannot read the recording {}",
+            dir.path().join("missing").display()
+        )),
+        "{stdout}"
+    );
+}
