@@ -53,6 +53,10 @@ pub(crate) struct SkillgymArgs {
     /// `--mock-script`: the script of every case without one of its own (implies `--mock`),
     /// as given (relative to the process cwd).
     pub mock_script: Option<PathBuf>,
+    /// `--update-snapshots`: write the figures into the snapshots baseline.
+    pub update_snapshots: Option<bool>,
+    /// Whether `update_snapshots` came from `SKILLGYM_UPDATE_SNAPSHOTS` (errors name it).
+    pub update_snapshots_from_env: bool,
     /// Whether `runners` came from `SKILLGYM_RUNNER` rather than `--runner` (errors name it).
     pub runners_from_env: bool,
     /// `--format junit`: the run's JUnit document on stdout instead of libtest's lines.
@@ -102,6 +106,12 @@ impl SkillgymArgs {
             },
             mock: self.mock.or(fallback.mock),
             mock_script: self.mock_script.or(fallback.mock_script),
+            update_snapshots_from_env: if self.update_snapshots.is_some() {
+                self.update_snapshots_from_env
+            } else {
+                fallback.update_snapshots_from_env
+            },
+            update_snapshots: self.update_snapshots.or(fallback.update_snapshots),
         }
     }
 }
@@ -229,6 +239,7 @@ pub(crate) fn from_env(
             let args = line.skillgym.into_args();
             SkillgymArgs {
                 runners_from_env: !args.runners.is_empty(),
+                update_snapshots_from_env: args.update_snapshots.is_some(),
                 ..args
             }
         })
@@ -289,6 +300,8 @@ impl Flags {
             reporters: dedup(self.reporters),
             mock: self.mock,
             mock_script: self.mock_script,
+            update_snapshots: self.update_snapshots,
+            update_snapshots_from_env: false,
             runners_from_env: false,
             format_junit: false,
         }
