@@ -34,6 +34,7 @@
 //! | [`error`] | [`Error`] and the error of each join |
 //! | [`doctor`] | the checks behind `cargo skillgym doctor` |
 //! | [`mock`] | the scripted model server behind `--mock` and `cargo skillgym mock-model` |
+//! | [`snapshot`] | token snapshots: the baseline and `.new` files, the check, behind `cargo skillgym review` |
 //!
 //! Everything else is private; a few modules are public but hidden (`#[doc(hidden)]`) for the
 //! framework's own tests, benchmarks and fuzz targets, and are not a stable API.
@@ -68,6 +69,7 @@ mod run;
 mod schedule;
 mod secrets;
 mod skills;
+pub mod snapshot;
 mod suggest;
 #[doc(hidden)]
 pub mod suite;

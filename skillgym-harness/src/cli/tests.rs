@@ -120,12 +120,18 @@ fn update_snapshots_is_a_switch_and_remembers_where_it_came_from() {
     );
     let variable = from_env(env(&[("SKILLGYM_UPDATE_SNAPSHOTS", "1")])).unwrap();
     assert_eq!(
-        (variable.update_snapshots, variable.update_snapshots_from_env),
+        (
+            variable.update_snapshots,
+            variable.update_snapshots_from_env
+        ),
         (Some(true), true)
     );
     let flag_wins = ours(&["--update-snapshots=false"]).or(variable.clone());
     assert_eq!(
-        (flag_wins.update_snapshots, flag_wins.update_snapshots_from_env),
+        (
+            flag_wins.update_snapshots,
+            flag_wins.update_snapshots_from_env
+        ),
         (Some(false), false)
     );
     let from_variable = ours(&[]).or(variable);

@@ -612,11 +612,14 @@ runners:
         );
         let s = resolve(with, env(&[("SKILLGYM_UPDATE_SNAPSHOTS", "0")]));
         assert!(!s.update_snapshots);
-        let refuse = |config: Config, args: SkillgymArgs| {
-            match resolve_in(config, &args, Path::new("out"), Path::new(CWD)) {
-                Err(SettingsError::Usage(err)) => err,
-                other => panic!("expected a usage error, got {other:?}"),
-            }
+        let refuse = |config: Config, args: SkillgymArgs| match resolve_in(
+            config,
+            &args,
+            Path::new("out"),
+            Path::new(CWD),
+        ) {
+            Err(SettingsError::Usage(err)) => err,
+            other => panic!("expected a usage error, got {other:?}"),
         };
         let err = refuse(config(FULL), flags(&["--update-snapshots"]));
         assert_eq!(err.subject(), "--update-snapshots");
@@ -631,7 +634,10 @@ runners:
             env(&[("SKILLGYM_UPDATE_SNAPSHOTS", "1")]),
         );
         assert_eq!(err.subject(), "SKILLGYM_UPDATE_SNAPSHOTS");
-        assert!(err.message().contains("(no skillgym.yaml was found)"), "{err}");
+        assert!(
+            err.message().contains("(no skillgym.yaml was found)"),
+            "{err}"
+        );
         // `--update-snapshots=false` asks for nothing.
         resolve(config(FULL), flags(&["--update-snapshots=false"]));
     }

@@ -577,7 +577,11 @@ fn duration_keys_follow_the_shared_grammar() {
 
 #[test]
 fn snapshots_parse_with_defaults_and_resolve_their_path() {
-    assert_eq!(parse("run: {}\n").snapshots, None, "off without the section");
+    assert_eq!(
+        parse("run: {}\n").snapshots,
+        None,
+        "off without the section"
+    );
     let config = parse("snapshots:\n  tolerance: { percent: 10 }\n");
     let snapshots = config.snapshots.unwrap();
     assert_eq!(snapshots.path, p("/proj/bench/skillgym.snapshots.json"));

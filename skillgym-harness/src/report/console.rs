@@ -153,7 +153,7 @@ pub(super) fn human_ms(ms: u64) -> String {
 }
 
 /// `1234567` as `1,234,567`.
-pub(super) fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
