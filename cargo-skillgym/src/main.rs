@@ -6,6 +6,7 @@
 //! | `cargo skillgym doctor` | checks that each configured runner's agent is installed and has credentials |
 //! | `cargo skillgym mock-model` | serves the scripted model on 127.0.0.1 until stopped |
 //! | `cargo skillgym report RUN_DIR...` | the summary and the reporters' files of finished runs, merged |
+//! | `cargo skillgym review` | accepts or rejects the token snapshot values waiting in `<baseline>.new` |
 //!
 //! Installed as `cargo-skillgym`, cargo runs it for `cargo skillgym ...` with `skillgym` as its
 //! first argument; run directly, `cargo-skillgym init` works too. Usage errors exit with 2.
@@ -14,6 +15,7 @@ mod doctor;
 mod init;
 mod mock_model;
 mod report;
+mod review;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -24,7 +26,8 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
-    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report runs.
+    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report runs,
+    /// review token snapshots.
     Skillgym(App),
 }
 
@@ -45,6 +48,7 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     MockModel(mock_model::MockModelArgs),
     Report(report::ReportArgs),
+    Review(review::ReviewArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +58,7 @@ fn main() -> ExitCode {
         Command::Doctor(args) => doctor::run(&args),
         Command::MockModel(args) => mock_model::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Review(args) => review::run(&args),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The console summary printed after a run (and by `cargo skillgym report`): a table with one
 //! row per runner, then the failures grouped by failure class, each with its message's first
-//! line, source location and artifact path.
+//! line, source location and artifact path, and how many token snapshot values wait for review.
 
 use std::fmt::Write as _;
 
@@ -14,7 +14,22 @@ pub(crate) fn summary(report: &RunReport) -> String {
     if !failures.is_empty() {
         text.push_str(&failures);
     }
+    text.push_str(&pending_snapshots(report));
     text
+}
+
+/// `skillgym: 2 snapshot values pending review: run `cargo skillgym review``, or nothing.
+fn pending_snapshots(report: &RunReport) -> String {
+    let pending = report
+        .executions
+        .iter()
+        .filter(|e| e.snapshot.as_ref().is_some_and(|s| s.pending))
+        .count();
+    match pending {
+        0 => String::new(),
+        1 => "skillgym: 1 snapshot value pending review: run `cargo skillgym review`\n".to_owned(),
+        n => format!("skillgym: {n} snapshot values pending review: run `cargo skillgym review`\n"),
+    }
 }
 
 /// The per-runner table, columns aligned; `-` where no attempt reported a figure.
