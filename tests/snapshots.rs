@@ -515,3 +515,28 @@ fn bad_snapshot_setups_stop_the_run_before_any_agent() {
         stderr(&output)
     );
 }
+
+#[test]
+fn the_readme_section_shows_a_valid_config() {
+    use skillgym_harness::config::{Config, Improvements, SnapshotMetric, Tolerance};
+
+    let readme = fs::read_to_string(skillgym_e2e::workspace_root().join("README.md")).unwrap();
+    let section = readme
+        .split("\n## Token snapshots\n")
+        .nth(1)
+        .expect("a Token snapshots section");
+    let yaml = section
+        .split("```yaml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a yaml block");
+    let config = Config::parse(Path::new("/repo/skillgym.yaml"), yaml).unwrap();
+    let snapshots = config.snapshots.expect("the section");
+    assert_eq!(
+        snapshots.path,
+        PathBuf::from("/repo/skillgym.snapshots.json")
+    );
+    assert_eq!(snapshots.metric, SnapshotMetric::TotalTokens);
+    assert_eq!(snapshots.tolerance, Tolerance::new(Some(200.0), Some(10.0)));
+    assert_eq!(snapshots.improvements, Improvements::Pass);
+}
