@@ -185,6 +185,45 @@ mod tests {
     use super::*;
 
     #[test]
+    fn pending_snapshot_values_are_counted_and_a_snapshot_failure_is_grouped() {
+        use crate::report::fixtures::execution;
+        use serde_json::json;
+
+        let pending = json!({"snapshot": {"key": "a::r", "metric": "total_tokens",
+                             "value": 10.0, "verdict": "missing", "pending": true}});
+        let report = |executions| RunReport::new(Vec::new(), Vec::new(), executions);
+        assert_eq!(
+            pending_snapshots(&report(vec![execution("b", "r", json!({}))])),
+            ""
+        );
+        let one = report(vec![execution("a", "r", pending.clone())]);
+        assert_eq!(
+            pending_snapshots(&one),
+            "skillgym: 1 snapshot value pending review: run `cargo skillgym review`\n"
+        );
+        let failed = execution(
+            "c",
+            "r",
+            json!({"status": "failed", "passed": false, "failure": {
+                "origin": "snapshot", "class": {"id": "snapshot", "label": "Snapshot verification"},
+                "message": "snapshot `c::r`: total_tokens 2 is above the allowed 1 (baseline 1, +1, +100.0%)\n  tolerance: ±0"},
+                "snapshot": {"key": "c::r", "metric": "total_tokens", "value": 2.0,
+                             "verdict": "exceeded", "pending": true}}),
+        );
+        let text = summary(&report(vec![execution("a", "r", pending), failed]));
+        assert!(
+            text.contains("skillgym: Snapshot verification (snapshot): 1\nskillgym:   [r] c: snapshot `c::r`: total_tokens 2 is above the allowed 1 (baseline 1, +1, +100.0%)\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                "skillgym: 2 snapshot values pending review: run `cargo skillgym review`\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn durations_read_as_people_say_them() {
         assert_eq!(human_ms(850), "850ms");
         assert_eq!(human_ms(12_340), "12.3s");
