@@ -7,6 +7,7 @@
 //! | `cargo skillgym mock-model` | serves the scripted model on 127.0.0.1 until stopped |
 //! | `cargo skillgym report RUN_DIR...` | the summary and the reporters' files of finished runs, merged |
 //! | `cargo skillgym record RUN_DIR DIR` | packs a run's recorded sessions for `--replay` and `type: replay` runners |
+//! | `cargo skillgym review` | accepts or rejects the token snapshot values waiting in `<baseline>.new` |
 //!
 //! Installed as `cargo-skillgym`, cargo runs it for `cargo skillgym ...` with `skillgym` as its
 //! first argument; run directly, `cargo-skillgym init` works too. Usage errors exit with 2.
@@ -16,6 +17,7 @@ mod init;
 mod mock_model;
 mod record;
 mod report;
+mod review;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -26,7 +28,8 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
-    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report and record runs.
+    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report and record
+    /// runs, review token snapshots.
     Skillgym(App),
 }
 
@@ -48,6 +51,7 @@ enum Command {
     MockModel(mock_model::MockModelArgs),
     Report(report::ReportArgs),
     Record(record::RecordArgs),
+    Review(review::ReviewArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         Command::MockModel(args) => mock_model::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Record(args) => record::run(&args),
+        Command::Review(args) => review::run(&args),
     }
 }
 

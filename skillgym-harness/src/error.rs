@@ -92,6 +92,9 @@ pub enum Error {
     /// The judge of rubric graders is missing or unknown.
     #[error(transparent)]
     Judge(#[from] JudgeError),
+    /// The token snapshots' baseline (or `.new`) file cannot be read or is invalid.
+    #[error(transparent)]
+    Snapshots(ConfigError),
     /// A suite's `after_all` hook cannot run under nextest's process per test.
     #[error(
         "the suite `{suite}` has an `after_all` hook, which cannot run under nextest's process per test (no process knows it runs the suite's last trial)\n  help: run this suite with `cargo test`, or move the teardown to `after_each`"
@@ -122,6 +125,7 @@ impl Error {
             | Error::Suite(_)
             | Error::UnknownCaseRunners(_)
             | Error::Judge(_)
+            | Error::Snapshots(_)
             | Error::AfterAllUnderNextest { .. } => 2,
         }
     }

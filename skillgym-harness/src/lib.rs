@@ -35,6 +35,7 @@
 //! | [`doctor`] | the checks behind `cargo skillgym doctor` |
 //! | [`mock`] | the scripted model server behind `--mock` and `cargo skillgym mock-model` |
 //! | [`replay`] | recorded runs replayed through today's checks (`--replay`, `type: replay`), and `cargo skillgym record` |
+//! | [`snapshot`] | token snapshots: the baseline and `.new` files, the check, behind `cargo skillgym review` |
 //!
 //! Everything else is private; a few modules are public but hidden (`#[doc(hidden)]`) for the
 //! framework's own tests, benchmarks and fuzz targets, and are not a stable API.
@@ -70,6 +71,7 @@ mod run;
 mod schedule;
 mod secrets;
 mod skills;
+pub mod snapshot;
 mod suggest;
 #[doc(hidden)]
 pub mod suite;

@@ -13,6 +13,7 @@ use crate::replay::ReplaySource;
 use crate::report::Reporter;
 use crate::schedule::Gates;
 use crate::skills::plan::SkillPlan;
+use crate::snapshot::Snapshots;
 use crate::suite::CaseSpec;
 
 /// A configured runner: an id and its agent.
@@ -57,6 +58,8 @@ pub struct RunContext {
     pub(crate) skills: SkillPlan,
     /// The runner that grades rubric items (`judge:`), if configured.
     pub(crate) judge: Option<Runner>,
+    /// The token snapshots, when `snapshots:` is configured.
+    pub(crate) snapshots: Option<Snapshots>,
     /// The reporters that write after the run (besides the console summary).
     pub(crate) reporters: Vec<Arc<dyn Reporter>>,
     /// `--format junit`: stdout carries the run's JUnit document only.

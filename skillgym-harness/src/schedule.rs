@@ -346,6 +346,14 @@ pub(crate) fn lock_file(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Opens the directory `dir` and blocks until it holds an exclusive lock on it (a lock that
+/// leaves no file behind).
+pub(crate) fn lock_directory(dir: &Path) -> io::Result<File> {
+    let file = File::open(dir)?;
+    flock_exclusive(&file, true)?;
+    Ok(file)
+}
+
 /// Spreads the first slot tried across processes (pid) and threads (counter).
 static SLOT_ROTATION: AtomicUsize = AtomicUsize::new(0);
 

@@ -116,7 +116,17 @@ pub(crate) fn execution_line(result: &ExecutionResult) -> String {
             }
         }
     }
+    line.push_str(snapshot_note(result));
     line
+}
+
+/// ` · snapshot pending review` when the execution's figure waits in the `.new` file.
+fn snapshot_note(result: &ExecutionResult) -> &'static str {
+    if result.snapshot.as_ref().is_some_and(|s| s.pending) {
+        " · snapshot pending review (cargo skillgym review)"
+    } else {
+        ""
+    }
 }
 
 /// The counts and where `results.json` is.
@@ -153,7 +163,7 @@ fn repetition_line(result: &ExecutionResult) -> Option<String> {
         return None;
     }
     let who = format!("[{}] {}", result.runner_id, result.case_id);
-    if !result.passed {
+    if !result.passed && !snapshot_failed(result) {
         let at = result
             .stopped_at_repetition
             .unwrap_or(result.completed_repetitions);
@@ -189,7 +199,19 @@ fn repetition_line(result: &ExecutionResult) -> Option<String> {
     if let Some(tokens) = result.usage.total_tokens {
         line.push_str(&format!(" · avg {} tokens", tokens.value));
     }
+    if snapshot_failed(result) {
+        line.push_str(" · failed its token snapshot");
+    }
+    line.push_str(snapshot_note(result));
     Some(line)
+}
+
+/// Whether every repetition passed but the token snapshot failed the execution.
+fn snapshot_failed(result: &ExecutionResult) -> bool {
+    result
+        .failure
+        .as_ref()
+        .is_some_and(|f| f.origin == skillgym::FailureOrigin::Snapshot)
 }
 
 fn plural(n: u32) -> &'static str {

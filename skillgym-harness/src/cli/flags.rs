@@ -87,6 +87,16 @@ pub(super) struct Flags {
         value_parser = boolean,
     )]
     pub(super) mock: Option<bool>,
+    /// Write the passing executions' figures into the snapshots baseline [env: SKILLGYM_UPDATE_SNAPSHOTS]
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = boolean,
+    )]
+    pub(super) update_snapshots: Option<bool>,
     /// The mock script of cases without their own (implies --mock) [env: SKILLGYM_MOCK_SCRIPT]
     #[arg(long, value_name = "FILE", value_parser = path)]
     pub(super) mock_script: Option<PathBuf>,

@@ -56,6 +56,10 @@ pub(crate) struct SkillgymArgs {
     /// `--replay`: the recorded run every runner replays, as given (relative to the process
     /// cwd).
     pub replay: Option<PathBuf>,
+    /// `--update-snapshots`: write the figures into the snapshots baseline.
+    pub update_snapshots: Option<bool>,
+    /// Whether `update_snapshots` came from `SKILLGYM_UPDATE_SNAPSHOTS` (errors name it).
+    pub update_snapshots_from_env: bool,
     /// Whether `runners` came from `SKILLGYM_RUNNER` rather than `--runner` (errors name it).
     pub runners_from_env: bool,
     /// `--format junit`: the run's JUnit document on stdout instead of libtest's lines.
@@ -106,6 +110,12 @@ impl SkillgymArgs {
             mock: self.mock.or(fallback.mock),
             mock_script: self.mock_script.or(fallback.mock_script),
             replay: self.replay.or(fallback.replay),
+            update_snapshots_from_env: if self.update_snapshots.is_some() {
+                self.update_snapshots_from_env
+            } else {
+                fallback.update_snapshots_from_env
+            },
+            update_snapshots: self.update_snapshots.or(fallback.update_snapshots),
         }
     }
 }
@@ -233,6 +243,7 @@ pub(crate) fn from_env(
             let args = line.skillgym.into_args();
             SkillgymArgs {
                 runners_from_env: !args.runners.is_empty(),
+                update_snapshots_from_env: args.update_snapshots.is_some(),
                 ..args
             }
         })
@@ -294,6 +305,8 @@ impl Flags {
             mock: self.mock,
             mock_script: self.mock_script,
             replay: self.replay,
+            update_snapshots: self.update_snapshots,
+            update_snapshots_from_env: false,
             runners_from_env: false,
             format_junit: false,
         }

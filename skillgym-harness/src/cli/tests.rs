@@ -78,6 +78,8 @@ fn parses_every_flag_in_both_forms() {
         mock: Some(true),
         mock_script: Some(PathBuf::from("scripts/a.yaml")),
         replay: Some(PathBuf::from("runs/recorded")),
+        update_snapshots: Some(true),
+        update_snapshots_from_env: false,
         runners_from_env: false,
         format_junit: false,
     };
@@ -98,17 +100,50 @@ fn parses_every_flag_in_both_forms() {
     let separate: Vec<&str> = pairs
         .iter()
         .flat_map(|(flag, value)| [*flag, *value])
-        .chain(["--mock"])
+        .chain(["--mock", "--update-snapshots"])
         .collect();
     assert_eq!(ours(&separate), expected);
     let joined: Vec<String> = pairs
         .iter()
         .map(|(flag, value)| format!("{flag}={value}"))
-        .chain(["--mock=1".to_owned()])
+        .chain(["--mock=1".to_owned(), "--update-snapshots=true".to_owned()])
         .collect();
     let joined: Vec<&str> = joined.iter().map(String::as_str).collect();
     assert_eq!(ours(&joined), expected);
     assert_eq!(ours(&[]), SkillgymArgs::default());
+}
+
+#[test]
+fn update_snapshots_is_a_switch_and_remembers_where_it_came_from() {
+    assert_eq!(ours(&["--update-snapshots"]).update_snapshots, Some(true));
+    assert_eq!(
+        ours(&["--update-snapshots=0"]).update_snapshots,
+        Some(false)
+    );
+    let variable = from_env(env(&[("SKILLGYM_UPDATE_SNAPSHOTS", "1")])).unwrap();
+    assert_eq!(
+        (
+            variable.update_snapshots,
+            variable.update_snapshots_from_env
+        ),
+        (Some(true), true)
+    );
+    let flag_wins = ours(&["--update-snapshots=false"]).or(variable.clone());
+    assert_eq!(
+        (
+            flag_wins.update_snapshots,
+            flag_wins.update_snapshots_from_env
+        ),
+        (Some(false), false)
+    );
+    let from_variable = ours(&[]).or(variable);
+    assert_eq!(
+        (
+            from_variable.update_snapshots,
+            from_variable.update_snapshots_from_env
+        ),
+        (Some(true), true)
+    );
 }
 
 #[test]
@@ -291,6 +326,7 @@ fn help_lists_libtest_and_skillgym_flags() {
         "--reporter",
         "--mock",
         "--mock-script",
+        "--update-snapshots",
         "--exact",
         "--list",
         "--test-threads",
@@ -346,6 +382,7 @@ fn reads_every_env_var() {
         ("SKILLGYM_MOCK", "1"),
         ("SKILLGYM_MOCK_SCRIPT", "s.yaml"),
         ("SKILLGYM_REPLAY", "runs/r1"),
+        ("SKILLGYM_UPDATE_SNAPSHOTS", "1"),
     ]))
     .unwrap();
     assert_eq!(
@@ -364,6 +401,8 @@ fn reads_every_env_var() {
             mock: Some(true),
             mock_script: Some(PathBuf::from("s.yaml")),
             replay: Some(PathBuf::from("runs/r1")),
+            update_snapshots: Some(true),
+            update_snapshots_from_env: true,
             runners_from_env: true,
             format_junit: false,
         }
@@ -375,7 +414,7 @@ fn every_flag_has_its_variable_in_the_help() {
     let help = help_text();
     let command = <flags::EnvLine as clap::CommandFactory>::command();
     let longs = long_flags(&command);
-    assert_eq!(longs.len(), 13, "{longs:?}");
+    assert_eq!(longs.len(), 14, "{longs:?}");
     for long in longs {
         let name = env_name(long);
         // Every variable is read, as its flag...
@@ -392,6 +431,7 @@ fn every_flag_has_its_variable_in_the_help() {
         // (Apart from remembering that it came from the variable, which errors then name.)
         let read = SkillgymArgs {
             runners_from_env: false,
+            update_snapshots_from_env: false,
             ..read
         };
         assert_eq!(read, flag, "{name} and --{long} differ");

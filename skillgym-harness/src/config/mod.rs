@@ -16,6 +16,7 @@
 //! defaults: { timeout: 2m }
 //! suites: [evals/EVAL.yaml]     # declarative suites (agentv EVAL.yaml, case.yaml directories)
 //! judge: { runner: claude }     # grades the suites' rubric items
+//! snapshots: { metric: total_tokens, tolerance: { percent: 10 } }   # token baselines
 //! runners:
 //!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
 //! ```
@@ -27,6 +28,7 @@ mod fields;
 mod schema;
 mod settings;
 mod size;
+mod snapshots;
 pub(crate) mod yaml;
 
 #[cfg(test)]
@@ -44,3 +46,6 @@ pub use settings::{
     CaseOverrides, CaseSettings, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, Settings, SettingsError,
 };
 pub use size::parse_size;
+pub use snapshots::{
+    DEFAULT_SNAPSHOTS_FILE, Improvements, SnapshotMetric, SnapshotsConfig, Tolerance,
+};

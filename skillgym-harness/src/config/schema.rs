@@ -15,12 +15,11 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use super::ConfigError;
 use super::fields::{self, Millis, NonEmpty, PositiveDuration};
+use super::snapshots::SnapshotsConfig;
 use super::yaml::{self, Located};
 use crate::suggest::did_you_mean;
 
 /// A whole `skillgym.yaml`. An empty file is a valid (empty) config.
-// `reserved_snapshots` is a private unit field that rejects a key, not a non-exhaustive marker.
-#[allow(clippy::manual_non_exhaustive)]
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
@@ -41,13 +40,9 @@ pub struct Config {
     /// `judge:` the runner that grades rubric items (plain-string assertions, `criteria`).
     #[serde(default)]
     pub judge: Option<JudgeConfig>,
-    /// `snapshots:` is reserved for token snapshots, which do not exist yet.
-    #[serde(
-        default,
-        rename = "snapshots",
-        deserialize_with = "not_supported_snapshots"
-    )]
-    reserved_snapshots: (),
+    /// `snapshots:` token snapshots, on when the section is there.
+    #[serde(default, deserialize_with = "super::snapshots::deserialize")]
+    pub snapshots: Option<SnapshotsConfig>,
     /// The file this config was read from (`None` for [`Config::default_for`]).
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -114,6 +109,9 @@ impl Config {
         }
         for suite in &mut self.suites {
             suite.value = resolve_path(dir, &suite.value);
+        }
+        if let Some(snapshots) = &mut self.snapshots {
+            snapshots.path = resolve_path(dir, &snapshots.path);
         }
         if let Some(mock) = self.judge.as_mut().and_then(|judge| judge.mock.as_mut()) {
             *mock = resolve_path(dir, mock);
@@ -1039,24 +1037,4 @@ fn deserialize_runners<'de, D: Deserializer<'de>>(
     }
 
     deserializer.deserialize_option(Runners)
-}
-
-/// Rejects a key that names a feature skillgym does not have yet, at the key's value.
-fn not_supported<'de, D: Deserializer<'de>>(
-    deserializer: D,
-    message: &str,
-    help: &str,
-) -> Result<(), D::Error> {
-    let value = Located::<de::IgnoredAny>::deserialize(deserializer)?;
-    Err(de::Error::custom(
-        value.error(yaml::with_help(message, help)),
-    ))
-}
-
-fn not_supported_snapshots<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
-    not_supported(
-        deserializer,
-        "`snapshots` is not supported yet: token snapshots are not built",
-        "token usage is in each execution's `results.json`; remove `snapshots`",
-    )
 }

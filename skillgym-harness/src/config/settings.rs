@@ -17,6 +17,8 @@
 //! | workspace | — | — | `run.workspace` | mode `none` |
 //! | declarative suites | — | — | `suites` (vs config dir) | none |
 //! | judge runner | — | — | `judge.runner` | none (rubric graders are a start-up error) |
+//! | token snapshots | — | — | `snapshots` | off |
+//! | update snapshots | `--update-snapshots[=BOOL]` (needs `snapshots`) | `SKILLGYM_UPDATE_SNAPSHOTS` | — | off |
 //!
 //! A flag beats its variable, field by field. An empty variable counts as unset. An empty
 //! `--tag` list never hides `run.tags`.
@@ -43,7 +45,8 @@ use std::time::Duration;
 use super::schema::resolve_path;
 use super::yaml::Located;
 use super::{
-    Config, ConfigError, JudgeConfig, Schedule, UserSkills, WorkspaceConfig, WorkspaceMode,
+    Config, ConfigError, JudgeConfig, Schedule, SnapshotsConfig, UserSkills, WorkspaceConfig,
+    WorkspaceMode,
 };
 use crate::cli::{SkillgymArgs, UsageError};
 use crate::config::RunnerConfig;
@@ -104,6 +107,10 @@ pub struct Settings {
     pub suites: Vec<Located<PathBuf>>,
     /// `judge:` who grades rubric items.
     pub judge: Option<JudgeConfig>,
+    /// `snapshots:` token snapshots (off without the section).
+    pub snapshots: Option<SnapshotsConfig>,
+    /// `--update-snapshots`: passing executions write their figures into the baseline.
+    pub update_snapshots: bool,
 }
 
 /// Per-case settings given by a flag or `SKILLGYM_*` variable; they beat the case's arguments.
@@ -201,10 +208,15 @@ fn resolve_in(
         runners,
         suites,
         judge,
+        snapshots,
         path,
         dir,
         ..
     } = config;
+    let update_snapshots = args.update_snapshots.unwrap_or(false);
+    if update_snapshots && snapshots.is_none() {
+        return Err(update_without_snapshots(path.as_deref(), args).into());
+    }
 
     let schedule = args.schedule.or(run.schedule).unwrap_or_default();
     let max_parallel = match schedule {
@@ -268,8 +280,30 @@ fn resolve_in(
         secrets: run.secrets,
         suites,
         judge,
+        snapshots,
+        update_snapshots,
     };
     Ok(settings)
+}
+
+/// `--update-snapshots` (or its variable) given while snapshots are off: a flag that would do
+/// nothing is an error.
+fn update_without_snapshots(config: Option<&Path>, args: &SkillgymArgs) -> UsageError {
+    let subject = if args.update_snapshots_from_env {
+        "SKILLGYM_UPDATE_SNAPSHOTS"
+    } else {
+        "--update-snapshots"
+    };
+    let file = match config {
+        Some(path) => format!("{} has no `snapshots:` section", path.display()),
+        None => "no skillgym.yaml was found".to_owned(),
+    };
+    UsageError::new(
+        subject,
+        format!(
+            "`{subject}` has nothing to update: token snapshots are off ({file}); add `snapshots: {{ tolerance: {{ percent: 10 }} }}` to turn them on"
+        ),
+    )
 }
 
 fn default_parallelism() -> usize {
@@ -563,6 +597,49 @@ runners:
         );
         assert_eq!(both.effective(&set).repeat_failure, 2);
         assert_eq!(both.effective(&unset).repeat_failure, 2);
+    }
+
+    #[test]
+    fn snapshots_are_off_without_the_section_and_update_needs_it() {
+        let s = resolve(config(FULL), SkillgymArgs::default());
+        assert_eq!((s.snapshots, s.update_snapshots), (None, false));
+        let with = config("snapshots: { tolerance: { percent: 10 } }");
+        let s = resolve(with.clone(), flags(&["--update-snapshots"]));
+        assert!(s.update_snapshots);
+        assert_eq!(
+            s.snapshots.unwrap().path,
+            PathBuf::from("/proj/bench/skillgym.snapshots.json")
+        );
+        let s = resolve(with, env(&[("SKILLGYM_UPDATE_SNAPSHOTS", "0")]));
+        assert!(!s.update_snapshots);
+        let refuse = |config: Config, args: SkillgymArgs| match resolve_in(
+            config,
+            &args,
+            Path::new("out"),
+            Path::new(CWD),
+        ) {
+            Err(SettingsError::Usage(err)) => err,
+            other => panic!("expected a usage error, got {other:?}"),
+        };
+        let err = refuse(config(FULL), flags(&["--update-snapshots"]));
+        assert_eq!(err.subject(), "--update-snapshots");
+        assert_eq!(
+            err.message(),
+            "`--update-snapshots` has nothing to update: token snapshots are off \
+             (/proj/bench/skillgym.yaml has no `snapshots:` section); add \
+             `snapshots: { tolerance: { percent: 10 } }` to turn them on"
+        );
+        let err = refuse(
+            Config::default_for(Path::new(DIR)),
+            env(&[("SKILLGYM_UPDATE_SNAPSHOTS", "1")]),
+        );
+        assert_eq!(err.subject(), "SKILLGYM_UPDATE_SNAPSHOTS");
+        assert!(
+            err.message().contains("(no skillgym.yaml was found)"),
+            "{err}"
+        );
+        // `--update-snapshots=false` asks for nothing.
+        resolve(config(FULL), flags(&["--update-snapshots=false"]));
     }
 
     #[test]

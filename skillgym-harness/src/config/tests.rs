@@ -213,7 +213,7 @@ fn unknown_key_at_top_level() {
         &err,
         1,
         1,
-        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`",
+        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`, `snapshots`",
         Some("did you mean `run`?"),
     );
 }
@@ -621,20 +621,103 @@ fn duration_keys_follow_the_shared_grammar() {
 }
 
 #[test]
-fn keys_of_features_not_built_yet_are_errors_at_their_value() {
-    let err = fail("snapshots:\n  tolerance: { percent: 10 }\n");
+fn snapshots_parse_with_defaults_and_resolve_their_path() {
+    assert_eq!(
+        parse("run: {}\n").snapshots,
+        None,
+        "off without the section"
+    );
+    let config = parse("snapshots:\n  tolerance: { percent: 10 }\n");
+    let snapshots = config.snapshots.unwrap();
+    assert_eq!(snapshots.path, p("/proj/bench/skillgym.snapshots.json"));
+    assert_eq!(snapshots.metric, SnapshotMetric::TotalTokens);
+    assert_eq!(snapshots.tolerance, Tolerance::new(None, Some(10.0)));
+    assert_eq!(snapshots.improvements, Improvements::Pass);
+    let config = parse(
+        "snapshots:\n  path: ../baselines/tokens.json\n  metric: cost\n  tolerance: { absolute: 0.05, percent: 2.5 }\n  improvements: fail\n",
+    );
+    let snapshots = config.snapshots.unwrap();
+    assert_eq!(snapshots.path, p("/proj/bench/../baselines/tokens.json"));
+    assert_eq!(snapshots.metric, SnapshotMetric::Cost);
+    assert_eq!(snapshots.tolerance, Tolerance::new(Some(0.05), Some(2.5)));
+    assert_eq!(snapshots.improvements, Improvements::Fail);
+    for (name, metric) in [
+        ("input_tokens", SnapshotMetric::InputTokens),
+        ("output_tokens", SnapshotMetric::OutputTokens),
+        ("duration", SnapshotMetric::Duration),
+        ("totalTokens", SnapshotMetric::TotalTokens),
+    ] {
+        let yaml = format!("snapshots: {{ metric: {name}, tolerance: {{ absolute: 1 }} }}\n");
+        assert_eq!(parse(&yaml).snapshots.unwrap().metric, metric, "{name}");
+    }
+}
+
+#[test]
+fn snapshots_errors_are_located_with_help() {
+    const HELP: Option<&str> =
+        Some("e.g. `tolerance: { percent: 10 }`, `tolerance: { absolute: 500 }`, or both");
     assert_error(
-        &err,
+        &fail("snapshots:\n  metric: total_tokens\n"),
         2,
         3,
-        "`snapshots` is not supported yet: token snapshots are not built",
-        Some("token usage is in each execution's `results.json`; remove `snapshots`"),
+        "`snapshots` needs a `tolerance`",
+        HELP,
     );
-    assert!(
-        fail("snapshots:\n")
-            .message()
-            .contains("is not supported yet"),
-        "an empty `snapshots:` is an error too"
+    assert_error(
+        &fail("run: {}\nsnapshots:\n"),
+        2,
+        10,
+        "`snapshots` needs a `tolerance`",
+        HELP,
+    );
+    assert_error(
+        &fail("snapshots:\n  tolerance: {}\n"),
+        2,
+        14,
+        "`tolerance` needs `absolute` or `percent`",
+        HELP,
+    );
+    assert_error(
+        &fail("snapshots:\n  tolerance: { percent: -5 }\n"),
+        2,
+        25,
+        "`percent` must be a number >= 0, found -5",
+        None,
+    );
+    assert_error(
+        &fail("snapshots:\n  tolerance: { percnt: 5 }\n"),
+        2,
+        16,
+        "unknown field `percnt`, expected one of `absolute`, `percent`",
+        Some("did you mean `percent`?"),
+    );
+    assert_error(
+        &fail("snapshots:\n  tolerance: { percent: 5 }\n  metrc: cost\n"),
+        3,
+        3,
+        "unknown field `metrc`, expected one of `path`, `metric`, `tolerance`, `improvements`",
+        Some("did you mean `metric`?"),
+    );
+    assert_error(
+        &fail("snapshots:\n  tolerance: { percent: 5 }\n  metric: total_token\n"),
+        3,
+        11,
+        "unknown value `total_token`, expected one of `total_tokens`, `input_tokens`, `output_tokens`, `cost`, `duration`",
+        Some("did you mean `total_tokens`?"),
+    );
+    assert_error(
+        &fail("snapshots:\n  tolerance: { percent: 5 }\n  improvements: accept\n"),
+        3,
+        17,
+        "unknown value `accept`, expected one of `pass`, `fail`",
+        None,
+    );
+    assert_error(
+        &fail("snapshot:\n  tolerance: { percent: 5 }\n"),
+        1,
+        1,
+        "unknown field `snapshot`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`, `snapshots`",
+        Some("did you mean `snapshots`?"),
     );
 }
 

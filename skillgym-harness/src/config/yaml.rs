@@ -13,9 +13,6 @@ use serde_saphyr::{Error as YamlError, MessageFormatter as _, UserMessageFormatt
 use super::ConfigError;
 use crate::suggest::did_you_mean;
 
-/// Keys the schema reserves for features that do not exist yet: never suggested.
-const NOT_BUILT_YET: &[&str] = &["snapshots"];
-
 /// Separates a message from its `help:` text inside a custom serde error (see [`with_help`]).
 const HELP_SEPARATOR: &str = "\n  help: ";
 
@@ -169,12 +166,10 @@ fn convert(
 
 /// Message and help for an unknown field or enum value.
 fn unknown(what: &str, name: &str, expected: &[&str]) -> (String, Option<String>) {
-    // camelCase aliases are accepted but not advertised, nor are keys of features not built
-    // yet (they are errors of their own).
+    // camelCase aliases are accepted but not advertised.
     let shown: Vec<String> = expected
         .iter()
         .filter(|name| !name.chars().any(|c| c.is_ascii_uppercase()))
-        .filter(|name| !NOT_BUILT_YET.contains(name))
         .map(|name| format!("`{name}`"))
         .collect();
     let message = match shown.len() {
@@ -185,14 +180,7 @@ fn unknown(what: &str, name: &str, expected: &[&str]) -> (String, Option<String>
             shown.join(", ")
         ),
     };
-    let help = did_you_mean(
-        name,
-        expected
-            .iter()
-            .copied()
-            .filter(|key| !NOT_BUILT_YET.contains(key)),
-    )
-    .map(|s| format!("did you mean `{s}`?"));
+    let help = did_you_mean(name, expected.iter().copied()).map(|s| format!("did you mean `{s}`?"));
     (message, help)
 }
 

@@ -11,7 +11,7 @@ use super::result::{
 
 /// What an execution was asked to do, for [`aggregate`].
 #[derive(Debug, Clone)]
-pub(super) struct ExecutionPlan {
+pub(crate) struct ExecutionPlan {
     /// The case id.
     pub case_id: String,
     /// The runner id.
@@ -33,7 +33,7 @@ pub(super) struct ExecutionPlan {
 /// The execution's result from its repetitions, in order. The execution passes only when
 /// `repeat_target` repetitions passed; it stops (and fails) at the first repetition that still
 /// failed after its attempts, whose failure becomes the execution's.
-pub(super) fn aggregate(
+pub(crate) fn aggregate(
     plan: ExecutionPlan,
     repetitions: Vec<RepetitionResult>,
 ) -> ExecutionResult {
@@ -84,6 +84,7 @@ pub(super) fn aggregate(
         },
         duration_ms: mean(averaged.iter().map(|a| a.duration_ms)).unwrap_or(0),
         usage: mean_usage(averaged.iter().map(|a| &a.usage)),
+        snapshot: None,
         artifact_dir: plan.artifact_dir,
         repetitions,
     }

@@ -151,6 +151,11 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
             ),
         ));
     }
+    if let Some(snapshots) = &run.snapshots {
+        // After the verdict: only a passing execution is checked, so a failure of its own is
+        // never replaced and a failed execution is never baselined.
+        snapshots.check(&mut result, runner.agent.as_ref());
+    }
     write_result(result)
 }
 

@@ -13,7 +13,7 @@
 //! | `judge` | rubric graders' judge: a session of the `judge` runner |
 //! | `aggregate`, `result` | repetition statistics and the result records |
 
-mod aggregate;
+pub(crate) mod aggregate;
 mod attempt;
 mod check;
 mod execution;

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use skillgym::{Failure, Usage};
 
+use crate::snapshot::SnapshotCheck;
+
 /// The verdict of an attempt, repetition or execution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -232,6 +234,9 @@ pub struct ExecutionResult {
     pub duration_ms: u64,
     /// Mean token usage over the same attempts as `duration_ms`.
     pub usage: Usage,
+    /// The token snapshot check of a passing execution, when `snapshots:` is configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotCheck>,
     /// The execution's directory `<run>/<case>/<runner>`.
     pub artifact_dir: PathBuf,
     /// Every repetition, in order, each with its attempts.

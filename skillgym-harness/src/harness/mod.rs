@@ -39,6 +39,7 @@ use crate::run::{RunContext, Runner};
 use crate::schedule::{Gates, worker_threads};
 use crate::secrets;
 use crate::skills::plan::SkillPlan;
+use crate::snapshot::Snapshots;
 use crate::suite::registry::sort_and_check;
 use crate::suite::sources::{self, Origin, SuitePath};
 use crate::suite::yaml::Warning;
@@ -398,12 +399,15 @@ fn run_context(
     let rejections = Rejections::new(&run_dir.path());
     let judge_script = settings.judge.as_ref().and_then(|j| j.mock.as_deref());
     let dry_run = dry_run(arguments, overrides, &cases, judge_script)?;
-    // Skills are loaded and checked before anything runs (not for `--list`, which reads
-    // nothing).
-    let skills = if arguments.list {
-        SkillPlan::default()
+    // Skills and the snapshot baselines are loaded and checked before anything runs (not for
+    // `--list`, which reads nothing).
+    let (skills, snapshots) = if arguments.list {
+        (SkillPlan::default(), None)
     } else {
-        SkillPlan::build(&settings, &cases)?
+        (
+            SkillPlan::build(&settings, &cases)?,
+            Snapshots::load(&settings).map_err(Error::Snapshots)?,
+        )
     };
     // Claimed last: a run stopped by a configuration error writes nothing.
     if !arguments.list {
@@ -412,6 +416,7 @@ fn run_context(
     }
     Ok(Arc::new(RunContext {
         skills,
+        snapshots,
         rejections,
         dry_run,
         run_dir,

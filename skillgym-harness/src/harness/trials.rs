@@ -123,7 +123,13 @@ pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Fail
     } else {
         text.push_str(&format!("status: {}", result.status.as_str()));
     }
-    if result.repeat_target > 1 || result.repetitions.iter().any(|r| r.attempts.len() > 1) {
+    let snapshot = result
+        .failure
+        .as_ref()
+        .is_some_and(|f| f.origin == skillgym::FailureOrigin::Snapshot);
+    let repeated =
+        result.repeat_target > 1 || result.repetitions.iter().any(|r| r.attempts.len() > 1);
+    if repeated && !snapshot {
         text.push_str(&format!(
             "\n  stopped at repetition {}/{} ({} passed)",
             result

@@ -1,6 +1,6 @@
 //! The console summary printed after a run (and by `cargo skillgym report`): a table with one
 //! row per runner, then the failures grouped by failure class, each with its message's first
-//! line, source location and artifact path.
+//! line, source location and artifact path, and how many token snapshot values wait for review.
 
 use std::fmt::Write as _;
 
@@ -14,7 +14,22 @@ pub(crate) fn summary(report: &RunReport) -> String {
     if !failures.is_empty() {
         text.push_str(&failures);
     }
+    text.push_str(&pending_snapshots(report));
     text
+}
+
+/// `skillgym: 2 snapshot values pending review: run `cargo skillgym review``, or nothing.
+fn pending_snapshots(report: &RunReport) -> String {
+    let pending = report
+        .executions
+        .iter()
+        .filter(|e| e.snapshot.as_ref().is_some_and(|s| s.pending))
+        .count();
+    match pending {
+        0 => String::new(),
+        1 => "skillgym: 1 snapshot value pending review: run `cargo skillgym review`\n".to_owned(),
+        n => format!("skillgym: {n} snapshot values pending review: run `cargo skillgym review`\n"),
+    }
 }
 
 /// The per-runner table, columns aligned; `-` where no attempt reported a figure.
@@ -153,7 +168,7 @@ pub(super) fn human_ms(ms: u64) -> String {
 }
 
 /// `1234567` as `1,234,567`.
-pub(super) fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
@@ -168,6 +183,45 @@ pub(super) fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pending_snapshot_values_are_counted_and_a_snapshot_failure_is_grouped() {
+        use crate::report::fixtures::execution;
+        use serde_json::json;
+
+        let pending = json!({"snapshot": {"key": "a::r", "metric": "total_tokens",
+                             "value": 10.0, "verdict": "missing", "pending": true}});
+        let report = |executions| RunReport::new(Vec::new(), Vec::new(), executions);
+        assert_eq!(
+            pending_snapshots(&report(vec![execution("b", "r", json!({}))])),
+            ""
+        );
+        let one = report(vec![execution("a", "r", pending.clone())]);
+        assert_eq!(
+            pending_snapshots(&one),
+            "skillgym: 1 snapshot value pending review: run `cargo skillgym review`\n"
+        );
+        let failed = execution(
+            "c",
+            "r",
+            json!({"status": "failed", "passed": false, "failure": {
+                "origin": "snapshot", "class": {"id": "snapshot", "label": "Snapshot verification"},
+                "message": "snapshot `c::r`: total_tokens 2 is above the allowed 1 (baseline 1, +1, +100.0%)\n  tolerance: ±0"},
+                "snapshot": {"key": "c::r", "metric": "total_tokens", "value": 2.0,
+                             "verdict": "exceeded", "pending": true}}),
+        );
+        let text = summary(&report(vec![execution("a", "r", pending), failed]));
+        assert!(
+            text.contains("skillgym: Snapshot verification (snapshot): 1\nskillgym:   [r] c: snapshot `c::r`: total_tokens 2 is above the allowed 1 (baseline 1, +1, +100.0%)\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                "skillgym: 2 snapshot values pending review: run `cargo skillgym review`\n"
+            ),
+            "{text}"
+        );
+    }
 
     #[test]
     fn durations_read_as_people_say_them() {

@@ -1066,6 +1066,7 @@ mod tests {
             },
             duration_ms: 1_500,
             usage: Usage::default(),
+            snapshot: None,
             artifact_dir: dir.to_path_buf(),
             repetitions: vec![RepetitionResult::of(1, attempts)],
         }

@@ -1,0 +1,515 @@
+//! The rules of a snapshot check: one execution's figure against its baseline, decided without
+//! touching a file.
+//!
+//! | situation | verdict | passes | writes (outside CI) | writes under CI |
+//! |---|---|---|---|---|
+//! | `--update-snapshots` | `created` / `updated` | yes | the baseline | the baseline |
+//! | no baseline (or one of another metric) | `missing` | yes; under CI no | `.new` | nothing |
+//! | within the tolerance | `passed` | yes | drops a stale `.new` entry | nothing |
+//! | above it | `exceeded` | no | `.new` | nothing |
+//! | below it | `improved` | yes; no with `improvements: fail` | `.new` | nothing |
+//! | the metric is not reported | `unavailable` | no | nothing | nothing |
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::store::{Entry, pending_path};
+use crate::config::{Improvements, SnapshotMetric, Tolerance};
+
+/// What a snapshot check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Verdict {
+    /// Within the tolerance of the baseline.
+    Passed,
+    /// Above the allowed range.
+    Exceeded,
+    /// Below the allowed range.
+    Improved,
+    /// No baseline for this key and metric.
+    Missing,
+    /// Recorded as the first baseline by `--update-snapshots`.
+    Created,
+    /// Recorded over the previous baseline by `--update-snapshots`.
+    Updated,
+    /// The agent did not report the metric.
+    Unavailable,
+}
+
+/// The range a figure may fall in: the baseline, give or take the tolerance.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Allowed {
+    /// The lowest figure within the tolerance.
+    pub low: f64,
+    /// The highest figure within the tolerance.
+    pub high: f64,
+}
+
+/// The snapshot check of an execution, as `result.json` and `results.json` record it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SnapshotCheck {
+    /// `<case id>::<runner id>`.
+    pub key: String,
+    /// The metric compared.
+    pub metric: SnapshotMetric,
+    /// The execution's figure (the mean over its passing repetitions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    /// The baseline it was compared with (the one replaced, for `updated`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<f64>,
+    /// The allowed range around the baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed: Option<Allowed>,
+    /// The outcome.
+    pub verdict: Verdict,
+    /// Whether the figure was written to the `.new` file, for `cargo skillgym review`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
+}
+
+/// How a check is made: the section's rules and the run's mode.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rules<'a> {
+    pub metric: SnapshotMetric,
+    pub tolerance: Tolerance,
+    pub improvements: Improvements,
+    /// The baseline file (named in messages).
+    pub path: &'a Path,
+    /// Under CI nothing is written and a missing baseline fails.
+    pub ci: bool,
+    /// `--update-snapshots`: the figure becomes the baseline.
+    pub update: bool,
+}
+
+/// What a check asks to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Write {
+    /// Nothing.
+    Nothing,
+    /// The figure into the baseline (and out of `.new`).
+    Baseline,
+    /// The figure into `.new`.
+    Pending,
+    /// The key out of `.new`, where an older figure may wait.
+    ClearPending,
+}
+
+/// A check's outcome: the record, the failure message when it fails, what to write.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Decision {
+    pub check: SnapshotCheck,
+    pub failure: Option<String>,
+    pub write: Write,
+}
+
+/// Checks `value` (`None`: not reported) of `case` on `runner` against `baseline`.
+pub(crate) fn decide(
+    case: &str,
+    runner: &str,
+    value: Option<f64>,
+    baseline: Option<&Entry>,
+    rules: &Rules<'_>,
+) -> Decision {
+    let key = format!("{case}::{runner}");
+    let metric = rules.metric;
+    let mut check = SnapshotCheck {
+        key: key.clone(),
+        metric,
+        value,
+        baseline: None,
+        allowed: None,
+        verdict: Verdict::Unavailable,
+        pending: false,
+    };
+    let Some(value) = value else {
+        return Decision {
+            failure: Some(format!(
+                "snapshot `{key}`: the metric `{metric}` is unavailable for case `{case}` on runner `{runner}`: the agent did not report it in every passing repetition"
+            )),
+            check,
+            write: Write::Nothing,
+        };
+    };
+    let same_metric = baseline.filter(|entry| entry.metric == metric);
+    if rules.update {
+        check.baseline = same_metric.map(|entry| entry.value);
+        check.verdict = if same_metric.is_some() {
+            Verdict::Updated
+        } else {
+            Verdict::Created
+        };
+        return Decision {
+            check,
+            failure: None,
+            write: Write::Baseline,
+        };
+    }
+    let Some(entry) = same_metric else {
+        check.verdict = Verdict::Missing;
+        let other = baseline.map_or(String::new(), |entry| {
+            format!(" (its entry records `{}`)", entry.metric)
+        });
+        if rules.ci {
+            return Decision {
+                failure: Some(format!(
+                    "snapshot `{key}`: no {metric} baseline in {}{other}; the value was {}, and under CI none is recorded\n  record one locally with --update-snapshots (or `cargo skillgym review`) and commit the file",
+                    rules.path.display(),
+                    show(metric, value),
+                )),
+                check,
+                write: Write::Nothing,
+            };
+        }
+        check.pending = true;
+        return Decision {
+            check,
+            failure: None,
+            write: Write::Pending,
+        };
+    };
+    let base = entry.value;
+    let allowance = rules.tolerance.allowance(base);
+    let allowed = Allowed {
+        low: (base - allowance).max(0.0),
+        high: base + allowance,
+    };
+    check.baseline = Some(base);
+    check.allowed = Some(allowed);
+    check.verdict = if value > allowed.high {
+        Verdict::Exceeded
+    } else if value < allowed.low {
+        Verdict::Improved
+    } else {
+        Verdict::Passed
+    };
+    if check.verdict == Verdict::Passed {
+        let write = if rules.ci {
+            Write::Nothing
+        } else {
+            Write::ClearPending
+        };
+        return Decision {
+            check,
+            failure: None,
+            write,
+        };
+    }
+    check.pending = !rules.ci;
+    let fails = check.verdict == Verdict::Exceeded || rules.improvements == Improvements::Fail;
+    let failure = fails.then(|| mismatch(&key, value, base, allowed, rules));
+    Decision {
+        check,
+        failure,
+        write: if rules.ci {
+            Write::Nothing
+        } else {
+            Write::Pending
+        },
+    }
+}
+
+/// The failure message of a figure outside its allowed range.
+fn mismatch(key: &str, value: f64, base: f64, allowed: Allowed, rules: &Rules<'_>) -> String {
+    let metric = rules.metric;
+    let (relation, bound) = if value > allowed.high {
+        ("above the allowed", allowed.high)
+    } else {
+        ("below the allowed", allowed.low)
+    };
+    let mut text = format!(
+        "snapshot `{key}`: {metric} {} is {relation} {} (baseline {}, {})\n  tolerance: {}",
+        show(metric, value),
+        show(metric, bound),
+        show(metric, base),
+        delta(metric, value, base),
+        describe(metric, &rules.tolerance),
+    );
+    if value < allowed.low {
+        text.push_str("; `improvements: fail` asks for the lower baseline to be accepted");
+    }
+    if rules.ci {
+        text.push_str("\n  accept it: rerun locally with --update-snapshots (or `cargo skillgym review`) and commit the file; under CI nothing is written");
+    } else {
+        text.push_str(&format!(
+            "\n  accept it: `cargo skillgym review` (the value waits in {}), or rerun with --update-snapshots",
+            pending_path(rules.path).display()
+        ));
+    }
+    text
+}
+
+/// `+250, +25.0%` (no percentage against a zero baseline).
+pub fn delta(metric: SnapshotMetric, value: f64, base: f64) -> String {
+    let difference = value - base;
+    let sign = if difference < 0.0 { "-" } else { "+" };
+    let mut text = format!("{sign}{}", show(metric, difference.abs()));
+    if base != 0.0 {
+        text.push_str(&format!(
+            ", {sign}{:.1}%",
+            (difference / base * 100.0).abs()
+        ));
+    }
+    text
+}
+
+/// `±100`, `±10%`, or `±100 or ±10%, whichever is larger`.
+fn describe(metric: SnapshotMetric, tolerance: &Tolerance) -> String {
+    let absolute = tolerance.absolute.map(|a| format!("±{}", show(metric, a)));
+    let percent = tolerance.percent.map(|p| format!("±{p}%"));
+    match (absolute, percent) {
+        (Some(a), Some(p)) => format!("{a} or {p}, whichever is larger"),
+        (Some(one), None) | (None, Some(one)) => one,
+        (None, None) => "none".to_owned(),
+    }
+}
+
+/// A figure in its metric's unit: `1,250` tokens, `$0.0125`, `1,250ms`.
+pub fn show(metric: SnapshotMetric, value: f64) -> String {
+    let number = if value.fract() == 0.0 && value.abs() < u64::MAX as f64 {
+        crate::report::console::thousands(value.abs() as u64)
+    } else {
+        format!("{:.2}", value.abs())
+    };
+    let sign = if value < 0.0 { "-" } else { "" };
+    match metric {
+        SnapshotMetric::Cost => format!("{sign}${:.4}", value.abs()),
+        SnapshotMetric::Duration => format!("{sign}{number}ms"),
+        _ => format!("{sign}{number}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "/p/skillgym.snapshots.json";
+
+    fn rules(absolute: Option<f64>, percent: Option<f64>) -> Rules<'static> {
+        Rules {
+            metric: SnapshotMetric::TotalTokens,
+            tolerance: Tolerance::new(absolute, percent),
+            improvements: Improvements::Pass,
+            path: Path::new(FILE),
+            ci: false,
+            update: false,
+        }
+    }
+
+    fn baseline(value: f64) -> Entry {
+        Entry {
+            metric: SnapshotMetric::TotalTokens,
+            value,
+            agent: "command".into(),
+            model: None,
+            updated_at: "t".into(),
+        }
+    }
+
+    fn verdict(value: f64, base: f64, rules: &Rules<'_>) -> (Verdict, bool) {
+        let decision = decide("c", "r", Some(value), Some(&baseline(base)), rules);
+        (decision.check.verdict, decision.failure.is_none())
+    }
+
+    #[test]
+    fn absolute_tolerance() {
+        let rules = rules(Some(100.0), None);
+        assert_eq!(verdict(1000.0, 1000.0, &rules), (Verdict::Passed, true));
+        assert_eq!(verdict(1100.0, 1000.0, &rules), (Verdict::Passed, true));
+        assert_eq!(verdict(1101.0, 1000.0, &rules), (Verdict::Exceeded, false));
+        assert_eq!(verdict(900.0, 1000.0, &rules), (Verdict::Passed, true));
+        assert_eq!(verdict(899.0, 1000.0, &rules), (Verdict::Improved, true));
+    }
+
+    #[test]
+    fn percent_tolerance() {
+        let rules = rules(None, Some(10.0));
+        assert_eq!(verdict(1100.0, 1000.0, &rules), (Verdict::Passed, true));
+        assert_eq!(verdict(1101.0, 1000.0, &rules), (Verdict::Exceeded, false));
+        assert_eq!(verdict(20.0, 0.0, &rules), (Verdict::Exceeded, false));
+        assert_eq!(verdict(0.0, 0.0, &rules), (Verdict::Passed, true));
+    }
+
+    #[test]
+    fn with_both_tolerances_the_larger_allowance_wins() {
+        let rules = rules(Some(200.0), Some(10.0));
+        // A small baseline: the absolute allowance (200) is the larger.
+        assert_eq!(verdict(1200.0, 1000.0, &rules), (Verdict::Passed, true));
+        assert_eq!(verdict(1201.0, 1000.0, &rules), (Verdict::Exceeded, false));
+        // A large one: 10% (1,000) is.
+        assert_eq!(verdict(11_000.0, 10_000.0, &rules), (Verdict::Passed, true));
+        assert_eq!(
+            verdict(11_001.0, 10_000.0, &rules),
+            (Verdict::Exceeded, false)
+        );
+    }
+
+    #[test]
+    fn improvements_pass_by_default_and_fail_when_asked() {
+        let mut rules = rules(None, Some(10.0));
+        let decision = decide("c", "r", Some(700.0), Some(&baseline(1000.0)), &rules);
+        assert_eq!(decision.check.verdict, Verdict::Improved);
+        assert_eq!(
+            (decision.failure, decision.write, decision.check.pending),
+            (None, Write::Pending, true),
+            "a pass, proposed as the new baseline"
+        );
+        rules.improvements = Improvements::Fail;
+        let decision = decide("c", "r", Some(700.0), Some(&baseline(1000.0)), &rules);
+        assert_eq!(
+            decision.failure.unwrap(),
+            "snapshot `c::r`: total_tokens 700 is below the allowed 900 (baseline 1,000, -300, -30.0%)\n  tolerance: ±10%; `improvements: fail` asks for the lower baseline to be accepted\n  accept it: `cargo skillgym review` (the value waits in /p/skillgym.snapshots.json.new), or rerun with --update-snapshots"
+        );
+    }
+
+    #[test]
+    fn an_exceeded_figure_says_everything_needed_to_accept_it() {
+        let decision = decide(
+            "c",
+            "r",
+            Some(1250.0),
+            Some(&baseline(1000.0)),
+            &rules(Some(100.0), Some(5.0)),
+        );
+        assert_eq!(
+            decision.check,
+            SnapshotCheck {
+                key: "c::r".into(),
+                metric: SnapshotMetric::TotalTokens,
+                value: Some(1250.0),
+                baseline: Some(1000.0),
+                allowed: Some(Allowed {
+                    low: 900.0,
+                    high: 1100.0
+                }),
+                verdict: Verdict::Exceeded,
+                pending: true,
+            }
+        );
+        assert_eq!(decision.write, Write::Pending);
+        assert_eq!(
+            decision.failure.unwrap(),
+            "snapshot `c::r`: total_tokens 1,250 is above the allowed 1,100 (baseline 1,000, +250, +25.0%)\n  tolerance: ±100 or ±5%, whichever is larger\n  accept it: `cargo skillgym review` (the value waits in /p/skillgym.snapshots.json.new), or rerun with --update-snapshots"
+        );
+    }
+
+    #[test]
+    fn a_missing_baseline_is_pending_outside_ci_and_fails_under_it() {
+        let mut rules = rules(None, Some(10.0));
+        let decision = decide("c", "r", Some(1000.0), None, &rules);
+        assert_eq!(
+            (
+                decision.check.verdict,
+                decision.check.pending,
+                decision.write
+            ),
+            (Verdict::Missing, true, Write::Pending)
+        );
+        assert_eq!(decision.failure, None);
+        rules.ci = true;
+        let decision = decide("c", "r", Some(1000.0), None, &rules);
+        assert_eq!(
+            (decision.check.pending, decision.write),
+            (false, Write::Nothing)
+        );
+        assert_eq!(
+            decision.failure.unwrap(),
+            "snapshot `c::r`: no total_tokens baseline in /p/skillgym.snapshots.json; the value was 1,000, and under CI none is recorded\n  record one locally with --update-snapshots (or `cargo skillgym review`) and commit the file"
+        );
+        // A baseline of another metric is no baseline for this one.
+        let mut other = baseline(5.0);
+        other.metric = SnapshotMetric::Cost;
+        let decision = decide("c", "r", Some(1000.0), Some(&other), &rules);
+        assert_eq!(decision.check.verdict, Verdict::Missing);
+        assert!(
+            decision
+                .failure
+                .unwrap()
+                .contains("(its entry records `cost`)")
+        );
+    }
+
+    #[test]
+    fn under_ci_nothing_is_written() {
+        let mut rules = rules(Some(10.0), None);
+        rules.ci = true;
+        for value in [1000.0, 2000.0, 10.0] {
+            let decision = decide("c", "r", Some(value), Some(&baseline(1000.0)), &rules);
+            assert_eq!(decision.write, Write::Nothing, "{value}");
+            assert!(!decision.check.pending);
+        }
+        let failure = decide("c", "r", Some(2000.0), Some(&baseline(1000.0)), &rules)
+            .failure
+            .unwrap();
+        assert!(
+            failure.ends_with("accept it: rerun locally with --update-snapshots (or `cargo skillgym review`) and commit the file; under CI nothing is written"),
+            "{failure}"
+        );
+    }
+
+    #[test]
+    fn update_records_the_figure_whatever_it_is_even_under_ci() {
+        let mut rules = rules(Some(10.0), None);
+        rules.update = true;
+        rules.ci = true;
+        let decision = decide("c", "r", Some(5000.0), Some(&baseline(1000.0)), &rules);
+        assert_eq!(
+            (
+                decision.check.verdict,
+                decision.check.baseline,
+                decision.write
+            ),
+            (Verdict::Updated, Some(1000.0), Write::Baseline)
+        );
+        assert_eq!(decision.failure, None);
+        let decision = decide("c", "r", Some(5000.0), None, &rules);
+        assert_eq!(decision.check.verdict, Verdict::Created);
+    }
+
+    #[test]
+    fn within_the_tolerance_a_stale_pending_value_is_dropped() {
+        let decision = decide(
+            "c",
+            "r",
+            Some(1005.0),
+            Some(&baseline(1000.0)),
+            &rules(Some(10.0), None),
+        );
+        assert_eq!(
+            (decision.check.verdict, decision.write),
+            (Verdict::Passed, Write::ClearPending)
+        );
+    }
+
+    #[test]
+    fn a_metric_not_reported_fails_by_name() {
+        let mut rules = rules(Some(10.0), None);
+        rules.metric = SnapshotMetric::Cost;
+        rules.update = true;
+        let decision = decide("case", "runner", None, None, &rules);
+        assert_eq!(decision.check.verdict, Verdict::Unavailable);
+        assert_eq!(
+            decision.write,
+            Write::Nothing,
+            "not even with --update-snapshots"
+        );
+        assert_eq!(
+            decision.failure.unwrap(),
+            "snapshot `case::runner`: the metric `cost` is unavailable for case `case` on runner `runner`: the agent did not report it in every passing repetition"
+        );
+    }
+
+    #[test]
+    fn figures_are_shown_in_their_unit() {
+        assert_eq!(show(SnapshotMetric::TotalTokens, 1_234_567.0), "1,234,567");
+        assert_eq!(show(SnapshotMetric::InputTokens, 12.5), "12.50");
+        assert_eq!(show(SnapshotMetric::Cost, 0.0125), "$0.0125");
+        assert_eq!(show(SnapshotMetric::Duration, 1500.0), "1,500ms");
+        assert_eq!(delta(SnapshotMetric::Cost, 0.01, 0.02), "-$0.0100, -50.0%");
+        assert_eq!(delta(SnapshotMetric::TotalTokens, 5.0, 0.0), "+5");
+    }
+}
