@@ -48,6 +48,8 @@ pub mod error;
 #[doc(hidden)]
 pub mod execute;
 #[doc(hidden)]
+pub mod explain;
+#[doc(hidden)]
 pub mod fuzzing;
 mod grade;
 mod harness;

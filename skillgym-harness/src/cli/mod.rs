@@ -57,6 +57,11 @@ pub(crate) struct SkillgymArgs {
     pub runners_from_env: bool,
     /// `--format junit`: the run's JUnit document on stdout instead of libtest's lines.
     pub format_junit: bool,
+    /// `--explain DIR`: explain the failed attempts in DIR instead of running (command line
+    /// only), as given (relative to the process cwd).
+    pub explain: Option<PathBuf>,
+    /// `--rerun`: with `--explain`, ask again even when answers are stored.
+    pub rerun: bool,
 }
 
 impl SkillgymArgs {
@@ -102,6 +107,8 @@ impl SkillgymArgs {
             },
             mock: self.mock.or(fallback.mock),
             mock_script: self.mock_script.or(fallback.mock_script),
+            explain: self.explain.or(fallback.explain),
+            rerun: self.rerun || fallback.rerun,
         }
     }
 }
@@ -195,6 +202,8 @@ where
                 .map_err(|error| usage_error(&command, &error, None))?;
             let mut libtest = line.libtest;
             let mut args = line.skillgym.into_args();
+            args.explain = line.explain.explain;
+            args.rerun = line.explain.rerun;
             if junit {
                 // Nothing of libtest's on stdout: the JUnit document takes its place.
                 libtest.format = Some(libtest_mimic::FormatSetting::Terse);
@@ -291,6 +300,8 @@ impl Flags {
             mock_script: self.mock_script,
             runners_from_env: false,
             format_junit: false,
+            explain: None,
+            rerun: false,
         }
     }
 }
@@ -355,6 +366,11 @@ fn usage_error(
                 None => UsageError::new(&subject, clap_message(error)),
             }
         }
+        // `--rerun` is the only flag that requires another.
+        ErrorKind::MissingRequiredArgument => UsageError::new(
+            "--rerun",
+            "`--rerun` needs `--explain DIR`: it asks the questions of an explain again",
+        ),
         ErrorKind::NoEquals => UsageError::new(
             &subject,
             format!("`{subject}` takes its value after `=`: `{flag}=false`"),
