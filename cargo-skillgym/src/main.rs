@@ -6,11 +6,13 @@
 //! | `cargo skillgym doctor` | checks that each configured runner's agent is installed and has credentials |
 //! | `cargo skillgym mock-model` | serves the scripted model on 127.0.0.1 until stopped |
 //! | `cargo skillgym report RUN_DIR...` | the summary and the reporters' files of finished runs, merged |
+//! | `cargo skillgym explain DIR` | asks the agent of each failed attempt in DIR the questions of its failed assertions |
 //!
 //! Installed as `cargo-skillgym`, cargo runs it for `cargo skillgym ...` with `skillgym` as its
 //! first argument; run directly, `cargo-skillgym init` works too. Usage errors exit with 2.
 
 mod doctor;
+mod explain;
 mod init;
 mod mock_model;
 mod report;
@@ -24,7 +26,7 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
-    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report runs.
+    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report and explain runs.
     Skillgym(App),
 }
 
@@ -45,6 +47,7 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     MockModel(mock_model::MockModelArgs),
     Report(report::ReportArgs),
+    Explain(explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Doctor(args) => doctor::run(&args),
         Command::MockModel(args) => mock_model::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Explain(args) => explain::run(&args),
     }
 }
 
