@@ -269,7 +269,7 @@ fn explains_an_attempt_then_reuses_then_reruns() -> Result<(), Failed> {
     )?;
 
     // --rerun asks again, and replaces the answers.
-    let rerun = cargo_skillgym_run(&[&words[2], &words[3], "--rerun"]);
+    let rerun = cargo_skillgym_run(&[words[2], words[3], "--rerun"]);
     check(rerun.status.success(), || both(&rerun))?;
     check(setup.calls() == 5, || {
         format!("two more sessions: {}", setup.calls())

@@ -142,7 +142,7 @@ mod tests {
         attempt(&run.join("workspaces"), "a", "fake", 1, "failed", true);
         std::fs::write(run.join(RUN_FILE), "{}").unwrap();
 
-        assert_eq!(attempts(&a).unwrap(), [a.clone()]);
+        assert_eq!(attempts(&a).unwrap(), std::slice::from_ref(&a));
         assert_eq!(
             attempts(&run).unwrap(),
             [a.clone(), b2.clone(), b10.clone()]
