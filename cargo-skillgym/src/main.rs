@@ -8,11 +8,13 @@
 //! | `cargo skillgym report RUN_DIR...` | the summary and the reporters' files of finished runs, merged |
 //! | `cargo skillgym record RUN_DIR DIR` | packs a run's recorded sessions for `--replay` and `type: replay` runners |
 //! | `cargo skillgym review` | accepts or rejects the token snapshot values waiting in `<baseline>.new` |
+//! | `cargo skillgym explain DIR` | asks the agent of each failed attempt in DIR the questions of its failed assertions |
 //!
 //! Installed as `cargo-skillgym`, cargo runs it for `cargo skillgym ...` with `skillgym` as its
 //! first argument; run directly, `cargo-skillgym init` works too. Usage errors exit with 2.
 
 mod doctor;
+mod explain;
 mod init;
 mod mock_model;
 mod record;
@@ -28,8 +30,8 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
-    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report and record
-    /// runs, review token snapshots.
+    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report, record and
+    /// explain runs, review token snapshots.
     Skillgym(App),
 }
 
@@ -52,6 +54,7 @@ enum Command {
     Report(report::ReportArgs),
     Record(record::RecordArgs),
     Review(review::ReviewArgs),
+    Explain(explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Report(args) => report::run(&args),
         Command::Record(args) => record::run(&args),
         Command::Review(args) => review::run(&args),
+        Command::Explain(args) => explain::run(&args),
     }
 }
 

@@ -4,6 +4,7 @@
 //! | what | where it comes from |
 //! |---|---|
 //! | a case's script | its `mock = "path"`, else `--mock-script` / `SKILLGYM_MOCK_SCRIPT`, else the answer `done` |
+//! | an explain question's answer (`--explain`) | always [`explain_answer`]: `skillgym mock: a scripted answer to "<question>"` |
 //! | the judge's script (rubric graders) | `judge.mock` in `skillgym.yaml`, else the answer `done` (which is no valid judge answer: the grader fails saying so) |
 //! | the endpoint | the server's session base URL for the runner's wire API (`agent.provider.wire_api`, else the agent's default), a session key, offline settings on |
 //! | the request log | `<attempt>/mock-requests.jsonl` |
@@ -22,6 +23,11 @@ use crate::suite::CaseSpec;
 
 /// The file an attempt's model requests are logged to.
 pub(crate) const REQUEST_LOG: &str = "mock-requests.jsonl";
+
+/// What the scripted model answers to an explain question under `--mock`.
+pub(crate) fn explain_answer(question: &str) -> String {
+    format!("skillgym mock: a scripted answer to \"{question}\"")
+}
 
 /// The scripted server of a `--mock` run and the scripts it plays.
 pub(crate) struct DryRun {
@@ -108,6 +114,19 @@ impl DryRun {
             .get(&case.id)
             .unwrap_or(&self.default_script);
         self.open_with(script, runner, cwd, artifact_dir)
+    }
+
+    /// Opens the server session of one explain question: the model answers
+    /// [`explain_answer`] of it, whatever the resumed history holds.
+    pub(crate) fn open_explain(
+        &self,
+        runner: &Runner,
+        cwd: &Path,
+        artifact_dir: &Path,
+        question: &str,
+    ) -> Option<DryRunSession> {
+        let script = Arc::new(Script::answer(explain_answer(question)));
+        self.open_with(&script, runner, cwd, artifact_dir)
     }
 
     /// Opens the server session of one judge question (`judge.mock`'s script).

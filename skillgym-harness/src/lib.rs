@@ -50,6 +50,8 @@ pub mod error;
 #[doc(hidden)]
 pub mod execute;
 #[doc(hidden)]
+pub mod explain;
+#[doc(hidden)]
 pub mod fuzzing;
 mod grade;
 mod harness;

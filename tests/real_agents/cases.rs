@@ -216,6 +216,23 @@ fn runs_in_the_workspace(report: &SessionReport, ctx: &mut CaseContext) {
     );
 }
 
+/// The question of `explain_why`.
+pub(crate) const EXPLAIN_QUESTION: &str = "Why did you not run cargo test?";
+
+/// (h) A failed assertion with a question: the driver then asks it of each agent by resuming
+/// the session (`--explain <attempt dir> --mock`), and the scripted model answers.
+#[skillgym::case(
+    prompt = "Run echo skillgym-explain.",
+    mock = "tests/real_agents/scripts/explain.yaml"
+)]
+fn explain_why(report: &SessionReport) {
+    report
+        .expect()
+        .commands()
+        .explain(EXPLAIN_QUESTION)
+        .includes("cargo test");
+}
+
 /// (g) The provider answers 400: the attempt fails with origin `model-rejected` and the
 /// runner's later executions are skipped (`rejection::second`). Both are checked by the driver.
 mod rejection {

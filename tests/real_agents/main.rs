@@ -7,7 +7,10 @@
 //! agent found on `PATH`; it refuses to start an agent unless its network namespace holds
 //! nothing but `lo`. Run by cargo it is the driver: it starts the child under `unshare -n`,
 //! twice (the scenarios in parallel; then the provider-rejection scenario, serially, so that
-//! each runner's rejected execution comes before the one it skips), and turns each agent's result for each scenario into one trial.
+//! each runner's rejected execution comes before the one it skips), then once per agent in
+//! explain mode (`--explain <attempt dir> --mock`: the failed `explain_why` attempt's question
+//! asked by resuming the agent's session), and turns each agent's result for each scenario into
+//! one trial.
 //!
 //! The CLIs come from `PATH`; `.ci/install-agents` installs the pinned versions and prints
 //! their directory: `PATH="$(.ci/install-agents):$PATH" cargo test --test real_agents`. Without
@@ -86,13 +89,14 @@ const USER_SKILL_DIRS: [&str; 8] = [
 ];
 
 /// The scenarios, and the status each agent's execution must end with.
-const SCENARIOS: [(&str, &str); 8] = [
+const SCENARIOS: [(&str, &str); 9] = [
     ("shell_read_answer", "passed"),
     ("skill_tool", "passed"),
     ("missing_skill", "passed"),
     ("root_skill_named_by_frontmatter", "passed"),
     ("failing_command", "passed"),
     ("runs_in_the_workspace", "passed"),
+    ("explain_why", "failed"),
     ("rejection::first", "failed"),
     ("rejection::second", "skipped"),
 ];
@@ -261,6 +265,10 @@ fn check(agent: &AgentCli, scenario: &str, status: &str) -> Result<Completion, F
             .into());
         }
     }
+    if scenario == "explain_why" {
+        return check_explain(agent, &run.explains, execution)
+            .map_err(|problem| format!("{}\n  {problem}", detail()).into());
+    }
     match scenario {
         "rejection::first" if failure["origin"] != "model-rejected" => Err(detail().into()),
         "rejection::second"
@@ -274,15 +282,84 @@ fn check(agent: &AgentCli, scenario: &str, status: &str) -> Result<Completion, F
     }
 }
 
+/// The explain run of `agent` asked `explain_why`'s question by resuming the session: its
+/// question directory has the session's logs, its model requests reached the scripted server
+/// with the session's history, and the answer stored is what the scripted model said. All six
+/// agents resume offline (`claude -r … --fork-session`, `codex exec resume`, `opencode run
+/// --session`, `copilot --resume=`, `gemini --resume`, `qwen -r`).
+fn check_explain(
+    agent: &AgentCli,
+    explains: &[(&'static str, Output)],
+    execution: &Value,
+) -> Result<Completion, String> {
+    let (_, output) = explains
+        .iter()
+        .find(|(runner, _)| *runner == agent.runner)
+        .ok_or("no explain run")?;
+    let attempt = Path::new(execution["artifact_dir"].as_str().unwrap_or_default())
+        .join("repeat-1/attempt-1");
+    let question = attempt.join("explain/question-01");
+    let transcript = || format!("explain output:\n{}\n{}", stdout(output), stderr(output));
+    if !output.status.success() {
+        return Err(format!(
+            "explain exited with {:?}; {}",
+            output.status.code(),
+            transcript()
+        ));
+    }
+    if !question.join("stdout.log").is_file() {
+        return Err(format!(
+            "no {}/stdout.log; {}",
+            question.display(),
+            transcript()
+        ));
+    }
+    let log = question.join("mock-requests.jsonl");
+    let requests = std::fs::read_to_string(&log).unwrap_or_default();
+    if !requests.contains(cases::EXPLAIN_QUESTION) {
+        return Err(format!(
+            "the question did not reach the scripted server: {}; {}",
+            log.display(),
+            transcript()
+        ));
+    }
+    // The session was resumed: the request carries its history (the command it ran).
+    if !requests.contains("echo skillgym-explain") {
+        return Err(format!(
+            "the question's request lacks the session's history (a fresh session, not a resumed one): {}",
+            log.display()
+        ));
+    }
+    let path = attempt.join("explanations.json");
+    let explanations: Value = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .ok_or_else(|| format!("cannot read {}; {}", path.display(), transcript()))?;
+    let expected = format!(
+        "skillgym mock: a scripted answer to \"{}\"",
+        cases::EXPLAIN_QUESTION
+    );
+    let answer = &explanations["questions"][0]["answer"];
+    if *answer != expected.as_str() {
+        return Err(format!(
+            "answer {answer}, expected {expected:?} (in {})",
+            path.display()
+        ));
+    }
+    Ok(Completion::Completed)
+}
+
 /// The agent's program on `PATH`, found as `skillgym doctor` finds it.
 fn find_program(program: &str) -> Option<PathBuf> {
     skillgym_harness::doctor::find_program(Path::new(program))
 }
 
-/// Both child runs, made once per process.
+/// Both child runs and the explain runs, made once per process.
 struct TierRun {
     outputs: Vec<Output>,
     results: Vec<Value>,
+    /// Each agent's explain run of its `explain_why` attempt.
+    explains: Vec<(&'static str, Output)>,
     /// Their directory (config, artifacts).
     dir: PathBuf,
 }
@@ -355,12 +432,15 @@ fn start_tier() -> Result<TierRun, String> {
             ("HOME", &home),
         ],
     )?;
+    let rejection_took = started.elapsed() - scenarios_took;
+    let explains = explain_runs(&agents, dir.path(), &config, &home)?;
     let runners: Vec<&str> = agents.iter().map(|agent| agent.runner).collect();
     eprintln!(
-        "real-agents: {} ran the scenarios in {:.1} s and the rejection in {:.1} s",
+        "real-agents: {} ran the scenarios in {:.1} s, the rejection in {:.1} s and explain in {:.1} s",
         runners.join(", "),
         scenarios_took.as_secs_f64(),
-        (started.elapsed() - scenarios_took).as_secs_f64()
+        rejection_took.as_secs_f64(),
+        (started.elapsed() - scenarios_took - rejection_took).as_secs_f64()
     );
     let results = ["scenarios", "rejection"]
         .iter()
@@ -385,8 +465,48 @@ fn start_tier() -> Result<TierRun, String> {
     Ok(TierRun {
         outputs,
         results,
+        explains,
         dir: dir.keep(),
     })
+}
+
+/// Runs the child in explain mode for each agent's `explain_why` attempt, three agents at a
+/// time, each in its own loopback-only namespace.
+fn explain_runs(
+    agents: &[&AgentCli],
+    dir: &Path,
+    config: &str,
+    home: &str,
+) -> Result<Vec<(&'static str, Output)>, String> {
+    let mut explains = Vec::new();
+    for group in agents.chunks(3) {
+        let outputs: Vec<Result<Output, String>> = std::thread::scope(|scope| {
+            let running: Vec<_> = group
+                .iter()
+                .map(|agent| {
+                    scope.spawn(move || {
+                        let attempt = dir
+                            .join("out/scenarios/cases.explain_why")
+                            .join(agent.runner)
+                            .join("repeat-1/attempt-1");
+                        let attempt = attempt.display().to_string();
+                        child_run(
+                            &["--config", config, "--explain", &attempt, "--mock"],
+                            &[("HOME", home)],
+                        )
+                    })
+                })
+                .collect();
+            running
+                .into_iter()
+                .map(|thread| thread.join().unwrap_or_else(|_| Err("panicked".to_owned())))
+                .collect()
+        });
+        for (agent, output) in group.iter().zip(outputs) {
+            explains.push((agent.runner, output?));
+        }
+    }
+    Ok(explains)
 }
 
 /// Runs the child harness with `args` inside a fresh loopback-only network namespace.

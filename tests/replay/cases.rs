@@ -9,7 +9,11 @@ use skillgym::prelude::*;
 fn transcript(report: &SessionReport) {
     match std::env::var("REPLAY_EXPECT") {
         Ok(expected) => {
-            report.expect().output().includes(expected.as_str());
+            report
+                .expect()
+                .output()
+                .explain("Why did you answer that?")
+                .includes(expected.as_str());
         }
         Err(_) => assert!(!report.events.is_empty(), "the session has events"),
     }

@@ -349,6 +349,14 @@ fn a_changed_assertion_changes_the_verdict_and_no_agent_starts() -> Result<(), F
             .into());
         }
     }
+    // The failed check's question is kept, but a replayed session cannot be resumed: no hint.
+    let explain = read_json(
+        &dir.path()
+            .join("out/changed/cases.transcript/claude-code/repeat-1/attempt-1/explain.json"),
+    );
+    if explain["resumable"] != false || stdout(&output_changed).contains("ask the agent why") {
+        return Err(format!("{explain}\n{}", context(&output_changed)).into());
+    }
     if stderr(&output).contains("not on PATH") || stderr(&output).contains("not an executable") {
         return Err(format!("replay checked the agents' programs:\n{}", context(&output)).into());
     }

@@ -175,6 +175,10 @@ impl Agent for ClaudeCode {
         Some(self.command(session, Some(session_id), is_root()))
     }
 
+    fn can_resume(&self) -> bool {
+        true
+    }
+
     fn setup(&self) -> AgentSetup {
         SPEC.setup(&self.options, Vec::new(), Vec::new())
     }

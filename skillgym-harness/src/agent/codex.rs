@@ -236,6 +236,10 @@ impl Agent for Codex {
         Some(Ok(self.options.finish_launch(launch)))
     }
 
+    fn can_resume(&self) -> bool {
+        true
+    }
+
     fn setup(&self) -> AgentSetup {
         SPEC.setup(&self.options, Vec::new(), self.refusals())
     }

@@ -15,6 +15,11 @@
 //! | `usage` | `input_tokens?`, `output_tokens?`, `reasoning_tokens?`, `cache_tokens?`, `total_tokens?`, `cost_usd?` | token usage, summed over records |
 //! | `session` | `id` | the agent's session id |
 //!
+//! To be resumed by `skillgym explain`, the program needs resume arguments
+//! (`agent.resume_args`, [`CommandAgent::resume_args`]): they replace `args` for the question's
+//! session, `{session_id}` is replaced by the recorded session id, and the question goes last
+//! unless `{prompt}` or `{prompt_file}` place it. Without them the agent cannot resume.
+//!
 //! With a model endpoint (`agent.provider`, or the scripted server of a `--mock` run) the
 //! program finds it in `SKILLGYM_PROVIDER_BASE_URL`, `SKILLGYM_PROVIDER_API_KEY` and
 //! `SKILLGYM_PROVIDER_WIRE_API`.
@@ -40,6 +45,7 @@ use crate::normalize::{ReportBuilder, UsageFigure, abbreviate};
 pub struct CommandAgent {
     program: PathBuf,
     args: Vec<String>,
+    resume_args: Option<Vec<String>>,
     env: Vec<(String, String)>,
     model: Option<String>,
     provider: Option<Provider>,
@@ -52,6 +58,7 @@ impl CommandAgent {
         CommandAgent {
             program: absolute_path(program.into()),
             args: Vec::new(),
+            resume_args: None,
             env: Vec::new(),
             model: None,
             provider: None,
@@ -66,6 +73,7 @@ impl CommandAgent {
         Ok(CommandAgent {
             program: absolute_path(program),
             args: options.args,
+            resume_args: options.resume_args,
             env: options.env,
             model: options.model,
             provider: options.provider,
@@ -85,6 +93,25 @@ impl CommandAgent {
         S: Into<String>,
     {
         self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// The arguments that resume a session for `skillgym explain`, in place of the
+    /// [`args`](Self::args): `{session_id}` is replaced by the session's id, and the question
+    /// goes last unless `{prompt}` or `{prompt_file}` place it.
+    ///
+    /// ```
+    /// use skillgym_harness::CommandAgent;
+    ///
+    /// let agent = CommandAgent::new("./bin/agent").resume_args(["--resume", "{session_id}"]);
+    /// # drop(agent);
+    /// ```
+    pub fn resume_args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.resume_args = Some(args.into_iter().map(Into::into).collect());
         self
     }
 
@@ -127,13 +154,58 @@ impl Agent for CommandAgent {
     }
 
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
+        Ok(self.command(session, &self.args, None))
+    }
+
+    fn parser(&self) -> Box<dyn StreamParser> {
+        Box::new(EventLineParser::default())
+    }
+
+    fn resume(
+        &self,
+        session: &SessionSpec<'_>,
+        session_id: &str,
+    ) -> Option<std::io::Result<Launch>> {
+        let args = self.resume_args.as_ref()?;
+        Some(Ok(self.command(session, args, Some(session_id))))
+    }
+
+    fn can_resume(&self) -> bool {
+        self.resume_args.is_some()
+    }
+
+    fn setup(&self) -> AgentSetup {
+        AgentSetup {
+            program: self.program.clone().into_os_string(),
+            version_args: Vec::new(),
+            install: "a program that prints skillgym's event JSONL (see the `command` agent docs)"
+                .to_owned(),
+            auth: Vec::new(),
+            auth_help: String::new(),
+            refusals: Vec::new(),
+        }
+    }
+}
+
+impl CommandAgent {
+    /// The command line of a session: `args` with the placeholders substituted (`{session_id}`
+    /// too, when resuming), the prompt last unless a placeholder placed it, and the environment.
+    fn command(
+        &self,
+        session: &SessionSpec<'_>,
+        args: &[String],
+        session_id: Option<&str>,
+    ) -> Launch {
         let prompt_file = session.prompt_file.to_string_lossy();
         let mut placeholder_used = false;
-        let mut args: Vec<OsString> = self
-            .args
+        let mut args: Vec<OsString> = args
             .iter()
             .map(|arg| {
                 placeholder_used |= arg.contains("{prompt}") || arg.contains("{prompt_file}");
+                let arg = match session_id {
+                    Some(id) => arg.replace("{session_id}", id),
+                    None => arg.clone(),
+                };
                 arg.replace("{prompt_file}", &prompt_file)
                     .replace("{prompt}", session.prompt)
                     .into()
@@ -166,27 +238,11 @@ impl Agent for CommandAgent {
                 ),
             ]);
         }
-        Ok(Launch {
+        Launch {
             program: self.program.clone().into_os_string(),
             args,
             env,
             ..Launch::default()
-        })
-    }
-
-    fn parser(&self) -> Box<dyn StreamParser> {
-        Box::new(EventLineParser::default())
-    }
-
-    fn setup(&self) -> AgentSetup {
-        AgentSetup {
-            program: self.program.clone().into_os_string(),
-            version_args: Vec::new(),
-            install: "a program that prints skillgym's event JSONL (see the `command` agent docs)"
-                .to_owned(),
-            auth: Vec::new(),
-            auth_help: String::new(),
-            refusals: Vec::new(),
         }
     }
 }
@@ -408,5 +464,28 @@ mod tests {
             .unwrap();
         assert_eq!(placed.args, ["-p", "hi there", "--file=/a/p.md"]);
         assert_eq!(placed.env, [("SKILLGYM_MODEL".into(), "m1".into())]);
+    }
+
+    #[test]
+    fn resumes_only_with_resume_args() {
+        let spec = SessionSpec {
+            runner_id: "r",
+            prompt: "why?",
+            prompt_file: Path::new("/a/q.md"),
+            cwd: Path::new("/w"),
+            artifact_dir: Path::new("/a"),
+            state_dir: Path::new("/a/state"),
+            provider: None,
+            skills: &[],
+        };
+        let plain = CommandAgent::new("agent").arg("--json");
+        assert!(!plain.can_resume());
+        assert!(plain.resume(&spec, "s-1").is_none());
+        let agent = plain.resume_args(["--resume", "{session_id}"]);
+        assert!(agent.can_resume());
+        let launch = agent.resume(&spec, "s-1").unwrap().unwrap();
+        assert_eq!(launch.args, ["--resume", "s-1", "why?"]);
+        let normal = agent.launch(&spec).unwrap();
+        assert_eq!(normal.args, ["--json", "why?"]);
     }
 }

@@ -215,6 +215,10 @@ impl Agent for Copilot {
         Some(self.command(session, Some(session_id)))
     }
 
+    fn can_resume(&self) -> bool {
+        true
+    }
+
     fn setup(&self) -> AgentSetup {
         SPEC.setup(&self.options, Vec::new(), Vec::new())
     }

@@ -137,6 +137,10 @@ impl Agent for CursorAgent {
         Some(Ok(self.command(session, Some(session_id))))
     }
 
+    fn can_resume(&self) -> bool {
+        true
+    }
+
     fn setup(&self) -> AgentSetup {
         let config = self
             .options

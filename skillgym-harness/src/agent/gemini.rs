@@ -213,6 +213,10 @@ impl Agent for GeminiCli {
         Some(self.command(session, Some(session_id)))
     }
 
+    fn can_resume(&self) -> bool {
+        true
+    }
+
     fn setup(&self) -> AgentSetup {
         SPEC.setup(&self.options, Vec::new(), self.refusals())
     }

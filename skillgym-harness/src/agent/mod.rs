@@ -98,6 +98,13 @@ pub trait Agent: Send + Sync {
         None
     }
 
+    /// Whether [`resume`](Self::resume) can build a command line (without side effects):
+    /// `skillgym explain` is offered for failed attempts of agents that can. Override it
+    /// together with `resume`.
+    fn can_resume(&self) -> bool {
+        false
+    }
+
     /// What `skillgym doctor` checks for this agent.
     fn setup(&self) -> AgentSetup;
 }

@@ -279,6 +279,10 @@ impl Agent for Opencode {
         )
     }
 
+    fn can_resume(&self) -> bool {
+        true
+    }
+
     fn setup(&self) -> AgentSetup {
         let mut auth = Vec::new();
         let provider = self

@@ -25,6 +25,8 @@ pub struct AgentOptions {
     pub command: Option<PathBuf>,
     /// `agent.args`.
     pub args: Vec<String>,
+    /// `agent.resume_args` (the `command` agent's resume arguments).
+    pub resume_args: Option<Vec<String>>,
     /// `agent.env`.
     pub env: Vec<(String, String)>,
     /// `agent.provider`: the model endpoint, when not the agent's own.
@@ -80,6 +82,7 @@ impl AgentOptions {
             model: config.model.clone(),
             command: config.command.as_ref().map(PathBuf::from),
             args: config.args.clone(),
+            resume_args: config.resume_args.clone(),
             env: config
                 .env
                 .iter()

@@ -179,6 +179,10 @@ impl Agent for QwenCode {
 
     /// Qwen Code needs an auth type selected in its `settings.json` (keys in the environment
     /// alone exit 1: "No auth type is selected").
+    fn can_resume(&self) -> bool {
+        true
+    }
+
     fn setup(&self) -> AgentSetup {
         let auth = SPEC
             .user_dir(&self.options)

@@ -23,6 +23,20 @@ pub(super) struct CommandLine {
     pub(super) libtest: Arguments,
     #[command(flatten)]
     pub(super) skillgym: Flags,
+    #[command(flatten)]
+    pub(super) explain: ExplainFlags,
+}
+
+/// Explain mode's flags: command line only (no `SKILLGYM_*` variable sets them).
+#[derive(Debug, Default, Args)]
+#[command(next_help_heading = HEADING)]
+pub(super) struct ExplainFlags {
+    /// Ask the agent of each failed attempt in DIR (an attempt, execution or run directory) the questions of its failed assertions, instead of running cases; `cargo skillgym explain DIR` runs this
+    #[arg(long, value_name = "DIR", value_parser = path)]
+    pub(super) explain: Option<PathBuf>,
+    /// With --explain: ask again even when explanations.json holds answers
+    #[arg(long, requires = "explain")]
+    pub(super) rerun: bool,
 }
 
 /// Only skillgym's flags: what the `SKILLGYM_*` variables are parsed as.

@@ -64,6 +64,11 @@ pub(crate) struct SkillgymArgs {
     pub runners_from_env: bool,
     /// `--format junit`: the run's JUnit document on stdout instead of libtest's lines.
     pub format_junit: bool,
+    /// `--explain DIR`: explain the failed attempts in DIR instead of running (command line
+    /// only), as given (relative to the process cwd).
+    pub explain: Option<PathBuf>,
+    /// `--rerun`: with `--explain`, ask again even when answers are stored.
+    pub rerun: bool,
 }
 
 impl SkillgymArgs {
@@ -116,6 +121,8 @@ impl SkillgymArgs {
                 fallback.update_snapshots_from_env
             },
             update_snapshots: self.update_snapshots.or(fallback.update_snapshots),
+            explain: self.explain.or(fallback.explain),
+            rerun: self.rerun || fallback.rerun,
         }
     }
 }
@@ -209,6 +216,8 @@ where
                 .map_err(|error| usage_error(&command, &error, None))?;
             let mut libtest = line.libtest;
             let mut args = line.skillgym.into_args();
+            args.explain = line.explain.explain;
+            args.rerun = line.explain.rerun;
             if junit {
                 // Nothing of libtest's on stdout: the JUnit document takes its place.
                 libtest.format = Some(libtest_mimic::FormatSetting::Terse);
@@ -309,6 +318,8 @@ impl Flags {
             update_snapshots_from_env: false,
             runners_from_env: false,
             format_junit: false,
+            explain: None,
+            rerun: false,
         }
     }
 }
@@ -373,6 +384,11 @@ fn usage_error(
                 None => UsageError::new(&subject, clap_message(error)),
             }
         }
+        // `--rerun` is the only flag that requires another.
+        ErrorKind::MissingRequiredArgument => UsageError::new(
+            "--rerun",
+            "`--rerun` needs `--explain DIR`: it asks the questions of an explain again",
+        ),
         ErrorKind::NoEquals => UsageError::new(
             &subject,
             format!("`{subject}` takes its value after `=`: `{flag}=false`"),

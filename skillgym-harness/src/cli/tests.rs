@@ -82,6 +82,8 @@ fn parses_every_flag_in_both_forms() {
         update_snapshots_from_env: false,
         runners_from_env: false,
         format_junit: false,
+        explain: None,
+        rerun: false,
     };
     let pairs = [
         ("--tag", " a , b "),
@@ -405,6 +407,8 @@ fn reads_every_env_var() {
             update_snapshots_from_env: true,
             runners_from_env: true,
             format_junit: false,
+            explain: None,
+            rerun: false,
         }
     );
 }
@@ -505,4 +509,17 @@ fn format_junit_is_skillgyms_and_keeps_libtest_quiet() {
     assert!(!args.format_junit);
     assert_eq!(libtest.format, Some(libtest_mimic::FormatSetting::Json));
     assert!(error(&["--format", "xml"]).message().contains("xml"));
+}
+
+#[test]
+fn explain_flags_are_command_line_only() {
+    let args = ours(&["--explain", "runs/r1/a/fake", "--rerun", "--mock"]);
+    assert_eq!(args.explain, Some(PathBuf::from("runs/r1/a/fake")));
+    assert!(args.rerun);
+    assert_eq!(args.mock, Some(true));
+    assert!(!ours(&["--explain=x"]).rerun);
+    let error = error(&["--rerun"]);
+    assert!(error.to_string().contains("--explain"), "{error}");
+    let from_env = from_env(env(&[("SKILLGYM_EXPLAIN", "x"), ("SKILLGYM_RERUN", "1")])).unwrap();
+    assert_eq!(from_env, SkillgymArgs::default());
 }

@@ -770,6 +770,10 @@ pub struct AgentConfig {
     pub command: Option<String>,
     /// `args` (alias `commandArgs`): extra arguments.
     pub args: Vec<String>,
+    /// `resume_args` (type `command` only): the arguments that ask a finished session one more
+    /// question for `skillgym explain`, with `{session_id}` (and `{prompt}`, else the question
+    /// last) substituted; `None`: the program cannot resume.
+    pub resume_args: Option<Vec<String>>,
     /// `env`: extra environment variables.
     pub env: BTreeMap<String, String>,
     /// `provider`: the model endpoint the agent talks to instead of its default one.
@@ -885,6 +889,8 @@ struct RawAgent {
         deserialize_with = "fields::null_as_default"
     )]
     args: Vec<String>,
+    #[serde(default)]
+    resume_args: Option<Located<Vec<String>>>,
     #[serde(default, deserialize_with = "fields::null_as_default")]
     env: BTreeMap<String, String>,
     #[serde(default)]
@@ -932,6 +938,7 @@ impl RawAgent {
             ("model", self.model.is_some()),
             ("command", self.command.is_some()),
             ("args", !self.args.is_empty()),
+            ("resume_args", self.resume_args.is_some()),
             ("env", !self.env.is_empty()),
             ("provider", self.provider.is_some()),
         ];
@@ -971,6 +978,17 @@ impl TryFrom<RawAgent> for AgentConfig {
                 "add `command: ./path/to/agent` (with `args:`, where `{prompt}` is replaced by the prompt)",
             )));
         }
+        if let Some(resume) = &raw.resume_args
+            && raw.kind.value != AgentKind::Command
+        {
+            return Err(resume.error(yaml::with_help(
+                format!(
+                    "`resume_args` is for agent type `command`; `{}` resumes with its own CLI's flags",
+                    raw.kind.value
+                ),
+                "remove `resume_args`",
+            )));
+        }
         let provider = match raw.provider {
             Some(provider) => {
                 let at = Located {
@@ -987,6 +1005,7 @@ impl TryFrom<RawAgent> for AgentConfig {
             model: raw.model,
             command: raw.command.map(|c| c.value),
             args: raw.args,
+            resume_args: raw.resume_args.map(|args| args.value),
             env: raw.env,
             provider,
             recording: raw.recording.map(|recording| recording.value),

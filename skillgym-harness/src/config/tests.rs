@@ -118,6 +118,7 @@ runners:
             model: Some("x".to_owned()),
             command: Some("/proj/bench/bin/agent".to_owned()),
             args: vec!["--json".to_owned(), "{prompt}".to_owned()],
+            resume_args: None,
             env: BTreeMap::from([("K".to_owned(), "V".to_owned())]),
             provider: None,
             recording: None,
@@ -300,7 +301,7 @@ fn unknown_key_in_a_runner() {
         &err,
         5,
         7,
-        "unknown field `modle`, expected one of `type`, `model`, `command`, `args`, `env`, `provider`, `recording`, `runner`",
+        "unknown field `modle`, expected one of `type`, `model`, `command`, `args`, `resume_args`, `env`, `provider`, `recording`, `runner`",
         Some("did you mean `model`?"),
     );
     let err = fail("runners:\n  claude:\n    agnet: { type: codex, model: m }\n");
@@ -875,6 +876,27 @@ fn agents_other_than_command_need_a_model() {
         20,
         "agent type `claude-code` needs a `model`",
         Some("add `model: claude-sonnet-4-6` (the name the agent's CLI takes)"),
+    );
+}
+
+#[test]
+fn resume_args_are_for_command_agents_only() {
+    let config = parse(
+        "runners:\n  a: { agent: { type: command, command: agent, resume_args: [--resume, \"{session_id}\"] } }\n",
+    );
+    assert_eq!(
+        config.runners[0].1.agent.resume_args,
+        Some(vec!["--resume".to_owned(), "{session_id}".to_owned()])
+    );
+    let err = fail(
+        "runners:\n  c:\n    agent:\n      type: codex\n      model: m\n      resume_args: [x]\n",
+    );
+    assert_error(
+        &err,
+        6,
+        20,
+        "`resume_args` is for agent type `command`; `codex` resumes with its own CLI's flags",
+        Some("remove `resume_args`"),
     );
 }
 

@@ -370,7 +370,8 @@ fn run_agent(
 }
 
 /// Writes `explain.json` when failed assertions carry questions for `skillgym explain`:
-/// the case, runner, working directory, agent session id and each question with its source.
+/// the case, runner, working directory, agent session id, whether the agent can resume it,
+/// and each question with its source.
 fn write_explain(
     artifact_dir: &Path,
     id: AttemptId<'_>,
@@ -390,6 +391,10 @@ fn write_explain(
         "runner_id": id.runner.id,
         "cwd": cwd,
         "session_id": report.session_id,
+        // A replayed session ran elsewhere: its state is not in the recording.
+        "resumable": id.runner.replay.is_none()
+            && id.runner.agent.can_resume()
+            && report.session_id.is_some(),
         "questions": questions,
     });
     let path = artifact_dir.join("explain.json");

@@ -81,6 +81,18 @@ pub async fn run_session(
     spec: &SessionSpec<'_>,
     limits: SessionLimits,
 ) -> SessionOutput {
+    run_launch(agent, spec, limits, agent.launch(spec)).await
+}
+
+/// Runs one session from a command line already built for `spec` (a [`Launch`] of
+/// [`Agent::launch`], or of [`Agent::resume`] for `skillgym explain`), and normalizes it as
+/// [`run_session`] does; an `Err` launch is a runner failure of the session.
+pub async fn run_launch(
+    agent: &dyn Agent,
+    spec: &SessionSpec<'_>,
+    limits: SessionLimits,
+    launch: std::io::Result<Launch>,
+) -> SessionOutput {
     let stdout_log = spec.artifact_dir.join("stdout.log");
     let stderr_log = spec.artifact_dir.join("stderr.log");
     let mut sink = ParsingSink {
@@ -89,7 +101,7 @@ pub async fn run_session(
         max_steps: limits.max_steps,
         live_steps: limits.live_steps.clone(),
     };
-    let (launched, seeded) = match agent.launch(spec) {
+    let (launched, seeded) = match launch {
         Ok(launch) => {
             let (process_spec, seeded) =
                 session_process(launch, spec, &limits, &stdout_log, &stderr_log);

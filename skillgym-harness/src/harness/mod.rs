@@ -32,6 +32,7 @@ use crate::cli::{self, SkillgymArgs};
 use crate::config::{self, Settings};
 use crate::dry_run::DryRun;
 use crate::error::Error;
+use crate::explain::{Explainer, RUN_FILE, RunRecord};
 use crate::rejections::Rejections;
 use crate::replay;
 use crate::report::{self, Reporter};
@@ -180,8 +181,8 @@ impl Harness {
     /// SIGTERM or SIGHUP interrupted the run.
     pub fn run(self) -> ExitCode {
         match self.prepare() {
-            Ok(Some((arguments, context, trials))) => execute(&arguments, context, trials),
-            Ok(None) => ExitCode::SUCCESS,
+            Ok(Next::Run((arguments, context, trials))) => execute(&arguments, context, trials),
+            Ok(Next::Done(code)) => code,
             Err(error) => {
                 eprintln!("error: {}", secrets::mask(&error.report().to_string()));
                 ExitCode::from(error.exit_code())
@@ -190,12 +191,13 @@ impl Harness {
     }
 
     /// Everything before the trials run: arguments, configuration, runners, the checks made
-    /// first, and the context the trials share; `None` when `--help` was printed instead.
-    fn prepare(self) -> Result<Option<Prepared>, Error> {
+    /// first, and the context the trials share; `Done` when `--help` was printed or
+    /// `--explain` explained instead.
+    fn prepare(self) -> Result<Next, Error> {
         secrets::remember_process_env();
         let argv = self.argv.unwrap_or_else(|| std::env::args_os().collect());
         let Some((mut arguments, overrides)) = parse_command_line(argv)? else {
-            return Ok(None);
+            return Ok(Next::Done(ExitCode::SUCCESS));
         };
         let rust_cases = collect_registered()?;
         let crate_dir = crate_dir(&rust_cases);
@@ -206,6 +208,10 @@ impl Harness {
             .map(|path| absolute(&path))
             .or_else(|| config::discover(&crate_dir));
         let settings = load_settings(config_path.as_deref(), &crate_dir, &overrides)?;
+        if let Some(dir) = &overrides.explain {
+            let runners = all_runners(&settings, self.runners)?;
+            return explain(&settings, &runners, &rust_cases, &overrides, dir).map(Next::Done);
+        }
         let reporters = resolve_reporters(&settings.reporters, self.reporters)?;
         remember_secrets(&settings);
         let declared = sources::load_all(&suite_paths(&settings, &self.suites, &crate_dir))?;
@@ -250,10 +256,55 @@ impl Harness {
             warnings: declared.warnings,
         };
         select_exact(&mut arguments, &plan, &selection.cases, &selection.runners);
+        let mock_run = mock && !arguments.list;
         let context = run_context(&arguments, settings, &overrides, selection)?;
+        if !arguments.list {
+            let record = RunRecord::of_this_process(
+                &crate_dir,
+                context.settings.config_path.as_deref(),
+                mock_run,
+            );
+            if let Err(error) = record.write_once(&context.run_dir.path()) {
+                eprintln!(
+                    "skillgym: cannot write {}: {error}",
+                    context.run_dir.path().join(RUN_FILE).display()
+                );
+            }
+        }
         let trials = trials::trials(&plan, &context);
-        Ok(Some((arguments, context, trials)))
+        Ok(Next::Run((arguments, context, trials)))
     }
+}
+
+/// What [`Harness::prepare`] leaves to do.
+enum Next {
+    /// Run the trials.
+    Run(Prepared),
+    /// Nothing: exit with this code.
+    Done(ExitCode),
+}
+
+/// `--explain DIR`: asks the agents of the failed attempts in DIR the questions of their
+/// failed assertions, through the scripted model under `--mock`.
+fn explain(
+    settings: &Settings,
+    runners: &[Runner],
+    cases: &[CaseSpec],
+    overrides: &SkillgymArgs,
+    dir: &Path,
+) -> Result<ExitCode, Error> {
+    let dry_run = match overrides.mock.unwrap_or(overrides.mock_script.is_some()) {
+        true => Some(DryRun::start(&[], None, None)?),
+        false => None,
+    };
+    let explainer = Explainer {
+        settings,
+        runners,
+        cases,
+        dry_run: dry_run.as_ref(),
+        rerun: overrides.rerun,
+    };
+    Ok(explainer.run(&absolute(dir)))
 }
 
 /// What a run runs: the cases, the selected runners, the judge, and the suites' warnings.

@@ -140,6 +140,9 @@ pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Fail
         ));
     }
     text.push_str(&format!("\n  artifacts: {}", result.artifact_dir.display()));
+    if let Some(hint) = crate::explain::hint(result, None) {
+        text.push_str(&format!("\n  ask the agent why: {hint}"));
+    }
     Err(secrets::mask(&text).into_owned().into())
 }
 

@@ -122,6 +122,7 @@ fn failures_by_class(report: &RunReport) -> String {
             classes.push(class);
         }
     }
+    let user_dir = crate::explain::user_dir();
     let mut text = String::new();
     for (id, label) in classes {
         let members: Vec<_> = failed
@@ -153,6 +154,9 @@ fn failures_by_class(report: &RunReport) -> String {
                 execution.case_id,
                 execution.artifact_dir.display()
             );
+            if let Some(hint) = crate::explain::hint(execution, user_dir.as_deref()) {
+                let _ = writeln!(text, "skillgym:     ask the agent why: {hint}");
+            }
         }
     }
     text
