@@ -187,7 +187,7 @@ impl std::error::Error for UsageError {}
 #[derive(Debug)]
 pub(crate) enum Invocation {
     /// Run (or `--list`) with these libtest arguments and skillgym flags.
-    Run(Box<Arguments>, SkillgymArgs),
+    Run(Box<Arguments>, Box<SkillgymArgs>),
     /// `--help` or `-h`: print this text and exit successfully.
     Help(String),
 }
@@ -223,7 +223,7 @@ where
                 libtest.format = Some(libtest_mimic::FormatSetting::Terse);
                 args.format_junit = true;
             }
-            Ok(Invocation::Run(Box::new(libtest), args))
+            Ok(Invocation::Run(Box::new(libtest), Box::new(args)))
         }
         Err(error) if error.kind() == ErrorKind::DisplayHelp => {
             Ok(Invocation::Help(error.render().to_string()))

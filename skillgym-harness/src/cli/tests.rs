@@ -8,7 +8,7 @@ use super::*;
 fn run(args: &[&str]) -> Result<(SkillgymArgs, Arguments), UsageError> {
     let argv = std::iter::once("bench").chain(args.iter().copied());
     match parse(argv)? {
-        Invocation::Run(libtest, ours) => Ok((ours, *libtest)),
+        Invocation::Run(libtest, ours) => Ok((*ours, *libtest)),
         Invocation::Help(_) => panic!("{args:?} asked for help"),
     }
 }
@@ -350,7 +350,7 @@ fn help_lists_libtest_and_skillgym_flags() {
 fn an_empty_argv_runs_everything() {
     match parse(Vec::<OsString>::new()).unwrap() {
         Invocation::Run(libtest, ours) => {
-            assert_eq!(ours, SkillgymArgs::default());
+            assert_eq!(*ours, SkillgymArgs::default());
             assert!(libtest.filter.is_none());
         }
         other => panic!("{other:?}"),

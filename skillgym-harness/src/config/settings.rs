@@ -382,7 +382,7 @@ mod tests {
 
     fn flags(argv: &[&str]) -> SkillgymArgs {
         match cli::parse(std::iter::once("bench").chain(argv.iter().copied())).unwrap() {
-            cli::Invocation::Run(_, flags) => flags,
+            cli::Invocation::Run(_, flags) => *flags,
             cli::Invocation::Help(_) => panic!("help"),
         }
     }

@@ -341,7 +341,7 @@ fn suite_paths(settings: &Settings, from_code: &[PathBuf], crate_dir: &Path) -> 
 /// (flags over variables); `None` when `--help` asked for the help, which is printed.
 fn parse_command_line(argv: Vec<OsString>) -> Result<Option<(Arguments, SkillgymArgs)>, Error> {
     let (arguments, flags) = match cli::parse(argv)? {
-        cli::Invocation::Run(arguments, flags) => (*arguments, flags),
+        cli::Invocation::Run(arguments, flags) => (*arguments, *flags),
         cli::Invocation::Help(text) => {
             print!("{text}");
             return Ok(None);
