@@ -7,10 +7,11 @@
 //! agent found on `PATH`; it refuses to start an agent unless its network namespace holds
 //! nothing but `lo`. Run by cargo it is the driver: it starts the child under `unshare -n`,
 //! twice (the scenarios in parallel; then the provider-rejection scenario, serially, so that
-//! each runner's rejected execution comes before the one it skips), then once per agent in
-//! explain mode (`--explain <attempt dir> --mock`: the failed `explain_why` attempt's question
-//! asked by resuming the agent's session), and turns each agent's result for each scenario into
-//! one trial.
+//! each runner's rejected execution comes before the one it skips); then once more with
+//! `--replay` of the scenarios' run directory (the same verdicts and reports, no agent
+//! started); then once per agent in explain mode (`--explain <attempt dir> --mock`: the failed
+//! `explain_why` attempt's question asked by resuming the agent's session). Each agent's result
+//! for each scenario, and its replay, is one trial.
 //!
 //! The CLIs come from `PATH`; `.ci/install-agents` installs the pinned versions and prints
 //! their directory: `PATH="$(.ci/install-agents):$PATH" cargo test --test real_agents`. Without
@@ -134,6 +135,10 @@ fn main() -> ExitCode {
                 move || check(agent, scenario, status),
             ));
         }
+        trials.push(Trial::ignorable_test(
+            format!("{}::replayed_as_recorded", agent.runner),
+            move || check_replay(agent),
+        ));
     }
     let conclusion = libtest_mimic::run(&arguments, trials);
     // The runs' artifacts stay for a look when something failed.
@@ -349,6 +354,66 @@ fn check_explain(
     Ok(Completion::Completed)
 }
 
+/// The replay of `agent`'s scenario sessions reached the verdicts of the live run, and each
+/// attempt's report is the live one (paths of raw artifacts aside).
+fn check_replay(agent: &AgentCli) -> Result<Completion, Failed> {
+    if let Some(reason) = skip_reason(Some(agent)) {
+        return Ok(Completion::ignored_with(reason));
+    }
+    let run = tier_run()?;
+    let executions = |results: &Value| -> Vec<(String, Value)> {
+        let mut found: Vec<(String, Value)> = results["executions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|execution| execution["runner_id"] == agent.runner)
+            .map(|execution| {
+                let case = execution["case_id"].as_str().unwrap_or_default().to_owned();
+                (case, execution.clone())
+            })
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found
+    };
+    let (live, replayed) = (executions(&run.results[0]), executions(&run.results[2]));
+    let cases = |list: &[(String, Value)]| list.iter().map(|(c, _)| c.clone()).collect::<Vec<_>>();
+    if live.is_empty() || cases(&live) != cases(&replayed) {
+        return Err(format!(
+            "{}: live {:?}, replayed {:?}",
+            agent.runner,
+            cases(&live),
+            cases(&replayed)
+        )
+        .into());
+    }
+    for ((case, live), (_, replayed)) in live.iter().zip(&replayed) {
+        if live["status"] != replayed["status"] {
+            return Err(format!(
+                "{case} on {}: {} live, {} replayed ({})",
+                agent.runner, live["status"], replayed["status"], replayed["failure"]["message"]
+            )
+            .into());
+        }
+        let report = |execution: &Value| -> Value {
+            let dir = Path::new(execution["artifact_dir"].as_str().unwrap_or_default());
+            let text = std::fs::read_to_string(dir.join("repeat-1/attempt-1/report.json"))
+                .unwrap_or_default();
+            let mut report: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            report["raw_artifacts"] = Value::Null;
+            report
+        };
+        let (live, replayed) = (report(live), report(replayed));
+        if live.is_null() || live != replayed {
+            return Err(format!(
+                "{case} on {}: the replayed report differs from the live one\n  live: {live}\n  replayed: {replayed}",
+                agent.runner
+            )
+            .into());
+        }
+    }
+    Ok(Completion::Completed)
+}
+
 /// The agent's program on `PATH`, found as `skillgym doctor` finds it.
 fn find_program(program: &str) -> Option<PathBuf> {
     skillgym_harness::doctor::find_program(Path::new(program))
@@ -433,6 +498,20 @@ fn start_tier() -> Result<TierRun, String> {
         ],
     )?;
     let rejection_took = started.elapsed() - scenarios_took;
+    // The scenarios again, replayed from their run directory: no agent starts (the loopback
+    // namespace is kept only because the child insists on it).
+    let replay_dir = dir.path().join("out/scenarios").display().to_string();
+    let replayed = child_run(
+        &[
+            "--config",
+            &config,
+            "--replay",
+            &replay_dir,
+            "--skip",
+            "rejection::",
+        ],
+        &[("SKILLGYM_RUN_ID", "replayed"), ("HOME", &home)],
+    )?;
     let explains = explain_runs(&agents, dir.path(), &config, &home)?;
     let runners: Vec<&str> = agents.iter().map(|agent| agent.runner).collect();
     eprintln!(
@@ -442,7 +521,7 @@ fn start_tier() -> Result<TierRun, String> {
         rejection_took.as_secs_f64(),
         (started.elapsed() - scenarios_took - rejection_took).as_secs_f64()
     );
-    let results = ["scenarios", "rejection"]
+    let results = ["scenarios", "rejection", "replayed"]
         .iter()
         .map(|run| {
             let path = dir.path().join("out").join(run).join("results.json");
@@ -451,7 +530,7 @@ fn start_tier() -> Result<TierRun, String> {
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
         })
         .collect::<Result<Vec<Value>, String>>();
-    let outputs = vec![scenarios, rejection];
+    let outputs = vec![scenarios, rejection, replayed];
     let results = results.map_err(|message| {
         format!(
             "{message}\n--- child output ---\n{}",

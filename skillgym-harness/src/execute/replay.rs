@@ -1,13 +1,14 @@
 //! One recorded attempt replayed: its files copied into the new attempt directory, its stdout
 //! re-normalized by today's adapter, its outcome taken from the recording. No process starts.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport};
 
-use super::session::{SessionLimits, SessionOutput, exited_failure};
+use super::session::{MANIFESTS, SessionLimits, SessionOutput, exited_failure};
 use crate::agent::{Agent, SessionSpec};
 use crate::normalize::{KnownSkills, ReportBuilder, feed_stream};
 use crate::replay::recording::{AttemptFile, RecordedAgent, read_json};
@@ -71,6 +72,11 @@ pub(crate) fn replay_session(
     let mut known = KnownSkills::new(&cwd);
     for skill in &before.installed_skills {
         known.installed(&skill.path, &skill.name);
+    }
+    let manifests: BTreeMap<PathBuf, String> =
+        read_json(&spec.artifact_dir.join(MANIFESTS)).unwrap_or_default();
+    for (path, name) in manifests {
+        known.manifest(path, name);
     }
     let mut builder = ReportBuilder::new(&cwd).with_known_skills(known);
     if let Err(problem) = &copied {

@@ -110,6 +110,7 @@ pub async fn run_launch(
         Err(error) => (Err(error), isolation::Seeded::default()),
     };
     let mut output = finish_report(agent, spec, sink, seeded);
+    write_manifests(spec, &output.report);
     output.report.raw_artifacts.stdout = Some(stdout_log);
     output.report.raw_artifacts.stderr = Some(stderr_log.clone());
     match launched {
@@ -384,6 +385,27 @@ pub fn format_duration(duration: Duration) -> String {
         (0, s) => format!("{s}s"),
         (m, 0) => format!("{m}m"),
         (m, s) => format!("{m}m{s}s"),
+    }
+}
+
+/// The file that keeps the frontmatter names of the `SKILL.md` files a session read from its
+/// workspace, for a replay (whose workspace is gone) to name the skills as the session did.
+pub(super) const MANIFESTS: &str = "skill-manifests.json";
+
+/// Writes [`MANIFESTS`] when the session read a `SKILL.md` that is not an installed skill's
+/// and has a frontmatter name.
+fn write_manifests(spec: &SessionSpec<'_>, report: &SessionReport) {
+    let names = crate::normalize::manifests_read(&report.events, &known_skills(spec));
+    if names.is_empty() {
+        return;
+    }
+    let names: std::collections::BTreeMap<String, String> = names
+        .into_iter()
+        .map(|(path, name)| (path.display().to_string(), name))
+        .collect();
+    let path = spec.artifact_dir.join(MANIFESTS);
+    if let Err(error) = crate::artifacts::write_json(&path, &names) {
+        eprintln!("skillgym: cannot write {}: {error}", path.display());
     }
 }
 

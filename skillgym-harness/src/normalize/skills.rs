@@ -8,7 +8,8 @@
 //! | a skill load or `SKILL.md` read that failed | an attempt: never evidence, listed apart |
 //!
 //! A `SKILL.md` names its skill by the `name:` of its frontmatter: taken from the skill
-//! installed at that path, else read from the file at normalization time, else its parent
+//! installed at that path, else from the names recorded for a replay (`skill-manifests.json`),
+//! else read from the file at normalization time, else its parent
 //! directory's name, unless that directory is the workspace root (then it names nothing).
 //! A skill directory is known when it is installed, when its `SKILL.md` was read, or when it
 //! sits right under a directory named `skills` (`.claude/skills/<skill>/references/x.md`).
@@ -29,6 +30,7 @@ use crate::skills::manifest;
 pub struct KnownSkills {
     root: Option<PathBuf>,
     installed: Vec<(PathBuf, String)>,
+    manifests: Vec<(PathBuf, String)>,
 }
 
 impl KnownSkills {
@@ -37,6 +39,7 @@ impl KnownSkills {
         KnownSkills {
             root: Some(root.into()),
             installed: Vec::new(),
+            manifests: Vec::new(),
         }
     }
 
@@ -44,6 +47,36 @@ impl KnownSkills {
     pub fn installed(&mut self, dir: impl Into<PathBuf>, name: impl Into<String>) {
         self.installed.push((dir.into(), name.into()));
     }
+
+    /// Adds the frontmatter `name` the `SKILL.md` at `path` had, so that detection need not
+    /// read the file (a replay, whose workspace may be gone).
+    pub fn manifest(&mut self, path: impl Into<PathBuf>, name: impl Into<String>) {
+        self.manifests.push((path.into(), name.into()));
+    }
+}
+
+/// The frontmatter names detection read from `SKILL.md` files on disk (not installed skills'),
+/// as they are now: what a replay needs when the workspace is gone.
+pub(crate) fn manifests_read(
+    events: &[SessionEvent],
+    known: &KnownSkills,
+) -> Vec<(PathBuf, String)> {
+    let mut found: Vec<(PathBuf, String)> = Vec::new();
+    for event in events {
+        let SessionEvent::FileRead { path, .. } = event else {
+            continue;
+        };
+        let installed = path
+            .parent()
+            .is_some_and(|dir| known.installed.iter().any(|(known, _)| known == dir));
+        if !is_skill_file(path) || installed || found.iter().any(|(seen, _)| seen == path) {
+            continue;
+        }
+        if let Some(name) = manifest::name_at(path) {
+            found.push((path.clone(), name));
+        }
+    }
+    found
 }
 
 /// Detects the skills the agent used, and the loads and reads that failed.
@@ -177,6 +210,9 @@ impl<'a> Names<'a> {
     fn of_manifest(&mut self, path: &Path) -> Option<String> {
         let dir = path.parent()?;
         if let Some((_, name)) = self.known.installed.iter().find(|(known, _)| known == dir) {
+            return Some(name.clone());
+        }
+        if let Some((_, name)) = self.known.manifests.iter().find(|(known, _)| known == path) {
             return Some(name.clone());
         }
         let from_file = self
@@ -320,7 +356,34 @@ mod tests {
         .unwrap();
         let (detected, _) = detect_skills(&events, &KnownSkills::new(root));
         assert_eq!(detected.last().map(|d| d.skill.as_str()), Some("at-root"));
-        tmp.close().unwrap();
+
+        // What a replay needs: the names read from disk, which name the skills as they did
+        // once the files are gone.
+        let mut known = KnownSkills::new(root);
+        known.installed(root.join("installed"), "installed");
+        let mut read_events = events.clone();
+        read_events.push(SessionEvent::file_read(root.join("installed/SKILL.md")));
+        let names = manifests_read(&read_events, &known);
+        assert_eq!(
+            names,
+            [
+                (skill_dir.join("SKILL.md"), "real-name".to_owned()),
+                (root.join("SKILL.md"), "at-root".to_owned()),
+            ]
+        );
+        std::fs::remove_dir_all(root).unwrap();
+        // Without them, the directory names the skill (wrongly), and the root names nothing.
+        let (gone, _) = detect_skills(&events, &KnownSkills::new(root));
+        let guessed: Vec<&str> = gone.iter().map(|d| d.skill.as_str()).collect();
+        assert_eq!(guessed, ["odd-dir"]);
+        let mut replayed = KnownSkills::new(root);
+        for (path, name) in names {
+            replayed.manifest(path, name);
+        }
+        let (detected, _) = detect_skills(&events, &replayed);
+        let named: Vec<&str> = detected.iter().map(|d| d.skill.as_str()).collect();
+        assert_eq!(named, ["real-name", "at-root"]);
+        drop(tmp);
     }
 
     #[test]
