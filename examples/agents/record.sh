@@ -7,6 +7,9 @@
 # iproute2. Nothing leaves 127.0.0.1: the namespace has no other interface.
 #
 # Usage: examples/agents/record.sh
+# Then run `cargo test -p skillgym-examples --test agents`: a token figure that moved beyond the
+# snapshot tolerance fails there until `cargo skillgym review --config examples/agents/skillgym.yaml`
+# accepts it.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
