@@ -21,38 +21,29 @@ pub fn examples_dir() -> PathBuf {
 /// `cargo test -p skillgym-examples --test benchmarks --no-run`.
 pub fn examples_harness() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        built_executable(
-            &[
-                "test",
-                "-p",
-                "skillgym-examples",
-                "--test",
-                "benchmarks",
-                "--no-run",
-            ],
-            "benchmarks",
-        )
-    })
+    PATH.get_or_init(|| examples_test_binary("benchmarks"))
 }
 
 /// The path of the examples' `agents` harness binary (six real agents' recordings, replayed),
 /// built once per test process.
 pub fn examples_agents_harness() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        built_executable(
-            &[
-                "test",
-                "-p",
-                "skillgym-examples",
-                "--test",
-                "agents",
-                "--no-run",
-            ],
-            "agents",
-        )
-    })
+    PATH.get_or_init(|| examples_test_binary("agents"))
+}
+
+/// Builds the examples package's test target `target` and returns its executable.
+fn examples_test_binary(target: &str) -> PathBuf {
+    built_executable(
+        &[
+            "test",
+            "-p",
+            "skillgym-examples",
+            "--test",
+            target,
+            "--no-run",
+        ],
+        target,
+    )
 }
 
 /// The path of the `cargo-skillgym` binary, built once per test process.

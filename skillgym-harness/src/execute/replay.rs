@@ -11,7 +11,7 @@ use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport};
 use super::session::{MANIFESTS, SessionLimits, SessionOutput, exited_failure};
 use crate::agent::{Agent, SessionSpec};
 use crate::normalize::{KnownSkills, ReportBuilder, feed_stream};
-use crate::replay::recording::{AttemptFile, RecordedAgent, read_json};
+use crate::replay::recording::{AttemptFile, RecordedAgent, copy_attempt_files, read_json};
 
 /// The files of an attempt directory that replay writes anew instead of copying.
 const REGENERATED: [&str; 6] = [
@@ -63,7 +63,13 @@ pub(crate) fn replay_session(
     recorded: RecordedAttempt<'_>,
     limits: &SessionLimits,
 ) -> (SessionOutput, ReplayedWorkspace) {
-    let copied = copy_inputs(recorded.dir, spec.artifact_dir);
+    let copied =
+        copy_attempt_files(recorded.dir, spec.artifact_dir, &REGENERATED).map_err(|error| {
+            format!(
+                "cannot copy the recorded attempt {}: {error}",
+                recorded.dir.display()
+            )
+        });
     let before: SessionReport = read_json(&recorded.dir.join("report.json")).unwrap_or_default();
     let result: AttemptFile = read_json(&recorded.dir.join("result.json")).unwrap_or_default();
     let cwd = recorded_cwd(recorded.dir).unwrap_or_else(|| spec.cwd.to_path_buf());
@@ -186,25 +192,4 @@ fn recorded_cwd(dir: &Path) -> Option<PathBuf> {
     read_json::<Workspace>(&dir.join("workspace.json"))
         .ok()
         .map(|workspace| workspace.cwd)
-}
-
-/// Copies the recorded attempt's files (not its directories, not what replay regenerates)
-/// into `to`.
-fn copy_inputs(from: &Path, to: &Path) -> Result<(), String> {
-    let entries = fs::read_dir(from).map_err(|error| {
-        format!(
-            "cannot read the recorded attempt {}: {error}",
-            from.display()
-        )
-    })?;
-    for entry in entries.filter_map(Result::ok) {
-        let name = entry.file_name();
-        let is_file = entry.file_type().is_ok_and(|kind| kind.is_file());
-        if !is_file || REGENERATED.iter().any(|skip| name == *skip) {
-            continue;
-        }
-        fs::copy(entry.path(), to.join(&name))
-            .map_err(|error| format!("cannot copy {}: {error}", entry.path().display()))?;
-    }
-    Ok(())
 }

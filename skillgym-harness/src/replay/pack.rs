@@ -9,7 +9,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-use super::recording::Recording;
+use super::recording::{Recording, copy_attempt_files};
 
 /// Attempt files a recording leaves out: replay writes them anew from today's checks, or
 /// (the scripted server's request log, large and not read by replay) does without them.
@@ -56,7 +56,7 @@ pub fn pack(run_dir: &Path, out: &Path, replace: bool) -> io::Result<PackSummary
                 .join(format!("repeat-{repetition}"))
                 .join(format!("attempt-{attempt}"));
             fs::create_dir_all(&to)?;
-            summary.bytes += copy_attempt(&from, &to)?;
+            summary.bytes += copy_attempt_files(&from, &to, &NOT_RECORDED)?;
             summary.attempts += 1;
         }
     }
@@ -91,28 +91,10 @@ fn prepare_out(out: &Path, replace: bool) -> io::Result<()> {
     fs::create_dir_all(out)
 }
 
-/// Copies an attempt's top-level files (not its directories) but those replay regenerates.
-fn copy_attempt(from: &Path, to: &Path) -> io::Result<u64> {
-    let mut bytes = 0;
-    for entry in fs::read_dir(from)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        if !entry.file_type()?.is_file() || NOT_RECORDED.iter().any(|skip| name == *skip) {
-            continue;
-        }
-        bytes += fs::copy(entry.path(), to.join(&name))?;
-    }
-    Ok(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(path: &Path, text: &str) {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-    }
+    use crate::replay::recording::tests::write;
 
     #[test]
     fn copies_what_replay_needs_and_nothing_else() {

@@ -208,6 +208,21 @@ pub fn execution_dir(root: &Path, case_id: &str, runner_id: &str) -> PathBuf {
     root.join(sanitize(case_id)).join(sanitize(runner_id))
 }
 
+/// Copies the regular files at the top of the attempt directory `from` (not its directories)
+/// into `to`, but those named in `skip`; returns the bytes copied.
+pub(crate) fn copy_attempt_files(from: &Path, to: &Path, skip: &[&str]) -> io::Result<u64> {
+    let mut bytes = 0;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if !entry.file_type()?.is_file() || skip.iter().any(|skip| name == *skip) {
+            continue;
+        }
+        bytes += fs::copy(entry.path(), to.join(&name))?;
+    }
+    Ok(bytes)
+}
+
 /// Reads a JSON file, the error naming it.
 pub(crate) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> io::Result<T> {
     let text = fs::read(path)?;
@@ -220,10 +235,11 @@ pub(crate) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> io::Resu
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn write(path: &Path, text: &str) {
+    /// Writes `text` to `path`, creating its directories.
+    pub(in crate::replay) fn write(path: &Path, text: &str) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
     }
