@@ -532,7 +532,13 @@ fn attempt_block(
     )?;
     out.write_str("<dl class=\"meta\">\n<dt>artifacts</dt><dd><code>")?;
     text(out, &attempt.artifact_dir.display().to_string())?;
-    out.write_str("</code></dd>\n</dl>\n")?;
+    out.write_str("</code></dd>\n")?;
+    if let Some(recorded) = &attempt.replayed_from {
+        out.write_str("<dt>replayed from</dt><dd><code>")?;
+        text(out, &recorded.display().to_string())?;
+        out.write_str("</code> (no agent ran; its figures are the recording's)</dd>\n")?;
+    }
+    out.write_str("</dl>\n")?;
     match &attempt.failure {
         Some(failure) if Some(failure) == e.failure.as_ref() => {
             out.write_str("<p class=\"note\">Failed with the execution's failure (above).</p>\n")?;
@@ -1186,6 +1192,26 @@ mod tests {
         assert_eq!(anchor("skills::find", "claude"), "exec:skills.find:claude");
         assert_ne!(anchor("a.b", "r"), anchor("a::b", "r"));
         assert_ne!(anchor("a:b", "r"), anchor("a", "b:r"));
+    }
+
+    #[test]
+    fn a_replayed_attempt_names_its_recording() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut replayed = execution("a", "r", Status::Passed, dir.path());
+        replayed.repetitions[0].attempts[0].replayed_from =
+            Some(PathBuf::from("/rec/a/r/repeat-1/attempt-1"));
+        let html = render(&report(vec![replayed]));
+        assert!(
+            html.contains("<dt>replayed from</dt><dd><code>/rec/a/r/repeat-1/attempt-1</code> (no agent ran; its figures are the recording's)</dd>"),
+            "{html}"
+        );
+        let live = render(&report(vec![execution(
+            "a",
+            "r",
+            Status::Passed,
+            dir.path(),
+        )]));
+        assert!(!live.contains("replayed from"));
     }
 
     #[test]
