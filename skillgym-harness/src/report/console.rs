@@ -32,6 +32,30 @@ fn pending_snapshots(report: &RunReport) -> String {
     }
 }
 
+/// A runner row's figures, as the console table and the HTML page show them: passed, failed
+/// (unexpected passes and interruptions included), expected-failed, flaky, skipped, input,
+/// output, reasoning, cache and total tokens, cost, mean time; `-` for a missing figure.
+pub(super) fn row_cells(row: &RunnerRow) -> [String; 12] {
+    let c = &row.counts;
+    let tokens = |n: Option<u64>| n.map_or_else(|| "-".to_owned(), thousands);
+    [
+        c.passed.to_string(),
+        (c.failed + c.unexpected_passed + c.interrupted).to_string(),
+        c.expected_failed.to_string(),
+        row.flaky.to_string(),
+        c.skipped.to_string(),
+        tokens(row.input_tokens),
+        tokens(row.output_tokens),
+        tokens(row.reasoning_tokens),
+        tokens(row.cache_tokens),
+        tokens(row.total_tokens),
+        row.cost_usd
+            .map_or_else(|| "-".to_owned(), |cost| format!("${cost:.4}")),
+        row.mean_duration_ms
+            .map_or_else(|| "-".to_owned(), human_ms),
+    ]
+}
+
 /// The per-runner table, columns aligned; `-` where no attempt reported a figure.
 pub(crate) fn table(rows: &[RunnerRow]) -> String {
     let header = [
@@ -49,28 +73,13 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
         "cost",
         "mean time",
     ];
-    let count = |n: usize| n.to_string();
-    let tokens = |n: Option<u64>| n.map_or_else(|| "-".to_owned(), thousands);
     let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| (*h).to_owned()).collect()];
     for row in rows {
-        let c = &row.counts;
-        lines.push(vec![
-            row.runner.clone(),
-            count(c.passed),
-            count(c.failed + c.unexpected_passed + c.interrupted),
-            count(c.expected_failed),
-            count(row.flaky),
-            count(c.skipped),
-            tokens(row.input_tokens),
-            tokens(row.output_tokens),
-            tokens(row.reasoning_tokens),
-            tokens(row.cache_tokens),
-            tokens(row.total_tokens),
-            row.cost_usd
-                .map_or_else(|| "-".to_owned(), |cost| format!("${cost:.4}")),
-            row.mean_duration_ms
-                .map_or_else(|| "-".to_owned(), human_ms),
-        ]);
+        lines.push(
+            std::iter::once(row.runner.clone())
+                .chain(row_cells(row))
+                .collect(),
+        );
     }
     let widths: Vec<usize> = (0..header.len())
         .map(|i| {

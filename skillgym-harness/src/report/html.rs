@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use skillgym::{Failure, SessionEvent, SessionReport, TokenCount, Usage};
 
-use super::console::{human_ms, thousands};
+use super::console::{human_ms, row_cells, thousands};
 use super::{Reporter, RunReport};
 use crate::artifacts::sanitize;
 use crate::execute::{AttemptResult, ExecutionResult, GraderVerdict, Grading, Status};
@@ -111,8 +111,20 @@ fn capped(out: &mut String, value: &str, cap: usize) -> fmt::Result {
     }
 }
 
-/// A `<li class="cut">` counting the `left` entries of a list not shown.
-fn items_cut(out: &mut String, left: usize, what: &str) -> fmt::Result {
+/// Writes `open`, the first [`ITEM_CAP`] of `items` through `item`, a `<li class="cut">`
+/// counting the `what` not shown, and `close`.
+fn capped_list<T>(
+    out: &mut String,
+    (open, close): (&str, &str),
+    items: &[T],
+    what: &str,
+    mut item: impl FnMut(&mut String, &T) -> fmt::Result,
+) -> fmt::Result {
+    out.write_str(open)?;
+    for entry in items.iter().take(ITEM_CAP) {
+        item(out, entry)?;
+    }
+    let left = items.len().saturating_sub(ITEM_CAP);
     if left > 0 {
         write!(
             out,
@@ -120,7 +132,7 @@ fn items_cut(out: &mut String, left: usize, what: &str) -> fmt::Result {
             thousands(left as u64)
         )?;
     }
-    Ok(())
+    out.write_str(close)
 }
 
 fn status_badge(out: &mut String, status: Status) -> fmt::Result {
@@ -130,10 +142,6 @@ fn status_badge(out: &mut String, status: Status) -> fmt::Result {
 
 fn tokens(count: Option<TokenCount>) -> String {
     count.map_or_else(|| "-".to_owned(), |c| thousands(c.value))
-}
-
-fn figure(value: Option<u64>) -> String {
-    value.map_or_else(|| "-".to_owned(), thousands)
 }
 
 fn cost(value: Option<f64>) -> String {
@@ -270,25 +278,10 @@ fn runners_table(out: &mut String, report: &RunReport) -> fmt::Result {
     }
     out.write_str("</tr></thead>\n<tbody>\n")?;
     for row in report.runner_rows() {
-        let c = &row.counts;
         out.write_str("<tr><td>")?;
         text(out, &row.runner)?;
         out.write_str("</td>")?;
-        for cell in [
-            c.passed.to_string(),
-            (c.failed + c.unexpected_passed + c.interrupted).to_string(),
-            c.expected_failed.to_string(),
-            row.flaky.to_string(),
-            c.skipped.to_string(),
-            figure(row.input_tokens),
-            figure(row.output_tokens),
-            figure(row.reasoning_tokens),
-            figure(row.cache_tokens),
-            figure(row.total_tokens),
-            cost(row.cost_usd),
-            row.mean_duration_ms
-                .map_or_else(|| "-".to_owned(), human_ms),
-        ] {
+        for cell in row_cells(&row) {
             write!(out, "<td class=\"num\">{cell}</td>")?;
         }
         out.write_str("</tr>\n")?;
@@ -675,14 +668,13 @@ fn session_details(out: &mut String, s: &SessionReport) -> fmt::Result {
     file_reads(out, s)?;
     timeline(out, &s.events)?;
     if !s.warnings.is_empty() {
-        out.write_str("<h4>Warnings</h4>\n<ul class=\"warnings\">")?;
-        for warning in s.warnings.iter().take(ITEM_CAP) {
+        out.write_str("<h4>Warnings</h4>\n")?;
+        let tags = ("<ul class=\"warnings\">", "</ul>\n");
+        capped_list(out, tags, &s.warnings, "warnings", |out, warning| {
             out.write_str("<li>")?;
             capped(out, warning, TEXT_CAP)?;
-            out.write_str("</li>")?;
-        }
-        items_cut(out, s.warnings.len().saturating_sub(ITEM_CAP), "warnings")?;
-        out.write_str("</ul>\n")?;
+            out.write_str("</li>")
+        })?;
     }
     Ok(())
 }
@@ -811,18 +803,22 @@ fn commands(out: &mut String, s: &SessionReport) -> fmt::Result {
     if commands.is_empty() {
         return out.write_str("<p class=\"note\">No command.</p>\n");
     }
-    out.write_str("<ol class=\"commands\">")?;
-    for (command, exit_code) in commands.iter().take(ITEM_CAP) {
-        out.write_str("<li><code>")?;
-        capped(out, command, TEXT_CAP)?;
-        out.write_str("</code>")?;
-        if let Some(code) = exit_code {
-            write!(out, " <span class=\"at\">exit {code}</span>")?;
-        }
-        out.write_str("</li>")?;
-    }
-    items_cut(out, commands.len().saturating_sub(ITEM_CAP), "commands")?;
-    out.write_str("</ol>\n")
+    let tags = ("<ol class=\"commands\">", "</ol>\n");
+    capped_list(
+        out,
+        tags,
+        &commands,
+        "commands",
+        |out, (command, exit_code)| {
+            out.write_str("<li><code>")?;
+            capped(out, command, TEXT_CAP)?;
+            out.write_str("</code>")?;
+            if let Some(code) = exit_code {
+                write!(out, " <span class=\"at\">exit {code}</span>")?;
+            }
+            out.write_str("</li>")
+        },
+    )
 }
 
 fn file_reads(out: &mut String, s: &SessionReport) -> fmt::Result {
@@ -848,8 +844,8 @@ fn file_reads(out: &mut String, s: &SessionReport) -> fmt::Result {
     if reads.is_empty() {
         return out.write_str("<p class=\"note\">No file read.</p>\n");
     }
-    out.write_str("<ol class=\"reads\">")?;
-    for (path, error) in reads.iter().take(ITEM_CAP) {
+    let tags = ("<ol class=\"reads\">", "</ol>\n");
+    capped_list(out, tags, &reads, "file reads", |out, (path, error)| {
         out.write_str("<li><code>")?;
         capped(out, path, TEXT_CAP)?;
         out.write_str("</code>")?;
@@ -858,10 +854,8 @@ fn file_reads(out: &mut String, s: &SessionReport) -> fmt::Result {
             capped(out, error, TEXT_CAP)?;
             out.write_str("</span>")?;
         }
-        out.write_str("</li>")?;
-    }
-    items_cut(out, reads.len().saturating_sub(ITEM_CAP), "file reads")?;
-    out.write_str("</ol>\n")
+        out.write_str("</li>")
+    })
 }
 
 fn timeline(out: &mut String, events: &[SessionEvent]) -> fmt::Result {
@@ -869,12 +863,8 @@ fn timeline(out: &mut String, events: &[SessionEvent]) -> fmt::Result {
     if events.is_empty() {
         return out.write_str("<p class=\"note\">No event.</p>\n");
     }
-    out.write_str("<ol class=\"timeline\">\n")?;
-    for event in events.iter().take(ITEM_CAP) {
-        event_item(out, event)?;
-    }
-    items_cut(out, events.len().saturating_sub(ITEM_CAP), "events")?;
-    out.write_str("</ol>\n")
+    let tags = ("<ol class=\"timeline\">\n", "</ol>\n");
+    capped_list(out, tags, events, "events", event_item)
 }
 
 /// Compact JSON of a tool's arguments or a raw record.
