@@ -98,6 +98,43 @@ pub fn run_examples(args: &[&str], env: &[(&str, &str)]) -> Output {
     command.output().expect("the example harness runs")
 }
 
+/// Runs the example harness with the configuration `config` on its runner `runner` only (the
+/// harness adds its own runners in code), artifacts under `output_dir`, then `args`.
+pub fn run_examples_on(
+    config: &Path,
+    runner: &str,
+    output_dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
+    let mut all = vec![
+        "--config",
+        config.to_str().expect("a UTF-8 path"),
+        "--output-dir",
+        output_dir.to_str().expect("a UTF-8 path"),
+        "--runner",
+        runner,
+    ];
+    all.extend_from_slice(args);
+    run_examples(&all, env)
+}
+
+/// The trial name, `[runner] case`, of every execution of a `results.json`, in its order.
+pub fn execution_names(results: &serde_json::Value) -> Vec<String> {
+    results["executions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            format!(
+                "[{}] {}",
+                e["runner_id"].as_str().unwrap_or_default(),
+                e["case_id"].as_str().unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
 /// Removes this process's `SKILLGYM_*` and `NEXTEST*` variables from `command`, so the outer
 /// test runner (cargo test, nextest) cannot leak into a harness run under test.
 pub fn without_outer_runner_env(command: &mut Command) {

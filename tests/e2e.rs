@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use skillgym_e2e::{
-    process_exists, run_examples, run_examples_on_terminal, screen_lines, stderr, stdout, temp_dir,
-    trial_lines, without_styles,
+    execution_names, process_exists, run_examples, run_examples_on_terminal, screen_lines, stderr,
+    stdout, temp_dir, trial_lines, without_styles,
 };
 
 const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
@@ -378,18 +378,7 @@ fn results_json_holds_every_execution_in_plan_order() {
     assert_eq!(results["summary"]["passed"], 12);
     assert_eq!(results["summary"]["expected_failed"], 2);
     assert_eq!(results["summary"]["failed"], 0);
-    let names: Vec<String> = results["executions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            format!(
-                "[{}] {}",
-                e["runner_id"].as_str().unwrap(),
-                e["case_id"].as_str().unwrap()
-            )
-        })
-        .collect();
+    let names = execution_names(&results);
     let mut expected: Vec<String> = ALL_TRIALS.iter().map(|t| (*t).to_owned()).collect();
     expected.sort_by_key(|t| (t.split("] ").nth(1).unwrap().to_owned(), t.clone()));
     assert_eq!(names, expected);

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use skillgym_e2e::{cargo_skillgym, run_examples, stderr, stdout, temp_dir};
+use skillgym_e2e::{cargo_skillgym, execution_names, run_examples, stderr, stdout, temp_dir};
 
 /// One "shard": each trial of `names` in its own process, as nextest runs them, sharing the
 /// run `run_id` under `output_dir`.
@@ -95,18 +95,7 @@ fn two_nextest_shards_merge_into_one_report() {
         results["run_ids"],
         serde_json::json!(["shard-1", "shard-2"])
     );
-    let names: Vec<String> = results["executions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            format!(
-                "[{}] {}",
-                e["runner_id"].as_str().unwrap(),
-                e["case_id"].as_str().unwrap()
-            )
-        })
-        .collect();
+    let names = execution_names(&results);
     assert_eq!(
         names,
         [

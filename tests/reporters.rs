@@ -7,7 +7,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use skillgym_e2e::{run_examples, stderr, stdout, temp_dir, trial_lines, workspace_root};
+use skillgym_e2e::{
+    run_examples, run_examples_on, stderr, stdout, temp_dir, trial_lines, workspace_root,
+};
 use skillgym_harness::report::{self, RunReport};
 use skillgym_harness::results::ExecutionResult;
 
@@ -145,17 +147,11 @@ fn a_failing_run_annotates_github_and_writes_valid_junit() {
     let summary = dir.path().join("step-summary.md");
     fs::write(&summary, "# an earlier step's summary\n").unwrap();
     let runs = dir.path().join("runs");
-    let output = run_examples(
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--output-dir",
-            runs.to_str().unwrap(),
-            "--runner",
-            "fake",
-            "--reporter",
-            "junit,github-actions",
-        ],
+    let output = run_examples_on(
+        &config,
+        "fake",
+        &runs,
+        &["--reporter", "junit,github-actions"],
         &[
             ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
             ("GITHUB_ACTIONS", "true"),
@@ -264,18 +260,11 @@ fn outside_a_workflow_the_annotations_go_only_to_their_file() {
     let dir = temp_dir("gha-local");
     let config = failing_config(dir.path());
     let runs = dir.path().join("runs");
-    let output = run_examples(
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--output-dir",
-            runs.to_str().unwrap(),
-            "--runner",
-            "fake",
-            "--reporter",
-            "github-actions",
-            "always_passes",
-        ],
+    let output = run_examples_on(
+        &config,
+        "fake",
+        &runs,
+        &["--reporter", "github-actions", "always_passes"],
         &[],
     );
     let text = stdout(&output);

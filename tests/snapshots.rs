@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
-use skillgym_e2e::{TempDir, cargo_skillgym, run_examples, stderr, stdout, temp_dir};
+use skillgym_e2e::{TempDir, cargo_skillgym, run_examples_on, stderr, stdout, temp_dir};
 
 const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
 
@@ -70,21 +70,12 @@ impl Bench {
 
     /// Runs the suite's cases on `fake`; `CI` is unset unless `env` sets it.
     fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let config = self.root().join("skillgym.yaml");
-        let runs = self.root().join("runs");
-        let mut all = vec![
-            "--config",
-            config.to_str().unwrap(),
-            "--output-dir",
-            runs.to_str().unwrap(),
-            "--runner",
-            "fake",
-        ];
-        all.extend_from_slice(args);
+        let mut all = args.to_vec();
         all.push("bench::");
         let mut vars = vec![("CI", "")];
         vars.extend_from_slice(env);
-        run_examples(&all, &vars)
+        let (config, runs) = (self.root().join("skillgym.yaml"), self.root().join("runs"));
+        run_examples_on(&config, "fake", &runs, &all, &vars)
     }
 
     /// `cargo skillgym review ARGS` in the bench directory, `input` piped to it.

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use skillgym_e2e::{run_examples, stderr, stdout, temp_dir, trial_lines};
+use skillgym_e2e::{run_examples_on, stderr, stdout, temp_dir, trial_lines};
 
 const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
 
@@ -44,18 +44,8 @@ fn run(dir: &Path, config: &Path, args: &[&str]) -> std::process::Output {
 }
 
 fn run_env(dir: &Path, config: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    let runs = dir.join("runs");
     // The example harness adds its own runners in code; these tests run on `fake` only.
-    let mut all = vec![
-        "--config",
-        config.to_str().unwrap(),
-        "--output-dir",
-        runs.to_str().unwrap(),
-        "--runner",
-        "fake",
-    ];
-    all.extend_from_slice(args);
-    run_examples(&all, env)
+    run_examples_on(config, "fake", &dir.join("runs"), args, env)
 }
 
 fn read_json(path: &Path) -> Value {
