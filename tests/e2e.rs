@@ -328,19 +328,16 @@ fn artifact_layout_and_latest_pointer() {
     assert!(execution.join("result.json").is_file());
     for repetition in 1..=2 {
         let attempt = execution.join(format!("repeat-{repetition}/attempt-1"));
-        for file in [
-            "stdout.log",
-            "stderr.log",
-            "report.json",
-            "result.json",
-            "prompt.md",
-        ] {
+        for file in ["stdout.log", "report.json", "result.json", "prompt.md"] {
             assert!(
                 attempt.join(file).is_file(),
                 "missing {}",
                 attempt.join(file).display()
             );
         }
+        // The example agent writes nothing to stderr: no empty log, no empty state directory.
+        assert!(!attempt.join("stderr.log").exists());
+        assert!(!attempt.join("agent-state").exists());
     }
     assert!(!execution.join("repeat-3").exists());
     let report = read_json(&execution.join("repeat-1/attempt-1/report.json"));
@@ -363,9 +360,11 @@ fn artifact_layout_and_latest_pointer() {
     assert!(skill_read.ends_with(".agents/skills/find-skills/SKILL.md"));
     let stdout_log = fs::read_to_string(execution.join("repeat-1/attempt-1/stdout.log")).unwrap();
     assert!(stdout_log.contains(r#""type":"command""#));
-    // The isolated workspaces of passing attempts are removed.
+    // The isolated workspaces of passing attempts are removed, and so, at the end of the run,
+    // are the directories that only held them.
     let workspaces = run_dir.join("workspaces/skills.find_skills_expo/careful/repeat-1/attempt-1");
     assert!(!workspaces.exists());
+    assert!(!run_dir.join("workspaces").exists());
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! ```text
 //! <output_dir>/<run-id>/results.json
 //! <output_dir>/<run-id>/<case>/<runner>/result.json
-//! <output_dir>/<run-id>/<case>/<runner>/repeat-N/attempt-M/{prompt.md, stdout.log, stderr.log, report.json, result.json, workspace.json}
+//! <output_dir>/<run-id>/<case>/<runner>/repeat-N/attempt-M/{prompt.md, stdout.log, report.json, result.json, workspace.json, stderr.log (when not empty)}
 //! <output_dir>/<run-id>/workspaces/{shared, shared-setup, <case>/<runner>/repeat-N/attempt-M}
 //! <output_dir>/<run-id>/.locks/    (schedule gates of process-per-test runs)
 //! <output_dir>/latest -> <run-id>
@@ -224,18 +224,63 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// Writes pretty JSON to `path`, creating its directory, through a temporary file so readers
-/// never see half a file; secrets are masked ([`crate::secrets`]).
+/// JSON documents up to this size are pretty-printed for people; larger ones (the report of a
+/// long session, the results of a large run) are written compact, for programs and `jq`.
+pub(crate) const PRETTY_LIMIT: usize = 16 * 1024;
+
+/// Writes `value` as JSON to `path` (pretty up to [`PRETTY_LIMIT`] bytes, compact above),
+/// through a temporary file so readers never see half a file; secrets are masked
+/// ([`crate::secrets`]). The directory is created only when it is missing.
 pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    let mut bytes =
-        crate::secrets::mask_bytes(serde_json::to_vec_pretty(value).map_err(io::Error::other)?);
+    let compact = serde_json::to_vec(value).map_err(io::Error::other)?;
+    let bytes = if compact.len() <= PRETTY_LIMIT {
+        serde_json::to_vec_pretty(value).map_err(io::Error::other)?
+    } else {
+        compact
+    };
+    write_json_bytes(path, bytes)
+}
+
+/// Writes `value` as pretty JSON to `path` whatever its size (files people review in diffs,
+/// such as the token snapshot baseline), like [`write_json`] otherwise.
+pub(crate) fn write_pretty_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
+    write_json_bytes(
+        path,
+        serde_json::to_vec_pretty(value).map_err(io::Error::other)?,
+    )
+}
+
+/// Masks secrets in `bytes`, adds the final newline and writes them to `path` through a
+/// temporary file and a rename.
+fn write_json_bytes(path: &Path, bytes: Vec<u8>) -> io::Result<()> {
+    let mut bytes = crate::secrets::mask_bytes(bytes);
     bytes.push(b'\n');
     let temporary = path.with_extension(format!("json.tmp-{}", std::process::id()));
-    fs::write(&temporary, bytes)?;
+    write_creating_parent(&temporary, &bytes)?;
     fs::rename(&temporary, path)
+}
+
+/// Writes `bytes` to `path`; only when its directory is missing is it created (then the write
+/// is tried again), so the usual case costs no `mkdir`.
+pub(crate) fn write_creating_parent(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    match fs::write(path, bytes) {
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            match path
+                .parent()
+                .filter(|parent| !parent.as_os_str().is_empty())
+            {
+                Some(parent) => fs::create_dir_all(parent)?,
+                None => return Err(error),
+            }
+            fs::write(path, bytes)
+        }
+        written => written,
+    }
 }
 
 #[cfg(test)]
@@ -356,6 +401,41 @@ mod tests {
         );
         assert!(!source.to_string().is_empty());
         tmp.close().unwrap();
+    }
+
+    #[test]
+    fn small_documents_are_pretty_and_large_ones_compact() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = dir.path().join("small/result.json");
+        write_json(&small, &serde_json::json!({"status": "passed"})).unwrap();
+        assert_eq!(
+            fs::read_to_string(&small).unwrap(),
+            "{\n  \"status\": \"passed\"\n}\n",
+            "the missing directory is created"
+        );
+
+        let events: Vec<serde_json::Value> = (0..2000)
+            .map(|n| serde_json::json!({"type": "command", "n": n}))
+            .collect();
+        let large = dir.path().join("small/report.json");
+        write_json(&large, &events).unwrap();
+        let text = fs::read_to_string(&large).unwrap();
+        assert!(text.len() > PRETTY_LIMIT);
+        assert_eq!(text.lines().count(), 1, "compact, one line");
+        assert_eq!(
+            serde_json::from_str::<Vec<serde_json::Value>>(&text).unwrap(),
+            events
+        );
+
+        let baseline = dir.path().join("snapshots.json");
+        write_pretty_json(&baseline, &events).unwrap();
+        assert!(fs::read_to_string(&baseline).unwrap().lines().count() > 2000);
+        let leftovers: Vec<_> = fs::read_dir(dir.path().join("small"))
+            .unwrap()
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().contains(".tmp-"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! - every stdout line is written raw to the stdout log and handed to a [`LineSink`] as text
 //!   (lossy UTF-8, line terminator stripped); lines of any length are streamed, never the whole
 //!   output at once;
-//! - stderr is copied raw to the stderr log at the same time;
+//! - stderr is copied raw to the stderr log at the same time; the log is created with the
+//!   first byte, so a process that wrote nothing to stderr leaves no empty file;
 //! - when the timeout elapses, or the sink answers [`LineVerdict::Stop`] (max steps), the whole
 //!   process group is killed with `SIGKILL`;
 //! - when the leader exits on its own, what is left of its group is killed too, so that a
@@ -20,7 +21,8 @@
 //! - on an interrupt of the run (`crate::interrupt`) the group is killed and the run ends as
 //!   [`Termination::Interrupted`].
 //!
-//! Both logs are flushed and complete in every case (exit, timeout, stop). [`run`] needs a Tokio
+//! Both logs are flushed and complete in every case (exit, timeout, stop). A log's directory is
+//! created only when it is missing. [`run`] needs a Tokio
 //! runtime with the IO and time drivers enabled (`#[tokio::test]` and `enable_all()` have both).
 
 use std::ffi::OsString;
@@ -74,7 +76,8 @@ pub struct ProcessSpec {
     pub cwd: PathBuf,
     /// Receives the raw stdout bytes, exactly as received (parent directories are created).
     pub stdout_log: PathBuf,
-    /// Receives the raw stderr bytes, exactly as received (parent directories are created).
+    /// Receives the raw stderr bytes, exactly as received (parent directories are created);
+    /// created with the first byte: no file when the process wrote nothing to stderr.
     pub stderr_log: PathBuf,
     /// Wall-clock limit, counted from the spawn; then the whole process group is killed.
     pub timeout: Duration,
@@ -230,10 +233,9 @@ struct Started {
     deadline: Instant,
 }
 
-/// Creates both logs and spawns `spec` (see [`command`]), its group guarded from then on.
+/// Creates the stdout log and spawns `spec` (see [`command`]), its group guarded from then on.
 fn start(spec: &ProcessSpec, tag: &str) -> io::Result<Started> {
     let stdout_log = create_log(&spec.stdout_log)?;
-    let stderr_log = create_log(&spec.stderr_log)?;
     let mut command = command(spec, tag)?;
 
     let started_at = SystemTime::now();
@@ -251,7 +253,7 @@ fn start(spec: &ProcessSpec, tag: &str) -> io::Result<Started> {
         pid,
         group,
         out: StdoutPump::new(stdout, stdout_log, spec.max_output),
-        err: StderrPump::new(stderr, stderr_log),
+        err: StderrPump::new(stderr, spec.stderr_log.clone()),
         started_at,
         start,
         deadline: start
@@ -500,15 +502,20 @@ impl StdoutPump {
     }
 }
 
-/// Copies stderr raw to its log.
+/// Copies stderr raw to its log, which is created with the first byte.
 struct StderrPump {
     pipe: ChildStderr,
-    log: BufWriter<File>,
+    path: PathBuf,
+    log: Option<BufWriter<File>>,
 }
 
 impl StderrPump {
-    fn new(pipe: ChildStderr, log: BufWriter<File>) -> Self {
-        Self { pipe, log }
+    fn new(pipe: ChildStderr, path: PathBuf) -> Self {
+        Self {
+            pipe,
+            path,
+            log: None,
+        }
     }
 
     /// Copies until end of file. Cancel safe (nothing read is lost).
@@ -517,15 +524,21 @@ impl StderrPump {
         loop {
             match self.pipe.read(&mut chunk).await {
                 Ok(0) => return Ok(()),
-                Ok(n) => self.log.write_all(&chunk[..n])?,
+                Ok(n) => {
+                    let log = match &mut self.log {
+                        Some(log) => log,
+                        None => self.log.insert(create_log(&self.path)?),
+                    };
+                    log.write_all(&chunk[..n])?;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         }
     }
 
-    fn finish(mut self) -> io::Result<()> {
-        self.log.flush()
+    fn finish(self) -> io::Result<()> {
+        self.log.map_or(Ok(()), |mut log| log.flush())
     }
 }
 
@@ -570,18 +583,29 @@ impl Drop for GroupGuard {
     }
 }
 
-/// Creates (truncates) a log file, and its parent directories.
+/// Creates (truncates) a log file; its parent directories only when they are missing.
 fn create_log(path: &Path) -> io::Result<BufWriter<File>> {
-    if let Some(parent) = path
-        .parent()
-        .filter(|parent| !parent.as_os_str().is_empty())
-    {
-        fs::create_dir_all(parent).map_err(|source| IoError::CreateLogDir {
-            path: parent.to_path_buf(),
-            source,
-        })?;
+    let file = match File::create(path) {
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            if let Some(parent) = path
+                .parent()
+                .filter(|parent| !parent.as_os_str().is_empty())
+            {
+                fs::create_dir_all(parent).map_err(|source| IoError::CreateLogDir {
+                    path: parent.to_path_buf(),
+                    source,
+                })?;
+            }
+            File::create(path)
+        }
+        created => created,
     }
-    let file = File::create(path).map_err(|source| IoError::CreateLogFile {
+    .map_err(|source| IoError::CreateLogFile {
         path: path.to_path_buf(),
         source,
     })?;
@@ -701,6 +725,22 @@ mod tests {
         assert_eq!(
             fs::read(&spec.stderr_log).expect("stderr log"),
             b"warn\xff\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_process_silent_on_stderr_leaves_no_stderr_log() {
+        let scratch = Scratch::new("quiet");
+        let spec = scratch.spec("echo out", LONG);
+        let (outcome, lines) = collect(&spec).await;
+        assert_eq!(
+            (outcome.exit_code, lines),
+            (Some(0), vec!["out".to_owned()])
+        );
+        assert!(spec.stdout_log.is_file());
+        assert!(
+            !spec.stderr_log.exists(),
+            "an empty stderr log carries nothing"
         );
     }
 

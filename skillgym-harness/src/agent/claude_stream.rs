@@ -16,8 +16,8 @@
 //! = `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`; Qwen's includes
 //! it. `output_tokens_details.thinking_tokens` (Claude) moves from output to reasoning.
 
+use foldhash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -106,7 +106,7 @@ impl ClaudeStreamParser {
             dialect,
             lines: JsonLine::default(),
             session_seen: false,
-            messages: HashMap::new(),
+            messages: HashMap::default(),
             loose_usage: Vec::new(),
             usage_settled: false,
             pending_error: None,

@@ -36,8 +36,8 @@
 //! Steps: each distinct `agent_message` and each distinct tool item (`command_execution`,
 //! `mcp_tool_call`, `file_change`, `web_search`), counted when first seen.
 
+use foldhash::HashSet;
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 

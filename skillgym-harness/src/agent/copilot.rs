@@ -33,8 +33,8 @@
 //! `agent.env` may set `COPILOT_HOME` to use a directory of the user's choosing instead
 //! (nothing is seeded then).
 
+use foldhash::HashSet;
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, BufReader};
@@ -612,7 +612,7 @@ fn read_persisted_usage(path: &Path, out: &mut ReportBuilder) {
     let Ok(file) = fs::File::open(path) else {
         return;
     };
-    let mut calls = HashSet::new();
+    let mut calls = HashSet::default();
     let mut total = None;
     let mut reader = BufReader::new(file);
     let mut bytes = Vec::new();

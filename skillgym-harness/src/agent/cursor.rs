@@ -27,8 +27,8 @@
 //! thinking or tool call after the start, a user message or a tool result; calls with the
 //! same `model_call_id` belong to one round.
 
+use foldhash::HashSet;
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, BufReader};

@@ -167,6 +167,22 @@ pub fn inherit_user_skills(options: &AgentOptions, links: &[(PathBuf, PathBuf)])
     Ok(())
 }
 
+/// Removes `dir` and the directories under it that hold no file, deepest first: a state
+/// directory the agent never wrote to is no artifact. Anything that holds a file stays, and a
+/// directory that cannot be read or removed is left as it is.
+pub fn prune_empty_dirs(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            prune_empty_dirs(&entry.path());
+        }
+    }
+    // Fails, as wanted, when something is left inside.
+    let _ = fs::remove_dir(dir);
+}
+
 /// Creates each directory (and its parents).
 pub fn create_dirs<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> io::Result<()> {
     for dir in dirs {
@@ -229,6 +245,23 @@ pub fn copy_session_file(source: &Path, artifact_dir: &Path, name: &str) -> io::
 mod tests {
     use super::*;
     use crate::agent::test_support::{mode, scratch};
+
+    #[test]
+    fn empty_state_directories_are_pruned_and_files_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("agent-state");
+        fs::create_dir_all(state.join("claude/projects")).unwrap();
+        fs::create_dir_all(state.join("home")).unwrap();
+        prune_empty_dirs(&state);
+        assert!(!state.exists(), "nothing was written: nothing is kept");
+
+        fs::create_dir_all(state.join("claude/projects")).unwrap();
+        fs::create_dir_all(state.join("home/.cache")).unwrap();
+        fs::write(state.join("claude/projects/session.jsonl"), "{}").unwrap();
+        prune_empty_dirs(&state);
+        assert!(state.join("claude/projects/session.jsonl").is_file());
+        assert!(!state.join("home").exists());
+    }
 
     #[test]
     fn seeds_existing_files_privately_and_removes_them_with_derived_copies() {

@@ -137,7 +137,7 @@ pub(crate) fn replay_session(
     report.installed_skills = before.installed_skills;
     report.timing = before.timing;
     report.raw_artifacts.stdout = Some(stdout_log);
-    report.raw_artifacts.stderr = Some(stderr_log.clone());
+    report.raw_artifacts.stderr = stderr_log.is_file().then(|| stderr_log.clone());
     let requests = spec.artifact_dir.join(crate::dry_run::REQUEST_LOG);
     report.raw_artifacts.model_requests = requests.is_file().then_some(requests);
     let mut output = SessionOutput {

@@ -112,7 +112,7 @@ pub async fn run_launch(
     let mut output = finish_report(agent, spec, sink, seeded);
     write_manifests(spec, &output.report);
     output.report.raw_artifacts.stdout = Some(stdout_log);
-    output.report.raw_artifacts.stderr = Some(stderr_log.clone());
+    output.report.raw_artifacts.stderr = stderr_log.is_file().then(|| stderr_log.clone());
     match launched {
         Err(error) => {
             let message = format!("the agent could not be run: {error}");
@@ -182,6 +182,7 @@ fn finish_report(
     for problem in seeded.remove() {
         builder.warn(problem);
     }
+    isolation::prune_empty_dirs(spec.state_dir);
     let steps = builder.steps();
     let (mut report, provider_error) = builder.finish_with_error(spec.prompt);
     report.runner = RunnerInfo {

@@ -19,7 +19,7 @@ mod shell;
 mod skills;
 mod stream;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -111,7 +111,7 @@ impl ReportBuilder {
             final_output: None,
             warnings: Vec::new(),
             steps: 0,
-            tool_names: HashMap::new(),
+            tool_names: HashMap::default(),
             provider_error: None,
             session_file: None,
             links: outcome::Links::default(),

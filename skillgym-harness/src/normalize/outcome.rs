@@ -9,7 +9,7 @@
 //!
 //! A failed read or load keeps its event, marked with the error: it is an attempt, not evidence.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use skillgym::SessionEvent;
 
@@ -52,53 +52,66 @@ impl Links {
     /// Marks every failed read and load, fills exit codes, and names each skill load's
     /// signal after the tool that made it (`tool:Skill`). `tools` maps call ids to tool names.
     pub(super) fn settle(self, events: &mut [SessionEvent], tools: &HashMap<String, String>) {
-        // Call id → the error text of its first result, `None` when that result succeeded.
-        let mut results: HashMap<String, Option<String>> = HashMap::new();
-        for event in events.iter() {
-            if let SessionEvent::ToolResult {
-                id: Some(id),
-                output,
-                is_error,
-                ..
-            } = event
-                && !results.contains_key(id)
-            {
-                results.insert(id.clone(), is_error.then(|| error_text(output)));
+        // Decided while `events` is only read (the results are borrowed from it), applied after.
+        let mut updates: Vec<(usize, Update)> = Vec::with_capacity(self.calls.len());
+        let mut read_failures: Vec<(usize, String)> = Vec::new();
+        {
+            // Call id → the error text of its first result, `None` when that result succeeded.
+            let mut results: HashMap<&str, Option<String>> = HashMap::default();
+            for event in events.iter() {
+                if let SessionEvent::ToolResult {
+                    id: Some(id),
+                    output,
+                    is_error,
+                    ..
+                } = event
+                {
+                    results
+                        .entry(id.as_str())
+                        .or_insert_with(|| is_error.then(|| error_text(output)));
+                }
             }
-        }
-        let mut updates: Vec<(usize, Update)> = Vec::new();
-        for (&index, call) in &self.calls {
-            let failure = match results.get(call.as_str()) {
-                Some(error) => error.clone(),
-                None => Some(NO_RESULT.to_owned()),
-            };
-            updates.push((
-                index,
-                Update {
-                    failure,
-                    exit: self.exits.get(call).copied(),
-                    tool: tools.get(call).cloned(),
-                },
-            ));
+            for (&index, call) in &self.calls {
+                let failure = match results.get(call.as_str()) {
+                    Some(error) => error.clone(),
+                    None => Some(NO_RESULT.to_owned()),
+                };
+                updates.push((
+                    index,
+                    Update {
+                        failure,
+                        exit: self.exits.get(call).copied(),
+                        tool: tools.get(call).cloned(),
+                    },
+                ));
+            }
+            for &(read, command) in &self.shell_reads {
+                // The command's exit code as it will be once its call's update is applied.
+                let exit_code = match &events[command] {
+                    SessionEvent::Command { exit_code, .. } => exit_code.or_else(|| {
+                        let call = self.calls.get(&command)?;
+                        self.exits.get(call).copied()
+                    }),
+                    _ => None,
+                };
+                let failure = match exit_code {
+                    Some(code) if code != 0 => Some(format!("the command exited with {code}")),
+                    _ => self
+                        .calls
+                        .get(&command)
+                        .and_then(|call| results.get(call.as_str()))
+                        .and_then(Clone::clone),
+                };
+                if let Some(failure) = failure {
+                    read_failures.push((read, failure));
+                }
+            }
         }
         for (index, update) in updates {
             apply(&mut events[index], update);
         }
-        for (read, command) in self.shell_reads {
-            let failure = match &events[command] {
-                SessionEvent::Command {
-                    exit_code: Some(code),
-                    ..
-                } if *code != 0 => Some(format!("the command exited with {code}")),
-                _ => self
-                    .calls
-                    .get(&command)
-                    .and_then(|call| results.get(call.as_str()))
-                    .and_then(Clone::clone),
-            };
-            if let (Some(failure), SessionEvent::FileRead { error, .. }) =
-                (failure, &mut events[read])
-            {
+        for (read, failure) in read_failures {
+            if let SessionEvent::FileRead { error, .. } = &mut events[read] {
                 error.get_or_insert(failure);
             }
         }

@@ -17,7 +17,7 @@
 //! One entry per skill, in order of first evidence; the strongest confidence wins and all
 //! evidence is kept, without duplicates.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::path::{Path, PathBuf};
 
 use skillgym::{Confidence, SessionEvent, SkillAttempt, SkillDetection};
@@ -202,7 +202,7 @@ impl<'a> Names<'a> {
     fn new(known: &'a KnownSkills) -> Self {
         Names {
             known,
-            read: HashMap::new(),
+            read: HashMap::default(),
         }
     }
 

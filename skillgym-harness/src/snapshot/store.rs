@@ -143,7 +143,7 @@ impl SnapshotFile {
     /// Writes the file atomically (a temporary file, then a rename), pretty-printed, keys
     /// sorted, ending with a newline.
     pub fn write(&self, path: &Path) -> io::Result<()> {
-        crate::artifacts::write_json(
+        crate::artifacts::write_pretty_json(
             path,
             &Document {
                 version: VERSION,

@@ -385,7 +385,7 @@ pub struct RawArtifacts {
     /// The agent's stdout, byte for byte.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdout: Option<PathBuf>,
-    /// The agent's stderr, byte for byte.
+    /// The agent's stderr, byte for byte; `None` when it wrote nothing there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<PathBuf>,
     /// The agent's own session file, when it keeps one.

@@ -214,7 +214,6 @@ fn artifact_layout() {
             "prompt.md",
             "report.json",
             "result.json",
-            "stderr.log",
             "stdout.log",
             "workspace.json",
         ] {
