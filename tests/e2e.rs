@@ -360,11 +360,9 @@ fn artifact_layout_and_latest_pointer() {
     assert!(skill_read.ends_with(".agents/skills/find-skills/SKILL.md"));
     let stdout_log = fs::read_to_string(execution.join("repeat-1/attempt-1/stdout.log")).unwrap();
     assert!(stdout_log.contains(r#""type":"command""#));
-    // The isolated workspaces of passing attempts are removed, and so, at the end of the run,
-    // are the directories that only held them.
+    // The isolated workspaces of passing attempts are removed.
     let workspaces = run_dir.join("workspaces/skills.find_skills_expo/careful/repeat-1/attempt-1");
     assert!(!workspaces.exists());
-    assert!(!run_dir.join("workspaces").exists());
 }
 
 #[test]

@@ -224,6 +224,31 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// Creates `path` and its missing parents from the top down, starting below `base` (created
+/// first only when it is missing): one `mkdir` per directory of `path` under `base`, where
+/// [`fs::create_dir_all`] tries the deepest first and fails once per missing level. A
+/// directory that already exists is fine; `path` outside `base` falls back to
+/// `create_dir_all`.
+pub(crate) fn create_dirs_below(base: &Path, path: &Path) -> io::Result<()> {
+    let Ok(relative) = path.strip_prefix(base) else {
+        return fs::create_dir_all(path);
+    };
+    let mut current = base.to_path_buf();
+    for (index, component) in relative.components().enumerate() {
+        current.push(component);
+        match fs::create_dir(&current) {
+            Ok(()) => {}
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists && current.is_dir() => {}
+            Err(error) if index == 0 && error.kind() == io::ErrorKind::NotFound => {
+                fs::create_dir_all(base)?;
+                return create_dirs_below(base, path);
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
+}
+
 /// JSON documents up to this size are pretty-printed for people; larger ones (the report of a
 /// long session, the results of a large run) are written compact, for programs and `jq`.
 pub(crate) const PRETTY_LIMIT: usize = 16 * 1024;
@@ -436,6 +461,30 @@ mod tests {
             .filter(|entry| entry.file_name().to_string_lossy().contains(".tmp-"))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn directories_are_created_from_the_top_down() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("run");
+        let deep = base.join("case/runner/repeat-1/attempt-1");
+        create_dirs_below(&base, &deep).expect("a missing base is created too");
+        assert!(deep.is_dir());
+        create_dirs_below(&base, &deep).expect("existing directories are fine");
+        let sibling = base.join("case/runner/repeat-1/attempt-2");
+        create_dirs_below(&base, &sibling).unwrap();
+        assert!(sibling.is_dir());
+        create_dirs_below(&base, &dir.path().join("elsewhere/x")).unwrap();
+        assert!(dir.path().join("elsewhere/x").is_dir());
+
+        fs::write(base.join("file"), "").unwrap();
+        let error = create_dirs_below(&base, &base.join("file")).unwrap_err();
+        assert_eq!(
+            error.kind(),
+            io::ErrorKind::AlreadyExists,
+            "a file is no directory"
+        );
+        assert!(create_dirs_below(&base, &base.join("file/below")).is_err());
     }
 
     #[test]

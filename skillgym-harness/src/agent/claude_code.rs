@@ -53,6 +53,7 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
         seed_with_endpoint: &[],
         auth_files: &[".credentials.json"],
         skill_dirs: &["skills"],
+        created_by_agent: true,
     }),
     fixed_env: &[
         ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
@@ -489,7 +490,9 @@ mod tests {
         let launch = agent.command(&session, None, false).unwrap();
         assert!(launch.seeded.is_empty());
         assert!(!launch.args.iter().any(|arg| arg == "--model"));
-        assert!(state.join("claude").is_dir());
+        // Claude Code creates its config directory itself: with nothing to seed, none is made.
+        assert_eq!(env(&launch, CONFIG_DIR), state.join("claude").to_str());
+        assert!(!state.join("claude").exists());
 
         let chosen = dir.join("chosen");
         let agent = ClaudeCode::new(

@@ -72,6 +72,7 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
         seed_with_endpoint: &["config.toml"],
         auth_files: &["auth.json"],
         skill_dirs: &["skills"],
+        created_by_agent: false,
     }),
     fixed_env: &[],
     project_skills: ".agents/skills",

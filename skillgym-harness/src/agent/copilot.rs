@@ -81,6 +81,7 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
         seed_with_endpoint: &[],
         auth_files: &["config.json"],
         skill_dirs: &["skills"],
+        created_by_agent: false,
     }),
     fixed_env: &[("COPILOT_AUTO_UPDATE", "false"), ("NO_COLOR", "1")],
     project_skills: ".github/skills",

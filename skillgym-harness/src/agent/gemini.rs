@@ -81,6 +81,7 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
             ".gemini/.env",
         ],
         skill_dirs: &[".gemini/skills", ".agents/skills"],
+        created_by_agent: false,
     }),
     fixed_env: &[
         ("GEMINI_CLI_TRUST_WORKSPACE", "true"),

@@ -120,7 +120,7 @@ pub fn private_home(
         return Ok(());
     }
     let home = state_dir.join("home");
-    create_dirs([home.as_path()])?;
+    create_dir_below(state_dir.parent().unwrap_or(state_dir), &home)?;
     let user_home = options.home();
     let user_file = |candidates: &[PathBuf]| candidates.iter().find(|path| path.is_file()).cloned();
     if options.env_value("GIT_CONFIG_GLOBAL").is_none()
@@ -181,6 +181,17 @@ pub fn prune_empty_dirs(dir: &Path) {
     }
     // Fails, as wanted, when something is left inside.
     let _ = fs::remove_dir(dir);
+}
+
+/// Creates `dir` and its missing parents below `base` (see [`crate::artifacts`]).
+pub(crate) fn create_dir_below(base: &Path, dir: &Path) -> io::Result<()> {
+    crate::artifacts::create_dirs_below(base, dir).map_err(|source| {
+        IoError::CreateDir {
+            path: dir.to_path_buf(),
+            source,
+        }
+        .into()
+    })
 }
 
 /// Creates each directory (and its parents).

@@ -53,6 +53,7 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
         seed_with_endpoint: &[],
         auth_files: &[],
         skill_dirs: &["skills"],
+        created_by_agent: false,
     }),
     fixed_env: &[("QWEN_TELEMETRY_ENABLED", "false")],
     project_skills: ".qwen/skills",

@@ -70,6 +70,10 @@ pub(crate) struct StateSpec {
     /// The user-level skill directories, relative to the state directory (linked to the
     /// user's with `run.user_skills: inherit`).
     pub skill_dirs: &'static [&'static str],
+    /// Whether the CLI creates the directory when it is missing (as it creates its default one
+    /// on a fresh machine): then the harness creates it only to put something in it, and an
+    /// attempt that keeps no state leaves no empty directory.
+    pub created_by_agent: bool,
 }
 
 /// A session's prepared state directory.
@@ -131,7 +135,9 @@ impl AgentSpec {
         if !state.private {
             return Ok(Some(state));
         }
-        isolation::create_dirs([state.dir.as_path()])?;
+        if !spec.created_by_agent {
+            isolation::create_dir_below(session.artifact_dir, &state.dir)?;
+        }
         if let Some(user) = self.user_dir(options).filter(|user| *user != state.dir) {
             let links: Vec<(PathBuf, PathBuf)> = spec
                 .skill_dirs

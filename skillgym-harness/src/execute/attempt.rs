@@ -102,7 +102,7 @@ fn prepare_and_run(
 ) -> Result<Option<Failure>, Failure> {
     let AttemptId { case, runner, .. } = id;
     let artifact_dir = &result.artifact_dir.clone();
-    std::fs::create_dir_all(artifact_dir).map_err(|error| {
+    crate::artifacts::create_dirs_below(&run.run_dir.path(), artifact_dir).map_err(|error| {
         Failure::new(
             FailureOrigin::Workspace,
             format!("cannot create {}: {error}", artifact_dir.display()),

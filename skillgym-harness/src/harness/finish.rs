@@ -20,7 +20,6 @@ use crate::suite::CaseCheck;
 use crate::suite::declared::SuiteScope;
 use crate::summary::{self, Counts, RunResults};
 use crate::time::Timestamp;
-use crate::workspace;
 
 /// Runs the trials; after an in-process run, writes `results.json` and prints the summary.
 pub(super) fn execute(
@@ -50,7 +49,6 @@ pub(super) fn execute(
     drop(muted);
     if !process_per_test() {
         run_after_all(&context);
-        workspace::prune_emptied_parents(&context.run_dir.path());
     }
     let escaped = reaper::end_run();
     if escaped > 0 {

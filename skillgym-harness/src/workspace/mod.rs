@@ -87,39 +87,6 @@ impl PreparedWorkspace {
     }
 }
 
-/// Removes what passing attempts left empty under `<run>/workspaces`: the parents
-/// `<case>/<runner>/repeat-N` of the isolated workspaces that were removed, then `workspaces`
-/// itself. A workspace, empty or not, is never touched, nor is the shared one. For the end of
-/// an in-process run, when no attempt can be creating a workspace any more.
-pub(crate) fn prune_emptied_parents(run_dir: &Path) {
-    let root = run_dir.join("workspaces");
-    let Ok(entries) = fs::read_dir(&root) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        if !matches!(entry.file_name().to_str(), Some("shared" | "shared-setup")) {
-            prune_parents(&entry.path(), 2);
-        }
-    }
-    let _ = fs::remove_dir(&root);
-}
-
-/// Removes `dir` when empty after pruning its subdirectories, which are parents themselves
-/// for `levels` more levels (below them are the workspaces).
-fn prune_parents(dir: &Path, levels: u32) {
-    if levels > 0
-        && let Ok(entries) = fs::read_dir(dir)
-    {
-        for entry in entries.flatten() {
-            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                prune_parents(&entry.path(), levels - 1);
-            }
-        }
-    }
-    // Fails, as wanted, when something is left inside.
-    let _ = fs::remove_dir(dir);
-}
-
 fn write_record(artifact_dir: &Path, record: &WorkspaceRecord) {
     let path = artifact_dir.join("workspace.json");
     if let Err(error) = write_json(&path, record) {
@@ -260,7 +227,7 @@ fn fill_and_bootstrap(
     env: &BootstrapEnv,
     timeout: Duration,
 ) -> (Result<(), Failure>, Option<BootstrapRecord>) {
-    if let Err(failure) = fill(dir, template) {
+    if let Err(failure) = fill(dir, template, &env.output_dir.join("workspaces")) {
         return (Err(failure), None);
     }
     match bootstrap {
@@ -324,15 +291,16 @@ fn earlier_failure(text: &str) -> Failure {
     )
 }
 
-/// Creates `dir` fresh, as a copy of `template` when given.
-fn fill(dir: &Path, template: Option<&Path>) -> Result<(), Failure> {
+/// Creates `dir` fresh (its missing parents from `base`, the run's `workspaces`, down), as a
+/// copy of `template` when given.
+fn fill(dir: &Path, template: Option<&Path>, base: &Path) -> Result<(), Failure> {
     let problem = |what: String| Failure::new(FailureOrigin::Workspace, what);
     if dir.exists() {
         fs::remove_dir_all(dir)
             .map_err(|e| problem(format!("cannot clear {}: {e}", dir.display())))?;
     }
     match template {
-        None => fs::create_dir_all(dir)
+        None => crate::artifacts::create_dirs_below(base, dir)
             .map_err(|e| problem(format!("cannot create {}: {e}", dir.display()))),
         Some(template) => {
             if !template.is_dir() {
