@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use skillgym::__private::{CaseDef, PromptSource};
+use skillgym::__private::{CaseDef, PromptSource, RunFn};
 use skillgym::prelude::*;
 use skillgym::{Failure, FailureOrigin};
 
@@ -134,7 +134,10 @@ fn context(def: &CaseDef, runner: &str) -> CaseContext {
 fn run(def: &CaseDef, runner: &str) -> skillgym::Result {
     let report = SessionReport::default();
     let mut ctx = context(def, runner);
-    block_on((def.run)(&report, &mut ctx))
+    match def.run {
+        RunFn::Sync(run) => run(&report, &mut ctx),
+        RunFn::Async(run) => block_on(run(&report, &mut ctx)),
+    }
 }
 
 #[test]
@@ -276,14 +279,17 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
 }
 
 #[test]
-fn sync_panic_surfaces_when_polled() {
+fn sync_panic_surfaces_when_called() {
     let def = case("panicking");
+    // A sync case is called as it is: no future is made for it.
+    let RunFn::Sync(run) = def.run else {
+        panic!("a sync case registers a sync function");
+    };
     let report = SessionReport::default();
     let mut ctx = context(def, "claude");
-    // Creating the future must not run the function yet.
-    let future = (def.run)(&report, &mut ctx);
-    let payload = catch_unwind(AssertUnwindSafe(|| block_on(future))).unwrap_err();
+    let payload = catch_unwind(AssertUnwindSafe(|| run(&report, &mut ctx))).unwrap_err();
     assert_eq!(panic_message(&*payload), "boom");
+    assert!(matches!(case("async_panicking").run, RunFn::Async(_)));
 }
 
 #[test]

@@ -4,15 +4,25 @@
 //! fn case_fn(report: &SessionReport, ctx: &mut CaseContext) -> R { .. }   // as written
 //! #[doc(hidden)]
 //! const _: () = {
+//!     // a sync case: called as it is
+//!     fn __skillgym_run(report: &SessionReport, ctx: &mut CaseContext) -> skillgym::Result {
+//!         /* call case_fn, convert with IntoCaseResult */
+//!     }
+//!     // an async case: boxed, polled on the harness's runtime
 //!     fn __skillgym_run<'a>(report: &'a SessionReport, ctx: &'a mut CaseContext)
 //!         -> __private::BoxFuture<'a>
 //!     {
-//!         Box::pin(async move { /* call case_fn (+ .await), convert with IntoCaseResult */ })
+//!         Box::pin(async move { /* call case_fn(..).await, convert with IntoCaseResult */ })
 //!     }
 //!     fn __skillgym_classify(..) { .. }          // only with `classify_failure`
-//!     __private::inventory::submit! { __private::CaseDef { .., run: __skillgym_run } }
+//!     __private::inventory::submit! {
+//!         __private::CaseDef { .., run: __private::RunFn::Sync(__skillgym_run) }  // or Async
+//!     }
 //! };
 //! ```
+//!
+//! A sync case gets no future: a hundred cases would otherwise compile a hundred state
+//! machines, their drop glue and vtables, for nothing.
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -56,6 +66,32 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                 #krate::IntoCaseResult::into_case_result(__skillgym_output)
             }
         }
+    };
+
+    let (run_item, run_field) = if case.is_async {
+        (
+            quote! {
+                fn __skillgym_run<'a>(
+                    __skillgym_report: &'a #krate::SessionReport,
+                    #ctx_param: &'a mut #krate::CaseContext,
+                ) -> #krate::__private::BoxFuture<'a> {
+                    ::std::boxed::Box::pin(async move { #body })
+                }
+            },
+            quote!(#krate::__private::RunFn::Async(__skillgym_run)),
+        )
+    } else {
+        (
+            quote! {
+                fn __skillgym_run(
+                    __skillgym_report: &#krate::SessionReport,
+                    #ctx_param: &mut #krate::CaseContext,
+                ) -> #krate::Result {
+                    #body
+                }
+            },
+            quote!(#krate::__private::RunFn::Sync(__skillgym_run)),
+        )
     };
 
     let (classify_item, classify_field) = match &args.classify_failure {
@@ -111,12 +147,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
 
         #[doc(hidden)]
         const _: () = {
-            fn __skillgym_run<'a>(
-                __skillgym_report: &'a #krate::SessionReport,
-                #ctx_param: &'a mut #krate::CaseContext,
-            ) -> #krate::__private::BoxFuture<'a> {
-                ::std::boxed::Box::pin(async move { #body })
-            }
+            #run_item
 
             #classify_item
 
@@ -141,7 +172,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                     mock: #mock,
                     skills: &[#(#skills),*],
                     classify_failure: #classify_field,
-                    run: __skillgym_run,
+                    run: #run_field,
                 }
             }
         };

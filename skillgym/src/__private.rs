@@ -15,8 +15,15 @@ pub use crate::assert::command::tokenize::{Separator, Token, lex, quote, tokeniz
 /// A boxed case future.
 pub type BoxFuture<'a> = Pin<Box<dyn Future<Output = crate::Result> + 'a>>;
 
-/// The generated wrapper around a case function.
-pub type RunFn = for<'a> fn(&'a SessionReport, &'a mut CaseContext) -> BoxFuture<'a>;
+/// The generated wrapper around a case function: a sync case is called as it is, an `async`
+/// one is boxed and run on the harness's runtime (so a sync case compiles no future).
+#[derive(Debug, Clone, Copy)]
+pub enum RunFn {
+    /// A sync case function.
+    Sync(for<'a> fn(&'a SessionReport, &'a mut CaseContext) -> crate::Result),
+    /// An `async` case function.
+    Async(for<'a> fn(&'a SessionReport, &'a mut CaseContext) -> BoxFuture<'a>),
+}
 
 /// The generated wrapper around a `classify_failure` hook.
 pub type ClassifyFn = fn(&Failure) -> Option<FailureClass>;

@@ -6,7 +6,7 @@ use std::sync::Once;
 
 use std::any::Any;
 
-use skillgym::__private::CaseDef;
+use skillgym::__private::{CaseDef, RunFn};
 use skillgym::assert::AssertionFailure;
 use skillgym::{CaseContext, Failure, SessionReport, SourceLocation};
 use tokio::runtime::Runtime;
@@ -33,8 +33,9 @@ pub(super) fn run_check(
 ) -> Option<Failure> {
     install_hook();
     CAPTURE.with(|slot| *slot.borrow_mut() = Some(None));
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-        runtime.block_on((def.run)(report, ctx))
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| match def.run {
+        RunFn::Sync(run) => run(report, ctx),
+        RunFn::Async(run) => runtime.block_on(run(report, ctx)),
     }));
     let captured = CAPTURE.with(|slot| slot.borrow_mut().take()).flatten();
     let ending = match outcome {
