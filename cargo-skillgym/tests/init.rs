@@ -46,7 +46,7 @@ fn a_new_crate_runs_its_benchmark_with_cargo_test() {
     for line in [
         "name = \"my-bench\"",
         "[[test]]\nname = \"benchmarks\"\nharness = false",
-        "[profile.dev.package.\"*\"]\nopt-level = 3",
+        "[profile.dev.package.\"*\"]\nopt-level = 3\ndebug = \"line-tables-only\"",
     ] {
         assert!(manifest.contains(line), "{line:?} missing from\n{manifest}");
     }

@@ -138,7 +138,7 @@ impl Manifest {
         }
     }
 
-    /// Adds `[profile.dev.package."*"] opt-level = 3` unless a `profile.dev.package."*"` is
+    /// Adds `[profile.dev.package."*"] opt-level = 3, debug = "line-tables-only"` unless a `profile.dev.package."*"` is
     /// there; whether it was added.
     pub(super) fn add_dev_profile(&mut self) -> bool {
         let present = self
@@ -153,6 +153,7 @@ impl Manifest {
         }
         let mut all = Table::new();
         all.insert("opt-level", value(3));
+        all.insert("debug", value("line-tables-only"));
         all.decor_mut().set_prefix(PROFILE_COMMENT);
         let profile = self
             .document

@@ -3,7 +3,7 @@
 //! | writes | new crate | existing crate |
 //! |---|---|---|
 //! | `Cargo.toml` | `[package]`, the two dev-dependencies, `[[test]] benchmarks` | adds what is missing of the same |
-//! | `[profile.dev.package."*"] opt-level = 3` | in the workspace root's manifest, else the crate's | same, unless a `profile.dev.package."*"` is there |
+//! | `[profile.dev.package."*"] opt-level = 3`, `debug = "line-tables-only"` | in the workspace root's manifest, else the crate's | same, unless a `profile.dev.package."*"` is there |
 //! | `tests/benchmarks.rs`, `skillgym.yaml`, `skills/hello/SKILL.md`, `bin/stand-in-agent` | yes | yes |
 //! | the enclosing workspace's `members` | the new crate is added | – |
 //!
