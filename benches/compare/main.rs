@@ -20,8 +20,10 @@
 //! | `SKILLGYM_COMPARE_TS_DIR` | `~/.cache/skillgym-compare/ts-0.8.1` | where npm installs skillgym 0.8.1 |
 //! | `SKILLGYM_COMPARE_FLOOD_MB` | 1024 | size of the FLOOD transcript in MiB |
 //!
-//! The report is printed on stdout and written to `target/skillgym-compare/report.md`. The exit
-//! code is 0 whether targets hold or not, 1 when a run failed that should have passed.
+//! The report is printed on stdout and written to `target/skillgym-compare/report.md`; each
+//! measured run's stderr is kept in `target/skillgym-compare/logs/`, its output directory goes
+//! under `$TMPDIR` and is removed after the run. The exit code is 0 whether targets hold or not,
+//! 1 when a run failed that should have passed.
 
 mod generate;
 mod measure;
@@ -80,11 +82,17 @@ fn main() -> ExitCode {
         eprintln!("compare: the TypeScript column stays empty: {why}");
     }
 
+    // Not under the checkout: the output directories hold only what the tools write.
+    let scratch = tempfile::Builder::new()
+        .prefix("skillgym-compare-")
+        .tempdir()
+        .expect("create a scratch directory for the runs' output");
     let cargo = PathBuf::from(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     let context = scenarios::Context {
         release: build(&cargo, &work, true),
         debug: build(&cargo, &work, false),
         root: root.clone(),
+        scratch: scratch.path().to_owned(),
         work,
         agent: PathBuf::from(env!("CARGO_BIN_EXE_fake-agent")),
         cargo,
@@ -95,6 +103,11 @@ fn main() -> ExitCode {
         flood,
         runs,
     };
+    let load = || {
+        let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+        text.split(' ').take(3).collect::<Vec<_>>().join(" ")
+    };
+    let load_before = load();
     let outcome = context.run_all(&wanted);
 
     let header = table::Header {
@@ -104,6 +117,8 @@ fn main() -> ExitCode {
         rustc: first_line("rustc", &["--version"]),
         runs,
         ts_missing: context.ts_missing.clone(),
+        load: [load_before, load()],
+        scratch: std::env::temp_dir().display().to_string(),
     };
     let report = table::render(&header, &outcome);
     print!("{report}");

@@ -24,6 +24,8 @@ use crate::tsside::{self, Ts};
 pub(crate) struct Context {
     /// `target/skillgym-compare`.
     pub(crate) root: PathBuf,
+    /// Where each run's output directory goes (fresh for the run, removed after it).
+    pub(crate) scratch: PathBuf,
     /// The generated workspace.
     pub(crate) work: PathBuf,
     pub(crate) agent: PathBuf,
@@ -98,8 +100,9 @@ struct Spec {
     /// Extra arguments for this project's binary and for TypeScript (`None`: not run).
     ours: Vec<String>,
     ts: Option<Vec<String>>,
-    /// Agent sessions of the floor (0: no floor) and of this project's debug build.
+    /// Agent sessions of the floor (0: no floor).
     sessions: usize,
+    /// Whether this project's debug build runs too; whether this is FLOOD.
     debug: bool,
     flood: bool,
 }
@@ -153,19 +156,15 @@ impl Context {
     pub(crate) fn run_all(&self, wanted: &[String]) -> Outcome {
         let wants =
             |id: &str| wanted.is_empty() || wanted.iter().any(|w| w.eq_ignore_ascii_case(id));
-        let small = format!("replay {}", self.small.display());
+        let replay = |path: &PathBuf| format!("replay {}", path.display());
+        let (small, big) = (replay(&self.small), replay(&self.big));
         let mut outcome = Outcome {
             transcript: fs::metadata(&self.big).map_or(0, |m| m.len()),
             ..Outcome::default()
         };
+        let (serial, sleepy) = (Schedule::Serial, format!("sleep 200\n{small}"));
         let mut specs = vec![
-            Spec::new(
-                "S1",
-                "50 cases, serial",
-                "s1",
-                Schedule::Serial,
-                small.clone(),
-            ),
+            Spec::new("S1", "50 cases, serial", "s1", serial, small.clone()),
             Spec::new(
                 "S2",
                 "200 cases, parallel 2",
@@ -173,22 +172,13 @@ impl Context {
                 Schedule::Parallel(2),
                 small.clone(),
             ),
-            Spec::new(
-                "S3",
-                &format!(
-                    "1 case, {:.1} MB transcript",
-                    outcome.transcript as f64 / 1e6
-                ),
-                "s3",
-                Schedule::Serial,
-                format!("replay {}", self.big.display()),
-            ),
+            Spec::new("S3", "1 case, 20 MiB transcript", "s3", serial, big),
             Spec::new(
                 "S4",
                 "50 cases x (sleep 200 ms, replay), parallel 8",
                 "s4",
                 Schedule::Parallel(8),
-                format!("sleep 200\n{small}"),
+                sleepy,
             ),
         ];
         let trial = format!("[fake] {}", generate::case_id(1));
@@ -196,28 +186,17 @@ impl Context {
             "S5",
             "one case of 1,000 (TS: `--case`)",
             "s5",
-            Schedule::Serial,
+            serial,
             small.clone(),
         );
         exact.ours = vec!["--exact".to_owned(), trial.clone()];
         exact.ts = Some(vec!["--case".to_owned(), generate::case_id(1)]);
         exact.sessions = 1;
-        let mut list = Spec::new(
-            "S5 list",
-            "`--list`, 1,000 cases",
-            "s5",
-            Schedule::Serial,
-            small,
-        );
+        let mut list = Spec::new("S5 list", "`--list`, 1,000 cases", "s5", serial, small);
         (list.ours, list.ts, list.sessions) = (vec!["--list".to_owned()], None, 0);
+        let mut flood = Spec::new("FLOOD", "", "s3", serial, replay(&self.flood));
         let flood_mb = fs::metadata(&self.flood).map_or(0, |m| m.len()) >> 20;
-        let mut flood = Spec::new(
-            "FLOOD",
-            &format!("1 case, {flood_mb} MiB of event lines"),
-            "s3",
-            Schedule::Serial,
-            format!("replay {}", self.flood.display()),
-        );
+        flood.label = format!("1 case, {flood_mb} MiB transcript (release only)");
         (flood.debug, flood.flood) = (false, true);
         specs.extend([exact, list]);
         for spec in specs
@@ -394,11 +373,11 @@ impl Context {
     }
 
     fn out(&self, scenario: &str, side: &str) -> PathBuf {
-        self.root.join(format!("runs/{scenario}-{side}"))
+        self.scratch.join(format!("{scenario}-{side}"))
     }
 
     fn stderr(&self, scenario: &str, side: &str) -> PathBuf {
-        self.root.join(format!("runs/{scenario}-{side}.stderr"))
+        self.root.join(format!("logs/{scenario}-{side}.stderr"))
     }
 
     /// Runs one invocation in a fresh output directory (its `--output-dir`, if any), notes what
@@ -413,7 +392,7 @@ impl Context {
         if let Some(out) = &out {
             let _ = fs::remove_dir_all(out);
         }
-        fs::create_dir_all(self.root.join("runs")).expect("create target/skillgym-compare/runs");
+        fs::create_dir_all(self.root.join("logs")).expect("create target/skillgym-compare/logs");
         let sample = match measure::run(&run) {
             Ok(sample) => sample,
             Err(e) => {
@@ -430,17 +409,28 @@ impl Context {
             rss_kb: Some(sample.rss_kb),
             ..Cell::default()
         };
+        let failed = !sample.status.success() || sample.capped;
+        let mut status = sample.status_text();
         if let Some(out) = &out {
             let results = measure::find_file(out, "results.json");
             cell.results_json = results
                 .and_then(|path| fs::metadata(path).ok())
                 .map(|m| m.len());
             cell.disk = measure::dir_bytes(out);
+            // The TypeScript skillgym keeps a failed session's error in `error.json`.
+            if let Some(error) = measure::find_file(out, "error.json").filter(|_| failed) {
+                let text = fs::read_to_string(error).unwrap_or_default();
+                let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+                if let (Some(name), Some(message)) =
+                    (json["name"].as_str(), json["message"].as_str())
+                {
+                    status = format!("{status}, {name}: {message}");
+                }
+            }
             let _ = fs::remove_dir_all(out);
         }
-        if !sample.status.success() || sample.capped {
-            let status = sample.status_text();
-            cell.failed = Some(format!("failed: {status}, {:.1} s", cell.seconds));
+        if failed {
+            cell.failed = Some(format!("failed ({status}) after {:.1} s", cell.seconds));
             if expected {
                 *failures += 1;
                 eprintln!(
@@ -451,7 +441,7 @@ impl Context {
                 );
             } else {
                 eprintln!(
-                    "compare: {} ended with {status} after {:.1} s",
+                    "compare: {} ended ({status}) after {:.1} s",
                     run.display(),
                     cell.seconds
                 );

@@ -21,6 +21,10 @@ pub(crate) struct Header {
     pub(crate) runs: usize,
     /// Why the TypeScript column is empty, if it is.
     pub(crate) ts_missing: Option<String>,
+    /// `/proc/loadavg` (1, 5, 15 minutes) before and after the scenarios.
+    pub(crate) load: [String; 2],
+    /// The directory the runs' output directories were in.
+    pub(crate) scratch: String,
 }
 
 /// One side of a round.
@@ -121,8 +125,15 @@ fn shown(row: &Row, side: Side) -> String {
     }
 }
 
+/// Median peak RSS in bytes, failed runs included (how far they got).
 fn rss(row: &Row, side: Side) -> Option<f64> {
-    figure(row, side, |cell| cell.rss_kb.map(|kb| kb as f64 * 1024.0))
+    let cells = row.rounds.iter().filter_map(|round| side.of(round));
+    median(
+        cells
+            .filter_map(|cell| cell.rss_kb)
+            .map(|kb| kb as f64 * 1024.0)
+            .collect(),
+    )
 }
 
 /// The whole report in Markdown.
@@ -134,8 +145,9 @@ pub(crate) fn render(header: &Header, outcome: &Outcome) -> String {
     );
     let _ = writeln!(
         out,
-        "{} · {} cores · node {} · {} · `cargo bench -p skillgym-e2e --bench compare`\n",
-        header.date, header.cores, header.node, header.rustc
+        "{} · {} cores · node {} · {} · load average {} before the scenarios, {} after · \
+         `cargo bench -p skillgym-e2e --bench compare`\n",
+        header.date, header.cores, header.node, header.rustc, header.load[0], header.load[1]
     );
     let _ = writeln!(
         out,
@@ -143,9 +155,11 @@ pub(crate) fn render(header: &Header, outcome: &Outcome) -> String {
          release, debug, TypeScript and the floor in turn, and a ratio is the median of the per-round \
          ratios. Floor: the fake agent alone, the same sessions with the same parallelism, its stdout \
          drained through a pipe; for S4 the ideal, ceil(50/8) x 200 ms. Debug: the dev profile with \
-         dependencies at `opt-level = 3`. S6's floor is the plain crate (release / debug).\n",
+         dependencies at `opt-level = 3`. S6's floor is the plain crate (release / debug). Each run \
+         writes into a fresh output directory under `{scratch}`, removed after it.\n",
         runs = header.runs,
         s6 = header.runs.min(3),
+        scratch = header.scratch,
     );
     if let Some(why) = &header.ts_missing {
         let _ = writeln!(out, "TypeScript column empty: {why}\n");
