@@ -159,16 +159,21 @@ fn build(cargo: &Path, work: &Path, release: bool) -> HashMap<String, PathBuf> {
         command.arg("--release");
     }
     let output = command.output().expect("run cargo");
-    assert!(
-        output.status.success(),
-        "cargo build of {} ({profile}) failed",
-        work.display()
-    );
+    let messages: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    if !output.status.success() {
+        // With `--message-format=json` the compiler's errors are on stdout.
+        for message in &messages {
+            if let Some(rendered) = message["message"]["rendered"].as_str() {
+                eprint!("{rendered}");
+            }
+        }
+        panic!("cargo build of {} ({profile}) failed", work.display());
+    }
     let mut binaries = HashMap::new();
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
+    for message in &messages {
         let is_test = message["target"]["kind"]
             .as_array()
             .is_some_and(|kinds| kinds.iter().any(|kind| kind == "test"));
