@@ -1,0 +1,232 @@
+//! Everything the comparison runs on, under `target/skillgym-compare/`:
+//!
+//! | path | what |
+//! |---|---|
+//! | `claude-20MiB.jsonl` | the S3 transcript, built from the captured `claude-code.jsonl` |
+//! | `flood-<n>MiB.jsonl` | the FLOOD transcript, built the same way |
+//! | `work/` | a Cargo workspace: package `bench` (skillgym test targets `s1`..`s6`) and `plain` (`s6` with libtest) |
+//! | `ours/<scenario>.yaml` | this project's `skillgym.yaml` per scenario |
+//!
+//! Small files are written only when their content changed, so a rerun rebuilds nothing; the
+//! transcripts are written once (streamed, never held in memory).
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+/// Case counts of the test targets of `bench` (`s3` holds one case).
+pub(crate) const TARGETS: [(&str, usize); 6] = [
+    ("s1", 50),
+    ("s2", 200),
+    ("s3", 1),
+    ("s4", 50),
+    ("s5", 1000),
+    ("s6", 100),
+];
+
+/// The text every case checks for: the final answer of the captured session.
+pub(crate) const EXPECTED_OUTPUT: &str = "done";
+
+/// Writes `content` to `path` unless the file already holds exactly that; creates parents.
+pub(crate) fn write_if_changed(path: &Path, content: &str) {
+    if fs::read(path).is_ok_and(|old| old == content.as_bytes()) {
+        return;
+    }
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).expect("create a directory for generated files");
+    }
+    fs::write(path, content).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+}
+
+/// A JSON string literal, which is also a valid YAML, TOML and JavaScript string.
+pub(crate) fn quoted(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
+}
+
+/// Writes (once) a Claude Code stream of at least `target` bytes built from the captured
+/// transcript `fixture`: its init line, rounds of (Bash call, its ~2 KiB result, Read call, its
+/// result) with fresh ids, then its final text and result lines.
+pub(crate) fn claude_stream(fixture: &Path, target: u64, path: &Path) {
+    if path.is_file() {
+        return;
+    }
+    let captured = fs::read_to_string(fixture).expect("read the captured claude-code.jsonl");
+    let lines: Vec<&str> = captured.lines().collect();
+    assert!(
+        lines.len() >= 6,
+        "claude-code.jsonl: expected at least 6 lines"
+    );
+    let partial = path.with_extension("partial");
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).expect("create target/skillgym-compare");
+    }
+    let file =
+        fs::File::create(&partial).unwrap_or_else(|e| panic!("create {}: {e}", partial.display()));
+    let mut out = Counting {
+        inner: BufWriter::new(file),
+        written: 0,
+    };
+    out.line(lines[0]);
+    let mut round = 0usize;
+    while out.written < target {
+        let output = command_output(round);
+        for (index, template) in lines[1..5].iter().enumerate() {
+            let mut line = template
+                .replace("msg_mock_", &format!("msg_{round}_"))
+                .replace("toolu_mock_", &format!("toolu_{round}_"));
+            if index == 1 {
+                line = line
+                    .replace(r#""content":"hello""#, &format!(r#""content":"{output}""#))
+                    .replace(r#""stdout":"hello""#, &format!(r#""stdout":"{output}""#));
+            }
+            out.line(&line);
+        }
+        round += 1;
+    }
+    for line in &lines[5..] {
+        out.line(line);
+    }
+    out.inner.flush().expect("write a transcript file");
+    fs::rename(&partial, path).expect("rename a finished transcript");
+}
+
+/// A buffered writer that counts the bytes of the lines it wrote.
+struct Counting {
+    inner: BufWriter<fs::File>,
+    written: u64,
+}
+
+impl Counting {
+    fn line(&mut self, line: &str) {
+        writeln!(self.inner, "{line}").expect("write a transcript file");
+        self.written += line.len() as u64 + 1;
+    }
+}
+
+/// About 2 KiB of JSON-escaped command output for one round.
+fn command_output(round: usize) -> String {
+    let line =
+        format!("round {round} printed this line: the quick brown fox jumps over the lazy dog");
+    let mut text = String::new();
+    while text.len() < 2048 {
+        text.push_str(&line);
+        text.push_str("\\n");
+    }
+    text
+}
+
+/// The prompt of case `n`; `edited` is the variant S6 switches to.
+pub(crate) fn prompt(n: usize, edited: bool) -> String {
+    let mark = if edited { " (edited)" } else { "" };
+    format!("case {n}{mark}: replay the captured Claude Code session and answer")
+}
+
+/// The id of case `n`, as both tools name it.
+pub(crate) fn case_id(n: usize) -> String {
+    format!("case_{n:04}")
+}
+
+/// A skillgym test target with `cases` cases; case 1 carries the `edited` prompt variant.
+pub(crate) fn skillgym_target(cases: usize, edited: bool) -> String {
+    let mut source = format!(
+        "//! Generated by benches/compare: {cases} skillgym cases.\n\nuse skillgym::prelude::*;\n"
+    );
+    for n in 1..=cases {
+        source.push_str(&format!(
+            "\n#[skillgym::case(prompt = {})]\nfn {}(report: &SessionReport) {{\n    report.expect().output().includes({});\n}}\n",
+            quoted(&prompt(n, edited && n == 1)),
+            case_id(n),
+            quoted(EXPECTED_OUTPUT),
+        ));
+    }
+    source.push_str("\nfn main() -> std::process::ExitCode {\n    skillgym_harness::main()\n}\n");
+    source
+}
+
+/// The libtest counterpart of the S6 target: `cases` plain tests of a comparable body.
+pub(crate) fn plain_target(cases: usize, edited: bool) -> String {
+    let mut source = format!("//! Generated by benches/compare: {cases} plain tests.\n");
+    for n in 1..=cases {
+        source.push_str(&format!(
+            "\n#[test]\nfn {}() {{\n    let output = std::hint::black_box(String::from({}));\n    assert!(output.contains({}), {});\n}}\n",
+            case_id(n),
+            quoted(EXPECTED_OUTPUT),
+            quoted(EXPECTED_OUTPUT),
+            quoted(&prompt(n, edited && n == 1)),
+        ));
+    }
+    source
+}
+
+/// Writes the Cargo workspace `work` whose packages depend on the checkout by path.
+pub(crate) fn workspace(work: &Path, checkout: &Path) {
+    write_if_changed(
+        &work.join("Cargo.toml"),
+        "# Generated by benches/compare. Its own workspace: it sits inside the checkout's tree.\n\
+         [workspace]\nmembers = [\"bench\", \"plain\"]\nresolver = \"3\"\n\n\
+         # The setting the README recommends for debug builds (\"Debug builds\").\n\
+         [profile.dev.package.\"*\"]\nopt-level = 3\n",
+    );
+    // The checkout's lock file pins the same dependency versions (cargo prunes the rest).
+    let lock = work.join("Cargo.lock");
+    if !lock.exists() {
+        fs::copy(checkout.join("Cargo.lock"), &lock).expect("copy the checkout's Cargo.lock");
+    }
+    let mut manifest = String::from(
+        "[package]\nname = \"bench\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dev-dependencies]\n",
+    );
+    for krate in ["skillgym", "skillgym-harness"] {
+        let path = checkout.join(krate);
+        let path = quoted(&path.to_string_lossy());
+        manifest.push_str(&format!("{krate} = {{ path = {path} }}\n"));
+    }
+    for (name, cases) in TARGETS {
+        manifest.push_str(&format!(
+            "\n[[test]]\nname = \"{name}\"\npath = \"tests/{name}.rs\"\nharness = false\n"
+        ));
+        write_if_changed(
+            &work.join(format!("bench/tests/{name}.rs")),
+            &skillgym_target(cases, false),
+        );
+    }
+    write_if_changed(&work.join("bench/Cargo.toml"), &manifest);
+    write_if_changed(
+        &work.join("plain/Cargo.toml"),
+        "[package]\nname = \"plain\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [[test]]\nname = \"s6\"\npath = \"tests/s6.rs\"\n",
+    );
+    write_if_changed(&work.join("plain/tests/s6.rs"), &plain_target(100, false));
+}
+
+/// How a scenario's executions are scheduled.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Schedule {
+    Serial,
+    Parallel(usize),
+}
+
+impl Schedule {
+    /// How many agents run at once.
+    pub(crate) fn width(self) -> usize {
+        match self {
+            Schedule::Serial => 1,
+            Schedule::Parallel(n) => n,
+        }
+    }
+}
+
+/// This project's `skillgym.yaml` for one scenario: one `claude-code` runner, the fake agent.
+pub(crate) fn ours_config(schedule: Schedule, agent: &Path, script: &str, flood: bool) -> String {
+    let schedule = match schedule {
+        Schedule::Serial => "schedule: serial".to_owned(),
+        Schedule::Parallel(n) => format!("schedule: parallel\n  max_parallel: {n}"),
+    };
+    let max_output = if flood { "\n  max_output: 64GiB" } else { "" };
+    format!(
+        "# Generated by benches/compare.\nrun:\n  {schedule}\n  workspace: {{ mode: isolated }}{max_output}\n\
+         defaults: {{ timeout: 30m }}\nrunners:\n  fake:\n    agent:\n      type: claude-code\n\
+         \x20     command: {}\n      model: fake-model\n      env: {{ FAKE_AGENT_SCRIPT: {} }}\n",
+        quoted(&agent.to_string_lossy()),
+        quoted(script),
+    )
+}

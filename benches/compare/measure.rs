@@ -1,0 +1,254 @@
+//! One measured process and the floor.
+//!
+//! | function | measures |
+//! |---|---|
+//! | [`run`] | a whole process, spawn to exit: wall time, peak RSS (`wait4`), exit status |
+//! | [`floor`] | the fake agent alone: the same sessions, same parallelism, stdout drained through a pipe |
+//! | [`dir_bytes`], [`find_file`] | what a run left on disk |
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A process to measure.
+#[derive(Debug)]
+pub(crate) struct Invocation {
+    pub(crate) program: PathBuf,
+    pub(crate) args: Vec<OsString>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) env: Vec<(&'static str, OsString)>,
+    /// Killed (its whole process group) after this long.
+    pub(crate) cap: Option<Duration>,
+    /// Where its stderr goes, to show when it fails.
+    pub(crate) stderr: PathBuf,
+}
+
+impl Invocation {
+    pub(crate) fn new(program: impl Into<PathBuf>, cwd: &Path, stderr: PathBuf) -> Self {
+        Invocation {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: cwd.to_owned(),
+            env: Vec::new(),
+            cap: None,
+            stderr,
+        }
+    }
+
+    pub(crate) fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub(crate) fn args<I: Into<OsString>>(mut self, args: impl IntoIterator<Item = I>) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    pub(crate) fn env(mut self, name: &'static str, value: impl Into<OsString>) -> Self {
+        self.env.push((name, value.into()));
+        self
+    }
+
+    /// The command line, quoted enough to paste into a shell.
+    pub(crate) fn display(&self) -> String {
+        let mut line = format!("cd {} &&", self.cwd.display());
+        for (name, value) in &self.env {
+            line.push_str(&format!(" {name}='{}'", value.to_string_lossy()));
+        }
+        for word in
+            std::iter::once(self.program.as_os_str()).chain(self.args.iter().map(|a| a.as_os_str()))
+        {
+            let word = word.to_string_lossy();
+            if word.contains(|c: char| c.is_whitespace() || "[]'\"$*?".contains(c)) {
+                line.push_str(&format!(" '{}'", word.replace('\'', r"'\''")));
+            } else {
+                line.push_str(&format!(" {word}"));
+            }
+        }
+        line
+    }
+}
+
+/// What one measured process did.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sample {
+    pub(crate) wall: Duration,
+    /// Peak RSS in KiB of the process and the descendants it waited for.
+    pub(crate) rss_kb: u64,
+    pub(crate) status: ExitStatus,
+    /// Whether the cap killed it.
+    pub(crate) capped: bool,
+}
+
+impl Sample {
+    /// `exit 1`, `signal 9`, `killed after the cap`.
+    pub(crate) fn status_text(&self) -> String {
+        if self.capped {
+            "killed at the time cap".to_owned()
+        } else if let Some(code) = self.status.code() {
+            format!("exit {code}")
+        } else {
+            format!("signal {}", self.status.signal().unwrap_or(0))
+        }
+    }
+}
+
+/// Runs the invocation with stdin and stdout on `/dev/null`, stderr into its file, in a process
+/// group of its own; the `SKILLGYM_*` variables of this process are not passed on.
+pub(crate) fn run(invocation: &Invocation) -> io::Result<Sample> {
+    let stderr = fs::File::create(&invocation.stderr)?;
+    let mut command = Command::new(&invocation.program);
+    command
+        .args(&invocation.args)
+        .current_dir(&invocation.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .process_group(0);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("SKILLGYM_") {
+            command.env_remove(name);
+        }
+    }
+    command.envs(invocation.env.iter().map(|(name, value)| (name, value)));
+    let started = Instant::now();
+    // Reaped by `wait4` below, which also reports the peak RSS.
+    #[allow(clippy::zombie_processes)]
+    let child = command.spawn()?;
+    let pid = child.id() as libc::pid_t;
+    let (done, watchdog) = match invocation.cap {
+        Some(cap) => {
+            let (done, wait) = mpsc::channel::<()>();
+            let watchdog = std::thread::spawn(move || {
+                let expired = wait.recv_timeout(cap) == Err(mpsc::RecvTimeoutError::Timeout);
+                if expired {
+                    // SAFETY: signals the process group of our own unreaped child.
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                }
+                expired
+            });
+            (Some(done), Some(watchdog))
+        }
+        None => (None, None),
+    };
+    let (status, rss_kb) = wait4(pid)?;
+    let wall = started.elapsed();
+    drop(done);
+    let capped = watchdog.is_some_and(|watchdog| watchdog.join().unwrap_or(false));
+    Ok(Sample {
+        wall,
+        rss_kb,
+        status,
+        capped,
+    })
+}
+
+/// Waits for the child; its status and the peak RSS (KiB) of it and what it waited for.
+fn wait4(pid: libc::pid_t) -> io::Result<(ExitStatus, u64)> {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: waits for our own child; `status` and `usage` are valid out pointers.
+        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if waited == pid {
+            let rss = u64::try_from(usage.ru_maxrss).unwrap_or(0);
+            return Ok((ExitStatus::from_raw(status), rss));
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+/// The first lines of a file (a failed run's stderr).
+pub(crate) fn head(path: &Path, lines: usize) -> String {
+    fs::read(path)
+        .map(|bytes| {
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .take(lines)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// Runs the fake agent `sessions` times with `script`, `parallel` at once, each with
+/// `args`, reading each one's stdout through a pipe to the end; the wall time of the whole.
+pub(crate) fn floor(
+    agent: &Path,
+    args: &[&str],
+    script: &str,
+    sessions: usize,
+    parallel: usize,
+) -> io::Result<Duration> {
+    let next = AtomicUsize::new(0);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..parallel.min(sessions))
+            .map(|_| {
+                scope.spawn(|| -> io::Result<()> {
+                    while next.fetch_add(1, Ordering::Relaxed) < sessions {
+                        let mut child = Command::new(agent)
+                            .args(args)
+                            .env("FAKE_AGENT_SCRIPT", script)
+                            .stdin(Stdio::null())
+                            .stdout(Stdio::piped())
+                            .stderr(Stdio::null())
+                            .spawn()?;
+                        let mut stdout = child.stdout.take().expect("a piped stdout");
+                        io::copy(&mut stdout, &mut io::sink())?;
+                        let status = child.wait()?;
+                        if !status.success() {
+                            return Err(io::Error::other(format!(
+                                "the fake agent ended with {status}"
+                            )));
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .try_for_each(|worker| worker.join().expect("a floor worker panicked"))
+    })?;
+    Ok(started.elapsed())
+}
+
+/// The total size of the files under `dir` (symbolic links not followed).
+pub(crate) fn dir_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.file_type() {
+            Ok(kind) if kind.is_dir() => dir_bytes(&entry.path()),
+            Ok(kind) if kind.is_file() => entry.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The first file called `name` under `dir`, depth first.
+pub(crate) fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    let candidate = dir.join(name);
+    if candidate.is_file() {
+        return Some(candidate);
+    }
+    fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+        .find_map(|entry| find_file(&entry.path(), name))
+}
