@@ -93,6 +93,7 @@ fn main() -> ExitCode {
         debug: build(&cargo, &work, false),
         root: root.clone(),
         scratch: scratch.path().to_owned(),
+        run_count: std::cell::Cell::new(0),
         work,
         agent: PathBuf::from(env!("CARGO_BIN_EXE_fake-agent")),
         cargo,

@@ -24,8 +24,13 @@ use crate::tsside::{self, Ts};
 pub(crate) struct Context {
     /// `target/skillgym-compare`.
     pub(crate) root: PathBuf,
-    /// Where each run's output directory goes (fresh for the run, removed after it).
+    /// Where each run's output directory goes: a fresh one per run, left until the whole
+    /// benchmark is done (deleting while measuring would make the next runs pay for it: the
+    /// machine's file system is slow to create files soon after many were removed) unless it
+    /// holds more than [`KEEP_LIMIT`] bytes.
     pub(crate) scratch: PathBuf,
+    /// Numbers the runs' output directories.
+    pub(crate) run_count: std::cell::Cell<usize>,
     /// The generated workspace.
     pub(crate) work: PathBuf,
     pub(crate) agent: PathBuf,
@@ -149,6 +154,8 @@ const CLAUDE_ARGS: [&str; 8] = [
 
 /// How long a measured run may take; FLOOD caps the TypeScript side at 5 minutes.
 const CAP: Duration = Duration::from_secs(30 * 60);
+/// Output directories larger than this (the flood's) are removed right after their run.
+const KEEP_LIMIT: u64 = 512 << 20;
 const TS_FLOOD_CAP: Duration = Duration::from_secs(5 * 60);
 
 impl Context {
@@ -373,16 +380,18 @@ impl Context {
     }
 
     fn out(&self, scenario: &str, side: &str) -> PathBuf {
-        self.scratch.join(format!("{scenario}-{side}"))
+        let run = self.run_count.get() + 1;
+        self.run_count.set(run);
+        self.scratch.join(format!("{scenario}-{side}-{run}"))
     }
 
     fn stderr(&self, scenario: &str, side: &str) -> PathBuf {
         self.root.join(format!("logs/{scenario}-{side}.stderr"))
     }
 
-    /// Runs one invocation in a fresh output directory (its `--output-dir`, if any), notes what
-    /// it left there, then removes it. A failure where a pass is `expected` is reported loudly
-    /// and counted.
+    /// Runs one invocation in a fresh output directory (its `--output-dir`, if any) and notes
+    /// what it left there (removed now only when larger than [`KEEP_LIMIT`]). A failure where a
+    /// pass is `expected` is reported loudly and counted.
     fn measure(&self, run: Invocation, failures: &mut usize, expected: bool) -> Cell {
         let out = run
             .args
@@ -427,7 +436,9 @@ impl Context {
                     status = format!("{status}, {name}: {message}");
                 }
             }
-            let _ = fs::remove_dir_all(out);
+            if cell.disk > KEEP_LIMIT {
+                let _ = fs::remove_dir_all(out);
+            }
         }
         if failed {
             cell.failed = Some(format!("failed ({status}) after {:.1} s", cell.seconds));

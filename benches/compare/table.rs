@@ -155,8 +155,9 @@ pub(crate) fn render(header: &Header, outcome: &Outcome) -> String {
          release, debug, TypeScript and the floor in turn, and a ratio is the median of the per-round \
          ratios. Floor: the fake agent alone, the same sessions with the same parallelism, its stdout \
          drained through a pipe; for S4 the ideal, ceil(50/8) x 200 ms. Debug: the dev profile with \
-         dependencies at `opt-level = 3`. S6's floor is the plain crate (release / debug). Each run \
-         writes into a fresh output directory under `{scratch}`, removed after it.\n",
+         dependencies at `opt-level = 3` with line tables only (the setting `cargo skillgym init` writes). S6's floor is the plain crate (release / debug). Each run \
+         writes into a fresh output directory under `{scratch}`, removed when the benchmark \
+         is done (the flood's at once).\n",
         runs = header.runs,
         s6 = header.runs.min(3),
         scratch = header.scratch,
