@@ -154,9 +154,9 @@ const CLAUDE_ARGS: [&str; 8] = [
 
 /// How long a measured run may take; FLOOD caps the TypeScript side at 5 minutes.
 const CAP: Duration = Duration::from_secs(30 * 60);
+const TS_FLOOD_CAP: Duration = Duration::from_secs(5 * 60);
 /// Output directories larger than this (the flood's) are removed right after their run.
 const KEEP_LIMIT: u64 = 512 << 20;
-const TS_FLOOD_CAP: Duration = Duration::from_secs(5 * 60);
 
 impl Context {
     /// Runs the scenarios `wanted` names (every one when it is empty).
