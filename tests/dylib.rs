@@ -1,0 +1,80 @@
+//! `skillgym-dylib` (README, "Debug builds"): the example crate `examples/dynamic` takes it
+//! under the harness's name, and its benchmark binary links the harness dynamically and runs
+//! its cases like any other.
+
+use skillgym_e2e::{built_test, stderr, stdout, temp_dir, trial_lines, without_outer_runner_env};
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The variables through which cargo, nextest and the loader find shared libraries.
+const LIBRARY_PATHS: [&str; 3] = [
+    "LD_LIBRARY_PATH",
+    "DYLD_LIBRARY_PATH",
+    "DYLD_FALLBACK_LIBRARY_PATH",
+];
+
+fn run(binary: &Path, args: &[&str], library_path: bool) -> Output {
+    let crate_dir = skillgym_e2e::workspace_root().join("examples/dynamic");
+    let mut command = Command::new(binary);
+    command
+        .args(args)
+        .current_dir(&crate_dir)
+        .env("CARGO_MANIFEST_DIR", &crate_dir);
+    without_outer_runner_env(&mut command);
+    if !library_path {
+        for name in LIBRARY_PATHS {
+            command.env_remove(name);
+        }
+    }
+    command.output().expect("the benchmark binary starts")
+}
+
+#[test]
+fn a_crate_on_skillgym_dylib_links_the_harness_dynamically_and_runs_its_cases() {
+    let binary = built_test("skillgym-example-dynamic", "benchmarks");
+    assert!(
+        LIBRARY_PATHS
+            .iter()
+            .any(|name| std::env::var_os(name).is_some()),
+        "cargo runs tests with the library path set"
+    );
+
+    // The harness is not in the binary: without the library path it cannot even start.
+    let alone = run(&binary, &["--list"], false);
+    assert!(
+        !alone.status.success(),
+        "started without its shared libraries:\n{}",
+        stdout(&alone)
+    );
+    assert!(
+        stderr(&alone).contains("lib"),
+        "the loader names a missing library: {}",
+        stderr(&alone)
+    );
+
+    // With it (as cargo and nextest run it), the cases run on the harness in the library.
+    let out = temp_dir("dylib");
+    let output = run(
+        &binary,
+        &["--output-dir", out.path().to_str().unwrap()],
+        true,
+    );
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let mut trials = trial_lines(&output);
+    trials.sort();
+    assert_eq!(
+        trials,
+        ["[local] always_passes ok", "[local] finds_the_skill ok"]
+    );
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("latest/results.json"))
+            .expect("the run wrote results.json"),
+    )
+    .unwrap();
+    assert_eq!(results["summary"]["passed"], 2, "{results:#}");
+}
