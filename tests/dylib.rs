@@ -78,3 +78,24 @@ fn a_crate_on_skillgym_dylib_links_the_harness_dynamically_and_runs_its_cases() 
     .unwrap();
     assert_eq!(results["summary"]["passed"], 2, "{results:#}");
 }
+
+#[test]
+fn the_readme_shows_the_dependencies_of_examples_dynamic() {
+    let root = skillgym_e2e::workspace_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let manifest = std::fs::read_to_string(root.join("examples/dynamic/Cargo.toml")).unwrap();
+    let section = readme
+        .split("#### Linking the harness dynamically: `skillgym-dylib`")
+        .nth(1)
+        .expect("README has the section on skillgym-dylib");
+    for line in [
+        "skillgym = { path = \"../skillgym-rs/skillgym\" }",
+        "skillgym-harness = { package = \"skillgym-dylib\", path = \"../skillgym-rs/skillgym-dylib\" }",
+    ] {
+        assert!(section.contains(line), "README: {line}");
+        let in_crate = line.replace("../skillgym-rs/", "../../");
+        assert!(manifest.contains(&in_crate), "examples/dynamic: {in_crate}");
+    }
+    let dylib = std::fs::read_to_string(root.join("skillgym-dylib/Cargo.toml")).unwrap();
+    assert!(dylib.contains("crate-type = [\"dylib\"]"));
+}

@@ -3,7 +3,7 @@
 //! | function | measures |
 //! |---|---|
 //! | [`run`] | a whole process, spawn to exit: wall time, peak RSS (`wait4`), exit status |
-//! | [`floor`] | the fake agent alone: the same sessions, same parallelism, stdout drained through a pipe |
+//! | [`floor`] | the fake agent alone: the same sessions, same parallelism, stdout drained through a pipe (or with the least a harness writes) |
 //! | [`dir_bytes`], [`find_file`] | what a run left on disk |
 
 use std::ffi::OsString;
@@ -184,37 +184,36 @@ pub(crate) fn head(path: &Path, lines: usize) -> String {
 
 /// Runs the fake agent `sessions` times with `script`, `parallel` at once, each with
 /// `args`, reading each one's stdout through a pipe to the end; the wall time of the whole.
+///
+/// With `artifacts`, each session also does the least a harness writes: a directory of its
+/// own under `artifacts` with an empty workspace directory in it as the agent's cwd, the
+/// stdout streamed into a file there, a small result file written after the agent ends, and
+/// the workspace removed.
 pub(crate) fn floor(
     agent: &Path,
     args: &[&str],
     script: &str,
     sessions: usize,
     parallel: usize,
+    artifacts: Option<&Path>,
 ) -> io::Result<Duration> {
+    if let Some(dir) = artifacts {
+        fs::create_dir_all(dir)?;
+    }
     let next = AtomicUsize::new(0);
     let started = Instant::now();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..parallel.min(sessions))
             .map(|_| {
                 scope.spawn(|| -> io::Result<()> {
-                    while next.fetch_add(1, Ordering::Relaxed) < sessions {
-                        let mut child = Command::new(agent)
-                            .args(args)
-                            .env("FAKE_AGENT_SCRIPT", script)
-                            .stdin(Stdio::null())
-                            .stdout(Stdio::piped())
-                            .stderr(Stdio::null())
-                            .spawn()?;
-                        let mut stdout = child.stdout.take().expect("a piped stdout");
-                        io::copy(&mut stdout, &mut io::sink())?;
-                        let status = child.wait()?;
-                        if !status.success() {
-                            return Err(io::Error::other(format!(
-                                "the fake agent ended with {status}"
-                            )));
+                    loop {
+                        let session = next.fetch_add(1, Ordering::Relaxed);
+                        if session >= sessions {
+                            return Ok(());
                         }
+                        let dir = artifacts.map(|root| root.join(format!("session-{session}")));
+                        session_once(agent, args, script, dir.as_deref())?;
                     }
-                    Ok(())
                 })
             })
             .collect();
@@ -223,6 +222,40 @@ pub(crate) fn floor(
             .try_for_each(|worker| worker.join().expect("a floor worker panicked"))
     })?;
     Ok(started.elapsed())
+}
+
+/// One session of [`floor`], its artifacts in `dir` if given.
+fn session_once(agent: &Path, args: &[&str], script: &str, dir: Option<&Path>) -> io::Result<()> {
+    let mut command = Command::new(agent);
+    command
+        .args(args)
+        .env("FAKE_AGENT_SCRIPT", script)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let workspace = dir.map(|dir| dir.join("workspace"));
+    if let (Some(dir), Some(workspace)) = (dir, &workspace) {
+        fs::create_dir(dir)?;
+        fs::create_dir(workspace)?;
+        command.current_dir(workspace);
+    }
+    let mut child = command.spawn()?;
+    let mut stdout = child.stdout.take().expect("a piped stdout");
+    match dir {
+        Some(dir) => io::copy(&mut stdout, &mut fs::File::create(dir.join("stdout.log"))?)?,
+        None => io::copy(&mut stdout, &mut io::sink())?,
+    };
+    let status = child.wait()?;
+    if !status.success() {
+        return Err(io::Error::other(format!(
+            "the fake agent ended with {status}"
+        )));
+    }
+    if let (Some(dir), Some(workspace)) = (dir, &workspace) {
+        fs::write(dir.join("result.json"), b"{\"status\":\"passed\"}\n")?;
+        fs::remove_dir(workspace)?;
+    }
+    Ok(())
 }
 
 /// The total size of the files under `dir` (symbolic links not followed).

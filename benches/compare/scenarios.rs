@@ -1,4 +1,5 @@
-//! The scenarios, each run in rounds of release, debug, TypeScript, floor in turn.
+//! The scenarios, each run in rounds of release, debug, TypeScript, floor, floor with
+//! artifacts in turn.
 //!
 //! | id | what | agent script | rounds |
 //! |---|---|---|---|
@@ -7,12 +8,12 @@
 //! | S3 | 1 case, 20 MiB transcript | replay the big transcript | the same |
 //! | S4 | 50 cases, parallel 8 | sleep 200 ms, then replay | the same |
 //! | S5 | one case of 1,000 (`--exact`; TS `--case`), and `--list` | replay `claude-code.jsonl` | the same |
-//! | S6 | rebuild after editing one of 100 cases, vs 100 plain tests | – | at most 3 |
+//! | S6 | rebuild after editing one of 100 cases (the harness linked statically, and in debug also dynamically), vs 100 plain tests | – | at most 3 |
 //! | FLOOD | 1 case, a 1 GiB transcript (release only; TS capped at 5 minutes) | replay the flood | 1 |
 
 use std::collections::HashMap;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::generate::{self, Schedule};
@@ -67,8 +68,12 @@ pub(crate) struct Round {
     pub(crate) debug: Option<Cell>,
     pub(crate) ts: Option<Cell>,
     pub(crate) floor: Option<Cell>,
+    /// The floor plus the least a harness writes per session (see [`measure::floor`]).
+    pub(crate) floor_artifacts: Option<Cell>,
     /// S6 only: the plain crate's debug rebuild (`floor` holds its release rebuild).
     pub(crate) floor_debug: Option<Cell>,
+    /// S6 only: the debug rebuild of the same cases on `skillgym-dylib`.
+    pub(crate) debug_dynamic: Option<Cell>,
 }
 
 /// A scenario's rounds.
@@ -282,14 +287,24 @@ impl Context {
                 self.measure(run, failures, !spec.flood)
             });
             let width = spec.schedule.width();
-            let floor = (spec.sessions > 0)
-                .then(|| self.floor(&spec.script, spec.sessions, width, failures));
+            let mut floor = |artifacts: Option<PathBuf>| {
+                (spec.sessions > 0).then(|| {
+                    let (script, sessions) = (&spec.script, spec.sessions);
+                    self.floor(script, sessions, width, artifacts.as_deref(), failures)
+                })
+            };
+            let bare = floor(None);
+            // The flood's artifacts would be a second gigabyte on disk.
+            let artifacts = (!spec.flood)
+                .then(|| floor(Some(self.out(&name, "floor-artifacts"))))
+                .flatten();
             row.rounds.push(Round {
                 release: Some(release),
                 debug,
                 ts,
-                floor,
-                floor_debug: None,
+                floor: bare,
+                floor_artifacts: artifacts,
+                ..Round::default()
             });
         }
         row
@@ -322,7 +337,8 @@ impl Context {
         ok
     }
 
-    /// S6: rebuild after editing one case of 100, skillgym (`bench`) against libtest (`plain`).
+    /// S6: rebuild after editing one case of 100, skillgym (`bench`; `dynamic`, on
+    /// `skillgym-dylib`, in debug) against libtest (`plain`).
     fn s6(&self, failures: &mut usize) -> Row {
         let mut build = |package: &str, release: bool| {
             let profile = if release { "release" } else { "debug" };
@@ -345,11 +361,15 @@ impl Context {
             self.measure(run, failures, true)
         };
         eprintln!("compare: S6 warm-up builds");
-        for package in ["bench", "plain"] {
-            for release in [false, true] {
-                if build(package, release).failed.is_some() {
-                    return Row::default();
-                }
+        for (package, release) in [
+            ("bench", false),
+            ("bench", true),
+            ("dynamic", false),
+            ("plain", false),
+            ("plain", true),
+        ] {
+            if build(package, release).failed.is_some() {
+                return Row::default();
             }
         }
         let mut row = Row {
@@ -365,15 +385,18 @@ impl Context {
             let bench = generate::skillgym_target(100, edited);
             generate::write_if_changed(&self.work.join("bench/tests/s6.rs"), &bench);
             let (release, debug) = (build("bench", true), build("bench", false));
+            generate::write_if_changed(&self.work.join("dynamic/tests/s6.rs"), &bench);
+            let debug_dynamic = build("dynamic", false);
             let plain = generate::plain_target(100, edited);
             generate::write_if_changed(&self.work.join("plain/tests/s6.rs"), &plain);
             let (plain_release, plain_debug) = (build("plain", true), build("plain", false));
             row.rounds.push(Round {
                 release: Some(release),
                 debug: Some(debug),
-                ts: None,
                 floor: Some(plain_release),
                 floor_debug: Some(plain_debug),
+                debug_dynamic: Some(debug_dynamic),
+                ..Round::default()
             });
         }
         row
@@ -461,9 +484,18 @@ impl Context {
         cell
     }
 
-    /// The fake agent alone, `sessions` times, `parallel` at once.
-    fn floor(&self, script: &str, sessions: usize, parallel: usize, failures: &mut usize) -> Cell {
-        match measure::floor(&self.agent, &CLAUDE_ARGS, script, sessions, parallel) {
+    /// The fake agent alone, `sessions` times, `parallel` at once, with the least a harness
+    /// writes under `artifacts` if given.
+    fn floor(
+        &self,
+        script: &str,
+        sessions: usize,
+        parallel: usize,
+        artifacts: Option<&Path>,
+        failures: &mut usize,
+    ) -> Cell {
+        let agent = &self.agent;
+        match measure::floor(agent, &CLAUDE_ARGS, script, sessions, parallel, artifacts) {
             Ok(wall) => Cell {
                 seconds: wall.as_secs_f64(),
                 ..Cell::default()
