@@ -265,7 +265,7 @@ pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> 
 /// fits, the compact form (never longer) fits too, and one serialization was enough.
 fn json_bytes(value: &impl Serialize) -> io::Result<Vec<u8>> {
     let mut pretty = Capped {
-        bytes: Vec::with_capacity(4096),
+        bytes: Vec::with_capacity(8192),
         cap: PRETTY_LIMIT,
     };
     if serde_json::to_writer_pretty(&mut pretty, value).is_ok() {
@@ -286,11 +286,18 @@ struct Capped {
 
 impl io::Write for Capped {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    // serde_json writes through `write_all`, a token at a time: one check and one copy each.
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         if self.bytes.len() + buf.len() > self.cap {
             return Err(io::Error::other("over the cap"));
         }
         self.bytes.extend_from_slice(buf);
-        Ok(buf.len())
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
