@@ -257,13 +257,52 @@ pub(crate) const PRETTY_LIMIT: usize = 16 * 1024;
 /// through a temporary file so readers never see half a file; secrets are masked
 /// ([`crate::secrets`]). The directory is created only when it is missing.
 pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
-    let compact = serde_json::to_vec(value).map_err(io::Error::other)?;
-    let bytes = if compact.len() <= PRETTY_LIMIT {
-        serde_json::to_vec_pretty(value).map_err(io::Error::other)?
-    } else {
-        compact
+    write_json_bytes(path, json_bytes(value)?)
+}
+
+/// `value` as pretty JSON when its compact form is at most [`PRETTY_LIMIT`] bytes, else
+/// compact. The pretty form is tried first, given up as soon as it passes the limit: when it
+/// fits, the compact form (never longer) fits too, and one serialization was enough.
+fn json_bytes(value: &impl Serialize) -> io::Result<Vec<u8>> {
+    let mut pretty = Capped {
+        bytes: Vec::with_capacity(8192),
+        cap: PRETTY_LIMIT,
     };
-    write_json_bytes(path, bytes)
+    if serde_json::to_writer_pretty(&mut pretty, value).is_ok() {
+        return Ok(pretty.bytes);
+    }
+    let compact = serde_json::to_vec(value).map_err(io::Error::other)?;
+    if compact.len() <= PRETTY_LIMIT {
+        return serde_json::to_vec_pretty(value).map_err(io::Error::other);
+    }
+    Ok(compact)
+}
+
+/// A buffer that refuses to grow past `cap` bytes.
+struct Capped {
+    bytes: Vec<u8>,
+    cap: usize,
+}
+
+impl io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    // serde_json writes through `write_all`, a token at a time: one check and one copy each.
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if self.bytes.len() + buf.len() > self.cap {
+            return Err(io::Error::other("over the cap"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Writes `value` as pretty JSON to `path` whatever its size (files people review in diffs,
@@ -426,6 +465,32 @@ mod tests {
         );
         assert!(!source.to_string().is_empty());
         tmp.close().unwrap();
+    }
+
+    #[test]
+    fn the_form_follows_the_compact_size_whatever_the_pretty_size() {
+        // The old rule, serializing twice: pretty when the compact form fits the limit.
+        let reference = |value: &serde_json::Value| {
+            let compact = serde_json::to_vec(value).unwrap();
+            if compact.len() <= PRETTY_LIMIT {
+                serde_json::to_vec_pretty(value).unwrap()
+            } else {
+                compact
+            }
+        };
+        for count in [0, 10, 1000, 1500, 2000, 2400, 2800, 3000, 5000] {
+            let value = serde_json::Value::from((0..count).collect::<Vec<u32>>());
+            let bytes = json_bytes(&value).unwrap();
+            assert_eq!(bytes, reference(&value), "{count} numbers");
+        }
+        // Between the limits: compact fits, pretty does not; pretty wins.
+        let value = serde_json::Value::from((0..2400).collect::<Vec<u32>>());
+        let (compact, pretty) = (
+            serde_json::to_vec(&value).unwrap().len(),
+            serde_json::to_vec_pretty(&value).unwrap().len(),
+        );
+        assert!(compact <= PRETTY_LIMIT && pretty > PRETTY_LIMIT);
+        assert_eq!(json_bytes(&value).unwrap().len(), pretty);
     }
 
     #[test]

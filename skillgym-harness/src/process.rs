@@ -520,16 +520,19 @@ impl StderrPump {
 
     /// Copies until end of file. Cancel safe (nothing read is lost).
     async fn copy(&mut self) -> io::Result<()> {
-        let mut chunk = vec![0u8; IO_BUFFER];
+        // Read into the spare capacity: most agents write nothing to stderr, and zeroing a
+        // buffer that only ever sees end of file is wasted.
+        let mut chunk = Vec::with_capacity(IO_BUFFER);
         loop {
-            match self.pipe.read(&mut chunk).await {
+            chunk.clear();
+            match self.pipe.read_buf(&mut chunk).await {
                 Ok(0) => return Ok(()),
-                Ok(n) => {
+                Ok(_) => {
                     let log = match &mut self.log {
                         Some(log) => log,
                         None => self.log.insert(create_log(&self.path)?),
                     };
-                    log.write_all(&chunk[..n])?;
+                    log.write_all(&chunk)?;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),

@@ -74,6 +74,12 @@ mod imp {
         if pgid <= 1 {
             return 0;
         }
+        // The usual end: the leader was the only child and is reaped, and its group is empty.
+        // With no child at all there is nothing to find below (an orphan of the group would
+        // be a child of ours, and so would a tagged escapee), so the `/proc` scan is skipped.
+        if !has_children() && !group_alive(pgid) {
+            return 0;
+        }
         let wanted = format!("{}={tag}", super::MARKER);
         let started = Instant::now();
         let mut escaped = 0;
@@ -92,9 +98,7 @@ mod imp {
                     kill_and_reap(child);
                 }
             }
-            // SAFETY: signal 0 only asks whether the group still has members.
-            let group_alive = unsafe { libc::kill(-pgid, 0) } == 0;
-            if (!found && !group_alive) || started.elapsed() > SESSION_GRACE {
+            if (!found && !group_alive(pgid)) || started.elapsed() > SESSION_GRACE {
                 return escaped;
             }
             if !found {
@@ -150,6 +154,30 @@ mod imp {
             }
             std::thread::sleep(Duration::from_millis(1));
         }
+    }
+
+    /// Whether the group `pgid` still has members (zombies included).
+    fn group_alive(pgid: pid_t) -> bool {
+        // SAFETY: signal 0 only asks whether the group still has members.
+        unsafe { libc::kill(-pgid, 0) == 0 }
+    }
+
+    /// Whether this process has any child at all, running or a zombie, of any thread: one
+    /// `waitid` that reaps nothing (`WNOWAIT`), instead of reading every thread's `children`
+    /// list. `ECHILD` is the only answer taken for "none"; any other says "maybe".
+    pub(super) fn has_children() -> bool {
+        // SAFETY: an all-zero `siginfo_t` is a valid value of this plain C struct.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is a valid out pointer; WNOHANG | WNOWAIT neither blocks nor reaps.
+        let answer = unsafe {
+            libc::waitid(
+                libc::P_ALL,
+                0,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT | libc::__WALL,
+            )
+        };
+        !(answer == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD))
     }
 
     /// The children of this process, from every thread's `children` list.
@@ -219,6 +247,19 @@ mod imp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_running_child_is_seen_without_reading_proc() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn sleep");
+        let seen = imp::has_children();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(seen, "a running child must be seen");
+    }
 
     #[test]
     fn tags_are_unique_and_name_the_harness() {

@@ -16,15 +16,28 @@ use crate::artifacts::sanitize;
 pub(crate) struct Rejections {
     dir: PathBuf,
     known: Mutex<HashMap<String, String>>,
+    /// Whether other processes may record rejections in the same run directory (the
+    /// processes of one nextest run): only then are the markers read.
+    shared: bool,
 }
 
 impl Rejections {
-    /// Rejections recorded under `<run dir>/.rejected`.
+    /// Rejections recorded under `<run dir>/.rejected`, in a run directory other processes
+    /// may share.
     pub(crate) fn new(run_dir: &std::path::Path) -> Self {
         Rejections {
             dir: run_dir.join(".rejected"),
             known: Mutex::new(HashMap::new()),
+            shared: true,
         }
+    }
+
+    /// Says whether other processes may share the run directory. When none may (it is
+    /// claimed by this process alone), every marker was recorded by this process and is known
+    /// in memory: [`reason`](Self::reason) no longer looks for one on disk.
+    pub(crate) fn shared(mut self, shared: bool) -> Self {
+        self.shared = shared;
+        self
     }
 
     /// Records that `runner` was rejected, with the reason (the first reason wins).
@@ -62,6 +75,9 @@ impl Rejections {
         {
             return Some(reason.clone());
         }
+        if !self.shared {
+            return None;
+        }
         fs::read_to_string(self.dir.join(sanitize(runner))).ok()
     }
 }
@@ -90,5 +106,29 @@ mod tests {
         );
         assert_eq!(other_process.reason("codex"), None);
         tmp.close().unwrap();
+    }
+
+    #[test]
+    fn a_run_directory_of_its_own_is_known_in_memory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let own = Rejections::new(dir).shared(false);
+        assert_eq!(own.reason("claude"), None);
+        own.record("claude", "status 400: bad model");
+        assert_eq!(
+            own.reason("claude").as_deref(),
+            Some("status 400: bad model")
+        );
+        assert!(
+            dir.join(".rejected/claude").is_file(),
+            "the marker is still written"
+        );
+        // A marker this process did not write cannot be there: it is not looked for.
+        fs::write(dir.join(".rejected/codex"), "elsewhere").unwrap();
+        assert_eq!(own.reason("codex"), None);
+        assert_eq!(
+            Rejections::new(dir).reason("codex").as_deref(),
+            Some("elsewhere")
+        );
     }
 }

@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use serde_json::json;
 use skillgym::{Failure, FailureClass, FailureOrigin, InstalledSkill, SessionReport, Usage};
-use tokio::runtime::Runtime;
 
 use super::check::{classify, run_check};
 use super::grading::{Scene, grade_attempt};
@@ -15,6 +14,7 @@ use super::hooks::{self, HookLog, HookScene};
 use super::judge::SessionJudge;
 use super::replay::{self, RecordedAttempt, replay_session};
 use super::result::{AttemptResult, Status};
+use super::runtimes::Lease;
 use super::session::{SessionLimits, SessionOutput, run_session};
 use super::suite_hooks;
 use crate::agent::SessionSpec;
@@ -42,7 +42,7 @@ pub(super) struct AttemptId<'a> {
 
 /// Runs one attempt and writes its `report.json` and `result.json`. Never panics on agent or
 /// case misbehaviour: every problem becomes a failure with its origin.
-pub(super) fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>) -> AttemptResult {
+pub(super) fn run_attempt(run: &RunContext, runtime: &Lease, id: AttemptId<'_>) -> AttemptResult {
     let started = Instant::now();
     let case = id.case;
     let artifact_dir = run
@@ -96,7 +96,7 @@ pub(super) fn run_attempt(run: &RunContext, runtime: &Runtime, id: AttemptId<'_>
 /// session could run; `Ok(Some(..))` a failure of the session or of the checks.
 fn prepare_and_run(
     run: &RunContext,
-    runtime: &Runtime,
+    runtime: &Lease,
     id: AttemptId<'_>,
     result: &mut AttemptResult,
 ) -> Result<Option<Failure>, Failure> {
@@ -201,7 +201,7 @@ fn keep_session(result: &mut AttemptResult, session: &SessionOutput) {
 /// workspace is `Err` for a replayed attempt whose recorded workspace is gone.
 fn check_session(
     run: &RunContext,
-    runtime: &Runtime,
+    runtime: &Lease,
     id: AttemptId<'_>,
     report: &SessionReport,
     workspace: Result<&Path, &Path>,
@@ -260,7 +260,7 @@ fn check_session(
 /// skill installed, no hook run; the recorded session is re-normalized and checked today.
 fn replay_and_check(
     run: &RunContext,
-    runtime: &Runtime,
+    runtime: &Lease,
     id: AttemptId<'_>,
     recorded: &RecordedExecution,
     result: &mut AttemptResult,
@@ -328,7 +328,7 @@ fn replay_and_check(
 /// `--mock`).
 fn run_agent(
     run: &RunContext,
-    runtime: &Runtime,
+    runtime: &Lease,
     id: AttemptId<'_>,
     prompt: &str,
     prompt_file: &Path,

@@ -9,8 +9,8 @@ use std::any::Any;
 use skillgym::__private::{CaseDef, RunFn};
 use skillgym::assert::AssertionFailure;
 use skillgym::{CaseContext, Failure, SessionReport, SourceLocation};
-use tokio::runtime::Runtime;
 
+use super::runtimes::Lease;
 use crate::suite::{CaseCheck, CaseSpec};
 
 /// A panic recorded by the hook: its message and location.
@@ -26,7 +26,7 @@ thread_local! {
 /// ended it (if any), become one assertion failure with every part's message, location and
 /// class; the case's `classify_failure` hook runs later (see [`classify`]).
 pub(super) fn run_check(
-    runtime: &Runtime,
+    runtime: &Lease,
     def: &'static CaseDef,
     report: &SessionReport,
     ctx: &mut CaseContext,
@@ -35,7 +35,11 @@ pub(super) fn run_check(
     CAPTURE.with(|slot| *slot.borrow_mut() = Some(None));
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| match def.run {
         RunFn::Sync(run) => run(report, ctx),
-        RunFn::Async(run) => runtime.block_on(run(report, ctx)),
+        RunFn::Async(run) => {
+            // The case's own code on the runtime: it is not kept for another execution.
+            runtime.foreign_code();
+            runtime.block_on(run(report, ctx))
+        }
     }));
     let captured = CAPTURE.with(|slot| slot.borrow_mut().take()).flatten();
     let ending = match outcome {

@@ -6,6 +6,7 @@ use skillgym::{Failure, FailureOrigin};
 use super::aggregate::{ExecutionPlan, aggregate};
 use super::attempt::{AttemptId, run_attempt};
 use super::result::{AttemptResult, ExecutionResult, RepetitionResult, Status};
+use super::runtimes::Lease;
 use crate::artifacts::write_json;
 use crate::run::{RunContext, Runner};
 use crate::suite::CaseSpec;
@@ -54,10 +55,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
     {
         return write_result(skipped(plan, FailureOrigin::Runner, reason));
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match Lease::take() {
         Ok(runtime) => runtime,
         Err(error) => panic!("skillgym: cannot start the async runtime: {error}"),
     };

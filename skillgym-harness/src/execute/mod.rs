@@ -12,6 +12,7 @@
 //! | `suite_hooks` | its `before_all` / `after_all` hooks, once per run |
 //! | `judge` | rubric graders' judge: a session of the `judge` runner |
 //! | `aggregate`, `result` | repetition statistics and the result records |
+//! | `runtimes` | the async runtimes executions lease, kept from one execution to the next |
 
 pub(crate) mod aggregate;
 mod attempt;
@@ -22,6 +23,7 @@ mod hooks;
 mod judge;
 mod replay;
 mod result;
+mod runtimes;
 mod session;
 pub(crate) mod suite_hooks;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport, Timing};
 
 use crate::agent::{Agent, Launch, SessionSpec, StreamParser, isolation};
-use crate::normalize::{KnownSkills, ProviderError, ReportBuilder};
+use crate::normalize::{KnownSkills, ManifestReads, ProviderError, ReportBuilder};
 use crate::process::{self, LineSink, LineVerdict, ProcessOutcome, ProcessSpec, Termination};
 use crate::time::Timestamp;
 
@@ -109,8 +109,8 @@ pub async fn run_launch(
         }
         Err(error) => (Err(error), isolation::Seeded::default()),
     };
-    let mut output = finish_report(agent, spec, sink, seeded);
-    write_manifests(spec, &output.report);
+    let (mut output, manifest_reads) = finish_report(agent, spec, sink, seeded);
+    write_manifests(spec, &output.report, &manifest_reads);
     output.report.raw_artifacts.stdout = Some(stdout_log);
     output.report.raw_artifacts.stderr = stderr_log.is_file().then(|| stderr_log.clone());
     match launched {
@@ -165,13 +165,13 @@ fn session_process(
 
 /// Ends the parse, lets the adapter collect what the stream lacks, removes the seeded auth
 /// files (a problem is a warning) and builds the report: the output, before the process's
-/// outcome is known.
+/// outcome is known; and what skill detection read from `SKILL.md` files.
 fn finish_report(
     agent: &dyn Agent,
     spec: &SessionSpec<'_>,
     sink: ParsingSink,
     mut seeded: isolation::Seeded,
-) -> SessionOutput {
+) -> (SessionOutput, ManifestReads) {
     let ParsingSink {
         mut parser,
         mut builder,
@@ -184,7 +184,7 @@ fn finish_report(
     }
     isolation::prune_empty_dirs(spec.state_dir);
     let steps = builder.steps();
-    let (mut report, provider_error) = builder.finish_with_error(spec.prompt);
+    let (mut report, provider_error, manifest_reads) = builder.finish_reading(spec.prompt);
     report.runner = RunnerInfo {
         id: spec.runner_id.to_owned(),
         agent: AgentInfo {
@@ -193,14 +193,15 @@ fn finish_report(
         },
     };
     report.installed_skills = spec.skills.to_vec();
-    SessionOutput {
+    let output = SessionOutput {
         report,
         failure: None,
         exit_code: None,
         signal: None,
         steps,
         provider_error,
-    }
+    };
+    (output, manifest_reads)
 }
 
 /// The failure of a session whose process ran: how it was ended (timeout, max steps, output
@@ -394,9 +395,9 @@ pub fn format_duration(duration: Duration) -> String {
 pub(super) const MANIFESTS: &str = "skill-manifests.json";
 
 /// Writes [`MANIFESTS`] when the session read a `SKILL.md` that is not an installed skill's
-/// and has a frontmatter name.
-fn write_manifests(spec: &SessionSpec<'_>, report: &SessionReport) {
-    let names = crate::normalize::manifests_read(&report.events, &known_skills(spec));
+/// and has a frontmatter name (the files skill detection just read are not read again).
+fn write_manifests(spec: &SessionSpec<'_>, report: &SessionReport, reads: &ManifestReads) {
+    let names = crate::normalize::manifests_read_after(&report.events, &known_skills(spec), reads);
     if names.is_empty() {
         return;
     }

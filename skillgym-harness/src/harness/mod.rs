@@ -447,7 +447,7 @@ fn run_context(
     let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
     let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
     let gates = gates(&settings, &runners, &run_dir);
-    let rejections = Rejections::new(&run_dir.path());
+    let rejections = Rejections::new(&run_dir.path()).shared(shared_run_dir());
     let judge_script = settings.judge.as_ref().and_then(|j| j.mock.as_deref());
     let dry_run = dry_run(arguments, overrides, &cases, judge_script)?;
     // Skills and the snapshot baselines are loaded and checked before anything runs (not for
@@ -514,6 +514,12 @@ fn gates(settings: &Settings, runners: &[Runner], run_dir: &RunDir) -> Gates {
     } else {
         Gates::in_process(settings.schedule, settings.max_parallel, runners.len())
     }
+}
+
+/// Whether other processes may share the run directory: the processes of one nextest run
+/// ([`claim`] lets them all in); any other process claims a directory of its own.
+fn shared_run_dir() -> bool {
+    std::env::var_os("NEXTEST_RUN_ID").is_some()
 }
 
 /// Claims the run directory for this run.

@@ -28,8 +28,8 @@ use skillgym::{Phase, Role, SessionEvent, SessionReport, TokenCount, Usage};
 
 pub use json::{JsonLine, abbreviate, epoch_millis_to_rfc3339};
 pub use paths::resolve_path;
-pub(crate) use skills::manifests_read;
 pub use skills::{KnownSkills, detect_skills};
+pub(crate) use skills::{ManifestReads, manifests_read_after};
 pub(crate) use stream::feed_stream;
 pub use stream::{Normalized, normalize_stream, utf8_line};
 
@@ -448,6 +448,16 @@ impl ReportBuilder {
 
     /// Builds the report and hands back the provider error the stream recorded.
     pub fn finish_with_error(self, prompt: &str) -> (SessionReport, Option<ProviderError>) {
+        let (report, provider_error, _) = self.finish_reading(prompt);
+        (report, provider_error)
+    }
+
+    /// [`finish_with_error`](Self::finish_with_error), also handing back what skill detection
+    /// read from `SKILL.md` files.
+    pub(crate) fn finish_reading(
+        self,
+        prompt: &str,
+    ) -> (SessionReport, Option<ProviderError>, ManifestReads) {
         let ReportBuilder {
             mut events,
             mut usage,
@@ -466,7 +476,8 @@ impl ReportBuilder {
         warnings.extend(caps.summary());
         links.settle(&mut events, &tool_names);
         settle_phases(&mut events);
-        let (detected_skills, skill_attempts) = detect_skills(&events, &known_skills);
+        let (detected_skills, skill_attempts, manifest_reads) =
+            skills::detect_skills_reading(&events, &known_skills);
         let mut report = SessionReport::from_events(events);
         if let Some(final_output) = final_output {
             report.final_output = final_output;
@@ -496,7 +507,7 @@ impl ReportBuilder {
             warnings,
             ..report
         };
-        (report, provider_error)
+        (report, provider_error, manifest_reads)
     }
 }
 

@@ -55,11 +55,26 @@ impl KnownSkills {
     }
 }
 
+/// What reading `SKILL.md` files gave: the frontmatter name of each path read, `None` when
+/// the file could not be read or names no skill.
+pub(crate) type ManifestReads = HashMap<PathBuf, Option<String>>;
+
 /// The frontmatter names detection read from `SKILL.md` files on disk (not installed skills'),
 /// as they are now: what a replay needs when the workspace is gone.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn manifests_read(
     events: &[SessionEvent],
     known: &KnownSkills,
+) -> Vec<(PathBuf, String)> {
+    manifests_read_after(events, known, &ManifestReads::default())
+}
+
+/// [`manifests_read`], taking the name of a file already read moments ago by
+/// [`detect_skills_reading`] from `reads` instead of reading and parsing it again.
+pub(crate) fn manifests_read_after(
+    events: &[SessionEvent],
+    known: &KnownSkills,
+    reads: &ManifestReads,
 ) -> Vec<(PathBuf, String)> {
     let mut found: Vec<(PathBuf, String)> = Vec::new();
     for event in events {
@@ -72,7 +87,11 @@ pub(crate) fn manifests_read(
         if !is_skill_file(path) || installed || found.iter().any(|(seen, _)| seen == path) {
             continue;
         }
-        if let Some(name) = manifest::name_at(path) {
+        let name = match reads.get(path) {
+            Some(read) => read.clone(),
+            None => manifest::name_at(path),
+        };
+        if let Some(name) = name {
             found.push((path.clone(), name));
         }
     }
@@ -84,6 +103,15 @@ pub fn detect_skills(
     events: &[SessionEvent],
     known: &KnownSkills,
 ) -> (Vec<SkillDetection>, Vec<SkillAttempt>) {
+    let (detections, attempts, _) = detect_skills_reading(events, known);
+    (detections, attempts)
+}
+
+/// [`detect_skills`], also handing back what reading `SKILL.md` files gave.
+pub(crate) fn detect_skills_reading(
+    events: &[SessionEvent],
+    known: &KnownSkills,
+) -> (Vec<SkillDetection>, Vec<SkillAttempt>, ManifestReads) {
     let mut names = Names::new(known);
     let mut skill_dirs: Vec<(PathBuf, String)> = known.installed.clone();
     for event in events {
@@ -157,7 +185,7 @@ pub fn detect_skills(
             }),
         }
     }
-    (detections, attempts)
+    (detections, attempts, names.read)
 }
 
 /// `Skill tool` for the signal `tool:Skill`.
@@ -384,6 +412,42 @@ mod tests {
         let named: Vec<&str> = detected.iter().map(|d| d.skill.as_str()).collect();
         assert_eq!(named, ["real-name", "at-root"]);
         drop(tmp);
+    }
+
+    #[test]
+    fn the_manifests_detection_read_are_not_read_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let skill_dir = root.join("tools/a");
+        std::fs::create_dir_all(&skill_dir).unwrap();
+        std::fs::write(
+            skill_dir.join("SKILL.md"),
+            "---\nname: from-disk\ndescription: d\n---\n",
+        )
+        .unwrap();
+        let events = vec![
+            SessionEvent::file_read(skill_dir.join("SKILL.md")),
+            SessionEvent::file_read(root.join("gone/SKILL.md")),
+        ];
+        let known = KnownSkills::new(root);
+        let (detected, _, reads) = detect_skills_reading(&events, &known);
+        assert_eq!(detected[0].skill, "from-disk");
+        assert_eq!(
+            reads.get(&skill_dir.join("SKILL.md")),
+            Some(&Some("from-disk".to_owned()))
+        );
+        assert_eq!(reads.get(&root.join("gone/SKILL.md")), Some(&None));
+        // The same answer as reading again; and what was read is what counts.
+        assert_eq!(
+            manifests_read_after(&events, &known, &reads),
+            manifests_read(&events, &known)
+        );
+        let mut stale = reads.clone();
+        stale.insert(skill_dir.join("SKILL.md"), Some("as-read".to_owned()));
+        assert_eq!(
+            manifests_read_after(&events, &known, &stale),
+            [(skill_dir.join("SKILL.md"), "as-read".to_owned())]
+        );
     }
 
     #[test]

@@ -72,7 +72,7 @@ impl PreparedWorkspace {
         let mut problem = None;
         if isolated
             && passed
-            && let Err(error) = fs::remove_dir_all(&self.record.cwd)
+            && let Err(error) = remove_tree(&self.record.cwd)
         {
             let message = format!(
                 "cannot remove workspace {}: {error}",
@@ -85,6 +85,13 @@ impl PreparedWorkspace {
         write_record(artifact_dir, &self.record);
         problem
     }
+}
+
+/// Removes the directory `dir` and everything in it: one `rmdir` when it is empty (an agent
+/// that wrote nothing in its workspace), else [`fs::remove_dir_all`], whose error is the one
+/// returned.
+fn remove_tree(dir: &Path) -> io::Result<()> {
+    fs::remove_dir(dir).or_else(|_| fs::remove_dir_all(dir))
 }
 
 fn write_record(artifact_dir: &Path, record: &WorkspaceRecord) {
@@ -413,4 +420,38 @@ fn bootstrap_in(
         }
     };
     (result, record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remove_tree_removes_empty_and_full_directories_and_never_follows_a_link() {
+        let scratch = tempfile::Builder::new()
+            .prefix("skillgym-remove-tree-")
+            .tempdir()
+            .unwrap();
+        let empty = scratch.path().join("empty");
+        fs::create_dir(&empty).unwrap();
+        remove_tree(&empty).unwrap();
+        assert!(!empty.exists());
+
+        let full = scratch.path().join("full");
+        fs::create_dir_all(full.join("a/b")).unwrap();
+        fs::write(full.join("a/b/file"), "x").unwrap();
+        remove_tree(&full).unwrap();
+        assert!(!full.exists());
+
+        let target = scratch.path().join("target");
+        fs::create_dir(&target).unwrap();
+        fs::write(target.join("kept"), "x").unwrap();
+        let link = scratch.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        remove_tree(&link).unwrap();
+        assert!(!link.exists() && target.join("kept").is_file());
+
+        let missing = remove_tree(&scratch.path().join("missing")).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+    }
 }
