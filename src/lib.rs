@@ -57,15 +57,6 @@ pub fn cargo_skillgym() -> &'static Path {
     })
 }
 
-/// Builds the test target `target` of the workspace package `package` with
-/// `cargo test --no-run` and returns its executable.
-pub fn built_test(package: &str, target: &str) -> PathBuf {
-    built_executable(
-        &["test", "-p", package, "--test", target, "--no-run"],
-        target,
-    )
-}
-
 /// Runs cargo with `args` (and `--message-format=json`) in the workspace and returns the
 /// executable it reports for the target `target`.
 fn built_executable(args: &[&str], target: &str) -> PathBuf {

@@ -2,8 +2,10 @@
 //! under the harness's name, and its benchmark binary links the harness dynamically and runs
 //! its cases like any other.
 
-use skillgym_e2e::{built_test, stderr, stdout, temp_dir, trial_lines, without_outer_runner_env};
-use std::path::Path;
+use skillgym_e2e::{
+    stderr, stdout, temp_dir, trial_lines, without_outer_runner_env, workspace_root,
+};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The variables through which cargo, nextest and the loader find shared libraries.
@@ -13,8 +15,35 @@ const LIBRARY_PATHS: [&str; 3] = [
     "DYLD_FALLBACK_LIBRARY_PATH",
 ];
 
+/// The benchmark binary of `examples/dynamic`, built as `cargo test --workspace` builds it.
+///
+/// The shared library's file name carries no hash, so a build with another selection of
+/// packages (`-p`, which can give the dependencies other features) would relink it in place
+/// under the binaries `cargo test --workspace` built and is about to run.
+fn dynamic_example_binary() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["test", "--workspace", "--test", "benchmarks", "--no-run"])
+        .arg("--message-format=json")
+        .current_dir(workspace_root())
+        .output()
+        .expect("cargo runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let manifest = workspace_root().join("examples/dynamic/Cargo.toml");
+    stdout(&output)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|message| {
+            message["reason"] == "compiler-artifact"
+                && message["manifest_path"].as_str() == manifest.to_str()
+                && message["executable"].is_string()
+        })
+        .and_then(|message| message["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reports the benchmark binary of examples/dynamic")
+}
+
 fn run(binary: &Path, args: &[&str], library_path: bool) -> Output {
-    let crate_dir = skillgym_e2e::workspace_root().join("examples/dynamic");
+    let crate_dir = workspace_root().join("examples/dynamic");
     let mut command = Command::new(binary);
     command
         .args(args)
@@ -31,7 +60,7 @@ fn run(binary: &Path, args: &[&str], library_path: bool) -> Output {
 
 #[test]
 fn a_crate_on_skillgym_dylib_links_the_harness_dynamically_and_runs_its_cases() {
-    let binary = built_test("skillgym-example-dynamic", "benchmarks");
+    let binary = dynamic_example_binary();
     assert!(
         LIBRARY_PATHS
             .iter()
@@ -81,7 +110,7 @@ fn a_crate_on_skillgym_dylib_links_the_harness_dynamically_and_runs_its_cases() 
 
 #[test]
 fn the_readme_shows_the_dependencies_of_examples_dynamic() {
-    let root = skillgym_e2e::workspace_root();
+    let root = workspace_root();
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let manifest = std::fs::read_to_string(root.join("examples/dynamic/Cargo.toml")).unwrap();
     let section = readme
