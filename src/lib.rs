@@ -60,6 +60,24 @@ pub fn cargo_skillgym() -> &'static Path {
 /// Runs cargo with `args` (and `--message-format=json`) in the workspace and returns the
 /// executable it reports for the target `target`.
 fn built_executable(args: &[&str], target: &str) -> PathBuf {
+    built_executable_where(args, target, |_| true)
+}
+
+/// Runs cargo with `args` (and `--message-format=json`) in the workspace and returns the
+/// executable it reports for the target `target` of the package whose manifest is
+/// `<workspace>/<package_dir>/Cargo.toml` (for a target name several packages share).
+pub fn built_package_executable(args: &[&str], package_dir: &str, target: &str) -> PathBuf {
+    let manifest = workspace_root().join(package_dir).join("Cargo.toml");
+    built_executable_where(args, target, |message| {
+        message["manifest_path"].as_str() == manifest.to_str()
+    })
+}
+
+fn built_executable_where(
+    args: &[&str],
+    target: &str,
+    wanted: impl Fn(&serde_json::Value) -> bool,
+) -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
         .args(args)
@@ -79,6 +97,7 @@ fn built_executable(args: &[&str], target: &str) -> PathBuf {
             message["reason"] == "compiler-artifact"
                 && message["target"]["name"] == target
                 && message["executable"].is_string()
+                && wanted(message)
         })
         .and_then(|message| message["executable"].as_str().map(PathBuf::from))
         .unwrap_or_else(|| panic!("cargo reports the {target} executable"))

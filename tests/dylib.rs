@@ -3,7 +3,8 @@
 //! its cases like any other.
 
 use skillgym_e2e::{
-    stderr, stdout, temp_dir, trial_lines, without_outer_runner_env, workspace_root,
+    built_package_executable, stderr, stdout, temp_dir, trial_lines, without_outer_runner_env,
+    workspace_root,
 };
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -21,25 +22,11 @@ const LIBRARY_PATHS: [&str; 3] = [
 /// packages (`-p`, which can give the dependencies other features) would relink it in place
 /// under the binaries `cargo test --workspace` built and is about to run.
 fn dynamic_example_binary() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args(["test", "--workspace", "--test", "benchmarks", "--no-run"])
-        .arg("--message-format=json")
-        .current_dir(workspace_root())
-        .output()
-        .expect("cargo runs");
-    assert!(output.status.success(), "{}", stderr(&output));
-    let manifest = workspace_root().join("examples/dynamic/Cargo.toml");
-    stdout(&output)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .find(|message| {
-            message["reason"] == "compiler-artifact"
-                && message["manifest_path"].as_str() == manifest.to_str()
-                && message["executable"].is_string()
-        })
-        .and_then(|message| message["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reports the benchmark binary of examples/dynamic")
+    built_package_executable(
+        &["test", "--workspace", "--test", "benchmarks", "--no-run"],
+        "examples/dynamic",
+        "benchmarks",
+    )
 }
 
 fn run(binary: &Path, args: &[&str], library_path: bool) -> Output {
