@@ -397,7 +397,7 @@ pub(super) const MANIFESTS: &str = "skill-manifests.json";
 /// Writes [`MANIFESTS`] when the session read a `SKILL.md` that is not an installed skill's
 /// and has a frontmatter name (the files skill detection just read are not read again).
 fn write_manifests(spec: &SessionSpec<'_>, report: &SessionReport, reads: &ManifestReads) {
-    let names = crate::normalize::manifests_read_after(&report.events, &known_skills(spec), reads);
+    let names = crate::normalize::manifests_read(&report.events, &known_skills(spec), reads);
     if names.is_empty() {
         return;
     }

@@ -29,7 +29,7 @@ use skillgym::{Phase, Role, SessionEvent, SessionReport, TokenCount, Usage};
 pub use json::{JsonLine, abbreviate, epoch_millis_to_rfc3339};
 pub use paths::resolve_path;
 pub use skills::{KnownSkills, detect_skills};
-pub(crate) use skills::{ManifestReads, manifests_read_after};
+pub(crate) use skills::{ManifestReads, manifests_read};
 pub(crate) use stream::feed_stream;
 pub use stream::{Normalized, normalize_stream, utf8_line};
 

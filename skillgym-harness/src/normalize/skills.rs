@@ -60,18 +60,9 @@ impl KnownSkills {
 pub(crate) type ManifestReads = HashMap<PathBuf, Option<String>>;
 
 /// The frontmatter names detection read from `SKILL.md` files on disk (not installed skills'),
-/// as they are now: what a replay needs when the workspace is gone.
-#[cfg_attr(not(test), allow(dead_code))]
+/// as they are now: what a replay needs when the workspace is gone. A file already read
+/// moments ago by [`detect_skills_reading`] is taken from `reads`, not read and parsed again.
 pub(crate) fn manifests_read(
-    events: &[SessionEvent],
-    known: &KnownSkills,
-) -> Vec<(PathBuf, String)> {
-    manifests_read_after(events, known, &ManifestReads::default())
-}
-
-/// [`manifests_read`], taking the name of a file already read moments ago by
-/// [`detect_skills_reading`] from `reads` instead of reading and parsing it again.
-pub(crate) fn manifests_read_after(
     events: &[SessionEvent],
     known: &KnownSkills,
     reads: &ManifestReads,
@@ -391,7 +382,7 @@ mod tests {
         known.installed(root.join("installed"), "installed");
         let mut read_events = events.clone();
         read_events.push(SessionEvent::file_read(root.join("installed/SKILL.md")));
-        let names = manifests_read(&read_events, &known);
+        let names = manifests_read(&read_events, &known, &ManifestReads::default());
         assert_eq!(
             names,
             [
@@ -439,13 +430,13 @@ mod tests {
         assert_eq!(reads.get(&root.join("gone/SKILL.md")), Some(&None));
         // The same answer as reading again; and what was read is what counts.
         assert_eq!(
-            manifests_read_after(&events, &known, &reads),
-            manifests_read(&events, &known)
+            manifests_read(&events, &known, &reads),
+            manifests_read(&events, &known, &ManifestReads::default())
         );
         let mut stale = reads.clone();
         stale.insert(skill_dir.join("SKILL.md"), Some("as-read".to_owned()));
         assert_eq!(
-            manifests_read_after(&events, &known, &stale),
+            manifests_read(&events, &known, &stale),
             [(skill_dir.join("SKILL.md"), "as-read".to_owned())]
         );
     }
