@@ -4,10 +4,11 @@
 //! and leaves nothing mounted.
 //!
 //! This target is its own harness (`harness = false`). Run as a child (`DISK_FULL_CHILD=1`) it
-//! is a skillgym benchmark binary with three cases on one fake-agent runner, run one after the
+//! is a skillgym benchmark binary with four cases on one fake-agent runner, run one after the
 //! other: `a_passes` and `b_fails` write their artifacts, then `c_floods` prints more than the
 //! disk holds, so its `stdout.log` write fails mid-session and nothing after it (its other
-//! artifacts, `results.json`, the reporters' files) can be written. With `DISK_FULL_FILLER=1`
+//! artifacts, `d_comes_after`'s `prompt.md`, `results.json`, the reporters' files) can be
+//! written. With `DISK_FULL_FILLER=1`
 //! the child has a reporter of its own, run first, that fills the disk: another process
 //! filling it at the end of a run whose verdicts all passed. Run by cargo it is the driver: one
 //! trial per output format, and one for that run.
@@ -46,6 +47,10 @@ fn c_floods(report: &SessionReport) {
     report.expect().output().equals("after the flood");
 }
 
+// Its agent cannot start: the disk is full before its prompt is written.
+#[skillgym::case(prompt = "echo-prompt")]
+fn d_comes_after(_report: &SessionReport) {}
+
 fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
         let fake =
@@ -76,6 +81,7 @@ fn pretty() -> Result<(), Failed> {
         "[fake] a_passes ok",
         "[fake] b_fails FAILED",
         "[fake] c_floods FAILED",
+        "[fake] d_comes_after FAILED",
     ];
     check(
         trials == expected,
@@ -84,13 +90,13 @@ fn pretty() -> Result<(), Failed> {
     )?;
     check(
         run.output.status.code() == Some(101),
-        "exit code 101 (two executions failed)",
+        "exit code 101 (three executions failed)",
         &context,
     )?;
     for line in [
         "origin: assertion",
         "origin: artifacts · class: disk-full",
-        "skillgym: 3 executions: 1 passed, 2 failed",
+        "skillgym: 4 executions: 1 passed, 3 failed",
     ] {
         check(
             out.contains(line),
@@ -111,6 +117,18 @@ fn pretty() -> Result<(), Failed> {
         "the check of c_floods passed: the agent's output reached it after the log failed",
         &context,
     )?;
+    let after = section(&out, "[fake] d_comes_after");
+    for part in [
+        "the disk is full: cannot write ",
+        "prompt.md: No space left on device",
+        "also: the agent was not started",
+    ] {
+        check(
+            after.contains(part),
+            &format!("the failure of d_comes_after holds `{part}`"),
+            &context,
+        )?;
+    }
     let table: Vec<Vec<&str>> = out
         .lines()
         .filter_map(|line| line.strip_prefix("skillgym: "))
@@ -122,8 +140,8 @@ fn pretty() -> Result<(), Failed> {
             .any(|cells| cells.starts_with(&["runner", "passed", "failed"]))
             && table
                 .iter()
-                .any(|cells| cells.starts_with(&["fake", "1", "2"])),
-        "the console table, its row: 1 passed, 2 failed",
+                .any(|cells| cells.starts_with(&["fake", "1", "3"])),
+        "the console table, its row: 1 passed, 3 failed",
         &context,
     )?;
     let results = run.dir.join("results.json");
@@ -139,9 +157,19 @@ fn pretty() -> Result<(), Failed> {
             &context,
         )?;
     }
+    // Five files named as they fail, then one line for the rest; results.json is always named.
+    let named = err
+        .lines()
+        .filter(|line| line.starts_with("skillgym: cannot write "))
+        .count();
     check(
-        err.matches("No space left on device").count() <= 10,
-        "no flood of errors on stderr",
+        named == 6 && err.contains("skillgym: more files cannot be written"),
+        "no flood on stderr: 5 files and results.json named, then one line for the rest",
+        &context,
+    )?;
+    check(
+        err.contains("could not be written (the disk is full); 3 of the files are not named above"),
+        "the closing line counts the files not named",
         &context,
     )?;
     run.nothing_temporary_left()?;
@@ -164,8 +192,8 @@ fn junit() -> Result<(), Failed> {
         &context,
     )?;
     check(
-        out.matches("<testcase ").count() == 3 && out.matches("<failure ").count() == 2,
-        "3 test cases, 2 failures",
+        out.matches("<testcase ").count() == 4 && out.matches("<failure ").count() == 3,
+        "4 test cases, 3 failures",
         &context,
     )?;
     check(

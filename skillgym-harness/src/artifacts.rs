@@ -136,7 +136,9 @@ impl RunDir {
             .join(format!(".latest-{}", std::process::id()));
         let _ = fs::remove_file(&temporary);
         std::os::unix::fs::symlink(&self.run_id, &temporary)?;
-        fs::rename(&temporary, &latest)
+        fs::rename(&temporary, &latest).inspect_err(|_| {
+            let _ = fs::remove_file(&temporary);
+        })
     }
 }
 

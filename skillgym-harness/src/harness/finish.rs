@@ -191,7 +191,7 @@ fn lost_line(lost: unwritten::Tally, reports: FailedReports, verdicts_failed: bo
     }
     if lost.unnamed > 0 {
         line.push_str(&format!(
-            "; {} file(s) not named above are named in their attempts' failures",
+            "; {} of the files are not named above (each attempt's failure names its own)",
             lost.unnamed
         ));
     }
