@@ -136,7 +136,9 @@ impl RunDir {
             .join(format!(".latest-{}", std::process::id()));
         let _ = fs::remove_file(&temporary);
         std::os::unix::fs::symlink(&self.run_id, &temporary)?;
-        fs::rename(&temporary, &latest)
+        fs::rename(&temporary, &latest).inspect_err(|_| {
+            let _ = fs::remove_file(&temporary);
+        })
     }
 }
 
@@ -314,14 +316,44 @@ pub(crate) fn write_pretty_json(path: &Path, value: &impl Serialize) -> io::Resu
     )
 }
 
+/// Writes `value` as JSON to `path` like [`write_json`], for a file of the run: a failure is
+/// noted ([`crate::unwritten`]), which names it and fails the attempt it belongs to.
+pub(crate) fn write_json_or_note(path: &Path, value: &impl Serialize) {
+    if let Err(error) = write_json(path, value) {
+        crate::unwritten::note(path, &error);
+    }
+}
+
 /// Masks secrets in `bytes`, adds the final newline and writes them to `path` through a
 /// temporary file and a rename.
 fn write_json_bytes(path: &Path, bytes: Vec<u8>) -> io::Result<()> {
     let mut bytes = crate::secrets::mask_bytes(bytes);
     bytes.push(b'\n');
-    let temporary = path.with_extension(format!("json.tmp-{}", std::process::id()));
-    write_creating_parent(&temporary, &bytes)?;
-    fs::rename(&temporary, path)
+    write_atomically(path, &bytes)
+}
+
+/// Writes `bytes` to `path` through the temporary file `<name>.tmp-<pid>` beside it and a
+/// rename, so that readers never see half a file (the directory is created only when it is
+/// missing). When either step fails the temporary file is removed and `path` is untouched.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomically_with(path, bytes, write_creating_parent)
+}
+
+/// [`write_atomically`], writing the temporary file with `write`.
+fn write_atomically_with(
+    path: &Path,
+    bytes: &[u8],
+    write: impl FnOnce(&Path, &[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    let temporary = path.with_file_name(name);
+    let written = write(&temporary, bytes).and_then(|()| fs::rename(&temporary, path));
+    if written.is_err() {
+        // Half a file, or a whole one that could not take its name: either is litter.
+        let _ = fs::remove_file(&temporary);
+    }
+    written
 }
 
 /// Writes `bytes` to `path`; only when its directory is missing is it created (then the write
@@ -526,6 +558,42 @@ mod tests {
             .filter(|entry| entry.file_name().to_string_lossy().contains(".tmp-"))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file_and_the_old_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("result.json");
+        fs::write(&path, "old\n").unwrap();
+        // The disk fills up half way through the temporary file.
+        let half_then_full = |temporary: &Path, bytes: &[u8]| {
+            fs::write(temporary, &bytes[..bytes.len() / 2])?;
+            Err(io::Error::from(io::ErrorKind::StorageFull))
+        };
+        let error = write_atomically_with(&path, b"new content\n", half_then_full).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::StorageFull);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old\n", "untouched");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name())
+            .collect();
+        assert_eq!(names, ["result.json"], "the temporary file is removed");
+
+        // The rename fails (a directory holds the name): the temporary file goes too.
+        let blocked = dir.path().join("report.html");
+        fs::create_dir(&blocked).unwrap();
+        fs::write(blocked.join("inside"), "").unwrap();
+        assert!(write_atomically(&blocked, b"<html>").is_err());
+        let left: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().contains(".tmp-"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+
+        write_atomically(&path, b"new\n").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
     }
 
     #[test]

@@ -79,6 +79,7 @@ mod suggest;
 pub mod suite;
 mod summary;
 mod time;
+mod unwritten;
 #[doc(hidden)]
 pub mod workspace;
 

@@ -22,7 +22,9 @@
 //!   [`Termination::Interrupted`].
 //!
 //! Both logs are flushed and complete in every case (exit, timeout, stop). A log's directory is
-//! created only when it is missing. [`run`] needs a Tokio
+//! created only when it is missing. A log that cannot be written (a full disk) is closed at its
+//! first error, which [`ProcessOutcome::log_failures`] reports; the process runs on, its stdout
+//! still reaches the sink and its stderr is still drained. [`run`] needs a Tokio
 //! runtime with the IO and time drivers enabled (`#[tokio::test]` and `enable_all()` have both).
 
 use std::ffi::OsString;
@@ -33,6 +35,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
@@ -169,15 +172,30 @@ pub struct ProcessOutcome {
     pub stdout_bytes: u64,
     /// Stdout lines received, a final unterminated one included.
     pub stdout_lines: u64,
+    /// The logs that could not be written in full, each with its first error.
+    pub log_failures: Vec<LogFailure>,
+}
+
+/// A log that could not be written in full (e.g. the disk is full): it holds what was written
+/// before the error, and nothing after; the process ran on and its stdout still reached the
+/// sink.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct LogFailure {
+    /// The log file.
+    pub path: PathBuf,
+    /// The first error, after which the log was closed.
+    pub error: Arc<io::Error>,
 }
 
 /// Runs `spec` to completion, streaming its stdout lines to `sink`.
 ///
 /// Returns once the process is reaped, the rest of its process group killed, and both logs
-/// flushed. Errors: the logs cannot be created or written, the program cannot be started (the
-/// message names the program and the working directory), or a pipe read fails; the process group
-/// is killed in every error case too. Draining the pipes may outlast the timeout by at most
-/// two seconds.
+/// flushed. Errors: the stdout log cannot be created (the program is not started then), the
+/// program cannot be started (the message names the program and the working directory), or a
+/// pipe read fails; the process group is killed in every error case too. A log that cannot be
+/// written is no error: it is in [`ProcessOutcome::log_failures`]. Draining the pipes may
+/// outlast the timeout by at most two seconds.
 ///
 /// The steps: start (logs, spawn), supervise (until exit, timeout, stop or output limit), kill
 /// the group and reap the leader, drain the pipes, and say why it ended.
@@ -202,8 +220,8 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
         drain(out, sink, stderr_copy, &mut seen).await?;
         status
     };
-    let (stdout_bytes, stdout_lines) = started.out.finish()?;
-    started.err.finish()?;
+    let (stdout_bytes, stdout_lines, stdout_failure) = started.out.finish();
+    let stderr_failure = started.err.finish();
     seen.stderr_done.take().unwrap_or(Ok(()))?;
 
     Ok(ProcessOutcome {
@@ -216,6 +234,7 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
         duration: started.start.elapsed(),
         stdout_bytes,
         stdout_lines,
+        log_failures: stdout_failure.into_iter().chain(stderr_failure).collect(),
     })
 }
 
@@ -252,8 +271,12 @@ fn start(spec: &ProcessSpec, tag: &str) -> io::Result<Started> {
         child,
         pid,
         group,
-        out: StdoutPump::new(stdout, stdout_log, spec.max_output),
-        err: StderrPump::new(stderr, spec.stderr_log.clone()),
+        out: StdoutPump::new(
+            stdout,
+            Log::created(&spec.stdout_log, stdout_log),
+            spec.max_output,
+        ),
+        err: StderrPump::new(stderr, Log::on_first_byte(&spec.stderr_log)),
         started_at,
         start,
         deadline: start
@@ -433,7 +456,7 @@ enum Pumped {
 /// Reads stdout in chunks, logs every byte raw, and hands each complete line to the sink.
 struct StdoutPump {
     reader: BufReader<ChildStdout>,
-    log: BufWriter<File>,
+    log: Log,
     /// The line being read. Kept across cancelled `pump` futures.
     line: LineAssembler,
     bytes: u64,
@@ -442,7 +465,7 @@ struct StdoutPump {
 }
 
 impl StdoutPump {
-    fn new(stdout: ChildStdout, log: BufWriter<File>, max_output: Option<u64>) -> Self {
+    fn new(stdout: ChildStdout, log: Log, max_output: Option<u64>) -> Self {
         Self {
             reader: BufReader::with_capacity(IO_BUFFER, stdout),
             log,
@@ -471,7 +494,7 @@ impl StdoutPump {
                 });
             }
             let (length, terminated) = self.line.push(available);
-            self.log.write_all(&available[..length])?;
+            self.log.write(&available[..length]);
             self.reader.consume(length);
             self.bytes += length as u64;
             if terminated && let LineVerdict::Stop { reason } = self.deliver(&mut sink) {
@@ -495,27 +518,21 @@ impl StdoutPump {
         verdict
     }
 
-    /// Flushes the log; returns (bytes, lines).
-    fn finish(mut self) -> io::Result<(u64, u64)> {
-        self.log.flush()?;
-        Ok((self.bytes, self.lines))
+    /// Flushes the log; returns (bytes, lines, how the log failed).
+    fn finish(self) -> (u64, u64, Option<LogFailure>) {
+        (self.bytes, self.lines, self.log.finish())
     }
 }
 
 /// Copies stderr raw to its log, which is created with the first byte.
 struct StderrPump {
     pipe: ChildStderr,
-    path: PathBuf,
-    log: Option<BufWriter<File>>,
+    log: Log,
 }
 
 impl StderrPump {
-    fn new(pipe: ChildStderr, path: PathBuf) -> Self {
-        Self {
-            pipe,
-            path,
-            log: None,
-        }
+    fn new(pipe: ChildStderr, log: Log) -> Self {
+        Self { pipe, log }
     }
 
     /// Copies until end of file. Cancel safe (nothing read is lost).
@@ -527,21 +544,88 @@ impl StderrPump {
             chunk.clear();
             match self.pipe.read_buf(&mut chunk).await {
                 Ok(0) => return Ok(()),
-                Ok(_) => {
-                    let log = match &mut self.log {
-                        Some(log) => log,
-                        None => self.log.insert(create_log(&self.path)?),
-                    };
-                    log.write_all(&chunk)?;
-                }
+                Ok(_) => self.log.write(&chunk),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         }
     }
 
-    fn finish(self) -> io::Result<()> {
-        self.log.map_or(Ok(()), |mut log| log.flush())
+    fn finish(self) -> Option<LogFailure> {
+        self.log.finish()
+    }
+}
+
+/// A log file that keeps what it can: at its first error (a full disk) it is closed and the
+/// error kept, and later writes are dropped, so that the output can still be read to its end.
+struct Log {
+    path: PathBuf,
+    /// `None` until the first byte for a log created with it, and after a failure.
+    writer: Option<BufWriter<File>>,
+    failure: Option<io::Error>,
+}
+
+impl Log {
+    /// A log already created.
+    fn created(path: &Path, writer: BufWriter<File>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            writer: Some(writer),
+            failure: None,
+        }
+    }
+
+    /// A log created with its first byte: none when nothing is written.
+    fn on_first_byte(path: &Path) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            writer: None,
+            failure: None,
+        }
+    }
+
+    /// Appends `bytes`, unless the log failed before.
+    fn write(&mut self, bytes: &[u8]) {
+        if self.failure.is_some() {
+            return;
+        }
+        let writer = match &mut self.writer {
+            Some(writer) => writer,
+            None => match create_log(&self.path) {
+                Ok(writer) => self.writer.insert(writer),
+                Err(error) => {
+                    self.failure = Some(file_cause(error));
+                    return;
+                }
+            },
+        };
+        if let Err(error) = writer.write_all(bytes) {
+            self.fail(error);
+        }
+    }
+
+    /// Closes the log on `error`: what its buffer still holds is dropped.
+    fn fail(&mut self, error: io::Error) {
+        if let Some(writer) = self.writer.take() {
+            // Dropping a `BufWriter` would write its buffer again, to the same failing disk.
+            let (file, _unwritten) = writer.into_parts();
+            drop(file);
+        }
+        self.failure = Some(error);
+    }
+
+    /// Flushes the log; how it failed, if it did.
+    fn finish(mut self) -> Option<LogFailure> {
+        if let Some(writer) = &mut self.writer
+            && let Err(error) = writer.flush()
+        {
+            self.fail(error);
+        }
+        let path = self.path;
+        self.failure.map(|error| LogFailure {
+            path,
+            error: Arc::new(error),
+        })
     }
 }
 
@@ -583,6 +667,21 @@ impl GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// For a log file that cannot be created, the OS error alone (whoever reports the failure names
+/// the file); a directory that cannot be created stays named.
+fn file_cause(error: io::Error) -> io::Error {
+    match error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<IoError>())
+    {
+        Some(IoError::CreateLogFile { source, .. }) => source.raw_os_error().map_or_else(
+            || io::Error::new(source.kind(), source.to_string()),
+            io::Error::from_raw_os_error,
+        ),
+        _ => error,
     }
 }
 
@@ -937,6 +1036,49 @@ mod tests {
             message.contains(&scratch.path().display().to_string()),
             "{message}"
         );
+    }
+
+    // `/dev/full` takes every open and fails every write with ENOSPC: a disk that is full.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_full_disk_closes_the_logs_but_the_output_still_reaches_the_sink() {
+        let scratch = Scratch::new("full");
+        // More than a pipe holds on stderr: a stderr copy that stopped reading would hang it.
+        let mut spec = scratch.spec("echo first; head -c 300000 /dev/zero >&2; echo last", LONG);
+        spec.stdout_log = "/dev/full".into();
+        spec.stderr_log = "/dev/full".into();
+        let (outcome, lines) = collect(&spec).await;
+        assert_eq!(lines, ["first", "last"], "every line reached the sink");
+        assert_eq!(
+            (outcome.termination, outcome.exit_code),
+            (Termination::Exited, Some(0)),
+            "the agent ran to its end"
+        );
+        assert_eq!(outcome.stdout_bytes, 11);
+        assert_eq!(outcome.log_failures.len(), 2, "{:?}", outcome.log_failures);
+        for failure in &outcome.log_failures {
+            assert_eq!(failure.path, Path::new("/dev/full"));
+            assert_eq!(failure.error.kind(), io::ErrorKind::StorageFull);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stderr_log_that_cannot_be_created_stops_nothing() {
+        let scratch = Scratch::new("stderr-blocked");
+        let blocker = scratch.path().join("file");
+        fs::write(&blocker, "").unwrap();
+        let mut spec = scratch.spec("echo oops >&2; echo out", LONG);
+        spec.stderr_log = blocker.join("stderr.log");
+        let (outcome, lines) = collect(&spec).await;
+        assert_eq!(
+            (outcome.exit_code, lines),
+            (Some(0), vec!["out".to_owned()])
+        );
+        let [failure] = outcome.log_failures.as_slice() else {
+            panic!("{:?}", outcome.log_failures);
+        };
+        assert_eq!(failure.path, spec.stderr_log);
+        assert_eq!(fs::read(&spec.stdout_log).unwrap(), b"out\n");
     }
 
     #[tokio::test]

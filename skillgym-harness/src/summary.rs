@@ -129,8 +129,11 @@ fn snapshot_note(result: &ExecutionResult) -> &'static str {
     }
 }
 
-/// The counts and where `results.json` is.
-pub(crate) fn count_lines(counts: Counts, results_path: &std::path::Path) -> String {
+/// The counts and where `results.json` is, or why it is not (its path and the error).
+pub(crate) fn count_lines(
+    counts: Counts,
+    results: Result<&std::path::Path, (&std::path::Path, &std::io::Error)>,
+) -> String {
     let mut text = format!(
         "skillgym: {} executions: {} passed, {} failed, {} expected-failed, {} unexpected-passed",
         counts.executions,
@@ -145,10 +148,13 @@ pub(crate) fn count_lines(counts: Counts, results_path: &std::path::Path) -> Str
     if counts.interrupted > 0 {
         text.push_str(&format!(", {} interrupted", counts.interrupted));
     }
-    text.push_str(&format!(
-        "\nskillgym: results: {}\n",
-        results_path.display()
-    ));
+    text.push_str(&match results {
+        Ok(path) => format!("\nskillgym: results: {}\n", path.display()),
+        Err((path, error)) => format!(
+            "\nskillgym: results: not written: cannot write {}: {error}\n",
+            path.display()
+        ),
+    });
     text
 }
 

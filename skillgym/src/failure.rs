@@ -47,6 +47,9 @@ pub enum FailureOrigin {
     OutputLimit,
     /// The run was interrupted (SIGINT, SIGTERM or SIGHUP) and the agent was killed.
     Interrupted,
+    /// A file of the attempt (a log, its report, its result) could not be written, e.g. the
+    /// disk is full: what it should have kept is lost, so the attempt cannot pass.
+    Artifacts,
 }
 
 impl FailureOrigin {
@@ -84,6 +87,7 @@ impl FailureOrigin {
             FailureOrigin::Snapshot => ("snapshot", "Snapshot verification"),
             FailureOrigin::OutputLimit => ("output-limit", "Output limit exceeded"),
             FailureOrigin::Interrupted => ("interrupted", "Run interrupted"),
+            FailureOrigin::Artifacts => ("artifacts", "Artifacts not written"),
         };
         FailureClass::new(id, label)
     }
@@ -110,6 +114,7 @@ impl FailureOrigin {
             FailureOrigin::Snapshot => "snapshot",
             FailureOrigin::OutputLimit => "output-limit",
             FailureOrigin::Interrupted => "interrupted",
+            FailureOrigin::Artifacts => "artifacts",
         }
     }
 }

@@ -18,13 +18,14 @@ use super::runtimes::Lease;
 use super::session::{SessionLimits, SessionOutput, run_session};
 use super::suite_hooks;
 use crate::agent::SessionSpec;
-use crate::artifacts::write_json;
+use crate::artifacts::{write_json, write_json_or_note};
 use crate::dry_run;
 use crate::grade::Judge;
 use crate::replay::RecordedExecution;
 use crate::run::{RunContext, Runner};
 use crate::skills;
 use crate::suite::{CaseCheck, CaseSpec};
+use crate::unwritten;
 use crate::workspace::{self, PreparedWorkspace};
 
 /// Which attempt of which execution.
@@ -41,7 +42,8 @@ pub(super) struct AttemptId<'a> {
 }
 
 /// Runs one attempt and writes its `report.json` and `result.json`. Never panics on agent or
-/// case misbehaviour: every problem becomes a failure with its origin.
+/// case misbehaviour: every problem becomes a failure with its origin, and so does a file of
+/// the attempt that could not be written (origin `artifacts`).
 pub(super) fn run_attempt(run: &RunContext, runtime: &Lease, id: AttemptId<'_>) -> AttemptResult {
     let started = Instant::now();
     let case = id.case;
@@ -69,12 +71,7 @@ pub(super) fn run_attempt(run: &RunContext, runtime: &Lease, id: AttemptId<'_>) 
         Ok(failure) => failure,
         Err(failure) => Some(failure),
     };
-    let failure = failure.map(|mut failure| {
-        classify(case, &mut failure);
-        failure
-    });
-    (result.status, result.failure) = verdict(case.expected_fail, failure);
-    result.passed = result.status.is_passing();
+    conclude(&mut result, case, failure.clone());
     result.duration_ms = match id.recorded {
         // A replay reports the recorded attempt's time: its own is not the agent's.
         Some(recorded) => {
@@ -83,13 +80,54 @@ pub(super) fn run_attempt(run: &RunContext, runtime: &Lease, id: AttemptId<'_>) 
         }
         None => started.elapsed().as_millis() as u64,
     };
-    if let Err(error) = write_json(&artifact_dir.join("result.json"), &result) {
-        eprintln!(
-            "skillgym: cannot write {}: {error}",
-            artifact_dir.join("result.json").display()
-        );
+    let path = artifact_dir.join("result.json");
+    if let Err(error) = write_json(&path, &result) {
+        unwritten::note(&path, &error);
+        // Its verdict on disk is lost: the attempt cannot pass.
+        conclude(&mut result, case, failure);
     }
     result
+}
+
+/// Sets the attempt's verdict from the failure of its session or checks, and the files of
+/// the attempt that could not be written ([`with_unwritten`]), through the case's
+/// `classify_failure` hook and its expectation.
+fn conclude(result: &mut AttemptResult, case: &CaseSpec, failure: Option<Failure>) {
+    let lost = unwritten::failure_under(&result.artifact_dir);
+    let failure = with_unwritten(failure, lost, case.expected_fail).map(|mut failure| {
+        classify(case, &mut failure);
+        failure
+    });
+    (result.status, result.failure) = verdict(case.expected_fail, failure);
+    result.passed = result.status.is_passing();
+}
+
+/// The attempt's failure once the files it could not write (`lost`, origin `artifacts`) are
+/// known. An attempt that lost files cannot pass, nor fail as expected: their failure comes
+/// first when the attempt would pass or fail as expected, and when it failed for want of a
+/// file already; any other failure stays first. The second one is kept as a note.
+fn with_unwritten(
+    failure: Option<Failure>,
+    lost: Option<Failure>,
+    expected_fail: bool,
+) -> Option<Failure> {
+    let Some(lost) = lost else {
+        return failure;
+    };
+    let Some(failure) = failure else {
+        return Some(lost);
+    };
+    let lost_first = failure.origin == FailureOrigin::Artifacts
+        || (expected_fail && failure.origin.is_verdict());
+    let (mut first, second) = match lost_first {
+        true => (lost, failure),
+        false => (failure, lost),
+    };
+    first.message.push_str(&format!(
+        "\n  also: {}",
+        second.message.lines().next().unwrap_or_default()
+    ));
+    Some(first)
 }
 
 /// Prepares the workspace, runs the session and the checks. `Err` is a failure before the
@@ -102,12 +140,8 @@ fn prepare_and_run(
 ) -> Result<Option<Failure>, Failure> {
     let AttemptId { case, runner, .. } = id;
     let artifact_dir = &result.artifact_dir.clone();
-    crate::artifacts::create_dirs_below(&run.run_dir.path(), artifact_dir).map_err(|error| {
-        Failure::new(
-            FailureOrigin::Workspace,
-            format!("cannot create {}: {error}", artifact_dir.display()),
-        )
-    })?;
+    crate::artifacts::create_dirs_below(&run.run_dir.path(), artifact_dir)
+        .map_err(|error| not_started(artifact_dir, &error))?;
     if let Some(recorded) = id.recorded {
         return replay_and_check(run, runtime, id, recorded, result);
     }
@@ -120,12 +154,7 @@ fn prepare_and_run(
         .load()
         .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
     let prompt_file = artifact_dir.join("prompt.md");
-    std::fs::write(&prompt_file, &prompt).map_err(|error| {
-        Failure::new(
-            FailureOrigin::Workspace,
-            format!("cannot write {}: {error}", prompt_file.display()),
-        )
-    })?;
+    std::fs::write(&prompt_file, &prompt).map_err(|error| not_started(&prompt_file, &error))?;
     let workspace = workspace::prepare(run, runtime, case, &runner.id, artifact_dir)?;
     let installed = install_skills(run, case, runner, workspace.cwd())?;
     let declared = match &case.check {
@@ -184,16 +213,20 @@ fn prepare_and_run(
     Ok(failure)
 }
 
+/// The failure of an attempt whose agent was not started because `path` could not be written
+/// (noted: the attempt's `artifacts` failure names it).
+fn not_started(path: &Path, error: &std::io::Error) -> Failure {
+    unwritten::note(path, error);
+    Failure::new(FailureOrigin::Artifacts, "the agent was not started")
+}
+
 /// Keeps what the attempt's result says of its session, and writes `report.json`.
 fn keep_session(result: &mut AttemptResult, session: &SessionOutput) {
     result.usage = session.report.usage.clone();
     result.steps = session.steps;
     result.exit_code = session.exit_code;
     result.signal = session.signal;
-    let path = result.artifact_dir.join("report.json");
-    if let Err(error) = write_json(&path, &session.report) {
-        eprintln!("skillgym: cannot write {}: {error}", path.display());
-    }
+    write_json_or_note(&result.artifact_dir.join("report.json"), &session.report);
 }
 
 /// Runs the case's checks on a session that ran to its end: a Rust case's function (and
@@ -397,10 +430,7 @@ fn write_explain(
             && report.session_id.is_some(),
         "questions": questions,
     });
-    let path = artifact_dir.join("explain.json");
-    if let Err(error) = write_json(&path, &explain) {
-        eprintln!("skillgym: cannot write {}: {error}", path.display());
-    }
+    write_json_or_note(&artifact_dir.join("explain.json"), &explain);
 }
 
 /// Maps a raw outcome through the case's expectation.
@@ -450,7 +480,7 @@ fn install_skills(
 mod tests {
     use super::*;
 
-    const ORIGINS: [FailureOrigin; 11] = [
+    const ORIGINS: [FailureOrigin; 12] = [
         FailureOrigin::Assertion,
         FailureOrigin::Grader,
         FailureOrigin::Runner,
@@ -462,6 +492,7 @@ mod tests {
         FailureOrigin::Normalization,
         FailureOrigin::Snapshot,
         FailureOrigin::OutputLimit,
+        FailureOrigin::Artifacts,
     ];
 
     #[test]
@@ -496,6 +527,45 @@ mod tests {
             assert!(!status.is_passing());
             assert_eq!(failure.unwrap().class.id, "interrupted");
         }
+    }
+
+    #[test]
+    fn lost_files_fail_an_attempt_that_would_pass_or_fail_as_expected() {
+        let lost = || {
+            Some(Failure::new(
+                FailureOrigin::Artifacts,
+                "cannot write stdout.log",
+            ))
+        };
+        let passed = with_unwritten(None, lost(), false).unwrap();
+        assert_eq!(passed.origin, FailureOrigin::Artifacts);
+        assert_eq!(verdict(false, Some(passed)).0, Status::Failed);
+
+        // An expected failure is no pass when files are lost: the loss comes first.
+        let expected = Failure::new(FailureOrigin::Assertion, "no answer");
+        let merged = with_unwritten(Some(expected), lost(), true).unwrap();
+        assert_eq!(merged.origin, FailureOrigin::Artifacts);
+        assert_eq!(merged.message, "cannot write stdout.log\n  also: no answer");
+        assert_eq!(verdict(true, Some(merged)).0, Status::Failed);
+
+        // Any other failure stays first, the loss noted.
+        let crash = Failure::new(FailureOrigin::Runner, "exited with 1\nstderr...");
+        let merged = with_unwritten(Some(crash), lost(), false).unwrap();
+        assert_eq!(merged.origin, FailureOrigin::Runner);
+        assert_eq!(
+            merged.message,
+            "exited with 1\nstderr...\n  also: cannot write stdout.log"
+        );
+
+        // A session that did not start for want of a file: the files named come first.
+        let not_started = Failure::new(FailureOrigin::Artifacts, "the agent was not started");
+        let merged = with_unwritten(Some(not_started), lost(), false).unwrap();
+        assert_eq!(
+            merged.message,
+            "cannot write stdout.log\n  also: the agent was not started"
+        );
+
+        assert_eq!(with_unwritten(None, None, false), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::aggregate::{ExecutionPlan, aggregate};
 use super::attempt::{AttemptId, run_attempt};
 use super::result::{AttemptResult, ExecutionResult, RepetitionResult, Status};
 use super::runtimes::Lease;
-use crate::artifacts::write_json;
+use crate::artifacts::write_json_or_note;
 use crate::run::{RunContext, Runner};
 use crate::suite::CaseSpec;
 
@@ -168,10 +168,7 @@ fn skipped(plan: ExecutionPlan, origin: FailureOrigin, message: String) -> Execu
 
 /// Writes the execution's `result.json`.
 fn write_result(result: ExecutionResult) -> ExecutionResult {
-    let path = result.artifact_dir.join("result.json");
-    if let Err(error) = write_json(&path, &result) {
-        eprintln!("skillgym: cannot write {}: {error}", path.display());
-    }
+    write_json_or_note(&result.artifact_dir.join("result.json"), &result);
     result
 }
 

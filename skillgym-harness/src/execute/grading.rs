@@ -7,7 +7,7 @@ use std::time::Duration;
 use skillgym::{Failure, FailureOrigin, SessionReport};
 
 use super::result::{GraderCheck, GraderResult, GraderVerdict, Grading};
-use crate::artifacts::write_json;
+use crate::artifacts::write_json_or_note;
 use crate::grade::score::score_case;
 use crate::grade::{self, GradeInput, GraderOutcome, Judge, Verdict};
 use crate::suite::{CaseSpec, DeclaredCheck};
@@ -78,10 +78,7 @@ pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
             })
             .collect(),
     };
-    let path = scene.artifact_dir.join("grading.json");
-    if let Err(error) = write_json(&path, &grading) {
-        eprintln!("skillgym: cannot write {}: {error}", path.display());
-    }
+    write_json_or_note(&scene.artifact_dir.join("grading.json"), &grading);
     let failure = (!score.passed).then(|| {
         Failure::new(FailureOrigin::Grader, score.message()).at(Some(check.location.clone()))
     });

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use skillgym::{Failure, FailureOrigin};
 
-use crate::artifacts::write_json;
+use crate::artifacts::write_json_or_note;
 use crate::grade::spec::GraderCommand;
 use crate::oneshot;
 use crate::suite::DeclaredCheck;
@@ -89,10 +89,7 @@ impl HookLog {
         if self.runs.is_empty() {
             return;
         }
-        let path = artifact_dir.join("hooks.json");
-        if let Err(error) = write_json(&path, &self.runs) {
-            eprintln!("skillgym: cannot write {}: {error}", path.display());
-        }
+        write_json_or_note(&artifact_dir.join("hooks.json"), &self.runs);
     }
 }
 
@@ -280,7 +277,7 @@ fn keep_log(dir: &Path, name: &str, stream: &str, bytes: &[u8]) -> Option<PathBu
     match std::fs::write(&path, bytes) {
         Ok(()) => Some(path),
         Err(error) => {
-            eprintln!("skillgym: cannot write {}: {error}", path.display());
+            crate::unwritten::note(&path, &error);
             None
         }
     }

@@ -11,7 +11,7 @@ use tokio::runtime::Runtime;
 
 use super::session::{SessionLimits, run_session};
 use crate::agent::SessionSpec;
-use crate::artifacts::write_json;
+use crate::artifacts::write_json_or_note;
 use crate::grade::code::file_name;
 use crate::grade::{GradeError, Judge};
 use crate::run::{RunContext, Runner};
@@ -73,9 +73,7 @@ impl Judge for SessionJudge<'_> {
             .runtime
             .block_on(run_session(self.runner.agent.as_ref(), &spec, limits));
         drop(dry_run);
-        if let Err(error) = write_json(&dir.join("report.json"), &session.report) {
-            eprintln!("skillgym: cannot write the judge's report.json: {error}");
-        }
+        write_json_or_note(&dir.join("report.json"), &session.report);
         if let Some(failure) = session.failure {
             return Err(format!(
                 "the judge runner `{}` failed: {} (artifacts: {})",

@@ -8,6 +8,7 @@ use std::time::Duration;
 use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport, Timing};
 
 use crate::agent::{Agent, Launch, SessionSpec, StreamParser, isolation};
+use crate::error::IoError;
 use crate::normalize::{KnownSkills, ManifestReads, ProviderError, ReportBuilder};
 use crate::process::{self, LineSink, LineVerdict, ProcessOutcome, ProcessSpec, Termination};
 use crate::time::Timestamp;
@@ -114,17 +115,44 @@ pub async fn run_launch(
     output.report.raw_artifacts.stdout = Some(stdout_log);
     output.report.raw_artifacts.stderr = stderr_log.is_file().then(|| stderr_log.clone());
     match launched {
-        Err(error) => {
-            let message = format!("the agent could not be run: {error}");
-            output.failure = Some(Failure::new(FailureOrigin::Runner, message));
-        }
+        Err(error) => output.failure = Some(launch_failure(&error)),
         Ok(outcome) => {
+            for log in &outcome.log_failures {
+                crate::unwritten::note(&log.path, &log.error);
+            }
             output.report.timing = timing(&outcome);
             output.failure = outcome_failure(&outcome, &limits, &output, &stderr_log, agent.kind());
             (output.exit_code, output.signal) = (outcome.exit_code, outcome.signal);
         }
     }
     output
+}
+
+/// The failure of a session whose agent did not start: origin `artifacts` when its log
+/// could not be created (noted as a file not written), else `runner`.
+fn launch_failure(error: &std::io::Error) -> Failure {
+    let unwritten = error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<IoError>())
+        .and_then(|inner| match inner {
+            IoError::CreateLogFile { path, source } | IoError::CreateLogDir { path, source } => {
+                Some((path, source))
+            }
+            _ => None,
+        });
+    match unwritten {
+        Some((path, source)) => {
+            crate::unwritten::note(path, source);
+            Failure::new(
+                FailureOrigin::Artifacts,
+                format!("the agent was not started: {error}"),
+            )
+        }
+        None => Failure::new(
+            FailureOrigin::Runner,
+            format!("the agent could not be run: {error}"),
+        ),
+    }
 }
 
 /// The process of a launched session, and the guard of the auth files seeded for it. An
@@ -406,9 +434,7 @@ fn write_manifests(spec: &SessionSpec<'_>, report: &SessionReport, reads: &Manif
         .map(|(path, name)| (path.display().to_string(), name))
         .collect();
     let path = spec.artifact_dir.join(MANIFESTS);
-    if let Err(error) = crate::artifacts::write_json(&path, &names) {
-        eprintln!("skillgym: cannot write {}: {error}", path.display());
-    }
+    crate::artifacts::write_json_or_note(&path, &names);
 }
 
 /// What skill detection knows of the session: its workspace and the skills installed in it.
@@ -418,4 +444,45 @@ pub(super) fn known_skills(spec: &SessionSpec<'_>) -> KnownSkills {
         known.installed(&skill.path, &skill.name);
     }
     known
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use super::*;
+
+    #[test]
+    fn a_log_that_cannot_be_created_is_no_runner_failure() {
+        let log = Path::new("/launch-failure-test/attempt-1/stdout.log");
+        let error = io::Error::from(IoError::CreateLogFile {
+            path: log.to_path_buf(),
+            source: io::Error::from(io::ErrorKind::StorageFull),
+        });
+        let failure = launch_failure(&error);
+        assert_eq!(failure.origin, FailureOrigin::Artifacts);
+        assert!(
+            failure
+                .message
+                .starts_with("the agent was not started: cannot create log file"),
+            "{}",
+            failure.message
+        );
+        let lost = crate::unwritten::failure_under(log.parent().unwrap()).expect("noted");
+        assert_eq!(lost.class.id, "disk-full");
+        assert!(lost.message.contains("stdout.log"), "{}", lost.message);
+
+        let spawn = io::Error::from(IoError::Spawn {
+            program: "/no/agent".into(),
+            cwd: "/w".into(),
+            source: io::Error::from(io::ErrorKind::NotFound),
+        });
+        let failure = launch_failure(&spawn);
+        assert_eq!(failure.origin, FailureOrigin::Runner);
+        assert!(
+            failure
+                .message
+                .starts_with("the agent could not be run: cannot start")
+        );
+    }
 }

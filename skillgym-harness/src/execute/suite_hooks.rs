@@ -13,7 +13,7 @@ use serde_json::Value;
 use skillgym::{Failure, FailureOrigin};
 
 use super::hooks::{HookCall, HookRun, SETUP_TIMEOUT, TEARDOWN_TIMEOUT, run_hook};
-use crate::artifacts::write_json;
+use crate::artifacts::{write_json, write_json_or_note};
 use crate::schedule::lock_file;
 use crate::suite::declared::SuiteScope;
 use crate::suite::yaml::{HookDef, Hooks};
@@ -151,9 +151,6 @@ pub(crate) fn after_all(run_dir: &Path, run_id: &str, suite: &SuiteScope, runner
                 level.split('-').next().unwrap_or_default()
             );
         }
-        let path = dir.join(format!("{name}.json"));
-        if let Err(error) = write_json(&path, &record) {
-            eprintln!("skillgym: cannot write {}: {error}", path.display());
-        }
+        write_json_or_note(&dir.join(format!("{name}.json")), &record);
     }
 }

@@ -1,5 +1,9 @@
 //! Running the trials (with their live progress) and what follows: `results.json`, the summary,
 //! the suites' `after_all` hooks, the exit code.
+//!
+//! A file that cannot be written (a full disk) costs nothing else: the summary, every other
+//! reporter and the `--format junit` document still come out, the verdicts still decide the
+//! exit code, and a run that lost a file exits 101 even when every verdict passed.
 
 use std::process::ExitCode;
 use std::sync::{Arc, PoisonError};
@@ -20,6 +24,7 @@ use crate::suite::CaseCheck;
 use crate::suite::declared::SuiteScope;
 use crate::summary::{self, Counts, RunResults};
 use crate::time::Timestamp;
+use crate::unwritten;
 
 /// Runs the trials; after an in-process run, writes `results.json` and prints the summary.
 pub(super) fn execute(
@@ -56,6 +61,7 @@ pub(super) fn execute(
             "skillgym: killed {escaped} agent process(es) still running at the end of the run"
         );
     }
+    let mut failed_reports = FailedReports::default();
     let mut results = std::mem::take(
         &mut *context
             .results
@@ -65,50 +71,7 @@ pub(super) fn execute(
     if !process_per_test() && !results.is_empty() {
         results.sort_by_key(|(position, _)| *position);
         let executions: Vec<&ExecutionResult> = results.iter().map(|(_, r)| r).collect();
-        let counts = Counts::of(executions.iter().copied());
-        let ended = SystemTime::now();
-        let run_results = RunResults {
-            run_id: context.run_dir.run_id(),
-            run_dir: context.run_dir.path(),
-            started_at: Timestamp::from(started).rfc3339(),
-            ended_at: Timestamp::from(ended).rfc3339(),
-            duration_ms: ended
-                .duration_since(started)
-                .map_or(0, |d| d.as_millis() as u64),
-            selected_tags: &context.settings.tags,
-            summary: counts,
-            executions,
-        };
-        match summary::write_results(&context.run_dir, &run_results) {
-            Ok(path) => {
-                let quiet = arguments.quiet
-                    || context.format_junit
-                    || matches!(arguments.format, Some(libtest_mimic::FormatSetting::Json));
-                let report = RunReport::new(
-                    vec![context.run_dir.run_id().to_owned()],
-                    vec![context.run_dir.path()],
-                    run_results
-                        .executions
-                        .iter()
-                        .map(|e| (*e).clone())
-                        .collect(),
-                )
-                .with_times(run_results.started_at.clone(), run_results.ended_at.clone());
-                if !quiet {
-                    let mut lines =
-                        summary::repetition_lines(run_results.executions.iter().copied());
-                    lines.push_str(&console::summary(&report));
-                    lines.push_str(&replay_line(&context.runners));
-                    lines.push_str(&summary::count_lines(counts, &path));
-                    print!("{}", secrets::mask(&lines));
-                }
-                write_reports(&context, &report, quiet);
-                if context.format_junit {
-                    junit_format::print(&report);
-                }
-            }
-            Err(error) => eprintln!("skillgym: cannot write results.json: {error}"),
-        }
+        failed_reports = write_and_print(arguments, &context, started, executions);
     }
     if context.format_junit && results.is_empty() {
         junit_format::print(&RunReport::new(
@@ -133,12 +96,124 @@ pub(super) fn execute(
         );
         return ExitCode::from(signal.exit_code());
     }
-    conclusion.exit_code()
+    exit_code(&conclusion, failed_reports)
 }
 
-/// Has every reporter of the run write into the run directory, and names what each wrote.
-fn write_reports(context: &RunContext, report: &RunReport, quiet: bool) {
+/// The exit code of a run that was not interrupted: the verdicts' (libtest's), but 101 when a
+/// file or report could not be written, which the last line says.
+fn exit_code(conclusion: &libtest_mimic::Conclusion, failed_reports: FailedReports) -> ExitCode {
+    let lost = unwritten::tally();
+    if lost.files == 0 && failed_reports.count == 0 {
+        return conclusion.exit_code();
+    }
+    eprintln!(
+        "{}",
+        lost_line(lost, failed_reports, conclusion.has_failed())
+    );
+    match conclusion.has_failed() {
+        true => conclusion.exit_code(),
+        false => ExitCode::from(101),
+    }
+}
+
+/// After an in-process run: writes `results.json`, prints the summary (unless quiet), has the
+/// reporters write and prints the `--format junit` document. A file that cannot be written
+/// stops nothing after it; the reporters that failed are returned.
+fn write_and_print(
+    arguments: &Arguments,
+    context: &RunContext,
+    started: SystemTime,
+    executions: Vec<&ExecutionResult>,
+) -> FailedReports {
+    let counts = Counts::of(executions.iter().copied());
+    let ended = SystemTime::now();
+    let run_results = RunResults {
+        run_id: context.run_dir.run_id(),
+        run_dir: context.run_dir.path(),
+        started_at: Timestamp::from(started).rfc3339(),
+        ended_at: Timestamp::from(ended).rfc3339(),
+        duration_ms: ended
+            .duration_since(started)
+            .map_or(0, |d| d.as_millis() as u64),
+        selected_tags: &context.settings.tags,
+        summary: counts,
+        executions,
+    };
+    let results_path = context.run_dir.path().join("results.json");
+    let written = summary::write_results(&context.run_dir, &run_results);
+    if let Err(error) = &written {
+        unwritten::note_named(&results_path, error);
+    }
+    let quiet = arguments.quiet
+        || context.format_junit
+        || matches!(arguments.format, Some(libtest_mimic::FormatSetting::Json));
+    let report = RunReport::new(
+        vec![context.run_dir.run_id().to_owned()],
+        vec![context.run_dir.path()],
+        run_results
+            .executions
+            .iter()
+            .map(|e| (*e).clone())
+            .collect(),
+    )
+    .with_times(run_results.started_at.clone(), run_results.ended_at.clone());
+    if !quiet {
+        let mut lines = summary::repetition_lines(run_results.executions.iter().copied());
+        lines.push_str(&console::summary(&report));
+        lines.push_str(&replay_line(&context.runners));
+        let results = match &written {
+            Ok(path) => Ok(path.as_path()),
+            Err(error) => Err((results_path.as_path(), error)),
+        };
+        lines.push_str(&summary::count_lines(counts, results));
+        print!("{}", secrets::mask(&lines));
+    }
+    let failed_reports = write_reports(context, &report, quiet);
+    if context.format_junit {
+        junit_format::print(&report);
+    }
+    failed_reports
+}
+
+/// The closing line of a run that could not write everything: how much, why when the disk
+/// is full, and, when every verdict passed, that the run fails all the same.
+fn lost_line(lost: unwritten::Tally, reports: FailedReports, verdicts_failed: bool) -> String {
+    let mut parts = Vec::new();
+    if lost.files > 0 {
+        parts.push(format!("{} file(s)", lost.files));
+    }
+    if reports.count > 0 {
+        parts.push(format!("{} report(s)", reports.count));
+    }
+    let mut line = format!("skillgym: {} could not be written", parts.join(" and "));
+    if lost.disk_full || reports.disk_full {
+        line.push_str(" (the disk is full)");
+    }
+    if lost.unnamed > 0 {
+        line.push_str(&format!(
+            "; {} of the files are not named above (each attempt's failure names its own)",
+            lost.unnamed
+        ));
+    }
+    if !verdicts_failed {
+        line.push_str("; every verdict passed, but what the run was to keep is lost: it fails");
+    }
+    line
+}
+
+/// The reporters that failed.
+#[derive(Debug, Default, Clone, Copy)]
+struct FailedReports {
+    count: usize,
+    /// Whether one of them met a full disk.
+    disk_full: bool,
+}
+
+/// Has every reporter of the run write into the run directory (one failing stops no other),
+/// names what each wrote, and says which failed.
+fn write_reports(context: &RunContext, report: &RunReport, quiet: bool) -> FailedReports {
     let dir = context.run_dir.path();
+    let mut failed = FailedReports::default();
     for reporter in &context.reporters {
         match reporter.write(report, &dir) {
             Ok(paths) if !quiet => {
@@ -147,9 +222,18 @@ fn write_reports(context: &RunContext, report: &RunReport, quiet: bool) {
                 }
             }
             Ok(_) => {}
-            Err(error) => eprintln!("skillgym: the {} reporter failed: {error}", reporter.name()),
+            Err(error) => {
+                failed.count += 1;
+                failed.disk_full |= unwritten::is_disk_full(&error);
+                eprintln!(
+                    "skillgym: the {} reporter cannot write into {}: {error}",
+                    reporter.name(),
+                    dir.display()
+                );
+            }
         }
     }
+    failed
 }
 
 /// Runs the `after_all` hooks of every declarative suite whose cases ran in this run, with

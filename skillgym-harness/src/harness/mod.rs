@@ -176,8 +176,8 @@ impl Harness {
         self
     }
 
-    /// Plans and runs; returns 0 when every execution passed, 101 when one failed, 2 on a usage
-    /// or configuration error, and 128 + the signal's number (130, 143, 129) when SIGINT,
+    /// Plans and runs; returns 0 when every execution passed, 101 when one failed or a file or
+    /// report of the run could not be written, 2 on a usage or configuration error, and 128 + the signal's number (130, 143, 129) when SIGINT,
     /// SIGTERM or SIGHUP interrupted the run.
     pub fn run(self) -> ExitCode {
         match self.prepare() {
@@ -265,10 +265,8 @@ impl Harness {
                 mock_run,
             );
             if let Err(error) = record.write_once(&context.run_dir.path()) {
-                eprintln!(
-                    "skillgym: cannot write {}: {error}",
-                    context.run_dir.path().join(RUN_FILE).display()
-                );
+                let path = context.run_dir.path().join(RUN_FILE);
+                crate::unwritten::note_named(&path, &error);
             }
         }
         let trials = trials::trials(&plan, &context);

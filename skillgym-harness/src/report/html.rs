@@ -49,9 +49,7 @@ impl Reporter for Html {
     fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
         fs::create_dir_all(dir)?;
         let path = dir.join("report.html");
-        let temporary = dir.join(format!("report.html.tmp-{}", std::process::id()));
-        fs::write(&temporary, render(report))?;
-        fs::rename(&temporary, &path)?;
+        crate::artifacts::write_atomically(&path, render(report).as_bytes())?;
         Ok(vec![path])
     }
 }

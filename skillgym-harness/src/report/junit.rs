@@ -34,7 +34,7 @@ impl Reporter for Junit {
 
     fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
         let path = dir.join("junit.xml");
-        std::fs::write(&path, xml(report))?;
+        crate::artifacts::write_atomically(&path, xml(report).as_bytes())?;
         Ok(vec![path])
     }
 }

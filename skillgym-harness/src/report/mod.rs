@@ -232,7 +232,8 @@ pub trait Reporter: Send + Sync {
     fn name(&self) -> &str;
 
     /// Writes the report into `dir` (the run directory, or the directory `cargo skillgym
-    /// report` writes to) and returns the files written.
+    /// report` writes to) and returns the files written. After a run, an error is printed and
+    /// makes the run exit with 101; the other reporters still write.
     fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>>;
 }
 

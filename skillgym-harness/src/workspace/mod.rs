@@ -13,7 +13,7 @@ use serde::Serialize;
 use skillgym::{Failure, FailureOrigin};
 use tokio::runtime::Runtime;
 
-use crate::artifacts::write_json;
+use crate::artifacts::write_json_or_note;
 use crate::config::{BootstrapConfig, WorkspaceMode};
 use crate::process::{self, LineVerdict, ProcessSpec, Termination};
 use crate::run::RunContext;
@@ -95,10 +95,7 @@ fn remove_tree(dir: &Path) -> io::Result<()> {
 }
 
 fn write_record(artifact_dir: &Path, record: &WorkspaceRecord) {
-    let path = artifact_dir.join("workspace.json");
-    if let Err(error) = write_json(&path, record) {
-        eprintln!("skillgym: cannot write {}: {error}", path.display());
-    }
+    write_json_or_note(&artifact_dir.join("workspace.json"), record);
 }
 
 /// Prepares the workspace of one attempt. A case's own `workspace` template makes the attempt
