@@ -15,10 +15,10 @@ use crate::progress;
 use crate::reaper;
 use crate::report::{RunReport, console};
 use crate::run::RunContext;
-use crate::secrets;
 use crate::suite::CaseCheck;
 use crate::suite::declared::SuiteScope;
 use crate::summary::{self, Counts, RunResults};
+use crate::terminal_text::{self, eprintln_escaped, println_escaped};
 use crate::time::Timestamp;
 
 /// Runs the trials; after an in-process run, writes `results.json` and prints the summary.
@@ -32,7 +32,7 @@ pub(super) fn execute(
         return libtest_mimic::run(arguments, trials).exit_code();
     }
     if let Err(error) = interrupt::install() {
-        eprintln!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
+        eprintln_escaped!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
     }
     reaper::become_subreaper();
     // The live status (or the slow-execution notices) while the trials run; it is erased and
@@ -100,14 +100,14 @@ pub(super) fn execute(
                     lines.push_str(&console::summary(&report));
                     lines.push_str(&replay_line(&context.runners));
                     lines.push_str(&summary::count_lines(counts, &path));
-                    print!("{}", secrets::mask(&lines));
+                    print!("{}", terminal_text::masked(&lines));
                 }
                 write_reports(&context, &report, quiet);
                 if context.format_junit {
                     junit_format::print(&report);
                 }
             }
-            Err(error) => eprintln!("skillgym: cannot write results.json: {error}"),
+            Err(error) => eprintln_escaped!("skillgym: cannot write results.json: {error}"),
         }
     }
     if context.format_junit && results.is_empty() {
@@ -123,10 +123,10 @@ pub(super) fn execute(
             .iter()
             .map(|(_, result)| format!("skillgym: {}\n", summary::execution_line(result)))
             .collect();
-        print!("{}", secrets::mask(&lines));
+        print!("{}", terminal_text::masked(&lines));
     }
     if let Some(signal) = interrupt::received() {
-        eprintln!(
+        eprintln_escaped!(
             "skillgym: interrupted by {}; the results gathered so far are in {}",
             signal.name(),
             context.run_dir.path().display()
@@ -143,11 +143,13 @@ fn write_reports(context: &RunContext, report: &RunReport, quiet: bool) {
         match reporter.write(report, &dir) {
             Ok(paths) if !quiet => {
                 for path in paths {
-                    println!("skillgym: {}: {}", reporter.name(), path.display());
+                    println_escaped!("skillgym: {}: {}", reporter.name(), path.display());
                 }
             }
             Ok(_) => {}
-            Err(error) => eprintln!("skillgym: the {} reporter failed: {error}", reporter.name()),
+            Err(error) => {
+                eprintln_escaped!("skillgym: the {} reporter failed: {error}", reporter.name());
+            }
         }
     }
 }
