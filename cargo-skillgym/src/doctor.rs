@@ -40,7 +40,8 @@ pub(crate) fn run(args: &DoctorArgs) -> ExitCode {
     };
     let checks = doctor::check_config(&loaded);
     let (text, ready) = doctor::render(path.as_deref(), &checks);
-    print!("{text}");
+    // The agents' `--version` answers are in it.
+    print!("{}", crate::escape(&text));
     if ready {
         ExitCode::SUCCESS
     } else {

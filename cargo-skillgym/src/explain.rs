@@ -60,10 +60,11 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitCode {
         ));
     }
     if rebuilt_since(&record.executable, &run_dir) {
-        eprintln!(
+        let line = format!(
             "skillgym: {} was rebuilt after the run; explaining with the new build",
             record.executable.display()
         );
+        eprintln!("{}", crate::escape(&line));
     }
     let mut command = Command::new(&record.executable);
     command

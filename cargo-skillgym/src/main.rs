@@ -25,6 +25,9 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+// Text from run directories, snapshot files and agents is printed through it: control
+// characters escaped, no line a CI runner reads as a command.
+use skillgym_harness::terminal_text::escape;
 
 /// How cargo calls a subcommand: `cargo-skillgym skillgym <command> ...`.
 #[derive(Debug, Parser)]
@@ -82,7 +85,7 @@ fn cargo_argv(argv: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
 
 /// Prints `error: {message}` and returns the usage/config exit code, 2.
 fn fail(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {message}");
+    eprintln!("error: {}", escape(&message.to_string()));
     ExitCode::from(2)
 }
 

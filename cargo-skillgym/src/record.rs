@@ -27,17 +27,15 @@ pub(crate) struct RecordArgs {
 pub(crate) fn run(args: &RecordArgs) -> ExitCode {
     match replay::pack(&args.run_dir, &args.dir, args.force) {
         Ok(summary) => {
-            println!(
-                "recorded {} execution(s), {} attempt(s), {} KiB into {}",
+            let text = format!(
+                "recorded {} execution(s), {} attempt(s), {} KiB into {}\nreplay: cargo test --test <benchmarks> -- --replay {}",
                 summary.executions,
                 summary.attempts,
                 summary.bytes.div_ceil(1024),
+                args.dir.display(),
                 args.dir.display()
             );
-            println!(
-                "replay: cargo test --test <benchmarks> -- --replay {}",
-                args.dir.display()
-            );
+            println!("{}", crate::escape(&text));
             ExitCode::SUCCESS
         }
         Err(error) => crate::fail(error),

@@ -74,11 +74,13 @@ pub(crate) fn run(args: &ReportArgs) -> ExitCode {
         match reporter.write(&merged, &out) {
             Ok(paths) => {
                 for path in paths {
-                    println!("skillgym: {}: {}", reporter.name(), path.display());
+                    let line = format!("skillgym: {}: {}", reporter.name(), path.display());
+                    println!("{}", crate::escape(&line));
                 }
             }
             Err(error) => {
-                eprintln!("error: the {} reporter failed: {error}", reporter.name());
+                let line = format!("error: the {} reporter failed: {error}", reporter.name());
+                eprintln!("{}", crate::escape(&line));
                 failed_reporters = true;
             }
         }

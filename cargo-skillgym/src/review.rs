@@ -52,26 +52,30 @@ pub(crate) fn run(args: &ReviewArgs) -> ExitCode {
         (Err(error), _) | (_, Err(error)) => return crate::fail(error),
     };
     if pending.entries.is_empty() {
-        println!(
+        let line = format!(
             "skillgym review: no snapshot values pending review ({} does not exist)",
             pending_file.display()
         );
+        println!("{}", crate::escape(&line));
         return ExitCode::SUCCESS;
     }
     let total = pending.entries.len();
-    println!(
+    let line = format!(
         "skillgym review: {total} snapshot value{} pending in {}",
         if total == 1 { "" } else { "s" },
         pending_file.display()
     );
+    println!("{}", crate::escape(&line));
     let mut input = std::io::stdin().lock().lines();
     let mut decisions: Vec<(&String, &Entry, Answer)> = Vec::with_capacity(total);
     for (index, (key, entry)) in pending.entries.iter().enumerate() {
-        println!(
+        // The key (case and runner ids), the agent and model names come from the file.
+        let shown = format!(
             "\n[{}/{total}] {key}\n{}",
             index + 1,
             describe(entry, baseline.entries.get(key))
         );
+        println!("{}", crate::escape(&shown));
         let answer = if args.accept {
             Answer::Accept
         } else if args.reject {
@@ -97,7 +101,7 @@ pub(crate) fn run(args: &ReviewArgs) -> ExitCode {
     if count(Answer::Accept) > 0 {
         summary.push_str(&format!("; baseline: {}", path.display()));
     }
-    println!("{summary}");
+    println!("{}", crate::escape(&summary));
     ExitCode::SUCCESS
 }
 
@@ -167,7 +171,10 @@ fn ask(input: &mut impl Iterator<Item = std::io::Result<String>>) -> Answer {
             "a" | "accept" => return Answer::Accept,
             "r" | "reject" => return Answer::Reject,
             "s" | "skip" => return Answer::Skip,
-            other => println!("`{other}` is not an answer: type a, r or s"),
+            other => println!(
+                "{}",
+                crate::escape(&format!("`{other}` is not an answer: type a, r or s"))
+            ),
         }
     }
 }

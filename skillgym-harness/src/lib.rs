@@ -78,6 +78,8 @@ mod suggest;
 #[doc(hidden)]
 pub mod suite;
 mod summary;
+#[doc(hidden)]
+pub mod terminal_text;
 mod time;
 mod unwritten;
 #[doc(hidden)]

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
 use crate::artifacts::sanitize;
+use crate::terminal_text::eprintln_escaped;
 
 /// The rejected runners of one run.
 #[derive(Debug)]
@@ -58,7 +59,7 @@ impl Rejections {
         if let Err(error) = write()
             && error.kind() != std::io::ErrorKind::AlreadyExists
         {
-            eprintln!(
+            eprintln_escaped!(
                 "skillgym: cannot record the rejection of runner `{runner}` in {}: {error}",
                 self.dir.display()
             );

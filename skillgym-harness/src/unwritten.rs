@@ -16,8 +16,6 @@ use std::sync::{Mutex, PoisonError};
 
 use skillgym::{Failure, FailureClass, FailureOrigin};
 
-use crate::secrets;
-
 /// How many unwritten files are named on stderr as they happen.
 const NAMED: usize = 5;
 
@@ -98,7 +96,7 @@ fn record(path: &Path, error: &io::Error, always: bool) {
     } else {
         return;
     };
-    eprintln!("{}", secrets::mask(&line));
+    eprintln!("{}", crate::terminal_text::masked(&line));
 }
 
 /// The failure of an attempt some of whose files, under `dir`, could not be written: origin

@@ -48,7 +48,7 @@ const FILES: [(&str, &str); 4] = [
 pub(crate) fn run(args: &InitArgs) -> ExitCode {
     match init(args) {
         Ok(summary) => {
-            print!("{summary}");
+            print!("{}", crate::escape(&summary));
             ExitCode::SUCCESS
         }
         Err(message) => crate::fail(message),

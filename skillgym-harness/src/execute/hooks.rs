@@ -26,6 +26,7 @@ use crate::grade::spec::GraderCommand;
 use crate::oneshot;
 use crate::suite::DeclaredCheck;
 use crate::suite::yaml::{HookDef, Hooks};
+use crate::terminal_text::eprintln_escaped;
 
 /// Default timeout of a `before_*` hook.
 pub(super) const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -144,9 +145,10 @@ pub(super) fn after_each(scene: &HookScene<'_>, log: &mut HookLog) {
         let name = format!("{level}-after_each");
         let run = run_hook(&attempt_call(scene, &name, hook, TEARDOWN_TIMEOUT));
         if let Some(why) = run.failed() {
-            eprintln!(
+            eprintln_escaped!(
                 "skillgym: warning: [{}] {}: the {level} hook `after_each` {why}",
-                scene.runner_id, scene.case_id
+                scene.runner_id,
+                scene.case_id
             );
         }
         log.runs.push(run);

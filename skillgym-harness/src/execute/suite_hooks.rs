@@ -17,6 +17,7 @@ use crate::artifacts::{write_json, write_json_or_note};
 use crate::schedule::lock_file;
 use crate::suite::declared::SuiteScope;
 use crate::suite::yaml::{HookDef, Hooks};
+use crate::terminal_text::eprintln_escaped;
 
 /// The directory of a suite's run-wide hook records: `<run>/suites/<suite>/`.
 fn suite_dir(run_dir: &Path, suite: &SuiteScope) -> PathBuf {
@@ -145,7 +146,7 @@ pub(crate) fn after_all(run_dir: &Path, run_id: &str, suite: &SuiteScope, runner
         }
         let record = run_once(run_id, suite, hook, &name, &dir, TEARDOWN_TIMEOUT);
         if let Some(why) = record.failed() {
-            eprintln!(
+            eprintln_escaped!(
                 "skillgym: warning: the suite `{}`'s {} hook `after_all` {why}",
                 suite.name,
                 level.split('-').next().unwrap_or_default()

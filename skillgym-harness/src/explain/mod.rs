@@ -18,6 +18,8 @@
 //! question is still asked. Stored answers are printed again unless `--rerun`, which asks
 //! again and replaces `explain/` and `explanations.json`. Exit code: 0 when every question was
 //! answered, 1 when a question's session failed, 2 when an attempt could not be explained.
+//! The questions and answers are printed with secrets masked and control characters escaped
+//! ([`terminal_text`](crate::terminal_text)).
 
 mod ask;
 mod hint;
@@ -35,8 +37,8 @@ use tokio::runtime::Runtime;
 use crate::config::Settings;
 use crate::dry_run::DryRun;
 use crate::run::Runner;
-use crate::secrets;
 use crate::suite::CaseSpec;
+use crate::terminal_text;
 use crate::time::Timestamp;
 
 pub(crate) use hint::{hint, user_dir};
@@ -97,11 +99,8 @@ impl Explainer<'_> {
                 Ok(explanations) if explanations.any_failed() => 1,
                 Ok(_) => 0,
                 Err(error) => {
-                    eprintln!(
-                        "error: cannot explain {}: {}",
-                        attempt.display(),
-                        secrets::mask(&error.to_string())
-                    );
+                    let line = format!("error: cannot explain {}: {error}", attempt.display());
+                    eprintln!("{}", terminal_text::masked(&line));
                     2
                 }
             });
@@ -231,12 +230,12 @@ impl Explainer<'_> {
 }
 
 fn fail(message: &dyn fmt::Display) -> ExitCode {
-    eprintln!("error: {}", secrets::mask(&message.to_string()));
+    eprintln!("error: {}", terminal_text::masked(&message.to_string()));
     ExitCode::from(2)
 }
 
 fn say(line: &str) {
-    println!("skillgym: {}", secrets::mask(line));
+    println!("skillgym: {}", terminal_text::masked(line));
 }
 
 fn header(case_id: &str, runner_id: &str, attempt: &Path) {
@@ -248,27 +247,24 @@ fn header(case_id: &str, runner_id: &str, attempt: &Path) {
 
 fn print_question(number: usize, question: &str, source: Option<&skillgym::SourceLocation>) {
     let source = source.map(|s| format!(" ({s})")).unwrap_or_default();
-    println!("Question {number}{source}");
-    println!("{}", indent(&secrets::mask(question)));
+    let text = format!("Question {number}{source}\n{}", indent(question));
+    println!("{}", terminal_text::masked(&text));
 }
 
 fn print_answer(answer: &record::Answer) {
-    match &answer.failure {
-        Some(failure) => {
-            println!(
-                "Answer (the session failed: {})",
-                failure.message.lines().next().unwrap_or_default()
-            );
-            if !answer.answer.is_empty() {
-                println!("{}", indent(&secrets::mask(&answer.answer)));
-            }
-        }
-        None => {
-            println!("Answer");
-            println!("{}", indent(&secrets::mask(&answer.answer)));
-        }
+    let mut text = match &answer.failure {
+        Some(failure) => format!(
+            "Answer (the session failed: {})\n",
+            failure.message.lines().next().unwrap_or_default()
+        ),
+        None => "Answer\n".to_owned(),
+    };
+    if answer.failure.is_none() || !answer.answer.is_empty() {
+        text.push_str(&indent(&answer.answer));
+        text.push('\n');
     }
-    println!("  (artifacts: {})", answer.artifact_dir.display());
+    text.push_str(&format!("  (artifacts: {})", answer.artifact_dir.display()));
+    println!("{}", terminal_text::masked(&text));
 }
 
 fn indent(text: &str) -> String {

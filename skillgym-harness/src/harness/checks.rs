@@ -9,6 +9,7 @@ use crate::preflight;
 use crate::run::Runner;
 use crate::suggest::did_you_mean;
 use crate::suite::{CaseCheck, CaseSpec, Plan};
+use crate::terminal_text::eprintln_escaped;
 
 /// Planned cases with rubric graders need a judge.
 pub(super) fn check_judge(
@@ -98,7 +99,7 @@ pub(super) fn explain_selection(
     mock: bool,
 ) {
     for line in selection_notes(tags, cases, runners, plan, mock) {
-        eprintln!("skillgym: {line}");
+        eprintln_escaped!("skillgym: {line}");
     }
 }
 

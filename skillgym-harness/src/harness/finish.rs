@@ -19,10 +19,10 @@ use crate::progress;
 use crate::reaper;
 use crate::report::{RunReport, console};
 use crate::run::RunContext;
-use crate::secrets;
 use crate::suite::CaseCheck;
 use crate::suite::declared::SuiteScope;
 use crate::summary::{self, Counts, RunResults};
+use crate::terminal_text::{self, eprintln_escaped, println_escaped};
 use crate::time::Timestamp;
 use crate::unwritten;
 
@@ -37,7 +37,7 @@ pub(super) fn execute(
         return libtest_mimic::run(arguments, trials).exit_code();
     }
     if let Err(error) = interrupt::install() {
-        eprintln!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
+        eprintln_escaped!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
     }
     reaper::become_subreaper();
     // The live status (or the slow-execution notices) while the trials run; it is erased and
@@ -86,10 +86,10 @@ pub(super) fn execute(
             .iter()
             .map(|(_, result)| format!("skillgym: {}\n", summary::execution_line(result)))
             .collect();
-        print!("{}", secrets::mask(&lines));
+        print!("{}", terminal_text::masked(&lines));
     }
     if let Some(signal) = interrupt::received() {
-        eprintln!(
+        eprintln_escaped!(
             "skillgym: interrupted by {}; the results gathered so far are in {}",
             signal.name(),
             context.run_dir.path().display()
@@ -166,7 +166,7 @@ fn write_and_print(
             Err(error) => Err((results_path.as_path(), error)),
         };
         lines.push_str(&summary::count_lines(counts, results));
-        print!("{}", secrets::mask(&lines));
+        print!("{}", terminal_text::masked(&lines));
     }
     let failed_reports = write_reports(context, &report, quiet);
     if context.format_junit {
@@ -218,14 +218,14 @@ fn write_reports(context: &RunContext, report: &RunReport, quiet: bool) -> Faile
         match reporter.write(report, &dir) {
             Ok(paths) if !quiet => {
                 for path in paths {
-                    println!("skillgym: {}: {}", reporter.name(), path.display());
+                    println_escaped!("skillgym: {}: {}", reporter.name(), path.display());
                 }
             }
             Ok(_) => {}
             Err(error) => {
                 failed.count += 1;
                 failed.disk_full |= unwritten::is_disk_full(&error);
-                eprintln!(
+                eprintln_escaped!(
                     "skillgym: the {} reporter cannot write into {}: {error}",
                     reporter.name(),
                     dir.display()

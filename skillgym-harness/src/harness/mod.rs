@@ -45,6 +45,7 @@ use crate::suite::registry::sort_and_check;
 use crate::suite::sources::{self, Origin, SuitePath};
 use crate::suite::yaml::Warning;
 use crate::suite::{CaseSpec, Plan, collect_registered};
+use crate::terminal_text;
 
 /// What [`Harness::prepare`] hands to the run: libtest's arguments, the shared context, the
 /// trials.
@@ -184,7 +185,10 @@ impl Harness {
             Ok(Next::Run((arguments, context, trials))) => execute(&arguments, context, trials),
             Ok(Next::Done(code)) => code,
             Err(error) => {
-                eprintln!("error: {}", secrets::mask(&error.report().to_string()));
+                eprintln!(
+                    "error: {}",
+                    terminal_text::masked(&error.report().to_string())
+                );
                 ExitCode::from(error.exit_code())
             }
         }

@@ -10,6 +10,7 @@ use crate::execute::{ExecutionResult, Status, run_execution};
 use crate::run::{RunContext, Runner};
 use crate::secrets;
 use crate::suite::{CaseCheck, CaseSpec, Plan};
+use crate::terminal_text::{self, eprintln_escaped};
 
 /// The libtest name of a trial: `[runner] case_id`. The runner is part of the name (not
 /// libtest-mimic's "kind"), so that failure headers, `--format json` events and nextest name
@@ -84,7 +85,7 @@ pub(super) fn run_trial(
     static MARK_LATEST: Once = Once::new();
     MARK_LATEST.call_once(|| {
         if let Err(error) = context.run_dir.mark_latest() {
-            eprintln!("skillgym: cannot update the `latest` pointer: {error}");
+            eprintln_escaped!("skillgym: cannot update the `latest` pointer: {error}");
         }
     });
     let case = &context.cases[case_index];
@@ -114,13 +115,14 @@ pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Fail
             .failure
             .as_ref()
             .map_or_else(|| "not run".to_owned(), |failure| failure.message.clone());
-        let reason = secrets::mask(&reason).into_owned();
         if process_per_test() {
-            return Err(format!(
+            return Err(terminal_text::masked(&format!(
                 "skipped: {reason}\n  (nextest cannot show a skip decided while running, so it is a failure here, never a pass)"
-            )
+            ))
             .into());
         }
+        // libtest prints it at the end of the trial's line: it must not break it.
+        let reason = terminal_text::escape_one_line(&secrets::mask(&reason));
         return Ok(Completion::ignored_with(reason));
     }
     let mut text = String::new();
@@ -155,7 +157,7 @@ pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Fail
     if let Some(hint) = crate::explain::hint(result, None) {
         text.push_str(&format!("\n  ask the agent why: {hint}"));
     }
-    Err(secrets::mask(&text).into_owned().into())
+    Err(terminal_text::masked(&text).into())
 }
 
 #[cfg(test)]
@@ -207,5 +209,43 @@ mod tests {
         );
         assert_eq!(kept_for("[b] custom-name"), ["[b] custom-name"]);
         assert!(kept_for("custom").is_empty(), "no prefix match");
+    }
+
+    /// An execution that did not pass, with `status` and a failure `message`.
+    fn not_passed(status: &str, message: &str) -> ExecutionResult {
+        serde_json::from_value(serde_json::json!({
+            "case_id": "c", "runner_id": "r", "source": "a.rs:1", "status": status,
+            "passed": false, "expected_fail": false, "repeat_target": 1, "repeat_failure": 0,
+            "completed_repetitions": 1, "successful_repetitions": 0, "failed_repetitions": 1,
+            "flaky": false, "attempts": {"total": 1, "passing": 0, "pass_rate": 0.0,
+                "pass_rate_95": {"low": 0.0, "high": 0.8}},
+            "duration_ms": 1, "usage": {"input_chars": 0, "output_chars": 0, "reasoning_chars": 0},
+            "artifact_dir": "/runs/r1/c/r", "repetitions": [],
+            "failure": {"origin": "assertion", "class": {"id": "assertion"}, "message": message},
+        }))
+        .expect("an ExecutionResult")
+    }
+
+    #[test]
+    fn the_failure_text_and_the_skip_reason_show_agent_text_escaped() {
+        let said = "::add-mask::x\n  ::stop-commands::t\n\x1b[2J\r\x07";
+        let failed = trial_outcome(&not_passed("failed", said))
+            .err()
+            .expect("a failure");
+        assert!(
+            failed.message().is_some_and(|text| text.starts_with(
+                "\\u{3a}:add-mask::x\n  \\u{3a}:stop-commands::t\n\\u{1b}[2J\\r\\u{7}\n  status: failed"
+            )),
+            "{failed:?}"
+        );
+        match trial_outcome(&not_passed("skipped", said)) {
+            Ok(Completion::Ignored {
+                reason: Some(reason),
+            }) => assert_eq!(
+                reason, r"\u{3a}:add-mask::x\n  ::stop-commands::t\n\u{1b}[2J\r\u{7}",
+                "one line, for libtest's trial line"
+            ),
+            _ => panic!("an ignored trial with its reason"),
+        }
     }
 }

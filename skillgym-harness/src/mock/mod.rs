@@ -616,7 +616,7 @@ fn log(
         entry["reply"] = reply.clone();
     }
     if shared.echo {
-        eprintln!("{}", summary_line(&entry));
+        eprintln!("{}", crate::terminal_text::escape(&summary_line(&entry)));
     }
     let Some(path) = &session.setup.log else {
         return;

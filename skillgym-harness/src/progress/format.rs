@@ -1,8 +1,10 @@
-//! The text of the live status lines and of the slow-execution notices.
+//! The text of the live status lines and of the slow-execution notices; the runner and case
+//! ids in them are escaped ([`terminal_text`](crate::terminal_text)).
 
 use std::time::Duration;
 
 use super::board::{Due, Snapshot};
+use crate::terminal_text::escape_one_line;
 
 /// At most this many status lines are drawn; the rest are counted on the last one.
 pub(super) const MAX_STATUS_LINES: usize = 8;
@@ -14,8 +16,8 @@ pub(super) const DEFAULT_COLUMNS: usize = 80;
 pub(super) fn status_line(snapshot: &Snapshot) -> String {
     format!(
         "running [{}] {} (rep {}/{} attempt {}, {}, {})",
-        snapshot.runner,
-        snapshot.case,
+        escape_one_line(&snapshot.runner),
+        escape_one_line(&snapshot.case),
         snapshot.repetition,
         snapshot.repeat_target,
         snapshot.attempt,
@@ -30,8 +32,8 @@ pub(super) fn notice_line(due: &Due) -> String {
     let snapshot = &due.snapshot;
     format!(
         "skillgym: [{}] {} has been running for {} (repetition {}/{}, attempt {}, {})",
-        snapshot.runner,
-        snapshot.case,
+        escape_one_line(&snapshot.runner),
+        escape_one_line(&snapshot.case),
         seconds(due.running_for),
         snapshot.repetition,
         snapshot.repeat_target,
@@ -146,6 +148,28 @@ mod tests {
         assert_eq!(
             notice_line(&due(300, 0)),
             "skillgym: [fake] always_passes has been running for 0.3 s (repetition 2/3, attempt 1, 0 steps)"
+        );
+    }
+
+    #[test]
+    fn ids_are_shown_escaped() {
+        let mut hostile = snapshot(3, 1);
+        hostile.runner = "r\x1b[2J".to_owned();
+        hostile.case = "c\n::add-mask::x\x07".to_owned();
+        assert_eq!(
+            status_line(&hostile),
+            "running [r\\u{1b}[2J] c\\n::add-mask::x\\u{7} (rep 2/3 attempt 1, 3s, 1 step)"
+        );
+        let due = Due {
+            snapshot: hostile,
+            running_for: Duration::from_secs(60),
+        };
+        assert!(
+            notice_line(&due).starts_with(
+                "skillgym: [r\\u{1b}[2J] c\\n::add-mask::x\\u{7} has been running for 60 s"
+            ),
+            "{}",
+            notice_line(&due)
         );
     }
 

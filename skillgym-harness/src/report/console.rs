@@ -1,6 +1,8 @@
 //! The console summary printed after a run (and by `cargo skillgym report`): a table with one
 //! row per runner, then the failures grouped by failure class, each with its message's first
 //! line, source location and artifact path, and how many token snapshot values wait for review.
+//! The messages and ids are as the run recorded them; what prints the text escapes it
+//! ([`terminal_text`](crate::terminal_text)).
 
 use std::fmt::Write as _;
 

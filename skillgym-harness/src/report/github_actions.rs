@@ -8,9 +8,13 @@
 //! | the file `GITHUB_STEP_SUMMARY` names | the variable is set and not empty | appended: a heading with the run ids and counts, the per-runner table (passed, failed, expected-failed, flaky, skipped, total tokens, cost, mean time) and the failures, each with `[runner] case`, its message's first line and its artifact directory |
 //!
 //! Workflow commands are escaped as GitHub reads them: in the message `%`, `\r`, `\n` become
-//! `%25`, `%0D`, `%0A`; in a property value also `:` and `,` become `%3A` and `%2C`. The
-//! summary's Markdown escapes the punctuation that would format text or break the table.
-//! Remembered secrets are masked in everything.
+//! `%25`, `%0D`, `%0A`; in a property value also `:` and `,` become `%3A` and `%2C`. So each
+//! command is one line, and the text in it (the agent's, the ids) can neither end it nor start
+//! another. The summary's Markdown escapes the punctuation that would format text or break the
+//! table. Remembered secrets are masked in everything, and control characters (ESC, NUL, a
+//! carriage return, …) are shown escaped, `\u{1b}`, and so is the `[` of the runner's legacy
+//! `##[command]` form, `##\u{5b}` ([`terminal_text`](crate::terminal_text)).
+//! These workflow commands are the only lines skillgym prints whose text starts with `::`.
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
@@ -23,6 +27,7 @@ use super::junit::file_line;
 use super::{Reporter, RunReport};
 use crate::execute::{ExecutionResult, Status};
 use crate::secrets;
+use crate::terminal_text::{ends_command_prefix, escape_controls, needs_escape};
 
 /// The variable naming the job summary file.
 const STEP_SUMMARY: &str = "GITHUB_STEP_SUMMARY";
@@ -209,7 +214,8 @@ pub(crate) fn job_summary(report: &RunReport) -> String {
     text
 }
 
-/// A workflow command's message: `%`, `\r`, `\n` escaped (secrets masked).
+/// A workflow command's message: `%`, `\r`, `\n` escaped (secrets masked, other control
+/// characters escaped, `\u{1b}`, and the `[` of `##[`, `\u{5b}`).
 pub(crate) fn data(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for c in secrets::mask(value).chars() {
@@ -217,6 +223,9 @@ pub(crate) fn data(value: &str) -> String {
             '%' => out.push_str("%25"),
             '\r' => out.push_str("%0D"),
             '\n' => out.push_str("%0A"),
+            c if needs_escape(c) => out.extend(c.escape_debug()),
+            // The legacy `##[command]` form, which the runner reads anywhere in a line.
+            '[' if ends_command_prefix(&out) => out.push_str("\\u{5b}"),
             c => out.push(c),
         }
     }
@@ -228,10 +237,11 @@ pub(crate) fn property(value: &str) -> String {
     data(value).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Text as Markdown that shows it literally, on one line (secrets masked).
+/// Text as Markdown that shows it literally, on one line (secrets masked, control characters
+/// escaped).
 fn markdown(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
-    for c in secrets::mask(value).chars() {
+    for c in escape_controls(&secrets::mask(value).replace('\r', " ")).chars() {
         match c {
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '#' | '!' => {
                 out.push('\\');
@@ -244,9 +254,10 @@ fn markdown(value: &str) -> String {
     out
 }
 
-/// An inline code span holding `value` (fenced with more backticks than it holds in a row).
+/// An inline code span holding `value` (fenced with more backticks than it holds in a row;
+/// control characters escaped).
 fn code(value: &str) -> String {
-    let value = secrets::mask(value).replace(['\r', '\n'], " ");
+    let value = escape_controls(&secrets::mask(value).replace(['\r', '\n'], " "));
     let longest = value.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if value.starts_with('`') || value.ends_with('`') {
@@ -281,6 +292,12 @@ mod tests {
     fn messages_and_properties_are_escaped() {
         assert_eq!(data("100% done\r\nnext: a,b"), "100%25 done%0D%0Anext: a,b");
         assert_eq!(property("50%: a,b\nc"), "50%25%3A a%2Cb%0Ac");
+        assert_eq!(
+            data("\x1b[2J\0\x07 \x1b]52;c;aGk=\x07\t::x"),
+            "\\u{1b}[2J\\0\\u{7} \\u{1b}]52;c;aGk=\\u{7}\t::x"
+        );
+        assert_eq!(property("r\x1b:1"), "r\\u{1b}%3A1");
+        assert_eq!(data("a ##[add-mask]b"), "a ##\\u{5b}add-mask]b");
         let report = RunReport::new(
             vec!["r1".into()],
             vec![PathBuf::from("/runs/r1")],
@@ -332,6 +349,8 @@ mod tests {
         assert_eq!(code("plain"), "`plain`");
         assert_eq!(code("a`b"), "``a`b``");
         assert_eq!(code("`x"), "`` `x ``");
+        assert_eq!(markdown("a\x1b[2Jb\r\nc"), "a\\\\u{1b}\\[2Jb  c");
+        assert_eq!(code("a\x07\rb"), "`a\\u{7} b`");
     }
 
     #[test]

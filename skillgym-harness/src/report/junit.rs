@@ -13,7 +13,12 @@
 //! Times are seconds with millisecond precision. Every attribute and text is escaped (`&`,
 //! `<`, `>`, `"`, `'`, and a carriage return as `&#13;`; in attributes also tab and line feed),
 //! the characters XML 1.0 forbids (C0 controls other than tab, line feed and carriage return;
-//! U+FFFE, U+FFFF) become U+FFFD, and remembered secrets are masked first.
+//! U+FFFE, U+FFFF) become U+FFFD, and remembered secrets are masked first. So that the document
+//! can be printed (`--format junit`), the other characters a terminal acts on (DEL, the C1
+//! controls, bidirectional controls, line separators) are character references (`&#x9B;`), and
+//! so are the first `:` of a line that starts with `::` after blanks (`&#58;`) and the `[` of
+//! `##[` or `##vso[` (`&#91;`), which a CI runner would read as a command; a reader of the XML
+//! gets the text back unchanged.
 
 use std::fmt::Write as _;
 use std::io;
@@ -22,6 +27,7 @@ use std::path::{Path, PathBuf};
 use super::{Reporter, RunReport};
 use crate::execute::{ExecutionResult, Status};
 use crate::secrets;
+use crate::terminal_text::{ends_command_prefix, needs_escape};
 
 /// `junit`: `junit.xml`.
 #[derive(Debug)]
@@ -285,7 +291,10 @@ pub(super) fn text(value: &str) -> String {
 fn escape(value: &str, attribute: bool) -> String {
     let value = secrets::mask(value);
     let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
+    // Whether only blanks were written on the current line so far (text may start a line).
+    let mut line_start = true;
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -297,8 +306,14 @@ fn escape(value: &str, attribute: bool) -> String {
             '\t' if attribute => out.push_str("&#9;"),
             '\t' | '\n' => out.push(c),
             '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
+            c if needs_escape(c) => {
+                let _ = write!(out, "&#x{:X};", u32::from(c));
+            }
+            ':' if line_start && chars.peek() == Some(&':') => out.push_str("&#58;"),
+            '[' if ends_command_prefix(&out) => out.push_str("&#91;"),
             c => out.push(c),
         }
+        line_start = c == '\n' || line_start && out.ends_with(char::is_whitespace);
     }
     out
 }
@@ -351,13 +366,25 @@ artifacts: /runs/r1/greets/hasty</failure>
     fn escaping_covers_markup_quotes_and_forbidden_characters() {
         assert_eq!(
             attr("a&b<c>d\"e'f\ng\th\ri\u{0}j\u{b}k\u{fffe}l\u{7f}m"),
-            "a&amp;b&lt;c&gt;d&quot;e&apos;f&#10;g&#9;h&#13;i\u{fffd}j\u{fffd}k\u{fffd}l\u{7f}m"
+            "a&amp;b&lt;c&gt;d&quot;e&apos;f&#10;g&#9;h&#13;i\u{fffd}j\u{fffd}k\u{fffd}l&#x7F;m"
         );
         assert_eq!(
             text("]]> & \"x\"\n\ty\r\u{1b}"),
             "]]&gt; &amp; &quot;x&quot;\n\ty&#13;\u{fffd}"
         );
         assert_eq!(text("héllo ✓ 𝄞"), "héllo ✓ 𝄞");
+    }
+
+    #[test]
+    fn nothing_printed_can_drive_a_terminal_or_a_ci_runner() {
+        assert_eq!(
+            text("::add-mask::a\n  ::stop-commands::t\nx ##[add-mask]b ##vso[c] a::b"),
+            "&#58;:add-mask::a\n  &#58;:stop-commands::t\nx ##&#91;add-mask]b ##vso&#91;c] a::b"
+        );
+        assert_eq!(
+            text("CSI\u{9b}2J bidi\u{202e} sep\u{2028}"),
+            "CSI&#x9B;2J bidi&#x202E; sep&#x2028;"
+        );
     }
 
     #[test]

@@ -184,7 +184,8 @@ impl RunnerRow {
 }
 
 /// The console summary of `report`: the per-runner table, the failures by class, and the
-/// counts (what an in-process run prints after libtest's own lines).
+/// counts (what an in-process run prints after libtest's own lines), ready to print: the
+/// agents' text in it has its control characters escaped, and no line of it starts with `::`.
 pub fn summary_text(report: &RunReport) -> String {
     let counts = report.counts();
     let mut text = console::summary(report);
@@ -197,7 +198,7 @@ pub fn summary_text(report: &RunReport) -> String {
         counts.unexpected_passed,
         counts.skipped
     ));
-    text
+    crate::terminal_text::escape(&text)
 }
 
 /// Writes a run's report in some format.

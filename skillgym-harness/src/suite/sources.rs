@@ -9,6 +9,7 @@ use super::declared::case_specs;
 use super::registry::CaseSpec;
 use super::yaml::{self, SuiteErrors, Warning};
 use crate::config::ConfigError;
+use crate::terminal_text::eprintln_escaped;
 
 /// Where a suite path was given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +116,6 @@ fn print_warnings(warnings: &[Warning]) {
     let cwd = std::env::current_dir().unwrap_or_default();
     for warning in warnings {
         let path = warning.path.strip_prefix(&cwd).unwrap_or(&warning.path);
-        eprintln!("skillgym: warning: {}: {}", path.display(), warning.message);
+        eprintln_escaped!("skillgym: warning: {}: {}", path.display(), warning.message);
     }
 }
