@@ -9,8 +9,10 @@ use skillgym_harness::replay;
 /// record and the agent's own session file, without workspaces or agent state.
 ///
 /// Replay it with `cargo test --test benchmarks -- --replay DIR`, or give a runner
-/// `agent: { type: replay, recording: DIR }` in skillgym.yaml. Exits 2 when the run
-/// directory holds no executions or DIR is in the way.
+/// `agent: { type: replay, recording: DIR }` in skillgym.yaml. The recording holds a
+/// `.skillgym-recording` marker. Exits 2 when the run directory holds no executions or a
+/// symbolic link out of it, or when DIR is in the way: the run directory itself, inside it or
+/// holding it, or not empty (without --force, or not a recording).
 #[derive(Debug, clap::Args)]
 pub(crate) struct RecordArgs {
     /// The run directory (e.g. `target/skillgym/runs/RUN_ID`, or its `latest`)
@@ -19,7 +21,8 @@ pub(crate) struct RecordArgs {
     /// Where the recording goes: an empty or missing directory
     #[arg(value_name = "DIR")]
     dir: PathBuf,
-    /// Replace the recording already in DIR (a directory holding anything else is refused)
+    /// Replace the recording already in DIR: only a directory holding the `.skillgym-recording`
+    /// marker that `record` writes (anything else is refused and left alone)
     #[arg(long)]
     force: bool,
 }

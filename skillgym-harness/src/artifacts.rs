@@ -1,13 +1,17 @@
 //! The run directory: run ids, the per-attempt layout, the `latest` pointer, and JSON files.
 //!
 //! ```text
-//! <output_dir>/<run-id>/results.json
+//! <output_dir>/<run-id>/{run.json, results.json, summary.json, junit.xml, report.html, github-actions.txt, suite-warnings.txt}
 //! <output_dir>/<run-id>/<case>/<runner>/result.json
-//! <output_dir>/<run-id>/<case>/<runner>/repeat-N/attempt-M/{prompt.md, stdout.log, report.json, result.json, workspace.json, stderr.log (when not empty)}
+//! <output_dir>/<run-id>/<case>/<runner>/repeat-N/attempt-M/{prompt.md, stdout.log, report.json, result.json, workspace.json, stderr.log (when not empty), agent-state/, explain/}
 //! <output_dir>/<run-id>/workspaces/{shared, shared-setup, <case>/<runner>/repeat-N/attempt-M}
-//! <output_dir>/<run-id>/.locks/    (schedule gates of process-per-test runs)
+//! <output_dir>/<run-id>/suites/<suite>/      (before_all / after_all records)
+//! <output_dir>/<run-id>/{.owner, .locks/, .rejected/}
 //! <output_dir>/latest -> <run-id>
 //! ```
+//!
+//! Every name above that sits where a case or runner id also names a directory is in
+//! [`RUN_LAYOUT`], which [`sanitize`] never yields and readers of a run directory skip.
 
 use std::fs;
 use std::io;
@@ -146,14 +150,49 @@ impl RunDir {
 /// path component comes near the 255-byte limit of file names.
 const MAX_NAME: usize = 120;
 
-/// Names the run directory uses for itself, which a case id must not take over.
-const RESERVED: [&str; 5] = [
-    "workspaces",
+/// The names a run directory gives entries of its own where case and runner ids name
+/// directories too (`<run>/`, `<run>/workspaces/`, `<output_dir>/`), and the names inside
+/// attempt directories that walks of a run directory skip. [`sanitize`] never yields one (nor a
+/// layout file's temporary `<name>.tmp-…`), so a case id can take none of them; readers of a
+/// run directory skip exactly these ([`is_layout_name`]). Names starting with `.` are listed
+/// for completeness: no id yields one.
+pub(crate) const RUN_LAYOUT: [&str; 17] = [
+    // <run>/: files
+    "run.json",
     "results.json",
+    "summary.json",
+    "junit.xml",
+    "report.html",
+    "github-actions.txt",
+    "suite-warnings.txt",
+    ".owner",
+    // <run>/: directories
+    "workspaces",
+    "suites",
+    ".locks",
+    ".rejected",
+    // <run>/workspaces/
     "shared",
     "shared-setup",
+    // <output_dir>/
     "latest",
+    // <run>/<case>/<runner>/repeat-N/attempt-M/, skipped by `cargo skillgym explain`'s walk
+    "agent-state",
+    "explain",
 ];
+
+/// Whether `name` is one the run directory uses for itself: a [`RUN_LAYOUT`] name, the
+/// temporary `<name>.tmp-…` of one, or any name starting with `.`. No case or runner id's
+/// directory ([`sanitize`]) is one: a clean name is checked here, and a hashed one holds `~`,
+/// which none of these does.
+pub(crate) fn is_layout_name(name: &str) -> bool {
+    name.starts_with('.')
+        || !name.contains('~')
+            && RUN_LAYOUT.iter().any(|layout| {
+                name.strip_prefix(layout)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(".tmp-"))
+            })
+}
 
 /// Turns a case or runner id into one safe path segment, injectively: two distinct ids never
 /// share a directory.
@@ -161,13 +200,14 @@ const RESERVED: [&str; 5] = [
 /// An id made only of lowercase ASCII letters, digits, `_`, `-` and `::` separators keeps its
 /// name, with `::` written `.` (`skills::find_expo` -> `skills.find_expo`). Any other id — with
 /// a literal `.`, an uppercase letter (file systems that ignore case would merge it with its
-/// lowercase twin), another character, a reserved name, a leading `.`, or more than 120 bytes —
-/// is cleaned the same way (other characters become `-`, a leading `.` gets a `_` prefix, the
+/// lowercase twin), another character, a name of the run layout ([`is_layout_name`]), a leading
+/// `.`, or more than 120 bytes — is cleaned the same way (other characters become `-`, a leading `.` gets a `_` prefix, the
 /// name is cut at 120 bytes) and gets `~` and 12 hex digits of a stable hash of the whole id:
-/// `mod.c` -> `mod.c~9ed63e933f3a`. Clean names never contain `~`, so the two kinds never meet.
+/// `mod.c` -> `mod.c~9ed63e933f3a`. Clean names never contain `~`, so the two kinds never meet,
+/// and no [`RUN_LAYOUT`] name contains one.
 pub fn sanitize(id: &str) -> String {
     let (mut name, faithful) = clean(id);
-    let faithful = faithful && name.len() <= MAX_NAME && !RESERVED.contains(&name.as_str());
+    let faithful = faithful && name.len() <= MAX_NAME && !is_layout_name(&name);
     if faithful {
         return name;
     }
@@ -382,6 +422,7 @@ pub(crate) fn write_creating_parent(path: &Path, bytes: &[u8]) -> io::Result<()>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn clean_ids_keep_their_names() {
@@ -431,6 +472,57 @@ mod tests {
         folded.sort();
         folded.dedup();
         assert_eq!(folded.len(), ids.len(), "{folded:?}");
+    }
+
+    /// The ids that would come closest to a layout name: the name itself, with its `.` read
+    /// as `::` (the only way a clean name gets a `.`), and its temporary file's name.
+    fn look_alikes(name: &str) -> [String; 4] {
+        [
+            name.to_owned(),
+            name.replace('.', "::"),
+            format!("{}::tmp-1", name.replace('.', "::")),
+            name.to_uppercase(),
+        ]
+    }
+
+    #[test]
+    fn no_id_takes_a_name_of_the_run_layout() {
+        for name in RUN_LAYOUT {
+            assert!(is_layout_name(name), "{name}");
+            assert!(!name.contains('~'), "{name}: hashed names hold `~`");
+            for id in look_alikes(name) {
+                let taken = sanitize(&id);
+                assert!(!is_layout_name(&taken), "{id:?} -> {taken}");
+                assert!(taken.contains('~'), "{id:?} -> {taken}: hashed");
+            }
+        }
+        assert_eq!(sanitize("suites").len(), "suites~".len() + 12);
+        assert!(sanitize("results::json").starts_with("results.json~"));
+        for kept in [
+            "suites::smoke",
+            "workspace",
+            "shared_x",
+            "latest-run",
+            "results.jsonx",
+        ] {
+            assert!(!sanitize(&kept.replace('.', "::")).contains('~'), "{kept}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn sanitize_never_yields_a_layout_name(
+            id in proptest::prop_oneof![
+                proptest::prelude::any::<String>(),
+                "[a-z:._-]{0,24}",
+                (proptest::sample::select(RUN_LAYOUT.as_slice()), "[a-z0-9:._-]{0,8}")
+                    .prop_map(|(name, tail)| format!("{}{tail}", name.replace('.', "::"))),
+            ]
+        ) {
+            let name = sanitize(&id);
+            proptest::prop_assert!(!is_layout_name(&name), "{:?} -> {}", id, name);
+            proptest::prop_assert!(!name.is_empty() && !name.contains('/'));
+        }
     }
 
     #[test]

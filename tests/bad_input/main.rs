@@ -198,6 +198,26 @@ const ROWS: &[Row] = &[
         ],
     },
     Row {
+        name: "replay_symlink_out_of_the_recording",
+        args: &["--tag", "ok", "--replay", "{dir}/recording"],
+        config: RUNNER,
+        code: 2,
+        stderr: &[
+            "{dir}/recording/good/fake/repeat-1/attempt-1 is a symbolic link to `{dir}/outside`",
+            "outside the recording {dir}/recording: a recording is read only inside its own directory",
+        ],
+    },
+    Row {
+        name: "replay_runner_symlink_out_of_the_recording",
+        args: &["--tag", "ok"],
+        config: "runners:\n  fake: { agent: { type: replay, recording: '{dir}/recording' } }\n",
+        code: 2,
+        stderr: &[
+            "{dir}/recording/good/fake/repeat-1/attempt-1 is a symbolic link to `{dir}/outside`",
+            "outside the recording {dir}/recording: a recording is read only inside its own directory",
+        ],
+    },
+    Row {
         name: "no_runners",
         args: &[],
         config: "run:\n  repeat: 1\n",
@@ -205,6 +225,33 @@ const ROWS: &[Row] = &[
         stderr: &["error: no runners configured"],
     },
 ];
+
+/// Fills a row's directory with what it needs besides `skillgym.yaml`.
+type Setup = fn(&Path);
+
+/// The rows that need a [`Setup`], by name.
+const SETUPS: &[(&str, Setup)] = &[
+    ("replay_symlink_out_of_the_recording", recording_linking_out),
+    (
+        "replay_runner_symlink_out_of_the_recording",
+        recording_linking_out,
+    ),
+];
+
+/// `recording/`: a run of `good` on `fake` whose attempt directory is a symbolic link to
+/// `outside/`.
+fn recording_linking_out(dir: &Path) {
+    let execution = dir.join("recording/good/fake");
+    std::fs::create_dir_all(execution.join("repeat-1")).unwrap();
+    std::fs::write(
+        execution.join("result.json"),
+        r#"{"case_id":"good","runner_id":"fake","repetitions":[{"attempts":[{"repetition":1,"attempt":1}]}]}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("outside")).unwrap();
+    std::fs::write(dir.join("outside/stdout.log"), "not the recording's\n").unwrap();
+    std::os::unix::fs::symlink(dir.join("outside"), execution.join("repeat-1/attempt-1")).unwrap();
+}
 
 fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
@@ -248,11 +295,18 @@ fn run(dir: &Path, row: &Row) -> Output {
         .replace("{fake}", FAKE_AGENT)
         .replace("{dir}", &dir.display().to_string());
     std::fs::write(&config, text).unwrap();
+    if let Some((_, setup)) = SETUPS.iter().find(|(name, _)| *name == row.name) {
+        setup(dir);
+    }
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
         .args(["--config".as_ref(), config.as_os_str()])
         .args(["--output-dir".as_ref(), dir.join("out").as_os_str()])
-        .args(row.args)
+        .args(
+            row.args
+                .iter()
+                .map(|arg| arg.replace("{dir}", &dir.display().to_string())),
+        )
         .current_dir(env!("CARGO_MANIFEST_DIR"));
     skillgym_e2e::without_outer_runner_env(&mut command);
     command.env(CHILD, "1").env("SKILLGYM_RUN_ID", "run");

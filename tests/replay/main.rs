@@ -43,7 +43,7 @@ fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
         return skillgym_harness::Harness::new().run();
     }
-    let checks: [(&str, Check); 6] = [
+    let checks: [(&str, Check); 7] = [
         (
             "every_adapter_replays_to_its_recorded_verdicts_and_reports",
             every_adapter_replays_to_its_recorded_verdicts_and_reports,
@@ -67,6 +67,10 @@ fn main() -> ExitCode {
         (
             "the_six_real_agents_recording_replays_as_recorded",
             the_six_real_agents_recording_replays_as_recorded,
+        ),
+        (
+            "no_case_id_takes_a_name_the_run_directory_uses",
+            no_case_id_takes_a_name_the_run_directory_uses,
         ),
     ];
     let trials = checks
@@ -582,6 +586,79 @@ fn the_six_real_agents_recording_replays_as_recorded() -> Result<(), Failed> {
     ];
     if checked != 24 || !agents.iter().eq(expected.iter()) {
         return Err(format!("{checked} attempts of {agents:?} checked").into());
+    }
+    Ok(())
+}
+
+/// The names of the entries of `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Whether some case id would get the directory `name`: the one id whose clean name it is
+/// (its `.` read as `::`, the only way a clean name gets one); hashed names hold `~`.
+fn an_id_takes(name: &str) -> bool {
+    let id = name.replace('.', "::");
+    let dir = skillgym_harness::replay::recording::execution_dir(Path::new(""), &id, "r");
+    name.contains('~') || dir.starts_with(name)
+}
+
+fn no_case_id_takes_a_name_the_run_directory_uses() -> Result<(), Failed> {
+    let dir = recorded("replay-layout")?;
+    let run = dir.path().join("out/live");
+    // Every reporter writes into the run directory too.
+    let report = Command::new(cargo_skillgym())
+        .args(["skillgym", "report", "--reporter"])
+        .arg("json,json-summary,junit,github-actions,html")
+        .arg(&run)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    if report.status.code() != Some(1) {
+        return Err(format!("cargo skillgym report:\n{}", context(&report)).into());
+    }
+    let cases: Vec<String> = results(dir.path(), "live")["executions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|execution| {
+            let artifacts = Path::new(execution["artifact_dir"].as_str()?);
+            let case = artifacts.strip_prefix(&run).ok()?.components().next()?;
+            Some(case.as_os_str().to_string_lossy().into_owned())
+        })
+        .collect();
+    let own: Vec<String> = names(&run)
+        .into_iter()
+        .filter(|name| !cases.contains(name))
+        .chain(
+            names(&run.join("workspaces"))
+                .into_iter()
+                .filter(|name| !cases.contains(name)),
+        )
+        .collect();
+    for expected in [
+        "run.json",
+        "results.json",
+        "junit.xml",
+        "report.html",
+        "workspaces",
+    ] {
+        if !own.iter().any(|name| name == expected) {
+            return Err(format!("the run directory lacks {expected}: {own:?}").into());
+        }
+    }
+    let taken: Vec<&String> = own.iter().filter(|name| an_id_takes(name)).collect();
+    if !taken.is_empty() {
+        return Err(
+            format!("case ids can take these names of the run directory: {taken:?}").into(),
+        );
     }
     Ok(())
 }

@@ -7,10 +7,7 @@ use std::path::{Path, PathBuf};
 use super::ExplainError;
 use super::record::REQUEST_FILE;
 use super::run_record::RUN_FILE;
-
-/// Directories below a run that hold no attempt: workspaces (which may hold anything), the
-/// schedule's locks, agents' state and explain's own question directories.
-const NOT_ATTEMPTS: [&str; 4] = ["workspaces", ".locks", "agent-state", "explain"];
+use crate::artifacts::is_layout_name;
 
 /// How deep below DIR attempts are looked for (`<case>/<runner>/repeat-N/attempt-M` is 4).
 const MAX_DEPTH: usize = 6;
@@ -39,7 +36,10 @@ pub(crate) fn attempts(dir: &Path) -> Result<Vec<PathBuf>, ExplainError> {
     Ok(found)
 }
 
-/// Adds every failed attempt below `dir` holding `explain.json`.
+/// Adds every failed attempt below `dir` holding `explain.json`. The run directory's own
+/// entries ([`is_layout_name`]: workspaces, which may hold anything, the schedule's locks,
+/// agents' state, explain's own question directories) hold no attempt and are skipped; no
+/// case or runner id's directory is one of them.
 fn collect(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
     if depth > MAX_DEPTH {
         return;
@@ -56,7 +56,7 @@ fn collect(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
-        if is_dir && !NOT_ATTEMPTS.iter().any(|skip| name == *skip) {
+        if is_dir && !is_layout_name(&name.to_string_lossy()) {
             collect(&entry.path(), depth + 1, found);
         }
     }
@@ -151,6 +151,34 @@ mod tests {
         assert_eq!(run_dir_of(&a), Some(run.clone()));
         assert_eq!(run_dir_of(&run), Some(run.clone()));
         assert_eq!(run_dir_of(tmp.path()), None);
+    }
+
+    #[test]
+    fn a_case_named_like_the_run_s_own_entries_is_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path();
+        let sanitize = crate::artifacts::sanitize;
+        let found: Vec<PathBuf> = ["explain", "agent-state", "workspaces", "suites"]
+            .into_iter()
+            .map(|case| {
+                attempt(
+                    run,
+                    &sanitize(case),
+                    &sanitize("explain"),
+                    1,
+                    "failed",
+                    true,
+                )
+            })
+            .collect();
+        // The run's own entries of those names hold no attempt, whatever they hold.
+        attempt(&run.join("workspaces"), "a", "fake", 1, "failed", true);
+        attempt(&run.join("suites"), "a", "fake", 1, "failed", true);
+        let mut listed = attempts(run).unwrap();
+        listed.sort();
+        let mut expected = found;
+        expected.sort();
+        assert_eq!(listed, expected);
     }
 
     #[test]

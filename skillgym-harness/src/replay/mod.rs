@@ -3,8 +3,8 @@
 //!
 //! | module | role |
 //! |---|---|
-//! | `recording` | a recorded run (a run directory, or a copy packed by [`pack`]): its executions, attempts and runners' agents |
-//! | `pack` | `cargo skillgym record`: the files replay needs, copied out of a run directory |
+//! | `recording` | a recorded run (a run directory, or a copy packed by [`pack`]): its executions, attempts and runners' agents; symbolic links leading out of it refused |
+//! | `pack` | `cargo skillgym record`: the files replay needs, copied out of a run directory into a directory marked as a recording (never into or over the run) |
 //! | `crate::execute::replay` | one recorded attempt re-normalized into a session |
 //!
 //! A runner replays when `--replay <dir>` is given (every runner, matched by id) or when its
@@ -21,7 +21,7 @@ use crate::config::AgentKind;
 use crate::error::AgentBuildError;
 use crate::run::Runner;
 
-pub use pack::{PackSummary, pack};
+pub use pack::{MARKER, PackSummary, pack};
 pub use recording::{RecordedAgent, RecordedExecution, Recording};
 
 /// Where a runner's sessions come from when it replays.

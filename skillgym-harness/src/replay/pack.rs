@@ -4,10 +4,15 @@
 //! the adapter left beside them (usage files). Workspaces, agent state directories, judge and
 //! explain sessions, the scripted server's request log and what today's checks rewrite
 //! (`grading.json`, `hooks.json`, `explain.json`) are left out.
+//!
+//! | rule | why |
+//! |---|---|
+//! | the destination may not be, contain or lie inside the run directory (canonical paths; a missing destination's nearest existing ancestor decides) | copying a run into itself, or replacing it, would lose it |
+//! | every recording gets a [`MARKER`] file | `--force` replaces only a directory holding one: a run directory, a source tree or a recording made before markers is never removed |
 
 use std::fs;
 use std::io;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use super::recording::{Recording, copy_attempt_files};
 
@@ -21,6 +26,13 @@ const NOT_RECORDED: [&str; 5] = [
     crate::dry_run::REQUEST_LOG,
 ];
 
+/// The file that marks a directory as a recording made by [`pack`]: the only kind of
+/// directory `--force` removes.
+pub const MARKER: &str = ".skillgym-recording";
+
+/// What [`MARKER`] holds: what the directory is, for whoever finds it.
+const MARKER_TEXT: &str = "{\n  \"skillgym_recording\": 1,\n  \"made_by\": \"cargo skillgym record\",\n  \"note\": \"a recorded run for `--replay`; `cargo skillgym record --force` replaces only a directory holding this file\"\n}\n";
+
 /// What [`pack`] copied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PackSummary {
@@ -33,10 +45,13 @@ pub struct PackSummary {
 }
 
 /// Copies what replay needs of the run at `run_dir` into `out`, which must not exist or be
-/// empty (`replace`: an existing recording there is removed first).
+/// empty (`replace`: an existing recording there, one holding [`MARKER`], is removed first),
+/// and must lie apart from `run_dir` (neither it, inside it, nor holding it).
 pub fn pack(run_dir: &Path, out: &Path, replace: bool) -> io::Result<PackSummary> {
     let recording = Recording::open(run_dir)?;
+    refuse_overlap(run_dir, out)?;
     prepare_out(out, replace)?;
+    fs::write(out.join(MARKER), MARKER_TEXT)?;
     let mut summary = PackSummary {
         executions: 0,
         attempts: 0,
@@ -63,8 +78,65 @@ pub fn pack(run_dir: &Path, out: &Path, replace: bool) -> io::Result<PackSummary
     Ok(summary)
 }
 
+/// Refuses an `out` that is `run_dir`, lies inside it or holds it.
+fn refuse_overlap(run_dir: &Path, out: &Path) -> io::Result<()> {
+    let source = fs::canonicalize(run_dir)?;
+    let target = resolved(out)?;
+    let overlap = if target == source {
+        "is"
+    } else if target.starts_with(&source) {
+        "lies inside"
+    } else if source.starts_with(&target) {
+        "holds"
+    } else {
+        return Ok(());
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "the destination {} ({}) {overlap} the run directory {} ({}): choose a directory outside the run",
+            out.display(),
+            target.display(),
+            run_dir.display(),
+            source.display()
+        ),
+    ))
+}
+
+/// `path` with every symbolic link and `.`/`..` resolved, whether or not it exists: its nearest
+/// existing ancestor resolved, then the missing rest (which holds no link) applied.
+fn resolved(path: &Path) -> io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let mut missing = Vec::new();
+    let mut existing = absolute.as_path();
+    let base = loop {
+        match fs::canonicalize(existing) {
+            Ok(base) => break base,
+            Err(error) => match existing.parent() {
+                Some(parent) => {
+                    missing.push(existing.components().next_back());
+                    existing = parent;
+                }
+                None => return Err(error),
+            },
+        }
+    };
+    let mut resolved = base;
+    for component in missing.into_iter().rev().flatten() {
+        match component {
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::Normal(name) => resolved.push(name),
+            _ => {}
+        }
+    }
+    Ok(resolved)
+}
+
 /// Makes `out` an empty directory: refuses one that holds files unless `replace` is set and it
-/// is a recording (so a typo cannot wipe a source tree).
+/// is a recording made by [`pack`] (it holds [`MARKER`]), so a typo cannot wipe a source tree or
+/// a run directory.
 fn prepare_out(out: &Path, replace: bool) -> io::Result<()> {
     let occupied = fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_some());
     if occupied {
@@ -77,11 +149,12 @@ fn prepare_out(out: &Path, replace: bool) -> io::Result<()> {
                 ),
             ));
         }
-        if Recording::open(out).is_err() {
+        let marked = fs::symlink_metadata(out.join(MARKER)).is_ok_and(|meta| meta.is_file());
+        if !marked {
             return Err(io::Error::new(
                 io::ErrorKind::AlreadyExists,
                 format!(
-                    "{} is not empty and holds no recording; it is left alone (choose an empty directory)",
+                    "{} is not empty and is not a recording made by `cargo skillgym record` (it holds no {MARKER} file); it is left alone: choose an empty directory, or remove it yourself",
                     out.display()
                 ),
             ));
@@ -141,7 +214,112 @@ mod tests {
         let elsewhere = tmp.path().join("src");
         write(&elsewhere.join("main.rs"), "");
         let refused = pack(&run, &elsewhere, true).unwrap_err().to_string();
-        assert!(refused.contains("holds no recording"), "{refused}");
+        assert!(
+            refused.contains("is not a recording made by `cargo skillgym record`"),
+            "{refused}"
+        );
         assert!(elsewhere.join("main.rs").is_file());
+    }
+
+    /// A run directory of one execution, `greets` on `claude`.
+    fn run_dir(root: &Path) -> PathBuf {
+        let run = root.join("runs/run");
+        let execution = run.join("greets/claude");
+        write(
+            &execution.join("result.json"),
+            r#"{"case_id":"greets","runner_id":"claude","repetitions":[{"attempts":[{"repetition":1,"attempt":1}]}]}"#,
+        );
+        write(&execution.join("repeat-1/attempt-1/stdout.log"), "out");
+        run
+    }
+
+    /// Every file below `dir`, relative, sorted.
+    fn files(dir: &Path) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(next) = stack.pop() {
+            for entry in fs::read_dir(&next).unwrap().map(Result::unwrap) {
+                if entry.file_type().unwrap().is_dir() {
+                    stack.push(entry.path());
+                } else {
+                    found.push(entry.path().strip_prefix(dir).unwrap().to_path_buf());
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn a_run_is_never_packed_into_itself_nor_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = run_dir(tmp.path());
+        let before = files(&run);
+        std::os::unix::fs::symlink("run", tmp.path().join("runs/latest")).unwrap();
+        for (out, says) in [
+            (run.clone(), "is the run directory"),
+            (tmp.path().join("runs/latest"), "is the run directory"),
+            (run.join("."), "is the run directory"),
+            (run.join("greets/../greets/.."), "is the run directory"),
+            (run.join("recording"), "lies inside the run directory"),
+            (run.join("greets/claude"), "lies inside the run directory"),
+            (run.join("missing/deeper"), "lies inside the run directory"),
+            (tmp.path().join("runs"), "holds the run directory"),
+            (run.join("missing/../.."), "holds the run directory"),
+            (tmp.path().to_path_buf(), "holds the run directory"),
+        ] {
+            for force in [false, true] {
+                let error = pack(&run, &out, force).unwrap_err().to_string();
+                assert!(error.contains(says), "{}: {error}", out.display());
+                assert!(
+                    error.contains(&run.display().to_string())
+                        && error.contains(&out.display().to_string()),
+                    "names both: {error}"
+                );
+                assert_eq!(files(&run), before, "{} left the run alone", out.display());
+            }
+        }
+        assert!(!run.join("missing").exists() && !run.join("recording").exists());
+        // Beside the run is fine.
+        pack(&run, &tmp.path().join("runs/recording"), false).unwrap();
+    }
+
+    #[test]
+    fn force_replaces_only_a_directory_holding_the_marker() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = run_dir(tmp.path());
+        let out = tmp.path().join("recording");
+        pack(&run, &out, false).unwrap();
+        let marker = fs::read_to_string(out.join(MARKER)).unwrap();
+        assert!(marker.contains("cargo skillgym record"), "{marker}");
+        Recording::open(&out).expect("a recording replays, marker and all");
+        write(&out.join("stale/file"), "");
+        pack(&run, &out, true).expect("a recording is replaced");
+        assert!(!out.join("stale").exists() && out.join(MARKER).is_file());
+
+        // Another run directory: a recording to `Recording::open`, but no marker.
+        let other = tmp.path().join("other");
+        pack(&run, &other, false).unwrap();
+        fs::remove_file(other.join(MARKER)).unwrap();
+        let before = files(&other);
+        let error = pack(&run, &other, true).unwrap_err().to_string();
+        assert!(
+            error.contains("holds no .skillgym-recording file"),
+            "{error}"
+        );
+        assert_eq!(files(&other), before);
+        // A marker that is a link (to a file elsewhere) is no marker.
+        std::os::unix::fs::symlink(out.join(MARKER), other.join(MARKER)).unwrap();
+        assert!(pack(&run, &other, true).is_err());
+        assert!(other.join("greets/claude/result.json").is_file());
+    }
+
+    #[test]
+    fn the_examples_recording_carries_the_marker() {
+        // `examples/agents/record.sh` re-records it with `--force`.
+        let committed = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/agents/recording")
+            .join(MARKER);
+        assert_eq!(fs::read_to_string(committed).unwrap(), MARKER_TEXT);
     }
 }

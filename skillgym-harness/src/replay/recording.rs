@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use skillgym::Failure;
 
-use crate::artifacts::sanitize;
+use crate::artifacts::{is_layout_name, sanitize};
 
 /// A recorded run, indexed by case and runner.
 #[derive(Debug)]
@@ -71,44 +71,48 @@ pub(crate) struct AttemptFile {
 const REQUIRED: &str = "`<case>/<runner>/result.json` files";
 
 impl Recording {
-    /// Opens the recorded run at `root`: every `<case>/<runner>/result.json` below it.
+    /// Opens the recorded run at `root`: every `<case>/<runner>/result.json` below it but the
+    /// run directory's own entries ([`is_layout_name`]). A symbolic link on the way to what
+    /// replay reads (a case, runner, repetition or attempt directory, a `result.json`, a file
+    /// of an attempt) must resolve inside `root`: one that leaves it is an error naming it.
     pub fn open(root: &Path) -> io::Result<Recording> {
-        let mut executions = BTreeMap::new();
-        let entries = fs::read_dir(root).map_err(|error| {
+        let unreadable = |error: io::Error| {
             io::Error::new(
                 error.kind(),
                 format!("cannot read the recording {}: {error}", root.display()),
             )
-        })?;
-        let mut case_dirs: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| path.is_dir())
-            .collect();
-        case_dirs.sort();
-        for case_dir in case_dirs {
+        };
+        let inside = Inside {
+            root,
+            canonical: fs::canonicalize(root).map_err(unreadable)?,
+        };
+        let mut executions = BTreeMap::new();
+        let case_dirs = fs::read_dir(root).map_err(unreadable)?;
+        for case_dir in sorted(case_dirs, &inside, true)? {
             let Ok(runner_dirs) = fs::read_dir(&case_dir) else {
                 continue;
             };
-            for runner_dir in runner_dirs.filter_map(Result::ok).map(|e| e.path()) {
+            for runner_dir in sorted(runner_dirs, &inside, false)? {
                 let file = runner_dir.join("result.json");
+                inside.check(&file)?;
                 if !file.is_file() {
                     continue;
                 }
                 let execution: ExecutionFile = read_json(&file)?;
-                let attempts = execution
+                let attempts: Vec<(u32, u32)> = execution
                     .repetitions
                     .iter()
                     .flat_map(|repetition| &repetition.attempts)
                     .map(|attempt| (attempt.repetition, attempt.attempt))
                     .collect();
-                executions.insert(
-                    (execution.case_id, execution.runner_id),
-                    RecordedExecution {
-                        attempts,
-                        dir: runner_dir,
-                    },
-                );
+                let recorded = RecordedExecution {
+                    attempts,
+                    dir: runner_dir,
+                };
+                for &(repetition, attempt) in &recorded.attempts {
+                    inside.check_attempt(&recorded, repetition, attempt)?;
+                }
+                executions.insert((execution.case_id, execution.runner_id), recorded);
             }
         }
         if executions.is_empty() {
@@ -203,6 +207,83 @@ impl RecordedExecution {
     }
 }
 
+/// The directories among `entries` that replay looks into, sorted, each checked by
+/// [`Inside::check`]; at the `top` (where the run directory keeps its own entries beside the
+/// cases), every one but those ([`is_layout_name`]).
+fn sorted(entries: fs::ReadDir, inside: &Inside<'_>, top: bool) -> io::Result<Vec<PathBuf>> {
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| !(top && is_layout_name(&entry.file_name().to_string_lossy())))
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir())
+        .collect();
+    paths.sort();
+    for path in &paths {
+        inside.check(path)?;
+    }
+    Ok(paths)
+}
+
+/// The recording's root, to check that symbolic links stay inside it.
+struct Inside<'a> {
+    /// As given, for messages.
+    root: &'a Path,
+    /// Resolved.
+    canonical: PathBuf,
+}
+
+impl Inside<'_> {
+    /// Refuses `path` when it is a symbolic link that does not resolve inside the recording
+    /// (its target elsewhere, or missing); anything else (a missing path included) is fine.
+    fn check(&self, path: &Path) -> io::Result<()> {
+        let is_link = fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink());
+        if !is_link {
+            return Ok(());
+        }
+        let target = fs::read_link(path).unwrap_or_default();
+        let problem = match fs::canonicalize(path) {
+            Ok(resolved) if resolved.starts_with(&self.canonical) => return Ok(()),
+            Ok(resolved) => format!(
+                "is a symbolic link to `{}` ({}), outside the recording {}",
+                target.display(),
+                resolved.display(),
+                self.root.display()
+            ),
+            Err(_) => format!(
+                "is a symbolic link to `{}`, which does not exist",
+                target.display()
+            ),
+        };
+        Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{} {problem}: a recording is read only inside its own directory (replace the link with a copy of what it points to, or remove it)",
+                path.display()
+            ),
+        ))
+    }
+
+    /// Checks the recorded attempt's repetition and attempt directories and every entry at the
+    /// top of the attempt directory (the files replay copies and reads).
+    fn check_attempt(
+        &self,
+        execution: &RecordedExecution,
+        repetition: u32,
+        attempt: u32,
+    ) -> io::Result<()> {
+        let dir = execution.attempt_dir(repetition, attempt);
+        self.check(dir.parent().unwrap_or(&dir))?;
+        self.check(&dir)?;
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return Ok(());
+        };
+        for entry in entries.filter_map(Result::ok) {
+            self.check(&entry.path())?;
+        }
+        Ok(())
+    }
+}
+
 /// The directory `case_id` on `runner_id` has in a run (or recording) directory.
 pub fn execution_dir(root: &Path, case_id: &str, runner_id: &str) -> PathBuf {
     root.join(sanitize(case_id)).join(sanitize(runner_id))
@@ -275,6 +356,134 @@ pub(super) mod tests {
             })
         );
         assert_eq!(recording.agent("codex"), None);
+    }
+
+    /// A recording of `greets` on `claude`, one attempt, under `root`.
+    fn greets(root: &Path) -> PathBuf {
+        let execution = execution_dir(root, "greets", "claude");
+        write(
+            &execution.join("result.json"),
+            r#"{"case_id":"greets","runner_id":"claude","repetitions":[{"attempts":[{"repetition":1,"attempt":1}]}]}"#,
+        );
+        write(&execution.join("repeat-1/attempt-1/stdout.log"), "recorded");
+        execution
+    }
+
+    /// Recording::open's error on `root`.
+    fn refused(root: &Path) -> String {
+        Recording::open(root).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_symlink_leaving_the_recording_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        write(&outside.join("secret.txt"), "secret");
+        write(&outside.join("attempt/stdout.log"), "secret");
+        let root = tmp.path().join("recording");
+        let execution = greets(&root);
+        let attempt = execution.join("repeat-1/attempt-1");
+        let link = |target: &Path, at: &Path| {
+            std::os::unix::fs::symlink(target, at).unwrap();
+            at.to_path_buf()
+        };
+        let says = |error: &str, at: &Path, target: &Path| {
+            assert!(
+                error.starts_with(&format!(
+                    "{} is a symbolic link to `{}`",
+                    at.display(),
+                    target.display()
+                )),
+                "{error}"
+            );
+        };
+
+        // A file of an attempt.
+        let at = link(&outside.join("secret.txt"), &attempt.join("session.jsonl"));
+        let error = refused(&root);
+        says(&error, &at, &outside.join("secret.txt"));
+        assert!(
+            error.contains(&format!("outside the recording {}", root.display())),
+            "{error}"
+        );
+        fs::remove_file(&at).unwrap();
+
+        // The attempt directory itself, and the repetition's.
+        fs::rename(&attempt, tmp.path().join("moved")).unwrap();
+        let at = link(&outside.join("attempt"), &attempt);
+        says(&refused(&root), &at, &outside.join("attempt"));
+        fs::remove_file(&at).unwrap();
+        let at = link(&outside, &execution.join("repeat-2"));
+        write(
+            &execution.join("result.json"),
+            r#"{"case_id":"greets","runner_id":"claude","repetitions":[{"attempts":[{"repetition":2,"attempt":1}]}]}"#,
+        );
+        says(&refused(&root), &at, &outside);
+        fs::remove_file(&at).unwrap();
+
+        // A case directory, a runner directory, an execution's result.json.
+        let case = tmp.path().join("case");
+        greets(&case);
+        let at = link(&case.join("greets"), &root.join("other"));
+        says(&refused(&root), &at, &case.join("greets"));
+        fs::remove_file(&at).unwrap();
+        let at = link(&case.join("greets/claude"), &root.join("greets/codex"));
+        says(&refused(&root), &at, &case.join("greets/claude"));
+        fs::remove_file(&at).unwrap();
+        fs::create_dir_all(root.join("greets/codex")).unwrap();
+        let at = link(
+            &case.join("greets/claude/result.json"),
+            &root.join("greets/codex/result.json"),
+        );
+        says(
+            &refused(&root),
+            &at,
+            &case.join("greets/claude/result.json"),
+        );
+        fs::remove_file(&at).unwrap();
+
+        // Back to the one recorded attempt.
+        write(
+            &execution.join("result.json"),
+            r#"{"case_id":"greets","runner_id":"claude","repetitions":[{"attempts":[{"repetition":1,"attempt":1}]}]}"#,
+        );
+        fs::rename(tmp.path().join("moved"), &attempt).unwrap();
+
+        // A dangling link among an attempt's files, relative.
+        let at = link(Path::new("../nowhere"), &attempt.join("dangling"));
+        let error = refused(&root);
+        says(&error, &at, Path::new("../nowhere"));
+        assert!(error.contains("which does not exist"), "{error}");
+        fs::remove_file(&at).unwrap();
+
+        // Links that stay inside are fine, and so is a recording reached through a link.
+        link(Path::new("greets"), &root.join("alias"));
+        link(Path::new("stdout.log"), &attempt.join("session.jsonl"));
+        let latest = link(&root, &tmp.path().join("latest"));
+        let recording = Recording::open(&latest).expect("links inside the recording");
+        assert!(recording.execution("greets", "claude").is_some());
+    }
+
+    #[test]
+    fn the_run_directory_s_own_entries_are_no_cases_and_no_case_is_one_of_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        greets(root);
+        // Case `suites` beside the run's own `suites/` (suite hook records).
+        let suites = execution_dir(root, "suites", "crash");
+        write(
+            &suites.join("result.json"),
+            r#"{"case_id":"suites","runner_id":"crash","repetitions":[]}"#,
+        );
+        write(&root.join("suites/showcase/before_all.json"), "{}");
+        // A shared workspace holding a `result.json` of the project under test, and agent
+        // state that links outside: neither is read.
+        write(&root.join("workspaces/shared/result.json"), "not a result");
+        std::os::unix::fs::symlink("/", root.join("workspaces/outside")).unwrap();
+        let recording = Recording::open(root).unwrap();
+        assert!(recording.execution("suites", "crash").is_some());
+        assert!(recording.execution("greets", "claude").is_some());
+        assert_eq!(recording.executions().count(), 2);
     }
 
     #[test]

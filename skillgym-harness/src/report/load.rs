@@ -6,10 +6,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::RunReport;
+use crate::artifacts::is_layout_name;
 use crate::execute::ExecutionResult;
-
-/// Top-level entries of a run directory that hold no executions.
-const NOT_CASES: &[&str] = &["workspaces", "suites", "latest"];
 
 /// Why run directories cannot be reported.
 #[derive(Debug)]
@@ -108,7 +106,8 @@ pub(super) fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
     Ok(report)
 }
 
-/// The executions of one run directory, from `<case>/<runner>/result.json`.
+/// The executions of one run directory, from `<case>/<runner>/result.json`: every entry but the
+/// run directory's own ([`is_layout_name`], which no case id's directory is).
 fn executions_in(dir: &Path) -> Result<Vec<ExecutionResult>, LoadError> {
     let read = |path: &Path| {
         fs::read_dir(path).map_err(|source| LoadError::Read {
@@ -120,7 +119,7 @@ fn executions_in(dir: &Path) -> Result<Vec<ExecutionResult>, LoadError> {
     for case in read(dir)?.flatten() {
         let name = case.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with('.') || NOT_CASES.contains(&name.as_ref()) || !case.path().is_dir() {
+        if is_layout_name(&name) || !case.path().is_dir() {
             continue;
         }
         for runner in read(&case.path())?.flatten() {

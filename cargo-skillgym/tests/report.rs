@@ -1,0 +1,95 @@
+//! `cargo skillgym report` through the binary over a run directory laid out as the harness lays
+//! it out: a case whose id is a name the run directory uses for itself (`suites`, beside the
+//! suites' hook records) is reported like any other.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+use skillgym_harness::replay::recording::execution_dir;
+
+/// A committed execution result, the template of the ones this test writes.
+const TEMPLATE: &str = "../examples/agents/recording/answers_in_one_line/codex/result.json";
+
+/// Writes the result of `case` on `runner` where the harness puts it, passed or failed.
+fn execution(run: &Path, case: &str, runner: &str, passed: bool) {
+    let template = Path::new(env!("CARGO_MANIFEST_DIR")).join(TEMPLATE);
+    let mut result: Value =
+        serde_json::from_str(&std::fs::read_to_string(template).unwrap()).unwrap();
+    let dir = execution_dir(run, case, runner);
+    result["case_id"] = json!(case);
+    result["runner_id"] = json!(runner);
+    result["artifact_dir"] = json!(dir);
+    if !passed {
+        result["status"] = json!("failed");
+        result["passed"] = json!(false);
+        result["failure"] = json!({
+            "origin": "runner",
+            "class": { "id": "agent-crashed" },
+            "message": "the agent crashed",
+        });
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("result.json"), result.to_string()).unwrap();
+}
+
+#[test]
+fn a_failed_case_named_like_the_run_s_own_entries_is_reported_failed() {
+    let tmp = tempfile::Builder::new()
+        .prefix("report-layout-")
+        .disable_cleanup(true)
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let run = tmp.path().join("run");
+    execution(&run, "passes", "crash", true);
+    // Every name a run directory uses for itself at the top, as a failed case id.
+    let names = [
+        "suites",
+        "workspaces",
+        "latest",
+        "explain",
+        "results::json",
+        "run::json",
+    ];
+    for case in names {
+        execution(&run, case, "crash", false);
+    }
+    // The run's own entries beside them: the suites' hook records, a workspace.
+    std::fs::create_dir_all(run.join("suites/showcase")).unwrap();
+    std::fs::write(run.join("suites/showcase/before_all.json"), "{}").unwrap();
+    std::fs::create_dir_all(run.join("workspaces/shared")).unwrap();
+
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-skillgym"))
+        .args(["skillgym", "report", "--reporter", "json"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let context = format!(
+        "exit {:?}\n--- stdout ---\n{stdout}--- stderr ---\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(1), "{context}");
+    let counts = format!(
+        "skillgym: {} executions: 1 passed, {} failed,",
+        names.len() + 1,
+        names.len()
+    );
+    assert!(stdout.contains(&counts), "{context}");
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).unwrap()).unwrap();
+    for case in names {
+        let found = results["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|execution| execution["case_id"] == case);
+        assert_eq!(
+            found.map(|execution| execution["status"].clone()),
+            Some(json!("failed")),
+            "{case}: {context}"
+        );
+    }
+    tmp.close().unwrap();
+}
