@@ -1,9 +1,12 @@
 //! Folding an execution's repetitions into its one visible result: verdict, counts, averages
-//! over the final attempts of successful repetitions, pass rate with a Wilson interval, flaky.
+//! over the final attempts of successful repetitions (exact, never overflowing: see
+//! [`figures`]), pass rate with a Wilson interval, flaky.
 
 use std::path::PathBuf;
 
 use skillgym::{TokenCount, Usage};
+
+use crate::figures::{self, mean};
 
 use super::result::{
     AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, Status,
@@ -111,16 +114,8 @@ pub fn wilson_95(successes: u32, total: u32) -> Interval {
     }
 }
 
-/// The rounded mean, `None` for no values.
-fn mean(values: impl Iterator<Item = u64>) -> Option<u64> {
-    let (sum, count) = values.fold((0u128, 0u128), |(sum, count), value| {
-        (sum + u128::from(value), count + 1)
-    });
-    (count > 0).then(|| ((sum + count / 2) / count) as u64)
-}
-
-/// Each figure averaged over the usages that have it; a token figure keeps the source of the
-/// first usage that has it.
+/// Each figure averaged over the usages that have it (see [`figures`] for how odd figures
+/// count); a token figure keeps the source of the first usage that has it.
 fn mean_usage<'a>(usages: impl Iterator<Item = &'a Usage> + Clone) -> Usage {
     let tokens = |figure: fn(&Usage) -> Option<TokenCount>| {
         let first = usages.clone().find_map(figure)?;
@@ -130,22 +125,13 @@ fn mean_usage<'a>(usages: impl Iterator<Item = &'a Usage> + Clone) -> Usage {
             source: first.source,
         })
     };
-    let costs: Vec<f64> = usages.clone().filter_map(|u| u.cost_usd).collect();
     Usage {
         input_tokens: tokens(|u| u.input_tokens),
         output_tokens: tokens(|u| u.output_tokens),
         reasoning_tokens: tokens(|u| u.reasoning_tokens),
         cache_tokens: tokens(|u| u.cache_tokens),
         total_tokens: tokens(|u| u.total_tokens),
-        // Each share is divided first, so the sum of huge costs stays finite.
-        cost_usd: (!costs.is_empty()).then(|| {
-            let count = costs.len() as f64;
-            costs
-                .iter()
-                .map(|cost| cost / count)
-                .sum::<f64>()
-                .min(f64::MAX)
-        }),
+        cost_usd: figures::mean_cost(usages.clone().filter_map(|u| u.cost_usd)),
         input_chars: mean(usages.clone().map(|u| u.input_chars)).unwrap_or(0),
         output_chars: mean(usages.clone().map(|u| u.output_chars)).unwrap_or(0),
         reasoning_chars: mean(usages.map(|u| u.reasoning_chars)).unwrap_or(0),
