@@ -5,6 +5,7 @@
 //! |---|---|---|---|
 //! | tokens, milliseconds (`u64`) | saturates at `u64::MAX` | exact (summed in `u128`), rounded to the nearest | - |
 //! | cost in US dollars (`f64`) | saturates at [`MAX_COST_USD`] | of the figures, each capped, so at most the cap | a NaN or negative cost is left out, as if not reported; a larger one counts as the cap |
+//! | weighted mean of scores (weights finite, >= 0) | - | [`weighted_mean`]: weights scaled by the largest first, so no sum overflows | - |
 //! | any other `f64` result (snapshot bounds, differences, percentages) | - | - | [`finite`]: infinities become `±f64::MAX`, NaN becomes 0 |
 
 /// The largest cost in US dollars a sum or mean reaches: $10^15, far beyond any real run, and
@@ -67,6 +68,26 @@ pub(crate) fn usd(value: Option<f64>) -> String {
         .map_or_else(|| "-".to_owned(), |cost| format!("${cost:.4}"))
 }
 
+/// The mean of `(weight, value)` pairs (values in 0..=1) weighted by their finite,
+/// non-negative weights; `None` when the weights add up to 0. When the weights' sum overflows
+/// (a suite may give `f64::MAX` weights), they are scaled by the largest first.
+pub(crate) fn weighted_mean(pairs: &[(f64, f64)]) -> Option<f64> {
+    let sums = |scale: f64| {
+        pairs
+            .iter()
+            .fold((0.0, 0.0), |(weighted, total), &(weight, value)| {
+                let share = weight / scale;
+                (weighted + share * value, total + share)
+            })
+    };
+    let (mut weighted, mut total) = sums(1.0);
+    if !(total.is_finite() && weighted.is_finite()) {
+        let largest = pairs.iter().map(|&(weight, _)| weight).fold(0.0, f64::max);
+        (weighted, total) = sums(largest);
+    }
+    (total > 0.0).then(|| weighted / total)
+}
+
 /// `value`, finite: an infinity becomes `±f64::MAX`, NaN becomes 0.
 pub(crate) fn finite(value: f64) -> f64 {
     if value.is_nan() {
@@ -114,6 +135,17 @@ mod tests {
         assert_eq!(usd(Some(f64::NAN)), "-");
         assert_eq!(usd(Some(-0.0)), "$0.0000");
         assert_eq!(usd(None), "-");
+    }
+
+    #[test]
+    fn weighted_means_take_the_largest_weights() {
+        assert_eq!(
+            weighted_mean(&[(f64::MAX, 1.0), (f64::MAX, 0.0)]),
+            Some(0.5)
+        );
+        assert_eq!(weighted_mean(&[(3.0, 1.0), (1.0, 0.0)]), Some(0.75));
+        assert_eq!(weighted_mean(&[(0.0, 1.0)]), None);
+        assert_eq!(weighted_mean(&[]), None);
     }
 
     #[test]
