@@ -51,6 +51,7 @@ pub mod error;
 pub mod execute;
 #[doc(hidden)]
 pub mod explain;
+mod figures;
 #[doc(hidden)]
 pub mod fuzzing;
 mod grade;

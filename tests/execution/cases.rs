@@ -445,3 +445,20 @@ emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
             .not_has("ghost");
     }
 }
+
+pub mod figures {
+    use super::*;
+
+    // Every session reports figures near `u64::MAX` and a cost near `f64::MAX`: two attempts
+    // add past both (the runner's row sums every attempt).
+    #[skillgym::case(
+        repeat = 2,
+        prompt = r#"
+emit {"type":"usage","input_tokens":18446744073709551614,"output_tokens":18446744073709551614,"reasoning_tokens":18446744073709551614,"cache_tokens":18446744073709551614,"total_tokens":18446744073709551614,"cost_usd":1.7e308}
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn huge(report: &SessionReport) {
+        answered_ok(report);
+    }
+}

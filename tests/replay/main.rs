@@ -3,7 +3,8 @@
 //! `type: replay` runners and from a recording packed by `cargo skillgym record`; the replays
 //! must reach the recorded verdicts and reports without starting any agent, and a changed
 //! assertion must change the verdict. Also: the examples' recording of the six real agent CLIs
-//! replays to the verdicts and reports it recorded.
+//! replays to the verdicts and reports it recorded. And a recording whose durations and token
+//! figures sit at `u64::MAX` replays with saturated sums, its table and reports written.
 //!
 //! This target is its own harness (`harness = false`). Run as a child (`REPLAY_CHILD=1`) it is
 //! a skillgym benchmark binary whose runners come from the config each check writes; run by
@@ -43,7 +44,7 @@ fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
         return skillgym_harness::Harness::new().run();
     }
-    let checks: [(&str, Check); 7] = [
+    let checks: [(&str, Check); 8] = [
         (
             "every_adapter_replays_to_its_recorded_verdicts_and_reports",
             every_adapter_replays_to_its_recorded_verdicts_and_reports,
@@ -71,6 +72,10 @@ fn main() -> ExitCode {
         (
             "no_case_id_takes_a_name_the_run_directory_uses",
             no_case_id_takes_a_name_the_run_directory_uses,
+        ),
+        (
+            "a_recording_of_extreme_figures_replays_with_saturated_sums",
+            a_recording_of_extreme_figures_replays_with_saturated_sums,
         ),
     ];
     let trials = checks
@@ -659,6 +664,71 @@ fn no_case_id_takes_a_name_the_run_directory_uses() -> Result<(), Failed> {
         return Err(
             format!("case ids can take these names of the run directory: {taken:?}").into(),
         );
+    }
+    Ok(())
+}
+
+fn a_recording_of_extreme_figures_replays_with_saturated_sums() -> Result<(), Failed> {
+    let dir = recorded("replay-extreme-figures")?;
+    let recording = dir.path().join("out/live");
+    // Every recorded attempt of `cases::retried` took u64::MAX milliseconds and reported
+    // tokens near u64::MAX: the replay's sums and means go past both.
+    let execution = recording.join("cases.retried/command");
+    let usage = r#"{"type":"usage","input_tokens":18446744073709551614,"output_tokens":18446744073709551614,"total_tokens":18446744073709551614,"cost_usd":1.7e308}"#;
+    for attempt in [
+        "repeat-1/attempt-1",
+        "repeat-1/attempt-2",
+        "repeat-2/attempt-1",
+    ] {
+        let attempt = execution.join(attempt);
+        let result = attempt.join("result.json");
+        let mut value = read_json(&result);
+        value["duration_ms"] = u64::MAX.into();
+        std::fs::write(&result, value.to_string()).unwrap();
+        let stdout_log = attempt.join("stdout.log");
+        let mut log = std::fs::read_to_string(&stdout_log).unwrap();
+        log.push_str(usage);
+        log.push('\n');
+        std::fs::write(&stdout_log, log).unwrap();
+    }
+    let output = child(
+        dir.path(),
+        "extreme",
+        &poisoned_config(),
+        &[
+            "--replay",
+            recording.to_str().unwrap(),
+            "--reporter",
+            "json-summary,junit,html",
+            "cases::retried",
+        ],
+        &[],
+    );
+    let text = stdout(&output);
+    let row = text
+        .lines()
+        .find(|line| line.starts_with("skillgym: command "))
+        .unwrap_or_default();
+    let saturated = "18,446,744,073,709,551,615";
+    if output.status.code() != Some(0)
+        || stderr(&output).contains("panicked")
+        || row.matches(saturated).count() != 3
+        || !row.ends_with("307445734561825m 51s")
+        || !text.contains("skillgym: 1 executions: 1 passed")
+    {
+        return Err(format!("the replay's table row: {row}\n{}", context(&output)).into());
+    }
+    let run = dir.path().join("out/extreme");
+    for file in ["summary.json", "junit.xml", "report.html"] {
+        if !run.join(file).is_file() {
+            return Err(format!("no {file}\n{}", context(&output)).into());
+        }
+    }
+    let replayed = read_json(&run.join("cases.retried/command/result.json"));
+    if replayed["duration_ms"] != u64::MAX
+        || replayed["usage"]["input_tokens"]["value"] != u64::MAX - 1
+    {
+        return Err(format!("the replayed means: {replayed}").into());
     }
     Ok(())
 }

@@ -1,9 +1,12 @@
 //! Folding an execution's repetitions into its one visible result: verdict, counts, averages
-//! over the final attempts of successful repetitions, pass rate with a Wilson interval, flaky.
+//! over the final attempts of successful repetitions (exact, never overflowing: see
+//! [`figures`]), pass rate with a Wilson interval, flaky.
 
 use std::path::PathBuf;
 
 use skillgym::{TokenCount, Usage};
+
+use crate::figures::{self, mean};
 
 use super::result::{
     AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, Status,
@@ -111,16 +114,8 @@ pub fn wilson_95(successes: u32, total: u32) -> Interval {
     }
 }
 
-/// The rounded mean, `None` for no values.
-fn mean(values: impl Iterator<Item = u64>) -> Option<u64> {
-    let (sum, count) = values.fold((0u128, 0u128), |(sum, count), value| {
-        (sum + u128::from(value), count + 1)
-    });
-    (count > 0).then(|| ((sum + count / 2) / count) as u64)
-}
-
-/// Each figure averaged over the usages that have it; a token figure keeps the source of the
-/// first usage that has it.
+/// Each figure averaged over the usages that have it (see [`figures`] for how odd figures
+/// count); a token figure keeps the source of the first usage that has it.
 fn mean_usage<'a>(usages: impl Iterator<Item = &'a Usage> + Clone) -> Usage {
     let tokens = |figure: fn(&Usage) -> Option<TokenCount>| {
         let first = usages.clone().find_map(figure)?;
@@ -130,22 +125,13 @@ fn mean_usage<'a>(usages: impl Iterator<Item = &'a Usage> + Clone) -> Usage {
             source: first.source,
         })
     };
-    let costs: Vec<f64> = usages.clone().filter_map(|u| u.cost_usd).collect();
     Usage {
         input_tokens: tokens(|u| u.input_tokens),
         output_tokens: tokens(|u| u.output_tokens),
         reasoning_tokens: tokens(|u| u.reasoning_tokens),
         cache_tokens: tokens(|u| u.cache_tokens),
         total_tokens: tokens(|u| u.total_tokens),
-        // Each share is divided first, so the sum of huge costs stays finite.
-        cost_usd: (!costs.is_empty()).then(|| {
-            let count = costs.len() as f64;
-            costs
-                .iter()
-                .map(|cost| cost / count)
-                .sum::<f64>()
-                .min(f64::MAX)
-        }),
+        cost_usd: figures::mean_cost(usages.clone().filter_map(|u| u.cost_usd)),
         input_chars: mean(usages.clone().map(|u| u.input_chars)).unwrap_or(0),
         output_chars: mean(usages.clone().map(|u| u.output_chars)).unwrap_or(0),
         reasoning_chars: mean(usages.map(|u| u.reasoning_chars)).unwrap_or(0),
@@ -351,5 +337,112 @@ mod tests {
                 high: 1.0
             }
         );
+    }
+
+    /// Token and duration figures at the edges of `u64`.
+    fn figure() -> impl proptest::strategy::Strategy<Value = u64> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(0),
+            Just(1),
+            Just(u64::MAX - 1),
+            Just(u64::MAX),
+            any::<u64>(),
+        ]
+    }
+
+    /// Costs as any agent (a custom one too) may report them.
+    fn cost() -> impl proptest::strategy::Strategy<Value = f64> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(0.0),
+            Just(-0.0),
+            Just(0.5),
+            Just(-1.0),
+            Just(f64::MAX),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(f64::NAN),
+            0.0..1e6,
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
+
+        /// Whatever the attempts reported, the execution's means are exact (rounded), its
+        /// cost a finite number in [0, $10^15] or absent, its rates in [0, 1].
+        #[test]
+        fn extreme_figures_average_exactly_and_costs_stay_finite(
+            repetitions in proptest::collection::vec(
+                proptest::collection::vec(
+                    (proptest::bool::ANY, figure(), proptest::option::of(figure()),
+                     proptest::option::of(cost())),
+                    1..4,
+                ),
+                0..4,
+            ),
+        ) {
+            let repetitions: Vec<RepetitionResult> = repetitions
+                .iter()
+                .enumerate()
+                .map(|(r, attempts)| {
+                    let r = r as u32 + 1;
+                    repetition(
+                        attempts
+                            .iter()
+                            .enumerate()
+                            .map(|(a, &(passed, ms, tokens, cost))| {
+                                let mut attempt = attempt(r, a as u32 + 1, passed, ms, 0);
+                                attempt.usage.total_tokens = tokens.map(TokenCount::provider);
+                                attempt.usage.cost_usd = cost;
+                                attempt.usage.output_chars = ms;
+                                attempt
+                            })
+                            .collect(),
+                    )
+                })
+                .collect();
+            let target = repetitions.len() as u32;
+            let result = aggregate(plan(target, 3), repetitions.clone());
+            let terminal = repetitions.iter().find(|r| !r.passed);
+            let averaged: Vec<&AttemptResult> = match terminal {
+                Some(repetition) => repetition.final_attempt().into_iter().collect(),
+                None => repetitions.iter().filter_map(RepetitionResult::final_attempt).collect(),
+            };
+            let exact = |values: Vec<u64>| {
+                let n = values.len() as u128;
+                (n > 0).then(|| {
+                    let sum: u128 = values.iter().map(|&v| u128::from(v)).sum();
+                    u64::try_from((sum + n / 2) / n).unwrap()
+                })
+            };
+            let durations = averaged.iter().map(|a| a.duration_ms).collect();
+            proptest::prop_assert_eq!(Some(result.duration_ms), exact(durations).or(Some(0)));
+            let tokens = averaged
+                .iter()
+                .filter_map(|a| a.usage.total_tokens.map(|t| t.value))
+                .collect();
+            proptest::prop_assert_eq!(result.usage.total_tokens.map(|t| t.value), exact(tokens));
+            let chars = averaged.iter().map(|a| a.usage.output_chars).collect();
+            proptest::prop_assert_eq!(Some(result.usage.output_chars), exact(chars).or(Some(0)));
+            let any_cost = averaged
+                .iter()
+                .any(|a| a.usage.cost_usd.is_some_and(|c| c >= 0.0));
+            match result.usage.cost_usd {
+                Some(cost) => proptest::prop_assert!(
+                    any_cost && (0.0..=figures::MAX_COST_USD).contains(&cost),
+                    "{}", cost
+                ),
+                None => proptest::prop_assert!(!any_cost),
+            }
+            let stats = result.attempts;
+            for rate in [stats.pass_rate, stats.pass_rate_95.low, stats.pass_rate_95.high] {
+                proptest::prop_assert!((0.0..=1.0).contains(&rate), "{:?}", stats);
+            }
+        }
     }
 }

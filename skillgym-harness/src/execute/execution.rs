@@ -64,7 +64,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
     let mut unrecorded = None;
     'repetitions: for repetition in 1..=repeat_target {
         let mut attempts = Vec::new();
-        for attempt in 1..=repeat_failure + 1 {
+        for attempt in 1..=repeat_failure.saturating_add(1) {
             if crate::interrupt::received().is_some() {
                 // Nothing more starts; what already ran is kept.
                 if !attempts.is_empty() {

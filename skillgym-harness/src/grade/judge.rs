@@ -129,7 +129,7 @@ pub(crate) fn read_answer(text: &str, items: &[RubricItem]) -> Result<GraderOutc
     let answer: Answer = serde_json::from_str(json)
         .map_err(|error| format!("the judge's answer is not the documented object: {error}"))?;
     let mut checks = Vec::with_capacity(items.len());
-    let (mut satisfied_weight, mut total_weight) = (0.0, 0.0);
+    let mut weighted = Vec::with_capacity(items.len());
     let mut required_missed = false;
     for item in items {
         let found = answer.checks.iter().find(|check| check.id == item.id);
@@ -138,10 +138,8 @@ pub(crate) fn read_answer(text: &str, items: &[RubricItem]) -> Result<GraderOutc
             Some(check) => check.reasoning.clone().unwrap_or_default(),
             None => "the judge did not answer for it".to_owned(),
         };
-        total_weight += item.weight;
-        if satisfied {
-            satisfied_weight += item.weight;
-        } else if item.required {
+        weighted.push((item.weight, if satisfied { 1.0 } else { 0.0 }));
+        if !satisfied && item.required {
             required_missed = true;
         }
         checks.push(Check::with(
@@ -156,11 +154,7 @@ pub(crate) fn read_answer(text: &str, items: &[RubricItem]) -> Result<GraderOutc
         .map(|check| check.id.as_str())
         .filter(|id| !items.iter().any(|item| item.id == *id))
         .collect();
-    let score = if total_weight > 0.0 {
-        satisfied_weight / total_weight
-    } else {
-        0.0
-    };
+    let score = crate::figures::weighted_mean(&weighted).unwrap_or(0.0);
     let mut outcome = GraderOutcome::scored(score, checks);
     if required_missed {
         outcome.verdict = Verdict::Fail;
@@ -278,6 +272,22 @@ mod tests {
             r#"{"checks": [{"id": "a", "satisfied": true}, {"id": "b", "satisfied": true}]}"#;
         let outcome = read_answer(answer, &items).unwrap();
         assert_eq!((outcome.score, outcome.verdict), (1.0, Verdict::Pass));
+    }
+
+    #[test]
+    fn the_largest_weights_a_suite_may_give_still_average() {
+        let items = vec![
+            item("a", "one", f64::MAX, false),
+            item("b", "two", f64::MAX, false),
+            item("c", "three", f64::MAX, false),
+        ];
+        let answer = r#"{"checks": [{"id": "a", "satisfied": true}, {"id": "b", "satisfied": true}, {"id": "c", "satisfied": false}]}"#;
+        let outcome = read_answer(answer, &items).unwrap();
+        assert!(
+            (outcome.score - 2.0 / 3.0).abs() < 1e-12,
+            "{}",
+            outcome.score
+        );
     }
 
     #[test]

@@ -74,7 +74,7 @@ pub(crate) fn score_case<'a>(
     threshold: Option<f64>,
 ) -> CaseScore {
     let threshold = threshold.unwrap_or(DEFAULT_THRESHOLD);
-    let (mut weighted, mut total_weight) = (0.0, 0.0);
+    let mut weighted_scores = Vec::new();
     let mut failed_graders = Vec::new();
     let mut skipped_graders = Vec::new();
     let mut gated_by = None;
@@ -83,8 +83,7 @@ pub(crate) fn score_case<'a>(
             skipped_graders.push((spec.name.clone(), reasons(outcome, false)));
             continue;
         }
-        weighted += spec.weight * outcome.score;
-        total_weight += spec.weight;
+        weighted_scores.push((spec.weight, outcome.score));
         let gate = spec.min_score.unwrap_or(threshold);
         let under_gate = spec.required && outcome.score < gate;
         if under_gate && gated_by.is_none() {
@@ -102,11 +101,7 @@ pub(crate) fn score_case<'a>(
             failed_graders.push((spec.name.clone(), why));
         }
     }
-    let mut score = if total_weight > 0.0 {
-        super::clamp(weighted / total_weight)
-    } else {
-        0.0
-    };
+    let mut score = crate::figures::weighted_mean(&weighted_scores).map_or(0.0, super::clamp);
     if gated_by.is_some() {
         score = 0.0;
     }
@@ -190,6 +185,21 @@ mod tests {
             case.message().lines().next(),
             Some("score 0.75 >= threshold 0.75")
         );
+    }
+
+    #[test]
+    fn the_largest_weights_a_suite_may_give_still_average() {
+        let graded = [
+            (grader("a", f64::MAX), pass()),
+            (grader("b", f64::MAX), pass()),
+            (grader("c", 1.0), fail("x")),
+        ];
+        let case = score(&graded, None);
+        assert_eq!(
+            case.score, 1.0,
+            "the weight of 1 is nothing beside the others"
+        );
+        assert!(case.passed);
     }
 
     #[test]

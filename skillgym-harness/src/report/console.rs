@@ -51,8 +51,7 @@ pub(super) fn row_cells(row: &RunnerRow) -> [String; 12] {
         tokens(row.reasoning_tokens),
         tokens(row.cache_tokens),
         tokens(row.total_tokens),
-        row.cost_usd
-            .map_or_else(|| "-".to_owned(), |cost| format!("${cost:.4}")),
+        crate::figures::usd(row.cost_usd),
         row.mean_duration_ms
             .map_or_else(|| "-".to_owned(), human_ms),
     ]

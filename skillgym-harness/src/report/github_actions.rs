@@ -186,8 +186,7 @@ pub(crate) fn job_summary(report: &RunReport) -> String {
             row.flaky,
             c.skipped,
             row.total_tokens.map_or_else(|| "-".to_owned(), thousands),
-            row.cost_usd
-                .map_or_else(|| "-".to_owned(), |cost| format!("${cost:.4}")),
+            crate::figures::usd(row.cost_usd),
             row.mean_duration_ms
                 .map_or_else(|| "-".to_owned(), human_ms),
         );

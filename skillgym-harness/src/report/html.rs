@@ -143,7 +143,12 @@ fn tokens(count: Option<TokenCount>) -> String {
 }
 
 fn cost(value: Option<f64>) -> String {
-    value.map_or_else(|| "-".to_owned(), |cost| format!("${cost:.4}"))
+    crate::figures::usd(value)
+}
+
+/// A rate in 0..=1 as a percentage (a rate out of that range, read from a file, is clamped).
+fn percent(rate: f64) -> f64 {
+    crate::figures::finite(rate).clamp(0.0, 1.0) * 100.0
 }
 
 const STYLE: &str = "\
@@ -380,9 +385,9 @@ fn execution_section(out: &mut String, e: &ExecutionResult) -> fmt::Result {
         "</dd>\n<dt>attempts</dt><dd>{} of {} passing ({:.0}%, 95% interval {:.0}–{:.0}%)</dd>\n",
         e.attempts.passing,
         e.attempts.total,
-        e.attempts.pass_rate * 100.0,
-        e.attempts.pass_rate_95.low * 100.0,
-        e.attempts.pass_rate_95.high * 100.0
+        percent(e.attempts.pass_rate),
+        percent(e.attempts.pass_rate_95.low),
+        percent(e.attempts.pass_rate_95.high)
     )?;
     write!(
         out,
@@ -422,8 +427,8 @@ fn usage_line(usage: &Usage) -> String {
             parts.push(format!("{name} {}", thousands(count.value)));
         }
     }
-    if let Some(cost) = usage.cost_usd {
-        parts.push(format!("${cost:.4}"));
+    if let Some(cost) = usage.cost_usd.and_then(crate::figures::cost) {
+        parts.push(crate::figures::usd(Some(cost)));
     }
     if parts.is_empty() {
         "-".to_owned()

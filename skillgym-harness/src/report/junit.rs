@@ -221,11 +221,13 @@ fn repetition_note(execution: &ExecutionResult) -> Option<String> {
 
 /// The wall time of every attempt of the execution, retries included.
 fn time_ms(execution: &ExecutionResult) -> u64 {
-    execution
-        .repetitions
-        .iter()
-        .flat_map(|r| &r.attempts)
-        .fold(0u64, |sum, a| sum.saturating_add(a.duration_ms))
+    crate::figures::sum(
+        execution
+            .repetitions
+            .iter()
+            .flat_map(|r| &r.attempts)
+            .map(|a| a.duration_ms),
+    )
 }
 
 /// Milliseconds as seconds: `1.250`.

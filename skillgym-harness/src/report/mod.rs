@@ -26,6 +26,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::execute::ExecutionResult;
+use crate::figures;
 use crate::summary::Counts;
 
 pub use load::LoadError;
@@ -123,7 +124,7 @@ pub struct RunnerRow {
     /// Executions that passed only after a retry.
     pub flaky: usize,
     /// Tokens of every attempt, retries and failed ones included (`None`: no attempt reported
-    /// the figure).
+    /// the figure); each token sum saturates at `u64::MAX`.
     pub input_tokens: Option<u64>,
     /// Output tokens.
     pub output_tokens: Option<u64>,
@@ -133,9 +134,10 @@ pub struct RunnerRow {
     pub cache_tokens: Option<u64>,
     /// Total tokens.
     pub total_tokens: Option<u64>,
-    /// Cost in US dollars of every attempt that reported one.
+    /// Cost in US dollars of every attempt that reported one (a NaN or negative figure is left
+    /// out); the sum saturates at $10^15.
     pub cost_usd: Option<f64>,
-    /// Mean duration of the executions that ran, in milliseconds.
+    /// Mean duration of the executions that ran, in milliseconds (exact: no sum overflows).
     pub mean_duration_ms: Option<u64>,
 }
 
@@ -148,37 +150,26 @@ impl RunnerRow {
             flaky: executions.iter().filter(|e| e.flaky).count(),
             ..RunnerRow::default()
         };
-        let add = |slot: &mut Option<u64>, value: Option<u64>| {
-            if let Some(value) = value {
-                *slot = Some(slot.unwrap_or(0) + value);
-            }
-        };
         for attempt in executions
             .iter()
             .flat_map(|e| &e.repetitions)
             .flat_map(|r| &r.attempts)
         {
             let usage = &attempt.usage;
-            add(&mut row.input_tokens, usage.input_tokens.map(|t| t.value));
-            add(&mut row.output_tokens, usage.output_tokens.map(|t| t.value));
-            add(
-                &mut row.reasoning_tokens,
-                usage.reasoning_tokens.map(|t| t.value),
-            );
-            add(&mut row.cache_tokens, usage.cache_tokens.map(|t| t.value));
-            add(&mut row.total_tokens, usage.total_tokens.map(|t| t.value));
-            if let Some(cost) = usage.cost_usd {
-                row.cost_usd = Some(row.cost_usd.unwrap_or(0.0) + cost);
-            }
+            let value = |count: Option<skillgym::TokenCount>| count.map(|t| t.value);
+            figures::add(&mut row.input_tokens, value(usage.input_tokens));
+            figures::add(&mut row.output_tokens, value(usage.output_tokens));
+            figures::add(&mut row.reasoning_tokens, value(usage.reasoning_tokens));
+            figures::add(&mut row.cache_tokens, value(usage.cache_tokens));
+            figures::add(&mut row.total_tokens, value(usage.total_tokens));
+            figures::add_cost(&mut row.cost_usd, usage.cost_usd);
         }
-        let ran: Vec<u64> = executions
-            .iter()
-            .filter(|e| !e.repetitions.is_empty())
-            .map(|e| e.duration_ms)
-            .collect();
-        if !ran.is_empty() {
-            row.mean_duration_ms = Some(ran.iter().sum::<u64>() / ran.len() as u64);
-        }
+        row.mean_duration_ms = figures::mean(
+            executions
+                .iter()
+                .filter(|e| !e.repetitions.is_empty())
+                .map(|e| e.duration_ms),
+        );
         row
     }
 }

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::store::{Entry, pending_path};
 use crate::config::{Improvements, SnapshotMetric, Tolerance};
+use crate::figures::{MAX_COST_USD, finite};
 
 /// What a snapshot check found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -172,11 +173,13 @@ pub(crate) fn decide(
             write: Write::Pending,
         };
     };
-    let base = entry.value;
-    let allowance = rules.tolerance.allowance(base);
+    // Finite bounds, whatever the baseline and tolerance: an infinite one would be written
+    // to `result.json` as `null`, which no reader takes back.
+    let base = finite(entry.value);
+    let allowance = finite(rules.tolerance.allowance(base)).max(0.0);
     let allowed = Allowed {
         low: (base - allowance).max(0.0),
-        high: base + allowance,
+        high: finite(base + allowance),
     };
     check.baseline = Some(base);
     check.allowed = Some(allowed);
@@ -245,14 +248,12 @@ fn mismatch(key: &str, value: f64, base: f64, allowed: Allowed, rules: &Rules<'_
 
 /// `+250, +25.0%` (no percentage against a zero baseline).
 pub fn delta(metric: SnapshotMetric, value: f64, base: f64) -> String {
-    let difference = value - base;
+    let difference = finite(value - base);
     let sign = if difference < 0.0 { "-" } else { "+" };
     let mut text = format!("{sign}{}", show(metric, difference.abs()));
     if base != 0.0 {
-        text.push_str(&format!(
-            ", {sign}{:.1}%",
-            (difference / base * 100.0).abs()
-        ));
+        let percent = finite(difference / base * 100.0).abs();
+        text.push_str(&format!(", {sign}{}%", fixed(percent, 1)));
     }
     text
 }
@@ -268,18 +269,32 @@ fn describe(metric: SnapshotMetric, tolerance: &Tolerance) -> String {
     }
 }
 
-/// A figure in its metric's unit: `1,250` tokens, `$0.0125`, `1,250ms`.
+/// A figure in its metric's unit: `1,250` tokens, `$0.0125`, `1,250ms` (`1.8e308` for one
+/// beyond $10^15 or `u64::MAX` tokens or milliseconds, which only a hand-edited file holds).
 pub fn show(metric: SnapshotMetric, value: f64) -> String {
-    let number = if value.fract() == 0.0 && value.abs() < u64::MAX as f64 {
-        crate::report::console::thousands(value.abs() as u64)
+    let magnitude = finite(value).abs();
+    let number = if magnitude.fract() == 0.0 && magnitude < u64::MAX as f64 {
+        crate::report::console::thousands(magnitude as u64)
+    } else if magnitude < u64::MAX as f64 {
+        fixed(magnitude, 2)
     } else {
-        format!("{:.2}", value.abs())
+        format!("{magnitude:.1e}")
     };
     let sign = if value < 0.0 { "-" } else { "" };
     match metric {
-        SnapshotMetric::Cost => format!("{sign}${:.4}", value.abs()),
+        SnapshotMetric::Cost => format!("{sign}${}", fixed(magnitude, 4)),
         SnapshotMetric::Duration => format!("{sign}{number}ms"),
         _ => format!("{sign}{number}"),
+    }
+}
+
+/// `magnitude` with `decimals` places up to [`MAX_COST_USD`] (10^15), in scientific notation
+/// beyond, where the places mean nothing and the digits would run to hundreds.
+fn fixed(magnitude: f64, decimals: usize) -> String {
+    if magnitude <= MAX_COST_USD {
+        format!("{magnitude:.decimals$}")
+    } else {
+        format!("{magnitude:.1e}")
     }
 }
 
@@ -511,5 +526,97 @@ mod tests {
         assert_eq!(show(SnapshotMetric::Duration, 1500.0), "1,500ms");
         assert_eq!(delta(SnapshotMetric::Cost, 0.01, 0.02), "-$0.0100, -50.0%");
         assert_eq!(delta(SnapshotMetric::TotalTokens, 5.0, 0.0), "+5");
+    }
+
+    #[test]
+    fn a_huge_baseline_keeps_finite_bounds_that_read_back_from_result_json() {
+        let decision = decide(
+            "c",
+            "r",
+            Some(u64::MAX as f64),
+            Some(&baseline(f64::MAX)),
+            &rules(Some(f64::MAX), Some(10.0)),
+        );
+        let allowed = decision.check.allowed.unwrap();
+        assert_eq!((allowed.low, allowed.high), (0.0, f64::MAX));
+        assert_eq!(decision.check.verdict, Verdict::Passed);
+        // An infinite bound would be written as `null`, and `cargo skillgym report` would
+        // refuse the `result.json`.
+        let json = serde_json::to_string(&decision.check).unwrap();
+        assert_eq!(
+            serde_json::from_str::<SnapshotCheck>(&json).unwrap(),
+            decision.check
+        );
+    }
+
+    #[test]
+    fn a_difference_against_a_tiny_baseline_is_a_finite_percentage() {
+        assert_eq!(
+            delta(SnapshotMetric::TotalTokens, 1.0, 5e-324),
+            "+1, +1.8e308%"
+        );
+        assert_eq!(show(SnapshotMetric::TotalTokens, f64::MAX), "1.8e308");
+        assert_eq!(show(SnapshotMetric::Cost, 1e300), "$1.0e300");
+        assert_eq!(show(SnapshotMetric::Duration, 2e19), "2.0e19ms");
+    }
+
+    /// Figures at the edges: zero, the smallest positive, one, `u64::MAX` and beyond, the
+    /// largest finite.
+    fn extreme() -> impl proptest::strategy::Strategy<Value = f64> {
+        proptest::prop_oneof![
+            proptest::strategy::Just(0.0),
+            proptest::strategy::Just(f64::MIN_POSITIVE),
+            proptest::strategy::Just(5e-324),
+            proptest::strategy::Just(1.0),
+            proptest::strategy::Just(u64::MAX as f64),
+            proptest::strategy::Just((u64::MAX - 1) as f64),
+            proptest::strategy::Just(1e300),
+            proptest::strategy::Just(f64::MAX),
+            0.0..f64::MAX,
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
+
+        /// Whatever the figure, baseline and tolerance (as the config and the snapshot file
+        /// admit them: finite, >= 0), the check's bounds are finite, its record reads back
+        /// from JSON, and no message shows an infinity or NaN.
+        #[test]
+        fn extreme_figures_give_finite_bounds_and_readable_messages(
+            value in extreme(),
+            base in extreme(),
+            absolute in proptest::option::of(extreme()),
+            percent in proptest::option::of(extreme()),
+            ci: bool,
+            metric in proptest::sample::select(vec![
+                SnapshotMetric::TotalTokens,
+                SnapshotMetric::Cost,
+                SnapshotMetric::Duration,
+            ]),
+        ) {
+            let mut rules = rules(absolute, percent);
+            rules.metric = metric;
+            rules.ci = ci;
+            rules.improvements = Improvements::Fail;
+            let mut entry = baseline(base);
+            entry.metric = metric;
+            let decision = decide("c", "r", Some(value), Some(&entry), &rules);
+            let allowed = decision.check.allowed.expect("compared with the baseline");
+            proptest::prop_assert!(allowed.low.is_finite() && allowed.high.is_finite(), "{allowed:?}");
+            proptest::prop_assert!(allowed.low <= base && base <= allowed.high, "{allowed:?}");
+            let json = serde_json::to_string(&decision.check).unwrap();
+            // (serde_json may read the last bit of a float differently: the bounds are there.)
+            let back: SnapshotCheck = serde_json::from_str(&json).unwrap();
+            proptest::prop_assert!(back.allowed.is_some() && back.baseline.is_some());
+            let mut texts = vec![delta(metric, value, base), show(metric, value), show(metric, base)];
+            texts.extend(decision.failure);
+            for text in texts {
+                proptest::prop_assert!(!text.contains("inf") && !text.contains("NaN"), "{}", text);
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The checks, one libtest trial each, grouped by concern.
 
 mod dry_run;
+mod figures;
 mod ids;
 mod interrupt;
 mod limits;
@@ -33,6 +34,7 @@ pub fn all() -> Vec<(&'static str, Check)> {
         interrupt::CHECKS,
         ids::CHECKS,
         secrets::CHECKS,
+        figures::CHECKS,
     ]
     .concat()
 }
