@@ -44,7 +44,8 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(60);
 /// How many connections the server holds and how long each may stay silent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// The most connections served at once; more wait in the listen backlog until one closes.
+    /// The most connections served at once (at least 1); more wait in the listen backlog until
+    /// one closes.
     pub max_connections: usize,
     /// The longest silence between bytes of a request being read (then `408` and the
     /// connection is closed) or of a response being written (then it is closed).
