@@ -289,7 +289,7 @@ where
 }
 
 /// Reads a request head up to, not including, its empty line; `None` when the connection
-/// closed before its first byte. Empty lines before it are skipped (RFC 9112, 2.2) and count
+/// closed before a request began. Empty lines before it are skipped (RFC 9112, 2.2) and count
 /// towards [`MAX_HEAD`].
 async fn read_head<R: AsyncBufRead + Unpin>(
     reader: &mut R,
