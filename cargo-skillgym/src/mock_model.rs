@@ -47,6 +47,7 @@ pub(crate) fn run(args: &MockModelArgs) -> ExitCode {
         port: args.port,
         default_session: Some(session),
         echo: true,
+        ..ServerOptions::default()
     }) {
         Ok(server) => server,
         Err(error) => {

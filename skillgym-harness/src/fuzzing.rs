@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::agent::{self, AgentOptions};
 use crate::cli::SkillgymArgs;
 use crate::config::{AgentKind, Config};
-use crate::mock::{MockServer, Script, ServerOptions, SessionSetup};
+use crate::mock::{MockServer, Script, ServerOptions, SessionSetup, http};
 use crate::normalize::normalize_stream;
 
 /// Loads `text` as `skillgym.yaml` (and as a mock script), then resolves the settings of a
@@ -90,6 +90,51 @@ pub fn mock_request(bytes: &[u8]) {
         answer.is_empty() || answer.starts_with(b"HTTP/1.1 "),
         "an answer that is not HTTP/1.1"
     );
+}
+
+/// Reads `bytes` as the body of a chunked request, and what follows it as further requests of
+/// the same connection, with the scripted server's HTTP reader, in memory. Checks that a body
+/// is never longer than the input nor holds more than twice its length in capacity, and that a
+/// refused request has an error status and a message. For fuzz targets; not a stable API.
+pub fn mock_chunked(bytes: &[u8]) {
+    const HEAD: &[u8] = b"POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+    thread_local! {
+        static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+    }
+    let input = [HEAD, bytes].concat();
+    RUNTIME.with(|runtime| {
+        runtime.block_on(async {
+            let mut reader = tokio::io::BufReader::new(input.as_slice());
+            let mut written = Vec::new();
+            while let Ok(Some(request)) = http::read_request(&mut reader, &mut written).await {
+                match request {
+                    Ok(request) => {
+                        let body = &request.body;
+                        assert!(body.len() <= bytes.len(), "a body longer than the input");
+                        assert!(
+                            body.capacity() <= 2 * body.len(),
+                            "{} bytes of capacity for a body of {}",
+                            body.capacity(),
+                            body.len()
+                        );
+                    }
+                    Err(bad) => {
+                        assert!((400..600).contains(&bad.status), "status {}", bad.status);
+                        assert!(!bad.message.is_empty(), "an empty error message");
+                        break;
+                    }
+                }
+            }
+            assert!(
+                written
+                    .chunks(25)
+                    .all(|chunk| chunk == b"HTTP/1.1 100 Continue\r\n\r\n"),
+                "only 100 Continue is written while requests are read"
+            );
+        });
+    });
 }
 
 /// The script of [`mock_request`]'s server: every tool step, then the final answer. No `fail`

@@ -9,7 +9,7 @@
 //! | [`wire`](mod@wire) | Anthropic Messages, OpenAI Responses, OpenAI Chat Completions, Gemini |
 //! | [`tools`] | a script step onto the tool names and argument names the agent offered |
 //! | [`schema`] | values that fit a JSON schema (structured side replies, tool arguments) |
-//! | [`http`] | the HTTP/1.1 framing |
+//! | [`http`] | the HTTP/1.1 framing and what a client cannot make the server do: size limits, idle limits, the connection cap ([`ServerOptions::limits`]) |
 //!
 //! What a request gets:
 //!
@@ -21,11 +21,17 @@
 //! | a model request that offers tools | the script's turn for the number of tool results in its history: text and one tool call, the final answer, or a scripted HTTP error |
 //! | a model request without tools (titles, summaries, structured side questions) | plain text: JSON fitting the requested schema when it asks for JSON; `Mock session` when it mentions a title; else the script's final answer. The script does not advance. |
 //!
+//! The accept loop takes a connection only while fewer than [`Limits::max_connections`] are
+//! open, and after an `accept` that fails for want of descriptors or memory (`EMFILE`,
+//! `ENFILE`, `ENOBUFS`, `ENOMEM`: any error but a connection gone before it was taken) it
+//! sleeps 50 ms rather than retry at once.
+//!
 //! Every reply carries usage figures (a quarter of the bytes each way). Each request and a
 //! summary of its reply are appended to the session's log (`mock-requests.jsonl` in an
 //! attempt's artifacts), with API keys masked.
 
 pub mod http;
+mod idle;
 pub mod schema;
 pub mod script;
 pub mod tools;
@@ -38,13 +44,14 @@ use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value, json};
+use tokio::sync::Semaphore;
 
 pub use script::{Script, Step};
 
-use self::http::{Request, Response};
+use self::http::{Limits, Request, Response};
 use self::schema::example_json;
 use self::script::Turn;
 use self::tools::{Planned, plan_call};
@@ -96,6 +103,8 @@ pub struct ServerOptions {
     pub default_session: Option<SessionSetup>,
     /// Print a one-line summary of each request to stderr.
     pub echo: bool,
+    /// The connection cap and idle limits ([`http`] lists their defaults).
+    pub limits: Limits,
 }
 
 /// A running scripted model server; dropping it stops it.
@@ -144,6 +153,7 @@ impl MockServer {
         let listener = TcpListener::bind(("127.0.0.1", options.port))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
+        let limits = options.limits;
         let shared = Arc::new(Shared {
             sessions: Mutex::new(HashMap::new()),
             default_session: options.default_session.map(Session::new),
@@ -153,12 +163,13 @@ impl MockServer {
         });
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
+            .enable_time()
             .build()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let serving = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("skillgym-mock".to_owned())
-            .spawn(move || runtime.block_on(serve(listener, serving, stopped)))?;
+            .spawn(move || runtime.block_on(serve(listener, serving, limits, stopped)))?;
         Ok(MockServer {
             shared,
             addr,
@@ -263,26 +274,63 @@ pub fn base_url(root: &str, api: WireApi) -> String {
     }
 }
 
+/// How long the accept loop waits after `accept` failed for want of descriptors or memory.
+const ACCEPT_BACK_OFF: Duration = Duration::from_millis(50);
+
+/// The accept loop: at most `limits.max_connections` connections at once (more wait in the
+/// listen backlog), each served on a task of its own, until `stopped`.
 async fn serve(
     listener: TcpListener,
     shared: Arc<Shared>,
+    limits: Limits,
     mut stopped: tokio::sync::oneshot::Receiver<()>,
 ) {
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
         return;
     };
+    let slots = Arc::new(Semaphore::new(
+        limits.max_connections.clamp(1, Semaphore::MAX_PERMITS),
+    ));
     loop {
-        tokio::select! {
+        let slot = tokio::select! {
             _ = &mut stopped => return,
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
+            slot = Arc::clone(&slots).acquire_owned() => slot,
+        };
+        let Ok(slot) = slot else { return };
+        let accepted = tokio::select! {
+            _ = &mut stopped => return,
+            accepted = listener.accept() => accepted,
+        };
+        match accepted {
+            Ok((stream, _)) => {
                 let shared = Arc::clone(&shared);
                 tokio::spawn(async move {
-                    let _ = http::serve_connection(stream, |request| handle(&shared, request)).await;
+                    let _ =
+                        http::serve_connection(stream, &limits, |request| handle(&shared, request))
+                            .await;
+                    drop(slot);
                 });
             }
+            Err(error) if gone_before_accepted(&error) => {}
+            // Out of descriptors (`EMFILE`, `ENFILE`) or memory (`ENOBUFS`, `ENOMEM`), or
+            // anything else: the listener stays readable, so retrying at once would spin.
+            Err(_) => tokio::select! {
+                _ = &mut stopped => return,
+                () = tokio::time::sleep(ACCEPT_BACK_OFF) => {}
+            },
         }
     }
+}
+
+/// Whether `accept` failed for the one connection it took (the next may succeed at once).
+fn gone_before_accepted(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::Interrupted
+            | io::ErrorKind::WouldBlock
+    )
 }
 
 /// What an endpoint is for.

@@ -181,8 +181,9 @@ pub fn skill_path(text: &str, name: &str) -> Option<String> {
     let suffix = format!("/{name}/SKILL.md");
     let end = text.find(&suffix)? + suffix.len();
     let start = text[..end]
-        .rfind(|c: char| c.is_whitespace() || "\"'`<>()[]{},".contains(c))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rfind(|&(_, c)| c.is_whitespace() || "\"'`<>()[]{},".contains(c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let path = &text[start..end];
     let expanded = path.split_once('/').and_then(|(alias, rest)| {
         let definition = format!("`{alias}` = `");
@@ -289,6 +290,22 @@ mod tests {
         assert_eq!(
             (skill.name.as_str(), skill.arguments),
             ("skill", json!({"skill": "demo"}))
+        );
+    }
+
+    #[test]
+    fn a_skill_path_after_a_wide_separator_is_cut_on_a_character_boundary() {
+        for separator in ["\u{a0}", "\u{3000}", "\u{2028}"] {
+            let text = format!("skills:{separator}/ws/demo/SKILL.md{separator}");
+            assert_eq!(
+                skill_path(&text, "demo").as_deref(),
+                Some("/ws/demo/SKILL.md"),
+                "{separator:?}"
+            );
+        }
+        assert_eq!(
+            skill_path("\u{a0}/demo/SKILL.md", "demo").as_deref(),
+            Some("/demo/SKILL.md")
         );
     }
 
