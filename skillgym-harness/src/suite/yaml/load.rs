@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::fields::{Fields, Source};
 use super::graders::{self, Dirs, command_of, duration};
+use super::ids;
 use super::interpolate::{Env, interpolate};
 use super::model::*;
 use super::node::{Node, Value, parse_document};
@@ -240,7 +241,8 @@ fn suite_fields(
         suite: dir,
     };
     f.take(source, "$schema");
-    if let Some(n) = f.take_some(source, "name", &[])
+    let name_node = f.take_some(source, "name", &[]);
+    if let Some(n) = name_node
         && let Some(name) = source.non_empty("name", n)
     {
         {
@@ -252,13 +254,25 @@ fn suite_fields(
                 source.error(
                     n,
                     format!(
-                        "`name` must be 1 to 64 characters of a-z, 0-9 and `-`, found `{name}`"
+                        "`name` must be 1 to 64 characters of a-z, 0-9 and `-`, found `{}`",
+                        ids::escaped(&name)
                     ),
                 );
             } else {
                 suite.name = name;
             }
         }
+    } else if name_node.is_none()
+        && let Some(c) = ids::bad_char(&suite.name)
+    {
+        // Named after its file or directory, whose name cannot name a trial.
+        source.errors.push(
+            crate::config::ConfigError::new(
+                None,
+                ids::problem("suite file", &file.to_string_lossy(), c),
+            )
+            .with_help("give the suite a `name:` of a-z, 0-9 and `-`, or rename it"),
+        );
     }
     suite.description = f
         .take_some(source, "description", &[])
@@ -756,6 +770,18 @@ impl Gather<'_> {
         }
         dirs.sort();
         for (_, path, name) in dirs {
+            if let Some(c) = ids::bad_char(&name) {
+                let mut source = Source::new(&path, String::new());
+                source.errors.push(
+                    crate::config::ConfigError::new(
+                        None,
+                        ids::problem("case directory", &path.to_string_lossy(), c),
+                    )
+                    .with_help(format!("rename it, e.g. to `{}`", ids::suggestion(&name))),
+                );
+                self.sources.push(source);
+                continue;
+            }
             let file = ["case.yaml", "case.yml"]
                 .iter()
                 .map(|f| path.join(f))
@@ -854,7 +880,19 @@ fn case_of(
         suite: suite_dir,
     };
     let id = match f.take_some(source, "id", &[]) {
-        Some(n) => source.non_empty("id", n),
+        Some(n) => source
+            .non_empty("id", n)
+            .filter(|id| match ids::bad_char(id) {
+                Some(c) => {
+                    source.error_help(
+                        n,
+                        ids::problem("`id`", id, c),
+                        &format!("write it without, e.g. `id: {}`", ids::suggestion(id)),
+                    );
+                    false
+                }
+                None => true,
+            }),
         None => {
             if raw.default_id.is_none() {
                 f.missing(source, "id");

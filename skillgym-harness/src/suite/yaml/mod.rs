@@ -8,6 +8,7 @@
 //! | `interpolate` | `${{ NAME }}` environment interpolation with exact-placeholder coercion |
 //! | `fields` | reading mappings by hand: every error of a file is collected, unknown keys get "did you mean" |
 //! | `graders` | `assertions:` entries → `grade::spec::GraderSpec` |
+//! | `ids` | case ids and suite names that can name a trial: no control, line-separator or bidirectional characters |
 //! | `paths` | relative paths: the case directory first, then the suite directory |
 //! | `load` | the suite's fields, `tests:` resolution and discovery, each case, merging |
 //! | `model` | the output: [`SuiteDef`], [`CaseDef`], [`Message`], [`WorkspaceDef`], [`Warning`], [`SuiteErrors`] |
@@ -39,6 +40,7 @@
 
 mod fields;
 mod graders;
+mod ids;
 mod interpolate;
 mod load;
 mod model;

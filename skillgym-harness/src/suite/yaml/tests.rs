@@ -460,3 +460,67 @@ fn a_file_named_eval_yaml_takes_its_directory_name() {
     );
     assert_eq!(load(&root).suite.name, "named");
 }
+
+#[test]
+fn error_ids_that_cannot_name_a_trial() {
+    check(
+        &[
+            (
+                "EVAL.yaml",
+                "tests:\n  - {id: \"a\\nb\", input: hi, criteria: ok}\n  - {id: \"c\\e[31md\", input: hi, criteria: ok}\n  - cases.jsonl\n",
+            ),
+            (
+                "cases.jsonl",
+                "{\"id\": \"fine\", \"input\": \"hi\", \"criteria\": \"ok\"}\n{\"id\": \"n\\u0000ul\", \"input\": \"hi\", \"criteria\": \"ok\"}\n",
+            ),
+        ],
+        &[
+            "EVAL.yaml:2:10: `id` `a\\nb` holds a newline (U+000A): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written [write it without, e.g. `id: a-b`]",
+            "EVAL.yaml:3:10: `id` `c\\u{1b}[31md` holds an escape character (U+001B): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written [write it without, e.g. `id: c-[31md`]",
+            "cases.jsonl:2:8: `id` `n\\u{0}ul` holds a NUL (U+0000): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written [write it without, e.g. `id: n-ul`]",
+        ],
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn error_case_directories_and_suite_directories_that_cannot_name_a_trial() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("bench");
+    write(&root, "EVAL.yaml", "tests: ./cases/\n");
+    write(&root, "cases/good/case.yaml", "input: hi\ncriteria: ok\n");
+    write(
+        &root,
+        "cases/line\nbreak/case.yaml",
+        "id: fine\ninput: hi\ncriteria: ok\n",
+    );
+    let errors = load_suite(&root, &env).unwrap_err().errors;
+    let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    let dir = root.join("cases").display().to_string();
+    assert_eq!(
+        texts,
+        [format!(
+            "case directory `{dir}/line\\nbreak` holds a newline (U+000A): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written\n  help: rename it, e.g. to `line-break`"
+        )]
+    );
+
+    let odd = t.path().join("odd\u{1b}[2Jdir");
+    write(
+        &odd,
+        "EVAL.yaml",
+        "tests: [{id: a, input: hi, criteria: ok}]\n",
+    );
+    let text = load_suite(&odd, &env).unwrap_err().to_string();
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    assert!(
+        text.contains("odd\\u{1b}[2Jdir/EVAL.yaml` holds an escape character (U+001B)")
+            && text.contains("help: give the suite a `name:`"),
+        "{text}"
+    );
+    write(
+        &odd,
+        "EVAL.yaml",
+        "name: odd\ntests: [{id: a, input: hi, criteria: ok}]\n",
+    );
+    assert_eq!(load(&odd).suite.name, "odd");
+}
