@@ -741,3 +741,52 @@ fn a_case_mock_script_is_what_the_scripted_model_plays_under_mock() {
     let output = run(dir.path(), &config, &["mocked::"]);
     assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
 }
+
+#[test]
+fn replay_runs_no_grader_in_a_workspace_the_recording_names_outside_a_run() {
+    let dir = temp_dir("suite-replay-cwd");
+    let suite = dir.path().join("rp");
+    write_tree(
+        &suite,
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            (
+                "cases/marks/case.yaml",
+                &format!(
+                    "input: |\n  {}\nassertions:\n  - type: code-grader\n    command: touch graded-here\n",
+                    say("done")
+                ),
+            ),
+        ],
+    );
+    let config = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let output = run(dir.path(), &config, &["rp::"]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    let recorded = latest(dir.path());
+    // The recording is edited: its workspace.json sends the graders elsewhere.
+    let elsewhere = dir.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let file = recorded.join("rp.marks/fake/repeat-1/attempt-1/workspace.json");
+    let mut workspace = read_json(&file);
+    workspace["cwd"] = Value::from(elsewhere.to_str().unwrap());
+    fs::write(&file, workspace.to_string()).unwrap();
+
+    let output = run(
+        dir.path(),
+        &config,
+        &["rp::", "--replay", recorded.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
+    assert!(
+        !elsewhere.join("graded-here").exists(),
+        "the grader ran there"
+    );
+    let out = stdout(&output);
+    assert!(
+        out.contains(&format!(
+            "whose workspace.json names {}, which is not a workspace skillgym made",
+            elsewhere.display()
+        )),
+        "{out}"
+    );
+}
