@@ -61,7 +61,7 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitCode {
         return crate::fail(format!(
             "the benchmark binary of run {} is gone ({}); build it and explain with `{by_hand}`",
             run_dir.display(),
-            record.executable.display()
+            record.executable_text()
         ));
     }
     if let Err(refusal) = record.check(&run_dir) {
@@ -69,13 +69,13 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitCode {
     }
     eprintln!(
         "skillgym: running {} (the benchmark binary recorded in {})",
-        record.executable.display(),
+        record.executable_text(),
         run_dir.join(RUN_FILE).display()
     );
     if rebuilt_since(&record.executable, &run_dir) {
         eprintln!(
             "skillgym: {} was rebuilt after the run; explaining with the new build",
-            record.executable.display()
+            record.executable_text()
         );
     }
     let mut command = Command::new(&record.executable);
@@ -100,7 +100,7 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitCode {
         },
         Err(error) => crate::fail(format!(
             "cannot run {}: {error}; explain with `{by_hand}`",
-            record.executable.display()
+            record.executable_text()
         )),
     }
 }

@@ -127,13 +127,18 @@ impl RunRecord {
         Ok(())
     }
 
-    /// The name of the test target the binary was built from: its file name without cargo's
-    /// `-<hash>` suffix (`benchmarks-0a1b2c3d4e5f6789` → `benchmarks`).
+    /// The executable's path as text safe to print: control characters escaped.
+    pub fn executable_text(&self) -> String {
+        shown(&self.executable)
+    }
+
+    /// The name of the test target the binary was built from (control characters escaped):
+    /// its file name without cargo's `-<hash>` suffix (`benchmarks-0a1b2c3d4e5f6789` → `benchmarks`).
     pub fn test_target(&self) -> String {
         let name = self
             .executable
             .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
+            .map(|name| shown(Path::new(name)))
             .unwrap_or_default();
         match name.rsplit_once('-') {
             Some((target, hash))

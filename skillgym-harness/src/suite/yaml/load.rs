@@ -79,7 +79,7 @@ pub(crate) fn find_suite_file(path: &Path) -> Result<PathBuf, SuiteErrors> {
             "several *.eval.yaml files here ({}): name one",
             found
                 .iter()
-                .filter_map(|p| p.file_name()?.to_str())
+                .filter_map(|p| p.file_name()?.to_str().map(ids::escaped))
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
