@@ -65,6 +65,14 @@ fn main() -> ExitCode {
         Trial::test("a_missing_binary_names_the_cargo_command", || {
             a_missing_binary_names_the_cargo_command()
         }),
+        Trial::test(
+            "a_run_json_naming_a_program_in_the_run_directory_runs_nothing",
+            a_run_json_naming_a_program_in_the_run_directory_runs_nothing,
+        ),
+        Trial::test(
+            "an_edited_explain_json_cannot_move_the_session_elsewhere",
+            an_edited_explain_json_cannot_move_the_session_elsewhere,
+        ),
     ];
     libtest_mimic::run(&arguments, trials).exit_code()
 }
@@ -189,6 +197,15 @@ fn explains_an_attempt_then_reuses_then_reruns() -> Result<(), Failed> {
     let explained = cargo_skillgym_run(&words[2..]);
     check(explained.status.success(), || {
         format!("explain succeeds: {}", both(&explained))
+    })?;
+    // It says which binary it runs, and why that one.
+    let running = format!(
+        "skillgym: running {} (the benchmark binary recorded in {})",
+        std::env::current_exe().unwrap().display(),
+        setup.run_dir("r1").join("run.json").display()
+    );
+    check(stderr(&explained).contains(&running), || {
+        format!("`{running}` in: {}", both(&explained))
     })?;
     check(setup.calls() == 3, || {
         format!("one session per question: {}", setup.calls())
@@ -401,5 +418,81 @@ fn a_missing_binary_names_the_cargo_command() -> Result<(), Failed> {
         attempt.display()
     );
     check(stderr(&explained).contains(&expected), || both(&explained))?;
+    Ok(())
+}
+
+fn a_run_json_naming_a_program_in_the_run_directory_runs_nothing() -> Result<(), Failed> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = temp_dir("explain-planted");
+    let run = dir.path().join("run");
+    let attempt = run.join("a/fake/repeat-1/attempt-1");
+    fs::create_dir_all(&attempt).unwrap();
+    fs::write(attempt.join("explain.json"), "{}").unwrap();
+    // A program planted in the run directory, which leaves a mark when it runs.
+    let planted = run.join("x.sh");
+    let mark = dir.path().join("ran");
+    fs::write(&planted, format!("#!/bin/sh\ntouch {}\n", mark.display())).unwrap();
+    fs::set_permissions(&planted, fs::Permissions::from_mode(0o755)).unwrap();
+    for (executable, why) in [
+        ("./x.sh".to_owned(), "is not an absolute path"),
+        (planted.display().to_string(), "is inside the run directory"),
+    ] {
+        let record = serde_json::json!({
+            "executable": executable,
+            "crate_dir": run,
+            "created_at": "2026-01-01T00:00:00.000Z",
+        });
+        fs::write(run.join("run.json"), record.to_string()).unwrap();
+        // From inside the run directory, where `./x.sh` is the planted program.
+        let mut command = Command::new(cargo_skillgym());
+        command
+            .args(["skillgym", "explain", attempt.to_str().unwrap()])
+            .current_dir(&run);
+        child_env(&mut command);
+        let explained = command.output().unwrap();
+        check(explained.status.code() == Some(2), || both(&explained))?;
+        let expected = format!(
+            "error: {} names `{executable}` as `executable`, which {why}: explain runs only the benchmark binary a run recorded, an executable file outside the run directory",
+            run.join("run.json").display()
+        );
+        check(stderr(&explained).contains(&expected), || {
+            format!("`{expected}` in: {}", both(&explained))
+        })?;
+        check(!mark.exists(), || format!("{executable} ran"))?;
+    }
+    Ok(())
+}
+
+fn an_edited_explain_json_cannot_move_the_session_elsewhere() -> Result<(), Failed> {
+    let setup = Setup::new("explain-moved", &["fake"], SCRIPT, true);
+    let run = setup.run(&["two_questions"], "r1");
+    check(run.status.code() == Some(101), || both(&run))?;
+    let attempt = attempt_dir(&setup.run_dir("r1"), "two_questions", "fake");
+    let elsewhere = setup.dir.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let file = attempt.join("explain.json");
+    let mut request = read_json(&file);
+    request["cwd"] = Value::from(elsewhere.to_str().unwrap());
+    fs::write(&file, request.to_string()).unwrap();
+
+    let explained = cargo_skillgym_run(&["explain", attempt.to_str().unwrap()]);
+    check(explained.status.code() == Some(2), || both(&explained))?;
+    let expected = format!(
+        "{} names the workspace `{}`, which is not one skillgym made (inside the `workspaces/` directory of a run directory, one holding `run.json`): skillgym runs nothing there",
+        file.display(),
+        elsewhere.display()
+    );
+    check(stderr(&explained).contains(&expected), || {
+        format!("`{expected}` in: {}", both(&explained))
+    })?;
+    check(setup.calls() == 1, || {
+        format!("no session resumed: {}", setup.calls())
+    })?;
+    check(!elsewhere.join("call.json").exists(), || {
+        "the agent ran elsewhere".to_owned()
+    })?;
+    check(!attempt.join("explanations.json").exists(), || {
+        "no answers".to_owned()
+    })?;
     Ok(())
 }

@@ -1,6 +1,11 @@
 //! `cargo skillgym explain DIR`: runs the benchmark binary that made DIR's run (named in the
 //! run's `run.json`) in explain mode, `<binary> --explain DIR [--rerun] [--mock]`, from its
 //! crate's directory, and passes its exit code through.
+//!
+//! A run directory is data, and `run.json` names a program: explain runs it only when
+//! [`RunRecord::check`] accepts it (an absolute path to an executable file outside the run
+//! directory, likewise its crate directory and configuration), and says which binary it runs
+//! before running it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -52,17 +57,25 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitCode {
         Err(error) => return crate::fail(error),
     };
     let by_hand = by_hand(&record, &dir, args);
-    if !record.executable.is_file() {
+    if record.executable.is_absolute() && !record.executable.exists() {
         return crate::fail(format!(
             "the benchmark binary of run {} is gone ({}); build it and explain with `{by_hand}`",
             run_dir.display(),
-            record.executable.display()
+            record.executable_text()
         ));
     }
+    if let Err(refusal) = record.check(&run_dir) {
+        return crate::fail(refusal);
+    }
+    eprintln!(
+        "skillgym: running {} (the benchmark binary recorded in {})",
+        record.executable_text(),
+        run_dir.join(RUN_FILE).display()
+    );
     if rebuilt_since(&record.executable, &run_dir) {
         let line = format!(
             "skillgym: {} was rebuilt after the run; explaining with the new build",
-            record.executable.display()
+            record.executable_text()
         );
         eprintln!("{}", crate::escape(&line));
     }
@@ -88,7 +101,7 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitCode {
         },
         Err(error) => crate::fail(format!(
             "cannot run {}: {error}; explain with `{by_hand}`",
-            record.executable.display()
+            record.executable_text()
         )),
     }
 }

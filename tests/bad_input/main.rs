@@ -253,6 +253,78 @@ fn recording_linking_out(dir: &Path) {
     std::os::unix::fs::symlink(dir.join("outside"), execution.join("repeat-1/attempt-1")).unwrap();
 }
 
+/// One bad declarative suite, listed in `skillgym.yaml` as `suite` and run with `--tag ok`.
+struct SuiteRow {
+    name: &'static str,
+    /// Files (path relative to the row's directory, content).
+    files: &'static [(&'static str, &'static str)],
+    /// Symlinks (path relative to the row's directory, target; `{dir}` is the row's directory).
+    links: &'static [(&'static str, &'static str)],
+    /// Lines (or parts of lines) stderr must hold; `{dir}` is the row's directory.
+    stderr: &'static [&'static str],
+    /// What stderr must not hold: what a link points at.
+    never: &'static [&'static str],
+}
+
+/// `RUNNER` with the suite `suite` (in the row's directory).
+const SUITE_CONFIG: &str = "suites: [suite]\nrunners:\n  fake: { agent: { type: command, command: '{fake}', env: { FAKE_AGENT_SCRIPT: '-' } } }\n";
+
+/// A suite whose cases are directories under `suite/cases/`.
+const DISCOVERY: (&str, &str) = ("suite/EVAL.yaml", "tests: ./cases/\n");
+const CASE: &str = "input: hi\nassertions: [{type: contains, value: hi}]\n";
+
+const SUITE_ROWS: &[SuiteRow] = &[
+    SuiteRow {
+        name: "case_id_with_a_newline",
+        files: &[(
+            "suite/EVAL.yaml",
+            "tests:\n  - id: \"a\\nb\"\n    input: hi\n    assertions: [{type: contains, value: hi}]\n",
+        )],
+        links: &[],
+        stderr: &[
+            "{dir}/suite/EVAL.yaml:2:9: `id` `a\\nb` holds a newline (U+000A): it names a trial, and a trial's name must fit on one line of `--list`",
+            "help: write it without, e.g. `id: a-b`",
+        ],
+        never: &[],
+    },
+    SuiteRow {
+        name: "case_directory_with_an_escape",
+        files: &[DISCOVERY, ("suite/cases/red\u{1b}[31m/case.yaml", CASE)],
+        links: &[],
+        stderr: &[
+            "case directory `{dir}/suite/cases/red\\u{1b}[31m` holds an escape character (U+001B)",
+            "help: rename it, e.g. to `red-[31m`",
+        ],
+        never: &["\u{1b}"],
+    },
+    SuiteRow {
+        name: "case_yaml_symlink_out_of_the_suite",
+        files: &[
+            DISCOVERY,
+            ("suite/cases/a/notes.md", ""),
+            ("outside/secret.yaml", "api_key: hunter2 [\n"),
+        ],
+        links: &[("suite/cases/a/case.yaml", "{dir}/outside/secret.yaml")],
+        stderr: &[
+            "`{dir}/suite/cases/a/case.yaml` is a symlink to `{dir}/outside/secret.yaml`, outside the suite directory `{dir}/suite`: skillgym follows no symlink out of a suite",
+        ],
+        never: &["hunter2"],
+    },
+    SuiteRow {
+        name: "workspace_symlink_out_of_the_suite",
+        files: &[
+            DISCOVERY,
+            ("suite/cases/a/case.yaml", CASE),
+            ("outside/home/.ssh/id_rsa", "PRIVATE KEY"),
+        ],
+        links: &[("suite/cases/a/workspace", "{dir}/outside/home")],
+        stderr: &[
+            "`{dir}/suite/cases/a/workspace` is a symlink to `{dir}/outside/home`, outside the suite directory `{dir}/suite`: skillgym follows no symlink out of a suite",
+        ],
+        never: &["PRIVATE KEY"],
+    },
+];
+
 fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
         return skillgym_harness::main();
@@ -260,8 +332,62 @@ fn main() -> ExitCode {
     let trials = ROWS
         .iter()
         .map(|row| Trial::test(row.name, move || check(row)))
+        .chain(
+            SUITE_ROWS
+                .iter()
+                .map(|row| Trial::test(row.name, move || check_suite(row))),
+        )
         .collect();
     libtest_mimic::run(&Arguments::from_args(), trials).exit_code()
+}
+
+/// Writes the row's suite beside a `skillgym.yaml` naming it, and checks that the harness
+/// refuses it before any agent starts.
+fn check_suite(row: &SuiteRow) -> Result<(), Failed> {
+    let dir = temp_dir(&format!("bad-input-{}", row.name));
+    let fill = |text: &str| text.replace("{dir}", &dir.path().display().to_string());
+    for (path, content) in row.files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+    for (link, target) in row.links {
+        std::os::unix::fs::symlink(fill(target), dir.path().join(link)).unwrap();
+    }
+    let output = run(
+        dir.path(),
+        &Row {
+            name: row.name,
+            args: &["--tag", "ok"],
+            config: SUITE_CONFIG,
+            code: 2,
+            stderr: &[],
+        },
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let context = format!(
+        "exit {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout)
+    );
+    if output.status.code() != Some(2) {
+        return Err(format!("expected exit code 2\n{context}").into());
+    }
+    for expected in row.stderr {
+        let expected = fill(expected);
+        if !stderr.contains(&expected) {
+            return Err(format!("stderr lacks `{expected}`\n{context}").into());
+        }
+    }
+    for never in row.never {
+        if stderr.contains(never) || String::from_utf8_lossy(&output.stdout).contains(never) {
+            return Err(format!("the output shows `{never}`\n{context}").into());
+        }
+    }
+    if dir.path().join("out").exists() {
+        return Err(format!("a run stopped at start wrote artifacts\n{context}").into());
+    }
+    Ok(())
 }
 
 fn check(row: &Row) -> Result<(), Failed> {

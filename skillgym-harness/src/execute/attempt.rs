@@ -337,7 +337,12 @@ fn replay_and_check(
     }
     keep_session(result, &session);
     let cwd = workspace.cwd.as_path();
-    let present = if workspace.exists() {
+    // The recording's `workspace.json` says where; graders run there only in a workspace
+    // skillgym made (a recording is data anyone could have edited).
+    let own = crate::workspace::recorded::configured_dir(&run.settings);
+    let file = recorded_dir.join("workspace.json");
+    let made = crate::workspace::recorded::check(cwd, &file, own).is_ok();
+    let present = if workspace.exists() && made {
         Ok(cwd)
     } else {
         Err(cwd)

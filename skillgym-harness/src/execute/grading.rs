@@ -17,7 +17,8 @@ pub(super) struct Scene<'a> {
     pub(super) case: &'a CaseSpec,
     pub(super) check: &'a DeclaredCheck,
     pub(super) report: &'a SessionReport,
-    /// The workspace; `Err` holds a replayed attempt's recorded workspace that is gone.
+    /// The workspace; `Err` holds a replayed attempt's recorded workspace that is gone, or
+    /// that is not one skillgym made (nothing runs there).
     pub(super) workspace: Result<&'a Path, &'a Path>,
     pub(super) artifact_dir: &'a Path,
     pub(super) timeout: Duration,

@@ -13,6 +13,11 @@
 //! | `run_record` | `<run>/run.json`: the binary that made the run |
 //! | `hint` | the `cargo skillgym explain <dir>` hint of a failed execution |
 //!
+//! The session resumes in the workspace `explain.json` names only when it is one skillgym made
+//! (inside a run directory's `workspaces/`) or the configured working directory of workspace
+//! mode `none` (`crate::workspace::recorded`): an edited `explain.json` cannot send the agent,
+//! whose permission prompts are off, into another directory.
+//!
 //! Each question runs with the case's timeout (`timeout` of the case, else `defaults.timeout`);
 //! a failed question's session (timeout, exit code) is recorded with its answer and the next
 //! question is still asked. Stored answers are printed again unless `--rerun`, which asks
@@ -177,6 +182,9 @@ impl Explainer<'_> {
                 request.cwd.display()
             )));
         }
+        let own = crate::workspace::recorded::configured_dir(self.settings);
+        crate::workspace::recorded::check(&request.cwd, &explain_file, own)
+            .map_err(ExplainError::new)?;
         if let Some(dry) = self.dry_run
             && let Some(reason) = dry.skip_reason(runner)
         {

@@ -1,5 +1,17 @@
 //! `<run>/run.json`: which benchmark binary made a run, so that `cargo skillgym explain` can
 //! run it again in explain mode. Written once per run (the first process of a nextest run wins).
+//!
+//! A run directory is data anyone could have edited (a CI artifact, a colleague's copy), and
+//! `run.json` names a program to run. [`RunRecord::check`] is what `explain` requires of it:
+//!
+//! | field | must be |
+//! |---|---|
+//! | `executable` | an absolute path to an existing executable regular file, outside the run directory (also once symlinks are resolved) |
+//! | `crate_dir` | an absolute path to an existing directory, outside the run directory |
+//! | `config` | absent, or an absolute path to an existing regular file, outside the run directory |
+//!
+//! What it cannot tell: whether an executable file elsewhere is the binary that made the run.
+//! `explain` prints the path it runs before running it.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -64,13 +76,69 @@ impl RunRecord {
         serde_json::from_str(&text).map_err(|error| format!("{}: {error}", path.display()))
     }
 
-    /// The name of the test target the binary was built from: its file name without cargo's
-    /// `-<hash>` suffix (`benchmarks-0a1b2c3d4e5f6789` → `benchmarks`).
+    /// Why `explain` must not run what this record (read from `<run_dir>/run.json`) names,
+    /// if it must not: a sentence naming the field and the file.
+    pub fn check(&self, run_dir: &Path) -> Result<(), String> {
+        let file = run_dir.join(RUN_FILE);
+        let real_run = std::fs::canonicalize(run_dir).unwrap_or_else(|_| run_dir.to_path_buf());
+        let problem = |field: &str, path: &Path, why: &str| {
+            format!(
+                "{} names `{}` as `{field}`, which {why}: explain runs only the benchmark binary a run recorded, an executable file outside the run directory",
+                file.display(),
+                shown(path)
+            )
+        };
+        let inside = |path: &Path| {
+            path.starts_with(run_dir)
+                || path.starts_with(&real_run)
+                || std::fs::canonicalize(path).is_ok_and(|real| real.starts_with(&real_run))
+        };
+        let outside_file = |field: &str, path: &Path, executable: bool| {
+            if !path.is_absolute() {
+                return Err(problem(field, path, "is not an absolute path"));
+            }
+            if inside(path) {
+                return Err(problem(field, path, "is inside the run directory"));
+            }
+            let metadata = std::fs::metadata(path)
+                .map_err(|error| problem(field, path, &format!("cannot be read ({error})")))?;
+            if !metadata.is_file() {
+                return Err(problem(field, path, "is not a regular file"));
+            }
+            if executable && !is_executable(&metadata) {
+                return Err(problem(field, path, "is not executable"));
+            }
+            Ok(())
+        };
+        outside_file("executable", &self.executable, true)?;
+        if let Some(config) = &self.config {
+            outside_file("config", config, false)?;
+        }
+        let dir = &self.crate_dir;
+        if !dir.is_absolute() {
+            return Err(problem("crate_dir", dir, "is not an absolute path"));
+        }
+        if inside(dir) {
+            return Err(problem("crate_dir", dir, "is inside the run directory"));
+        }
+        if !dir.is_dir() {
+            return Err(problem("crate_dir", dir, "is not a directory"));
+        }
+        Ok(())
+    }
+
+    /// The executable's path as text safe to print: control characters escaped.
+    pub fn executable_text(&self) -> String {
+        shown(&self.executable)
+    }
+
+    /// The name of the test target the binary was built from (control characters escaped):
+    /// its file name without cargo's `-<hash>` suffix (`benchmarks-0a1b2c3d4e5f6789` → `benchmarks`).
     pub fn test_target(&self) -> String {
         let name = self
             .executable
             .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
+            .map(|name| shown(Path::new(name)))
             .unwrap_or_default();
         match name.rsplit_once('-') {
             Some((target, hash))
@@ -81,6 +149,32 @@ impl RunRecord {
             _ => name,
         }
     }
+}
+
+/// A path as text safe to print: control characters escaped.
+fn shown(path: &Path) -> String {
+    path.to_string_lossy()
+        .chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+fn is_executable(metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    metadata.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_metadata: &std::fs::Metadata) -> bool {
+    true
 }
 
 #[cfg(test)]
@@ -110,5 +204,72 @@ mod tests {
             ..first
         };
         assert_eq!(plain.test_target(), "my-bench");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn explain_runs_only_an_executable_file_outside_the_run_directory() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let t = tempfile::tempdir().unwrap();
+        let run = t.path().join("run");
+        let crate_dir = t.path().join("crate");
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::create_dir_all(&crate_dir).unwrap();
+        let executable = |path: &Path| {
+            std::fs::write(path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        let binary = t.path().join("benchmarks-0a1b2c3d4e5f6789");
+        executable(&binary);
+        executable(&run.join("x.sh"));
+        std::fs::write(t.path().join("plain"), "").unwrap();
+        std::os::unix::fs::symlink(run.join("x.sh"), t.path().join("link")).unwrap();
+        let record = |executable: &str, crate_dir: &Path, config: Option<&Path>| RunRecord {
+            executable: executable.into(),
+            crate_dir: crate_dir.to_path_buf(),
+            config: config.map(Path::to_path_buf),
+            mock: false,
+            created_at: String::new(),
+        };
+        let at = |path: &Path| path.to_str().unwrap().to_owned();
+        assert_eq!(record(&at(&binary), &crate_dir, None).check(&run), Ok(()));
+        let refused = |record: RunRecord| record.check(&run).unwrap_err();
+        let file = run.join(RUN_FILE).display().to_string();
+        let why = "explain runs only the benchmark binary a run recorded, an executable file outside the run directory";
+        assert_eq!(
+            refused(record("./x.sh", &crate_dir, None)),
+            format!("{file} names `./x.sh` as `executable`, which is not an absolute path: {why}")
+        );
+        let inside = at(&run.join("x.sh"));
+        assert_eq!(
+            refused(record(&inside, &crate_dir, None)),
+            format!(
+                "{file} names `{inside}` as `executable`, which is inside the run directory: {why}"
+            )
+        );
+        assert!(
+            refused(record(&at(&t.path().join("link")), &crate_dir, None))
+                .contains("is inside the run directory")
+        );
+        assert!(
+            refused(record(&at(&t.path().join("plain")), &crate_dir, None))
+                .contains("is not executable")
+        );
+        assert!(
+            refused(record(&at(&crate_dir), &crate_dir, None)).contains("is not a regular file")
+        );
+        assert!(
+            refused(record(&at(&binary), &run, None))
+                .contains("as `crate_dir`, which is inside the run directory")
+        );
+        assert!(
+            refused(record(&at(&binary), Path::new("crate"), None))
+                .contains("as `crate_dir`, which is not an absolute path")
+        );
+        assert!(
+            refused(record(&at(&binary), &crate_dir, Some(&run.join("x.sh"))))
+                .contains("as `config`, which is inside the run directory")
+        );
+        assert!(refused(record("/x\u{1b}[2J", &crate_dir, None)).contains("`/x\\u{1b}[2J`"));
     }
 }

@@ -55,7 +55,8 @@ pub(crate) struct GradeInput<'a> {
     /// The attempt's workspace (the code grader's default `cwd`).
     pub(crate) workspace: Option<&'a Path>,
     /// A replayed attempt's recorded workspace that no longer exists (replay does not
-    /// recreate workspaces), for graders that need one to say so.
+    /// recreate workspaces) or that is not one skillgym made (`workspace::recorded`), for
+    /// graders that need one to say so.
     pub(crate) workspace_gone: Option<&'a Path>,
     /// The attempt's artifact directory (the code grader's stderr log goes there).
     pub(crate) artifact_dir: Option<&'a Path>,

@@ -21,7 +21,9 @@ use crate::error::IoError;
 /// Copies the directory tree `from` to `to`, like `cp -a from to` minus ownership.
 ///
 /// Everything is copied, dotfiles and `.git` included. Symlinks are recreated with the same
-/// target text and never followed (only `from` itself may be one). Regular files keep their
+/// target text and never followed, so nothing outside the template is copied in, wherever a
+/// link points (only `from` itself may be one: a suite's templates are refused at load when
+/// they lead out of the suite). Regular files keep their
 /// content, permission bits, access and modification times; directories their permission bits
 /// and modification time; FIFOs are recreated. Sockets and device files are skipped; hard links
 /// become separate files. `to` is created with its missing parents; an entry already in it is an

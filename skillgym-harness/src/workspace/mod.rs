@@ -20,6 +20,7 @@ use crate::run::RunContext;
 use crate::suite::CaseSpec;
 
 mod copy;
+pub(crate) mod recorded;
 
 pub use copy::copy_tree;
 

@@ -3,7 +3,7 @@
 //! | `tests:` | Cases |
 //! |---|---|
 //! | a list | inline case mappings; a string entry (`file://` optional) is resolved like a bare `tests:` string |
-//! | a directory | each immediate subdirectory with `case.yaml` (else `case.yml`), byte order of names; id = directory name unless `id:`; no case file → a [`Warning`]; a symlinked directory only if it resolves inside the suite's directory |
+//! | a directory | each immediate subdirectory with `case.yaml` (else `case.yml`), byte order of names; id = directory name unless `id:`; no case file → a [`Warning`]; a symlinked directory or `case.yaml` only if it resolves inside the suite's directory (else an error); a name that cannot name a trial is an error |
 //! | a `.yaml`/`.yml` file | a list of case mappings |
 //! | a `.jsonl` file | one case object a line |
 
@@ -11,10 +11,13 @@ use std::path::{Path, PathBuf};
 
 use super::fields::{Fields, Source};
 use super::graders::{self, Dirs, command_of, duration};
+use super::ids;
 use super::interpolate::{Env, interpolate};
+use super::links::{Escape, escape, link_escape};
 use super::model::*;
 use super::node::{Node, Value, parse_document};
 use super::paths::{resolve_dir, resolve_file};
+use crate::config::ConfigError;
 use crate::grade::spec::{GraderCommand, GraderSpec};
 
 /// Suite-level parts every case uses.
@@ -43,7 +46,7 @@ struct RawCase {
 /// only `*.eval.yaml`.
 pub(crate) fn find_suite_file(path: &Path) -> Result<PathBuf, SuiteErrors> {
     let fail = |m: String| SuiteErrors {
-        errors: vec![crate::config::ConfigError::new(Some(path), m)],
+        errors: vec![ConfigError::new(Some(path), m)],
     };
     if !path.is_dir() {
         return if path.is_file() {
@@ -76,7 +79,7 @@ pub(crate) fn find_suite_file(path: &Path) -> Result<PathBuf, SuiteErrors> {
             "several *.eval.yaml files here ({}): name one",
             found
                 .iter()
-                .filter_map(|p| p.file_name()?.to_str())
+                .filter_map(|p| p.file_name()?.to_str().map(ids::escaped))
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
@@ -89,6 +92,11 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
     let file = find_suite_file(path)?;
     let file = std::path::absolute(&file).unwrap_or(file);
     let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    if let Some(escape) = escape(&dir, &file) {
+        return Err(SuiteErrors {
+            errors: vec![escape.error()],
+        });
+    }
     let mut sources: Vec<Source> = Vec::new();
     let mut warnings = Vec::new();
     let Some(root) = read(&file, env, &mut sources) else {
@@ -164,7 +172,7 @@ fn read(path: &Path, env: Env<'_>, sources: &mut Vec<Source>) -> Option<Node> {
         Ok(t) => t,
         Err(e) => {
             let mut s = Source::new(path, String::new());
-            s.errors.push(crate::config::ConfigError::new(
+            s.errors.push(ConfigError::new(
                 Some(path),
                 format!("cannot read the file: {e}"),
             ));
@@ -240,7 +248,8 @@ fn suite_fields(
         suite: dir,
     };
     f.take(source, "$schema");
-    if let Some(n) = f.take_some(source, "name", &[])
+    let name_node = f.take_some(source, "name", &[]);
+    if let Some(n) = name_node
         && let Some(name) = source.non_empty("name", n)
     {
         {
@@ -252,13 +261,22 @@ fn suite_fields(
                 source.error(
                     n,
                     format!(
-                        "`name` must be 1 to 64 characters of a-z, 0-9 and `-`, found `{name}`"
+                        "`name` must be 1 to 64 characters of a-z, 0-9 and `-`, found `{}`",
+                        ids::escaped(&name)
                     ),
                 );
             } else {
                 suite.name = name;
             }
         }
+    } else if name_node.is_none()
+        && let Some(c) = ids::bad_char(&suite.name)
+    {
+        // Named after its file or directory, whose name cannot name a trial.
+        source.errors.push(
+            ConfigError::new(None, ids::problem("suite file", &file.to_string_lossy(), c))
+                .with_help("give the suite a `name:` of a-z, 0-9 and `-`, or rename it"),
+        );
     }
     suite.description = f
         .take_some(source, "description", &[])
@@ -659,6 +677,10 @@ impl Gather<'_> {
             .components()
             .filter(|c| *c != std::path::Component::CurDir)
             .collect();
+        if let Some(escape) = escape(dir, &path) {
+            self.sources[source_index].error_help(node, escape.message(), Escape::HELP);
+            return;
+        }
         if path.is_dir() {
             self.discover(&path, dir);
             return;
@@ -707,7 +729,7 @@ impl Gather<'_> {
                         self.cases.push(RawCase { source: index, node: n, dir: file_dir.clone(), default_id: None });
                     }
                     Err(e) => source.errors.push(
-                        crate::config::ConfigError::at(&path, &text, i as u32 + 1, 1, e.message().to_owned()),
+                        ConfigError::at(&path, &text, i as u32 + 1, 1, e.message().to_owned()),
                     ),
                 }
             }
@@ -717,9 +739,15 @@ impl Gather<'_> {
     }
     }
 
+    /// Records `error` about `path`, a file or directory the suite does not read.
+    fn refuse(&mut self, path: &Path, error: ConfigError) {
+        let mut source = Source::new(path, String::new());
+        source.errors.push(error);
+        self.sources.push(source);
+    }
+
     /// Directory discovery (agentv §2.2, with symlinks followed inside the suite root).
     fn discover(&mut self, cases_dir: &Path, suite_dir: &Path) {
-        let root = std::fs::canonicalize(suite_dir).unwrap_or_else(|_| suite_dir.to_path_buf());
         let Ok(entries) = std::fs::read_dir(cases_dir) else {
             self.warnings.push(Warning {
                 path: cases_dir.to_path_buf(),
@@ -727,35 +755,30 @@ impl Gather<'_> {
             });
             return;
         };
-        let mut dirs: Vec<(Vec<u8>, PathBuf, String)> = Vec::new();
+        let mut dirs: Vec<(Vec<u8>, PathBuf, String, bool)> = Vec::new();
         for entry in entries.flatten() {
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().into_owned();
-            if kind.is_symlink() {
-                match std::fs::canonicalize(&path) {
-                    Ok(target) if target.is_dir() && target.starts_with(&root) => {}
-                    Ok(target) if target.is_dir() => {
-                        self.warnings.push(Warning {
-                            path,
-                            message: format!(
-                                "skipping `{name}`: a symlink to `{}`, outside the suite directory",
-                                target.display()
-                            ),
-                        });
-                        continue;
-                    }
-                    _ => continue,
-                }
-            } else if !kind.is_dir() {
-                continue;
+            if (kind.is_symlink() && path.is_dir()) || kind.is_dir() {
+                let bytes = entry.file_name().as_encoded_bytes().to_vec();
+                dirs.push((bytes, path, name, kind.is_symlink()));
             }
-            dirs.push((entry.file_name().as_encoded_bytes().to_vec(), path, name));
         }
         dirs.sort();
-        for (_, path, name) in dirs {
+        for (_, path, name, is_link) in dirs {
+            if let Some(c) = ids::bad_char(&name) {
+                let help = format!("rename it, e.g. to `{}`", ids::suggestion(&name));
+                let problem = ids::problem("case directory", &path.to_string_lossy(), c);
+                self.refuse(&path, ConfigError::new(None, problem).with_help(help));
+                continue;
+            }
+            if is_link && let Some(escape) = link_escape(suite_dir, &path) {
+                self.refuse(&path, escape.error());
+                continue;
+            }
             let file = ["case.yaml", "case.yml"]
                 .iter()
                 .map(|f| path.join(f))
@@ -767,6 +790,10 @@ impl Gather<'_> {
                 });
                 continue;
             };
+            if let Some(escape) = escape(suite_dir, &file) {
+                self.refuse(&file, escape.error());
+                continue;
+            }
             let Some(node) = read(&file, self.env, self.sources) else {
                 continue;
             };
@@ -854,7 +881,19 @@ fn case_of(
         suite: suite_dir,
     };
     let id = match f.take_some(source, "id", &[]) {
-        Some(n) => source.non_empty("id", n),
+        Some(n) => source
+            .non_empty("id", n)
+            .filter(|id| match ids::bad_char(id) {
+                Some(c) => {
+                    source.error_help(
+                        n,
+                        ids::problem("`id`", id, c),
+                        &format!("write it without, e.g. `id: {}`", ids::suggestion(id)),
+                    );
+                    false
+                }
+                None => true,
+            }),
         None => {
             if raw.default_id.is_none() {
                 f.missing(source, "id");
@@ -955,8 +994,12 @@ fn case_of(
     if let Some(n) = f.take_some(source, "workspace", &[]) {
         ws = workspace(source, n, dirs, ws, false);
     }
-    if raw.default_id.is_some() && raw.dir.join("workspace").is_dir() {
-        ws.template = Some(raw.dir.join("workspace"));
+    let own_template = raw.dir.join("workspace");
+    if raw.default_id.is_some() && own_template.is_dir() {
+        match escape(suite_dir, &own_template) {
+            Some(escape) => source.errors.push(escape.error()),
+            None => ws.template = Some(own_template),
+        }
     }
     f.take_some(source, "conversation_id", &[])
         .map(|n| source.string("conversation_id", n));

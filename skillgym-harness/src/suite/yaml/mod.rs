@@ -8,6 +8,8 @@
 //! | `interpolate` | `${{ NAME }}` environment interpolation with exact-placeholder coercion |
 //! | `fields` | reading mappings by hand: every error of a file is collected, unknown keys get "did you mean" |
 //! | `graders` | `assertions:` entries → `grade::spec::GraderSpec` |
+//! | `ids` | case ids and suite names that can name a trial: no control, line-separator or bidirectional characters |
+//! | `links` | symlinks are followed only while they stay inside the suite's directory |
 //! | `paths` | relative paths: the case directory first, then the suite directory |
 //! | `load` | the suite's fields, `tests:` resolution and discovery, each case, merging |
 //! | `model` | the output: [`SuiteDef`], [`CaseDef`], [`Message`], [`WorkspaceDef`], [`Warning`], [`SuiteErrors`] |
@@ -19,7 +21,7 @@
 //! | unknown keys warn and are ignored | unknown keys are errors with file:line:column and a suggestion |
 //! | incomplete cases and bad graders are skipped with a message | they are errors; every error of every file is reported at once ([`SuiteErrors`]) |
 //! | unknown grader types run custom graders | an error: skillgym runs no custom graders |
-//! | symlinked case directories are ignored | followed when they resolve inside the suite's directory |
+//! | symlinked case directories are ignored | followed when they resolve inside the suite's directory; any symlink that leads out of it (a case directory, a `case.yaml`, a template, an input file) is an error |
 //! | relative paths in a case resolve against the eval file's search roots | the case directory first, then the suite directory; a missing file is an error |
 //! | `regex` is ECMAScript | Rust `regex` (checked at load) |
 //! | a case is complete with its own `assertions`/`criteria`/`expected_output` | the suite's assertions count too |
@@ -39,7 +41,9 @@
 
 mod fields;
 mod graders;
+mod ids;
 mod interpolate;
+mod links;
 mod load;
 mod model;
 mod node;

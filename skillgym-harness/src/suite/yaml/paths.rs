@@ -6,11 +6,13 @@
 //! | relative, exists under the case directory | `<case dir>/<path>` |
 //! | relative, exists under the suite directory | `<suite dir>/<path>` |
 //! | neither | an error naming both places |
+//! | inside the suite directory as written, but through a symlink that leads out of it | an error naming the link and its target (see `links`) |
 
 use std::path::PathBuf;
 
 use super::fields::Source;
 use super::graders::Dirs;
+use super::links::{Escape, escape};
 use super::node::Node;
 
 fn resolve(
@@ -36,6 +38,10 @@ fn resolve(
             candidate.is_file()
         };
         if ok {
+            if let Some(escape) = escape(dirs.suite, candidate) {
+                source.error_help(node, escape.message(), Escape::HELP);
+                return None;
+            }
             return Some(candidate.clone());
         }
     }

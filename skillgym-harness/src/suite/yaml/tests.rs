@@ -81,17 +81,116 @@ fn symlinks_are_followed_only_inside_the_suite_root() {
     write(outside.path(), "out/case.yaml", "input: out\n");
     fs::create_dir_all(root.join("cases")).unwrap();
     std::os::unix::fs::symlink(root.join("shared/inside"), root.join("cases/linked")).unwrap();
+    let ids =
+        |loaded: Loaded| -> Vec<String> { loaded.suite.cases.into_iter().map(|c| c.id).collect() };
+    assert_eq!(ids(load(root)), ["linked"]);
     std::os::unix::fs::symlink(outside.path().join("out"), root.join("cases/escaped")).unwrap();
-    let loaded = load(root);
-    let ids: Vec<&str> = loaded.suite.cases.iter().map(|c| c.id.as_str()).collect();
-    assert_eq!(ids, ["linked"]);
-    assert_eq!(loaded.warnings.len(), 1);
-    assert!(
-        loaded.warnings[0]
-            .message
-            .starts_with("skipping `escaped`: a symlink to"),
-        "{}",
-        loaded.warnings[0]
+    let errors = load_suite(root, &env).unwrap_err().errors;
+    let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        texts,
+        [format!(
+            "`{}` is a symlink to `{}`, outside the suite directory `{}`: skillgym follows no symlink out of a suite\n  help: {}",
+            root.join("cases/escaped").display(),
+            outside.path().join("out").display(),
+            root.display(),
+            super::links::Escape::HELP
+        )]
+    );
+}
+
+/// Every error's message and help of the suite at `root`, in order (located or not).
+#[cfg(unix)]
+fn messages(root: &Path) -> Vec<String> {
+    let errors = load_suite(root, &env).expect_err("should fail").errors;
+    errors
+        .iter()
+        .map(|e| match e.location() {
+            Some((file, line, column)) => format!(
+                "{}:{line}:{column}: {}",
+                file.strip_prefix(root).unwrap().display(),
+                e.message()
+            ),
+            None => e.message().to_owned(),
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn no_symlink_leads_a_suite_out_of_its_directory_and_no_content_behind_one_is_shown() {
+    use std::os::unix::fs::symlink;
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("suite");
+    let outside = t.path().join("outside");
+    // What the links point at: a file whose first line would show in a parse error's snippet.
+    write(&outside, "secret.yaml", "password: hunter2 [\n");
+    write(&outside, "template/id_rsa", "PRIVATE KEY\n");
+    write(
+        &outside,
+        "cases.jsonl",
+        "{\"id\": \"x\", \"input\": \"hunter2\", \"criteria\": \"ok\"}\n",
+    );
+    write(
+        &root,
+        "EVAL.yaml",
+        "tests:\n  - ./cases/\n  - linked-cases.jsonl\n  - id: inline\n    input: hi\n    criteria: ok\n    input_files: [notes.md]\n    workspace: {template: ./tpl}\n",
+    );
+    write(&root, "cases/a/case.yaml", "input: hi\ncriteria: ok\n");
+    write(&root, "cases/b/placeholder", "");
+    symlink(outside.join("secret.yaml"), root.join("cases/b/case.yaml")).unwrap();
+    symlink(outside.join("template"), root.join("cases/a/workspace")).unwrap();
+    symlink(outside.join("cases.jsonl"), root.join("linked-cases.jsonl")).unwrap();
+    symlink(outside.join("secret.yaml"), root.join("notes.md")).unwrap();
+    symlink(outside.join("template"), root.join("tpl")).unwrap();
+    let link = |name: &str, to: &str| {
+        format!(
+            "`{}` is a symlink to `{}`, outside the suite directory `{}`: skillgym follows no symlink out of a suite",
+            root.join(name).display(),
+            outside.join(to).display(),
+            root.display()
+        )
+    };
+    let found = messages(&root);
+    assert_eq!(
+        found,
+        [
+            format!(
+                "EVAL.yaml:3:5: {}",
+                link("linked-cases.jsonl", "cases.jsonl")
+            ),
+            format!("EVAL.yaml:7:19: {}", link("notes.md", "secret.yaml")),
+            format!("EVAL.yaml:8:27: {}", link("tpl", "template")),
+            link("cases/a/workspace", "template"),
+            link("cases/b/case.yaml", "secret.yaml"),
+        ],
+    );
+    assert!(!found.concat().contains("hunter2") && !found.concat().contains("PRIVATE"));
+
+    // The suite file itself.
+    let other = t.path().join("other");
+    fs::create_dir_all(&other).unwrap();
+    symlink(outside.join("secret.yaml"), other.join("EVAL.yaml")).unwrap();
+    assert_eq!(
+        messages(&other),
+        [format!(
+            "`{}` is a symlink to `{}`, outside the suite directory `{}`: skillgym follows no symlink out of a suite",
+            other.join("EVAL.yaml").display(),
+            outside.join("secret.yaml").display(),
+            other.display()
+        )]
+    );
+
+    // Paths written outside the suite are used as written.
+    let plain = t.path().join("plain");
+    write(
+        &plain,
+        "EVAL.yaml",
+        "tests:\n  - id: a\n    input: hi\n    criteria: ok\n    workspace: ../outside/template\n",
+    );
+    assert_eq!(
+        load(&plain).suite.cases[0].workspace.template,
+        Some(plain.join("../outside/template"))
     );
 }
 
@@ -459,4 +558,68 @@ fn a_file_named_eval_yaml_takes_its_directory_name() {
         "name: named\ntests: [{id: a, input: hi, criteria: ok}]\n",
     );
     assert_eq!(load(&root).suite.name, "named");
+}
+
+#[test]
+fn error_ids_that_cannot_name_a_trial() {
+    check(
+        &[
+            (
+                "EVAL.yaml",
+                "tests:\n  - {id: \"a\\nb\", input: hi, criteria: ok}\n  - {id: \"c\\e[31md\", input: hi, criteria: ok}\n  - cases.jsonl\n",
+            ),
+            (
+                "cases.jsonl",
+                "{\"id\": \"fine\", \"input\": \"hi\", \"criteria\": \"ok\"}\n{\"id\": \"n\\u0000ul\", \"input\": \"hi\", \"criteria\": \"ok\"}\n",
+            ),
+        ],
+        &[
+            "EVAL.yaml:2:10: `id` `a\\nb` holds a newline (U+000A): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written [write it without, e.g. `id: a-b`]",
+            "EVAL.yaml:3:10: `id` `c\\u{1b}[31md` holds an escape character (U+001B): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written [write it without, e.g. `id: c-[31md`]",
+            "cases.jsonl:2:8: `id` `n\\u{0}ul` holds a NUL (U+0000): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written [write it without, e.g. `id: n-ul`]",
+        ],
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn error_case_directories_and_suite_directories_that_cannot_name_a_trial() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("bench");
+    write(&root, "EVAL.yaml", "tests: ./cases/\n");
+    write(&root, "cases/good/case.yaml", "input: hi\ncriteria: ok\n");
+    write(
+        &root,
+        "cases/line\nbreak/case.yaml",
+        "id: fine\ninput: hi\ncriteria: ok\n",
+    );
+    let errors = load_suite(&root, &env).unwrap_err().errors;
+    let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    let dir = root.join("cases").display().to_string();
+    assert_eq!(
+        texts,
+        [format!(
+            "case directory `{dir}/line\\nbreak` holds a newline (U+000A): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written\n  help: rename it, e.g. to `line-break`"
+        )]
+    );
+
+    let odd = t.path().join("odd\u{1b}[2Jdir");
+    write(
+        &odd,
+        "EVAL.yaml",
+        "tests: [{id: a, input: hi, criteria: ok}]\n",
+    );
+    let text = load_suite(&odd, &env).unwrap_err().to_string();
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    assert!(
+        text.contains("odd\\u{1b}[2Jdir/EVAL.yaml` holds an escape character (U+001B)")
+            && text.contains("help: give the suite a `name:`"),
+        "{text}"
+    );
+    write(
+        &odd,
+        "EVAL.yaml",
+        "name: odd\ntests: [{id: a, input: hi, criteria: ok}]\n",
+    );
+    assert_eq!(load(&odd).suite.name, "odd");
 }

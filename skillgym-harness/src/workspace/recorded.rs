@@ -1,0 +1,106 @@
+//! Workspaces named by files anyone could have edited: a recorded attempt's `workspace.json`
+//! (replay runs its code graders there) and an attempt's `explain.json` (explain resumes the
+//! agent there). Before skillgym runs anything in such a directory, it must be one skillgym
+//! made or was told to use.
+//!
+//! | accepted | because |
+//! |---|---|
+//! | inside `<run>/workspaces/`, for a run directory `<run>` (one holding `run.json`), once symlinks are resolved | isolated (`<run>/workspaces/<case>/…`) and shared (`<run>/workspaces/shared`) workspaces live there |
+//! | the working directory of workspace mode `none` of today's configuration | the configuration names it |
+//!
+//! A directory that does not exist is not refused here: nothing can run in it, and the caller
+//! says it is gone.
+
+use std::path::Path;
+
+use crate::config::{Settings, WorkspaceMode};
+use crate::explain::RUN_FILE;
+
+/// The working directory of workspace mode `none`, when that is the configured mode.
+pub(crate) fn configured_dir(settings: &Settings) -> Option<&Path> {
+    (settings.workspace.mode == WorkspaceMode::None).then_some(settings.cwd.as_path())
+}
+
+/// Why nothing may run in `cwd`, read from `file`, if nothing may: `own` is the working
+/// directory of workspace mode `none`, when that is the configured mode.
+pub(crate) fn check(cwd: &Path, file: &Path, own: Option<&Path>) -> Result<(), String> {
+    let Ok(real) = std::fs::canonicalize(cwd) else {
+        return Ok(());
+    };
+    if own.is_some_and(|own| std::fs::canonicalize(own).is_ok_and(|own| own == real)) {
+        return Ok(());
+    }
+    let made = real.ancestors().skip(1).any(|run| {
+        let workspaces = run.join("workspaces");
+        real != workspaces && real.starts_with(&workspaces) && run.join(RUN_FILE).is_file()
+    });
+    if made {
+        return Ok(());
+    }
+    Err(format!(
+        "{} names the workspace `{}`, which is not one skillgym made (inside the `workspaces/` directory of a run directory, one holding `{RUN_FILE}`){}: skillgym runs nothing there",
+        file.display(),
+        shown(cwd),
+        if own.is_some() {
+            " nor the configured working directory"
+        } else {
+            ""
+        },
+    ))
+}
+
+/// A path as text safe to print: control characters escaped.
+fn shown(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::fs;
+
+    use super::*;
+
+    #[test]
+    fn only_workspaces_of_a_run_and_the_configured_directory_pass() {
+        let t = tempfile::tempdir().unwrap();
+        let run = t.path().join("runs/r1");
+        let attempt = run.join("workspaces/case/fake/repeat-1/attempt-1");
+        let shared = run.join("workspaces/shared");
+        let home = t.path().join("home");
+        for dir in [&attempt, &shared, &home] {
+            fs::create_dir_all(dir).unwrap();
+        }
+        fs::write(run.join(RUN_FILE), "{}").unwrap();
+        let file = Path::new("workspace.json");
+        assert_eq!(check(&attempt, file, None), Ok(()));
+        assert_eq!(check(&shared, file, None), Ok(()));
+        assert_eq!(check(&home, file, Some(&home)), Ok(()));
+        // Gone: the caller says so.
+        assert_eq!(check(&t.path().join("gone"), file, None), Ok(()));
+
+        let refused = check(&home, file, None).unwrap_err();
+        assert_eq!(
+            refused,
+            format!(
+                "workspace.json names the workspace `{}`, which is not one skillgym made (inside the `workspaces/` directory of a run directory, one holding `run.json`): skillgym runs nothing there",
+                home.display()
+            )
+        );
+        assert!(check(&home, file, Some(&attempt)).is_err());
+        // The run directory itself, its `workspaces/`, a link out of it, a run without run.json.
+        assert!(check(&run, file, None).is_err());
+        assert!(check(&run.join("workspaces"), file, None).is_err());
+        std::os::unix::fs::symlink(&home, run.join("workspaces/out")).unwrap();
+        assert!(check(&run.join("workspaces/out"), file, None).is_err());
+        fs::remove_file(run.join(RUN_FILE)).unwrap();
+        assert!(check(&attempt, file, None).is_err());
+    }
+}
