@@ -153,17 +153,7 @@ impl RunRecord {
 
 /// A path as text safe to print: control characters escaped.
 fn shown(path: &Path) -> String {
-    path.to_string_lossy()
-        .chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
+    crate::terminal_text::escape_one_line(&path.to_string_lossy())
 }
 
 #[cfg(unix)]

@@ -51,15 +51,7 @@ pub(crate) fn check(cwd: &Path, file: &Path, own: Option<&Path>) -> Result<(), S
 
 /// A path as text safe to print: control characters escaped.
 fn shown(path: &Path) -> String {
-    let mut out = String::new();
-    for c in path.to_string_lossy().chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::terminal_text::escape_one_line(&path.to_string_lossy())
 }
 
 #[cfg(all(test, unix))]

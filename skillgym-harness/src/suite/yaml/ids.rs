@@ -9,19 +9,10 @@
 //! Spaces and other printable characters are allowed (libtest and nextest take them). The
 //! `#[skillgym::case]` macro refuses whitespace and control characters at compile time.
 
-/// Whether `c` cannot be part of a trial's name.
+/// Whether `c` cannot be part of a trial's name: what the console escapes, and line feeds and
+/// tabs.
 fn breaks_trial_name(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{2028}'
-                | '\u{2029}'
-                | '\u{061C}'
-                | '\u{200E}'
-                | '\u{200F}'
-                | '\u{202A}'..='\u{202E}'
-                | '\u{2066}'..='\u{2069}'
-        )
+    crate::terminal_text::needs_escape(c) || c == '\n' || c == '\t'
 }
 
 /// The first character of `name` that cannot be part of a trial's name, if any.
@@ -31,15 +22,7 @@ pub(crate) fn bad_char(name: &str) -> Option<char> {
 
 /// `text` with every refused character escaped (`\n`, `\u{1b}`): safe to print.
 pub(crate) fn escaped(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if breaks_trial_name(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::terminal_text::escape_one_line(text)
 }
 
 /// `name` with each run of refused characters replaced by `-` (the suggestion of an error).

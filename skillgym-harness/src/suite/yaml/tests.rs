@@ -576,7 +576,7 @@ fn error_ids_that_cannot_name_a_trial() {
         &[
             "EVAL.yaml:2:10: `id` `a\\nb` holds a newline (U+000A): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written [write it without, e.g. `id: a-b`]",
             "EVAL.yaml:3:10: `id` `c\\u{1b}[31md` holds an escape character (U+001B): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written [write it without, e.g. `id: c-[31md`]",
-            "cases.jsonl:2:8: `id` `n\\u{0}ul` holds a NUL (U+0000): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written [write it without, e.g. `id: n-ul`]",
+            "cases.jsonl:2:8: `id` `n\\0ul` holds a NUL (U+0000): it names a trial, and a trial's name must fit on one line of `--list` (test runners such as cargo-nextest read one name a line) and print as written [write it without, e.g. `id: n-ul`]",
         ],
     );
 }
