@@ -82,6 +82,7 @@ mod summary;
 #[doc(hidden)]
 pub mod terminal_text;
 mod time;
+mod trial_name;
 mod unwritten;
 #[doc(hidden)]
 pub mod workspace;

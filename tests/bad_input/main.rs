@@ -70,6 +70,16 @@ const ROWS: &[Row] = &[
         stderr: &["skillgym.yaml:2:11: `repeat` must be an integer, found `three`"],
     },
     Row {
+        name: "runner_id_with_a_newline",
+        args: &[],
+        config: "runners:\n  \"fa\\nke\": { agent: { type: command, command: '{fake}' } }\n",
+        code: 2,
+        stderr: &[
+            "skillgym.yaml:2:3: runner id `fa\\nke` holds a newline (U+000A): it names a trial",
+            "help: write it without, e.g. `fa-ke`",
+        ],
+    },
+    Row {
         name: "unknown_key",
         args: &[],
         config: "run:\n  max_paralel: 3\n",

@@ -1041,7 +1041,18 @@ fn deserialize_runners<'de, D: Deserializer<'de>>(
 
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut runners: Vec<(String, RunnerConfig)> = Vec::new();
-            while let Some(id) = map.next_key::<String>()? {
+            while let Some(located) = map.next_key::<Located<String>>()? {
+                let id = located.value.clone();
+                if let Some(c) = crate::trial_name::bad_char(&id) {
+                    let problem = crate::trial_name::problem("runner id", &id, c);
+                    let help = format!(
+                        "write it without, e.g. `{}`",
+                        crate::trial_name::suggestion(&id)
+                    );
+                    return Err(de::Error::custom(
+                        located.error(yaml::with_help(problem, &help)),
+                    ));
+                }
                 if id.trim().is_empty() {
                     return Err(de::Error::custom("a runner id must not be empty"));
                 }

@@ -10,8 +10,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::ids::escaped;
 use crate::config::ConfigError;
+use crate::trial_name::escaped;
 
 /// A symlink through which a path inside the suite directory leaves it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 
 use super::fields::{Fields, Source};
 use super::graders::{self, Dirs, command_of, duration};
-use super::ids;
 use super::interpolate::{Env, interpolate};
 use super::links::{Escape, escape, link_escape};
 use super::model::*;
@@ -19,6 +18,7 @@ use super::node::{Node, Value, parse_document};
 use super::paths::{resolve_dir, resolve_file};
 use crate::config::ConfigError;
 use crate::grade::spec::{GraderCommand, GraderSpec};
+use crate::trial_name;
 
 /// Suite-level parts every case uses.
 #[derive(Debug, Default)]
@@ -79,7 +79,7 @@ pub(crate) fn find_suite_file(path: &Path) -> Result<PathBuf, SuiteErrors> {
             "several *.eval.yaml files here ({}): name one",
             found
                 .iter()
-                .filter_map(|p| p.file_name()?.to_str().map(ids::escaped))
+                .filter_map(|p| p.file_name()?.to_str().map(trial_name::escaped))
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
@@ -262,7 +262,7 @@ fn suite_fields(
                     n,
                     format!(
                         "`name` must be 1 to 64 characters of a-z, 0-9 and `-`, found `{}`",
-                        ids::escaped(&name)
+                        trial_name::escaped(&name)
                     ),
                 );
             } else {
@@ -270,12 +270,15 @@ fn suite_fields(
             }
         }
     } else if name_node.is_none()
-        && let Some(c) = ids::bad_char(&suite.name)
+        && let Some(c) = trial_name::bad_char(&suite.name)
     {
         // Named after its file or directory, whose name cannot name a trial.
         source.errors.push(
-            ConfigError::new(None, ids::problem("suite file", &file.to_string_lossy(), c))
-                .with_help("give the suite a `name:` of a-z, 0-9 and `-`, or rename it"),
+            ConfigError::new(
+                None,
+                trial_name::problem("suite file", &file.to_string_lossy(), c),
+            )
+            .with_help("give the suite a `name:` of a-z, 0-9 and `-`, or rename it"),
         );
     }
     suite.description = f
@@ -769,9 +772,9 @@ impl Gather<'_> {
         }
         dirs.sort();
         for (_, path, name, is_link) in dirs {
-            if let Some(c) = ids::bad_char(&name) {
-                let help = format!("rename it, e.g. to `{}`", ids::suggestion(&name));
-                let problem = ids::problem("case directory", &path.to_string_lossy(), c);
+            if let Some(c) = trial_name::bad_char(&name) {
+                let help = format!("rename it, e.g. to `{}`", trial_name::suggestion(&name));
+                let problem = trial_name::problem("case directory", &path.to_string_lossy(), c);
                 self.refuse(&path, ConfigError::new(None, problem).with_help(help));
                 continue;
             }
@@ -883,12 +886,15 @@ fn case_of(
     let id = match f.take_some(source, "id", &[]) {
         Some(n) => source
             .non_empty("id", n)
-            .filter(|id| match ids::bad_char(id) {
+            .filter(|id| match trial_name::bad_char(id) {
                 Some(c) => {
                     source.error_help(
                         n,
-                        ids::problem("`id`", id, c),
-                        &format!("write it without, e.g. `id: {}`", ids::suggestion(id)),
+                        trial_name::problem("`id`", id, c),
+                        &format!(
+                            "write it without, e.g. `id: {}`",
+                            trial_name::suggestion(id)
+                        ),
                     );
                     false
                 }

@@ -41,7 +41,6 @@
 
 mod fields;
 mod graders;
-mod ids;
 mod interpolate;
 mod links;
 mod load;

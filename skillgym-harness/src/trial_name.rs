@@ -1,4 +1,4 @@
-//! Case ids and suite names that can name a trial (`[<runner>] <suite>::<id>`).
+//! Case ids, suite names and runner ids that can name a trial (`[<runner>] <suite>::<id>`).
 //!
 //! | Refused character | Why |
 //! |---|---|
