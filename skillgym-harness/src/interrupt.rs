@@ -3,15 +3,23 @@
 //! | signal | effect |
 //! |---|---|
 //! | first | every agent process group of this process is killed (`SIGKILL`), with every descendant that escaped it ([`crate::reaper`]); sessions under way end as `interrupted` with what they printed so far, executions not yet started are not run; the result files and `results.json` are written and the process exits with 128 + the signal's number (130, 143, 129) |
-//! | second | the agent process groups are killed, the terminal is restored (the live status erased, the output still on its way written, [`crate::progress`]) and the process exits at once with that code (descendants that escaped their group may remain: finding them is not possible inside a signal handler) |
+//! | second | the agent process groups are killed, the files holding a secret in clear (the logins seeded for the agents, prompts with a secret: [`crate::private_dir`]) are unlinked, the terminal is restored (the live status erased, the output still on its way written, [`crate::progress`]) and the process exits at once with that code (descendants that escaped their group may remain: finding them is not possible inside a signal handler) |
+//!
+//! The signal handler allocates nothing: the process groups and the paths to remove are
+//! registered beforehand in fixed tables of atomics ([`RegisteredGroup`], [`RegisteredPath`]:
+//! NUL-terminated paths made when registered), and it calls only `kill(2)`, `unlink(2)`,
+//! `rmdir(2)`, the progress's restore and `_exit(2)`.
 //!
 //! Under cargo-nextest every trial is its own process and handles the signal nextest forwards
 //! to it the same way. Handlers are installed by [`install`] when trials are about to run
 //! (never for `--list`).
 
+use std::ffi::{CString, c_char};
 use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, Ordering};
 
 use libc::pid_t;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -32,6 +40,14 @@ const SLOTS: usize = 512;
 /// The process groups of the agents running now, 0 for a free slot. Plain atomics, so that the
 /// signal handler itself may read them.
 static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+
+/// How many paths can be registered for removal at once (a few per running session).
+const PATH_SLOTS: usize = 4096;
+
+/// The files and directories a second signal removes: NUL-terminated paths (each made by
+/// [`RegisteredPath::new`], owned by the table), null for a free slot.
+static PATHS: [AtomicPtr<c_char>; PATH_SLOTS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; PATH_SLOTS];
 
 /// A signal that interrupted the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,12 +92,14 @@ pub(crate) fn install() -> io::Result<()> {
 
 fn register() -> io::Result<()> {
     for signal in SIGNALS {
-        // SAFETY: the action only uses async-signal-safe operations: atomics, kill(2), _exit(2)
-        // and the progress's restore (dup2(2), read(2), write(2), a lock only tried).
+        // SAFETY: the action only uses async-signal-safe operations: atomics, kill(2),
+        // unlink(2), rmdir(2), _exit(2) and the progress's restore (dup2(2), read(2),
+        // write(2), a lock only tried).
         unsafe {
             signal_hook::low_level::register(signal, move || {
                 if STOPPING.swap(true, Ordering::SeqCst) {
                     kill_registered();
+                    remove_registered_paths();
                     crate::progress::restore_at_exit();
                     signal_hook::low_level::exit(128 + signal);
                 }
@@ -159,6 +177,78 @@ impl Drop for RegisteredGroup {
     }
 }
 
+/// A file or directory removed by a second signal (which exits at once, before any guard can
+/// run): registered before it is created, unregistered once it is removed. A path that does
+/// not fit in the table, or holds a NUL byte, is not registered (it still goes at the end of
+/// its session).
+#[derive(Debug)]
+pub(crate) struct RegisteredPath {
+    slot: Option<&'static AtomicPtr<c_char>>,
+}
+
+impl RegisteredPath {
+    /// Registers `path`.
+    pub(crate) fn new(path: &Path) -> Self {
+        let Ok(path) = CString::new(path.as_os_str().as_bytes()) else {
+            return RegisteredPath { slot: None };
+        };
+        let raw = path.into_raw();
+        let slot = PATHS.iter().find(|slot| {
+            slot.compare_exchange(
+                std::ptr::null_mut(),
+                raw,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+        });
+        if slot.is_none() {
+            // SAFETY: `raw` came from `CString::into_raw` just above and went nowhere.
+            drop(unsafe { CString::from_raw(raw) });
+        }
+        RegisteredPath { slot }
+    }
+}
+
+impl Drop for RegisteredPath {
+    fn drop(&mut self) {
+        let Some(slot) = self.slot else {
+            return;
+        };
+        let raw = slot.swap(std::ptr::null_mut(), Ordering::SeqCst);
+        // The handler reads the table only after a first signal set `STOPPING`; from then on
+        // it may be reading this path, which is left to the process's end.
+        if !raw.is_null() && !STOPPING.load(Ordering::SeqCst) {
+            // SAFETY: `raw` came from `CString::into_raw` in `new`, and the swap took it out
+            // of the table: nothing else can reach it.
+            drop(unsafe { CString::from_raw(raw) });
+        }
+    }
+}
+
+/// Removes every registered path: files and links first, then the (now empty) directories.
+/// Async-signal-safe.
+fn remove_registered_paths() {
+    for slot in &PATHS {
+        let path = slot.load(Ordering::SeqCst);
+        if !path.is_null() {
+            // SAFETY: a NUL-terminated path owned by the table (see `RegisteredPath`).
+            unsafe {
+                libc::unlink(path);
+            }
+        }
+    }
+    for slot in &PATHS {
+        let path = slot.load(Ordering::SeqCst);
+        if !path.is_null() {
+            // SAFETY: as above.
+            unsafe {
+                libc::rmdir(path);
+            }
+        }
+    }
+}
+
 /// An `interrupted` failure naming the signal, then what it cut short.
 pub(crate) fn failure(what: &str) -> skillgym::Failure {
     let signal = received().map_or("a signal", Interruption::name);
@@ -179,6 +269,18 @@ fn kill_group(pgid: pid_t) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_registered_path_is_held_as_a_c_string() {
+        let path = Path::new("/nonexistent/skillgym-registered-path-test");
+        let registered = RegisteredPath::new(path);
+        let slot = registered.slot.expect("a free slot");
+        // SAFETY: the slot holds the path registered above until `registered` is dropped.
+        let held = unsafe { std::ffi::CStr::from_ptr(slot.load(Ordering::SeqCst)) };
+        assert_eq!(held.to_bytes(), path.as_os_str().as_bytes());
+        drop(registered);
+        assert!(RegisteredPath::new(Path::new("nul\0inside")).slot.is_none());
+    }
 
     #[test]
     fn exit_codes_follow_the_shell_convention() {

@@ -6,11 +6,13 @@
 //! a shell would: OpenCode, for one, takes its project directory from `$PWD`, not from the
 //! process's working directory). Then:
 //!
-//! - every stdout line is written raw to the stdout log and handed to a [`LineSink`] as text
+//! - every stdout line is written to the stdout log and handed to a [`LineSink`] as text
 //!   (lossy UTF-8, line terminator stripped); lines of any length are streamed, never the whole
 //!   output at once;
-//! - stderr is copied raw to the stderr log at the same time; the log is created with the
-//!   first byte, so a process that wrote nothing to stderr leaves no empty file;
+//! - stderr is copied to the stderr log at the same time; the log is created with the first
+//!   byte, so a process that wrote nothing to stderr leaves no empty file;
+//! - both logs hold the bytes as received, but for the secrets the harness remembers, masked
+//!   as they are written (`[masked:NAME]`; a secret split across reads is still found);
 //! - when the timeout elapses, or the sink answers [`LineVerdict::Stop`] (max steps), the whole
 //!   process group is killed with `SIGKILL`;
 //! - when the leader exits on its own, what is left of its group is killed too, so that a
@@ -44,6 +46,7 @@ use crate::interrupt::{self, RegisteredGroup};
 use crate::lines::{Line, LineAssembler};
 use crate::normalize::utf8_line;
 use crate::reaper;
+use crate::secrets::MaskingWriter;
 
 /// How long the pipes are still drained once the process group is dead. Only a descendant that
 /// left the group (`setsid`) can keep a pipe open that long; its output is then abandoned.
@@ -60,6 +63,9 @@ pub const MAX_LINE: usize = 16 << 20;
 /// Size of the buffers in front of the pipes and the log files.
 const IO_BUFFER: usize = 64 * 1024;
 
+/// A log file: buffered, then masked in chunks of the buffer's size.
+type Log = BufWriter<MaskingWriter<File>>;
+
 /// What to launch, where, and where its output goes.
 #[derive(Debug, Clone)]
 pub struct ProcessSpec {
@@ -74,10 +80,12 @@ pub struct ProcessSpec {
     pub env_remove: Vec<OsString>,
     /// The working directory of the process.
     pub cwd: PathBuf,
-    /// Receives the raw stdout bytes, exactly as received (parent directories are created).
+    /// Receives the stdout bytes as received, secrets masked (parent directories are
+    /// created).
     pub stdout_log: PathBuf,
-    /// Receives the raw stderr bytes, exactly as received (parent directories are created);
-    /// created with the first byte: no file when the process wrote nothing to stderr.
+    /// Receives the stderr bytes as received, secrets masked (parent directories are
+    /// created); created with the first byte: no file when the process wrote nothing to
+    /// stderr.
     pub stderr_log: PathBuf,
     /// Wall-clock limit, counted from the spawn; then the whole process group is killed.
     pub timeout: Duration,
@@ -430,10 +438,10 @@ enum Pumped {
     OverLimit,
 }
 
-/// Reads stdout in chunks, logs every byte raw, and hands each complete line to the sink.
+/// Reads stdout in chunks, logs every byte, and hands each complete line to the sink.
 struct StdoutPump {
     reader: BufReader<ChildStdout>,
-    log: BufWriter<File>,
+    log: Log,
     /// The line being read. Kept across cancelled `pump` futures.
     line: LineAssembler,
     bytes: u64,
@@ -442,7 +450,7 @@ struct StdoutPump {
 }
 
 impl StdoutPump {
-    fn new(stdout: ChildStdout, log: BufWriter<File>, max_output: Option<u64>) -> Self {
+    fn new(stdout: ChildStdout, log: Log, max_output: Option<u64>) -> Self {
         Self {
             reader: BufReader::with_capacity(IO_BUFFER, stdout),
             log,
@@ -497,16 +505,16 @@ impl StdoutPump {
 
     /// Flushes the log; returns (bytes, lines).
     fn finish(mut self) -> io::Result<(u64, u64)> {
-        self.log.flush()?;
+        finish_log(&mut self.log)?;
         Ok((self.bytes, self.lines))
     }
 }
 
-/// Copies stderr raw to its log, which is created with the first byte.
+/// Copies stderr to its log, which is created with the first byte.
 struct StderrPump {
     pipe: ChildStderr,
     path: PathBuf,
-    log: Option<BufWriter<File>>,
+    log: Option<Log>,
 }
 
 impl StderrPump {
@@ -541,7 +549,7 @@ impl StderrPump {
     }
 
     fn finish(self) -> io::Result<()> {
-        self.log.map_or(Ok(()), |mut log| log.flush())
+        self.log.map_or(Ok(()), |mut log| finish_log(&mut log))
     }
 }
 
@@ -586,8 +594,15 @@ impl Drop for GroupGuard {
     }
 }
 
-/// Creates (truncates) a log file; its parent directories only when they are missing.
-fn create_log(path: &Path) -> io::Result<BufWriter<File>> {
+/// Writes everything a log holds, the bytes held back by its masking included.
+fn finish_log(log: &mut Log) -> io::Result<()> {
+    log.flush()?;
+    log.get_mut().finish()
+}
+
+/// Creates (truncates) a log file, masking the secrets remembered now; its parent directories
+/// only when they are missing.
+fn create_log(path: &Path) -> io::Result<Log> {
     let file = match File::create(path) {
         Err(error)
             if matches!(
@@ -612,7 +627,10 @@ fn create_log(path: &Path) -> io::Result<BufWriter<File>> {
         path: path.to_path_buf(),
         source,
     })?;
-    Ok(BufWriter::with_capacity(IO_BUFFER, file))
+    Ok(BufWriter::with_capacity(
+        IO_BUFFER,
+        MaskingWriter::new(file),
+    ))
 }
 
 fn spawn_error(spec: &ProcessSpec, source: io::Error) -> io::Error {

@@ -35,6 +35,8 @@ pub(super) fn execute(
         eprintln!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
     }
     reaper::become_subreaper();
+    // What a killed run left of the secret files it kept out of the run directory.
+    crate::private_dir::sweep();
     // The live status (or the slow-execution notices) while the trials run; it is erased and
     // the real stdout restored before skillgym's own lines.
     let mut libtest_arguments = arguments.clone();
