@@ -145,8 +145,15 @@ const ACCESS_TOKEN: &str = "sk-ant-oat01-fake-login-0123456789";
 fn second_signal_removes_the_login() {
     for round in 0..6 {
         let dir = temp_dir(&format!("interrupt-login-{round}"));
-        let child = start_seeded(dir.path());
+        let mut child = start_seeded(dir.path());
         wait_for_file(&dir.path().join("state/started"));
+        if let Some(status) = child.try_wait().unwrap() {
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "round {round}: the harness ended ({status}) before it was signalled\n{}",
+                context(&output)
+            );
+        }
         let pid = child.id() as i32;
         signal(pid, libc::SIGINT);
         if round % 2 == 0 {
