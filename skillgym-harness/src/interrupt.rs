@@ -8,7 +8,10 @@
 //! The signal handler allocates nothing: the process groups and the paths to remove are
 //! registered beforehand in fixed tables of atomics ([`RegisteredGroup`], [`RegisteredPath`]:
 //! NUL-terminated paths made when registered), and it calls only `kill(2)`, `unlink(2)`,
-//! `rmdir(2)`, the progress's restore and `_exit(2)`.
+//! `rmdir(2)`, `nanosleep(2)` (waiting, at most 200 ms, for an agent being spawned to register
+//! its group: [`Spawning`]), the progress's restore and `_exit(2)`. The agents it kills end their sessions at
+//! once: a run that gets to its end meanwhile waits for the handler's exit
+//! ([`yield_to_an_immediate_exit`]) rather than exit with a code of its own.
 //!
 //! Under cargo-nextest every trial is its own process and handles the signal nextest forwards
 //! to it the same way. Handlers are installed by [`install`] when trials are about to run
@@ -19,7 +22,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 
 use libc::pid_t;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -33,6 +36,15 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
 /// Set by the signal handler itself at the first signal, so that a second one exits at once.
 static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Set by the signal handler when a second signal starts the immediate exit.
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+/// Agent processes being spawned whose group is not registered yet ([`Spawning`]).
+static SPAWNING: AtomicUsize = AtomicUsize::new(0);
+
+/// How long a second signal waits for the spawns under way (1 ms at a time).
+const SPAWN_WAIT_MS: u32 = 200;
 
 /// How many agent process groups can be registered at once (more than any schedule runs).
 const SLOTS: usize = 512;
@@ -93,11 +105,13 @@ pub(crate) fn install() -> io::Result<()> {
 fn register() -> io::Result<()> {
     for signal in SIGNALS {
         // SAFETY: the action only uses async-signal-safe operations: atomics, kill(2),
-        // unlink(2), rmdir(2), _exit(2) and the progress's restore (dup2(2), read(2),
-        // write(2), a lock only tried).
+        // nanosleep(2), unlink(2), rmdir(2), _exit(2) and the progress's restore (dup2(2),
+        // read(2), write(2), a lock only tried).
         unsafe {
             signal_hook::low_level::register(signal, move || {
                 if STOPPING.swap(true, Ordering::SeqCst) {
+                    EXITING.store(true, Ordering::SeqCst);
+                    wait_for_spawns();
                     kill_registered();
                     remove_registered_paths();
                     crate::progress::restore_at_exit();
@@ -117,6 +131,15 @@ fn register() -> io::Result<()> {
             }
         })?;
     Ok(())
+}
+
+/// Waits for the exit a second signal has begun, if one has: the run must not end with its own
+/// code meanwhile (the agents the handler killed end their sessions at once, and a thread may
+/// finish the run while the handler still removes files).
+pub(crate) fn yield_to_an_immediate_exit() {
+    while EXITING.load(Ordering::SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// The orderly stop: record the signal, then kill every running agent group and every escaped
@@ -173,6 +196,52 @@ impl Drop for RegisteredGroup {
     fn drop(&mut self) {
         if let Some(slot) = self.slot {
             slot.store(0, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A spawn under way, from just before the process is started until its group is registered:
+/// a second signal waits for it (at most 200 ms), so that the group it registers is killed too.
+#[derive(Debug)]
+pub(crate) struct Spawning(());
+
+impl Spawning {
+    /// Counts a spawn about to start; an error once a second signal is making the process exit
+    /// (nothing may start then).
+    pub(crate) fn begin() -> io::Result<Spawning> {
+        SPAWNING.fetch_add(1, Ordering::SeqCst);
+        // The handler sets `EXITING` before it reads `SPAWNING`: either it waits for this
+        // spawn, or this sees that it must not start.
+        if EXITING.load(Ordering::SeqCst) {
+            SPAWNING.fetch_sub(1, Ordering::SeqCst);
+            return Err(io::Error::other(
+                "the run is exiting at once (a second signal): nothing more is started",
+            ));
+        }
+        Ok(Spawning(()))
+    }
+}
+
+impl Drop for Spawning {
+    fn drop(&mut self) {
+        SPAWNING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Waits, at most [`SPAWN_WAIT_MS`], until no spawn is under way. Async-signal-safe
+/// (`nanosleep(2)`); bounded, since the handler may be running on a spawning thread.
+fn wait_for_spawns() {
+    let millisecond = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 1_000_000,
+    };
+    for _ in 0..SPAWN_WAIT_MS {
+        if SPAWNING.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        // SAFETY: nanosleep(2) with a valid request and no remainder.
+        unsafe {
+            libc::nanosleep(&millisecond, std::ptr::null_mut());
         }
     }
 }

@@ -246,11 +246,14 @@ fn start(spec: &ProcessSpec, tag: &str) -> io::Result<Started> {
     let stdout_log = create_log(&spec.stdout_log)?;
     let mut command = command(spec, tag)?;
 
+    // From here until its group is registered, a second signal waits for this spawn.
+    let spawning = interrupt::Spawning::begin()?;
     let started_at = SystemTime::now();
     let start = Instant::now();
     let mut child = command.spawn().map_err(|e| spawn_error(spec, e))?;
     let pid = child.id().unwrap_or(0);
     let group = GroupGuard::new(pid);
+    drop(spawning);
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(io::Error::other(
             "agent process started without its stdout/stderr pipes",

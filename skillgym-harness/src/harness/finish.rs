@@ -47,6 +47,7 @@ pub(super) fn execute(
     );
     let muted = context.format_junit.then(junit_format::Muted::stdout);
     let conclusion = libtest_mimic::run(&libtest_arguments, trials);
+    interrupt::yield_to_an_immediate_exit();
     progress.finish();
     drop(muted);
     if !process_per_test() {
