@@ -790,3 +790,107 @@ fn replay_runs_no_grader_in_a_workspace_the_recording_names_outside_a_run() {
         "{out}"
     );
 }
+
+#[test]
+fn a_secret_interpolated_into_a_suite_is_masked_in_every_file_and_in_the_recording() {
+    const NAME: &str = "SUITE_LEAK_API_KEY";
+    const SECRET: &str = "sk-suite-leak-0123456789abcdef";
+    let dir = temp_dir("suite-secret");
+    let suite = dir.path().join("leaky");
+    // The fake agent sends its prompt to the scripted model (`chat`), then prints it; a hook
+    // and a code grader print the key on stderr.
+    write_tree(
+        &suite,
+        &[
+            (
+                "EVAL.yaml",
+                "workspace:\n  hooks:\n    after_each:\n      command: [sh, -c, 'echo \"hook saw $SUITE_LEAK_API_KEY\" >&2']\ntests: ./cases/\n",
+            ),
+            (
+                "cases/echoes/case.yaml",
+                "input: |\n  chat\n  echo-prompt\n  # the key: ${{ SUITE_LEAK_API_KEY }}\nassertions:\n  - type: code-grader\n    command: echo \"grader saw $SUITE_LEAK_API_KEY\" >&2\n",
+            ),
+        ],
+    );
+    let config = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let env = [(NAME, SECRET)];
+    let output = run_env(dir.path(), &config, &["leaky::", "--mock"], &env);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let run_dir = latest(dir.path());
+    let attempt = run_dir.join("leaky.echoes/fake/repeat-1/attempt-1");
+    let mask = format!("[masked:{NAME}]");
+    for file in [
+        "prompt.md",
+        "mock-requests.jsonl",
+        "stdout.log",
+        "hook-workspace-after_each.stderr.log",
+        "grader-code-grader.stderr.log",
+    ] {
+        let text = fs::read_to_string(attempt.join(file))
+            .unwrap_or_else(|error| panic!("{file}: {error}: {:?}", listing(&attempt)));
+        assert!(text.contains(&mask), "{file}: {text}");
+    }
+    assert_no_secret(&run_dir, SECRET);
+
+    // `record` masks what it packs, even a file written unmasked (by an older skillgym, or by
+    // the agent itself).
+    fs::write(
+        attempt.join("usage.json"),
+        format!("{{\"key\":\"{SECRET}\"}}"),
+    )
+    .unwrap();
+    let recording = dir.path().join("recording");
+    let record = std::process::Command::new(skillgym_e2e::cargo_skillgym())
+        .args(["skillgym", "record"])
+        .arg(&run_dir)
+        .arg(&recording)
+        .env(NAME, SECRET)
+        .output()
+        .unwrap();
+    assert!(record.status.success(), "{}", stderr(&record));
+    let packed = recording.join("leaky.echoes/fake/repeat-1/attempt-1");
+    assert_eq!(
+        fs::read_to_string(packed.join("usage.json")).unwrap(),
+        format!("{{\"key\":\"{mask}\"}}")
+    );
+    assert!(
+        fs::read_to_string(packed.join("prompt.md"))
+            .unwrap()
+            .contains(&mask)
+    );
+    assert_no_secret(&recording, SECRET);
+}
+
+/// The names in `dir`, for failure messages.
+fn listing(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// No file under `dir` holds `secret` (symbolic links are not followed).
+fn assert_no_secret(dir: &Path, secret: &str) {
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            assert_no_secret(&entry.path(), secret);
+        } else if kind.is_file() {
+            let text = String::from_utf8_lossy(&fs::read(entry.path()).unwrap()).into_owned();
+            assert!(
+                !text.contains(secret),
+                "the secret is in {}:\n{text}",
+                entry.path().display()
+            );
+        }
+    }
+}

@@ -62,6 +62,7 @@ pub mod mock;
 pub mod normalize;
 mod oneshot;
 mod preflight;
+mod private_dir;
 #[doc(hidden)]
 pub mod process;
 mod progress;

@@ -6,11 +6,13 @@
 //! a shell would: OpenCode, for one, takes its project directory from `$PWD`, not from the
 //! process's working directory). Then:
 //!
-//! - every stdout line is written raw to the stdout log and handed to a [`LineSink`] as text
+//! - every stdout line is written to the stdout log and handed to a [`LineSink`] as text
 //!   (lossy UTF-8, line terminator stripped); lines of any length are streamed, never the whole
 //!   output at once;
-//! - stderr is copied raw to the stderr log at the same time; the log is created with the
-//!   first byte, so a process that wrote nothing to stderr leaves no empty file;
+//! - stderr is copied to the stderr log at the same time; the log is created with the first
+//!   byte, so a process that wrote nothing to stderr leaves no empty file;
+//! - both logs hold the bytes as received, but for the secrets the harness remembers, masked
+//!   as they are written (`[masked:NAME]`; a secret split across reads is still found);
 //! - when the timeout elapses, or the sink answers [`LineVerdict::Stop`] (max steps), the whole
 //!   process group is killed with `SIGKILL`;
 //! - when the leader exits on its own, what is left of its group is killed too, so that a
@@ -47,6 +49,7 @@ use crate::interrupt::{self, RegisteredGroup};
 use crate::lines::{Line, LineAssembler};
 use crate::normalize::utf8_line;
 use crate::reaper;
+use crate::secrets::MaskingWriter;
 
 /// How long the pipes are still drained once the process group is dead. Only a descendant that
 /// left the group (`setsid`) can keep a pipe open that long; its output is then abandoned.
@@ -63,6 +66,9 @@ pub const MAX_LINE: usize = 16 << 20;
 /// Size of the buffers in front of the pipes and the log files.
 const IO_BUFFER: usize = 64 * 1024;
 
+/// A log file's writer: buffered, then masked in chunks of the buffer's size.
+type LogWriter = BufWriter<MaskingWriter<File>>;
+
 /// What to launch, where, and where its output goes.
 #[derive(Debug, Clone)]
 pub struct ProcessSpec {
@@ -77,10 +83,12 @@ pub struct ProcessSpec {
     pub env_remove: Vec<OsString>,
     /// The working directory of the process.
     pub cwd: PathBuf,
-    /// Receives the raw stdout bytes, exactly as received (parent directories are created).
+    /// Receives the stdout bytes as received, secrets masked (parent directories are
+    /// created).
     pub stdout_log: PathBuf,
-    /// Receives the raw stderr bytes, exactly as received (parent directories are created);
-    /// created with the first byte: no file when the process wrote nothing to stderr.
+    /// Receives the stderr bytes as received, secrets masked (parent directories are
+    /// created); created with the first byte: no file when the process wrote nothing to
+    /// stderr.
     pub stderr_log: PathBuf,
     /// Wall-clock limit, counted from the spawn; then the whole process group is killed.
     pub timeout: Duration,
@@ -257,11 +265,14 @@ fn start(spec: &ProcessSpec, tag: &str) -> io::Result<Started> {
     let stdout_log = create_log(&spec.stdout_log)?;
     let mut command = command(spec, tag)?;
 
+    // From here until its group is registered, a second signal waits for this spawn.
+    let spawning = interrupt::Spawning::begin()?;
     let started_at = SystemTime::now();
     let start = Instant::now();
     let mut child = command.spawn().map_err(|e| spawn_error(spec, e))?;
     let pid = child.id().unwrap_or(0);
     let group = GroupGuard::new(pid);
+    drop(spawning);
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(io::Error::other(
             "agent process started without its stdout/stderr pipes",
@@ -453,7 +464,7 @@ enum Pumped {
     OverLimit,
 }
 
-/// Reads stdout in chunks, logs every byte raw, and hands each complete line to the sink.
+/// Reads stdout in chunks, logs every byte, and hands each complete line to the sink.
 struct StdoutPump {
     reader: BufReader<ChildStdout>,
     log: Log,
@@ -524,7 +535,7 @@ impl StdoutPump {
     }
 }
 
-/// Copies stderr raw to its log, which is created with the first byte.
+/// Copies stderr to its log, which is created with the first byte.
 struct StderrPump {
     pipe: ChildStderr,
     log: Log,
@@ -561,13 +572,13 @@ impl StderrPump {
 struct Log {
     path: PathBuf,
     /// `None` until the first byte for a log created with it, and after a failure.
-    writer: Option<BufWriter<File>>,
+    writer: Option<LogWriter>,
     failure: Option<io::Error>,
 }
 
 impl Log {
     /// A log already created.
-    fn created(path: &Path, writer: BufWriter<File>) -> Self {
+    fn created(path: &Path, writer: LogWriter) -> Self {
         Self {
             path: path.to_path_buf(),
             writer: Some(writer),
@@ -607,7 +618,8 @@ impl Log {
     /// Closes the log on `error`: what its buffer still holds is dropped.
     fn fail(&mut self, error: io::Error) {
         if let Some(writer) = self.writer.take() {
-            // Dropping a `BufWriter` would write its buffer again, to the same failing disk.
+            // Dropping a `BufWriter` would write its buffer again, to the same failing disk (the
+            // masking writer still tries once to pass on the few bytes it holds back).
             let (file, _unwritten) = writer.into_parts();
             drop(file);
         }
@@ -617,7 +629,7 @@ impl Log {
     /// Flushes the log; how it failed, if it did.
     fn finish(mut self) -> Option<LogFailure> {
         if let Some(writer) = &mut self.writer
-            && let Err(error) = writer.flush()
+            && let Err(error) = writer.flush().and_then(|()| writer.get_mut().finish())
         {
             self.fail(error);
         }
@@ -685,8 +697,9 @@ fn file_cause(error: io::Error) -> io::Error {
     }
 }
 
-/// Creates (truncates) a log file; its parent directories only when they are missing.
-fn create_log(path: &Path) -> io::Result<BufWriter<File>> {
+/// Creates (truncates) a log file, masking the secrets remembered now; its parent directories
+/// only when they are missing.
+fn create_log(path: &Path) -> io::Result<LogWriter> {
     let file = match File::create(path) {
         Err(error)
             if matches!(
@@ -711,7 +724,10 @@ fn create_log(path: &Path) -> io::Result<BufWriter<File>> {
         path: path.to_path_buf(),
         source,
     })?;
-    Ok(BufWriter::with_capacity(IO_BUFFER, file))
+    Ok(BufWriter::with_capacity(
+        IO_BUFFER,
+        MaskingWriter::new(file),
+    ))
 }
 
 fn spawn_error(spec: &ProcessSpec, source: io::Error) -> io::Error {

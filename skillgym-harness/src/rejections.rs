@@ -54,7 +54,7 @@ impl Rejections {
                 .write(true)
                 .create_new(true)
                 .open(self.dir.join(sanitize(runner)))?;
-            file.write_all(reason.as_bytes())
+            file.write_all(crate::secrets::mask(reason).as_bytes())
         };
         if let Err(error) = write()
             && error.kind() != std::io::ErrorKind::AlreadyExists

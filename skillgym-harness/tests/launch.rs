@@ -98,9 +98,10 @@ impl Scene {
             &script,
             format!(
                 "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{rec}/argv'\nenv > '{rec}/env'\n\
-                 find '{state}' -type f | sort > '{rec}/files'\n\
-                 find '{state}' -type f -exec cat {{}} + > '{rec}/contents'\n\
-                 grep -rl '{SECRET}' '{state}' > '{rec}/secrets'\n\
+                 find -L '{state}' -type f | sort > '{rec}/files'\n\
+                 find '{state}' -type l | sort > '{rec}/links'\n\
+                 find -L '{state}' -type f -exec cat {{}} + > '{rec}/contents'\n\
+                 grep -Rl '{SECRET}' '{state}' > '{rec}/secrets'\n\
                  {session_file}\ncat '{fixture}'\n",
                 rec = record.display(),
                 state = self.state().display(),
@@ -127,6 +128,7 @@ impl Scene {
                 .map(|(key, value)| (key.to_owned(), value.to_owned()))
                 .collect(),
             files_during: read("files").lines().map(PathBuf::from).collect(),
+            links_during: read("links").lines().map(PathBuf::from).collect(),
             contents_during: read("contents"),
             secrets_during: read("secrets"),
             live_steps: live_steps.load(Ordering::Relaxed),
@@ -187,6 +189,8 @@ struct Recorded {
     argv: Vec<String>,
     env: HashMap<String, String>,
     files_during: Vec<PathBuf>,
+    /// The symbolic links of the state directory.
+    links_during: Vec<PathBuf>,
     /// Every file of the state directory, concatenated.
     contents_during: String,
     secrets_during: String,
@@ -220,13 +224,20 @@ impl Recorded {
     }
 }
 
-/// The seeded secret was in the state directory during the session, and is gone after it.
+/// The seeded secret was in the state directory during the session (as a link to a copy kept
+/// out of the run directory), and is gone after it.
 fn seeded_then_removed(scene: &Scene, recorded: &Recorded, seeded: &Path) {
     assert!(
         recorded.files_during.iter().any(|file| file == seeded),
         "{} not seeded; state had {:?}",
         seeded.display(),
         recorded.files_during
+    );
+    assert!(
+        recorded.links_during.iter().any(|file| file == seeded),
+        "{} is no link to a private copy; links: {:?}",
+        seeded.display(),
+        recorded.links_during
     );
     assert!(
         recorded
@@ -1079,7 +1090,7 @@ impl Scene {
         std::fs::write(
             &script,
             format!(
-                "#!/bin/sh\nfor f in $(grep -rl '{SECRET}' '{state}'); do cp \"$f\" \"$f.orig\"; done\n\
+                "#!/bin/sh\nfor f in $(grep -Rl '{SECRET}' '{state}'); do cp \"$f\" \"$f.orig\"; done\n\
                  echo derived > '{record}/ran'\n{tail}\n",
                 state = self.state().display(),
                 record = self.root.path().join("record").display(),

@@ -887,6 +887,66 @@ fn every_request_is_logged_with_its_reply_and_keys_masked() {
 }
 
 #[test]
+fn credentials_in_query_strings_headers_and_bodies_are_masked_in_the_log() {
+    let tmp = scratch("log-credentials");
+    let dir = tmp.path();
+    let server = server();
+    let mut setup = SessionSetup::new(script(vec![Step::Say("ok".into())]));
+    setup.log = Some(dir.join("mock-requests.jsonl"));
+    let session = server.open_session(setup);
+    let body = json!({
+        "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+        "tools": [{"functionDeclarations": [{"name": "run_shell_command"}]}],
+        "api_key": "body-field-secret-1",
+        "auth": {"access_token": "body-nested-secret-2", "max_tokens": 3},
+    });
+    let reply = send(
+        &session.base_url(WireApi::Gemini),
+        "POST",
+        "/v1beta/models/g:generateContent?alt=json&key=query-secret-3&access_token=query-secret-4",
+        &[
+            ("Authorization", "Bearer header-secret-5"),
+            ("X-Auth-Token", "header-secret-6"),
+            ("Proxy-Authorization", "Basic header-secret-7"),
+            ("Cookie", "session=header-secret-8"),
+            ("Anthropic-Version", "2023-06-01"),
+        ],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let text = std::fs::read_to_string(dir.join("mock-requests.jsonl")).unwrap();
+    for n in 1..=8 {
+        assert!(
+            !text.contains(&format!("secret-{n}")),
+            "secret {n} logged: {text}"
+        );
+    }
+    let entry = json(text.lines().next().unwrap());
+    assert_eq!(
+        entry["path"].as_str().unwrap(),
+        format!(
+            "{}/v1beta/models/g:generateContent?alt=json&key=[masked]&access_token=[masked]",
+            session
+                .base_url(WireApi::Gemini)
+                .split_once("/s/")
+                .map(|(_, token)| format!("/s/{token}"))
+                .unwrap()
+        )
+    );
+    assert_eq!(entry["headers"]["Authorization"], "[masked]");
+    assert_eq!(entry["headers"]["Cookie"], "[masked]");
+    assert_eq!(
+        entry["headers"]["Anthropic-Version"], "2023-06-01",
+        "not a credential"
+    );
+    assert_eq!(entry["body"]["api_key"], "[masked]");
+    assert_eq!(entry["body"]["auth"]["access_token"], "[masked]");
+    assert_eq!(entry["body"]["auth"]["max_tokens"], 3);
+    assert_eq!(entry["body"]["contents"][0]["parts"][0]["text"], "hi");
+    tmp.close().unwrap();
+}
+
+#[test]
 fn bad_requests_get_clear_errors() {
     let server = server();
     let session = server.open_session(SessionSetup::new(script(vec![Step::Say("x".into())])));

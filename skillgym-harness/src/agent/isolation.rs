@@ -1,31 +1,48 @@
 //! Per-attempt state directories: seeding the user's auth and config files, finding and
 //! copying the agent's own session file into the artifacts.
 
+use std::borrow::Cow;
 use std::fs;
 use std::io;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::options::set_env;
 use super::{AgentOptions, Launch};
 use crate::error::IoError;
+use crate::private_dir::PrivateDir;
 
-/// The user's secrets copied into a session's state directory, removed when this guard is
-/// dropped, whatever path the session takes (a launch error half-way through seeding, a crash,
-/// a timeout, a cancelled run), together with every sibling an agent derived from them (Qwen
-/// Code migrates `settings.json` and keeps `settings.json.orig`; tools write `.bak`, `.lock`).
+/// The user's secrets copied for a session, removed when this guard is dropped, whatever path
+/// the session takes (a launch error half-way through seeding, a crash, a timeout, a cancelled
+/// run), together with every sibling an agent derived from them (Qwen Code migrates
+/// `settings.json` and keeps `settings.json.orig`; tools write `.bak`, `.lock`).
+///
+/// The copies themselves are never written into the run directory: they live in a private
+/// directory of the session (`crate::private_dir`: mode 0700 under `$XDG_RUNTIME_DIR` or the
+/// temporary directory, registered for removal by a second signal), and the state directory
+/// gets a symbolic link to each.
 ///
 /// [`remove`](Self::remove) removes them earlier and reports what could not be removed.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct Seeded {
+    /// The links, in the state directory.
     files: Vec<PathBuf>,
+    /// Where the copies are.
+    private: Option<PrivateDir>,
 }
 
+impl PartialEq for Seeded {
+    fn eq(&self, other: &Self) -> bool {
+        self.files == other.files
+    }
+}
+
+impl Eq for Seeded {}
+
 impl Seeded {
-    /// Copies each of `files` (relative to `from`) that exists to the same relative path under
-    /// `to`, readable by the owner only, and keeps it for removal. On an error the copies made
-    /// so far stay in the guard (and go when it is dropped).
+    /// Copies each of `files` (relative to `from`) that exists into the private directory,
+    /// readable by the owner only, and links the same relative path under `to` to the copy.
+    /// On an error the copies made so far stay in the guard (and go when it is dropped).
     pub fn seed(&mut self, from: &Path, to: &Path, files: &[&str]) -> io::Result<()> {
         for relative in files {
             let source = from.join(relative);
@@ -33,27 +50,66 @@ impl Seeded {
                 continue;
             }
             let target = to.join(relative);
-            if let Some(parent) = target.parent() {
-                fs::create_dir_all(parent)?;
-            }
-            // Registered first: a copy that fails half-way is removed too.
-            self.files.push(target.clone());
-            fs::copy(&source, &target).map_err(|error| IoError::Seed {
+            let seed_error = |error: io::Error| IoError::Seed {
                 from: source.clone(),
                 to: target.clone(),
                 source: error,
-            })?;
-            fs::set_permissions(&target, fs::Permissions::from_mode(0o600))?;
+            };
+            let private = self.private_dir()?;
+            let copy = private.copy(&source, relative).map_err(seed_error)?;
+            self.link(&target, &copy).map_err(seed_error)?;
         }
         Ok(())
     }
 
-    /// Keeps `path`, a file the harness wrote with a secret in it, for removal.
-    pub fn keep(&mut self, path: PathBuf) {
-        self.files.push(path);
+    /// Writes `contents`, a file with a secret in it, for the agent at `path`: into the
+    /// private directory, `path` linking to it; removed with the seeded files.
+    pub fn write(&mut self, path: &Path, contents: &[u8]) -> io::Result<()> {
+        let name = path
+            .file_name()
+            .map_or(Cow::Borrowed("file"), |name| name.to_string_lossy());
+        let copy = self.private_dir()?.write(&name, contents)?;
+        self.link(path, &copy).map_err(|source| {
+            IoError::Write {
+                path: path.to_path_buf(),
+                source,
+            }
+            .into()
+        })
     }
 
-    /// The files held.
+    /// A file holding `contents` in the private directory alone (nothing links to it);
+    /// removed with the seeded files.
+    pub(crate) fn private_file(&mut self, name: &str, contents: &[u8]) -> io::Result<PathBuf> {
+        self.private_dir()?.write(name, contents)
+    }
+
+    /// Links `target` (created with its missing parents; whatever is there is replaced) to
+    /// `copy`, registered for removal first.
+    fn link(&mut self, target: &Path, copy: &Path) -> io::Result<()> {
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        // Registered first: a link made half-way is removed too.
+        self.private_dir()?.register(target);
+        self.files.push(target.to_path_buf());
+        match fs::remove_file(target) {
+            Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
+            _ => {}
+        }
+        std::os::unix::fs::symlink(copy, target)
+    }
+
+    /// The private directory of the copies, created with the first.
+    fn private_dir(&mut self) -> io::Result<&mut PrivateDir> {
+        let private = match self.private.take() {
+            Some(private) => private,
+            None => PrivateDir::create()?,
+        };
+        Ok(self.private.insert(private))
+    }
+
+    /// The files held (the links in the state directory).
     pub fn files(&self) -> &[PathBuf] {
         &self.files
     }
@@ -63,8 +119,8 @@ impl Seeded {
         self.files.is_empty()
     }
 
-    /// Removes the seeded files and their derived siblings now; returns what could not be
-    /// removed. A file already gone is fine.
+    /// Removes the seeded files, their derived siblings and the copies now; returns what could
+    /// not be removed. A file already gone is fine.
     pub fn remove(&mut self) -> Vec<String> {
         let mut problems = Vec::new();
         for path in std::mem::take(&mut self.files) {
@@ -78,6 +134,11 @@ impl Seeded {
                 }
             }
         }
+        if let Some(mut private) = self.private.take()
+            && let Err(error) = private.remove()
+        {
+            problems.push(format!("cannot remove {error}"));
+        }
         problems
     }
 }
@@ -86,6 +147,21 @@ impl Drop for Seeded {
     fn drop(&mut self) {
         self.remove();
     }
+}
+
+/// Writes the prompt to `path` (the attempt's `prompt.md`) with every remembered secret
+/// masked, and returns the prompt file to hand the agent (`{prompt_file}`): `path` itself, or,
+/// when masking changed the prompt, a private copy of the real one, which goes with the
+/// returned guard.
+pub(crate) fn write_prompt(path: &Path, prompt: &str) -> io::Result<(PathBuf, Seeded)> {
+    let masked = crate::secrets::mask(prompt);
+    fs::write(path, masked.as_bytes())?;
+    let mut guard = Seeded::default();
+    if let Cow::Owned(_) = masked {
+        let private = guard.private_file("prompt.md", prompt.as_bytes())?;
+        return Ok((private, guard));
+    }
+    Ok((path.to_path_buf(), guard))
 }
 
 /// Files next to `path` named after it with a suffix (`settings.json.orig`, `auth.json.bak`).
@@ -241,11 +317,11 @@ pub fn newest_file(dir: &Path, wanted: &dyn Fn(&Path) -> bool) -> Option<PathBuf
         .map(|(path, _)| path)
 }
 
-/// Copies the agent's session file to `<artifact dir>/<name>`; `None` (and no error) when
-/// there is nothing to copy.
+/// Copies the agent's session file to `<artifact dir>/<name>`, secrets masked; `None` (and no
+/// error) when there is nothing to copy.
 pub fn copy_session_file(source: &Path, artifact_dir: &Path, name: &str) -> io::Result<PathBuf> {
     let target = artifact_dir.join(name);
-    fs::copy(source, &target).map_err(|error| IoError::CopySessionFile {
+    crate::secrets::copy_file(source, &target).map_err(|error| IoError::CopySessionFile {
         path: source.to_path_buf(),
         source: error,
     })?;
@@ -288,13 +364,46 @@ mod tests {
             .unwrap();
         assert_eq!(seeded.files(), [state.join("auth.json")]);
         assert_eq!(mode(&seeded.files()[0]), 0o600);
+        // A link to a private copy: the login itself is never in the state directory.
+        let copy = fs::read_link(state.join("auth.json")).unwrap();
+        assert!(!copy.starts_with(dir), "{}", copy.display());
+        assert_eq!(mode(copy.parent().unwrap()), 0o700);
+        assert_eq!(fs::read_to_string(&copy).unwrap(), "{\"token\":\"s\"}");
         fs::write(state.join("auth.json.orig"), "s").unwrap();
         fs::write(state.join("auth.jsonl"), "not derived").unwrap();
         assert!(seeded.remove().is_empty());
-        assert!(!state.join("auth.json").exists());
+        assert!(state.join("auth.json").symlink_metadata().is_err());
+        assert!(
+            !copy.parent().unwrap().exists(),
+            "the private copies are gone"
+        );
         assert!(!state.join("auth.json.orig").exists());
         assert!(state.join("auth.jsonl").exists());
         assert!(seeded.remove().is_empty(), "already gone is fine");
+        tmp.close().unwrap();
+    }
+
+    #[test]
+    fn a_prompt_with_a_secret_is_written_masked_and_handed_over_privately() {
+        let tmp = scratch("isolation", "prompt");
+        let dir = tmp.path();
+        crate::secrets::remember([("ISOLATION_TEST_API_KEY", "sk-prompt-0123456789")]);
+        let md = dir.join("prompt.md");
+        let (file, guard) = write_prompt(&md, "use sk-prompt-0123456789 here").unwrap();
+        assert_eq!(
+            fs::read_to_string(&md).unwrap(),
+            "use [masked:ISOLATION_TEST_API_KEY] here"
+        );
+        assert_ne!(file, md);
+        assert_eq!(
+            fs::read_to_string(&file).unwrap(),
+            "use sk-prompt-0123456789 here"
+        );
+        assert_eq!(mode(&file), 0o600);
+        drop(guard);
+        assert!(!file.exists());
+        let (file, guard) = write_prompt(&md, "nothing secret").unwrap();
+        assert_eq!((file.as_path(), guard.is_empty()), (md.as_path(), true));
         tmp.close().unwrap();
     }
 

@@ -153,8 +153,9 @@ pub struct Launch {
     pub env: Vec<(OsString, OsString)>,
     /// Variables removed from the inherited environment.
     pub env_remove: Vec<OsString>,
-    /// Auth files copied into the state directory: a guard that removes them (and what the
-    /// agent derived from them) when dropped, so no secret outlives the session.
+    /// Auth files seeded for the session (private copies outside the run directory, linked
+    /// from the state directory): a guard that removes them (and what the agent derived from
+    /// them) when dropped, so no secret outlives the session.
     pub seeded: isolation::Seeded,
 }
 

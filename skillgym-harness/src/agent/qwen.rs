@@ -16,8 +16,7 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io;
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
@@ -28,7 +27,6 @@ use super::provider;
 use super::spec::{AgentSpec, StateSpec};
 use super::{Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser};
 use crate::config::{AgentKind, WireApi};
-use crate::error::IoError;
 use crate::normalize::ReportBuilder;
 
 const SETTINGS: &str = "settings.json";
@@ -95,10 +93,11 @@ impl QwenCode {
                 .filter(|_| provider.is_none())
                 .and_then(|user| fs::read_to_string(user.join(SETTINGS)).ok());
             let settings = session_settings(user_settings.as_deref());
-            let path = state.dir.join(SETTINGS);
-            // Kept first: a write that fails half-way is removed too.
-            state.seeded.keep(path.clone());
-            write_private(&path, &settings)?;
+            // It may hold the user's provider keys: written as a seeded file is.
+            state.seeded.write(
+                &state.dir.join(SETTINGS),
+                &serde_json::to_vec_pretty(&settings)?,
+            )?;
         }
         let mut launch = SPEC.start_launch(&self.options, session, state.as_ref())?;
         launch
@@ -291,22 +290,6 @@ fn strip_json_comments(text: &str) -> String {
         }
     }
     out
-}
-
-/// Writes JSON to a new file readable by the owner only.
-fn write_private(path: &Path, value: &Value) -> io::Result<()> {
-    let _ = fs::remove_file(path);
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|source| IoError::Write {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    file.write_all(&serde_json::to_vec_pretty(value)?)?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -153,8 +153,10 @@ fn prepare_and_run(
         .prompt
         .load()
         .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
-    let prompt_file = artifact_dir.join("prompt.md");
-    std::fs::write(&prompt_file, &prompt).map_err(|error| not_started(&prompt_file, &error))?;
+    let prompt_md = artifact_dir.join("prompt.md");
+    // Masked; the agent's prompt file is the real one (a private copy when they differ).
+    let (prompt_file, _private_prompt) = crate::agent::isolation::write_prompt(&prompt_md, &prompt)
+        .map_err(|error| not_started(&prompt_md, &error))?;
     let workspace = workspace::prepare(run, runtime, case, &runner.id, artifact_dir)?;
     let installed = install_skills(run, case, runner, workspace.cwd())?;
     let declared = match &case.check {
@@ -333,7 +335,7 @@ fn replay_and_check(
     };
     let (session, workspace) = replay_session(runner.agent.as_ref(), &spec, attempt, &limits);
     if !prompt_file.is_file() {
-        let _ = std::fs::write(&prompt_file, &prompt);
+        let _ = crate::secrets::write_file(&prompt_file, prompt.as_bytes());
     }
     keep_session(result, &session);
     let cwd = workspace.cwd.as_path();

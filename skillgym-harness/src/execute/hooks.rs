@@ -11,7 +11,7 @@
 //! | cwd | the hook's `cwd`, else the suite file's directory |
 //! | timeout | `timeout_ms`, else 60 s for `before_*` and 30 s for `after_*`; the process group is killed at expiry |
 //! | failure | a `before_each` that cannot start, times out or exits non-zero fails the attempt (origin `workspace`) before the agent starts, and a failed `before_all` every attempt of the suite; an `after_*` failure is a warning |
-//! | record | `before_each` / `after_each` in `<attempt>/hooks.json`, their output in `hook-<target\|workspace>-<name>.stdout.log` / `.stderr.log` when not empty; `before_all` / `after_all` in `<run>/suites/<suite>/` likewise |
+//! | record | `before_each` / `after_each` in `<attempt>/hooks.json`, their output in `hook-<target\|workspace>-<name>.stdout.log` / `.stderr.log` when not empty (secrets masked); `before_all` / `after_all` in `<run>/suites/<suite>/` likewise |
 //! | `hooks.enabled: false` | no hook of that level runs |
 
 use std::path::{Path, PathBuf};
@@ -270,13 +270,13 @@ pub(super) fn run_hook(call: &HookCall<'_>) -> HookRun {
     record
 }
 
-/// Writes a non-empty output to `hook-<name>.<stream>.log`.
+/// Writes a non-empty output to `hook-<name>.<stream>.log`, secrets masked.
 fn keep_log(dir: &Path, name: &str, stream: &str, bytes: &[u8]) -> Option<PathBuf> {
     if bytes.is_empty() {
         return None;
     }
     let path = dir.join(format!("hook-{name}.{stream}.log"));
-    match std::fs::write(&path, bytes) {
+    match crate::secrets::write_file(&path, bytes) {
         Ok(()) => Some(path),
         Err(error) => {
             crate::unwritten::note(&path, &error);

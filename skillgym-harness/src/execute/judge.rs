@@ -39,9 +39,11 @@ impl Judge for SessionJudge<'_> {
         let workspace = dir.join("workspace");
         std::fs::create_dir_all(&workspace)
             .map_err(|error| format!("cannot create {}: {error}", workspace.display()))?;
-        let prompt_file = dir.join("prompt.md");
-        std::fs::write(&prompt_file, prompt)
-            .map_err(|error| format!("cannot write {}: {error}", prompt_file.display()))?;
+        let prompt_md = dir.join("prompt.md");
+        // Masked; the judge's prompt file is the real one (a private copy when they differ).
+        let (prompt_file, _private_prompt) =
+            crate::agent::isolation::write_prompt(&prompt_md, prompt)
+                .map_err(|error| format!("cannot write {}: {error}", prompt_md.display()))?;
         let dry_run = match &self.run.dry_run {
             Some(dry) => Some(dry.open_judge(self.runner, &workspace, &dir).ok_or_else(|| {
                 format!(

@@ -46,16 +46,20 @@ impl Asking<'_> {
             artifact_dir: dir.to_path_buf(),
             failure: None,
         };
-        let prompt_file = dir.join("prompt.md");
+        let prompt_md = dir.join("prompt.md");
+        // Masked; the agent's prompt file is the real one (a private copy when they differ).
         let prepared = std::fs::create_dir_all(dir)
-            .and_then(|()| std::fs::write(&prompt_file, &question.question));
-        if let Err(error) = prepared {
-            answer.failure = Some(Failure::new(
-                FailureOrigin::Workspace,
-                format!("cannot write {}: {error}", prompt_file.display()),
-            ));
-            return answer;
-        }
+            .and_then(|()| crate::agent::isolation::write_prompt(&prompt_md, &question.question));
+        let (prompt_file, _private_prompt) = match prepared {
+            Ok(written) => written,
+            Err(error) => {
+                answer.failure = Some(Failure::new(
+                    FailureOrigin::Workspace,
+                    format!("cannot write {}: {error}", prompt_md.display()),
+                ));
+                return answer;
+            }
+        };
         let mock = self
             .dry_run
             .and_then(|dry| dry.open_explain(self.runner, self.cwd, dir, &question.question));

@@ -7,7 +7,7 @@
 //! | environment | the harness's, plus `SKILLGYM_WORKSPACE_PATH` and `AGENTV_WORKSPACE_PATH` (the workspace, when there is one) and `PWD` |
 //! | stdin | the [document](stdin_document) below, then closed |
 //! | timeout | `timeout:`, else the case's; on expiry the whole process group is killed (and what escaped it, see `crate::reaper`) and the grader errors |
-//! | stderr | kept in `<artifact dir>/grader-<name>.stderr.log` when there is an artifact directory and the grader wrote any |
+//! | stderr | kept in `<artifact dir>/grader-<name>.stderr.log` when there is an artifact directory and the grader wrote any, secrets masked |
 //! | stdout, a JSON object | `score` (a number, clamped to 0..=1) and/or `assertions: [{text, passed, evidence?}]`, `details` (any JSON, kept); missing `score` → assertions passed / assertions; neither → error |
 //! | stdout, anything else | exit 0 → score 1, else 0; the check is the trimmed stdout (else `exit N`), with the stderr tail as evidence |
 //! | errors (score 0) | the command does not start, times out, exits non-zero with JSON-looking stdout (the stderr tail is shown), prints a JSON object with a bad `score` or `assertions`, or prints `{`-led text that is not JSON |
@@ -88,7 +88,7 @@ pub(crate) fn grade(
     let log = match input.artifact_dir {
         Some(dir) if !ran.stderr.is_empty() => {
             let path = dir.join(format!("grader-{}.stderr.log", file_name(name)));
-            std::fs::write(&path, &ran.stderr)
+            crate::secrets::write_file(&path, &ran.stderr)
                 .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
             Some(path)
         }

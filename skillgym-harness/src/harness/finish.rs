@@ -40,6 +40,8 @@ pub(super) fn execute(
         eprintln_escaped!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
     }
     reaper::become_subreaper();
+    // What a killed run left of the secret files it kept out of the run directory.
+    crate::private_dir::sweep();
     // The live status (or the slow-execution notices) while the trials run; it is erased and
     // the real stdout restored before skillgym's own lines.
     let mut libtest_arguments = arguments.clone();
@@ -50,6 +52,7 @@ pub(super) fn execute(
     );
     let muted = context.format_junit.then(junit_format::Muted::stdout);
     let conclusion = libtest_mimic::run(&libtest_arguments, trials);
+    interrupt::yield_to_an_immediate_exit();
     progress.finish();
     drop(muted);
     if !process_per_test() {

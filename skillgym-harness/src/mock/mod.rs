@@ -28,7 +28,14 @@
 //!
 //! Every reply carries usage figures (a quarter of the bytes each way). Each request and a
 //! summary of its reply are appended to the session's log (`mock-requests.jsonl` in an
-//! attempt's artifacts), with API keys masked.
+//! attempt's artifacts) and, when echoing, printed; both with credentials masked:
+//!
+//! | what | masked as |
+//! |---|---|
+//! | headers named like a credential: `authorization`, `proxy-authorization`, `cookie`, and names that read as a secret variable with `-` as `_` (`x-api-key`, `x-goog-api-key`, `api-key`, `x-auth-token`) | `[masked]` |
+//! | query parameters named so (`?key=`, `access_token=`) | `[masked]` |
+//! | string fields of the body named so (`api_key`, `"token"`) | `[masked]` |
+//! | anywhere in the entry (the conversation included): every secret the process remembers — the values of its secret-looking variables (remembered when the server starts) and, in a run, those of the agents' environments | `[masked:NAME]` |
 
 pub mod http;
 mod idle;
@@ -37,6 +44,7 @@ pub mod script;
 pub mod tools;
 pub mod wire;
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, Write as _};
@@ -65,8 +73,8 @@ const KEY_PREFIX: &str = "skillgym-mock-";
 const PATH_PREFIX: &str = "/s/";
 /// The title of every session, for agents that ask for one.
 const TITLE: &str = "Mock session";
-/// Headers whose values are never logged.
-const SECRET_HEADERS: [&str; 4] = ["authorization", "x-api-key", "x-goog-api-key", "api-key"];
+/// What a credential's value is logged as.
+const MASKED: &str = "[masked]";
 
 /// What a session plays and where it logs.
 #[derive(Debug, Clone)]
@@ -150,6 +158,8 @@ impl Session {
 impl MockServer {
     /// Binds 127.0.0.1 and starts serving on a thread of its own.
     pub fn start(options: ServerOptions) -> io::Result<MockServer> {
+        // Secrets of this environment that a request may carry are masked in its log.
+        crate::secrets::remember_process_env();
         let listener = TcpListener::bind(("127.0.0.1", options.port))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
@@ -634,7 +644,7 @@ fn log(
     let mut entry = json!({
         "at": Timestamp::from(SystemTime::now()).rfc3339(),
         "method": request.method,
-        "path": request.target,
+        "path": masked_target(&request.target),
     });
     if let Some((wire, conversation, body)) = model_request {
         entry["api"] = json!(wire.api().as_str());
@@ -653,18 +663,23 @@ fn log(
             .headers
             .iter()
             .map(|(name, value)| {
-                let secret = SECRET_HEADERS.iter().any(|s| name.eq_ignore_ascii_case(s));
-                let value = if secret { "[masked]" } else { value.as_str() };
+                let value = if secret_name(name) {
+                    MASKED
+                } else {
+                    value.as_str()
+                };
                 (name.clone(), json!(value))
             })
             .collect();
         entry["headers"] = Value::Object(headers);
-        entry["body"] = body.clone();
+        let mut body = body.clone();
+        mask_fields(&mut body);
+        entry["body"] = body;
     } else {
         entry["reply"] = reply.clone();
     }
     if shared.echo {
-        eprintln!("{}", crate::terminal_text::escape(&summary_line(&entry)));
+        eprintln!("{}", crate::terminal_text::masked(&summary_line(&entry)));
     }
     let Some(path) = &session.setup.log else {
         return;
@@ -678,9 +693,57 @@ fn log(
             .ok();
     }
     if let Some(file) = file.as_mut() {
-        let mut line = entry.to_string();
+        let mut line = crate::secrets::mask(&entry.to_string()).into_owned();
         line.push('\n');
         let _ = file.write_all(line.as_bytes());
+    }
+}
+
+/// Whether a header, query parameter or JSON field of this name carries a credential: the
+/// authorization and cookie headers, and names that read as a secret variable with `-` read
+/// as `_` (`x-api-key`, `key`, `access_token`).
+fn secret_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "authorization" | "proxy-authorization" | "cookie" | "set-cookie"
+    ) || crate::secrets::looks_secret(&name.replace('-', "_"))
+}
+
+/// The request target with the values of credential query parameters masked
+/// (`?key=[masked]`).
+fn masked_target(target: &str) -> Cow<'_, str> {
+    let Some((path, query)) = target.split_once('?') else {
+        return Cow::Borrowed(target);
+    };
+    let secret_pair = |pair: &str| secret_name(pair.split_once('=').map_or(pair, |(name, _)| name));
+    if !query.split('&').any(secret_pair) {
+        return Cow::Borrowed(target);
+    }
+    let query: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if secret_name(name) => format!("{name}={MASKED}"),
+            _ => pair.to_owned(),
+        })
+        .collect();
+    Cow::Owned(format!("{path}?{}", query.join("&")))
+}
+
+/// Masks, at any depth, the string values of fields named like a credential.
+fn mask_fields(value: &mut Value) {
+    match value {
+        Value::Object(fields) => {
+            for (name, field) in fields.iter_mut() {
+                if field.is_string() && secret_name(name) {
+                    *field = json!(MASKED);
+                } else {
+                    mask_fields(field);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_fields),
+        _ => {}
     }
 }
 

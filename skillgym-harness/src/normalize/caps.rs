@@ -9,6 +9,12 @@
 //! | warnings | 200 | later warnings are counted in one last warning |
 //!
 //! Real sessions stay far below these (a long Claude Code session is about a thousand events).
+//!
+//! A text to be cut is masked first (the secrets the harness remembers become
+//! `[masked:NAME]`), and the cut never falls inside a `[masked:NAME]`: cutting through a
+//! secret would leave a part of it that no mask recognizes any more.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
@@ -104,8 +110,16 @@ impl Caps {
 }
 
 /// `text` if it fits in `cap` bytes, else its head and tail (half the cap each, on character
-/// boundaries) around a marker naming how many bytes were cut.
+/// boundaries, shorter rather than through a `[masked:NAME]`) around a marker naming how many
+/// bytes were cut. Secrets are masked before the cut.
 fn cut(text: String, cap: usize) -> String {
+    if text.len() <= cap {
+        return text;
+    }
+    let text = match crate::secrets::mask(&text) {
+        Cow::Owned(masked) => masked,
+        Cow::Borrowed(_) => text,
+    };
     if text.len() <= cap {
         return text;
     }
@@ -114,9 +128,15 @@ fn cut(text: String, cap: usize) -> String {
     while !text.is_char_boundary(head) {
         head -= 1;
     }
+    if let Some(mask) = crate::secrets::replacement_around(&text, head) {
+        head = mask.start;
+    }
     let mut tail = text.len() - half;
     while !text.is_char_boundary(tail) {
         tail += 1;
+    }
+    if let Some(mask) = crate::secrets::replacement_around(&text, tail) {
+        tail = mask.end;
     }
     format!(
         "{}[… skillgym cut {} bytes of this text; the full text is in stdout.log …]{}",
@@ -151,6 +171,34 @@ mod tests {
         let start = text.find("[… skillgym cut").unwrap();
         let end = text[start..].find("…]").unwrap() + start + "…]".len();
         end - start
+    }
+
+    #[test]
+    fn a_secret_the_cut_would_split_is_masked_whole_and_left_out() {
+        let secret = "sk-caps-straddle-0123456789ab";
+        crate::secrets::remember([("CAPS_TEST_API_KEY", secret)]);
+        let prefix = &secret[..12];
+        // The secret straddles the head's end, then the tail's start.
+        for (before, after) in [(TEXT_CAP / 2 - 12, TEXT_CAP), (TEXT_CAP, TEXT_CAP / 2 - 12)] {
+            let text = format!("{}{secret}{}", "a".repeat(before), "b".repeat(after));
+            let kept = Caps::default().text(text);
+            assert!(kept.len() <= TEXT_CAP + 100, "{}", kept.len());
+            assert!(
+                !kept.contains(prefix),
+                "a part of the secret survived the cut"
+            );
+            assert!(!kept.contains(&secret[secret.len() - 12..]));
+            assert!(!kept.contains("[masked:CAPS"), "no half mask either");
+            assert!(kept.contains("[… skillgym cut"));
+        }
+        // Away from the cut, the mask stays in the kept head.
+        let text = format!("x{secret}{}", "c".repeat(TEXT_CAP * 2));
+        let kept = Caps::default().text(text);
+        assert!(
+            kept.starts_with("x[masked:CAPS_TEST_API_KEY]ccc"),
+            "{}",
+            &kept[..40]
+        );
     }
 
     #[test]

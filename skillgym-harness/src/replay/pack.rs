@@ -3,7 +3,8 @@
 //! prompt, report, result, workspace record, the agent's own session file and whatever else
 //! the adapter left beside them (usage files). Workspaces, agent state directories, judge and
 //! explain sessions, the scripted server's request log and what today's checks rewrite
-//! (`grading.json`, `hooks.json`, `explain.json`) are left out.
+//! (`grading.json`, `hooks.json`, `explain.json`) are left out. Every file is copied with the
+//! secrets masked that this process knows: its environment's, and those of the run's config.
 //!
 //! | rule | why |
 //! |---|---|
@@ -50,6 +51,7 @@ pub struct PackSummary {
 pub fn pack(run_dir: &Path, out: &Path, replace: bool) -> io::Result<PackSummary> {
     let recording = Recording::open(run_dir)?;
     refuse_overlap(run_dir, out)?;
+    remember_run_secrets(run_dir);
     prepare_out(out, replace)?;
     fs::write(out.join(MARKER), MARKER_TEXT)?;
     let mut summary = PackSummary {
@@ -60,9 +62,9 @@ pub fn pack(run_dir: &Path, out: &Path, replace: bool) -> io::Result<PackSummary
     for ((case_id, runner_id), execution) in recording.executions() {
         let target = super::recording::execution_dir(out, case_id, runner_id);
         fs::create_dir_all(&target)?;
-        summary.bytes += fs::copy(
-            execution.dir.join("result.json"),
-            target.join("result.json"),
+        summary.bytes += crate::secrets::copy_file(
+            &execution.dir.join("result.json"),
+            &target.join("result.json"),
         )?;
         summary.executions += 1;
         for &(repetition, attempt) in &execution.attempts {
@@ -132,6 +134,33 @@ fn resolved(path: &Path) -> io::Result<PathBuf> {
         }
     }
     Ok(resolved)
+}
+
+/// Remembers the secrets the run masked, so that what is copied is masked too (a run made by
+/// an older skillgym, a file an agent wrote): this process's environment, and `run.secrets`
+/// and the agents' `env` of the config `run.json` names, when it still loads.
+fn remember_run_secrets(run_dir: &Path) {
+    use crate::secrets;
+    let config = crate::explain::RunRecord::read(run_dir)
+        .ok()
+        .and_then(|record| record.config)
+        .and_then(|path| crate::config::load(&path).ok());
+    if let Some(config) = &config {
+        secrets::add_names(&config.run.secrets);
+    }
+    secrets::remember_process_env();
+    let Some(config) = config else {
+        return;
+    };
+    let judge = config.judge.iter().filter_map(|judge| judge.agent.as_ref());
+    for agent in config
+        .runners
+        .iter()
+        .map(|(_, runner)| &runner.agent)
+        .chain(judge)
+    {
+        secrets::remember(agent.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    }
 }
 
 /// Makes `out` an empty directory: refuses one that holds files unless `replace` is set and it

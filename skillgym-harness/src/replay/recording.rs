@@ -290,7 +290,8 @@ pub fn execution_dir(root: &Path, case_id: &str, runner_id: &str) -> PathBuf {
 }
 
 /// Copies the regular files at the top of the attempt directory `from` (not its directories)
-/// into `to`, but those named in `skip`; returns the bytes copied.
+/// into `to`, but those named in `skip`, every secret this process remembers masked on the
+/// way (streaming: a file of any size); returns the bytes written.
 pub(crate) fn copy_attempt_files(from: &Path, to: &Path, skip: &[&str]) -> io::Result<u64> {
     let mut bytes = 0;
     for entry in fs::read_dir(from)? {
@@ -299,7 +300,7 @@ pub(crate) fn copy_attempt_files(from: &Path, to: &Path, skip: &[&str]) -> io::R
         if !entry.file_type()?.is_file() || skip.iter().any(|skip| name == *skip) {
             continue;
         }
-        bytes += fs::copy(entry.path(), to.join(&name))?;
+        bytes += crate::secrets::copy_file(&entry.path(), &to.join(&name))?;
     }
     Ok(bytes)
 }

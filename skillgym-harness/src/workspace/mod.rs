@@ -277,7 +277,8 @@ fn once_per_run(
         Ok(()) => fs::write(&ready, b"").map_err(problem),
         Err(failure) => {
             let origin = failure.origin.as_str();
-            let _ = fs::write(&failed, format!("{origin}\n{}", failure.message));
+            let message = crate::secrets::mask(&failure.message);
+            let _ = fs::write(&failed, format!("{origin}\n{message}"));
             Err(failure)
         }
     }

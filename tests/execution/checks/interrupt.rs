@@ -21,6 +21,14 @@ pub const CHECKS: &[(&str, Check)] = &[
     ("interrupt::sigterm_to_the_harness_alone", sigterm),
     ("interrupt::a_second_signal_exits_at_once", second_signal),
     (
+        "interrupt::a_second_signal_removes_the_seeded_login",
+        second_signal_removes_the_login,
+    ),
+    (
+        "interrupt::sigkill_leaves_no_login_in_the_run_directory",
+        sigkill_leaves_no_login,
+    ),
+    (
         "interrupt::each_trial_process_handles_its_own_as_under_nextest",
         per_process,
     ),
@@ -126,6 +134,179 @@ fn second_signal() {
         }
     }
     no_agent_left(dir.path(), &output);
+}
+
+/// The access token of the fake user's Claude login.
+const ACCESS_TOKEN: &str = "sk-ant-oat01-fake-login-0123456789";
+
+/// A second signal right after the first: the login seeded for the running `claude-code`
+/// session is gone with the harness (the issue saw it left in 3 of 6 runs), six times over,
+/// the two signals back to back or 2 ms apart.
+fn second_signal_removes_the_login() {
+    for round in 0..6 {
+        let dir = temp_dir(&format!("interrupt-login-{round}"));
+        let mut child = start_seeded(dir.path());
+        wait_for_file(&dir.path().join("state/started"));
+        if let Some(status) = child.try_wait().unwrap() {
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "round {round}: the harness ended ({status}) before it was signalled\n{}",
+                context(&output)
+            );
+        }
+        let pid = child.id() as i32;
+        signal(pid, libc::SIGINT);
+        if round % 2 == 0 {
+            signal(pid, libc::SIGTERM);
+        } else {
+            std::thread::sleep(Duration::from_millis(2));
+            signal(pid, libc::SIGINT);
+        }
+        let output = finish(child);
+        assert!(
+            matches!(output.status.code(), Some(130 | 143)),
+            "round {round}: {}",
+            context(&output)
+        );
+        let login = dir
+            .path()
+            .join("out/run/cases.interrupt.busy/claude/repeat-1/attempt-1/agent-state/claude/.credentials.json");
+        assert!(
+            login.symlink_metadata().is_err(),
+            "round {round}: the seeded login outlived the run at {}\n{}",
+            login.display(),
+            context(&output)
+        );
+        no_login_under(&dir.path().join("out"), round);
+        assert_eq!(
+            private_dirs(dir.path()),
+            Vec::<String>::new(),
+            "round {round}: the private copies are gone"
+        );
+        no_agent_left(dir.path(), &output);
+    }
+}
+
+/// SIGKILL: nothing runs, yet no file of the run directory holds the login (the state
+/// directory only links to a private copy outside it), and the next run removes that copy.
+fn sigkill_leaves_no_login() {
+    let dir = temp_dir("interrupt-sigkill-login");
+    let child = start_seeded(dir.path());
+    wait_for_file(&dir.path().join("state/started"));
+    signal(child.id() as i32, libc::SIGKILL);
+    let output = finish(child);
+    // The agent outlives a killed harness: end it here.
+    let marker = format!(
+        "FAKE_AGENT_STATE_DIR={}",
+        dir.path().join("state").display()
+    );
+    for pid in skillgym_e2e::processes_with_environment(&marker) {
+        signal(pid, libc::SIGKILL);
+    }
+    no_agent_left(dir.path(), &output);
+    no_login_under(&dir.path().join("out"), 0);
+    let left = private_dirs(dir.path());
+    assert_eq!(left.len(), 1, "the private copy is where it was: {left:?}");
+
+    let next = crate::run_child_in(
+        dir.path(),
+        &["--runner", "a", "cases::ids::a.b"],
+        "",
+        &[
+            ("SKILLGYM_RUN_ID", "next"),
+            (
+                "XDG_RUNTIME_DIR",
+                dir.path().join("runtime").to_str().unwrap(),
+            ),
+        ],
+    );
+    assert_eq!(next.status.code(), Some(0), "{}", context(&next));
+    assert_eq!(
+        private_dirs(dir.path()),
+        Vec::<String>::new(),
+        "the next run removed what the killed one left"
+    );
+}
+
+/// Starts the harness on the `claude` runner (the fake agent as `claude-code`: it notes that
+/// it started, then hangs), with a fake home holding a Claude login and `<dir>/runtime` as
+/// `XDG_RUNTIME_DIR`.
+fn start_seeded(dir: &Path) -> Child {
+    use std::os::unix::fs::DirBuilderExt;
+    let home = dir.join("home");
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(
+        home.join(".claude/.credentials.json"),
+        format!(r#"{{"claudeAiOauth":{{"accessToken":"{ACCESS_TOKEN}","refreshToken":"r"}}}}"#),
+    )
+    .unwrap();
+    let runtime = dir.join("runtime");
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&runtime)
+        .unwrap();
+    let config = format!(
+        "runners:\n  claude: {{ agent: {{ type: claude-code, model: m, command: {}, env: {{ FAKE_AGENT_SCRIPT: \"log started x\\nhang\" }} }} }}\n",
+        env!("CARGO_BIN_EXE_fake-agent")
+    );
+    let mut command = child_command(
+        dir,
+        Spec {
+            args: &["--runner", "claude", "cases::interrupt::busy"],
+            config: &config,
+            ..Spec::default()
+        },
+        &[
+            ("SKILLGYM_RUN_ID", "run"),
+            ("HOME", home.to_str().unwrap()),
+            ("XDG_RUNTIME_DIR", runtime.to_str().unwrap()),
+        ],
+    );
+    command
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0);
+    command.spawn().expect("the child harness starts")
+}
+
+/// Waits (at most 30 s) until `path` exists.
+fn wait_for_file(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// No regular file under `dir` holds the login (links are not followed).
+fn no_login_under(dir: &Path, round: usize) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            no_login_under(&entry.path(), round);
+        } else if kind.is_file() {
+            let bytes = std::fs::read(entry.path()).unwrap();
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(ACCESS_TOKEN),
+                "round {round}: the login is in {}",
+                entry.path().display()
+            );
+        }
+    }
+}
+
+/// The entries of `<dir>/runtime`, where the harness keeps its private copies.
+fn private_dirs(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir.join("runtime"))
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect()
 }
 
 /// nextest runs each trial in its own process and forwards the signal to each.

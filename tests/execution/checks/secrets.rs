@@ -1,13 +1,19 @@
-//! Secrets an agent prints are masked in every JSON file skillgym writes and on the console,
-//! and kept in the raw logs.
+//! Secrets an agent prints are masked in every file skillgym writes (its raw logs included)
+//! and on the console; a long text cut in `report.json` keeps no part of one.
 
 use super::Check;
 use crate::{Run, Spec};
 
-pub const CHECKS: &[(&str, Check)] = &[(
-    "secrets::printed_secrets_are_masked_everywhere_but_the_raw_logs",
-    masked,
-)];
+pub const CHECKS: &[(&str, Check)] = &[
+    (
+        "secrets::printed_secrets_are_masked_everywhere_the_raw_logs_included",
+        masked,
+    ),
+    (
+        "secrets::a_cut_through_a_secret_leaves_no_part_of_it",
+        straddling_the_cut,
+    ),
+];
 
 const SERVICE: &str = "sk-service-0123456789";
 const HARNESS: &str = "hk-harness-\"quoted\"-42";
@@ -40,8 +46,8 @@ fn masked() {
     ] {
         let escaped = serde_json::to_string(value).unwrap();
         let escaped = &escaped[1..escaped.len() - 1];
-        for file in json_files(&run.run_dir()) {
-            let text = std::fs::read_to_string(&file).unwrap();
+        for file in files(&run.run_dir()) {
+            let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
             assert!(
                 !text.contains(value) && !text.contains(escaped),
                 "{name} in {}:\n{text}",
@@ -56,25 +62,68 @@ fn masked() {
         assert!(report.contains(&mask), "{name}: {report}");
         assert!(result.contains(&mask), "{name}: the stderr tail: {result}");
         assert!(console.contains(&mask), "{name}: {console}");
-        // The raw logs keep what the agent wrote.
+        // The logs keep what the agent wrote, the secret masked as it was written.
         for log in ["stdout.log", "stderr.log"] {
             let raw = std::fs::read_to_string(attempt.join(log)).unwrap();
-            assert!(
-                raw.contains(value) || raw.contains(escaped),
-                "{name} in {log}: {raw}"
-            );
+            assert!(raw.contains(&mask), "{name} in {log}: {raw}");
         }
     }
 }
 
-/// Every `*.json` file under `dir`.
-fn json_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+/// A message of 96 KiB with a secret across the 32 KiB where its kept head ends: the report
+/// keeps neither the secret's first 12 characters nor a half of its mask.
+fn straddling_the_cut() {
+    const SECRET: &str = "sk-straddle-0123456789abcdefg";
+    let data = skillgym_e2e::temp_dir("secrets-straddle-data");
+    let text = format!(
+        "{}{SECRET}{}",
+        "a".repeat(32 * 1024 - 12),
+        "b".repeat(64 * 1024)
+    );
+    let line =
+        serde_json::json!({"type": "message", "role": "assistant", "phase": "final", "text": text});
+    let transcript = data.path().join("transcript.jsonl");
+    std::fs::write(&transcript, format!("{line}\n")).unwrap();
+    let fake = env!("CARGO_BIN_EXE_fake-agent");
+    let config = format!(
+        "runners:\n  s: {{ agent: {{ type: command, command: {fake}, env: {{ FAKE_AGENT_SCRIPT: \"replay {}\", SERVICE_API_KEY: {SECRET} }} }} }}\n",
+        transcript.display()
+    );
+    let run = Run::new(
+        "secrets-straddle",
+        Spec {
+            args: &["--runner", "s", "cases::secrets::echoed"],
+            config: &config,
+            env: &[],
+        },
+    );
+    let attempt = run
+        .execution_dir("secrets::echoed", "s")
+        .join("repeat-1/attempt-1");
+    let report = std::fs::read_to_string(attempt.join("report.json")).unwrap();
+    assert!(
+        report.contains("[… skillgym cut"),
+        "the text was cut: {}",
+        run.context()
+    );
+    assert!(
+        !report.contains(&SECRET[..12]),
+        "a part of the secret survived the cut"
+    );
+    assert!(!report.contains("[masked:SERV"), "no half of a mask either");
+    let log = std::fs::read_to_string(attempt.join("stdout.log")).unwrap();
+    assert!(!log.contains(&SECRET[..12]) && log.contains("[masked:SERVICE_API_KEY]"));
+}
+
+/// Every file under `dir` (symbolic links are not followed).
+fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let path = entry.path();
-        if path.is_dir() {
-            files.extend(json_files(&path));
-        } else if path.extension().is_some_and(|ext| ext == "json") {
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            files.extend(self::files(&path));
+        } else if kind.is_file() {
             files.push(path);
         }
     }

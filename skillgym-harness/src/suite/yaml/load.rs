@@ -772,12 +772,6 @@ impl Gather<'_> {
         }
         dirs.sort();
         for (_, path, name, is_link) in dirs {
-            if let Some(c) = trial_name::bad_char(&name) {
-                let help = format!("rename it, e.g. to `{}`", trial_name::suggestion(&name));
-                let problem = trial_name::problem("case directory", &path.to_string_lossy(), c);
-                self.refuse(&path, ConfigError::new(None, problem).with_help(help));
-                continue;
-            }
             if is_link && let Some(escape) = link_escape(suite_dir, &path) {
                 self.refuse(&path, escape.error());
                 continue;
@@ -786,6 +780,16 @@ impl Gather<'_> {
                 .iter()
                 .map(|f| path.join(f))
                 .find(|f| f.is_file());
+            // A case's directory names its trial; a directory holding no case only gets a
+            // warning, which names it escaped.
+            if file.is_some()
+                && let Some(c) = trial_name::bad_char(&name)
+            {
+                let help = format!("rename it, e.g. to `{}`", trial_name::suggestion(&name));
+                let problem = trial_name::problem("case directory", &path.to_string_lossy(), c);
+                self.refuse(&path, ConfigError::new(None, problem).with_help(help));
+                continue;
+            }
             let Some(file) = file else {
                 self.warnings.push(Warning {
                     path: path.clone(),

@@ -4,19 +4,27 @@
 //! |---|---|
 //! | which values | of environment variables whose names look secret (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, `*_CREDENTIALS`, any case) or are listed in `run.secrets`: from the harness's own environment, the workspace bootstrap's `env`, and every agent's launch environment (its `agent.env`, code-configured variables included) |
 //! | replaced by | `[masked:NAME]` |
-//! | where | `report.json`, `result.json`, `results.json`, `workspace.json`, `explain.json`, failure messages and the console |
-//! | not | the raw `stdout.log`, `stderr.log` and other logs: they keep exactly what the agent wrote |
+//! | where | every file skillgym writes: the JSON files (`report.json`, `result.json`, `results.json`, `workspace.json`, `explain.json`, …), `stdout.log` and `stderr.log` as they are written ([`MaskingWriter`]), `prompt.md`, hook, grader and bootstrap logs, `mock-requests.jsonl`, the agent's session file copied into the attempt, what `record` packs; failure messages and the console |
+//! | not | what the agent writes itself: its state directory (`agent-state/`) and the workspace |
 //! | too short | values under 8 characters are not masked: `1`, `true` or `dev` would blot out ordinary text everywhere, and no real credential is that short |
 //!
 //! A value is masked as written and as it appears inside a JSON string (escaped).
 
+mod stream;
+
 use std::borrow::Cow;
-use std::sync::{PoisonError, RwLock};
+use std::ops::Range;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use aho_corasick::AhoCorasick;
 
+pub(crate) use stream::{MaskingWriter, copy_file, write_file};
+
 /// Shorter values are never masked.
 pub(crate) const MIN_LEN: usize = 8;
+
+/// What a value is replaced by starts with this.
+const MASK_OPEN: &str = "[masked:";
 
 /// The masks of this process.
 static MASKS: RwLock<Masks> = RwLock::new(Masks::new());
@@ -71,29 +79,81 @@ pub(crate) fn remember_process_env() {
     remember(vars.iter().map(|(n, v)| (n.as_str(), v.as_str())));
 }
 
+/// The masker of what is remembered now; `None` while nothing is. A snapshot: values
+/// remembered later are not in it.
+pub(crate) fn masker() -> Option<Arc<Masker>> {
+    MASKS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .masker
+        .clone()
+}
+
 /// The text with every remembered secret replaced by `[masked:NAME]`.
 pub(crate) fn mask(text: &str) -> Cow<'_, str> {
-    let masks = MASKS.read().unwrap_or_else(PoisonError::into_inner);
-    match &masks.matcher {
-        Some(matcher) if matcher.is_match(text) => {
-            Cow::Owned(matcher.replace_all(text, &masks.replacements))
-        }
-        _ => Cow::Borrowed(text),
+    match masker() {
+        Some(masker) => masker.mask(text),
+        None => Cow::Borrowed(text),
     }
 }
 
 /// [`mask`] over bytes (serialized JSON).
 pub(crate) fn mask_bytes(bytes: Vec<u8>) -> Vec<u8> {
-    let masks = MASKS.read().unwrap_or_else(PoisonError::into_inner);
-    match &masks.matcher {
-        Some(matcher) if matcher.is_match(&bytes) => {
-            matcher.replace_all_bytes(&bytes, &masks.replacements)
-        }
-        _ => bytes,
+    match masker() {
+        Some(masker) => match masker.mask_bytes(&bytes) {
+            Cow::Owned(masked) => masked,
+            Cow::Borrowed(_) => bytes,
+        },
+        None => bytes,
     }
 }
 
-/// What is masked, and the automaton that finds it.
+/// The `[masked:NAME]` of `text` that position `at` falls strictly inside, if one does: a
+/// cut there would split it.
+pub(crate) fn replacement_around(text: &str, at: usize) -> Option<Range<usize>> {
+    let longest = masker()?.longest_replacement;
+    let mut from = at.saturating_sub(longest);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let open = from + text.get(from..at)?.rfind(MASK_OPEN)?;
+    let close = open + text[open..].find(']')? + 1;
+    (close > at).then_some(open..close)
+}
+
+/// The values remembered when it was made, and the automaton that finds them.
+#[derive(Debug)]
+pub(crate) struct Masker {
+    matcher: AhoCorasick,
+    /// `[masked:NAME]` per pattern.
+    replacements: Vec<String>,
+    /// The longest pattern, in bytes.
+    longest_pattern: usize,
+    /// The longest replacement, in bytes.
+    longest_replacement: usize,
+}
+
+impl Masker {
+    /// The text with every value replaced.
+    pub(crate) fn mask<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.matcher.is_match(text) {
+            Cow::Owned(self.matcher.replace_all(text, &self.replacements))
+        } else {
+            Cow::Borrowed(text)
+        }
+    }
+
+    /// The bytes with every value replaced.
+    pub(crate) fn mask_bytes<'a>(&self, bytes: &'a [u8]) -> Cow<'a, [u8]> {
+        if self.matcher.is_match(bytes) {
+            Cow::Owned(self.matcher.replace_all_bytes(bytes, &self.replacements))
+        } else {
+            Cow::Borrowed(bytes)
+        }
+    }
+}
+
+/// What is masked.
 struct Masks {
     /// Extra names from `run.secrets`.
     names: Vec<String>,
@@ -103,7 +163,8 @@ struct Masks {
     patterns: Vec<String>,
     /// `[masked:NAME]` per pattern.
     replacements: Vec<String>,
-    matcher: Option<AhoCorasick>,
+    /// Built from the patterns; `None` while there is none.
+    masker: Option<Arc<Masker>>,
 }
 
 impl Masks {
@@ -113,7 +174,7 @@ impl Masks {
             values: Vec::new(),
             patterns: Vec::new(),
             replacements: Vec::new(),
-            matcher: None,
+            masker: None,
         }
     }
 
@@ -122,7 +183,7 @@ impl Masks {
             return;
         }
         self.values.push((value.to_owned(), name.to_owned()));
-        let replacement = format!("[masked:{name}]");
+        let replacement = replacement(name);
         self.patterns.push(value.to_owned());
         self.replacements.push(replacement.clone());
         let quoted = serde_json::to_string(value).unwrap_or_default();
@@ -137,11 +198,46 @@ impl Masks {
 
     fn rebuild(&mut self) {
         // Leftmost-longest: a value that contains another is masked whole.
-        self.matcher = AhoCorasick::builder()
+        let matcher = AhoCorasick::builder()
             .match_kind(aho_corasick::MatchKind::LeftmostLongest)
             .build(&self.patterns)
             .ok();
+        self.masker = matcher.map(|matcher| {
+            Arc::new(Masker {
+                matcher,
+                replacements: self.replacements.clone(),
+                longest_pattern: self.patterns.iter().map(String::len).max().unwrap_or(0),
+                longest_replacement: self.replacements.iter().map(String::len).max().unwrap_or(0),
+            })
+        });
     }
+}
+
+/// `[masked:NAME]`, with any character of the name that could break out of a JSON string or
+/// a log line written `_`.
+fn replacement(name: &str) -> String {
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{MASK_OPEN}{name}]")
+}
+
+/// A masker of `values` (name, value) alone, whatever the process remembers.
+#[cfg(test)]
+pub(crate) fn masker_of(values: &[(&str, &str)]) -> Arc<Masker> {
+    let mut masks = Masks::new();
+    for (name, value) in values {
+        masks.add(name, value);
+    }
+    masks.rebuild();
+    masks.masker.expect("at least one value")
 }
 
 #[cfg(test)]
