@@ -148,3 +148,26 @@ const FUZZ_SCRIPT: &str = "\
 - write: { path: notes.md, content: hi }
 - say: done
 ";
+
+// The files and texts skillgym reads back or writes out, one module each (in `fuzzing/`).
+mod agent_files;
+mod cli_args;
+mod grader_output;
+mod recording;
+mod report_escaping;
+mod reporters;
+mod result_files;
+mod sanitize_ids;
+mod scratch;
+mod skill_manifest;
+mod suite_files;
+
+pub use agent_files::agent_files;
+pub use cli_args::cli_args;
+pub use grader_output::grader_output;
+pub use recording::recording;
+pub use report_escaping::report_escaping;
+pub use result_files::result_files;
+pub use sanitize_ids::sanitize_ids;
+pub use skill_manifest::skill_manifest;
+pub use suite_files::suite_files;

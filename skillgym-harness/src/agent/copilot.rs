@@ -8,7 +8,7 @@
 //! | auth | `config.json` (the sign-ins; the token itself too when the user chose plaintext storage, else it stays in the system keychain) seeded from `$COPILOT_HOME` or `~/.copilot`; `COPILOT_GITHUB_TOKEN`/`GH_TOKEN`/`GITHUB_TOKEN` and the BYOK `COPILOT_PROVIDER_*` variables are inherited |
 //! | env | `COPILOT_AUTO_UPDATE=false`, `NO_COLOR=1` |
 //! | provider | `COPILOT_PROVIDER_BASE_URL`, `COPILOT_PROVIDER_API_KEY`, `COPILOT_PROVIDER_TYPE=anthropic` or `COPILOT_PROVIDER_WIRE_API=responses` by wire (chat is the default), `COPILOT_OFFLINE=true` against the scripted server; the sign-in is not seeded |
-//! | collect | `session-state/<id>/events.jsonl` → `<artifact dir>/session.jsonl`; usage from `copilot-usage.json` (`modelMetrics.*.usage`), else from the events file, when the stream had none |
+//! | collect | `session-state/<id>/events.jsonl` → `<artifact dir>/session.jsonl` (an id that is not one directory name, such as `..`, names no file); usage from `copilot-usage.json` (`modelMetrics.*.usage`), else from the events file, when the stream had none |
 //!
 //! The stream is one JSON object per line, `{type, data, id, timestamp, parentId, ephemeral?}`:
 //!
@@ -38,7 +38,7 @@ use std::borrow::Cow;
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -181,7 +181,9 @@ impl Agent for Copilot {
     fn collect(&self, session: &SessionSpec<'_>, out: &mut ReportBuilder) {
         let states = self.copilot_home(session).join("session-state");
         let events = match out.current_session_id() {
-            Some(id) => Some(states.join(id).join("events.jsonl")).filter(|path| path.is_file()),
+            Some(id) => one_name(id)
+                .then(|| states.join(id).join("events.jsonl"))
+                .filter(|path| path.is_file()),
             None => isolation::newest_file(&states, &|path: &Path| {
                 path.file_name().is_some_and(|name| name == "events.jsonl")
                     && path.parent().and_then(Path::parent) == Some(states.as_path())
@@ -585,6 +587,13 @@ impl CopilotParser {
         }
         out.add_usage(usage);
     }
+}
+
+/// Whether the session id `id` is one directory name (not `..`, a path or nothing): the id comes
+/// from the agent's stdout, and must not send `collect` out of `session-state`.
+fn one_name(id: &str) -> bool {
+    let mut components = Path::new(id).components();
+    matches!(components.next(), Some(Component::Normal(_))) && components.next().is_none()
 }
 
 /// Reads the session usage `--usage-output-file` wrote; a missing file is normal.
@@ -1188,6 +1197,35 @@ mod tests {
         assert!(out.current_session_file().is_none());
         assert!(!out.has_usage());
         assert!(out.finish(PROMPT).warnings.is_empty());
+        tmp.close().unwrap();
+    }
+
+    #[test]
+    fn a_session_id_that_is_not_one_name_finds_no_events_file() {
+        let tmp = scratch("copilot", "traversal");
+        let dir = tmp.path();
+        let state = dir.join("state");
+        let artifacts = dir.join("artifacts");
+        let home = state.join("copilot-home");
+        fs::create_dir_all(home.join("session-state")).unwrap();
+        fs::create_dir_all(&artifacts).unwrap();
+        // Files the agent's stdout must not be able to point at.
+        fs::write(home.join("events.jsonl"), "home\n").unwrap();
+        fs::write(home.join("session-state/events.jsonl"), "states\n").unwrap();
+        fs::write(dir.join("events.jsonl"), "outside\n").unwrap();
+        let agent = Copilot::new(AgentOptions::default());
+        let session = spec("copilot", dir, &state, &artifacts);
+        let outside = dir.to_str().unwrap().to_owned();
+        for id in ["..", ".", "../../..", "a/../..", outside.as_str(), ""] {
+            let mut out = ReportBuilder::new(CWD);
+            out.session_id(id);
+            agent.collect(&session, &mut out);
+            assert_eq!(out.current_session_file(), None, "session id {id:?}");
+            assert!(
+                !artifacts.join("session.jsonl").exists(),
+                "session id {id:?}"
+            );
+        }
         tmp.close().unwrap();
     }
 

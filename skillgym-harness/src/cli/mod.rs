@@ -210,7 +210,7 @@ where
         argv
     };
     let (argv, junit) = take_junit_format(argv);
-    match command.try_get_matches_from_mut(argv) {
+    match command.try_get_matches_from_mut(&argv) {
         Ok(mut matches) => {
             let line = CommandLine::from_arg_matches_mut(&mut matches)
                 .map_err(|error| usage_error(&command, &error, None))?;
@@ -228,6 +228,7 @@ where
         Err(error) if error.kind() == ErrorKind::DisplayHelp => {
             Ok(Invocation::Help(error.render().to_string()))
         }
+        Err(error) if error.kind() == ErrorKind::InvalidUtf8 => Err(not_utf8(&command, &argv)),
         Err(error) => Err(usage_error(&command, &error, None)),
     }
 }
@@ -257,6 +258,44 @@ pub(crate) fn from_env(
             }
         })
         .map_err(|error| usage_error(&command, &error, Some(env_name)))
+}
+
+/// The error of an argument that is not UTF-8 (clap's names none): the flag of `command` it is
+/// the value of, else the argument itself.
+fn not_utf8(command: &clap::Command, argv: &[OsString]) -> UsageError {
+    let bad = argv
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, arg)| arg.to_str().is_none());
+    let Some((at, arg)) = bad else {
+        return UsageError::new("argv", "an argument is not valid UTF-8");
+    };
+    let shown = arg.to_string_lossy();
+    let flag = match shown.split_once('=') {
+        Some((flag, _)) if flag.starts_with("--") => Some(flag.to_owned()),
+        _ => argv[at - 1]
+            .to_str()
+            .and_then(|previous| previous.strip_prefix("--"))
+            .filter(|long| {
+                command.get_arguments().any(|flag| {
+                    flag.get_long() == Some(*long)
+                        && flag.get_action().takes_values()
+                        && !flag.is_require_equals_set()
+                })
+            })
+            .map(|long| format!("--{long}")),
+    };
+    match flag {
+        Some(flag) => UsageError::new(
+            &flag,
+            format!("the value of `{flag}` is not valid UTF-8: `{shown}`"),
+        ),
+        None => UsageError::new(
+            shown.as_ref(),
+            format!("the argument `{shown}` is not valid UTF-8"),
+        ),
+    }
 }
 
 /// `--format junit` (or `--format=junit`), which libtest-mimic does not know: removed from

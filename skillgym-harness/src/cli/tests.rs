@@ -361,11 +361,27 @@ fn an_empty_argv_runs_everything() {
 #[test]
 fn non_utf8_values_are_refused() {
     use std::os::unix::ffi::OsStringExt;
-    let odd = OsString::from_vec(vec![0x66, 0xff]);
-    let Err(err) = parse(vec!["bench".into(), "--config".into(), odd]) else {
+    let odd = || OsString::from_vec(vec![0x66, 0xff]);
+    let Err(err) = parse(vec!["bench".into(), "--config".into(), odd()]) else {
         panic!("a non-UTF-8 --config parsed");
     };
     assert!(err.to_string().contains("UTF-8"), "{err}");
+    // Each error names the flag, or the argument, at fault.
+    assert_eq!(err.subject(), "--config");
+    assert_eq!(
+        err.to_string(),
+        "the value of `--config` is not valid UTF-8: `f\u{fffd}`"
+    );
+    let mut equals = OsString::from("--tag=");
+    equals.push(odd());
+    let err = parse(vec!["bench".into(), "--mock".into(), equals]).unwrap_err();
+    assert_eq!(err.subject(), "--tag");
+    let err = parse(vec!["bench".into(), "--mock".into(), odd()]).unwrap_err();
+    assert_eq!(err.subject(), "f\u{fffd}");
+    assert_eq!(
+        err.to_string(),
+        "the argument `f\u{fffd}` is not valid UTF-8"
+    );
 }
 
 #[test]

@@ -21,7 +21,7 @@ mod execution;
 mod grading;
 mod hooks;
 mod judge;
-mod replay;
+pub(crate) mod replay;
 mod result;
 mod runtimes;
 mod session;

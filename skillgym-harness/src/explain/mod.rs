@@ -28,8 +28,8 @@
 
 mod ask;
 mod hint;
-mod locate;
-mod record;
+pub(crate) mod locate;
+pub(crate) mod record;
 mod run_record;
 
 use std::fmt;

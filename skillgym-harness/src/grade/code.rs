@@ -163,7 +163,7 @@ pub(crate) fn file_name(name: &str) -> String {
 }
 
 /// Reads the result of a finished command.
-fn interpret(ran: &Ran) -> Result<GraderOutcome, GradeError> {
+pub(crate) fn interpret(ran: &Ran) -> Result<GraderOutcome, GradeError> {
     let stdout = String::from_utf8_lossy(&ran.stdout);
     let trimmed = stdout.trim();
     let exit = match (ran.status.code(), ran.status.signal()) {

@@ -16,7 +16,7 @@
 pub(crate) mod console;
 #[cfg(test)]
 mod fixtures;
-mod github_actions;
+pub(crate) mod github_actions;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod junit;
