@@ -24,7 +24,7 @@ const STATUSES: [&str; 5] = [
 ];
 
 /// Builds a report of three executions from the texts `bytes` make (see the module) and runs
-/// every reporter on it ([`super::reporters`]); also checks HTML escaping and workflow-command
+/// every reporter on it (`super::reporters`); also checks HTML escaping and workflow-command
 /// escaping of each text alone. For fuzz targets; not a stable API.
 pub fn report_escaping(bytes: &[u8]) {
     let Some((&pick, rest)) = bytes.split_first() else {

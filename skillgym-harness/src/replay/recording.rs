@@ -72,7 +72,7 @@ const REQUIRED: &str = "`<case>/<runner>/result.json` files";
 
 impl Recording {
     /// Opens the recorded run at `root`: every `<case>/<runner>/result.json` below it but the
-    /// run directory's own entries ([`is_layout_name`]). A symbolic link on the way to what
+    /// run directory's own entries (`is_layout_name`). A symbolic link on the way to what
     /// replay reads (a case, runner, repetition or attempt directory, a `result.json`, a file
     /// of an attempt) must resolve inside `root`: one that leaves it is an error naming it.
     pub fn open(root: &Path) -> io::Result<Recording> {
