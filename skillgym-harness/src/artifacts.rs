@@ -201,8 +201,9 @@ pub(crate) fn is_layout_name(name: &str) -> bool {
 /// name, with `::` written `.` (`skills::find_expo` -> `skills.find_expo`). Any other id — with
 /// a literal `.`, an uppercase letter (file systems that ignore case would merge it with its
 /// lowercase twin), another character, a name of the run layout (`is_layout_name`), a leading
-/// `.`, or more than 120 bytes — is cleaned the same way (other characters become `-`, a leading `.` gets a `_` prefix, the
-/// name is cut at 120 bytes) and gets `~` and 12 hex digits of a stable hash of the whole id:
+/// `.`, or more than 120 bytes — is cleaned the same way (other characters become `-`, a
+/// leading `.` gets a `_` prefix, the name is cut at 120 bytes) and gets `~` and 12 hex digits
+/// of a stable hash of the whole id:
 /// `mod.c` -> `mod.c~9ed63e933f3a`. Clean names never contain `~`, so the two kinds never meet,
 /// and no `RUN_LAYOUT` name contains one.
 pub fn sanitize(id: &str) -> String {
