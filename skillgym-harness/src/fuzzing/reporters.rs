@@ -166,15 +166,19 @@ pub(super) fn check_junit(document: &str) {
     assert!(!rest.contains('>'), "a stray `>` in junit.xml");
 }
 
-/// The length of the entity `text` starts with (`&amp;`, `&#10;`, ...); panics if it is none.
+/// The length of the entity `text` starts with (`&amp;`, `&#10;`, `&#x9B;`, ...); panics if it
+/// is none.
 fn entity(text: &str) -> usize {
     let end = text.find(';').filter(|&end| end <= 10);
     let name = end.map(|end| &text[1..end]);
     let known = match name {
         Some("amp" | "lt" | "gt" | "quot" | "apos" | "#39") => true,
-        Some(name) => name
-            .strip_prefix('#')
-            .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())),
+        Some(name) => match name.strip_prefix("#x") {
+            Some(hex) => !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()),
+            None => name.strip_prefix('#').is_some_and(|digits| {
+                !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+            }),
+        },
         None => false,
     };
     assert!(known, "a bare `&`: {:?}", &text[..text.len().min(12)]);
