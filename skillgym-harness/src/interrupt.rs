@@ -8,10 +8,10 @@
 //! The signal handler allocates nothing: the process groups and the paths to remove are
 //! registered beforehand in fixed tables of atomics ([`RegisteredGroup`], [`RegisteredPath`]:
 //! NUL-terminated paths made when registered), and it calls only `kill(2)`, `unlink(2)`,
-//! `rmdir(2)`, `nanosleep(2)` (waiting, at most 200 ms, for an agent being spawned to register
-//! its group: [`Spawning`]), the progress's restore and `_exit(2)`. The agents it kills end their sessions at
-//! once: a run that gets to its end meanwhile waits for the handler's exit
-//! ([`yield_to_an_immediate_exit`]) rather than exit with a code of its own.
+//! `rmdir(2)`, `nanosleep(2)` (waiting, at most 200 ms, for an agent, grader or hook being
+//! spawned to register its group: [`Spawning`]), the progress's restore and `_exit(2)`. The
+//! agents it kills end their sessions at once: a run that gets to its end meanwhile waits for
+//! the handler's exit ([`yield_to_an_immediate_exit`]) rather than exit with a code of its own.
 //!
 //! Under cargo-nextest every trial is its own process and handles the signal nextest forwards
 //! to it the same way. Handlers are installed by [`install`] when trials are about to run
@@ -40,7 +40,7 @@ static STOPPING: AtomicBool = AtomicBool::new(false);
 /// Set by the signal handler when a second signal starts the immediate exit.
 static EXITING: AtomicBool = AtomicBool::new(false);
 
-/// Agent processes being spawned whose group is not registered yet ([`Spawning`]).
+/// Processes being spawned (agents, graders, hooks) whose group is not registered yet ([`Spawning`]).
 static SPAWNING: AtomicUsize = AtomicUsize::new(0);
 
 /// How long a second signal waits for the spawns under way (1 ms at a time).

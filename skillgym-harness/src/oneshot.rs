@@ -11,7 +11,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::grade::spec::GraderCommand;
-use crate::interrupt::RegisteredGroup;
+use crate::interrupt::{RegisteredGroup, Spawning};
 use crate::reaper;
 
 /// The most stdout kept; the rest is read and dropped.
@@ -88,6 +88,8 @@ pub(crate) fn run(
     for (name, value) in env {
         process.env(name, value);
     }
+    // From here until its group is registered, a second signal waits for this spawn.
+    let spawning = Spawning::begin().map_err(|error| error.to_string())?;
     let mut child = process.spawn().map_err(|error| {
         format!(
             "cannot start {program:?} in {}: {error}",
@@ -99,6 +101,7 @@ pub(crate) fn run(
         pgid: libc::pid_t::try_from(pid).ok().filter(|&pid| pid > 1),
     };
     let registered = RegisteredGroup::new(pid);
+    drop(spawning);
 
     let feeder = child.stdin.take().map(|mut pipe| {
         thread::spawn(move || {
