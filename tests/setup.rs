@@ -64,7 +64,10 @@ fn the_test_command_installs_every_tool_a_test_needs() {
             "rustup component add rust-analyzer",
             "tests/ide.rs (rust-analyzer)",
         ),
-        ("cargo install --locked cargo-nextest", "tests/report.rs"),
+        (
+            "--features default-no-update cargo-nextest",
+            "tests/report.rs",
+        ),
         (".ci/install-agents", "tests/real_agents"),
         ("cargo test --workspace", "every test"),
     ] {
