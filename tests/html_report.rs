@@ -171,7 +171,9 @@ fn headless(page: &Path, profile: &Path, extra: &[&str]) -> Output {
 fn console_lines(output: &Output) -> Vec<String> {
     stderr(output)
         .lines()
-        .filter(|line| line.contains("CONSOLE"))
+        // Chromium's own pages (`chrome://` sources, its omnibox popup) log too, on a loaded
+        // machine ("Slow network is detected"): only the report's messages count.
+        .filter(|line| line.contains("CONSOLE") && !line.contains("source: chrome://"))
         .map(str::to_owned)
         .collect()
 }
