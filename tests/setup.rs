@@ -25,7 +25,7 @@ fn readme_commands(root: &Path) -> Vec<String> {
 #[test]
 fn the_readme_test_command_is_the_script_ci_runs() {
     let root = workspace_root();
-    let commands = readme_commands(&root);
+    let commands = readme_commands(root);
     assert_eq!(
         commands.len(),
         2,
