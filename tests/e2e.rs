@@ -353,16 +353,20 @@ fn artifact_layout_and_latest_pointer() {
     assert_eq!(report["detected_skills"][0]["skill"], "find-skills");
     assert_eq!(report["detected_skills"][0]["confidence"], "strong");
     let skill_read = report["files"]["observed_skill_reads"][0].as_str().unwrap();
-    assert!(
-        skill_read.starts_with(run_dir.join("workspaces").to_str().unwrap()),
-        "{skill_read}"
+    let workspace = read_json(&execution.join("repeat-1/attempt-1/workspace.json"));
+    let cwd = workspace["cwd"].as_str().unwrap();
+    assert_eq!(
+        skill_read,
+        format!("{cwd}/.agents/skills/find-skills/SKILL.md")
     );
-    assert!(skill_read.ends_with(".agents/skills/find-skills/SKILL.md"));
+    // The workspace lives outside the run directory (and the repository).
+    assert!(!Path::new(cwd).starts_with(&run_dir), "{cwd}");
+    assert!(Path::new(cwd).starts_with(std::env::temp_dir()), "{cwd}");
     let stdout_log = fs::read_to_string(execution.join("repeat-1/attempt-1/stdout.log")).unwrap();
     assert!(stdout_log.contains(r#""type":"command""#));
     // The isolated workspaces of passing attempts are removed.
-    let workspaces = run_dir.join("workspaces/skills.find_skills_expo/careful/repeat-1/attempt-1");
-    assert!(!workspaces.exists());
+    assert_eq!(workspace["preserved"], false);
+    assert!(!Path::new(cwd).exists());
 }
 
 #[test]

@@ -478,7 +478,7 @@ fn an_edited_explain_json_cannot_move_the_session_elsewhere() -> Result<(), Fail
     let explained = cargo_skillgym_run(&["explain", attempt.to_str().unwrap()]);
     check(explained.status.code() == Some(2), || both(&explained))?;
     let expected = format!(
-        "{} names the workspace `{}`, which is not one skillgym made (inside the `workspaces/` directory of a run directory, one holding `run.json`): skillgym runs nothing there",
+        "{} names the workspace `{}`, which is not one skillgym made (inside a run's workspace root, one holding `.skillgym-workspace-root`): skillgym runs nothing there",
         file.display(),
         elsewhere.display()
     );

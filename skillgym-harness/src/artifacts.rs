@@ -1,14 +1,18 @@
 //! The run directory: run ids, the per-attempt layout, the `latest` pointer, and JSON files.
 //!
 //! ```text
-//! <output_dir>/<run-id>/{run.json, results.json, summary.json, junit.xml, report.html, github-actions.txt, suite-warnings.txt}
+//! <output_dir>/<run-id>/{run.json, results.json, summary.json, junit.xml, report.html, github-actions.txt, suite-warnings.txt, workspace-root.json}
 //! <output_dir>/<run-id>/<case>/<runner>/result.json
 //! <output_dir>/<run-id>/<case>/<runner>/repeat-N/attempt-M/{prompt.md, stdout.log, report.json, result.json, workspace.json, stderr.log (when not empty), agent-state/, explain/}
-//! <output_dir>/<run-id>/workspaces/{shared, shared-setup, <case>/<runner>/repeat-N/attempt-M}
+//! <output_dir>/<run-id>/shared-setup/        (the shared workspace's bootstrap logs and record)
 //! <output_dir>/<run-id>/suites/<suite>/      (before_all / after_all records)
 //! <output_dir>/<run-id>/{.owner, .locks/, .rejected/}
 //! <output_dir>/latest -> <run-id>
 //! ```
+//!
+//! The workspaces themselves are not in the run directory: they live under the run's
+//! workspace root, outside the author's repository ([`crate::workspace::root`]), which
+//! `workspace-root.json` names. Runs of earlier versions kept them in `<run-id>/workspaces/`.
 //!
 //! Every name above that sits where a case or runner id also names a directory is in
 //! [`RUN_LAYOUT`], which [`sanitize`] never yields and readers of a run directory skip.
@@ -151,12 +155,12 @@ impl RunDir {
 const MAX_NAME: usize = 120;
 
 /// The names a run directory gives entries of its own where case and runner ids name
-/// directories too (`<run>/`, `<run>/workspaces/`, `<output_dir>/`), and the names inside
+/// directories too (`<run>/`, `<run>/workspaces/`, a workspace root, `<output_dir>/`), and the names inside
 /// attempt directories that walks of a run directory skip. [`sanitize`] never yields one (nor a
 /// layout file's temporary `<name>.tmp-…`), so a case id can take none of them; readers of a
 /// run directory skip exactly these ([`is_layout_name`]). Names starting with `.` are listed
 /// for completeness: no id yields one.
-pub(crate) const RUN_LAYOUT: [&str; 17] = [
+pub(crate) const RUN_LAYOUT: [&str; 18] = [
     // <run>/: files
     "run.json",
     "results.json",
@@ -165,15 +169,16 @@ pub(crate) const RUN_LAYOUT: [&str; 17] = [
     "report.html",
     "github-actions.txt",
     "suite-warnings.txt",
+    "workspace-root.json",
     ".owner",
     // <run>/: directories
-    "workspaces",
     "suites",
     ".locks",
     ".rejected",
-    // <run>/workspaces/
-    "shared",
     "shared-setup",
+    // <run>/workspaces/ of runs made by earlier versions (and `shared` in a workspace root)
+    "workspaces",
+    "shared",
     // <output_dir>/
     "latest",
     // <run>/<case>/<runner>/repeat-N/attempt-M/, skipped by `cargo skillgym explain`'s walk

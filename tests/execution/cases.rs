@@ -376,6 +376,15 @@ not 1 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
         answered_ok(report);
     }
 
+    // Fails every time: its workspace is kept.
+    #[skillgym::case(prompt = r#"
+write agent-was-here yes
+emit {"type":"message","role":"assistant","phase":"final","text":"no"}
+"#)]
+    fn always_fails(report: &SessionReport) {
+        answered_ok(report);
+    }
+
     // Sees what the bootstrap wrote (a shared workspace: every session sees the same dir).
     #[skillgym::case(prompt = r#"
 record agent.json

@@ -113,6 +113,14 @@ impl Run {
         self.dir.path()
     }
 
+    /// The default base of the run's workspace roots: `<TMPDIR>/skillgym-<uid>`, `TMPDIR`
+    /// being the child's ([`child_tmpdir`]).
+    pub fn workspace_base(&self) -> PathBuf {
+        // SAFETY: geteuid cannot fail and touches no memory.
+        let uid = unsafe { libc::geteuid() };
+        child_tmpdir(self.dir.path()).join(format!("skillgym-{uid}"))
+    }
+
     /// `<out>/run`.
     pub fn run_dir(&self) -> PathBuf {
         self.dir.path().join("out/run")
@@ -150,6 +158,14 @@ impl Run {
             .collect()
     }
 
+    /// The children's stderr.
+    pub fn stderr(&self) -> String {
+        self.outputs
+            .iter()
+            .map(|o| String::from_utf8_lossy(&o.stderr))
+            .collect()
+    }
+
     /// The (first) child's exit code.
     pub fn code(&self) -> Option<i32> {
         self.outputs[0].status.code()
@@ -181,6 +197,21 @@ impl Run {
     }
 }
 
+impl Drop for Run {
+    fn drop(&mut self) {
+        // The workspaces the run kept, outside the repository.
+        let _ = std::fs::remove_dir_all(child_tmpdir(self.dir.path()));
+    }
+}
+
+/// The temporary directory (`TMPDIR`) of the children run in `dir`: one of their own, in this
+/// process's temporary directory (outside the repository, as a user's would be), so that the
+/// workspaces they keep are found and removed with the [`Run`].
+pub fn child_tmpdir(dir: &Path) -> PathBuf {
+    let name = dir.file_name().expect("a named directory");
+    std::env::temp_dir().join("skillgym-execution").join(name)
+}
+
 /// Runs the child harness once more in the directory of an earlier [`Run`] (same config,
 /// output directory and agent state).
 pub fn run_child_in(dir: &Path, args: &[&str], config: &str, env: &[(&str, &str)]) -> Output {
@@ -206,6 +237,8 @@ fn run_child(dir: &Path, spec: Spec<'_>, env: &[(&str, &str)]) -> Output {
 /// The command [`run_child`] runs, to start it and control it while it runs.
 pub fn child_command(dir: &Path, spec: Spec<'_>, env: &[(&str, &str)]) -> Command {
     std::fs::create_dir_all(dir.join("state")).unwrap();
+    let tmpdir = child_tmpdir(dir);
+    std::fs::create_dir_all(&tmpdir).unwrap();
     let config = dir.join("skillgym.yaml");
     let dir_text = dir.display().to_string();
     std::fs::write(&config, spec.config.replace("{dir}", &dir_text)).unwrap();
@@ -219,6 +252,7 @@ pub fn child_command(dir: &Path, spec: Spec<'_>, env: &[(&str, &str)]) -> Comman
         .env(CHILD, "1")
         .env("FAKE_AGENT_STATE_DIR", dir.join("state"))
         .env("FAKE_AGENT_PIDFILE", dir.join("state/pids"))
+        .env("TMPDIR", &tmpdir)
         .envs(env.iter().copied())
         .envs(spec.env.iter().copied());
     command

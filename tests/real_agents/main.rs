@@ -13,6 +13,17 @@
 //! `explain_why` attempt's question asked by resuming the agent's session). Each agent's result
 //! for each scenario, and its replay, is one trial.
 //!
+//! The child runs as a benchmark author's would: from a temporary "author repository" (a
+//! `.git`, the config and the output directory inside it) whose root holds the author's own
+//! skills and instructions (`.claude/skills`, `.agents/skills`, `.opencode/skills`,
+//! `.github/skills`, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`, `QWEN.md`), each naming a marker
+//! of its own. Workspaces go to the default root, the temporary directory (the child's
+//! `TMPDIR`, one of the driver's): no model request of any agent may mention a marker. A
+//! control run (one scenario, every agent) puts the workspace root inside the author
+//! repository, with instruction files in the template naming markers of their own: every agent
+//! must show its workspace's (so the check would see a leak), and exactly the author files the
+//! README says an agent reads past its workspace's own repository.
+//!
 //! The CLIs come from `PATH`; `.ci/install-agents` installs the pinned versions and prints
 //! their directory: `PATH="$(.ci/install-agents):$PATH" cargo test --test real_agents`. Without
 //! them (and without root, which `unshare -n` needs) the trials are ignored with the reason,
@@ -89,6 +100,42 @@ const USER_SKILL_DIRS: [&str; 8] = [
     ".opencode/skills",
 ];
 
+/// The author's own files at the root of the author repository: (tag, path), `{name}` being
+/// the skill's name, which is its marker.
+const AUTHOR_FILES: [(&str, &str); 8] = [
+    ("claude-skill", ".claude/skills/{name}/SKILL.md"),
+    ("agents-skill", ".agents/skills/{name}/SKILL.md"),
+    ("opencode-skill", ".opencode/skills/{name}/SKILL.md"),
+    ("github-skill", ".github/skills/{name}/SKILL.md"),
+    ("agents-md", "AGENTS.md"),
+    ("claude-md", "CLAUDE.md"),
+    ("gemini-md", "GEMINI.md"),
+    ("qwen-md", "QWEN.md"),
+];
+
+/// The instruction files the control run's template adds to each workspace: (tag, path).
+const WORKSPACE_FILES: [(&str, &str); 4] = [
+    ("agents-md", "AGENTS.md"),
+    ("claude-md", "CLAUDE.md"),
+    ("gemini-md", "GEMINI.md"),
+    ("qwen-md", "QWEN.md"),
+];
+
+/// Which author files each agent reads when its workspace root is inside the author
+/// repository (the control run), though the workspace is a repository of its own: Claude Code
+/// reads every `CLAUDE.md` up to `/` (README, "Where workspaces live").
+const SEEN_FROM_INSIDE: [(&str, &[&str]); 6] = [
+    ("claude-code", &["claude-md"]),
+    ("codex", &[]),
+    ("opencode", &[]),
+    ("copilot", &[]),
+    ("gemini-cli", &[]),
+    ("qwen-code", &[]),
+];
+
+/// The scenario of the control run.
+const CONTROL_SCENARIO: &str = "cases::shell_read_answer";
+
 /// The scenarios, and the status each agent's execution must end with.
 const SCENARIOS: [(&str, &str); 9] = [
     ("shell_read_answer", "passed"),
@@ -139,14 +186,27 @@ fn main() -> ExitCode {
             format!("{}::replayed_as_recorded", agent.runner),
             move || check_replay(agent),
         ));
+        trials.push(Trial::ignorable_test(
+            format!("{}::sees_nothing_of_the_authors_repository", agent.runner),
+            move || check_no_leak(agent),
+        ));
+        trials.push(Trial::ignorable_test(
+            format!("{}::control_root_inside_the_authors_repository", agent.runner),
+            move || check_control(agent),
+        ));
     }
     let conclusion = libtest_mimic::run(&arguments, trials);
-    // The runs' artifacts stay for a look when something failed.
+    // The runs' artifacts (and the workspaces they kept) stay for a look when something failed.
     if let Some(Ok(run)) = RUN.get() {
         if conclusion.has_failed() {
-            eprintln!("real-agents: artifacts kept in {}", run.dir.display());
+            eprintln!(
+                "real-agents: artifacts kept in {}, workspaces in {}",
+                run.dir.display(),
+                run.tmp.display()
+            );
         } else {
             let _ = std::fs::remove_dir_all(&run.dir);
+            let _ = std::fs::remove_dir_all(&run.tmp);
         }
     }
     conclusion.exit_code()
@@ -208,10 +268,11 @@ fn skip_reason(agent: Option<&AgentCli>) -> Option<String> {
     (!can_unshare).then(|| "`unshare -n` is not permitted here (it needs root)".to_owned())
 }
 
-/// One agent's execution of one scenario ended with `status`.
-fn check(agent: &AgentCli, scenario: &str, status: &str) -> Result<Completion, Failed> {
+/// Whether `agent`'s trials can run: `Some` completion when they are skipped here, an error
+/// when its CLI is missing under `CI`.
+fn not_ready(agent: &AgentCli) -> Result<Option<Completion>, Failed> {
     if let Some(reason) = skip_reason(Some(agent)) {
-        return Ok(Completion::ignored_with(reason));
+        return Ok(Some(Completion::ignored_with(reason)));
     }
     if find_program(agent.program).is_none() {
         return Err(format!(
@@ -219,6 +280,14 @@ fn check(agent: &AgentCli, scenario: &str, status: &str) -> Result<Completion, F
             agent.program
         )
         .into());
+    }
+    Ok(None)
+}
+
+/// One agent's execution of one scenario ended with `status`.
+fn check(agent: &AgentCli, scenario: &str, status: &str) -> Result<Completion, Failed> {
+    if let Some(skipped) = not_ready(agent)? {
+        return Ok(skipped);
     }
     let run = tier_run()?;
     let case_id = format!("cases::{scenario}");
@@ -414,6 +483,172 @@ fn check_replay(agent: &AgentCli) -> Result<Completion, Failed> {
     Ok(Completion::Completed)
 }
 
+/// No model request of `agent`, in the scenarios, the rejection run and the explain sessions,
+/// mentions a marker of the author repository's files; every workspace was in the child's
+/// temporary directory, outside that repository.
+fn check_no_leak(agent: &AgentCli) -> Result<Completion, Failed> {
+    if let Some(skipped) = not_ready(agent)? {
+        return Ok(skipped);
+    }
+    let run = tier_run()?;
+    let mut requests = 0;
+    let mut leaks = Vec::new();
+    for run_id in ["scenarios", "rejection"] {
+        for log in request_logs(&run.out.join(run_id), agent.runner) {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            requests += text.lines().count();
+            let seen = markers_in(&text, &run.author_marker(""), &AUTHOR_FILES);
+            if !seen.is_empty() {
+                leaks.push(format!("  {}: {}", log.display(), seen.join(", ")));
+            }
+        }
+    }
+    if requests == 0 {
+        return Err(format!("no model request of {} was logged", agent.runner).into());
+    }
+    if !leaks.is_empty() {
+        return Err(format!(
+            "{} sent the author repository's files ({}) to the model:\n{}",
+            agent.runner,
+            run.author.display(),
+            leaks.join("\n")
+        )
+        .into());
+    }
+    let workspaces = workspaces_of(&run.out.join("scenarios"), agent.runner);
+    if workspaces.is_empty() {
+        return Err(format!("no workspace.json of {}", agent.runner).into());
+    }
+    for cwd in workspaces {
+        if !cwd.starts_with(&run.tmp) || cwd.starts_with(&run.author) {
+            return Err(format!(
+                "a workspace of {} is {}, not in the temporary directory {}",
+                agent.runner,
+                cwd.display(),
+                run.tmp.display()
+            )
+            .into());
+        }
+    }
+    Ok(Completion::Completed)
+}
+
+/// The control run (workspace root inside the author repository): `agent` sent its
+/// workspace's own instructions (so a leak would be seen), and exactly the author files
+/// [`SEEN_FROM_INSIDE`] says it reads past its workspace's repository.
+fn check_control(agent: &AgentCli) -> Result<Completion, Failed> {
+    if let Some(skipped) = not_ready(agent)? {
+        return Ok(skipped);
+    }
+    let run = tier_run()?;
+    let control = run.out.join("control");
+    let status = run.results[3]["executions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|execution| execution["runner_id"] == agent.runner)
+        .map(|execution| execution["status"].clone());
+    if status != Some(Value::from("passed")) {
+        return Err(format!(
+            "{CONTROL_SCENARIO} on {} in the control run: status {status:?}, expected passed ({})",
+            agent.runner,
+            control.display()
+        )
+        .into());
+    }
+    let text: String = request_logs(&control, agent.runner)
+        .iter()
+        .map(|log| std::fs::read_to_string(log).unwrap_or_default())
+        .collect();
+    let own = markers_in(&text, &run.workspace_marker(""), &WORKSPACE_FILES);
+    if own.is_empty() {
+        return Err(format!(
+            "{}'s requests in {} mention none of its workspace's instruction files: the leak check could not see a leak",
+            agent.runner,
+            control.display()
+        )
+        .into());
+    }
+    let seen = markers_in(&text, &run.author_marker(""), &AUTHOR_FILES);
+    let expected: Vec<String> = SEEN_FROM_INSIDE
+        .iter()
+        .find(|(runner, _)| *runner == agent.runner)
+        .map(|(_, tags)| tags.iter().map(|tag| (*tag).to_owned()).collect())
+        .unwrap_or_default();
+    if seen != expected {
+        return Err(format!(
+            "with its workspace root inside the author repository, {} sent the author's {seen:?}, expected {expected:?} (its workspace's own: {own:?}); requests in {}",
+            agent.runner,
+            control.display()
+        )
+        .into());
+    }
+    let workspaces = workspaces_of(&control, agent.runner);
+    let root = run.author.join("target/skillgym-workspaces");
+    if workspaces.is_empty() || !workspaces.iter().all(|cwd| cwd.starts_with(&root)) {
+        return Err(format!("{}'s workspaces: {workspaces:?}, expected in {}", agent.runner, root.display()).into());
+    }
+    Ok(Completion::Completed)
+}
+
+/// The tags of `files` whose marker (`prefix` + tag) `text` mentions, in `files`' order.
+fn markers_in(text: &str, prefix: &str, files: &[(&str, &str)]) -> Vec<String> {
+    files
+        .iter()
+        .map(|(tag, _)| *tag)
+        .filter(|tag| text.contains(&format!("{prefix}{tag}")))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every `mock-requests.jsonl` of `runner`'s attempts (and their explain questions) in the
+/// run directory `run_dir`.
+fn request_logs(run_dir: &Path, runner: &str) -> Vec<PathBuf> {
+    let mut logs = Vec::new();
+    for case in subdirs(run_dir) {
+        files_named(&case.join(runner), "mock-requests.jsonl", &mut logs);
+    }
+    logs
+}
+
+/// The workspaces (`cwd` of each `workspace.json`) of `runner`'s attempts in `run_dir`.
+fn workspaces_of(run_dir: &Path, runner: &str) -> Vec<PathBuf> {
+    let mut records = Vec::new();
+    for case in subdirs(run_dir) {
+        files_named(&case.join(runner), "workspace.json", &mut records);
+    }
+    records
+        .iter()
+        .filter_map(|record| std::fs::read_to_string(record).ok())
+        .filter_map(|text| serde_json::from_str::<Value>(&text).ok())
+        .filter_map(|record| record["cwd"].as_str().map(PathBuf::from))
+        .collect()
+}
+
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Appends every file named `name` below `dir` to `found` (links are not followed).
+fn files_named(dir: &Path, name: &str, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => files_named(&path, name, found),
+            Ok(kind) if kind.is_file() && entry.file_name() == name => found.push(path),
+            _ => {}
+        }
+    }
+}
+
 /// The agent's program on `PATH`, found as `skillgym doctor` finds it.
 fn find_program(program: &str) -> Option<PathBuf> {
     skillgym_harness::doctor::find_program(Path::new(program))
@@ -425,8 +660,28 @@ struct TierRun {
     results: Vec<Value>,
     /// Each agent's explain run of its `explain_why` attempt.
     explains: Vec<(&'static str, Output)>,
-    /// Their directory (config, artifacts).
+    /// Their directory (the author repository, the home, the control run's template).
     dir: PathBuf,
+    /// The author repository (config, artifacts in `out/`).
+    author: PathBuf,
+    /// `<author>/out`: the run directories.
+    out: PathBuf,
+    /// The children's `TMPDIR`, outside every repository: the default workspace root's.
+    tmp: PathBuf,
+    /// What makes this tier run's markers unique.
+    nonce: String,
+}
+
+impl TierRun {
+    /// The marker of the author file `tag` (`""`: the prefix of every one).
+    fn author_marker(&self, tag: &str) -> String {
+        format!("sgleak{}-{tag}", self.nonce)
+    }
+
+    /// The marker of the control template's instruction file `tag` (`""`: the prefix).
+    fn workspace_marker(&self, tag: &str) -> String {
+        format!("sgwork{}-{tag}", self.nonce)
+    }
 }
 
 static RUN: OnceLock<Result<TierRun, String>> = OnceLock::new();
@@ -446,17 +701,63 @@ fn start_tier() -> Result<TierRun, String> {
         return Err("no agent CLI on PATH".to_owned());
     }
     let dir = temp_dir("real-agents");
-    let config = dir.path().join("skillgym.yaml");
-    let mut yaml = format!(
-        "run:\n  output_dir: {out}\n  workspace: {{ mode: isolated, template_dir: {template} }}\n  skills: [{skill}]\ndefaults: {{ timeout: 3m }}\nrunners:\n",
-        out = dir.path().join("out").display(),
-        template = workspace_root()
-            .join("tests/real_agents/workspace")
-            .display(),
-        skill = workspace_root()
-            .join("tests/real_agents/skills/under-test-dir")
-            .display(),
+    let nonce = format!(
+        "{:x}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ u64::from(std::process::id())
     );
+    // The author repository, where the config and the artifacts are, as a user's would be.
+    let author = dir.path().join("author");
+    let marker = |prefix: &str, tag: &str| format!("{prefix}{nonce}-{tag}");
+    write_files(&author, &author_files(&nonce)).map_err(|e| e.to_string())?;
+    // The children's temporary directory: the default workspace root's, outside every
+    // repository (the driver's own, in the system's temporary directory).
+    let tmp = tempfile::Builder::new()
+        .prefix("real-agents-tmp-")
+        .tempdir()
+        .map_err(|e| e.to_string())?
+        .keep();
+    let runners_yaml: String = agents
+        .iter()
+        .map(|agent| {
+            format!(
+                "  {}: {{ agent: {{ type: {}, model: {} }} }}\n",
+                agent.runner, agent.runner, agent.model
+            )
+        })
+        .collect();
+    let config_text = |template: &Path, root: &str| {
+        format!(
+            "run:\n  output_dir: out\n{root}  workspace: {{ mode: isolated, template_dir: {template} }}\n  skills: [{skill}]\ndefaults: {{ timeout: 3m }}\nrunners:\n{runners_yaml}",
+            template = template.display(),
+            skill = workspace_root()
+                .join("tests/real_agents/skills/under-test-dir")
+                .display(),
+        )
+    };
+    let template = workspace_root().join("tests/real_agents/workspace");
+    let config = author.join("skillgym.yaml");
+    std::fs::write(&config, config_text(&template, "")).map_err(|e| e.to_string())?;
+    // The control: workspaces inside the author repository (relative to the config file), in
+    // a template whose instruction files name markers of their own.
+    let control_template = dir.path().join("control-template");
+    skillgym_harness::copy_tree(&template, &control_template).map_err(|e| e.to_string())?;
+    let workspace_files: Vec<(String, String)> = WORKSPACE_FILES
+        .iter()
+        .map(|(tag, path)| {
+            let text = format!("# Workspace instructions\n\nThe workspace's rule {}.\n", marker("sgwork", tag));
+            ((*path).to_owned(), text)
+        })
+        .collect();
+    write_files(&control_template, &workspace_files).map_err(|e| e.to_string())?;
+    let control_config = author.join("control.yaml");
+    std::fs::write(
+        &control_config,
+        config_text(&control_template, "  workspace_root: target/skillgym-workspaces\n"),
+    )
+    .map_err(|e| e.to_string())?;
     // A home holding the user's own skills, which no agent may see.
     let home = dir.path().join("home");
     for skills_dir in USER_SKILL_DIRS {
@@ -468,40 +769,39 @@ fn start_tier() -> Result<TierRun, String> {
         )
         .map_err(|e| e.to_string())?;
     }
-    for agent in &agents {
-        yaml.push_str(&format!(
-            "  {}: {{ agent: {{ type: {}, model: {} }} }}\n",
-            agent.runner, agent.runner, agent.model
-        ));
-    }
-    std::fs::write(&config, yaml).map_err(|e| e.to_string())?;
     let config = config.display().to_string();
     let started = std::time::Instant::now();
     let home = home.display().to_string();
-    let scenarios = child_run(
+    let tmp_text = tmp.display().to_string();
+    let child = Child {
+        cwd: &author,
+        env: vec![("HOME", home.as_str()), ("TMPDIR", tmp_text.as_str())],
+    };
+    let scenarios = child.run(
         &["--config", &config, "--mock", "--skip", "rejection::"],
-        &[
-            ("SKILLGYM_RUN_ID", "scenarios"),
-            ("SKILLGYM_MAX_PARALLEL", "3"),
-            ("HOME", &home),
-        ],
+        &[("SKILLGYM_RUN_ID", "scenarios"), ("SKILLGYM_MAX_PARALLEL", "3")],
     )?;
     let scenarios_took = started.elapsed();
-    let rejection = child_run(
+    let rejection = child.run(
         &["--config", &config, "--mock", "cases::rejection::"],
         &[
             ("SKILLGYM_RUN_ID", "rejection"),
             // Serial: every runner's `first` runs before its `second` (under
             // `isolated-by-runner` two workers may reach a runner's lane in either order).
             ("SKILLGYM_SCHEDULE", "serial"),
-            ("HOME", &home),
         ],
     )?;
     let rejection_took = started.elapsed() - scenarios_took;
+    let control_config = control_config.display().to_string();
+    let control = child.run(
+        &["--config", &control_config, "--mock", "--exact", CONTROL_SCENARIO],
+        &[("SKILLGYM_RUN_ID", "control"), ("SKILLGYM_MAX_PARALLEL", "3")],
+    )?;
+    let control_took = started.elapsed() - scenarios_took - rejection_took;
     // The scenarios again, replayed from their run directory: no agent starts (the loopback
     // namespace is kept only because the child insists on it).
-    let replay_dir = dir.path().join("out/scenarios").display().to_string();
-    let replayed = child_run(
+    let replay_dir = author.join("out/scenarios").display().to_string();
+    let replayed = child.run(
         &[
             "--config",
             &config,
@@ -510,27 +810,29 @@ fn start_tier() -> Result<TierRun, String> {
             "--skip",
             "rejection::",
         ],
-        &[("SKILLGYM_RUN_ID", "replayed"), ("HOME", &home)],
+        &[("SKILLGYM_RUN_ID", "replayed")],
     )?;
-    let explains = explain_runs(&agents, dir.path(), &config, &home)?;
+    let explained = started.elapsed();
+    let explains = explain_runs(&agents, &author, &config, &child)?;
     let runners: Vec<&str> = agents.iter().map(|agent| agent.runner).collect();
     eprintln!(
-        "real-agents: {} ran the scenarios in {:.1} s, the rejection in {:.1} s and explain in {:.1} s",
+        "real-agents: {} ran the scenarios in {:.1} s, the rejection in {:.1} s, the control in {:.1} s and explain in {:.1} s",
         runners.join(", "),
         scenarios_took.as_secs_f64(),
         rejection_took.as_secs_f64(),
-        (started.elapsed() - scenarios_took - rejection_took).as_secs_f64()
+        control_took.as_secs_f64(),
+        (started.elapsed() - explained).as_secs_f64()
     );
-    let results = ["scenarios", "rejection", "replayed"]
+    let results = ["scenarios", "rejection", "replayed", "control"]
         .iter()
         .map(|run| {
-            let path = dir.path().join("out").join(run).join("results.json");
+            let path = author.join("out").join(run).join("results.json");
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
         })
         .collect::<Result<Vec<Value>, String>>();
-    let outputs = vec![scenarios, rejection, replayed];
+    let outputs = vec![scenarios, rejection, replayed, control];
     let results = results.map_err(|message| {
         format!(
             "{message}\n--- child output ---\n{}",
@@ -541,21 +843,63 @@ fn start_tier() -> Result<TierRun, String> {
                 .join("\n")
         )
     })?;
+    drop(child);
     Ok(TierRun {
         outputs,
         results,
         explains,
+        out: author.join("out"),
+        author,
+        tmp,
+        nonce,
         dir: dir.keep(),
     })
+}
+
+/// The author repository's files: a `.git` and, at its root, the author's skills and
+/// instruction files, each naming its marker (`sgleak<nonce>-<tag>`); a skill is named by it.
+fn author_files(nonce: &str) -> Vec<(String, String)> {
+    let mut files = vec![
+        (".git/HEAD".to_owned(), "ref: refs/heads/main\n".to_owned()),
+        (".git/config".to_owned(), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n".to_owned()),
+        (".git/objects/.keep".to_owned(), String::new()),
+        (".git/refs/heads/.keep".to_owned(), String::new()),
+    ];
+    for (tag, path) in AUTHOR_FILES {
+        let marker = format!("sgleak{nonce}-{tag}");
+        let (path, text) = if path.contains("{name}") {
+            (
+                path.replace("{name}", &marker),
+                format!("---\nname: {marker}\ndescription: The author's own skill {marker}, for the author's repository only.\n---\n\n# {marker}\n"),
+            )
+        } else {
+            (
+                path.to_owned(),
+                format!("# The author's instructions\n\nThe author's rule {marker}.\n"),
+            )
+        };
+        files.push((path, text));
+    }
+    files
+}
+
+/// Writes each `(path, text)` below `dir`, with the missing directories.
+fn write_files(dir: &Path, files: &[(String, String)]) -> std::io::Result<()> {
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap_or(dir))?;
+        std::fs::write(path, text)?;
+    }
+    Ok(())
 }
 
 /// Runs the child in explain mode for each agent's `explain_why` attempt, three agents at a
 /// time, each in its own loopback-only namespace.
 fn explain_runs(
     agents: &[&AgentCli],
-    dir: &Path,
+    author: &Path,
     config: &str,
-    home: &str,
+    child: &Child<'_>,
 ) -> Result<Vec<(&'static str, Output)>, String> {
     let mut explains = Vec::new();
     for group in agents.chunks(3) {
@@ -564,15 +908,12 @@ fn explain_runs(
                 .iter()
                 .map(|agent| {
                     scope.spawn(move || {
-                        let attempt = dir
+                        let attempt = author
                             .join("out/scenarios/cases.explain_why")
                             .join(agent.runner)
                             .join("repeat-1/attempt-1");
                         let attempt = attempt.display().to_string();
-                        child_run(
-                            &["--config", config, "--explain", &attempt, "--mock"],
-                            &[("HOME", home)],
-                        )
+                        child.run(&["--config", config, "--explain", &attempt, "--mock"], &[])
                     })
                 })
                 .collect();
@@ -588,35 +929,46 @@ fn explain_runs(
     Ok(explains)
 }
 
-/// Runs the child harness with `args` inside a fresh loopback-only network namespace.
-fn child_run(args: &[&str], env: &[(&str, &str)]) -> Result<Output, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut command = Command::new("unshare");
-    command
-        .args([
-            "-n",
-            "--",
-            "sh",
-            "-c",
-            r#"ip link set lo up && exec "$@""#,
-            "sh",
-        ])
-        .arg(&exe)
-        .args(args)
-        .current_dir(workspace_root())
-        .env(CHILD, "1");
-    without_outer_runner_env(&mut command);
-    command.envs(env.iter().copied());
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot run `unshare -n` (it needs root and util-linux): {e}"))?;
-    if output.status.code() == Some(3) || !stdout(&output).contains(LOOPBACK_ONLY) {
-        return Err(format!(
-            "the child could not run inside a loopback-only namespace (exit {:?}):\n{}\n{}",
-            output.status.code(),
-            stdout(&output),
-            stderr(&output)
-        ));
+/// How the child runs: its working directory (the author repository) and the environment every
+/// run of it gets.
+struct Child<'a> {
+    cwd: &'a Path,
+    env: Vec<(&'a str, &'a str)>,
+}
+
+impl Child<'_> {
+    /// Runs the child harness with `args` (and `env` over the common environment) inside a
+    /// fresh loopback-only network namespace.
+    fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Result<Output, String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let mut command = Command::new("unshare");
+        command
+            .args([
+                "-n",
+                "--",
+                "sh",
+                "-c",
+                r#"ip link set lo up && exec "$@""#,
+                "sh",
+            ])
+            .arg(&exe)
+            .args(args)
+            .current_dir(self.cwd)
+            .env(CHILD, "1");
+        without_outer_runner_env(&mut command);
+        command.envs(self.env.iter().copied());
+        command.envs(env.iter().copied());
+        let output = command
+            .output()
+            .map_err(|e| format!("cannot run `unshare -n` (it needs root and util-linux): {e}"))?;
+        if output.status.code() == Some(3) || !stdout(&output).contains(LOOPBACK_ONLY) {
+            return Err(format!(
+                "the child could not run inside a loopback-only namespace (exit {:?}):\n{}\n{}",
+                output.status.code(),
+                stdout(&output),
+                stderr(&output)
+            ));
+        }
+        Ok(output)
     }
-    Ok(output)
 }

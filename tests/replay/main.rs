@@ -232,7 +232,7 @@ fn dirs(dir: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .filter(|path| path.is_dir() && !path.ends_with("workspaces"))
+        .filter(|path| path.is_dir())
         .collect();
     dirs.sort();
     dirs
@@ -595,6 +595,12 @@ fn the_six_real_agents_recording_replays_as_recorded() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The workspace root of the run in `run` (from its `workspace-root.json`).
+fn workspace_root(run: &Path) -> PathBuf {
+    let record = read_json(&run.join("workspace-root.json"));
+    PathBuf::from(record["root"].as_str().unwrap_or_default())
+}
+
 /// The names of the entries of `dir`, sorted.
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -643,7 +649,8 @@ fn no_case_id_takes_a_name_the_run_directory_uses() -> Result<(), Failed> {
         .into_iter()
         .filter(|name| !cases.contains(name))
         .chain(
-            names(&run.join("workspaces"))
+            // The run's workspace root (where failed attempts' workspaces are kept).
+            names(&workspace_root(&run))
                 .into_iter()
                 .filter(|name| !cases.contains(name)),
         )
@@ -653,7 +660,7 @@ fn no_case_id_takes_a_name_the_run_directory_uses() -> Result<(), Failed> {
         "results.json",
         "junit.xml",
         "report.html",
-        "workspaces",
+        "workspace-root.json",
     ] {
         if !own.iter().any(|name| name == expected) {
             return Err(format!("the run directory lacks {expected}: {own:?}").into());

@@ -85,6 +85,9 @@ pub(super) struct Flags {
     /// Where run artifacts are written (default target/skillgym/runs) [env: SKILLGYM_OUTPUT_DIR]
     #[arg(long, value_name = "DIR", value_parser = path)]
     pub(super) output_dir: Option<PathBuf>,
+    /// Where the run's workspaces go (default: the temporary directory) [env: SKILLGYM_WORKSPACE_ROOT]
+    #[arg(long, value_name = "DIR", value_parser = path)]
+    pub(super) workspace_root: Option<PathBuf>,
     /// Use this skillgym.yaml instead of searching upward from the test crate [env: SKILLGYM_CONFIG]
     #[arg(long, value_name = "FILE", value_parser = path)]
     pub(super) config: Option<PathBuf>,

@@ -44,6 +44,8 @@ pub(crate) struct SkillgymArgs {
     pub max_parallel: Option<usize>,
     /// `--output-dir`, as given (relative to the process cwd).
     pub output_dir: Option<PathBuf>,
+    /// `--workspace-root`, as given (relative to the process cwd).
+    pub workspace_root: Option<PathBuf>,
     /// `--config`, as given (relative to the process cwd).
     pub config: Option<PathBuf>,
     /// `--reporter`: reporter names.
@@ -106,6 +108,7 @@ impl SkillgymArgs {
             schedule: self.schedule.or(fallback.schedule),
             max_parallel: self.max_parallel.or(fallback.max_parallel),
             output_dir: self.output_dir.or(fallback.output_dir),
+            workspace_root: self.workspace_root.or(fallback.workspace_root),
             config: self.config.or(fallback.config),
             reporters: if self.reporters.is_empty() {
                 fallback.reporters
@@ -348,6 +351,7 @@ impl Flags {
             schedule: self.schedule,
             max_parallel: self.max_parallel,
             output_dir: self.output_dir,
+            workspace_root: self.workspace_root,
             config: self.config,
             reporters: dedup(self.reporters),
             mock: self.mock,

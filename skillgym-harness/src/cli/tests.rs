@@ -73,6 +73,7 @@ fn parses_every_flag_in_both_forms() {
         schedule: Some(Schedule::IsolatedByRunner),
         max_parallel: Some(4),
         output_dir: Some(PathBuf::from("out/runs")),
+        workspace_root: Some(PathBuf::from("/tmp/ws")),
         config: Some(PathBuf::from("cfg/skillgym.yaml")),
         reporters: strings(&["json"]),
         mock: Some(true),
@@ -94,6 +95,7 @@ fn parses_every_flag_in_both_forms() {
         ("--schedule", "isolated-by-runner"),
         ("--max-parallel", "4"),
         ("--output-dir", "out/runs"),
+        ("--workspace-root", "/tmp/ws"),
         ("--config", "cfg/skillgym.yaml"),
         ("--reporter", "json"),
         ("--mock-script", "scripts/a.yaml"),
@@ -395,6 +397,7 @@ fn reads_every_env_var() {
         ("SKILLGYM_SCHEDULE", "serial"),
         ("SKILLGYM_MAX_PARALLEL", "8"),
         ("SKILLGYM_OUTPUT_DIR", "out"),
+        ("SKILLGYM_WORKSPACE_ROOT", "ws"),
         ("SKILLGYM_CONFIG", "sg.yaml"),
         ("SKILLGYM_REPORTER", "junit"),
         ("SKILLGYM_MOCK", "1"),
@@ -414,6 +417,7 @@ fn reads_every_env_var() {
             schedule: Some(Schedule::Serial),
             max_parallel: Some(8),
             output_dir: Some(PathBuf::from("out")),
+            workspace_root: Some(PathBuf::from("ws")),
             config: Some(PathBuf::from("sg.yaml")),
             reporters: strings(&["junit"]),
             mock: Some(true),
@@ -434,7 +438,7 @@ fn every_flag_has_its_variable_in_the_help() {
     let help = help_text();
     let command = <flags::EnvLine as clap::CommandFactory>::command();
     let longs = long_flags(&command);
-    assert_eq!(longs.len(), 14, "{longs:?}");
+    assert_eq!(longs.len(), 15, "{longs:?}");
     for long in longs {
         let name = env_name(long);
         // Every variable is read, as its flag...

@@ -79,7 +79,10 @@ impl Config {
 
     fn resolve_paths(&mut self, dir: &Path) {
         let run = &mut self.run;
-        for path in [&mut run.output_dir, &mut run.cwd].into_iter().flatten() {
+        for path in [&mut run.output_dir, &mut run.cwd, &mut run.workspace_root]
+            .into_iter()
+            .flatten()
+        {
             *path = resolve_path(dir, path);
         }
         if let Some(workspace) = &mut run.workspace {
@@ -241,6 +244,9 @@ pub struct RunConfig {
     pub cwd: Option<PathBuf>,
     /// `workspace`.
     pub workspace: Option<WorkspaceConfig>,
+    /// `workspace_root`: where the run's workspaces go (absolute after [`Config::parse`]);
+    /// default: the temporary directory.
+    pub workspace_root: Option<PathBuf>,
     /// `skills`: skill directories installed for every runner's agent in every attempt
     /// (absolute after [`Config::parse`]), with their position in the file.
     pub skills: Vec<Located<PathBuf>>,
@@ -319,6 +325,8 @@ struct RawRun {
     cwd: Option<Located<PathBuf>>,
     #[serde(default)]
     workspace: Option<WorkspaceConfig>,
+    #[serde(default, alias = "workspaceRoot")]
+    workspace_root: Option<Located<String>>,
     #[serde(default, deserialize_with = "fields::null_as_default")]
     skills: Vec<Located<PathBuf>>,
     #[serde(default)]
@@ -360,6 +368,7 @@ impl TryFrom<RawRun> for RunConfig {
                 )));
             }
         }
+        let workspace_root = raw.workspace_root.map(workspace_root).transpose()?;
         let mut tags: Option<Vec<String>> = None;
         if let Some(raw_tags) = raw.tags {
             let mut unique = Vec::with_capacity(raw_tags.len());
@@ -386,12 +395,33 @@ impl TryFrom<RawRun> for RunConfig {
             },
             cwd: raw.cwd.map(|cwd| cwd.value),
             workspace: raw.workspace,
+            workspace_root,
             skills: raw.skills,
             user_skills: raw.user_skills,
             max_output: raw.max_output,
             secrets: raw.secrets.into_iter().map(|NonEmpty(name)| name).collect(),
         })
     }
+}
+
+/// `run.workspace_root`: a directory path, relative ones against the config file's directory
+/// (as every path of the file); blank, or starting with `~` (which is not expanded), is an
+/// error.
+fn workspace_root(raw: Located<String>) -> Result<PathBuf, String> {
+    let value = raw.value.trim();
+    if value.is_empty() {
+        return Err(raw.error(yaml::with_help(
+            "`workspace_root` must not be empty",
+            "remove it to keep workspaces in the temporary directory, or name a directory",
+        )));
+    }
+    if value.starts_with('~') {
+        return Err(raw.error(yaml::with_help(
+            format!("`workspace_root` starts with `~`, which skillgym does not expand: `{value}`"),
+            "write the home directory out (an absolute path), or a path relative to this file",
+        )));
+    }
+    Ok(PathBuf::from(value))
 }
 
 /// Where a case's agent runs.

@@ -14,7 +14,8 @@
 //! | max steps | — | — | `run.max_steps` (`maxSteps`) | none |
 //! | timeout | — | — | `defaults.timeout` or `defaults.timeout_ms` (`timeoutMs`) | 2m |
 //! | cwd (workspace mode `none`) | — | — | `run.workspace.cwd` or `run.cwd` (not both; vs config dir) | the config dir |
-//! | workspace | — | — | `run.workspace` | mode `none` |
+//! | workspace | — | — | `run.workspace` | mode `isolated` |
+//! | workspace root | `--workspace-root <DIR>` (vs process cwd) | `SKILLGYM_WORKSPACE_ROOT` | `run.workspace_root` (`workspaceRoot`, vs config dir) | the temporary directory (`crate::workspace::root`) |
 //! | declarative suites | — | — | `suites` (vs config dir) | none |
 //! | judge runner | — | — | `judge.runner` | none (rubric graders are a start-up error) |
 //! | token snapshots | — | — | `snapshots` | off |
@@ -92,6 +93,8 @@ pub struct Settings {
     pub cwd: PathBuf,
     /// Workspace preparation.
     pub workspace: WorkspaceConfig,
+    /// Where the run's workspaces go (absolute); `None`: the temporary directory.
+    pub workspace_root: Option<PathBuf>,
     /// The configured runners, in file order.
     pub runners: Vec<(String, RunnerConfig)>,
     /// `run.skills`: skill directories installed for every runner (absolute, with their
@@ -249,6 +252,10 @@ fn resolve_in(
     } else {
         args.reporters.clone()
     };
+    let workspace_root = match (&args.workspace_root, run.workspace_root) {
+        (Some(flag), _) => Some(resolve_path(process_cwd, flag)),
+        (None, file) => file,
+    };
     let workspace = run.workspace.unwrap_or_default();
     let cwd = match (&workspace.cwd, run.cwd) {
         (Some(cwd), _) if workspace.mode == WorkspaceMode::None => cwd.clone(),
@@ -273,6 +280,7 @@ fn resolve_in(
         default_timeout: defaults.timeout.unwrap_or(DEFAULT_TIMEOUT),
         cwd,
         workspace,
+        workspace_root,
         runners,
         skills: run.skills,
         user_skills: run.user_skills,
@@ -665,6 +673,26 @@ runners:
             flags(&[]).or(env(&[("SKILLGYM_TAG", "")])),
         );
         assert_eq!(s.tags, ["smoke", "slow"]);
+    }
+
+    #[test]
+    fn workspace_root_flag_beats_variable_beats_file() {
+        let file = || config("run: { workspace_root: ws }");
+        assert_eq!(resolve(config(""), SkillgymArgs::default()).workspace_root, None);
+        assert_eq!(
+            resolve(file(), SkillgymArgs::default()).workspace_root,
+            Some(PathBuf::from("/proj/bench/ws"))
+        );
+        let variable = env(&[("SKILLGYM_WORKSPACE_ROOT", "from-env")]);
+        assert_eq!(
+            resolve(file(), variable.clone()).workspace_root,
+            Some(PathBuf::from("/proj/from-env")),
+            "a variable's relative path is the process cwd's"
+        );
+        assert_eq!(
+            resolve(file(), flags(&["--workspace-root", "/abs"]).or(variable)).workspace_root,
+            Some(PathBuf::from("/abs"))
+        );
     }
 
     #[test]

@@ -480,6 +480,39 @@ runners:
 }
 
 #[test]
+fn workspace_root_is_a_directory_relative_to_the_config_file() {
+    assert_eq!(parse("run: {}").run.workspace_root, None);
+    assert_eq!(
+        parse("run: { workspace_root: ../scratch/ws }").run.workspace_root,
+        Some(p("/proj/bench/../scratch/ws"))
+    );
+    assert_eq!(
+        parse("run: { workspaceRoot: /var/tmp/ws }").run.workspace_root,
+        Some(p("/var/tmp/ws"))
+    );
+    let err = fail("run:\n  workspace_root: '  '\n");
+    assert_error(
+        &err,
+        2,
+        19,
+        "`workspace_root` must not be empty",
+        Some("remove it to keep workspaces in the temporary directory, or name a directory"),
+    );
+    let err = fail("run:\n  workspace_root: ~/skillgym\n");
+    assert_error(
+        &err,
+        2,
+        19,
+        "`workspace_root` starts with `~`, which skillgym does not expand: `~/skillgym`",
+        Some("write the home directory out (an absolute path), or a path relative to this file"),
+    );
+    let err = fail("run:\n  workspace_root: [a]\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((2, 19)), "{err}");
+    let err = fail("run:\n  workspace_rot: /tmp\n");
+    assert_eq!(err.help(), Some("did you mean `workspace_root`?"), "{err}");
+}
+
+#[test]
 fn workspace_mode_rules() {
     let err = fail("run:\n  workspace:\n    mode: isolated\n    cwd: app\n");
     assert_error(

@@ -62,6 +62,7 @@ pub(super) fn run_attempt(run: &RunContext, runtime: &Lease, id: AttemptId<'_>) 
         exit_code: None,
         signal: None,
         artifact_dir: artifact_dir.clone(),
+        kept_workspace: None,
         grading: None,
         replayed_from: id
             .recorded
@@ -157,7 +158,12 @@ fn prepare_and_run(
     // Masked; the agent's prompt file is the real one (a private copy when they differ).
     let (prompt_file, _private_prompt) = crate::agent::isolation::write_prompt(&prompt_md, &prompt)
         .map_err(|error| not_started(&prompt_md, &error))?;
-    let workspace = workspace::prepare(run, runtime, case, &runner.id, artifact_dir)?;
+    let workspace = workspace::prepare(run, runtime, case, &runner.id, artifact_dir).map_err(
+        |(failure, kept)| {
+            result.kept_workspace = kept;
+            failure
+        },
+    )?;
     let installed = install_skills(run, case, runner, workspace.cwd())?;
     let declared = match &case.check {
         CaseCheck::Declared(check) => Some(check.as_ref()),
@@ -177,7 +183,7 @@ fn prepare_and_run(
     {
         hook_log.write(artifact_dir);
         // Kept for a look: the attempt failed before its agent ran.
-        let _ = workspace.finish(false, artifact_dir);
+        result.kept_workspace = workspace.finish(false, artifact_dir).kept;
         return Err(failure);
     }
     let session = run_agent(
@@ -209,7 +215,9 @@ fn prepare_and_run(
         None => !case.expected_fail,
         Some(failure) => case.expected_fail && failure.origin.is_verdict(),
     };
-    if let Some(problem) = workspace.finish(verdict_passes, artifact_dir) {
+    let finished = workspace.finish(verdict_passes, artifact_dir);
+    result.kept_workspace = finished.kept;
+    if let Some(problem) = finished.problem {
         return Ok(failure.or(Some(problem)));
     }
     Ok(failure)

@@ -1,7 +1,7 @@
 //! Verdicts of attempts, repetitions and executions, as written to `result.json` and
 //! `results.json`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use skillgym::{Failure, Usage};
@@ -79,6 +79,10 @@ pub struct AttemptResult {
     pub signal: Option<i32>,
     /// The attempt's artifact directory.
     pub artifact_dir: PathBuf,
+    /// Where the attempt's isolated workspace was kept (under the run's workspace root): the
+    /// attempt failed, or removing its workspace did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_workspace: Option<PathBuf>,
     /// The graders' scores and evidence (declarative cases whose session ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grading: Option<Grading>,
@@ -241,6 +245,16 @@ pub struct ExecutionResult {
     pub artifact_dir: PathBuf,
     /// Every repetition, in order, each with its attempts.
     pub repetitions: Vec<RepetitionResult>,
+}
+
+impl ExecutionResult {
+    /// Where its attempts' isolated workspaces were kept, in attempt order.
+    pub fn kept_workspaces(&self) -> impl Iterator<Item = &Path> {
+        self.repetitions
+            .iter()
+            .flat_map(|repetition| &repetition.attempts)
+            .filter_map(|attempt| attempt.kept_workspace.as_deref())
+    }
 }
 
 /// How often attempts passed, over every attempt of an execution (retries included).

@@ -14,7 +14,7 @@
 //! | `hint` | the `cargo skillgym explain <dir>` hint of a failed execution |
 //!
 //! The session resumes in the workspace `explain.json` names only when it is one skillgym made
-//! (inside a run directory's `workspaces/`) or the configured working directory of workspace
+//! (inside a run's workspace root) or the configured working directory of workspace
 //! mode `none` (`crate::workspace::recorded`): an edited `explain.json` cannot send the agent,
 //! whose permission prompts are off, into another directory.
 //!
@@ -178,7 +178,7 @@ impl Explainer<'_> {
         }
         if !request.cwd.is_dir() {
             return Err(ExplainError::new(format!(
-                "the attempt's workspace {} was removed (isolated workspaces are kept only for failed attempts, until the run directory is removed); the agent can only resume its session there",
+                "the attempt's workspace {} was removed (isolated workspaces are kept only for failed attempts, until their run's workspace root is removed: by you, or by the system's cleaning of its temporary directory); the agent can only resume its session there",
                 request.cwd.display()
             )));
         }
@@ -214,6 +214,10 @@ impl Explainer<'_> {
             dry_run: self.dry_run,
         };
         header(&request.case_id, &request.runner_id, attempt);
+        say(&format!(
+            "resuming the session in its kept workspace {}",
+            request.cwd.display()
+        ));
         let created_at = Timestamp::from(SystemTime::now()).rfc3339();
         let mut answers = Vec::with_capacity(request.questions.len());
         for (index, question) in request.questions.iter().enumerate() {

@@ -16,6 +16,7 @@ const LAYOUT: &[&str] = &[
     "suites",
     "run.json",
     "suite-warnings.txt",
+    "workspace-root.json",
     ".locks",
     ".rejected",
     "agent-state",

@@ -3,7 +3,7 @@
 //! | step | what happens |
 //! |---|---|
 //! | command | a string runs as `sh -c <string>`; an argv runs directly (no shell) |
-//! | cwd | `cwd:` (resolved by the loader), else **the attempt's workspace** (for a replayed attempt: only when the recorded one still exists and is a workspace skillgym made, inside a run directory's `workspaces/`, or the configured directory of workspace mode `none`; else the grader errors and nothing runs), else the case directory. agentv defaults to the eval file's directory, so a grader that runs the project's tests must `cd "$AGENTV_WORKSPACE_PATH"`; skillgym does not reproduce that |
+//! | cwd | `cwd:` (resolved by the loader), else **the attempt's workspace** (for a replayed attempt: only when the recorded one still exists and is a workspace skillgym made, inside a run's workspace root, or the configured directory of workspace mode `none`; else the grader errors and nothing runs), else the case directory. agentv defaults to the eval file's directory, so a grader that runs the project's tests must `cd "$AGENTV_WORKSPACE_PATH"`; skillgym does not reproduce that |
 //! | environment | the harness's, plus `SKILLGYM_WORKSPACE_PATH` and `AGENTV_WORKSPACE_PATH` (the workspace, when there is one) and `PWD` |
 //! | stdin | the [document](stdin_document) below, then closed |
 //! | timeout | `timeout:`, else the case's; on expiry the whole process group is killed (and what escaped it, see `crate::reaper`) and the grader errors |
@@ -58,7 +58,7 @@ pub(crate) fn grade(
         (None, None, Some(recorded)) if recorded.exists() => {
             // There, but refused: not a workspace skillgym made (`workspace::recorded`).
             return Err(format!(
-                "it runs in the attempt's workspace, and this attempt is replayed from a recording whose workspace.json names {}, which is not a workspace skillgym made (inside a run directory's `workspaces/`): skillgym runs nothing there; give the grader a `cwd:`, or run the case live",
+                "it runs in the attempt's workspace, and this attempt is replayed from a recording whose workspace.json names {}, which is not a workspace skillgym made (inside a run's workspace root): skillgym runs nothing there; give the grader a `cwd:`, or run the case live",
                 recorded.display()
             ));
         }
@@ -449,7 +449,7 @@ mod tests {
         assert_eq!(
             error,
             format!(
-                "it runs in the attempt's workspace, and this attempt is replayed from a recording whose workspace.json names {}, which is not a workspace skillgym made (inside a run directory's `workspaces/`): skillgym runs nothing there; give the grader a `cwd:`, or run the case live",
+                "it runs in the attempt's workspace, and this attempt is replayed from a recording whose workspace.json names {}, which is not a workspace skillgym made (inside a run's workspace root): skillgym runs nothing there; give the grader a `cwd:`, or run the case live",
                 elsewhere.path().display()
             )
         );

@@ -154,6 +154,9 @@ pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Fail
         ));
     }
     text.push_str(&format!("\n  artifacts: {}", result.artifact_dir.display()));
+    for kept in result.kept_workspaces() {
+        text.push_str(&format!("\n  workspace kept: {}", kept.display()));
+    }
     if let Some(hint) = crate::explain::hint(result, None) {
         text.push_str(&format!("\n  ask the agent why: {hint}"));
     }

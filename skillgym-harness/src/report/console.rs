@@ -164,6 +164,9 @@ fn failures_by_class(report: &RunReport) -> String {
                 execution.case_id,
                 execution.artifact_dir.display()
             );
+            for kept in execution.kept_workspaces() {
+                let _ = writeln!(text, "skillgym:     workspace kept: {}", kept.display());
+            }
             if let Some(hint) = crate::explain::hint(execution, user_dir.as_deref()) {
                 let _ = writeln!(text, "skillgym:     ask the agent why: {hint}");
             }

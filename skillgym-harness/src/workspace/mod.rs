@@ -1,6 +1,13 @@
 //! Where an attempt's agent runs: `none` (a fixed directory), `shared` (one prepared directory
 //! for the whole run) or `isolated` (a fresh copy of the template per attempt, removed when the
 //! attempt passes and kept when it fails).
+//!
+//! | module | concern |
+//! |---|---|
+//! | `root` | the run's workspace root, outside the author's repository, shared by every process of the run |
+//! | `boundary` | the repository of a workspace's own, so that no agent walks up out of it |
+//! | `copy` | copying a template |
+//! | `recorded` | which workspaces named by a file may be used again (replay, explain) |
 
 use std::fs;
 use std::io;
@@ -19,15 +26,31 @@ use crate::process::{self, LineVerdict, ProcessSpec, Termination};
 use crate::run::RunContext;
 use crate::suite::CaseSpec;
 
+mod boundary;
 mod copy;
 pub(crate) mod recorded;
+pub(crate) mod root;
 
 pub use copy::copy_tree;
+
+use boundary::Boundary;
+use root::RunRoot;
 
 /// A prepared workspace.
 #[derive(Debug)]
 pub(crate) struct PreparedWorkspace {
     record: WorkspaceRecord,
+    /// The run's workspace root, for an isolated workspace (pruned when it is removed).
+    root: Option<RunRoot>,
+}
+
+/// What [`PreparedWorkspace::finish`] did.
+#[derive(Debug, Default)]
+pub(crate) struct Finished {
+    /// Why a passing attempt's workspace could not be removed.
+    pub(crate) problem: Option<Failure>,
+    /// Where an isolated workspace was kept (the attempt failed, or its removal did).
+    pub(crate) kept: Option<PathBuf>,
 }
 
 /// What `workspace.json` in each attempt directory says about the attempt's workspace.
@@ -40,6 +63,10 @@ struct WorkspaceRecord {
     template_dir: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     bootstrap: Option<BootstrapRecord>,
+    /// Whether the workspace's `.git` was its own (`existing`) or an empty repository skillgym
+    /// wrote (`created`), for the workspaces skillgym prepared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repository: Option<Boundary>,
     /// Whether the directory is still there after the attempt (isolated workspaces of failed
     /// attempts; shared and `none` directories are never removed).
     preserved: bool,
@@ -65,26 +92,36 @@ impl PreparedWorkspace {
         &self.record.cwd
     }
 
-    /// Removes an isolated workspace whose attempt passed and keeps it otherwise, then writes
-    /// `workspace.json` into the attempt directory. Returns a failure only when a passing
-    /// attempt's workspace cannot be removed.
-    pub(crate) fn finish(mut self, passed: bool, artifact_dir: &Path) -> Option<Failure> {
+    /// Removes an isolated workspace whose attempt passed (and, below the run's workspace
+    /// root, the directories it leaves empty) and keeps it otherwise, then writes
+    /// `workspace.json` into the attempt directory. The failure is that of a passing attempt
+    /// whose workspace cannot be removed.
+    pub(crate) fn finish(mut self, passed: bool, artifact_dir: &Path) -> Finished {
         let isolated = self.record.mode == WorkspaceMode::Isolated;
-        let mut problem = None;
-        if isolated
-            && passed
-            && let Err(error) = remove_tree(&self.record.cwd)
-        {
-            let message = format!(
-                "cannot remove workspace {}: {error}",
-                self.record.cwd.display()
-            );
-            self.record.cleanup_error = Some(message.clone());
-            problem = Some(Failure::new(FailureOrigin::Workspace, message));
+        let mut finished = Finished::default();
+        if isolated && passed {
+            match remove_tree(&self.record.cwd) {
+                Ok(()) => {
+                    if let Some(root) = &self.root {
+                        root.prune(&self.record.cwd);
+                    }
+                }
+                Err(error) => {
+                    let message = format!(
+                        "cannot remove workspace {}: {error}",
+                        self.record.cwd.display()
+                    );
+                    self.record.cleanup_error = Some(message.clone());
+                    finished.problem = Some(Failure::new(FailureOrigin::Workspace, message));
+                }
+            }
         }
-        self.record.preserved = !isolated || !passed || problem.is_some();
+        self.record.preserved = !isolated || !passed || finished.problem.is_some();
+        if isolated && self.record.preserved {
+            finished.kept = Some(self.record.cwd.clone());
+        }
         write_record(artifact_dir, &self.record);
-        problem
+        finished
     }
 }
 
@@ -101,14 +138,15 @@ fn write_record(artifact_dir: &Path, record: &WorkspaceRecord) {
 
 /// Prepares the workspace of one attempt. A case's own `workspace` template makes the attempt
 /// isolated whatever the configured mode. When preparing fails, `workspace.json` still says
-/// where the (kept) directory is.
+/// where the (kept) directory is, and so does the error: the failure, and the isolated
+/// workspace left behind, if any.
 pub(crate) fn prepare(
     run: &RunContext,
     runtime: &Runtime,
     case: &CaseSpec,
     runner_id: &str,
     artifact_dir: &Path,
-) -> Result<PreparedWorkspace, Failure> {
+) -> Result<PreparedWorkspace, (Failure, Option<PathBuf>)> {
     let config = &run.settings.workspace;
     let template = case.workspace.as_deref().or(config.template_dir.as_deref());
     let mode = if case.workspace.is_some() {
@@ -121,11 +159,23 @@ pub(crate) fn prepare(
         cwd: PathBuf::new(),
         template_dir: template.map(Path::to_path_buf),
         bootstrap: None,
+        repository: None,
         preserved: true,
         cleanup_error: None,
     };
-    let prepared = match mode {
-        WorkspaceMode::None => {
+    let root = (mode != WorkspaceMode::None).then(|| {
+        RunRoot::new(
+            run.run_dir.path(),
+            run.run_dir.run_id(),
+            run.settings.workspace_root.as_deref(),
+        )
+    });
+    let prepared = match (mode, &root) {
+        (WorkspaceMode::Isolated, Some(root)) => {
+            prepare_isolated(run, runtime, case, runner_id, artifact_dir, root, &mut record)
+        }
+        (WorkspaceMode::Shared, Some(root)) => prepare_shared(run, runtime, root, &mut record),
+        _ => {
             record.cwd = config
                 .cwd
                 .clone()
@@ -133,32 +183,40 @@ pub(crate) fn prepare(
             record.template_dir = None;
             Ok(())
         }
-        WorkspaceMode::Isolated => {
-            prepare_isolated(run, runtime, case, runner_id, artifact_dir, &mut record)
-        }
-        WorkspaceMode::Shared => prepare_shared(run, runtime, &mut record),
     };
     if let Err(failure) = prepared {
         write_record(artifact_dir, &record);
-        return Err(failure);
+        let kept = (mode == WorkspaceMode::Isolated && record.cwd.is_dir()).then_some(record.cwd);
+        return Err((failure, kept));
     }
-    Ok(PreparedWorkspace { record })
+    let root = root.filter(|_| mode == WorkspaceMode::Isolated);
+    Ok(PreparedWorkspace { record, root })
 }
 
-/// An attempt's own workspace, `<run>/workspaces/<attempt path>`: filled from the template and
-/// bootstrapped within the attempt's timeout, logs in the attempt directory.
+/// The failure of a workspace root that cannot be made or found.
+fn root_failure(problem: String) -> Failure {
+    Failure::new(
+        FailureOrigin::Workspace,
+        format!("{problem} (`run.workspace_root` chooses where workspaces go)"),
+    )
+}
+
+/// An attempt's own workspace, `<root>/<case>/<runner>/repeat-N/attempt-M` under the run's
+/// workspace root: filled from the template, bootstrapped within the attempt's timeout (logs in
+/// the attempt directory), then made a repository of its own.
 fn prepare_isolated(
     run: &RunContext,
     runtime: &Runtime,
     case: &CaseSpec,
     runner_id: &str,
     artifact_dir: &Path,
+    root: &RunRoot,
     record: &mut WorkspaceRecord,
 ) -> Result<(), Failure> {
     let relative = artifact_dir
         .strip_prefix(run.run_dir.path())
         .unwrap_or(artifact_dir);
-    record.cwd = run.run_dir.path().join("workspaces").join(relative);
+    record.cwd = root.place(relative).map_err(root_failure)?;
     let env = BootstrapEnv {
         output_dir: run.run_dir.path(),
         artifact_dir: artifact_dir.to_path_buf(),
@@ -179,19 +237,35 @@ fn prepare_isolated(
         timeout,
     );
     record.bootstrap = ran;
-    outcome
+    outcome?;
+    record.repository = Some(repository_boundary(&record.cwd)?);
+    Ok(())
 }
 
-/// The run's one shared workspace, `<run>/workspaces/shared`: filled and bootstrapped once for
-/// the whole run (within `defaults.timeout`), logs and record in `shared-setup`.
+/// Makes `dir` a repository of its own unless it has a `.git` already.
+fn repository_boundary(dir: &Path) -> Result<Boundary, Failure> {
+    boundary::ensure_repository(dir).map_err(|error| {
+        Failure::new(
+            FailureOrigin::Workspace,
+            format!(
+                "cannot make the workspace {} a git repository of its own: {error}",
+                dir.display()
+            ),
+        )
+    })
+}
+
+/// The run's one shared workspace, `<root>/shared` under the run's workspace root: filled,
+/// bootstrapped and made a repository of its own once for the whole run (within
+/// `defaults.timeout`), logs and record in `<run>/shared-setup`.
 fn prepare_shared(
     run: &RunContext,
     runtime: &Runtime,
+    root: &RunRoot,
     record: &mut WorkspaceRecord,
 ) -> Result<(), Failure> {
-    let workspaces = run.run_dir.path().join("workspaces");
-    record.cwd = workspaces.join("shared");
-    let setup = workspaces.join("shared-setup");
+    record.cwd = root.place(Path::new("shared")).map_err(root_failure)?;
+    let setup = run.run_dir.path().join("shared-setup");
     let env = BootstrapEnv {
         output_dir: run.run_dir.path(),
         artifact_dir: setup.clone(),
@@ -212,12 +286,17 @@ fn prepare_shared(
             &env,
             timeout,
         );
+        let repository = match outcome {
+            Ok(()) => repository_boundary(&record.cwd).map(Some),
+            Err(failure) => Err(failure),
+        };
         let setup_record = WorkspaceRecord {
             bootstrap: ran,
+            repository: repository.as_ref().ok().copied().flatten(),
             ..record.clone()
         };
         write_record(&setup, &setup_record);
-        outcome
+        repository.map(|_| ())
     })
 }
 
@@ -232,7 +311,7 @@ fn fill_and_bootstrap(
     env: &BootstrapEnv,
     timeout: Duration,
 ) -> (Result<(), Failure>, Option<BootstrapRecord>) {
-    if let Err(failure) = fill(dir, template, &env.output_dir.join("workspaces")) {
+    if let Err(failure) = fill(dir, template) {
         return (Err(failure), None);
     }
     match bootstrap {
@@ -297,16 +376,15 @@ fn earlier_failure(text: &str) -> Failure {
     )
 }
 
-/// Creates `dir` fresh (its missing parents from `base`, the run's `workspaces`, down), as a
-/// copy of `template` when given.
-fn fill(dir: &Path, template: Option<&Path>, base: &Path) -> Result<(), Failure> {
+/// Creates `dir` fresh (its parents exist), as a copy of `template` when given.
+fn fill(dir: &Path, template: Option<&Path>) -> Result<(), Failure> {
     let problem = |what: String| Failure::new(FailureOrigin::Workspace, what);
     if dir.exists() {
         fs::remove_dir_all(dir)
             .map_err(|e| problem(format!("cannot clear {}: {e}", dir.display())))?;
     }
     match template {
-        None => crate::artifacts::create_dirs_below(base, dir)
+        None => fs::create_dir_all(dir)
             .map_err(|e| problem(format!("cannot create {}: {e}", dir.display()))),
         Some(template) => {
             if !template.is_dir() {

@@ -61,9 +61,14 @@ fn installed() {
             .execution_dir("skills::installed", "a")
             .join(format!("repeat-{repetition}/attempt-1"));
         let report = read_json(&attempt.join("report.json"));
-        let workspace = run.run_dir().join(format!(
-            "workspaces/cases.skills.installed/a/repeat-{repetition}/attempt-1"
-        ));
+        let workspace = std::path::PathBuf::from(
+            read_json(&attempt.join("workspace.json"))["cwd"]
+                .as_str()
+                .unwrap(),
+        );
+        assert!(workspace.ends_with(format!(
+            "cases.skills.installed/a/repeat-{repetition}/attempt-1"
+        )));
         let installed: Vec<(String, String, String)> = report["installed_skills"]
             .as_array()
             .unwrap_or_else(|| panic!("no installed_skills: {report:#}"))

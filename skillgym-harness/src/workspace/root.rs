@@ -1,0 +1,422 @@
+//! The run's workspace root: where the isolated and shared workspaces of one run live, outside
+//! the author's repository, so that no agent walking up from its workspace meets the author's
+//! skills and instructions (or a Cargo workspace).
+//!
+//! | path | what |
+//! |---|---|
+//! | `<base>` | `run.workspace_root` (`--workspace-root`, `SKILLGYM_WORKSPACE_ROOT`), created when missing; else `<temp>/skillgym-<uid>` (`std::env::temp_dir`, which honours `TMPDIR`), mode 0700, which must belong to the user |
+//! | `<base>/<run-id>-<pid>[-<n>]/` | the run's root (mode 0700), made by the first process of the run that needs a workspace, holding [`MARKER`] |
+//! | `<root>/<case>/<runner>/repeat-N/attempt-M/` | an isolated attempt's workspace |
+//! | `<root>/shared/` | the run's shared workspace |
+//! | `<run>/workspace-root.json` | [`RECORD_FILE`]: which root the run uses, so that every process of the run (nextest runs each trial in its own) agrees |
+//! | `<run>/.locks/workspace-root` | the lock held while the record is read or written and while directories are made or pruned below the root |
+//!
+//! A passing attempt's workspace is removed, then its parents left empty, then the root when
+//! nothing but its marker is left (a later attempt of the same run makes it again, at the same
+//! path). Failed attempts' workspaces and the shared workspace stay, and so does the root
+//! holding them.
+//!
+//! The first process to make the root checks whether it lies inside a git repository (a `.git`
+//! in it or above it) and, if so, warns once per run: the run's workspaces have their own
+//! repository boundary, but an agent that reads instructions past it (Claude Code reads every
+//! `CLAUDE.md` up to `/`) sees that repository's.
+
+use std::fs::{self, File};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::terminal_text::eprintln_escaped;
+
+/// The run directory's record of its workspace root.
+pub(crate) const RECORD_FILE: &str = "workspace-root.json";
+
+/// The file that marks a directory as a run's workspace root (see
+/// [`crate::workspace::recorded`]).
+pub(crate) const MARKER: &str = ".skillgym-workspace-root";
+
+/// What [`RECORD_FILE`] says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Record {
+    /// The run's root.
+    root: PathBuf,
+    /// The repository the root lies inside, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    inside_repository: Option<PathBuf>,
+}
+
+/// The workspace root of one run, as every process of the run finds it.
+#[derive(Debug, Clone)]
+pub(crate) struct RunRoot {
+    run_dir: PathBuf,
+    run_id: String,
+    /// `run.workspace_root`, when configured.
+    configured: Option<PathBuf>,
+}
+
+impl RunRoot {
+    /// The root of the run in `run_dir` (`run_id`), under `configured` when given, else under
+    /// [`default_base`].
+    pub(crate) fn new(run_dir: PathBuf, run_id: &str, configured: Option<&Path>) -> RunRoot {
+        RunRoot {
+            run_dir,
+            run_id: run_id.to_owned(),
+            configured: configured.map(Path::to_path_buf),
+        }
+    }
+
+    /// `<root>/<relative>`, with its missing parents made (the root first, when the run has
+    /// none yet or it was removed); `relative` itself is left to the caller to make.
+    pub(crate) fn place(&self, relative: &Path) -> Result<PathBuf, String> {
+        let _lock = self.lock()?;
+        let root = match self.read_record()? {
+            Some(record) => record.root,
+            None => self.create_root()?,
+        };
+        self.ensure_root(&root)?;
+        let dir = root.join(relative);
+        if let Some(parent) = dir.parent() {
+            crate::artifacts::create_dirs_below(&root, parent)
+                .map_err(|error| format!("cannot create {}: {error}", parent.display()))?;
+        }
+        Ok(dir)
+    }
+
+    /// After the workspace `removed` was removed: removes its parents below the root that are
+    /// left empty, then the root when only its marker is left. Best effort: a directory that
+    /// cannot be removed stays.
+    pub(crate) fn prune(&self, removed: &Path) {
+        let Ok(_lock) = self.lock() else {
+            return;
+        };
+        let Ok(Some(Record { root, .. })) = self.read_record() else {
+            return;
+        };
+        let mut dir = removed.parent();
+        while let Some(parent) = dir.filter(|dir| *dir != root && dir.starts_with(&root)) {
+            if fs::remove_dir(parent).is_err() {
+                return;
+            }
+            dir = parent.parent();
+        }
+        if dir != Some(root.as_path()) {
+            return;
+        }
+        let only_marker = fs::read_dir(&root).is_ok_and(|entries| {
+            let names: Vec<_> = entries.flatten().map(|entry| entry.file_name()).collect();
+            names == [MARKER]
+        });
+        if only_marker && fs::remove_file(root.join(MARKER)).is_ok() && fs::remove_dir(&root).is_err()
+        {
+            // Something appeared after all: the root stays, marked.
+            let _ = write_marker(&root, &self.run_dir);
+        }
+    }
+
+    /// The exclusive lock on `<run>/.locks/workspace-root`, released when the file is dropped.
+    fn lock(&self) -> Result<File, String> {
+        let locks = self.run_dir.join(".locks");
+        let path = locks.join("workspace-root");
+        let problem = |error: io::Error| format!("cannot lock {}: {error}", path.display());
+        fs::create_dir_all(&locks).map_err(problem)?;
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(problem)?;
+        // SAFETY: flock on a file descriptor we own; released when `file` is closed.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(problem(io::Error::last_os_error()));
+        }
+        Ok(file)
+    }
+
+    /// The run's record, if it has one yet.
+    fn read_record(&self) -> Result<Option<Record>, String> {
+        let path = self.run_dir.join(RECORD_FILE);
+        match fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|error| format!("{}: {error}", path.display())),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(format!("cannot read {}: {error}", path.display())),
+        }
+    }
+
+    /// Makes the run's root under its base, records it, and warns when it lies inside a git
+    /// repository.
+    fn create_root(&self) -> Result<PathBuf, String> {
+        let base = match &self.configured {
+            Some(base) => {
+                fs::create_dir_all(base).map_err(|error| {
+                    format!(
+                        "cannot create the workspace root {} (`run.workspace_root`): {error}",
+                        base.display()
+                    )
+                })?;
+                base.clone()
+            }
+            None => private_base(&default_base())?,
+        };
+        let root = unique_dir(&base, &self.run_id)?;
+        write_marker(&root, &self.run_dir)
+            .map_err(|error| format!("cannot write {}: {error}", root.join(MARKER).display()))?;
+        let inside_repository = repository_holding(&root);
+        let record = Record {
+            root: root.clone(),
+            inside_repository: inside_repository.clone(),
+        };
+        let path = self.run_dir.join(RECORD_FILE);
+        crate::artifacts::write_json(&path, &record)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        if let Some(repository) = inside_repository {
+            eprintln_escaped!("skillgym: warning: {}", inside_warning(&root, &repository));
+        }
+        Ok(root)
+    }
+
+    /// Makes the recorded root again when it is gone (a passing attempt removed it, or the
+    /// system emptied its temporary directory).
+    fn ensure_root(&self, root: &Path) -> Result<(), String> {
+        match fs::symlink_metadata(root) {
+            Ok(meta) if meta.is_dir() => return Ok(()),
+            Ok(_) => {
+                return Err(format!(
+                    "the workspace root {} recorded in {} is not a directory",
+                    root.display(),
+                    self.run_dir.join(RECORD_FILE).display()
+                ));
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => return Err(format!("cannot inspect {}: {error}", root.display())),
+        }
+        let problem = |error: io::Error| format!("cannot create {}: {error}", root.display());
+        if let Some(base) = root.parent() {
+            match &self.configured {
+                None if base == default_base() => {
+                    private_base(base)?;
+                }
+                _ => fs::create_dir_all(base).map_err(problem)?,
+            }
+        }
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(root)
+            .map_err(problem)?;
+        write_marker(root, &self.run_dir).map_err(problem)
+    }
+}
+
+/// The warning of a workspace root inside the git repository `repository`.
+pub(crate) fn inside_warning(root: &Path, repository: &Path) -> String {
+    format!(
+        "the workspace root {} is inside the git repository {}: each workspace is a repository of its own, but agents that read instructions beyond it (Claude Code reads every CLAUDE.md up to /) see that repository's; set `run.workspace_root` outside it, or leave it unset for the temporary directory",
+        root.display(),
+        repository.display()
+    )
+}
+
+/// The directory the run roots go in by default: `<temp>/skillgym-<uid>`.
+pub(crate) fn default_base() -> PathBuf {
+    // SAFETY: geteuid cannot fail and touches no memory.
+    let uid = unsafe { libc::geteuid() };
+    std::env::temp_dir().join(format!("skillgym-{uid}"))
+}
+
+/// Makes `base` (mode 0700) unless it exists, and checks that it is a directory of the user's
+/// that nobody else may enter (tightening its mode if needed).
+fn private_base(base: &Path) -> Result<PathBuf, String> {
+    let shown = base.display();
+    match fs::DirBuilder::new().mode(0o700).create(base) {
+        Ok(()) => return Ok(base.to_path_buf()),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            let parent = base.parent().unwrap_or(Path::new("/"));
+            fs::create_dir_all(parent)
+                .map_err(|error| format!("cannot create {}: {error}", parent.display()))?;
+            return private_base(base);
+        }
+        Err(error) => return Err(format!("cannot create {shown}: {error}")),
+    }
+    let meta = fs::symlink_metadata(base).map_err(|e| format!("cannot inspect {shown}: {e}"))?;
+    // SAFETY: geteuid cannot fail and touches no memory.
+    let uid = unsafe { libc::geteuid() };
+    if !meta.is_dir() {
+        return Err(format!(
+            "{shown} is not a directory (a symbolic link or a file): skillgym keeps workspaces in a directory of its own there; remove it, or set `run.workspace_root`"
+        ));
+    }
+    if meta.uid() != uid {
+        return Err(format!(
+            "{shown} belongs to user {}, not to you (user {uid}): skillgym keeps workspaces in a directory only you can enter; remove it, or set `run.workspace_root`",
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o077 != 0 {
+        fs::set_permissions(base, fs::Permissions::from_mode(0o700))
+            .map_err(|e| format!("cannot make {shown} private (mode 0700): {e}"))?;
+    }
+    Ok(base.to_path_buf())
+}
+
+/// A new directory (mode 0700) in `base` named after the run: `<run-id>-<pid>`, else with
+/// `-<n>` added (a name another run took is never reused).
+fn unique_dir(base: &Path, run_id: &str) -> Result<PathBuf, String> {
+    let pid = std::process::id();
+    for n in 0..100 {
+        let name = match n {
+            0 => format!("{run_id}-{pid}"),
+            n => format!("{run_id}-{pid}-{n}"),
+        };
+        let dir = base.join(name);
+        match fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(format!("cannot create {}: {error}", dir.display())),
+        }
+    }
+    Err(format!(
+        "cannot create a workspace root in {}: every name tried is taken",
+        base.display()
+    ))
+}
+
+/// Writes the marker of a run's root, naming the run directory.
+fn write_marker(root: &Path, run_dir: &Path) -> io::Result<()> {
+    let text = serde_json::json!({
+        "skillgym_workspace_root": 1,
+        "run_dir": run_dir,
+        "note": "the workspaces of one skillgym run; failed attempts' workspaces are kept here",
+    });
+    fs::write(root.join(MARKER), format!("{text:#}\n"))
+}
+
+/// The nearest directory at or above `dir` (symlinks resolved) holding a `.git`.
+pub(crate) fn repository_holding(dir: &Path) -> Option<PathBuf> {
+    let real = fs::canonicalize(dir).ok()?;
+    real.ancestors()
+        .find(|dir| fs::symlink_metadata(dir.join(".git")).is_ok())
+        .map(Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_configured_root_holds_the_run_and_goes_when_empty() {
+        let t = tempfile::tempdir().unwrap();
+        let run_dir = t.path().join("runs/r1");
+        let base = t.path().join("roots/made-on-demand");
+        let root = RunRoot::new(run_dir.clone(), "r1", Some(&base));
+        let attempt = Path::new("case/a/repeat-1/attempt-1");
+        let dir = root.place(attempt).unwrap();
+        let run_root = base.join(format!("r1-{}", std::process::id()));
+        assert_eq!(dir, run_root.join(attempt));
+        assert!(!dir.exists(), "the caller makes the workspace itself");
+        assert!(dir.parent().unwrap().is_dir());
+        assert_eq!(
+            fs::metadata(&run_root).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        let marker: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(run_root.join(MARKER)).unwrap()).unwrap();
+        assert_eq!(marker["run_dir"], run_dir.display().to_string());
+        let record: Record =
+            serde_json::from_str(&fs::read_to_string(run_dir.join(RECORD_FILE)).unwrap())
+                .unwrap();
+        assert_eq!(record.root, run_root);
+
+        // A second attempt of the run shares the root; a kept one holds it.
+        let kept = root.place(Path::new("case/a/repeat-2/attempt-1")).unwrap();
+        fs::create_dir(&dir).unwrap();
+        fs::create_dir(&kept).unwrap();
+        fs::remove_dir(&dir).unwrap();
+        root.prune(&dir);
+        assert!(!run_root.join("case/a/repeat-1").exists());
+        assert!(kept.is_dir());
+        fs::remove_dir(&kept).unwrap();
+        root.prune(&kept);
+        assert!(!run_root.exists(), "an empty root is removed");
+        assert!(base.is_dir(), "the configured directory stays");
+
+        // The run's next workspace gets the same root back.
+        let again = root.place(attempt).unwrap();
+        assert_eq!(again, run_root.join(attempt));
+        assert!(run_root.join(MARKER).is_file());
+    }
+
+    #[test]
+    fn roots_inside_a_repository_are_recorded_as_such() {
+        let t = tempfile::tempdir().unwrap();
+        let repository = t.path().join("author");
+        fs::create_dir_all(repository.join(".git")).unwrap();
+        let run_dir = repository.join("target/runs/r1");
+        let base = repository.join("target/workspaces");
+        RunRoot::new(run_dir.clone(), "r1", Some(&base))
+            .place(Path::new("shared"))
+            .unwrap();
+        let record: Record =
+            serde_json::from_str(&fs::read_to_string(run_dir.join(RECORD_FILE)).unwrap())
+                .unwrap();
+        assert_eq!(
+            record.inside_repository,
+            Some(fs::canonicalize(&repository).unwrap())
+        );
+        assert_eq!(repository_holding(&t.path().join("author")), record.inside_repository);
+        let outside = t.path().join("elsewhere");
+        fs::create_dir(&outside).unwrap();
+        // The scratch directory itself may sit in a repository (a checkout's target/); only a
+        // repository at or below the scratch directory counts here.
+        assert!(
+            repository_holding(&outside)
+                .is_none_or(|found| !found.starts_with(fs::canonicalize(t.path()).unwrap()))
+        );
+    }
+
+    #[test]
+    fn the_default_base_is_private_and_must_be_the_users() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().join("skillgym-test");
+        assert_eq!(private_base(&base).unwrap(), base);
+        assert_eq!(
+            fs::metadata(&base).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        fs::set_permissions(&base, fs::Permissions::from_mode(0o755)).unwrap();
+        private_base(&base).unwrap();
+        assert_eq!(
+            fs::metadata(&base).unwrap().permissions().mode() & 0o777,
+            0o700,
+            "a base others may enter is made private"
+        );
+        let link = t.path().join("link");
+        std::os::unix::fs::symlink(&base, &link).unwrap();
+        let refused = private_base(&link).unwrap_err();
+        assert!(refused.contains("is not a directory"), "{refused}");
+        assert!(default_base().starts_with(std::env::temp_dir()));
+    }
+
+    #[test]
+    fn names_taken_are_skipped() {
+        let t = tempfile::tempdir().unwrap();
+        let pid = std::process::id();
+        fs::create_dir(t.path().join(format!("r-{pid}"))).unwrap();
+        let dir = unique_dir(t.path(), "r").unwrap();
+        assert_eq!(dir, t.path().join(format!("r-{pid}-1")));
+        assert_eq!(names(t.path()), [format!("r-{pid}"), format!("r-{pid}-1")]);
+    }
+}
