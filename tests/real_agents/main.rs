@@ -743,7 +743,7 @@ fn start_tier() -> Result<TierRun, String> {
     // The control: workspaces inside the author repository (relative to the config file), in
     // a template whose instruction files name markers of their own.
     let control_template = dir.path().join("control-template");
-    skillgym_harness::copy_tree(&template, &control_template).map_err(|e| e.to_string())?;
+    skillgym_harness::workspace::copy_tree(&template, &control_template).map_err(|e| e.to_string())?;
     let workspace_files: Vec<(String, String)> = WORKSPACE_FILES
         .iter()
         .map(|(tag, path)| {

@@ -228,14 +228,14 @@ fn unknown_key_nested_renders_file_line_column_help_and_snippet() {
         3,
         "unknown field `max_paralel`, expected one of `schedule`, `max_parallel`, `repeat`, \
          `repeat_failure`, `retry_failed`, `max_steps`, `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, \
-         `workspace`, `skills`, `user_skills`, `max_output`, `secrets`",
+         `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`",
         Some("did you mean `max_parallel`?"),
     );
     assert_eq!(
         err.to_string(),
         "/proj/bench/skillgym.yaml:2:3: unknown field `max_paralel`, expected one of \
          `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `max_steps`, \
-         `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, `workspace`, `skills`, `user_skills`, `max_output`, `secrets`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
+         `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
     );
     // Deeper: workspace and bootstrap.
     let err = fail("run:\n  workspace:\n    mode: isolated\n    template: x\n");

@@ -107,7 +107,7 @@ impl RunRoot {
         }
         let only_marker = fs::read_dir(&root).is_ok_and(|entries| {
             let names: Vec<_> = entries.flatten().map(|entry| entry.file_name()).collect();
-            names == [MARKER]
+            names.len() == 1 && names[0] == MARKER
         });
         if only_marker && fs::remove_file(root.join(MARKER)).is_ok() && fs::remove_dir(&root).is_err()
         {
