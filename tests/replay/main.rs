@@ -596,7 +596,7 @@ fn the_six_real_agents_recording_replays_as_recorded() -> Result<(), Failed> {
 }
 
 /// The workspace root of the run in `run` (from its `workspace-root.json`).
-fn workspace_root(run: &Path) -> PathBuf {
+fn workspaces_root_of(run: &Path) -> PathBuf {
     let record = read_json(&run.join("workspace-root.json"));
     PathBuf::from(record["root"].as_str().unwrap_or_default())
 }
@@ -650,7 +650,7 @@ fn no_case_id_takes_a_name_the_run_directory_uses() -> Result<(), Failed> {
         .filter(|name| !cases.contains(name))
         .chain(
             // The run's workspace root (where failed attempts' workspaces are kept).
-            names(&workspace_root(&run))
+            names(&workspaces_root_of(&run))
                 .into_iter()
                 .filter(|name| !cases.contains(name)),
         )
