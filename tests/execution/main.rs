@@ -43,7 +43,10 @@ fn main() -> ExitCode {
             })
         })
         .collect();
-    libtest_mimic::run(&Arguments::from_args(), trials).exit_code()
+    let conclusion = libtest_mimic::run(&Arguments::from_args(), trials);
+    // What the runs kept in their temporary directories, those of runs never dropped included.
+    let _ = std::fs::remove_dir_all(child_tmp_base());
+    conclusion.exit_code()
 }
 
 /// One run of the child harness (or, for [`Run::per_process`], several at once).
@@ -199,8 +202,24 @@ impl Run {
 
 impl Drop for Run {
     fn drop(&mut self) {
-        // The workspaces the run kept, outside the repository.
-        let _ = std::fs::remove_dir_all(child_tmpdir(self.dir.path()));
+        drop(ChildTmp::of(self.dir.path()));
+    }
+}
+
+/// Removes, when dropped, the [`child_tmpdir`] of the children run in a directory (and the
+/// workspaces they kept there).
+pub struct ChildTmp(PathBuf);
+
+impl ChildTmp {
+    /// The guard of the children's temporary directory for `dir`.
+    pub fn of(dir: &Path) -> ChildTmp {
+        ChildTmp(child_tmpdir(dir))
+    }
+}
+
+impl Drop for ChildTmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -209,7 +228,12 @@ impl Drop for Run {
 /// workspaces they keep are found and removed with the [`Run`].
 pub fn child_tmpdir(dir: &Path) -> PathBuf {
     let name = dir.file_name().expect("a named directory");
-    std::env::temp_dir().join("skillgym-execution").join(name)
+    child_tmp_base().join(name)
+}
+
+/// Where this process's children get their temporary directories, removed at its end.
+fn child_tmp_base() -> PathBuf {
+    std::env::temp_dir().join(format!("skillgym-execution-{}", std::process::id()))
 }
 
 /// Runs the child harness once more in the directory of an earlier [`Run`] (same config,

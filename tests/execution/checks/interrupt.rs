@@ -47,6 +47,7 @@ const ARGS: &[&str] = &[
 /// Ctrl-C in a terminal: SIGINT to the whole foreground process group.
 fn sigint() {
     let dir = temp_dir("interrupt-int");
+    let _tmp = crate::ChildTmp::of(dir.path());
     let child = start(dir.path(), ARGS, &[]);
     wait_for_pids(dir.path(), 4);
     signal_group(&child, libc::SIGINT);
@@ -94,6 +95,7 @@ fn sigint() {
 /// `kill <pid>` or a service manager: SIGTERM to the harness process only.
 fn sigterm() {
     let dir = temp_dir("interrupt-term");
+    let _tmp = crate::ChildTmp::of(dir.path());
     let child = start(dir.path(), ARGS, &[]);
     wait_for_pids(dir.path(), 4);
     signal(child.id() as i32, libc::SIGTERM);
@@ -108,6 +110,7 @@ fn sigterm() {
 /// results written), and still kills the agents' process groups.
 fn second_signal() {
     let dir = temp_dir("interrupt-twice");
+    let _tmp = crate::ChildTmp::of(dir.path());
     let mut args = ARGS.to_vec();
     args.pop();
     args.push("cases::interrupt::busy");
@@ -145,6 +148,7 @@ const ACCESS_TOKEN: &str = "sk-ant-oat01-fake-login-0123456789";
 fn second_signal_removes_the_login() {
     for round in 0..6 {
         let dir = temp_dir(&format!("interrupt-login-{round}"));
+        let _tmp = crate::ChildTmp::of(dir.path());
         let mut child = start_seeded(dir.path());
         wait_for_file(&dir.path().join("state/started"));
         if let Some(status) = child.try_wait().unwrap() {
@@ -191,6 +195,7 @@ fn second_signal_removes_the_login() {
 /// directory only links to a private copy outside it), and the next run removes that copy.
 fn sigkill_leaves_no_login() {
     let dir = temp_dir("interrupt-sigkill-login");
+    let _tmp = crate::ChildTmp::of(dir.path());
     let child = start_seeded(dir.path());
     wait_for_file(&dir.path().join("state/started"));
     signal(child.id() as i32, libc::SIGKILL);
@@ -312,6 +317,7 @@ fn private_dirs(dir: &Path) -> Vec<String> {
 /// nextest runs each trial in its own process and forwards the signal to each.
 fn per_process() {
     let dir = temp_dir("interrupt-nextest");
+    let _tmp = crate::ChildTmp::of(dir.path());
     let env = [
         ("NEXTEST_EXECUTION_MODE", "process-per-test"),
         ("NEXTEST_RUN_ID", "run"),
