@@ -191,7 +191,10 @@ fn main() -> ExitCode {
             move || check_no_leak(agent),
         ));
         trials.push(Trial::ignorable_test(
-            format!("{}::control_root_inside_the_authors_repository", agent.runner),
+            format!(
+                "{}::control_root_inside_the_authors_repository",
+                agent.runner
+            ),
             move || check_control(agent),
         ));
     }
@@ -586,7 +589,12 @@ fn check_control(agent: &AgentCli) -> Result<Completion, Failed> {
     let workspaces = workspaces_of(&control, agent.runner);
     let root = run.author.join("target/skillgym-workspaces");
     if workspaces.is_empty() || !workspaces.iter().all(|cwd| cwd.starts_with(&root)) {
-        return Err(format!("{}'s workspaces: {workspaces:?}, expected in {}", agent.runner, root.display()).into());
+        return Err(format!(
+            "{}'s workspaces: {workspaces:?}, expected in {}",
+            agent.runner,
+            root.display()
+        )
+        .into());
     }
     Ok(Completion::Completed)
 }
@@ -743,11 +751,15 @@ fn start_tier() -> Result<TierRun, String> {
     // The control: workspaces inside the author repository (relative to the config file), in
     // a template whose instruction files name markers of their own.
     let control_template = dir.path().join("control-template");
-    skillgym_harness::workspace::copy_tree(&template, &control_template).map_err(|e| e.to_string())?;
+    skillgym_harness::workspace::copy_tree(&template, &control_template)
+        .map_err(|e| e.to_string())?;
     let workspace_files: Vec<(String, String)> = WORKSPACE_FILES
         .iter()
         .map(|(tag, path)| {
-            let text = format!("# Workspace instructions\n\nThe workspace's rule {}.\n", marker("sgwork", tag));
+            let text = format!(
+                "# Workspace instructions\n\nThe workspace's rule {}.\n",
+                marker("sgwork", tag)
+            );
             ((*path).to_owned(), text)
         })
         .collect();
@@ -755,7 +767,10 @@ fn start_tier() -> Result<TierRun, String> {
     let control_config = author.join("control.yaml");
     std::fs::write(
         &control_config,
-        config_text(&control_template, "  workspace_root: target/skillgym-workspaces\n"),
+        config_text(
+            &control_template,
+            "  workspace_root: target/skillgym-workspaces\n",
+        ),
     )
     .map_err(|e| e.to_string())?;
     // A home holding the user's own skills, which no agent may see.
@@ -779,7 +794,10 @@ fn start_tier() -> Result<TierRun, String> {
     };
     let scenarios = child.run(
         &["--config", &config, "--mock", "--skip", "rejection::"],
-        &[("SKILLGYM_RUN_ID", "scenarios"), ("SKILLGYM_MAX_PARALLEL", "3")],
+        &[
+            ("SKILLGYM_RUN_ID", "scenarios"),
+            ("SKILLGYM_MAX_PARALLEL", "3"),
+        ],
     )?;
     let scenarios_took = started.elapsed();
     let rejection = child.run(
@@ -794,8 +812,17 @@ fn start_tier() -> Result<TierRun, String> {
     let rejection_took = started.elapsed() - scenarios_took;
     let control_config = control_config.display().to_string();
     let control = child.run(
-        &["--config", &control_config, "--mock", "--exact", CONTROL_SCENARIO],
-        &[("SKILLGYM_RUN_ID", "control"), ("SKILLGYM_MAX_PARALLEL", "3")],
+        &[
+            "--config",
+            &control_config,
+            "--mock",
+            "--exact",
+            CONTROL_SCENARIO,
+        ],
+        &[
+            ("SKILLGYM_RUN_ID", "control"),
+            ("SKILLGYM_MAX_PARALLEL", "3"),
+        ],
     )?;
     let control_took = started.elapsed() - scenarios_took - rejection_took;
     // The scenarios again, replayed from their run directory: no agent starts (the loopback
@@ -861,7 +888,10 @@ fn start_tier() -> Result<TierRun, String> {
 fn author_files(nonce: &str) -> Vec<(String, String)> {
     let mut files = vec![
         (".git/HEAD".to_owned(), "ref: refs/heads/main\n".to_owned()),
-        (".git/config".to_owned(), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n".to_owned()),
+        (
+            ".git/config".to_owned(),
+            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n".to_owned(),
+        ),
         (".git/objects/.keep".to_owned(), String::new()),
         (".git/refs/heads/.keep".to_owned(), String::new()),
     ];
@@ -870,7 +900,9 @@ fn author_files(nonce: &str) -> Vec<(String, String)> {
         let (path, text) = if path.contains("{name}") {
             (
                 path.replace("{name}", &marker),
-                format!("---\nname: {marker}\ndescription: The author's own skill {marker}, for the author's repository only.\n---\n\n# {marker}\n"),
+                format!(
+                    "---\nname: {marker}\ndescription: The author's own skill {marker}, for the author's repository only.\n---\n\n# {marker}\n"
+                ),
             )
         } else {
             (

@@ -678,7 +678,10 @@ runners:
     #[test]
     fn workspace_root_flag_beats_variable_beats_file() {
         let file = || config("run: { workspace_root: ws }");
-        assert_eq!(resolve(config(""), SkillgymArgs::default()).workspace_root, None);
+        assert_eq!(
+            resolve(config(""), SkillgymArgs::default()).workspace_root,
+            None
+        );
         assert_eq!(
             resolve(file(), SkillgymArgs::default()).workspace_root,
             Some(PathBuf::from("/proj/bench/ws"))

@@ -483,11 +483,15 @@ runners:
 fn workspace_root_is_a_directory_relative_to_the_config_file() {
     assert_eq!(parse("run: {}").run.workspace_root, None);
     assert_eq!(
-        parse("run: { workspace_root: ../scratch/ws }").run.workspace_root,
+        parse("run: { workspace_root: ../scratch/ws }")
+            .run
+            .workspace_root,
         Some(p("/proj/bench/../scratch/ws"))
     );
     assert_eq!(
-        parse("run: { workspaceRoot: /var/tmp/ws }").run.workspace_root,
+        parse("run: { workspaceRoot: /var/tmp/ws }")
+            .run
+            .workspace_root,
         Some(p("/var/tmp/ws"))
     );
     let err = fail("run:\n  workspace_root: '  '\n");

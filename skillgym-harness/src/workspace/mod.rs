@@ -171,9 +171,15 @@ pub(crate) fn prepare(
         )
     });
     let prepared = match (mode, &root) {
-        (WorkspaceMode::Isolated, Some(root)) => {
-            prepare_isolated(run, runtime, case, runner_id, artifact_dir, root, &mut record)
-        }
+        (WorkspaceMode::Isolated, Some(root)) => prepare_isolated(
+            run,
+            runtime,
+            case,
+            runner_id,
+            artifact_dir,
+            root,
+            &mut record,
+        ),
         (WorkspaceMode::Shared, Some(root)) => prepare_shared(run, runtime, root, &mut record),
         _ => {
             record.cwd = config

@@ -109,7 +109,9 @@ impl RunRoot {
             let names: Vec<_> = entries.flatten().map(|entry| entry.file_name()).collect();
             names.len() == 1 && names[0] == MARKER
         });
-        if only_marker && fs::remove_file(root.join(MARKER)).is_ok() && fs::remove_dir(&root).is_err()
+        if only_marker
+            && fs::remove_file(root.join(MARKER)).is_ok()
+            && fs::remove_dir(&root).is_err()
         {
             // Something appeared after all: the root stays, marked.
             let _ = write_marker(&root, &self.run_dir);
@@ -336,8 +338,7 @@ mod tests {
             serde_json::from_str(&fs::read_to_string(run_root.join(MARKER)).unwrap()).unwrap();
         assert_eq!(marker["run_dir"], run_dir.display().to_string());
         let record: Record =
-            serde_json::from_str(&fs::read_to_string(run_dir.join(RECORD_FILE)).unwrap())
-                .unwrap();
+            serde_json::from_str(&fs::read_to_string(run_dir.join(RECORD_FILE)).unwrap()).unwrap();
         assert_eq!(record.root, run_root);
 
         // A second attempt of the run shares the root; a kept one holds it.
@@ -370,13 +371,15 @@ mod tests {
             .place(Path::new("shared"))
             .unwrap();
         let record: Record =
-            serde_json::from_str(&fs::read_to_string(run_dir.join(RECORD_FILE)).unwrap())
-                .unwrap();
+            serde_json::from_str(&fs::read_to_string(run_dir.join(RECORD_FILE)).unwrap()).unwrap();
         assert_eq!(
             record.inside_repository,
             Some(fs::canonicalize(&repository).unwrap())
         );
-        assert_eq!(repository_holding(&t.path().join("author")), record.inside_repository);
+        assert_eq!(
+            repository_holding(&t.path().join("author")),
+            record.inside_repository
+        );
         let outside = t.path().join("elsewhere");
         fs::create_dir(&outside).unwrap();
         // The scratch directory itself may sit in a repository (a checkout's target/); only a

@@ -140,7 +140,10 @@ fn none() {
     assert_eq!(workspace["preserved"], true);
     assert!(workspace.get("template_dir").is_none());
     assert!(workspace.get("repository").is_none(), "{workspace}");
-    assert!(!project.join(".git").exists(), "your own tree is left as it is");
+    assert!(
+        !project.join(".git").exists(),
+        "your own tree is left as it is"
+    );
     assert!(
         !run.run_dir().join("workspace-root.json").exists(),
         "no workspace root without a workspace to put in it"
@@ -430,9 +433,11 @@ fn configured_root() {
         let cwd = read_json(&attempt.join("workspace.json"))["cwd"].clone();
         assert_eq!(
             cwd,
-            root.join(format!("cases.workspace.always_fails/{runner}/repeat-1/attempt-1"))
-                .display()
-                .to_string()
+            root.join(format!(
+                "cases.workspace.always_fails/{runner}/repeat-1/attempt-1"
+            ))
+            .display()
+            .to_string()
         );
     }
 
@@ -559,7 +564,8 @@ fn rust_fixture() {
         "/// The answer.\npub fn answer() -> u32 {\n    42\n}\n",
     )
     .unwrap();
-    let bootstrap = r#"cargo="${CARGO:-cargo}"; "$cargo" fmt --check && "$cargo" build --offline --quiet"#;
+    let bootstrap =
+        r#"cargo="${CARGO:-cargo}"; "$cargo" fmt --check && "$cargo" build --offline --quiet"#;
     let config = |root: &str| {
         format!(
             "run:\n  workspace: {{ mode: isolated, template_dir: {}, bootstrap: {{ command: sh, args: [-c, {}], timeout: 5m }} }}\n{root}",
@@ -595,7 +601,12 @@ fn rust_fixture() {
     let control = Run::new("workspace-crate-inside", spec(&under_cargo));
     let result = control.execution("workspace::records_cwd", "a");
     let attempt = attempt_dir(&control, "records_cwd", 1, 1);
-    assert_eq!(result["failure"]["origin"], "bootstrap", "{}", control.context());
+    assert_eq!(
+        result["failure"]["origin"],
+        "bootstrap",
+        "{}",
+        control.context()
+    );
     assert!(
         log(&attempt).contains("believes it's in a workspace"),
         "{}",
