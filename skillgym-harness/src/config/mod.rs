@@ -11,6 +11,7 @@
 //!   tags: [smoke]
 //!   output_dir: target/skillgym/runs
 //!   workspace: { mode: isolated, template_dir: fixtures/app, bootstrap: { command: npm, args: [ci] } }
+//!   workspace_root: /var/tmp/skillgym   # default: the temporary directory
 //!   max_output: 512MiB          # per session; more stops the agent (origin output-limit)
 //!   secrets: [MY_SERVICE_AUTH]  # masked too, besides *_KEY, *_TOKEN, *_SECRET, *PASSWORD*, *_CREDENTIALS
 //! defaults: { timeout: 2m }
