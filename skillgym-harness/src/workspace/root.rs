@@ -9,7 +9,7 @@
 //! | `<root>/<case>/<runner>/repeat-N/attempt-M/` | an isolated attempt's workspace |
 //! | `<root>/shared/` | the run's shared workspace |
 //! | `<run>/workspace-root.json` | [`RECORD_FILE`]: which root the run uses, so that every process of the run (nextest runs each trial in its own) agrees |
-//! | `<run>/.locks/workspace-root` | the lock held while the record is read or written and while directories are made or pruned below the root |
+//! | `<run>/.locks/workspace-root.lock` | the lock held while the record is read or written and while directories are made or pruned below the root |
 //!
 //! A passing attempt's workspace is removed, then its parents left empty, then the root when
 //! nothing but its marker is left (a later attempt of the same run makes it again, at the same
@@ -118,10 +118,11 @@ impl RunRoot {
         }
     }
 
-    /// The exclusive lock on `<run>/.locks/workspace-root`, released when the file is dropped.
+    /// The exclusive lock on `<run>/.locks/workspace-root.lock`, released when the file is
+    /// dropped.
     fn lock(&self) -> Result<File, String> {
         let locks = self.run_dir.join(".locks");
-        let path = locks.join("workspace-root");
+        let path = locks.join("workspace-root.lock");
         let problem = |error: io::Error| format!("cannot lock {}: {error}", path.display());
         fs::create_dir_all(&locks).map_err(problem)?;
         let file = fs::OpenOptions::new()
