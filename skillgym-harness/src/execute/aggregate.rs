@@ -171,6 +171,7 @@ mod tests {
             artifact_dir: PathBuf::from(format!("/run/c/r/repeat-{repetition}/attempt-{attempt}")),
             grading: None,
             replayed_from: None,
+            sandbox: None,
         }
     }
 

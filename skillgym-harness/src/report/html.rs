@@ -1031,6 +1031,7 @@ mod tests {
             artifact_dir: dir.to_path_buf(),
             grading: None,
             replayed_from: None,
+            sandbox: None,
         }
     }
 

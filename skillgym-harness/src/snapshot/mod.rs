@@ -206,6 +206,7 @@ mod tests {
             artifact_dir: PathBuf::from("/run/c/r"),
             grading: None,
             replayed_from: None,
+            sandbox: None,
         }
     }
 
