@@ -147,7 +147,7 @@ mod tests {
             ],
         );
         assert_eq!(layout.hidden(), [home.clone(), root.join("missing-tmp")]);
-        assert_eq!(layout.writable(), [ws.clone()]);
+        assert_eq!(layout.writable(), std::slice::from_ref(&ws));
         // Inside the writable workspace, outside any hidden root, or missing: left out.
         assert_eq!(layout.readable, [home.join(".tools")]);
         let args = text(&args(&layout, &ws, SandboxNetwork::Loopback));
