@@ -157,14 +157,20 @@ fn a_sandboxed_runner_gets_bwrap_and_its_network_checked() {
         .find(|path| Path::new(path).is_file())
         .expect("bubblewrap is installed (.ci/test installs it)");
     assert!(
-        stdout.contains(&format!("  ok  sandbox: bubblewrap, network host ({bwrap})")),
+        stdout.contains(&format!(
+            "  ok  sandbox: bubblewrap, network host ({bwrap})"
+        )),
         "{stdout}"
     );
     assert!(
         stdout.contains("  ERR sandbox: `network: loopback` cannot reach the model endpoint https://models.example.com/v1: only an endpoint on the host's loopback is forwarded into the sandbox\n      use `network: host`"),
         "{stdout}"
     );
-    assert_eq!(stdout.matches("sandbox:").count(), 2, "`open` has none: {stdout}");
+    assert_eq!(
+        stdout.matches("sandbox:").count(),
+        2,
+        "`open` has none: {stdout}"
+    );
     assert!(
         stdout.contains("3 runner(s) checked: 2 ready, 1 with problems"),
         "{stdout}"
@@ -173,7 +179,11 @@ fn a_sandboxed_runner_gets_bwrap_and_its_network_checked() {
     // Without `bwrap` on PATH.
     let empty = dir.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let output = skillgym(dir.path(), &["doctor"], &[("PATH", empty.to_str().unwrap())]);
+    let output = skillgym(
+        dir.path(),
+        &["doctor"],
+        &[("PATH", empty.to_str().unwrap())],
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("  ERR sandbox: `sandbox: bubblewrap` needs `bwrap`, which is not on PATH\n      install bubblewrap"),

@@ -32,6 +32,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "sandbox::a_missing_bwrap_is_a_start_up_error_naming_the_runner",
         missing_bwrap,
     ),
+    (
+        "sandbox::the_login_seeded_for_the_agent_is_readable_inside",
+        seeded_login,
+    ),
 ];
 
 /// A `command` runner that runs each prompt as a bash script.
@@ -316,6 +320,60 @@ fn missing_bwrap() {
         "{stderr}"
     );
     assert!(!dir.path().join("out/run").exists(), "nothing ran");
+}
+
+/// A `claude-code` runner whose program (a script) reads the login seeded into its private
+/// config directory, which links into `$XDG_RUNTIME_DIR` (hidden, but the session's own
+/// private directory bound again), and tries the real one in the hidden home.
+fn seeded_login() {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let dir = temp_dir("sandbox-login");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/.credentials.json"), "{}").unwrap();
+    let runtime = dir.path().join("runtime");
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&runtime)
+        .unwrap();
+    let script = dir.path().join("claude");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ncat \"$CLAUDE_CONFIG_DIR/.credentials.json\" >/dev/null && echo 'seeded login: readable' >&2\ncat \"$HOME/.claude/.credentials.json\" >/dev/null 2>&1 || echo 'real login: hidden' >&2\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = format!(
+        "run:\n  sandbox: bubblewrap\nrunners:\n  claude: {{ agent: {{ type: claude-code, model: m, command: {} }} }}\n",
+        script.display()
+    );
+    let output = run_child_in(
+        dir.path(),
+        &["--runner", "claude", "cases::status::passes"],
+        &config,
+        &[
+            ("SKILLGYM_RUN_ID", "run"),
+            ("HOME", home.to_str().unwrap()),
+            ("XDG_RUNTIME_DIR", runtime.to_str().unwrap()),
+        ],
+    );
+    let attempt = dir
+        .path()
+        .join("out/run/cases.status.passes/claude/repeat-1/attempt-1");
+    let stderr = std::fs::read_to_string(attempt.join("stderr.log")).unwrap_or_default();
+    assert!(
+        stderr.contains("seeded login: readable\nreal login: hidden"),
+        "stderr.log: {stderr:?}\n{}",
+        context(&output)
+    );
+    let result = read_json(&attempt.join("result.json"));
+    let hidden = result["sandbox"]["hidden"].as_array().unwrap();
+    assert!(
+        hidden
+            .iter()
+            .any(|root| root.as_str() == runtime.canonicalize().unwrap().to_str()),
+        "{result:#}"
+    );
 }
 
 fn context(output: &Output) -> String {
