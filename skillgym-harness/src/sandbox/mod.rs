@@ -158,8 +158,8 @@ pub(crate) fn confine(
     let mut writable = vec![
         session.cwd.to_path_buf(),
         session.artifact_dir.to_path_buf(),
+        session.state_dir.to_path_buf(),
     ];
-    writable.push(session.state_dir.to_path_buf());
     writable.extend(seeded.private_path().map(Path::to_path_buf));
     let mut readable = vec![session.prompt_file.to_path_buf()];
     readable.extend(expose::program(&process.program, session.cwd));
@@ -169,7 +169,8 @@ pub(crate) fn confine(
     if let Some(relay) = &relay {
         let exe = std::env::current_exe()?;
         readable.extend(expose::own_files(&exe));
-        writable.push(relay.dir().to_path_buf());
+        // Read-only: connecting to a socket is no write to its file system.
+        readable.push(relay.dir().to_path_buf());
         program.push(exe.into_os_string());
         program.extend(forward::args(relay.sockets()));
     }
