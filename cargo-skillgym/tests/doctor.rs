@@ -135,6 +135,62 @@ fn an_environment_key_counts_and_all_ready_exits_zero() {
     );
 }
 
+/// A runner asking for `sandbox: bubblewrap` gets `bwrap` checked; `network: loopback` with a
+/// remote endpoint is a problem (only loopback is forwarded into the sandbox).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sandboxed_runner_gets_bwrap_and_its_network_checked() {
+    let dir = Dir::new("sandbox");
+    let agent = dir.script("agent", "echo 1.0");
+    std::fs::write(
+        dir.path().join("skillgym.yaml"),
+        format!(
+            "run:\n  sandbox: bubblewrap\nrunners:\n  local: {{ agent: {{ type: command, command: {agent} }} }}\n  remote:\n    agent: {{ type: command, command: {agent}, provider: {{ base_url: \"https://models.example.com/v1\" }} }}\n    sandbox: {{ mode: bubblewrap, network: loopback }}\n  open: {{ agent: {{ type: command, command: {agent} }}, sandbox: none }}\n",
+            agent = agent.display(),
+        ),
+    )
+    .unwrap();
+    let output = skillgym(dir.path(), &["doctor"], &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let bwrap = ["/usr/bin/bwrap", "/bin/bwrap"]
+        .into_iter()
+        .find(|path| Path::new(path).is_file())
+        .expect("bubblewrap is installed (.ci/test installs it)");
+    assert!(
+        stdout.contains(&format!(
+            "  ok  sandbox: bubblewrap, network host ({bwrap})"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  ERR sandbox: `network: loopback` cannot reach the model endpoint https://models.example.com/v1: only an endpoint on the host's loopback is forwarded into the sandbox\n      use `network: host`"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("sandbox:").count(),
+        2,
+        "`open` has none: {stdout}"
+    );
+    assert!(
+        stdout.contains("3 runner(s) checked: 2 ready, 1 with problems"),
+        "{stdout}"
+    );
+
+    // Without `bwrap` on PATH.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let output = skillgym(
+        dir.path(),
+        &["doctor"],
+        &[("PATH", empty.to_str().unwrap())],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("  ERR sandbox: `sandbox: bubblewrap` needs `bwrap`, which is not on PATH\n      install bubblewrap"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn bad_invocations_exit_2_with_the_reason() {
     let dir = Dir::new("usage");

@@ -1,7 +1,8 @@
 //! `skillgym doctor`: checks that each configured runner can run here — its program is found,
 //! answers `--version`, and some credentials are in place, or, with `agent.provider`, the
-//! endpoint's key — and that nothing in its setup is something the CLI refuses or ignores. It
-//! says what to install or set.
+//! endpoint's key — that nothing in its setup is something the CLI refuses or ignores, and,
+//! for a runner with `sandbox: bubblewrap`, that `bwrap` is there and can make a sandbox (see
+//! `crate::sandbox`). It says what to install or set.
 
 use std::fmt::Write as _;
 use std::io::Read;
@@ -40,7 +41,14 @@ pub fn check_config(config: &Config) -> Vec<RunnerCheck> {
     config
         .runners
         .iter()
-        .map(|(id, runner)| check_runner(id, runner))
+        .map(|(id, runner)| {
+            let mut check = check_runner(id, runner);
+            let sandbox = runner.sandbox.as_ref().unwrap_or(&config.run.sandbox);
+            check
+                .lines
+                .extend(crate::sandbox::doctor_lines(sandbox, runner));
+            check
+        })
         .collect()
 }
 

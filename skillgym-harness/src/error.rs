@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | [`Error`] | [`Harness::run`](crate::Harness::run), before any trial runs | each kind of problem below; [`Error::exit_code`] |
 //! | [`AgentBuildError`] | [`agent::build`](crate::agent::build), [`CommandAgent::from_options`](crate::CommandAgent::from_options) | the missing setting |
-//! | [`PreflightError`] | the checks made before a run: prompt files, agent programs | every case or runner at fault |
+//! | [`PreflightError`] | the checks made before a run: prompt files, agent programs, sandboxes | every case or runner at fault |
 //! | [`SkillError`] | loading and merging the skills under test | the skill directories, the config entry |
 //! | [`DryRunError`] | starting a `--mock` run | the script, the case that names it |
 //! | [`SuiteErrors`] | loading declarative suites | every error of every file, with line and column |
@@ -277,6 +277,9 @@ pub enum PreflightError {
     /// Selected runners whose agent program cannot be found.
     #[error("{}", lines(.0))]
     AgentPrograms(Vec<MissingProgram>),
+    /// Selected runners whose sandbox cannot be set up here.
+    #[error("{}", lines(.0))]
+    Sandboxes(Vec<SandboxProblem>),
 }
 
 fn lines(problems: &[impl fmt::Display]) -> String {
@@ -318,6 +321,20 @@ pub struct MissingProgram {
     pub program: PathBuf,
     /// How to install it.
     pub install: String,
+}
+
+/// A runner whose `sandbox` cannot confine its agent here (no Linux, no `bwrap`, no way to
+/// its model endpoint under `network: loopback`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("runner `{runner}`: {problem}\n  help: {help}")]
+#[non_exhaustive]
+pub struct SandboxProblem {
+    /// The runner id.
+    pub runner: String,
+    /// What is wrong.
+    pub problem: String,
+    /// What to do.
+    pub help: String,
 }
 
 /// A problem with the skills under test.

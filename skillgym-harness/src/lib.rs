@@ -36,6 +36,7 @@
 //! | [`mock`] | the scripted model server behind `--mock` and `cargo skillgym mock-model` |
 //! | [`replay`] | recorded runs replayed through today's checks (`--replay`, `type: replay`), and `cargo skillgym record` |
 //! | [`snapshot`] | token snapshots: the baseline and `.new` files, the check, behind `cargo skillgym review` |
+//! | [`sandbox`] | the bubblewrap sandbox (`sandbox: bubblewrap`): what a sandboxed attempt's `result.json` records |
 //!
 //! Everything else is private; a few modules are public but hidden (`#[doc(hidden)]`) for the
 //! framework's own tests, benchmarks and fuzz targets, and are not a stable API.
@@ -72,6 +73,7 @@ pub mod replay;
 pub mod report;
 pub mod results;
 mod run;
+pub mod sandbox;
 mod schedule;
 mod secrets;
 mod skills;

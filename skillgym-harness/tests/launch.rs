@@ -117,6 +117,7 @@ impl Scene {
             max_steps,
             max_output: skillgym_harness::config::DEFAULT_MAX_OUTPUT,
             live_steps: Some(Arc::clone(&live_steps)),
+            sandbox: None,
         };
         let output = self.session(agent.as_ref(), limits, endpoint);
         let read = |name: &str| std::fs::read_to_string(record.join(name)).unwrap_or_default();
@@ -1114,6 +1115,7 @@ impl Scene {
             max_steps: None,
             max_output: skillgym_harness::config::DEFAULT_MAX_OUTPUT,
             live_steps: None,
+            sandbox: None,
         };
         self.session(agent.as_ref(), limits, None)
     }

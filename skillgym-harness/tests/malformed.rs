@@ -329,6 +329,7 @@ fn session_with(
             max_steps: None,
             max_output,
             live_steps: None,
+            sandbox: None,
         },
     ));
     let logged = std::fs::metadata(artifacts.join("stdout.log")).map_or(0, |m| m.len());

@@ -471,3 +471,57 @@ emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
         answered_ok(report);
     }
 }
+
+/// The bubblewrap sandbox: shell-script agents (a `command` runner running `bash -c` with the
+/// prompt) that try what the sandbox forbids, each answering `denied` when it failed. The
+/// variables come from the checks.
+pub mod sandbox {
+    pub mod denied {
+        use skillgym::prelude::*;
+
+        #[skillgym::case(
+            prompt = r#"if echo escaped > "$SANDBOX_OUTSIDE/escaped.txt"; then answer=wrote; else answer=denied; fi
+printf '{"type":"message","role":"assistant","phase":"final","text":"%s"}\n' "$answer""#
+        )]
+        fn writes_outside_the_workspace(report: &SessionReport) {
+            report.expect().output().equals("wrote");
+        }
+
+        #[skillgym::case(
+            prompt = r#"if secret=$(cat "$HOME/secret.txt"); then answer="read $secret"; else answer=denied; fi
+printf '{"type":"message","role":"assistant","phase":"final","text":"%s"}\n' "$answer""#
+        )]
+        fn reads_the_home(report: &SessionReport) {
+            report.expect().output().equals("read top-secret-home");
+        }
+
+        #[skillgym::case(
+            prompt = r#"if exec 3<>"/dev/tcp/127.0.0.1/$SANDBOX_PORT"; then answer=connected; else answer=denied; fi
+printf '{"type":"message","role":"assistant","phase":"final","text":"%s"}\n' "$answer""#
+        )]
+        fn connects_to_the_hosts_loopback(report: &SessionReport) {
+            report.expect().output().equals("connected");
+        }
+    }
+
+    /// Processes that outlive the agent's shell: one left in the group, one in a session of
+    /// its own (`setsid`); `$SANDBOX_TOKEN` names them in the process table.
+    pub mod kill {
+        use skillgym::prelude::*;
+
+        #[skillgym::case(
+            timeout = "1s",
+            prompt = r#"setsid sleep "$SANDBOX_TOKEN" &
+sleep "$SANDBOX_TOKEN" &
+echo '{"type":"message","role":"assistant","text":"started"}'
+wait"#
+        )]
+        fn times_out(_report: &SessionReport) {}
+
+        #[skillgym::case(prompt = r#"setsid sleep "$SANDBOX_TOKEN" &
+sleep "$SANDBOX_TOKEN" &
+echo '{"type":"message","role":"assistant","text":"started"}'
+wait"#)]
+        fn runs_until_signalled(_report: &SessionReport) {}
+    }
+}

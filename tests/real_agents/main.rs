@@ -1,6 +1,8 @@
 //! The real-agent tier: the six installable agent CLIs (Claude Code, Codex, OpenCode, Copilot,
 //! Gemini CLI, Qwen Code) run through the real harness with `--mock`, against skillgym's
-//! scripted model server, inside a loopback-only network namespace (`unshare -n`).
+//! scripted model server, inside a loopback-only network namespace (`unshare -n`), each
+//! session in a bubblewrap sandbox of its own (`sandbox: { mode: bubblewrap, network:
+//! loopback }`) that reaches the scripted model through the sandbox's forwarder.
 //!
 //! This target is its own harness (`harness = false`). Run as a child (`REAL_AGENTS_CHILD=1`)
 //! it is a skillgym benchmark binary whose cases (`cases.rs`) are the scenarios, one runner per
@@ -217,6 +219,11 @@ fn main() -> ExitCode {
 
 /// The child: a skillgym harness, only inside a loopback-only network namespace.
 fn child() -> ExitCode {
+    // The sandbox's forwarder (this executable again, inside each agent's sandbox): its
+    // stdout is the agent's, so straight to the harness, which runs it.
+    if skillgym_harness::sandbox::is_forwarder() {
+        return Harness::new().run();
+    }
     let interfaces = network_interfaces();
     if interfaces != ["lo"] {
         eprintln!(
@@ -329,6 +336,20 @@ fn check(agent: &AgentCli, scenario: &str, status: &str) -> Result<Completion, F
   no model request reached the scripted server: {}",
                 detail(),
                 log.display()
+            )
+            .into());
+        }
+        let result = std::fs::read_to_string(log.with_file_name("result.json")).unwrap_or_default();
+        let result: Value = serde_json::from_str(&result).unwrap_or(Value::Null);
+        let sandbox = &result["sandbox"];
+        if sandbox["mode"] != "bubblewrap"
+            || sandbox["network"] != "loopback"
+            || sandbox["forwarded"].as_array().is_none_or(Vec::is_empty)
+        {
+            return Err(format!(
+                "{}
+  the session did not run in a loopback-only bubblewrap sandbox with the scripted model forwarded: {sandbox}",
+                detail()
             )
             .into());
         }
@@ -738,7 +759,7 @@ fn start_tier() -> Result<TierRun, String> {
         .collect();
     let config_text = |template: &Path, root: &str| {
         format!(
-            "run:\n  output_dir: out\n{root}  workspace: {{ mode: isolated, template_dir: {template} }}\n  skills: [{skill}]\ndefaults: {{ timeout: 3m }}\nrunners:\n{runners_yaml}",
+            "run:\n  output_dir: out\n{root}  workspace: {{ mode: isolated, template_dir: {template} }}\n  skills: [{skill}]\n  sandbox: {{ mode: bubblewrap, network: loopback }}\ndefaults: {{ timeout: 3m }}\nrunners:\n{runners_yaml}",
             template = template.display(),
             skill = workspace_root()
                 .join("tests/real_agents/skills/under-test-dir")

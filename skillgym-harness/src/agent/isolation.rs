@@ -109,6 +109,11 @@ impl Seeded {
         Ok(self.private.insert(private))
     }
 
+    /// The private directory holding the copies, once something was seeded.
+    pub(crate) fn private_path(&self) -> Option<&Path> {
+        self.private.as_ref().map(PrivateDir::path)
+    }
+
     /// The files held (the links in the state directory).
     pub fn files(&self) -> &[PathBuf] {
         &self.files

@@ -14,6 +14,7 @@
 //!   workspace_root: /var/tmp/skillgym   # default: the temporary directory
 //!   max_output: 512MiB          # per session; more stops the agent (origin output-limit)
 //!   secrets: [MY_SERVICE_AUTH]  # masked too, besides *_KEY, *_TOKEN, *_SECRET, *PASSWORD*, *_CREDENTIALS
+//!   sandbox: bubblewrap         # none | bubblewrap | { mode, network, read_only }; per runner too
 //! defaults: { timeout: 2m }
 //! suites: [evals/EVAL.yaml]     # declarative suites (agentv EVAL.yaml, case.yaml directories)
 //! judge: { runner: claude }     # grades the suites' rubric items
@@ -26,6 +27,7 @@ mod discover;
 mod duration;
 mod error;
 mod fields;
+mod sandbox;
 mod schema;
 mod settings;
 mod size;
@@ -38,6 +40,7 @@ mod tests;
 pub use discover::{FILE_NAMES, discover, discover_checked, load, load_for_run};
 pub use duration::{DurationError, DurationErrorKind, parse_duration};
 pub use error::ConfigError;
+pub use sandbox::{SandboxConfig, SandboxMode, SandboxNetwork};
 pub use schema::{
     AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, JudgeConfig, ProviderConfig,
     RunConfig, RunnerConfig, Schedule, UserSkills, WireApi, WorkspaceConfig, WorkspaceMode,

@@ -15,6 +15,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use super::ConfigError;
 use super::fields::{self, Millis, NonEmpty, PositiveDuration};
+use super::sandbox::SandboxConfig;
 use super::snapshots::SnapshotsConfig;
 use super::yaml::{self, Located};
 use crate::suggest::did_you_mean;
@@ -112,6 +113,13 @@ impl Config {
         }
         for suite in &mut self.suites {
             suite.value = resolve_path(dir, &suite.value);
+        }
+        let runner_sandboxes = self
+            .runners
+            .iter_mut()
+            .filter_map(|(_, r)| r.sandbox.as_mut());
+        for sandbox in std::iter::once(&mut self.run.sandbox).chain(runner_sandboxes) {
+            sandbox.resolve_paths(dir);
         }
         if let Some(snapshots) = &mut self.snapshots {
             snapshots.path = resolve_path(dir, &snapshots.path);
@@ -257,6 +265,8 @@ pub struct RunConfig {
     /// `secrets`: names of environment variables whose values are masked in everything
     /// skillgym writes, besides those whose names look secret.
     pub secrets: Vec<String>,
+    /// `sandbox`: how every runner's agent is confined (a runner's own `sandbox` replaces it).
+    pub sandbox: SandboxConfig,
 }
 
 /// Whether agents see the skills installed in the user's own home (`run.user_skills`).
@@ -339,6 +349,8 @@ struct RawRun {
     max_output: Option<u64>,
     #[serde(default, deserialize_with = "fields::null_as_default")]
     secrets: Vec<NonEmpty>,
+    #[serde(default)]
+    sandbox: Option<SandboxConfig>,
 }
 
 impl TryFrom<RawRun> for RunConfig {
@@ -400,6 +412,7 @@ impl TryFrom<RawRun> for RunConfig {
             user_skills: raw.user_skills,
             max_output: raw.max_output,
             secrets: raw.secrets.into_iter().map(|NonEmpty(name)| name).collect(),
+            sandbox: raw.sandbox.unwrap_or_default(),
         })
     }
 }
@@ -647,6 +660,9 @@ pub struct RunnerConfig {
     /// `run.skills` (absolute after [`Config::parse`]).
     #[serde(default, deserialize_with = "fields::null_as_default")]
     pub skills: Vec<Located<PathBuf>>,
+    /// `sandbox`: how this runner's agent is confined, replacing `run.sandbox` as a whole.
+    #[serde(default)]
+    pub sandbox: Option<SandboxConfig>,
 }
 
 /// The model APIs a provider endpoint speaks (`agent.provider.wire_api`).

@@ -20,6 +20,7 @@
 //! | judge runner | — | — | `judge.runner` | none (rubric graders are a start-up error) |
 //! | token snapshots | — | — | `snapshots` | off |
 //! | update snapshots | `--update-snapshots[=BOOL]` (needs `snapshots`) | `SKILLGYM_UPDATE_SNAPSHOTS` | — | off |
+//! | sandbox | — | — | `run.sandbox`, replaced per runner by `runners.<id>.sandbox` ([`Settings::sandbox_for`]) | `none` |
 //!
 //! A flag beats its variable, field by field. An empty variable counts as unset. An empty
 //! `--tag` list never hides `run.tags`.
@@ -46,8 +47,8 @@ use std::time::Duration;
 use super::schema::resolve_path;
 use super::yaml::Located;
 use super::{
-    Config, ConfigError, JudgeConfig, Schedule, SnapshotsConfig, UserSkills, WorkspaceConfig,
-    WorkspaceMode,
+    Config, ConfigError, JudgeConfig, SandboxConfig, Schedule, SnapshotsConfig, UserSkills,
+    WorkspaceConfig, WorkspaceMode,
 };
 use crate::cli::{SkillgymArgs, UsageError};
 use crate::config::RunnerConfig;
@@ -106,6 +107,9 @@ pub struct Settings {
     pub max_output: u64,
     /// `run.secrets`: variable names masked besides those that look secret.
     pub secrets: Vec<String>,
+    /// `run.sandbox`: how agents are confined, unless their runner says otherwise (see
+    /// [`Settings::sandbox_for`]).
+    pub sandbox: SandboxConfig,
     /// `suites:` the declarative suites (absolute, with their position in the config file).
     pub suites: Vec<Located<PathBuf>>,
     /// `judge:` who grades rubric items.
@@ -286,6 +290,7 @@ fn resolve_in(
         user_skills: run.user_skills,
         max_output: run.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
         secrets: run.secrets,
+        sandbox: run.sandbox,
         suites,
         judge,
         snapshots,
@@ -344,6 +349,16 @@ impl Settings {
             timeout: case.timeout.unwrap_or(self.default_timeout),
             max_steps: case.max_steps.or(self.max_steps),
         }
+    }
+
+    /// How the agent of runner `runner_id` is confined: its own `sandbox`, else
+    /// `run.sandbox` (also for runners added in code and for the judge's own `judge.agent`).
+    pub fn sandbox_for(&self, runner_id: &str) -> &SandboxConfig {
+        self.runners
+            .iter()
+            .find(|(id, _)| id == runner_id)
+            .and_then(|(_, runner)| runner.sandbox.as_ref())
+            .unwrap_or(&self.sandbox)
     }
 
     /// Checks that every id in `runner_filter` is one of `known` (configured plus any runners

@@ -228,14 +228,14 @@ fn unknown_key_nested_renders_file_line_column_help_and_snippet() {
         3,
         "unknown field `max_paralel`, expected one of `schedule`, `max_parallel`, `repeat`, \
          `repeat_failure`, `retry_failed`, `max_steps`, `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, \
-         `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`",
+         `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`, `sandbox`",
         Some("did you mean `max_parallel`?"),
     );
     assert_eq!(
         err.to_string(),
         "/proj/bench/skillgym.yaml:2:3: unknown field `max_paralel`, expected one of \
          `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `max_steps`, \
-         `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
+         `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`, `sandbox`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
     );
     // Deeper: workspace and bootstrap.
     let err = fail("run:\n  workspace:\n    mode: isolated\n    template: x\n");
@@ -309,7 +309,7 @@ fn unknown_key_in_a_runner() {
         &err,
         3,
         5,
-        "unknown field `agnet`, expected one of `agent`, `skills`",
+        "unknown field `agnet`, expected one of `agent`, `skills`, `sandbox`",
         Some("did you mean `agent`?"),
     );
 }
@@ -1030,4 +1030,68 @@ fn the_agent_runs_in_the_authors_tree_only_when_asked() {
     );
     let config = parse("run:\n  cwd: app\n  workspace: { mode: none }\n");
     assert_eq!(config.run.workspace.unwrap().mode, WorkspaceMode::None);
+}
+
+#[test]
+fn sandbox_short_and_long_forms_run_wide_and_per_runner() {
+    let config = parse(
+        "run:\n  sandbox: bubblewrap\nrunners:\n  a: { agent: { type: command, command: x } }\n  b:\n    agent: { type: command, command: x }\n    sandbox: { mode: bubblewrap, network: loopback, read_only: [tools, /abs] }\n  c: { agent: { type: command, command: x }, sandbox: none }\n",
+    );
+    assert_eq!(
+        config.run.sandbox,
+        SandboxConfig::bubblewrap(SandboxNetwork::Host)
+    );
+    assert_eq!(config.runners[0].1.sandbox, None);
+    let b = config.runners[1].1.sandbox.clone().unwrap();
+    assert_eq!(
+        (b.mode, b.network, b.read_only),
+        (
+            SandboxMode::Bubblewrap,
+            SandboxNetwork::Loopback,
+            vec![p("/proj/bench/tools"), p("/abs")]
+        )
+    );
+    let settings = crate::config::resolve(
+        config,
+        &crate::cli::SkillgymArgs::default(),
+        Path::new("/out"),
+    )
+    .unwrap();
+    assert_eq!(settings.sandbox_for("a").mode, SandboxMode::Bubblewrap);
+    assert_eq!(settings.sandbox_for("b").network, SandboxNetwork::Loopback);
+    assert_eq!(
+        settings.sandbox_for("c").mode,
+        SandboxMode::None,
+        "the runner's replaces the run's"
+    );
+    assert_eq!(settings.sandbox_for("coded").mode, SandboxMode::Bubblewrap);
+    assert_eq!(parse("").run.sandbox.mode, SandboxMode::None, "the default");
+}
+
+#[test]
+fn sandbox_mistakes_are_located() {
+    let err = fail("run:\n  sandbox: bubblewrp\n");
+    assert_eq!(
+        err.message(),
+        "unknown sandbox `bubblewrp`, expected `none` or `bubblewrap`"
+    );
+    assert_eq!(err.help(), Some("did you mean `bubblewrap`?"));
+    assert_eq!(err.location().map(|l| l.1), Some(2));
+    let err = fail("run:\n  sandbox: { mode: none, network: loopback }\n");
+    assert_error(
+        &err,
+        2,
+        35,
+        "`network` does nothing with `mode: none`",
+        Some("remove `network`, or set `mode: bubblewrap`"),
+    );
+    let err = fail("run:\n  sandbox: { mode: bubblewrap, netwrk: host }\n");
+    assert_eq!(err.help(), Some("did you mean `network`?"));
+    let err = fail("run:\n  sandbox: { mode: bubblewrap, network: lo }\n");
+    assert_eq!(
+        err.message(),
+        "unknown value `lo`, expected one of `host`, `loopback`"
+    );
+    let err = fail("run:\n  sandbox: { network: host }\n");
+    assert!(err.message().contains("missing field `mode`"), "{err}");
 }

@@ -23,6 +23,7 @@ use crate::dry_run;
 use crate::grade::Judge;
 use crate::replay::RecordedExecution;
 use crate::run::{RunContext, Runner};
+use crate::sandbox::SandboxPolicy;
 use crate::skills;
 use crate::suite::{CaseCheck, CaseSpec};
 use crate::unwritten;
@@ -67,6 +68,7 @@ pub(super) fn run_attempt(run: &RunContext, runtime: &Lease, id: AttemptId<'_>) 
         replayed_from: id
             .recorded
             .map(|recorded| recorded.attempt_dir(id.repetition, id.attempt)),
+        sandbox: None,
     };
     let failure = match prepare_and_run(run, runtime, id, &mut result) {
         Ok(failure) => failure,
@@ -207,6 +209,14 @@ fn prepare_and_run(
             result,
         ),
     };
+    // What the sandbox refused the agent, said where the failure is read.
+    let failure = failure.map(|mut failure| {
+        if let Some(note) = session.sandbox.as_ref().and_then(|s| s.note()) {
+            failure.message.push('\n');
+            failure.message.push_str(&note);
+        }
+        failure
+    });
     if let Some(scene) = &hook_scene {
         hooks::after_each(scene, &mut hook_log);
         hook_log.write(artifact_dir);
@@ -236,6 +246,7 @@ fn keep_session(result: &mut AttemptResult, session: &SessionOutput) {
     result.steps = session.steps;
     result.exit_code = session.exit_code;
     result.signal = session.signal;
+    result.sandbox = session.sandbox.clone();
     write_json_or_note(&result.artifact_dir.join("report.json"), &session.report);
 }
 
@@ -336,6 +347,7 @@ fn replay_and_check(
         max_steps: settings.max_steps,
         max_output: run.settings.max_output,
         live_steps: None,
+        sandbox: None,
     };
     let attempt = RecordedAttempt {
         dir: &recorded_dir,
@@ -408,6 +420,7 @@ fn run_agent(
         max_steps: settings.max_steps,
         max_output: run.settings.max_output,
         live_steps: Some(Arc::clone(id.live_steps)),
+        sandbox: SandboxPolicy::for_runner(&run.settings, &runner.id),
     };
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
     if dry_run.take().is_some() {

@@ -70,6 +70,7 @@ impl Judge for SessionJudge<'_> {
             max_steps: None,
             max_output: self.run.settings.max_output,
             live_steps: None,
+            sandbox: crate::sandbox::SandboxPolicy::for_runner(&self.run.settings, &self.runner.id),
         };
         let session = self
             .runtime

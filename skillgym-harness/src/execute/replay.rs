@@ -147,6 +147,8 @@ pub(crate) fn replay_session(
         signal: result.signal,
         steps,
         provider_error,
+        // No agent runs in a replay.
+        sandbox: None,
     };
     output.failure = match result.failure {
         Some(failure) if ENDED_FROM_OUTSIDE.contains(&failure.origin) => Some(failure),

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use skillgym::{Failure, Usage};
 
+use crate::sandbox::SandboxRecord;
 use crate::snapshot::SnapshotCheck;
 
 /// The verdict of an attempt, repetition or execution.
@@ -90,6 +91,10 @@ pub struct AttemptResult {
     /// the session's figures are the recording's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replayed_from: Option<PathBuf>,
+    /// The sandbox the session ran in, and what it denied the agent (`sandbox: bubblewrap`;
+    /// absent: no sandbox).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxRecord>,
 }
 
 /// How a declarative case's graders judged one attempt (also its `grading.json`).

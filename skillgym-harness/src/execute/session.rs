@@ -11,6 +11,7 @@ use crate::agent::{Agent, Launch, SessionSpec, StreamParser, isolation};
 use crate::error::IoError;
 use crate::normalize::{KnownSkills, ManifestReads, ProviderError, ReportBuilder};
 use crate::process::{self, LineSink, LineVerdict, ProcessOutcome, ProcessSpec, Termination};
+use crate::sandbox::{self, SandboxPolicy, SandboxRecord};
 use crate::time::Timestamp;
 
 /// Limits of one session, and where it publishes its progress.
@@ -25,6 +26,8 @@ pub struct SessionLimits {
     /// Where the model steps observed so far are published as the stream is parsed (the
     /// run's live progress reads it); `None`: nowhere.
     pub live_steps: Option<Arc<AtomicU32>>,
+    /// The sandbox the agent runs in (`crate::sandbox`); `None`: none.
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 /// What one session produced.
@@ -43,6 +46,8 @@ pub struct SessionOutput {
     pub steps: u32,
     /// The provider error the agent reported, if any.
     pub provider_error: Option<ProviderError>,
+    /// How the agent was confined and what it was denied, when it ran in a sandbox.
+    pub sandbox: Option<SandboxRecord>,
 }
 
 struct ParsingSink {
@@ -102,15 +107,28 @@ pub async fn run_launch(
         max_steps: limits.max_steps,
         live_steps: limits.live_steps.clone(),
     };
-    let (launched, seeded) = match launch {
+    let (launched, seeded, confined) = match launch {
         Ok(launch) => {
-            let (process_spec, seeded) =
+            let (mut process_spec, seeded) =
                 session_process(launch, spec, &limits, &stdout_log, &stderr_log);
-            (process::run(&process_spec, &mut sink).await, seeded)
+            let confined = limits
+                .sandbox
+                .as_ref()
+                .map(|policy| sandbox::confine(policy, &mut process_spec, &seeded, spec))
+                .transpose();
+            match confined {
+                Ok(confined) => (
+                    process::run(&process_spec, &mut sink).await,
+                    seeded,
+                    confined,
+                ),
+                Err(error) => (Err(sandbox_error(&error)), seeded, None),
+            }
         }
-        Err(error) => (Err(error), isolation::Seeded::default()),
+        Err(error) => (Err(error), isolation::Seeded::default(), None),
     };
     let (mut output, manifest_reads) = finish_report(agent, spec, sink, seeded);
+    output.sandbox = confined.map(|confined| confined.finish(&output.report, &stderr_log));
     write_manifests(spec, &output.report, &manifest_reads);
     output.report.raw_artifacts.stdout = Some(stdout_log);
     output.report.raw_artifacts.stderr = stderr_log.is_file().then(|| stderr_log.clone());
@@ -126,6 +144,14 @@ pub async fn run_launch(
         }
     }
     output
+}
+
+/// A sandbox that could not be set up, said as such (the session is a runner failure).
+fn sandbox_error(error: &std::io::Error) -> std::io::Error {
+    std::io::Error::new(
+        error.kind(),
+        format!("cannot set up its bubblewrap sandbox: {error}"),
+    )
 }
 
 /// The failure of a session whose agent did not start: origin `artifacts` when its log
@@ -228,6 +254,7 @@ fn finish_report(
         signal: None,
         steps,
         provider_error,
+        sandbox: None,
     };
     (output, manifest_reads)
 }

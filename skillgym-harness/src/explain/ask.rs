@@ -14,6 +14,7 @@ use crate::artifacts::write_json;
 use crate::dry_run::{self, DryRun};
 use crate::execute::{SessionLimits, run_launch};
 use crate::run::Runner;
+use crate::sandbox::SandboxPolicy;
 
 /// What every question of one attempt shares.
 pub(crate) struct Asking<'a> {
@@ -29,6 +30,8 @@ pub(crate) struct Asking<'a> {
     pub(crate) max_output: u64,
     /// The scripted model server, under `--mock`.
     pub(crate) dry_run: Option<&'a DryRun>,
+    /// The runner's sandbox, which the resumed session runs in too.
+    pub(crate) sandbox: Option<SandboxPolicy>,
 }
 
 impl Asking<'_> {
@@ -83,6 +86,7 @@ impl Asking<'_> {
             max_steps: None,
             max_output: self.max_output,
             live_steps: None,
+            sandbox: self.sandbox.clone(),
         };
         let mut session = self
             .runtime

@@ -212,6 +212,7 @@ impl Explainer<'_> {
             timeout,
             max_output: self.settings.max_output,
             dry_run: self.dry_run,
+            sandbox: crate::sandbox::SandboxPolicy::for_runner(self.settings, &runner.id),
         };
         header(&request.case_id, &request.runner_id, attempt);
         say(&format!(

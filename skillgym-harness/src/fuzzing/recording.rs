@@ -94,6 +94,7 @@ pub fn recording(bytes: &[u8]) {
                     max_steps: Some(50),
                     max_output: 1 << 20,
                     live_steps: None,
+                    sandbox: None,
                 };
                 let recorded_attempt = RecordedAttempt {
                     dir: &attempt_dir,

@@ -1,9 +1,10 @@
 //! What must hold before any trial runs: prompt files, agent programs, a judge for rubric
-//! graders, and no `after_all` hook where it could not run.
+//! graders, sandboxes that can be made, and no `after_all` hook where it could not run.
 
 use libtest_mimic::Arguments;
 
 use super::process_per_test;
+use crate::config::Settings;
 use crate::error::{Error, JudgeError};
 use crate::preflight;
 use crate::run::Runner;
@@ -63,6 +64,22 @@ pub(super) fn check_before_run(
         preflight::agent_programs(&programs)?;
     }
     Ok(())
+}
+
+/// The sandboxes of the runners (and of the judge) can be made here, and reach their model
+/// (not for `--list`, which starts nothing).
+pub(super) fn check_sandboxes(
+    arguments: &Arguments,
+    settings: &Settings,
+    runners: &[Runner],
+    judge: Option<&Runner>,
+    mock: bool,
+) -> Result<(), Error> {
+    if arguments.list {
+        return Ok(());
+    }
+    let all: Vec<&Runner> = runners.iter().chain(judge).collect();
+    Ok(crate::sandbox::check_runners(settings, &all, mock)?)
 }
 
 /// Under nextest's process per test no process knows it runs a suite's last trial, so a

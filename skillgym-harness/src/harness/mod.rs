@@ -14,7 +14,7 @@ mod junit_format;
 mod runners;
 mod trials;
 
-use checks::{check_after_all, check_before_run, check_judge, explain_selection};
+use checks::{check_after_all, check_before_run, check_judge, check_sandboxes, explain_selection};
 use finish::execute;
 use runners::{all_runners, check_case_runners, judge_runner, select_runners};
 use trials::select_exact;
@@ -180,7 +180,14 @@ impl Harness {
     /// Plans and runs; returns 0 when every execution passed, 101 when one failed or a file or
     /// report of the run could not be written, 2 on a usage or configuration error, and 128 + the signal's number (130, 143, 129) when SIGINT,
     /// SIGTERM or SIGHUP interrupted the run.
+    ///
+    /// A process started as the sandbox's forwarder ([`crate::sandbox`]: a sandboxed session
+    /// under `network: loopback` runs this executable again as its first process) forwards
+    /// and runs its agent instead, before anything else.
     pub fn run(self) -> ExitCode {
+        if let Some(code) = crate::sandbox::run_if_invoked() {
+            return code;
+        }
         match self.prepare() {
             Ok(Next::Run((arguments, context, trials))) => execute(&arguments, context, trials),
             Ok(Next::Done(code)) => code,
@@ -242,6 +249,7 @@ impl Harness {
         check_before_run(&arguments, &plan, &cases, &runners, judge.as_ref())?;
         check_after_all(&arguments, &plan, &cases, &runners)?;
         let mock = overrides.mock.unwrap_or(overrides.mock_script.is_some());
+        check_sandboxes(&arguments, &settings, &runners, judge.as_ref(), mock)?;
         explain_selection(&settings.tags, &cases, &runners, &plan, mock);
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.

@@ -1032,6 +1032,7 @@ mod tests {
             grading: None,
             replayed_from: None,
             kept_workspace: None,
+            sandbox: None,
         }
     }
 

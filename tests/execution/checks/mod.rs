@@ -8,6 +8,8 @@ mod limits;
 mod origins;
 mod rejections;
 mod repeat;
+#[cfg(target_os = "linux")]
+mod sandbox;
 mod schedules;
 mod secrets;
 mod skills;
@@ -35,6 +37,8 @@ pub fn all() -> Vec<(&'static str, Check)> {
         ids::CHECKS,
         secrets::CHECKS,
         figures::CHECKS,
+        #[cfg(target_os = "linux")]
+        sandbox::CHECKS,
     ]
     .concat()
 }
