@@ -2,7 +2,8 @@
 //!
 //! | | |
 //! |---|---|
-//! | command | `opencode [agent.args] run --format json [-m <provider/model>] --thinking --auto --print-logs --log-level ERROR -- <prompt>` |
+//! | command | `opencode [agent.args] run --format json [-m <provider/model>] --thinking --auto --print-logs --log-level ERROR --title "skillgym <runner>" -- <prompt>` |
+//! | `--title` | the session has a title, so OpenCode sends no title request (a model call outside the stream: about 620 input and 3 output tokens the report would not count) |
 //! | `--auto` | approves every permission the config does not explicitly deny, so nothing waits for a user |
 //! | `--print-logs --log-level ERROR` | errors go to `stderr.log`: the stream only says `UnknownError` when the model is unknown; the log names `ProviderModelNotFoundError` |
 //! | `--` | a prompt starting with `-` is not taken for an option. OpenCode itself wraps a message argument that contains spaces in double quotes (escaping inner ones) before the model sees it |
@@ -222,6 +223,10 @@ impl Agent for Opencode {
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
         let mut launch = SPEC.start_launch(&self.options, session, None)?;
         self.push_flags(session, &mut launch.args);
+        // A session with a title of its own gets no title request: a model call the stream
+        // never shows, which would leave the report's usage short of the provider's bill.
+        launch.args.push("--title".into());
+        launch.args.push(format!("skillgym {}", session.runner_id).into());
         launch.args.push("--".into());
         launch.args.push(session.prompt.into());
         self.isolate(session, &mut launch)?;
@@ -968,6 +973,8 @@ mod tests {
                 "--print-logs",
                 "--log-level",
                 "ERROR",
+                "--title",
+                "skillgym opencode",
                 "--",
                 "-x Run echo hello",
             ]
