@@ -1,4 +1,4 @@
-//! Claude Code (`claude`, npm `@anthropic-ai/claude-code`; verified with 2.1.330 and 2.1.197).
+//! Claude Code (`claude`, npm `@anthropic-ai/claude-code`; verified with 2.1.332, 2.1.330 and 2.1.197).
 //!
 //! | what | how |
 //! |---|---|
