@@ -757,7 +757,11 @@ fn pinned_versions_shell_read_answer() {
     for ((kind, stem), [transcript, ..]) in PINNED.into_iter().zip(PINNED_TRANSCRIPTS) {
         let normalized = normalize_in(kind, transcript, SCENARIO_CWD);
         let report = &normalized.report;
-        assert_eq!(exit_codes(report, "echo skillgym-hello"), [Some(0)], "{stem}");
+        assert_eq!(
+            exit_codes(report, "echo skillgym-hello"),
+            [Some(0)],
+            "{stem}"
+        );
         assert_eq!(
             report.file_reads(),
             [Path::new("/home/dev/demo/skills/demo/SKILL.md")],

@@ -50,7 +50,10 @@ fn figure(report: &Value, name: &str) -> Option<u64> {
 /// The report of an answered session says exactly what the scripted model billed.
 fn matches_bill(report: &Value, requests: &str) -> Result<(), String> {
     let (input, output) = billed(requests);
-    let reported = (figure(report, "input_tokens"), figure(report, "output_tokens"));
+    let reported = (
+        figure(report, "input_tokens"),
+        figure(report, "output_tokens"),
+    );
     if reported != (Some(input), Some(output)) {
         return Err(format!(
             "usage: the report says input {:?}, output {:?}; the scripted model billed input {input}, output {output}",
