@@ -79,10 +79,12 @@ fn reports_each_runner_and_what_to_fix() {
         format!("  ok  program: {}", claude.display()),
         "  ok  version: 2.1.330 (Claude Code)".to_owned(),
         "  ok  auth: ANTHROPIC_API_KEY is set".to_owned(),
+        "  ok  network: Anthropic's API (the login's)".to_owned(),
         "runner `codex`: codex (model gpt-5.5)".to_owned(),
         "  ERR program `codex` not found on PATH".to_owned(),
         "      install: npm install -g @openai/codex".to_owned(),
         "runner `opencode`: opencode (model a/b)".to_owned(),
+        "  ok  network: the model's provider (the login's), models.opencode.ai (the catalog of the vendors' models), registry.npmjs.org (the npm registry: OpenCode installs its plugin SDK at start)".to_owned(),
         "runner `gemini`: gemini-cli (model gemini-2.5-pro)".to_owned(),
         "  ok  version: 0.61.0".to_owned(),
         format!(
@@ -307,6 +309,7 @@ fn endpoints_are_checked_as_each_cli_will_see_them() {
             &[
                 "  ok  endpoint: http://127.0.0.1:4000/v1 (openai-chat)",
                 "  ok  auth: GATEWAY_KEY is set (the endpoint's key)",
+                "  ok  network: 127.0.0.1:4000 (the endpoint)",
             ][..],
         ),
         (

@@ -2,7 +2,8 @@
 //! answers `--version`, and some credentials are in place, or, with `agent.provider`, the
 //! endpoint's key — that nothing in its setup is something the CLI refuses or ignores, and,
 //! for a runner with `sandbox: bubblewrap`, that `bwrap` is there and can make a sandbox (see
-//! `crate::sandbox`). It says what to install or set.
+//! `crate::sandbox`). It says what to install or set, and where the agent may connect
+//! ([`agent::network`]).
 
 use std::fmt::Write as _;
 use std::io::Read;
@@ -80,6 +81,15 @@ pub fn check_runner(id: &str, runner: &RunnerConfig) -> RunnerCheck {
                 Some(provider) => check_endpoint(provider, &options, &mut lines),
                 None => check_auth(&setup, &options, &mut lines),
             }
+            let registry = options
+                .env_value("NPM_CONFIG_REGISTRY")
+                .or_else(|| options.env_value("npm_config_registry"));
+            let contacts = agent::network::contacts(
+                config.kind,
+                options.provider.as_ref(),
+                registry.as_deref(),
+            );
+            lines.push((true, format!("network: {}", contacts.join(", "))));
             lines.extend(setup.refusals.into_iter().map(|refusal| (false, refusal)));
         }
         Err(error) => lines.push((false, error.to_string())),

@@ -525,7 +525,7 @@ const SKILL_TOOL_AGENTS: [(AgentKind, &str); 5] = [
 
 /// `ls /nonexistent-skillgym` (exits 2), then reads of `skills/demo/SKILL.md` and
 /// `skills/demo/references/notes.md`. Expected: the exit code and `is_error` where the agent
-/// reports them (unknown for Gemini and Qwen), and `demo` as strong evidence.
+/// reports them (unknown for Gemini and for Qwen 0.15.10), and `demo` as strong evidence.
 #[test]
 fn failing_command() {
     let agents = [
@@ -682,6 +682,162 @@ fn opencode_wrong_cwd() {
     );
     check_pairing(name, &normalized.report);
     check_snapshot(name, &normalized);
+}
+
+// The pinned versions that changed since the captures above, captured by the real-agent tier
+// (`tests/real_agents`, its scripts in `tests/real_agents/scripts/`): each attempt's
+// `stdout.log` (and, for `shell-read-answer`, its `mock-requests.jsonl` as
+// `fixtures/mock-requests/<agent>-<version>.jsonl`), the workspace rewritten to `/home/dev/demo`
+// and the state directory to `/home/dev/.state`.
+
+/// The agents whose pinned version has captures of its own, and their transcripts' stem.
+const PINNED: [(AgentKind, &str); 3] = [
+    (AgentKind::ClaudeCode, "claude-code-2.1.332"),
+    (AgentKind::Codex, "codex-0.171.0"),
+    (AgentKind::QwenCode, "qwen-code-0.24.4"),
+];
+
+/// The transcripts of [`PINNED`]: shell, read and answer; a failing command; a refusal.
+const PINNED_TRANSCRIPTS: [[&str; 3]; 3] = [
+    [
+        "claude-code-2.1.332.shell-read-answer.jsonl",
+        "claude-code-2.1.332.failing-command.jsonl",
+        "claude-code-2.1.332.error-400.jsonl",
+    ],
+    [
+        "codex-0.171.0.shell-read-answer.jsonl",
+        "codex-0.171.0.failing-command.jsonl",
+        "codex-0.171.0.error-400.jsonl",
+    ],
+    [
+        "qwen-code-0.24.4.shell-read-answer.jsonl",
+        "qwen-code-0.24.4.failing-command.jsonl",
+        "qwen-code-0.24.4.error-400.jsonl",
+    ],
+];
+
+/// The exit codes of the commands starting with `prefix`.
+fn exit_codes(report: &SessionReport, prefix: &str) -> Vec<Option<i32>> {
+    report
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::Command {
+                command, exit_code, ..
+            } if command.starts_with(prefix) => Some(*exit_code),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the scripted model billed for the requests of a `mock-requests` capture: input and
+/// output tokens of the answered ones.
+fn billed(capture: &str) -> (u64, u64) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mock-requests")
+        .join(capture);
+    std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|row| row["reply"]["status"] == 200)
+        .fold((0, 0), |(input, output), row| {
+            let usage = &row["reply"]["usage"];
+            (
+                input + usage["input_tokens"].as_u64().unwrap(),
+                output + usage["output_tokens"].as_u64().unwrap(),
+            )
+        })
+}
+
+/// `echo skillgym-hello` (exit 0), a read of `skills/demo/SKILL.md` (strong evidence for
+/// `demo`), then the answer; the usage is what the scripted model billed for the session.
+#[test]
+fn pinned_versions_shell_read_answer() {
+    for ((kind, stem), [transcript, ..]) in PINNED.into_iter().zip(PINNED_TRANSCRIPTS) {
+        let normalized = normalize_in(kind, transcript, SCENARIO_CWD);
+        let report = &normalized.report;
+        assert_eq!(
+            exit_codes(report, "echo skillgym-hello"),
+            [Some(0)],
+            "{stem}"
+        );
+        assert_eq!(
+            report.file_reads(),
+            [Path::new("/home/dev/demo/skills/demo/SKILL.md")],
+            "{stem}"
+        );
+        let demo = report
+            .skill("demo")
+            .unwrap_or_else(|| panic!("{stem}: {:?}", report.detected_skills));
+        assert_eq!(demo.confidence, Confidence::Strong, "{stem}");
+        assert_eq!(report.final_output, "skillgym mock: done", "{stem}");
+        let (input, output) = billed(&format!("{stem}.jsonl"));
+        let value = |count: Option<skillgym::TokenCount>| count.map(|count| count.value);
+        assert_eq!(
+            (
+                value(report.usage.input_tokens),
+                value(report.usage.output_tokens)
+            ),
+            (Some(input), Some(output)),
+            "{stem}: the usage billed"
+        );
+        assert!(report.session_id.is_some(), "{stem}");
+        assert!(report.warnings.is_empty(), "{stem}: {:?}", report.warnings);
+        check_pairing(stem, report);
+        check_snapshot(transcript.trim_end_matches(".jsonl"), &normalized);
+    }
+}
+
+/// `ls /skillgym-missing-dir` exits 2: its code, and its result is an error, for all three
+/// (Qwen Code from 0.24.4 on: a failure ends with `Exit Code: 2`; 0.15.10 said neither).
+#[test]
+fn pinned_versions_failing_command() {
+    for ((kind, stem), [_, transcript, _]) in PINNED.into_iter().zip(PINNED_TRANSCRIPTS) {
+        let normalized = normalize_in(kind, transcript, SCENARIO_CWD);
+        let report = &normalized.report;
+        assert_eq!(
+            exit_codes(report, "ls /skillgym-missing-dir"),
+            [Some(2)],
+            "{stem}"
+        );
+        let ls_error = report.events.iter().find_map(|event| match event {
+            SessionEvent::ToolResult {
+                output, is_error, ..
+            } if output.contains("No such file or directory") => Some(*is_error),
+            _ => None,
+        });
+        assert_eq!(ls_error, Some(true), "{stem}: is_error of ls");
+        assert_eq!(report.final_output, "the directory is missing", "{stem}");
+        check_pairing(stem, report);
+        check_snapshot(transcript.trim_end_matches(".jsonl"), &normalized);
+    }
+}
+
+/// Every request refused (HTTP 400): a rejection with the provider's message, and no usage —
+/// unknown, not the zeros Claude Code and Qwen Code print.
+#[test]
+fn pinned_versions_error_400() {
+    for ((kind, stem), [.., transcript]) in PINNED.into_iter().zip(PINNED_TRANSCRIPTS) {
+        let normalized = normalize_in(kind, transcript, SCENARIO_CWD);
+        let error = normalized
+            .provider_error
+            .as_ref()
+            .unwrap_or_else(|| panic!("{stem}: no provider error"));
+        assert!(error.is_rejection(), "{stem}: {error}");
+        assert!(
+            error.message.contains("model `nope` does not exist"),
+            "{stem}: {error}"
+        );
+        let usage = &normalized.report.usage;
+        assert_eq!(
+            (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+            (None, None, None),
+            "{stem}: {usage:?}"
+        );
+        assert_eq!(usage.cost_usd, None, "{stem}");
+        check_snapshot(transcript.trim_end_matches(".jsonl"), &normalized);
+    }
 }
 
 /// Every transcript in the fixtures directory has a test above (so a new capture cannot be

@@ -825,6 +825,17 @@ fn provider_endpoints_map_onto_what_each_cli_honours() {
             "no secret in the file"
         );
         assert_eq!(entry["models"]["vendor/model-x"]["tool_call"], true);
+        // Quiet without changing what the agent does: no catalog fetch, update or sharing;
+        // the registry stays (a workspace's own plugins and tools may need OpenCode's SDK).
+        assert_eq!(recorded.env("OPENCODE_DISABLE_MODELS_FETCH"), "1");
+        assert_eq!(
+            (&config["autoupdate"], &config["share"]),
+            (&serde_json::json!(false), &serde_json::json!("disabled"))
+        );
+        assert!(
+            !recorded.env.contains_key("NPM_CONFIG_REGISTRY"),
+            "only against the scripted server"
+        );
         no_login(&scene, &recorded);
     }
 

@@ -351,6 +351,25 @@ fn each_agent_gets_its_own_tool_shapes_turn_by_turn() {
             ("run_shell_command", "command"),
             ("read_file", "file_path", "/ws/SKILL.md"),
         ),
+        // The pinned versions that changed since, captured by the real-agent tier.
+        (
+            "claude-code-2.1.332",
+            WireApi::Anthropic,
+            ("Bash", "command"),
+            ("Read", "file_path", "/ws/SKILL.md"),
+        ),
+        (
+            "codex-0.171.0",
+            WireApi::OpenaiResponses,
+            ("exec_command", "cmd"),
+            ("exec_command", "cmd", "cat SKILL.md"),
+        ),
+        (
+            "qwen-code-0.24.4",
+            WireApi::OpenaiChat,
+            ("run_shell_command", "command"),
+            ("read_file", "file_path", "/ws/SKILL.md"),
+        ),
     ];
     let server = server();
     for (agent, api, (shell, command_arg), (read, path_arg, path)) in agents {

@@ -177,7 +177,7 @@ fn root_skill_named_by_frontmatter(report: &SessionReport) {
 }
 
 /// (e) A command that exits with status 2: its exit code where the agent reports one (Claude
-/// Code in its result text, Codex, OpenCode, Copilot); Gemini CLI and Qwen Code report none.
+/// Code and Qwen Code in its result text, Codex, OpenCode, Copilot); Gemini CLI reports none.
 #[skillgym::case(
     prompt = "List /skillgym-missing-dir.",
     mock = "tests/real_agents/scripts/failing-command.yaml"
@@ -185,8 +185,10 @@ fn root_skill_named_by_frontmatter(report: &SessionReport) {
 fn failing_command(report: &SessionReport) {
     let codes = exit_codes(report, "ls /skillgym-missing-dir");
     match agent(report) {
-        "claude-code" | "codex" | "opencode" | "copilot" => assert_eq!(codes, [Some(2)]),
-        "gemini-cli" | "qwen-code" => assert_eq!(codes, [None], "these agents report none"),
+        "claude-code" | "codex" | "opencode" | "copilot" | "qwen-code" => {
+            assert_eq!(codes, [Some(2)]);
+        }
+        "gemini-cli" => assert_eq!(codes, [None], "Gemini CLI reports none"),
         other => panic!("unexpected agent {other}"),
     }
     assert!(

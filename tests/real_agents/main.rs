@@ -32,6 +32,7 @@
 //! unless `CI` is set: then a missing CLI fails its trials.
 
 mod cases;
+mod usage;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Output};
@@ -361,6 +362,10 @@ fn check(agent: &AgentCli, scenario: &str, status: &str) -> Result<Completion, F
                 log.display()
             )
             .into());
+        }
+        if let Some(attempt) = log.parent() {
+            usage::check(scenario, attempt, &requests)
+                .map_err(|problem| format!("{}\n  {problem}", detail()))?;
         }
     }
     if scenario == "explain_why" {

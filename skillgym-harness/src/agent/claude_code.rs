@@ -1,4 +1,4 @@
-//! Claude Code (`claude`, npm `@anthropic-ai/claude-code`; verified with 2.1.330 and 2.1.197).
+//! Claude Code (`claude`, npm `@anthropic-ai/claude-code`; verified with 2.1.332, 2.1.330 and 2.1.197).
 //!
 //! | what | how |
 //! |---|---|
@@ -358,8 +358,9 @@ mod tests {
         );
         assert_eq!(report.final_output, "");
         assert_eq!(report.commands().count(), 0);
-        assert_eq!(report.usage.input_tokens, Some(TokenCount::provider(0)));
-        assert_eq!(report.usage.cost_usd, Some(0.0));
+        // Claude prints zeros and a cost of 0 for it: unknown, not nothing.
+        assert_eq!(report.usage.input_tokens, None);
+        assert_eq!(report.usage.cost_usd, None);
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
     }
 

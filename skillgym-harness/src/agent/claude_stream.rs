@@ -54,8 +54,15 @@ pub(crate) struct Dialect {
 pub(crate) enum ExitStatus {
     /// In the result: not an error is 0, an error starts with `Exit code N` (Claude Code).
     ResultText,
-    /// Nowhere: a failing command is not an error (Qwen Code); the exit code stays unknown.
-    Unknown,
+    /// In the result of a failure, which is an error whose last `Exit Code: N` line holds the
+    /// code (Qwen Code since its shell tool marks non-zero exits as failed). A result that is
+    /// not an error exited 0 from version `zero_since` (of the `system/init` record) on, the
+    /// oldest verified to mark failures; with an older or unknown version it stays unknown
+    /// (Qwen 0.15.10 reports a failing command as no error, without its code).
+    FailureFooter {
+        /// The first version known to report every failure as an error.
+        zero_since: [u32; 3],
+    },
 }
 
 /// Claude Code's stream-json.
@@ -75,7 +82,9 @@ pub(crate) const QWEN_CODE: Dialect = Dialect {
     read_tools: &["read_file"],
     skill_tools: &["skill"],
     api_error_text: Some("[API Error:"),
-    exit_status: ExitStatus::Unknown,
+    exit_status: ExitStatus::FailureFooter {
+        zero_since: [0, 24, 4],
+    },
 };
 
 /// Parses Claude-Code-shaped stream-json into the report.
@@ -91,6 +100,8 @@ pub(crate) struct ClaudeStreamParser {
     /// A `result` reported the session's usage.
     usage_settled: bool,
     pending_error: Option<PendingError>,
+    /// The agent's version, from the `system/init` record (Qwen's `qwen_code_version`).
+    version: Option<[u32; 3]>,
 }
 
 #[derive(Debug)]
@@ -110,6 +121,23 @@ impl ClaudeStreamParser {
             loose_usage: Vec::new(),
             usage_settled: false,
             pending_error: None,
+            version: None,
+        }
+    }
+
+    /// The exit code a shell tool's result tells, if it does (see [`ExitStatus`]).
+    fn exit_code(&self, output: &str, is_error: bool) -> Option<i32> {
+        match self.dialect.exit_status {
+            ExitStatus::ResultText => exit_code_in_text(output, is_error),
+            ExitStatus::FailureFooter { zero_since } => {
+                if is_error {
+                    exit_code_in_footer(output)
+                } else {
+                    self.version
+                        .is_some_and(|version| version >= zero_since)
+                        .then_some(0)
+                }
+            }
         }
     }
 
@@ -293,9 +321,8 @@ impl ClaudeStreamParser {
                             let id = block.tool_use_id.as_deref();
                             let output = block.content.into_text();
                             let is_error = block.is_error.unwrap_or(false);
-                            if let (Some(id), ExitStatus::ResultText) =
-                                (id, self.dialect.exit_status)
-                                && let Some(code) = exit_code_in_text(&output, is_error)
+                            if let Some(id) = id
+                                && let Some(code) = self.exit_code(&output, is_error)
                             {
                                 out.command_exit(id, code);
                             }
@@ -387,6 +414,9 @@ impl StreamParser for ClaudeStreamParser {
         {
             out.session_id(id);
             self.session_seen = true;
+        }
+        if let Some(version) = record.qwen_code_version.as_deref() {
+            self.version = parse_version(version);
         }
         match record.kind.as_ref() {
             "assistant" => self.assistant(record, out),
@@ -499,6 +529,9 @@ struct Record<'a> {
     usage: Option<UsageRecord>,
     #[serde(default, deserialize_with = "super::lenient::amount")]
     total_cost_usd: Option<f64>,
+    /// Qwen Code's version, in its `system/init` record.
+    #[serde(borrow, default)]
+    qwen_code_version: Option<Cow<'a, str>>,
 }
 
 /// A partial-message record's Anthropic SSE event.
@@ -805,6 +838,28 @@ fn exit_code_in_text(output: &str, is_error: bool) -> Option<i32> {
         .filter(|code| *code != 0)
 }
 
+/// The exit status a Qwen Code shell failure states on its last `Exit Code: N` line (after
+/// `Command:`, `Directory:`, `Output:` and `Error:`); `None` without one, or for `(none)` (a
+/// command ended by a signal).
+fn exit_code_in_footer(output: &str) -> Option<i32> {
+    output
+        .lines()
+        .rev()
+        .find_map(|line| line.strip_prefix("Exit Code: "))
+        .and_then(|code| code.trim().parse().ok())
+}
+
+/// `major.minor.patch` of a version string (`0.24.4`, `0.25.0-preview.1`); `None` when it has
+/// no such prefix.
+fn parse_version(version: &str) -> Option<[u32; 3]> {
+    let mut parts = version
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::parse::<u32>);
+    let mut next = || parts.next()?.ok();
+    Some([next()?, next()?, next()?])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1059,6 +1114,42 @@ mod tests {
         assert!(out.current_session_file().is_some());
         assert!(out.finish("p").warnings.is_empty());
         tmp.close().unwrap();
+    }
+
+    #[test]
+    fn qwen_exit_codes_follow_its_version() {
+        let shell = |version: &str, failed: &str| {
+            let stream = [
+                format!(
+                    r#"{{"type":"system","subtype":"init","session_id":"s","qwen_code_version":"{version}"}}"#
+                ),
+                r#"{"type":"assistant","message":{"id":"a","content":[{"type":"tool_use","id":"t1","name":"run_shell_command","input":{"command":"echo hi"}},{"type":"tool_use","id":"t2","name":"run_shell_command","input":{"command":"ls /nope"}}]}}"#.to_owned(),
+                r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":false,"content":"hi"}]}}"#.to_owned(),
+                format!(r#"{{"type":"user","message":{{"content":[{failed}]}}}}"#),
+            ]
+            .join("\n");
+            let report = normalize(&QWEN_CODE, &stream).report;
+            report
+                .events
+                .iter()
+                .filter_map(|event| match event {
+                    SessionEvent::Command { exit_code, .. } => Some(*exit_code),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        let footer = r#"{"type":"tool_result","tool_use_id":"t2","is_error":true,"content":"Command: ls /nope\nDirectory: (root)\nOutput: Exit Code: 7\nError: (none)\nExit Code: 2\nSignal: (none)\nProcess Group PGID: (none)"}"#;
+        let plain = r#"{"type":"tool_result","tool_use_id":"t2","is_error":false,"content":"ls: cannot access '/nope'"}"#;
+        // 0.24.4 and later: failures are errors with the code, everything else exited 0.
+        assert_eq!(shell("0.24.4", footer), [Some(0), Some(2)]);
+        assert_eq!(shell("0.25.0-preview.1", footer), [Some(0), Some(2)]);
+        // 0.15.10: a failing command is no error and says no code: both unknown.
+        assert_eq!(shell("0.15.10", plain), [None, None]);
+        // A failure's stated code is read whatever the version; a signal states none.
+        assert_eq!(shell("0.20.0", footer), [None, Some(2)]);
+        let signal = footer.replace("Exit Code: 2", "Exit Code: (none)");
+        assert_eq!(shell("0.24.4", &signal), [Some(0), None]);
+        assert_eq!(parse_version("v1.2"), None);
     }
 
     #[test]

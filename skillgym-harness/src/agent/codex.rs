@@ -1,4 +1,4 @@
-//! The OpenAI Codex CLI adapter (`@openai/codex`; verified with codex-cli 0.169.0).
+//! The OpenAI Codex CLI adapter (`@openai/codex`; verified with codex-cli 0.171.0 and 0.169.0).
 //!
 //! | | |
 //! |---|---|

@@ -626,7 +626,8 @@ mod tests {
             Some("7ad07f4a-9f5a-4a3c-bbcd-98cdfd5e3939")
         );
         assert_eq!(report.final_output, "");
-        assert_eq!(report.usage.input_tokens, Some(TokenCount::provider(0)));
+        // Gemini prints zeros for it: unknown, not nothing.
+        assert_eq!(report.usage.input_tokens, None);
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
     }
 

@@ -29,6 +29,7 @@ mod cursor;
 mod gemini;
 pub mod isolation;
 mod lenient;
+pub mod network;
 mod opencode;
 mod options;
 mod pending;

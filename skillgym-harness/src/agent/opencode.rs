@@ -2,14 +2,15 @@
 //!
 //! | | |
 //! |---|---|
-//! | command | `opencode [agent.args] run --format json [-m <provider/model>] --thinking --auto --print-logs --log-level ERROR -- <prompt>` |
+//! | command | `opencode [agent.args] run --format json [-m <provider/model>] --thinking --auto --print-logs --log-level ERROR --title "skillgym <runner>" -- <prompt>` |
+//! | `--title` | the session has a title, so OpenCode sends no title request (a model call outside the stream: about 620 input and 3 output tokens the report would not count) |
 //! | `--auto` | approves every permission the config does not explicitly deny, so nothing waits for a user |
 //! | `--print-logs --log-level ERROR` | errors go to `stderr.log`: the stream only says `UnknownError` when the model is unknown; the log names `ProviderModelNotFoundError` |
 //! | `--` | a prompt starting with `-` is not taken for an option. OpenCode itself wraps a message argument that contains spaces in double quotes (escaping inner ones) before the model sees it |
 //! | env | `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME` = `<state dir>/xdg/{data,config,state,cache}`; `OPENCODE_DISABLE_AUTOUPDATE=1`, `OPENCODE_DISABLE_SHARE=1`, `OPENCODE_DISABLE_LSP_DOWNLOAD=1`, `OPENCODE_DISABLE_CLAUDE_CODE_PROMPT=1` (not `~/.claude/CLAUDE.md`) |
-//! | left on | `OPENCODE_DISABLE_DEFAULT_PLUGINS` (they carry the OAuth logins), `OPENCODE_DISABLE_MODELS_FETCH` (the model catalog), `OPENCODE_DISABLE_CLAUDE_CODE(_SKILLS)` (would hide the workspace's `.claude/skills`) |
+//! | left on | `OPENCODE_DISABLE_DEFAULT_PLUGINS` (they carry the OAuth logins), `OPENCODE_DISABLE_MODELS_FETCH` with the user's login (the catalog describes the vendors' models), `OPENCODE_DISABLE_CLAUDE_CODE(_SKILLS)` (would hide the workspace's `.claude/skills`) |
 //! | seeded | `auth.json` from `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`) → `data/opencode/`; `opencode.json`, `opencode.jsonc`, `config.json` (custom providers) from `$XDG_CONFIG_HOME/opencode` (default `~/.config/opencode`) → `config/opencode/`; never `AGENTS.md`, skills, agents, plugins |
-//! | provider | a `skillgym` provider in `<state dir>/opencode-provider.json`, named by `OPENCODE_CONFIG`: `@ai-sdk/openai-compatible` (chat), `@ai-sdk/openai` (responses), `@ai-sdk/anthropic` (base + `/v1`), `@ai-sdk/google` (base + `/v1beta`), all bundled in OpenCode; key as `{env:VAR}`; model `skillgym/<model>`; nothing seeded. Against the scripted server also `OPENCODE_DISABLE_MODELS_FETCH=1` and a dead `NPM_CONFIG_REGISTRY` (OpenCode installs its plugin SDK at start) |
+//! | provider | a `skillgym` provider in `<state dir>/opencode-provider.json`, named by `OPENCODE_CONFIG`: `@ai-sdk/openai-compatible` (chat), `@ai-sdk/openai` (responses), `@ai-sdk/anthropic` (base + `/v1`), `@ai-sdk/google` (base + `/v1beta`), all bundled in OpenCode; key as `{env:VAR}`; model `skillgym/<model>`, `autoupdate: false`, `share: "disabled"`; nothing seeded; `OPENCODE_DISABLE_MODELS_FETCH=1` (the config declares the model: no catalog fetch). Against the scripted server also a dead `NPM_CONFIG_REGISTRY` (OpenCode installs its plugin SDK at start; elsewhere a workspace's own plugins and tools may need it) |
 //! | session file | none: sessions live in `data/opencode/opencode.db` (left in the state directory) |
 //! | resume | `opencode [agent.args] run … --session <id> -- <question>` |
 //! | doctor | `opencode --version`; auth: the model's provider key variable, `OPENCODE_AUTH_CONTENT`, `auth.json`, or a config file |
@@ -169,9 +170,13 @@ impl Opencode {
             let config = provider_config(provider, self.model_id(), key_var);
             std::fs::write(&path, serde_json::to_vec_pretty(&config)?)?;
             set_env(&mut launch, "OPENCODE_CONFIG", &path);
+            // The config declares the endpoint's model in full: the catalog adds nothing to it.
+            set_env(&mut launch, "OPENCODE_DISABLE_MODELS_FETCH", "1");
             if provider.offline {
-                set_env(&mut launch, "OPENCODE_DISABLE_MODELS_FETCH", "1");
-                // OpenCode installs its plugin SDK from npm at start; a closed port fails fast.
+                // OpenCode installs its plugin SDK from npm at start (into its config directory
+                // and each `.opencode` directory, for plugins and custom tools written against
+                // it); a closed port fails fast. Only against the scripted server: elsewhere a
+                // workspace's own tools may need it.
                 set_env(&mut launch, "NPM_CONFIG_REGISTRY", DEAD_REGISTRY);
             }
         }
@@ -222,6 +227,12 @@ impl Agent for Opencode {
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
         let mut launch = SPEC.start_launch(&self.options, session, None)?;
         self.push_flags(session, &mut launch.args);
+        // A session with a title of its own gets no title request: a model call the stream
+        // never shows, which would leave the report's usage short of the provider's bill.
+        launch.args.push("--title".into());
+        launch
+            .args
+            .push(format!("skillgym {}", session.runner_id).into());
         launch.args.push("--".into());
         launch.args.push(session.prompt.into());
         self.isolate(session, &mut launch)?;
@@ -329,10 +340,8 @@ fn provider_config(provider: &Provider, model: &str, key_var: String) -> Value {
             },
         },
     });
-    if provider.offline {
-        config["autoupdate"] = json!(false);
-        config["share"] = json!("disabled");
-    }
+    config["autoupdate"] = json!(false);
+    config["share"] = json!("disabled");
     config
 }
 
@@ -968,6 +977,8 @@ mod tests {
                 "--print-logs",
                 "--log-level",
                 "ERROR",
+                "--title",
+                "skillgym opencode",
                 "--",
                 "-x Run echo hello",
             ]

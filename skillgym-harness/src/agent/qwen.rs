@@ -1,4 +1,4 @@
-//! Qwen Code (`qwen`, npm `@qwen-code/qwen-code`; verified with 0.15.10).
+//! Qwen Code (`qwen`, npm `@qwen-code/qwen-code`; verified with 0.24.4 and 0.15.10).
 //!
 //! | what | how |
 //! |---|---|
@@ -9,7 +9,7 @@
 //! | provider | `--auth-type openai --openai-base-url URL`, the key in `OPENAI_API_KEY` (the environment alone exits 1: "No auth type is selected"); nothing seeded, the session's `settings.json` holds only the off-switches |
 //! | off-switches | in that `settings.json`: `privacy.usageStatisticsEnabled=false`, `telemetry.enabled=false`, `general.enableAutoUpdate=false`; env `QWEN_TELEMETRY_ENABLED=false` |
 //! | collect | the chat file → `<artifact dir>/session.jsonl` |
-//! | stream | Claude-Code-shaped stream-json, see [`claude_stream`](super::claude_stream): `run_shell_command` → commands (`directory` as workdir), `read_file` → file reads (`file_path`), `skill` → skill signals; `input_tokens` already includes cached input and `output_tokens` includes reasoning (Qwen does not split it out); API errors arrive as `[API Error: …]` text or an `is_error` result with `error.message` |
+//! | stream | Claude-Code-shaped stream-json, see [`claude_stream`](super::claude_stream): `run_shell_command` → commands (`directory` as workdir; the exit code from 0.24.4 on: an error result's `Exit Code: N` line, else 0), `read_file` → file reads (`file_path`), `skill` → skill signals; `input_tokens` already includes cached input and `output_tokens` includes reasoning (Qwen does not split it out); API errors arrive as `[API Error: …]` text or an `is_error` result with `error.message` |
 //!
 //! `agent.env` may set `QWEN_HOME` to use a directory of the user's choosing instead (nothing is
 //! seeded then).

@@ -8,7 +8,8 @@
 //! [`add_usage`](ReportBuilder::add_usage), [`provider_error`](ReportBuilder::provider_error).
 //! [`finish`](ReportBuilder::finish) settles what each read, skill load and command came to
 //! (from its call's result, the same way for every agent), settles message phases, detects
-//! skills and derives the token total. What a report keeps of a very long session is bounded
+//! skills and derives the token total (the all-zero usage of a session ended by a provider error
+//! is unknown, not 0: [`Usage`] figures absent). What a report keeps of a very long session is bounded
 //! ([`caps`]).
 
 pub mod caps;
@@ -496,6 +497,9 @@ impl ReportBuilder {
                 _ => 0,
             })
             .sum();
+        if provider_error.is_some() {
+            unknown_when_refused(&mut usage);
+        }
         usage.derive_total();
         report.raw_artifacts.session = session_file;
         let report = SessionReport {
@@ -508,6 +512,31 @@ impl ReportBuilder {
             ..report
         };
         (report, provider_error, manifest_reads)
+    }
+}
+
+/// The usage of a session that ended with a provider error and whose figures are all zero is
+/// unknown, not 0: its token figures and cost are removed. Those zeros are the agent's
+/// placeholder for "no answer" (Claude Code, Gemini CLI and Qwen Code print them when every
+/// request was refused; Codex, OpenCode and Copilot print nothing), not the provider's bill.
+/// Figures of calls answered before the error are kept.
+fn unknown_when_refused(usage: &mut Usage) {
+    let counts = [
+        &mut usage.input_tokens,
+        &mut usage.output_tokens,
+        &mut usage.reasoning_tokens,
+        &mut usage.cache_tokens,
+        &mut usage.total_tokens,
+    ];
+    let all_zero = counts
+        .iter()
+        .all(|count| count.is_none_or(|count| count.value == 0))
+        && usage.cost_usd.is_none_or(|cost| cost == 0.0);
+    if all_zero {
+        for count in counts {
+            *count = None;
+        }
+        usage.cost_usd = None;
     }
 }
 
@@ -573,6 +602,45 @@ pub enum UsageFigure {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn zero_usage_of_a_refused_session_is_unknown() {
+        let zeros = TokenUsage {
+            input: Some(0),
+            output: Some(0),
+            reasoning: None,
+            cache_read: Some(0),
+        };
+        let mut out = ReportBuilder::new("/w");
+        out.set_usage(zeros);
+        out.set_cost(0.0);
+        out.provider_error(Some(400), "bad model");
+        let usage = out.finish("p").usage;
+        assert_eq!(
+            (usage.input_tokens, usage.cache_tokens, usage.total_tokens),
+            (None, None, None)
+        );
+        assert_eq!(usage.cost_usd, None);
+        assert_eq!(usage.input_chars, 1);
+
+        // What was answered before the error stays.
+        let mut out = ReportBuilder::new("/w");
+        out.add_usage(TokenUsage {
+            input: Some(120),
+            output: Some(0),
+            ..TokenUsage::default()
+        });
+        out.provider_error(Some(400), "too long");
+        let usage = out.finish("p").usage;
+        assert_eq!(usage.input_tokens, Some(TokenCount::provider(120)));
+        assert_eq!(usage.output_tokens, Some(TokenCount::provider(0)));
+
+        // A session that was answered may well report zeros.
+        let mut out = ReportBuilder::new("/w");
+        out.set_usage(zeros);
+        let usage = out.finish("p").usage;
+        assert_eq!(usage.input_tokens, Some(TokenCount::provider(0)));
+    }
 
     #[test]
     fn tool_results_take_the_name_of_their_call() {
