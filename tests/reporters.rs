@@ -239,7 +239,7 @@ fn a_failing_run_annotates_github_and_writes_valid_junit() {
     );
     assert!(
         markdown.contains(
-            "| runner | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n| fake | "
+            "| runner | agent | version | model | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |\n|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n| fake | command | - | - | "
         ),
         "{markdown}"
     );
@@ -248,7 +248,7 @@ fn a_failing_run_annotates_github_and_writes_valid_junit() {
         .find(|line| line.starts_with("| fake | "))
         .unwrap();
     let cells: Vec<&str> = row.split(" | ").collect();
-    assert_eq!(cells[2], failed.to_string(), "the failed column: {row}");
+    assert_eq!(cells[5], failed.to_string(), "the failed column: {row}");
     assert!(
         markdown.contains("- `[fake] always_passes` (failed): expected the final output to be \"skillgym ready\" (trimmed) — `"),
         "{markdown}"

@@ -6,7 +6,7 @@
 //! <output_dir>/<run-id>/<case>/<runner>/repeat-N/attempt-M/{prompt.md, stdout.log, report.json, result.json, workspace.json, stderr.log (when not empty), agent-state/, explain/}
 //! <output_dir>/<run-id>/workspaces/{shared, shared-setup, <case>/<runner>/repeat-N/attempt-M}
 //! <output_dir>/<run-id>/suites/<suite>/      (before_all / after_all records)
-//! <output_dir>/<run-id>/{.owner, .locks/, .rejected/}
+//! <output_dir>/<run-id>/{.owner, .locks/, .rejected/, .versions/}
 //! <output_dir>/latest -> <run-id>
 //! ```
 //!
@@ -156,7 +156,7 @@ const MAX_NAME: usize = 120;
 /// layout file's temporary `<name>.tmp-…`), so a case id can take none of them; readers of a
 /// run directory skip exactly these ([`is_layout_name`]). Names starting with `.` are listed
 /// for completeness: no id yields one.
-pub(crate) const RUN_LAYOUT: [&str; 17] = [
+pub(crate) const RUN_LAYOUT: [&str; 18] = [
     // <run>/: files
     "run.json",
     "results.json",
@@ -171,6 +171,7 @@ pub(crate) const RUN_LAYOUT: [&str; 17] = [
     "suites",
     ".locks",
     ".rejected",
+    ".versions",
     // <run>/workspaces/
     "shared",
     "shared-setup",

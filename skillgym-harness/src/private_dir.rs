@@ -64,6 +64,11 @@ impl PrivateDir {
         ))
     }
 
+    /// The directory.
+    pub(crate) fn path(&self) -> &Path {
+        &self.dir
+    }
+
     /// A new file here, readable by the owner only, holding `contents`; `name` ends its file
     /// name (for whoever looks).
     pub(crate) fn write(&mut self, name: &str, contents: &[u8]) -> io::Result<PathBuf> {

@@ -402,6 +402,7 @@ fn run_agent(
         live_steps: Some(Arc::clone(id.live_steps)),
     };
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
+    run.versions.settle(&mut session.report, runner);
     if dry_run.take().is_some() {
         let log = artifact_dir.join(dry_run::REQUEST_LOG);
         session.report.raw_artifacts.model_requests = log.is_file().then_some(log);

@@ -18,6 +18,7 @@ const LAYOUT: &[&str] = &[
     "suite-warnings.txt",
     ".locks",
     ".rejected",
+    ".versions",
     "agent-state",
     "explain",
 ];
