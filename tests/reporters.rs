@@ -286,6 +286,7 @@ fn hostile_execution(status: &str, source: &str) -> ExecutionResult {
     serde_json::from_value(serde_json::json!({
         "case_id": "mod::<case> & \"quoted\"",
         "runner_id": "run'ner\u{1}",
+        "agent": {"type": "command", "model": "<m> & 'n'", "version": "1.0 \"rc\" \u{1b}[31m\u{0}"},
         "source": source,
         "status": status,
         "passed": status == "expected-failed",
@@ -341,6 +342,10 @@ fn junit_stays_valid_whatever_the_texts_hold() {
         attribute(&xml, "testsuite", "timestamp"),
         "2026-11-22T10:15:00",
         "{xml}"
+    );
+    assert!(
+        xml.contains("<property name=\"agent.version\" value=\"1.0 &quot;rc&quot; \u{fffd}[31m\u{fffd}\"/>"),
+        "the agent's version escaped: {xml}"
     );
 }
 
