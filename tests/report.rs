@@ -78,11 +78,15 @@ fn two_nextest_shards_merge_into_one_report() {
     );
     let text = stdout(&output);
     assert!(
-        text.contains("skillgym: careful  command  -        -           2       0      0      0        0"),
+        text.contains(
+            "skillgym: careful  command  -        -           2       0      0      0        0"
+        ),
         "{text}"
     );
     assert!(
-        text.contains("skillgym: hasty    command  -        -           1       0      1      0        0"),
+        text.contains(
+            "skillgym: hasty    command  -        -           1       0      1      0        0"
+        ),
         "{text}"
     );
     assert!(

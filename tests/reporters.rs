@@ -344,7 +344,9 @@ fn junit_stays_valid_whatever_the_texts_hold() {
         "{xml}"
     );
     assert!(
-        xml.contains("<property name=\"agent.version\" value=\"1.0 &quot;rc&quot; \u{fffd}[31m\u{fffd}\"/>"),
+        xml.contains(
+            "<property name=\"agent.version\" value=\"1.0 &quot;rc&quot; \u{fffd}[31m\u{fffd}\"/>"
+        ),
         "the agent's version escaped: {xml}"
     );
 }

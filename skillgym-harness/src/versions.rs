@@ -218,7 +218,7 @@ fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, String>
         text.lines()
             .map(str::trim)
             .find(|line| !line.is_empty())
-            .map(|line| crate::terminal_text::escape_one_line(line))
+            .map(crate::terminal_text::escape_one_line)
     };
     match outcome.termination {
         Termination::Exited => {}
