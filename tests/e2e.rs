@@ -688,8 +688,14 @@ fn an_agent_whose_version_command_fails_still_runs_its_sessions() {
         serde_json::json!({"type": "command"})
     );
     assert_eq!(
-        report["warnings"],
-        serde_json::json!([warning.trim_start_matches("skillgym: warning: runner `fake`: ")])
+        report.get("warnings"),
+        None,
+        "the warning is the run's, not the report's"
+    );
+    assert_eq!(
+        read_json(&run.join(".versions/fake.json"))["warning"],
+        warning.trim_start_matches("skillgym: warning: runner `fake`: "),
+        "kept for the other processes of the run"
     );
 }
 

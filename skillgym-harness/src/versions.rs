@@ -16,8 +16,9 @@
 //!
 //! Asking never fails a session, nor holds the run up past the timeout: a CLI that cannot be
 //! started, fails, prints no version or does not answer in time leaves the version unknown,
-//! and a warning says why (once on stderr, by the process that asked, and in each of the
-//! runner's session reports).
+//! and a warning says why (on stderr, by the process that asked; the answer file keeps it).
+//! Reports hold the version only, never a warning about it: a replay reproduces them as they
+//! were recorded.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -58,6 +59,8 @@ pub(crate) struct Answer {
 #[derive(Debug, Default)]
 pub(crate) struct RunVersions {
     answers: BTreeMap<String, Answer>,
+    /// The runners whose sessions reported another version than the answer, once said.
+    told: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl RunVersions {
@@ -135,25 +138,27 @@ impl RunVersions {
 
     /// Settles the version in the report of a session of `runner`: the one its stream
     /// reported (already in the report), else the run's answer. When the two differ (the CLI
-    /// changed during the run), or the version is unknown because asking failed, the report
-    /// says so in a warning.
+    /// changed during the run), a warning on stderr says so, once per runner and process.
     pub(crate) fn settle(&self, report: &mut SessionReport, runner: &Runner) {
-        let answer = self.answers.get(&runner.id);
-        let asked = answer.and_then(|answer| answer.version.clone());
+        let asked = self
+            .answers
+            .get(&runner.id)
+            .and_then(|answer| answer.version.clone());
         let streamed = report.runner.agent.version.take();
         if let (Some(streamed), Some(asked)) = (&streamed, &asked)
             && streamed != asked
+            && self
+                .told
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(runner.id.clone())
         {
-            report.warnings.push(format!(
-                "the agent reported version {streamed} at start-up, but answered {asked} when the run asked it: the CLI changed during the run"
-            ));
+            eprintln_escaped!(
+                "skillgym: warning: runner `{}`: a session reported version {streamed} at start-up, but the agent answered {asked} when the run asked it: the CLI changed during the run",
+                runner.id
+            );
         }
         report.runner.agent.version = streamed.or(asked);
-        if report.runner.agent.version.is_none()
-            && let Some(warning) = answer.and_then(|answer| answer.warning.as_ref())
-        {
-            report.warnings.push(warning.clone());
-        }
     }
 }
 
@@ -267,8 +272,6 @@ fn command_line(launch: &Launch) -> String {
 mod tests {
     use std::sync::Arc;
     use std::time::Instant;
-
-    use skillgym::SessionEvent;
 
     use super::*;
     use crate::CommandAgent;
@@ -391,7 +394,7 @@ mod tests {
     }
 
     #[test]
-    fn a_report_takes_its_streams_version_else_the_runs_and_says_why_it_has_none() {
+    fn a_report_takes_its_streams_version_else_the_runs() {
         let tmp = tempfile::tempdir().unwrap();
         let run = tmp.path().join("run");
         let asked = runner("asked", sh("echo 2.1.330"));
@@ -401,34 +404,24 @@ mod tests {
         let mut report = SessionReport::default();
         versions.settle(&mut report, &asked);
         assert_eq!(report.runner.agent.version.as_deref(), Some("2.1.330"));
-        assert!(report.warnings.is_empty());
 
         let mut streamed = SessionReport::default();
         streamed.runner.agent.version = Some("2.1.332".to_owned());
         versions.settle(&mut streamed, &asked);
         assert_eq!(streamed.runner.agent.version.as_deref(), Some("2.1.332"));
-        assert_eq!(
-            streamed.warnings,
-            [
-                "the agent reported version 2.1.332 at start-up, but answered 2.1.330 when the run asked it: the CLI changed during the run"
-            ]
+        assert!(
+            versions.told.lock().unwrap().contains("asked"),
+            "the difference was said"
         );
 
         let mut unknown = SessionReport::default();
         versions.settle(&mut unknown, &broken);
         assert_eq!(unknown.runner.agent.version, None);
-        assert_eq!(
-            unknown.warnings,
-            ["the agent's version is unknown: `/bin/sh -c exit 2` exited with code 2"]
-        );
+        assert!(unknown.warnings.is_empty(), "the warning went to stderr");
         let mut streamed = SessionReport::default();
-        streamed.events.push(SessionEvent::Raw {
-            value: serde_json::json!({"type": "system"}),
-            at: None,
-        });
         streamed.runner.agent.version = Some("9.9".to_owned());
         versions.settle(&mut streamed, &broken);
         assert_eq!(streamed.runner.agent.version.as_deref(), Some("9.9"));
-        assert!(streamed.warnings.is_empty(), "the stream told it");
+        assert!(!versions.told.lock().unwrap().contains("broken"));
     }
 }

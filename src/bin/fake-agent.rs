@@ -5,8 +5,9 @@
 //! lines and `#` comments are ignored. The prompt is the last command-line argument. Without a
 //! script: `echo-prompt`, then exit 0.
 //!
-//! Run with the single argument `--version`, it runs `FAKE_AGENT_VERSION_SCRIPT` instead, when
-//! that is set (a `command` runner's `agent.version_args: [--version]`).
+//! Run with the single argument `--version` (as skillgym asks an agent CLI, or a `command`
+//! runner with `agent.version_args: [--version]`), it runs `FAKE_AGENT_VERSION_SCRIPT` instead,
+//! else prints `fake-agent 0.1.0`.
 //!
 //! State shared between sessions lives in the directory named by `FAKE_AGENT_STATE_DIR`;
 //! `FAKE_AGENT_NAME` names this agent in `log` lines.
@@ -102,6 +103,7 @@ fn load_script() -> Result<String, String> {
     let asked_version = std::env::args_os().skip(1).eq(["--version"]);
     let variable = match std::env::var_os("FAKE_AGENT_VERSION_SCRIPT") {
         Some(_) if asked_version => "FAKE_AGENT_VERSION_SCRIPT",
+        None if asked_version => return Ok("print fake-agent 0.1.0".to_owned()),
         _ => "FAKE_AGENT_SCRIPT",
     };
     match std::env::var(variable) {

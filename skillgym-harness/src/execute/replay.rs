@@ -127,9 +127,11 @@ pub(crate) fn replay_session(
     }
     let steps = builder.steps();
     let (mut report, provider_error) = builder.finish_with_error(&prompt);
-    // The version the recorded stream reports, else the one the recorded report holds.
-    let version = crate::agent::stream_version(&recorded.agent.kind, &report.events)
-        .or(before.runner.agent.version)
+    // The recorded version (none in a recording made before versions were recorded).
+    let version = before
+        .runner
+        .agent
+        .version
         .or_else(|| recorded.agent.version.clone());
     report.runner = RunnerInfo {
         id: spec.runner_id.to_owned(),
