@@ -3,7 +3,7 @@
 //!
 //! | when | what |
 //! |---|---|
-//! | before the trials ([`RunVersions::resolve`]) | under an exclusive lock on `<run>/.versions/`, the answers already there (`<runner>.json`) are read; the runners without one are asked, all at once, each with its adapter's command ([`Agent::version_command`]) and within [`TIMEOUT`]; the answers are written there |
+//! | before the trials ([`RunVersions::resolve`]) | under an exclusive lock on `<run>/.versions/`, the answers already there (`<runner>.json`) are read; the runners without one are asked, as many at once as there are cores, each with its adapter's command ([`Agent::version_command`]) and within [`TIMEOUT`]; the answers are written there |
 //! | a session ends ([`RunVersions::settle`]) | its report takes the version its stream reported (Claude Code, Qwen Code), else the run's answer |
 //! | `result.json`, `results.json`, `run.json`, the reporters ([`RunVersions::agent`]) | the run's answer |
 //!
@@ -35,8 +35,10 @@ use crate::process::{self, LineVerdict, ProcessSpec, Termination};
 use crate::run::Runner;
 use crate::terminal_text::eprintln_escaped;
 
-/// How long a version command may take.
-pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a version command may take (as long as `skillgym doctor` waits for one): Gemini CLI
+/// 0.61.0 answers in about 3 seconds alone, and took over 10 with five other CLIs starting on
+/// a busy two-core machine.
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The directory of the answers, in the run directory.
 pub(crate) const DIR: &str = ".versions";
@@ -88,16 +90,21 @@ impl RunVersions {
                 None => missing.push(*runner),
             }
         }
-        let asked: Vec<(String, Answer)> = std::thread::scope(|scope| {
-            let asking: Vec<_> = missing
-                .iter()
-                .map(|runner| scope.spawn(move || (runner.id.clone(), ask(runner.agent.as_ref()))))
-                .collect();
-            asking
-                .into_iter()
-                .filter_map(|thread| thread.join().ok())
-                .collect()
-        });
+        // As many at once as the machine has cores: CLIs that start a Node.js runtime take
+        // seconds each, and more at once only slows them all down.
+        let at_once = std::thread::available_parallelism().map_or(1, usize::from);
+        let mut asked: Vec<(String, Answer)> = Vec::new();
+        for batch in missing.chunks(at_once) {
+            std::thread::scope(|scope| {
+                let asking: Vec<_> = batch
+                    .iter()
+                    .map(|runner| {
+                        scope.spawn(move || (runner.id.clone(), ask(runner.agent.as_ref())))
+                    })
+                    .collect();
+                asked.extend(asking.into_iter().filter_map(|thread| thread.join().ok()));
+            });
+        }
         for (id, answer) in asked {
             if let Some(warning) = &answer.warning {
                 eprintln_escaped!("skillgym: warning: runner `{id}`: {warning}");

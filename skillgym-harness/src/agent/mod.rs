@@ -112,7 +112,7 @@ pub trait Agent: Send + Sync {
     fn setup(&self) -> AgentSetup;
 
     /// The command line that prints the agent's version ([`parse_version`] reads it), which
-    /// the run runs once (within 10 seconds; a failure leaves the version unknown, with a
+    /// the run runs once (within 20 seconds; a failure leaves the version unknown, with a
     /// warning on stderr) with `scratch`, an empty private directory, as its working directory and
     /// wherever the CLI could write (its state directory, its home). `None` (the default): the
     /// agent cannot tell, and its version is unknown (unless the stream of a built-in agent
