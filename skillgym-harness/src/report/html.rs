@@ -1265,6 +1265,12 @@ mod tests {
             "Skill tool",
             "Unknown skill: ghost",
         ));
+        let mut session = session;
+        session.runner.agent = skillgym::AgentInfo {
+            kind: "claude-code".into(),
+            model: Some("claude-sonnet-4-6".into()),
+            version: Some("2.1.330".into()),
+        };
         fs::write(
             dir.path().join("report.json"),
             serde_json::to_vec(&session).unwrap(),
@@ -1277,6 +1283,10 @@ mod tests {
             dir.path(),
         )]));
         assert!(html.contains("<h4>Timeline (7 events)</h4>"), "{html}");
+        assert!(
+            html.contains("<dt>agent</dt><dd>claude-code 2.1.330 · model claude-sonnet-4-6</dd>"),
+            "{html}"
+        );
         assert!(html.contains("<span class=\"kind\">user</span> <span class=\"at\">2026-01-01T00:00:01Z</span><pre>Find &lt;the&gt; skill</pre>"));
         assert!(
             html.contains("<ol class=\"commands\"><li><code>npx skills find expo</code></li></ol>")
