@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use skillgym_e2e::{
-    execution_names, process_exists, run_examples, run_examples_on_terminal, screen_lines, stderr,
-    stdout, temp_dir, trial_lines, without_styles,
+    examples_dir, examples_harness, execution_names, process_exists, run_examples,
+    run_examples_on_terminal, screen_lines, stderr, stdout, temp_dir, trial_lines,
+    without_outer_runner_env, without_styles,
 };
 
 const FAKE_AGENT: &str = env!("CARGO_BIN_EXE_fake-agent");
@@ -605,6 +606,100 @@ fn nextest_style_processes_write_into_one_run_directory() {
     assert_eq!(
         fs::read_link(out.path().join("latest")).unwrap(),
         Path::new("e2e-run-1")
+    );
+}
+
+#[test]
+fn the_processes_of_a_nextest_run_ask_the_agent_its_version_once() {
+    let dir = temp_dir("versions");
+    let state = dir.path().join("state");
+    fs::create_dir_all(&state).unwrap();
+    // The version command counts its calls, and takes a while: the processes overlap.
+    let config = write_config(
+        dir.path(),
+        &format!(
+            "runners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      version_args: [--version]\n      env:\n        FAKE_AGENT_STATE_DIR: {}\n        FAKE_AGENT_VERSION_SCRIPT: \"count version-calls\\nsleep 300\\nprint fake-agent 3.1.4\"\n",
+            state.display()
+        ),
+    );
+    let runs = dir.path().join("runs");
+    let cases = ["always_passes", "summarizes_from_prompt_file"];
+    let children: Vec<std::process::Child> = cases
+        .iter()
+        .map(|case| {
+            let mut command = std::process::Command::new(examples_harness());
+            command
+                .args(["--config", config.to_str().unwrap()])
+                .args(["--output-dir", runs.to_str().unwrap()])
+                .args(["--runner", "fake", "--exact", &format!("[fake] {case}")])
+                .current_dir(examples_dir())
+                .env("CARGO_MANIFEST_DIR", examples_dir())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            without_outer_runner_env(&mut command);
+            command.envs([
+                ("NEXTEST_RUN_ID", "versions-1"),
+                ("NEXTEST_EXECUTION_MODE", "process-per-test"),
+            ]);
+            command.spawn().expect("the example harness starts")
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(trial_lines(&output).len(), 1, "{}", stderr(&output));
+    }
+    assert_eq!(
+        fs::read_to_string(state.join("version-calls"))
+            .unwrap()
+            .trim(),
+        "1",
+        "asked once for the whole run"
+    );
+    let run = runs.join("versions-1");
+    let agent = serde_json::json!({"type": "command", "version": "3.1.4"});
+    for case in cases {
+        let execution = run.join(case).join("fake");
+        assert_eq!(read_json(&execution.join("result.json"))["agent"], agent);
+        let report = read_json(&execution.join("repeat-1/attempt-1/report.json"));
+        assert_eq!(report["runner"]["agent"], agent, "{case}");
+    }
+    assert_eq!(
+        read_json(&run.join("run.json"))["runners"],
+        serde_json::json!([{"id": "fake", "agent": agent}])
+    );
+}
+
+#[test]
+fn an_agent_whose_version_command_fails_still_runs_its_sessions() {
+    let dir = temp_dir("version-fails");
+    let config = write_config(
+        dir.path(),
+        &format!(
+            "runners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      version_args: [--version]\n      env:\n        FAKE_AGENT_SCRIPT: {}\n        FAKE_AGENT_VERSION_SCRIPT: \"stderr no such flag\\nexit 2\"\n",
+            serde_json::to_string(r#"emit {"type":"message","role":"assistant","phase":"final","text":"skillgym ready"}"#).unwrap()
+        ),
+    );
+    let output = run_with_config(dir.path(), &config, &["--exact", "[fake] always_passes"]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    let warning = format!(
+        "skillgym: warning: runner `fake`: the agent's version is unknown: `{FAKE_AGENT} --version` exited with code 2: no such flag"
+    );
+    assert!(stderr(&output).contains(&warning), "{}", stderr(&output));
+    let run = only_run_dir(&dir.path().join("runs"));
+    let report = read_json(&run.join("always_passes/fake/repeat-1/attempt-1/report.json"));
+    assert_eq!(
+        report["runner"]["agent"],
+        serde_json::json!({"type": "command"})
+    );
+    assert_eq!(
+        report.get("warnings"),
+        None,
+        "the warning is the run's, not the report's"
+    );
+    assert_eq!(
+        read_json(&run.join(".versions/fake.json"))["warning"],
+        warning.trim_start_matches("skillgym: warning: runner `fake`: "),
+        "kept for the other processes of the run"
     );
 }
 

@@ -314,9 +314,10 @@ fn the_html_report_opens_in_a_browser_with_every_execution_and_nothing_remote() 
         "<thead><tr><th>case</th><th>careful</th><th>hasty</th></tr></thead>",
         "<tr><th scope=\"row\"><code>showcase::finds-expo-skill</code></th><td class=\"cell s-passed\"><a href=\"#exec:showcase.finds-expo-skill:careful\">passed</a></td><td class=\"none\"></td></tr>",
         "<tr><th scope=\"row\"><code>skills::find_skills_expo</code></th><td class=\"cell s-passed\"><a href=\"#exec:skills.find_skills_expo:careful\">passed</a></td><td class=\"none\"></td></tr>",
-        // The runner table: passed, failed, expected-failed, flaky, skipped.
-        "<tr><td>careful</td><td class=\"num\">7</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">0</td><td class=\"num\">0</td>",
-        "<tr><td>hasty</td><td class=\"num\">5</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">0</td><td class=\"num\">0</td>",
+        // The runner table: agent, version, model; passed, failed, expected-failed, flaky,
+        // skipped.
+        "<tr><td>careful</td><td>command</td><td>-</td><td>-</td><td class=\"num\">7</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">0</td><td class=\"num\">0</td>",
+        "<tr><td>hasty</td><td>command</td><td>-</td><td>-</td><td class=\"num\">5</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">0</td><td class=\"num\">0</td>",
     ] {
         assert!(dom.contains(row), "no `{row}` in:\n{dom}");
     }

@@ -78,11 +78,15 @@ fn two_nextest_shards_merge_into_one_report() {
     );
     let text = stdout(&output);
     assert!(
-        text.contains("skillgym: careful       2       0      0      0        0"),
+        text.contains(
+            "skillgym: careful  command  -        -           2       0      0      0        0"
+        ),
         "{text}"
     );
     assert!(
-        text.contains("skillgym: hasty         1       0      1      0        0"),
+        text.contains(
+            "skillgym: hasty    command  -        -           1       0      1      0        0"
+        ),
         "{text}"
     );
     assert!(
@@ -242,4 +246,67 @@ fn two_real_nextest_partitions_merge_into_the_whole_run() {
             .count();
         assert!(part > 0, "partition {k} ran something");
     }
+}
+
+#[test]
+fn merged_runs_with_different_versions_of_an_agent_get_a_warning() {
+    let out = temp_dir("report-versions");
+    let dir = out.path();
+    let runs = dir.join("runs");
+    // One run per version of the fake agent, each of another case.
+    for (run, version, case) in [
+        ("v1", "1.0.0", "always_passes"),
+        ("v2", "2.0.0", "summarizes_from_prompt_file"),
+    ] {
+        let config = dir.join(format!("{run}.yaml"));
+        fs::write(
+            &config,
+            format!(
+                "runners:\n  fake:\n    agent:\n      type: command\n      command: {}\n      version_args: [--version]\n      env: {{ FAKE_AGENT_VERSION_SCRIPT: \"print fake-agent {version}\" }}\n",
+                env!("CARGO_BIN_EXE_fake-agent")
+            ),
+        )
+        .unwrap();
+        run_examples(
+            &[
+                "--config",
+                config.to_str().unwrap(),
+                "--runner",
+                "fake",
+                "--exact",
+                case,
+                "--output-dir",
+                runs.to_str().unwrap(),
+            ],
+            &[("SKILLGYM_RUN_ID", run)],
+        );
+        assert!(runs.join(run).join(case).join("fake/result.json").is_file());
+    }
+    let merged = dir.join("merged");
+    let output = report(&[
+        runs.join("v1").to_str().unwrap(),
+        runs.join("v2").to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+        "--reporter",
+        "junit",
+    ]);
+    assert_eq!(
+        stderr(&output),
+        "warning: runner `fake` ran different versions of its agent in the merged runs: command 1.0.0 (run v1); command 2.0.0 (run v2); their results may not be comparable\n"
+    );
+    let text = stdout(&output);
+    let row = text
+        .lines()
+        .find(|line| line.starts_with("skillgym: fake "))
+        .unwrap_or_else(|| panic!("a row for `fake`: {text}"));
+    assert!(row.contains("  command  1.0.0, 2.0.0  -  "), "{row}");
+    let junit = fs::read_to_string(merged.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains("    <properties>\n      <property name=\"agent\" value=\"command\"/>\n      <property name=\"agent.version\" value=\"1.0.0, 2.0.0\"/>\n    </properties>\n"),
+        "{junit}"
+    );
+
+    let one = report(&[runs.join("v1").to_str().unwrap(), "--reporter", "junit"]);
+    assert_eq!(stderr(&one), "", "one run: one version");
 }

@@ -239,7 +239,7 @@ fn a_failing_run_annotates_github_and_writes_valid_junit() {
     );
     assert!(
         markdown.contains(
-            "| runner | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n| fake | "
+            "| runner | agent | version | model | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |\n|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n| fake | command | - | - | "
         ),
         "{markdown}"
     );
@@ -248,7 +248,7 @@ fn a_failing_run_annotates_github_and_writes_valid_junit() {
         .find(|line| line.starts_with("| fake | "))
         .unwrap();
     let cells: Vec<&str> = row.split(" | ").collect();
-    assert_eq!(cells[2], failed.to_string(), "the failed column: {row}");
+    assert_eq!(cells[5], failed.to_string(), "the failed column: {row}");
     assert!(
         markdown.contains("- `[fake] always_passes` (failed): expected the final output to be \"skillgym ready\" (trimmed) — `"),
         "{markdown}"
@@ -286,6 +286,7 @@ fn hostile_execution(status: &str, source: &str) -> ExecutionResult {
     serde_json::from_value(serde_json::json!({
         "case_id": "mod::<case> & \"quoted\"",
         "runner_id": "run'ner\u{1}",
+        "agent": {"type": "command", "model": "<m> & 'n'", "version": "1.0 \"rc\" \u{1b}[31m\u{0}"},
         "source": source,
         "status": status,
         "passed": status == "expected-failed",
@@ -341,6 +342,12 @@ fn junit_stays_valid_whatever_the_texts_hold() {
         attribute(&xml, "testsuite", "timestamp"),
         "2026-11-22T10:15:00",
         "{xml}"
+    );
+    assert!(
+        xml.contains(
+            "<property name=\"agent.version\" value=\"1.0 &quot;rc&quot; \u{fffd}[31m\u{fffd}\"/>"
+        ),
+        "the agent's version escaped: {xml}"
     );
 }
 

@@ -11,7 +11,8 @@ use skillgym_harness::report::{self, RunReport};
 ///
 /// Each run directory holds `<case>/<runner>/result.json` per execution (every process of a
 /// run writes its own). Several directories (the shards of a partitioned run) are merged; an
-/// execution found in more than one is taken from the last given. Exits 0 when every
+/// execution found in more than one is taken from the last given; a runner whose agent ran in
+/// different versions in the runs merged gets a warning. Exits 0 when every
 /// execution passed (or was skipped), 1 when one failed, 2 on a usage error or an unreadable
 /// directory.
 #[derive(Debug, clap::Args)]
@@ -69,6 +70,9 @@ pub(crate) fn run(args: &ReportArgs) -> ExitCode {
         return crate::fail(format!("cannot create {}: {error}", out.display()));
     }
     print!("{}", report::summary_text(&merged));
+    for warning in &merged.warnings {
+        eprintln!("{}", crate::escape(&format!("warning: {warning}")));
+    }
     let mut failed_reporters = false;
     for reporter in &reporters {
         match reporter.write(&merged, &out) {

@@ -152,10 +152,27 @@ fn describe(entry: &Entry, baseline: Option<&Entry>) -> String {
         .model
         .as_deref()
         .map_or(String::new(), |model| format!(" · model {model}"));
-    format!(
-        "{change}\n  agent {}{model} · recorded {}",
-        entry.agent, entry.updated_at
-    )
+    let version = |entry: &Entry| {
+        entry
+            .version
+            .as_deref()
+            .map_or(String::new(), |version| format!(" {version}"))
+    };
+    let mut text = format!(
+        "{change}\n  agent {}{}{model} · recorded {}",
+        entry.agent,
+        version(entry),
+        entry.updated_at
+    );
+    if let Some(old) = baseline.filter(|old| old.metric == metric)
+        && let (Some(then), Some(now)) = (&old.version, &entry.version)
+        && then != now
+    {
+        text.push_str(&format!(
+            "\n  note: the baseline was recorded with version {then} of the agent"
+        ));
+    }
+    text
 }
 
 /// Asks until a valid answer or the end of the input (a skip).
@@ -230,7 +247,9 @@ mod tests {
             &path,
             r#"{"version": 1, "entries": {
                 "c::r": {"metric": "total_tokens", "value": 1000, "agent": "command", "updated_at": "t0"},
-                "n::r": {"metric": "total_tokens", "value": 1250, "agent": "claude-code", "model": "m", "updated_at": "t1"}}}"#,
+                "n::r": {"metric": "total_tokens", "value": 1250, "agent": "claude-code", "model": "m", "updated_at": "t1"},
+                "v::r": {"metric": "total_tokens", "value": 900, "agent": "claude-code", "version": "2.1.330", "updated_at": "t2"},
+                "w::r": {"metric": "total_tokens", "value": 950, "agent": "claude-code", "version": "2.1.332", "updated_at": "t3"}}}"#,
         )
         .unwrap();
         let file = SnapshotFile::read(&path).unwrap();
@@ -238,6 +257,16 @@ mod tests {
         assert_eq!(
             describe(new, Some(old)),
             "  total_tokens: 1,000 -> 1,250 (+250, +25.0%)\n  agent claude-code · model m · recorded t1"
+        );
+        let (then, now) = (&file.entries["v::r"], &file.entries["w::r"]);
+        assert_eq!(
+            describe(now, Some(then)),
+            "  total_tokens: 900 -> 950 (+50, +5.6%)\n  agent claude-code 2.1.332 · recorded t3\n  note: the baseline was recorded with version 2.1.330 of the agent"
+        );
+        assert_eq!(
+            describe(now, Some(now)),
+            "  total_tokens: 950 -> 950 (+0, +0.0%)\n  agent claude-code 2.1.332 · recorded t3",
+            "the same version: no note"
         );
         assert_eq!(
             describe(new, None),

@@ -6,7 +6,7 @@
 //! <output_dir>/<run-id>/<case>/<runner>/repeat-N/attempt-M/{prompt.md, stdout.log, report.json, result.json, workspace.json, stderr.log (when not empty), agent-state/, explain/}
 //! <output_dir>/<run-id>/shared-setup/        (the shared workspace's bootstrap logs and record)
 //! <output_dir>/<run-id>/suites/<suite>/      (before_all / after_all records)
-//! <output_dir>/<run-id>/{.owner, .locks/, .rejected/}
+//! <output_dir>/<run-id>/{.owner, .locks/, .rejected/, .versions/}
 //! <output_dir>/latest -> <run-id>
 //! ```
 //!
@@ -160,7 +160,7 @@ const MAX_NAME: usize = 120;
 /// layout file's temporary `<name>.tmp-…`), so a case id can take none of them; readers of a
 /// run directory skip exactly these ([`is_layout_name`]). Names starting with `.` are listed
 /// for completeness: no id yields one.
-pub(crate) const RUN_LAYOUT: [&str; 18] = [
+pub(crate) const RUN_LAYOUT: [&str; 19] = [
     // <run>/: files
     "run.json",
     "results.json",
@@ -175,6 +175,7 @@ pub(crate) const RUN_LAYOUT: [&str; 18] = [
     "suites",
     ".locks",
     ".rejected",
+    ".versions",
     "shared-setup",
     // <run>/workspaces/ of runs made by earlier versions (and `shared` in a workspace root)
     "workspaces",

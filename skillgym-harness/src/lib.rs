@@ -87,6 +87,7 @@ pub mod terminal_text;
 mod time;
 mod trial_name;
 mod unwritten;
+mod versions;
 #[doc(hidden)]
 pub mod workspace;
 

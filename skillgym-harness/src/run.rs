@@ -15,6 +15,7 @@ use crate::schedule::Gates;
 use crate::skills::plan::SkillPlan;
 use crate::snapshot::Snapshots;
 use crate::suite::CaseSpec;
+use crate::versions::RunVersions;
 
 /// A configured runner: an id and its agent.
 #[derive(Clone)]
@@ -64,6 +65,8 @@ pub struct RunContext {
     pub(crate) reporters: Vec<Arc<dyn Reporter>>,
     /// `--format junit`: stdout carries the run's JUnit document only.
     pub(crate) format_junit: bool,
+    /// The version of each runner's agent, asked once per run.
+    pub(crate) versions: RunVersions,
     /// The executions running now, for the live progress.
     pub(crate) progress: Arc<Board>,
     /// Results of the executions finished in this process, keyed by plan position.
@@ -81,6 +84,12 @@ impl std::fmt::Debug for RunContext {
 }
 
 impl RunContext {
+    /// `runner`'s agent: its type, model and version (for `result.json`, `run.json` and the
+    /// reporters).
+    pub fn agent(&self, runner: &Runner) -> skillgym::AgentInfo {
+        self.versions.agent(runner)
+    }
+
     /// Records a finished execution.
     pub fn record(&self, position: usize, result: ExecutionResult) {
         self.results

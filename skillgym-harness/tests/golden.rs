@@ -863,3 +863,34 @@ fn every_transcript_is_covered() {
         );
     }
 }
+
+/// The version each captured stream carries, where its CLI reports one at start-up (Claude
+/// Code's and Qwen Code's `system`/`init` record); the others tell it only to `--version`.
+#[test]
+fn the_streams_that_report_the_agents_version_give_it() {
+    for (kind, fixture, version) in [
+        (AgentKind::ClaudeCode, "claude-code.jsonl", Some("2.1.330")),
+        (
+            AgentKind::ClaudeCode,
+            "claude-code-2.1.197.jsonl",
+            Some("2.1.197"),
+        ),
+        (AgentKind::QwenCode, "qwen-code.jsonl", Some("0.15.10")),
+        (
+            AgentKind::QwenCode,
+            "qwen-code.failing-command.jsonl",
+            Some("0.15.10"),
+        ),
+        (AgentKind::Codex, "codex.jsonl", None),
+        (AgentKind::Opencode, "opencode.jsonl", None),
+        (AgentKind::Copilot, "copilot.jsonl", None),
+        (AgentKind::GeminiCli, "gemini-cli.jsonl", None),
+    ] {
+        let report = normalize(kind, fixture).report;
+        assert_eq!(
+            agent::stream_version(kind.as_str(), &report.events).as_deref(),
+            version,
+            "{fixture}"
+        );
+    }
+}

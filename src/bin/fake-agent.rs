@@ -5,6 +5,10 @@
 //! lines and `#` comments are ignored. The prompt is the last command-line argument. Without a
 //! script: `echo-prompt`, then exit 0.
 //!
+//! Run with the single argument `--version` (as skillgym asks an agent CLI, or a `command`
+//! runner with `agent.version_args: [--version]`), it runs `FAKE_AGENT_VERSION_SCRIPT` instead,
+//! else prints `fake-agent 0.1.0`.
+//!
 //! State shared between sessions lives in the directory named by `FAKE_AGENT_STATE_DIR`;
 //! `FAKE_AGENT_NAME` names this agent in `log` lines.
 //!
@@ -96,9 +100,15 @@ enum Failure {
 }
 
 fn load_script() -> Result<String, String> {
-    match std::env::var("FAKE_AGENT_SCRIPT") {
+    let asked_version = std::env::args_os().skip(1).eq(["--version"]);
+    let variable = match std::env::var_os("FAKE_AGENT_VERSION_SCRIPT") {
+        Some(_) if asked_version => "FAKE_AGENT_VERSION_SCRIPT",
+        None if asked_version => return Ok("print fake-agent 0.1.0".to_owned()),
+        _ => "FAKE_AGENT_SCRIPT",
+    };
+    match std::env::var(variable) {
         Err(std::env::VarError::NotPresent) => Ok("echo-prompt\nexit 0".to_owned()),
-        Err(e) => Err(format!("FAKE_AGENT_SCRIPT: {e}")),
+        Err(e) => Err(format!("{variable}: {e}")),
         Ok(script) => match script.strip_prefix('@') {
             Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}")),
             None => Ok(script),

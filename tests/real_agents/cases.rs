@@ -36,8 +36,17 @@ fn tool_outputs(report: &SessionReport) -> Vec<&str> {
         .collect()
 }
 
-/// Usage figures, a session id: what every session must report.
+/// Usage figures, a session id, the agent's version: what every session must report.
 fn assert_session_basics(report: &SessionReport) {
+    let version = report.runner.agent.version.as_deref().unwrap_or_default();
+    let major = version.split(['.', '-', '+']).next().unwrap_or_default();
+    assert!(
+        version.contains('.') && !major.is_empty() && major.bytes().all(|b| b.is_ascii_digit()),
+        "{}: the agent's version, got {:?} (warnings: {:?})",
+        agent(report),
+        report.runner.agent.version,
+        report.warnings
+    );
     let input = report.usage.input_tokens.map(|count| count.value);
     let output = report.usage.output_tokens.map(|count| count.value);
     assert!(

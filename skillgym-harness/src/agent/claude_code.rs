@@ -61,6 +61,14 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
     ],
     project_skills: ".claude/skills",
     home_skills: false,
+    version: super::version::VersionSpec {
+        args: &["--version"],
+        stream: Some(super::version::StreamVersion {
+            record: "system",
+            subtype: "init",
+            field: "claude_code_version",
+        }),
+    },
 };
 /// Variables removed when a provider endpoint is configured: they would take precedence over
 /// its key or route requests to a cloud provider.
@@ -178,6 +186,10 @@ impl Agent for ClaudeCode {
 
     fn can_resume(&self) -> bool {
         true
+    }
+
+    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
+        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

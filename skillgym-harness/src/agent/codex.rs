@@ -77,6 +77,7 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
     fixed_env: &[],
     project_skills: ".agents/skills",
     home_skills: true,
+    version: super::version::DASH_DASH_VERSION,
 };
 
 /// Runs the OpenAI Codex CLI (`codex exec --json`).
@@ -239,6 +240,10 @@ impl Agent for Codex {
 
     fn can_resume(&self) -> bool {
         true
+    }
+
+    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
+        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

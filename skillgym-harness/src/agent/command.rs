@@ -20,6 +20,9 @@
 //! session, `{session_id}` is replaced by the recorded session id, and the question goes last
 //! unless `{prompt}` or `{prompt_file}` place it. Without them the agent cannot resume.
 //!
+//! Its version is what the program prints for version arguments (`agent.version_args`,
+//! [`CommandAgent::version_args`]), asked once per run; without them it is unknown.
+//!
 //! With a model endpoint (`agent.provider`, or the scripted server of a `--mock` run) the
 //! program finds it in `SKILLGYM_PROVIDER_BASE_URL`, `SKILLGYM_PROVIDER_API_KEY` and
 //! `SKILLGYM_PROVIDER_WIRE_API`.
@@ -46,6 +49,7 @@ pub struct CommandAgent {
     program: PathBuf,
     args: Vec<String>,
     resume_args: Option<Vec<String>>,
+    version_args: Option<Vec<String>>,
     env: Vec<(String, String)>,
     model: Option<String>,
     provider: Option<Provider>,
@@ -59,6 +63,7 @@ impl CommandAgent {
             program: absolute_path(program.into()),
             args: Vec::new(),
             resume_args: None,
+            version_args: None,
             env: Vec::new(),
             model: None,
             provider: None,
@@ -74,6 +79,7 @@ impl CommandAgent {
             program: absolute_path(program),
             args: options.args,
             resume_args: options.resume_args,
+            version_args: options.version_args,
             env: options.env,
             model: options.model,
             provider: options.provider,
@@ -112,6 +118,24 @@ impl CommandAgent {
         S: Into<String>,
     {
         self.resume_args = Some(args.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The arguments that make the program print its version (`agent.version_args`), which
+    /// the run asks once; without them the version is unknown.
+    ///
+    /// ```
+    /// use skillgym_harness::CommandAgent;
+    ///
+    /// let agent = CommandAgent::new("./bin/agent").version_args(["--version"]);
+    /// # drop(agent);
+    /// ```
+    pub fn version_args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.version_args = Some(args.into_iter().map(Into::into).collect());
         self
     }
 
@@ -174,10 +198,24 @@ impl Agent for CommandAgent {
         self.resume_args.is_some()
     }
 
+    fn version_command(&self, _scratch: &std::path::Path) -> Option<Launch> {
+        let args = self.version_args.as_ref()?;
+        Some(Launch {
+            program: self.program.clone().into_os_string(),
+            args: args.iter().map(OsString::from).collect(),
+            env: self
+                .env
+                .iter()
+                .map(|(key, value)| (key.into(), value.into()))
+                .collect(),
+            ..Launch::default()
+        })
+    }
+
     fn setup(&self) -> AgentSetup {
         AgentSetup {
             program: self.program.clone().into_os_string(),
-            version_args: Vec::new(),
+            version_args: self.version_args.clone().unwrap_or_default(),
             install: "a program that prints skillgym's event JSONL (see the `command` agent docs)"
                 .to_owned(),
             auth: Vec::new(),

@@ -86,6 +86,7 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
     fixed_env: &[("COPILOT_AUTO_UPDATE", "false"), ("NO_COLOR", "1")],
     project_skills: ".github/skills",
     home_skills: false,
+    version: super::version::DASH_DASH_VERSION,
 };
 
 /// Runs the GitHub Copilot CLI headlessly with a private `COPILOT_HOME`.
@@ -220,6 +221,10 @@ impl Agent for Copilot {
 
     fn can_resume(&self) -> bool {
         true
+    }
+
+    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
+        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

@@ -59,6 +59,7 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
     fixed_env: &[],
     project_skills: ".cursor/skills",
     home_skills: false,
+    version: super::version::DASH_DASH_VERSION,
 };
 /// What Cursor prints on stderr when the account cannot use the configured model.
 const MODEL_REJECTED: &str = "Cannot use this model:";
@@ -139,6 +140,10 @@ impl Agent for CursorAgent {
 
     fn can_resume(&self) -> bool {
         true
+    }
+
+    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
+        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

@@ -89,6 +89,7 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
     ],
     project_skills: ".gemini/skills",
     home_skills: false,
+    version: super::version::DASH_DASH_VERSION,
 };
 
 /// Runs the Gemini CLI headlessly with a private `GEMINI_CLI_HOME`.
@@ -216,6 +217,10 @@ impl Agent for GeminiCli {
 
     fn can_resume(&self) -> bool {
         true
+    }
+
+    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
+        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

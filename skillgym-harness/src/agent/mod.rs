@@ -38,6 +38,7 @@ mod qwen;
 mod spec;
 #[cfg(test)]
 mod test_support;
+mod version;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -54,6 +55,8 @@ pub use options::AgentOptions;
 pub use provider::{ApiKey, Provider};
 pub use qwen::QwenCode;
 pub use spec::project_skills;
+pub use spec::stream_version;
+pub use version::parse as parse_version;
 
 pub use crate::error::AgentBuildError;
 
@@ -108,6 +111,16 @@ pub trait Agent: Send + Sync {
 
     /// What `skillgym doctor` checks for this agent.
     fn setup(&self) -> AgentSetup;
+
+    /// The command line that prints the agent's version ([`parse_version`] reads it), which
+    /// the run runs once (within 20 seconds; a failure leaves the version unknown, with a
+    /// warning on stderr) with `scratch`, an empty private directory, as its working directory and
+    /// wherever the CLI could write (its state directory, its home). `None` (the default): the
+    /// agent cannot tell, and its version is unknown (unless the stream of a built-in agent
+    /// type reports it: [`stream_version`]).
+    fn version_command(&self, _scratch: &Path) -> Option<Launch> {
+        None
+    }
 }
 
 /// What a session is about, for [`Agent::launch`].

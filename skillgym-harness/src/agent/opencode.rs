@@ -74,6 +74,7 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
     ],
     project_skills: ".opencode/skills",
     home_skills: true,
+    version: super::version::DASH_DASH_VERSION,
 };
 
 /// The provider endpoint's config file, in the state directory.
@@ -292,6 +293,10 @@ impl Agent for Opencode {
 
     fn can_resume(&self) -> bool {
         true
+    }
+
+    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
+        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

@@ -27,6 +27,9 @@ pub struct AgentOptions {
     pub args: Vec<String>,
     /// `agent.resume_args` (the `command` agent's resume arguments).
     pub resume_args: Option<Vec<String>>,
+    /// `agent.version_args` (the arguments that make the `command` agent's program print its
+    /// version).
+    pub version_args: Option<Vec<String>>,
     /// `agent.env`.
     pub env: Vec<(String, String)>,
     /// `agent.provider`: the model endpoint, when not the agent's own.
@@ -83,6 +86,7 @@ impl AgentOptions {
             command: config.command.as_ref().map(PathBuf::from),
             args: config.args.clone(),
             resume_args: config.resume_args.clone(),
+            version_args: config.version_args.clone(),
             env: config
                 .env
                 .iter()

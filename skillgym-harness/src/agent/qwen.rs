@@ -56,6 +56,14 @@ pub(super) const SPEC: AgentSpec = AgentSpec {
     fixed_env: &[("QWEN_TELEMETRY_ENABLED", "false")],
     project_skills: ".qwen/skills",
     home_skills: true,
+    version: super::version::VersionSpec {
+        args: &["--version"],
+        stream: Some(super::version::StreamVersion {
+            record: "system",
+            subtype: "init",
+            field: "qwen_code_version",
+        }),
+    },
 };
 
 /// The top-level keys of the user's `settings.json` that carry auth and provider setup.
@@ -181,6 +189,10 @@ impl Agent for QwenCode {
     /// alone exit 1: "No auth type is selected").
     fn can_resume(&self) -> bool {
         true
+    }
+
+    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
+        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

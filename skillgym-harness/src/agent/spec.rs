@@ -15,14 +15,17 @@
 //! | `cursor-agent` | `cursor-agent` | none | — | — | `.cursor/skills` (unverified) | — (unverified) |
 //! | `command` | the configured one | — | — | — | `.agents/skills` | — |
 //!
+//! How each CLI tells its version is in [`super::version`].
+//!
 //! Each skill under test goes into one directory only: an agent reading two of them would list
 //! it twice. The directories were established by running each CLI against the scripted model
 //! with a probe skill in every candidate directory (the README lists all each agent reads).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::isolation::{self, Seeded};
 use super::options::set_env;
+use super::version::VersionSpec;
 use super::{AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec};
 use crate::config::AgentKind;
 
@@ -48,6 +51,8 @@ pub(crate) struct AgentSpec {
     /// Whether the agent also reads user skills under `$HOME` itself (`~/.agents/skills`):
     /// then the session gets a private `HOME`.
     pub home_skills: bool,
+    /// How the CLI tells its version ([`super::version`]).
+    pub version: VersionSpec,
 }
 
 /// A CLI's private state directory.
@@ -176,6 +181,25 @@ impl AgentSpec {
         Ok(launch)
     }
 
+    /// The command line that prints the CLI's version: the program with `agent.args`, the
+    /// version arguments and the fixed environment, with `scratch` (an empty private
+    /// directory) as its state directory and, where sessions get a private `HOME`, as its home
+    /// (what `agent.env` sets wins, as in sessions).
+    pub(super) fn version_command(&self, options: &AgentOptions, scratch: &Path) -> Launch {
+        let mut launch = options.start_launch(self.program);
+        launch.args.extend(self.version.os_args());
+        for (key, value) in self.fixed_env {
+            set_env(&mut launch, key, *value);
+        }
+        if let Some(state) = &self.state {
+            set_env(&mut launch, state.var, scratch);
+        }
+        if self.home_skills && !options.inherit_user_skills {
+            set_env(&mut launch, "HOME", scratch);
+        }
+        options.finish_launch(launch)
+    }
+
     /// What `skillgym doctor` checks: the program, the credential variables, the login files
     /// of the user's directory, then `extra` sources; `refusals` as the adapter found them.
     pub(super) fn setup(
@@ -201,7 +225,12 @@ impl AgentSpec {
         auth.extend(extra);
         AgentSetup {
             program: options.program(self.program),
-            version_args: vec!["--version".to_owned()],
+            version_args: self
+                .version
+                .args
+                .iter()
+                .map(|arg| (*arg).to_owned())
+                .collect(),
             install: self.install.to_owned(),
             auth,
             auth_help: self.auth_help.to_owned(),
@@ -232,9 +261,27 @@ pub fn project_skills(kind: &str) -> &'static str {
     of(kind).map_or(".agents/skills", |spec| spec.project_skills)
 }
 
+/// The version an agent type's stream reports among `events` (as its adapter parsed them),
+/// where the CLI reports it there: Claude Code's and Qwen Code's start-up record
+/// (`system`/`init`). `None` for the other types, and when the record is missing.
+///
+/// ```
+/// use skillgym::SessionEvent;
+/// use skillgym_harness::agent::stream_version;
+///
+/// let init = serde_json::json!({"type": "system", "subtype": "init", "claude_code_version": "2.1.330"});
+/// let events = [SessionEvent::Raw { value: init, at: None }];
+/// assert_eq!(stream_version("claude-code", &events).as_deref(), Some("2.1.330"));
+/// assert_eq!(stream_version("codex", &events), None);
+/// ```
+pub fn stream_version(kind: &str, events: &[skillgym::SessionEvent]) -> Option<String> {
+    of(kind)?.version.stream?.find(events)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::Agent;
 
     #[test]
     fn every_agent_cli_has_one_spec_and_command_none() {
@@ -247,5 +294,61 @@ mod tests {
         assert!(of("command").is_none());
         assert_eq!(project_skills("command"), ".agents/skills");
         assert_eq!(project_skills("claude-code"), ".claude/skills");
+    }
+
+    /// The value a launch sets for `key`, if it sets one.
+    fn env<'a>(launch: &'a Launch, key: &str) -> Option<&'a std::ffi::OsStr> {
+        launch
+            .env
+            .iter()
+            .rev()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.as_os_str())
+    }
+
+    #[test]
+    fn each_cli_is_asked_its_version_with_its_launcher_in_a_scratch_state() {
+        let scratch = Path::new("/scratch");
+        for spec in ALL {
+            let agent = super::super::build(spec.kind, AgentOptions::new("m")).unwrap();
+            let launch = agent.version_command(scratch).expect("a version command");
+            assert_eq!(launch.program, spec.program, "{:?}", spec.kind);
+            assert_eq!(launch.args, ["--version"], "{:?}", spec.kind);
+            for (key, value) in spec.fixed_env {
+                assert_eq!(env(&launch, key), Some(std::ffi::OsStr::new(value)));
+            }
+            if let Some(state) = &spec.state {
+                assert_eq!(env(&launch, state.var), Some(scratch.as_os_str()));
+            }
+            let home = env(&launch, "HOME");
+            assert_eq!(
+                home.is_some(),
+                spec.home_skills,
+                "{:?}: {home:?}",
+                spec.kind
+            );
+        }
+        // A launcher: its arguments first; what `agent.env` sets wins, as in sessions.
+        let options = AgentOptions::new("m")
+            .command("npx")
+            .args(["-y", "@openai/codex@0.169.0"])
+            .env("CODEX_HOME", "/mine");
+        let agent = super::super::build(AgentKind::Codex, options).unwrap();
+        let launch = agent.version_command(scratch).unwrap();
+        assert_eq!(launch.program, "npx");
+        assert_eq!(launch.args, ["-y", "@openai/codex@0.169.0", "--version"]);
+        assert_eq!(
+            env(&launch, "CODEX_HOME"),
+            Some(std::ffi::OsStr::new("/mine"))
+        );
+        let command = crate::CommandAgent::new("/bin/agent");
+        assert!(command.version_command(scratch).is_none());
+        let command = command.version_args(["-V"]).env("K", "V");
+        let launch = command.version_command(scratch).unwrap();
+        assert_eq!(
+            (launch.program.to_str(), launch.args.len()),
+            (Some("/bin/agent"), 1)
+        );
+        assert_eq!(env(&launch, "K"), Some(std::ffi::OsStr::new("V")));
     }
 }

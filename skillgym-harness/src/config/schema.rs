@@ -820,6 +820,9 @@ pub struct AgentConfig {
     /// question for `skillgym explain`, with `{session_id}` (and `{prompt}`, else the question
     /// last) substituted; `None`: the program cannot resume.
     pub resume_args: Option<Vec<String>>,
+    /// `version_args` (type `command` only): the arguments that make `command` print its
+    /// version, asked once per run; `None`: the version is unknown.
+    pub version_args: Option<Vec<String>>,
     /// `env`: extra environment variables.
     pub env: BTreeMap<String, String>,
     /// `provider`: the model endpoint the agent talks to instead of its default one.
@@ -937,6 +940,8 @@ struct RawAgent {
     args: Vec<String>,
     #[serde(default)]
     resume_args: Option<Located<Vec<String>>>,
+    #[serde(default)]
+    version_args: Option<Located<Vec<String>>>,
     #[serde(default, deserialize_with = "fields::null_as_default")]
     env: BTreeMap<String, String>,
     #[serde(default)]
@@ -985,6 +990,7 @@ impl RawAgent {
             ("command", self.command.is_some()),
             ("args", !self.args.is_empty()),
             ("resume_args", self.resume_args.is_some()),
+            ("version_args", self.version_args.is_some()),
             ("env", !self.env.is_empty()),
             ("provider", self.provider.is_some()),
         ];
@@ -1035,6 +1041,23 @@ impl TryFrom<RawAgent> for AgentConfig {
                 "remove `resume_args`",
             )));
         }
+        if let Some(version) = &raw.version_args {
+            if raw.kind.value != AgentKind::Command {
+                return Err(version.error(yaml::with_help(
+                    format!(
+                        "`version_args` is for agent type `command`; skillgym asks `{}` for its version itself",
+                        raw.kind.value
+                    ),
+                    "remove `version_args`",
+                )));
+            }
+            if version.value.is_empty() {
+                return Err(version.error(yaml::with_help(
+                    "`version_args` must not be empty: without arguments the program would start a session",
+                    "give the arguments that make it print its version, e.g. `version_args: [--version]`, or remove the key",
+                )));
+            }
+        }
         let provider = match raw.provider {
             Some(provider) => {
                 let at = Located {
@@ -1052,6 +1075,7 @@ impl TryFrom<RawAgent> for AgentConfig {
             command: raw.command.map(|c| c.value),
             args: raw.args,
             resume_args: raw.resume_args.map(|args| args.value),
+            version_args: raw.version_args.map(|args| args.value),
             env: raw.env,
             provider,
             recording: raw.recording.map(|recording| recording.value),

@@ -119,6 +119,7 @@ runners:
             command: Some("/proj/bench/bin/agent".to_owned()),
             args: vec!["--json".to_owned(), "{prompt}".to_owned()],
             resume_args: None,
+            version_args: None,
             env: BTreeMap::from([("K".to_owned(), "V".to_owned())]),
             provider: None,
             recording: None,
@@ -301,7 +302,7 @@ fn unknown_key_in_a_runner() {
         &err,
         5,
         7,
-        "unknown field `modle`, expected one of `type`, `model`, `command`, `args`, `resume_args`, `env`, `provider`, `recording`, `runner`",
+        "unknown field `modle`, expected one of `type`, `model`, `command`, `args`, `resume_args`, `version_args`, `env`, `provider`, `recording`, `runner`",
         Some("did you mean `model`?"),
     );
     let err = fail("runners:\n  claude:\n    agnet: { type: codex, model: m }\n");
@@ -934,6 +935,47 @@ fn resume_args_are_for_command_agents_only() {
         20,
         "`resume_args` is for agent type `command`; `codex` resumes with its own CLI's flags",
         Some("remove `resume_args`"),
+    );
+}
+
+#[test]
+fn version_args_are_for_command_agents_only_and_not_empty() {
+    let config = parse(
+        "runners:\n  a: { agent: { type: command, command: agent, version_args: [--version] } }\n",
+    );
+    assert_eq!(
+        config.runners[0].1.agent.version_args,
+        Some(vec!["--version".to_owned()])
+    );
+    let err = fail(
+        "runners:\n  c:\n    agent:\n      type: codex\n      model: m\n      version_args: [--version]\n",
+    );
+    assert_error(
+        &err,
+        6,
+        21,
+        "`version_args` is for agent type `command`; skillgym asks `codex` for its version itself",
+        Some("remove `version_args`"),
+    );
+    let err = fail(
+        "runners:\n  a:\n    agent:\n      type: command\n      command: agent\n      version_args: []\n",
+    );
+    assert_error(
+        &err,
+        6,
+        21,
+        "`version_args` must not be empty: without arguments the program would start a session",
+        Some(
+            "give the arguments that make it print its version, e.g. `version_args: [--version]`, or remove the key",
+        ),
+    );
+    let err = fail(
+        "runners:\n  r:\n    agent:\n      type: replay\n      recording: /rec\n      version_args: [-V]\n",
+    );
+    assert!(
+        err.to_string()
+            .contains("`version_args` does nothing for agent type `replay`"),
+        "{err}"
     );
 }
 

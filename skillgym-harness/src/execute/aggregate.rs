@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use skillgym::{TokenCount, Usage};
+use skillgym::{AgentInfo, TokenCount, Usage};
 
 use crate::figures::{self, mean};
 
@@ -19,6 +19,8 @@ pub(crate) struct ExecutionPlan {
     pub case_id: String,
     /// The runner id.
     pub runner_id: String,
+    /// The runner's agent.
+    pub agent: AgentInfo,
     /// Whether the case is marked `expected_fail`.
     pub expected_fail: bool,
     /// Successful repetitions wanted.
@@ -62,6 +64,7 @@ pub(crate) fn aggregate(
     ExecutionResult {
         case_id: plan.case_id,
         runner_id: plan.runner_id,
+        agent: plan.agent,
         source: plan.source,
         tags: plan.tags,
         status,
@@ -190,6 +193,7 @@ mod tests {
         ExecutionPlan {
             case_id: "c".into(),
             runner_id: "r".into(),
+            agent: AgentInfo::default(),
             expected_fail: false,
             repeat_target,
             repeat_failure,

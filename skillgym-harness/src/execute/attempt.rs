@@ -423,6 +423,7 @@ fn run_agent(
         sandbox: SandboxPolicy::for_runner(&run.settings, &runner.id),
     };
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
+    run.versions.settle(&mut session.report, runner);
     if dry_run.take().is_some() {
         let log = artifact_dir.join(dry_run::REQUEST_LOG);
         session.report.raw_artifacts.model_requests = log.is_file().then_some(log);

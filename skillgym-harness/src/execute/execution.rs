@@ -19,6 +19,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
     let plan = ExecutionPlan {
         case_id: case.id.clone(),
         runner_id: runner.id.clone(),
+        agent: run.agent(runner),
         expected_fail: case.expected_fail,
         repeat_target,
         repeat_failure,
@@ -152,7 +153,7 @@ pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> Exec
     if let Some(snapshots) = &run.snapshots {
         // After the verdict: only a passing execution is checked, so a failure of its own is
         // never replaced and a failed execution is never baselined.
-        snapshots.check(&mut result, runner.agent.as_ref());
+        snapshots.check(&mut result);
     }
     write_result(result)
 }

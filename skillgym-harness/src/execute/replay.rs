@@ -127,11 +127,18 @@ pub(crate) fn replay_session(
     }
     let steps = builder.steps();
     let (mut report, provider_error) = builder.finish_with_error(&prompt);
+    // The recorded version (none in a recording made before versions were recorded).
+    let version = before
+        .runner
+        .agent
+        .version
+        .or_else(|| recorded.agent.version.clone());
     report.runner = RunnerInfo {
         id: spec.runner_id.to_owned(),
         agent: AgentInfo {
             kind: recorded.agent.kind.clone(),
             model: recorded.agent.model.clone(),
+            version,
         },
     };
     report.installed_skills = before.installed_skills;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use skillgym::{Failure, Usage};
+use skillgym::{AgentInfo, Failure, Usage};
 
 use crate::sandbox::SandboxRecord;
 use crate::snapshot::SnapshotCheck;
@@ -204,6 +204,10 @@ pub struct ExecutionResult {
     pub case_id: String,
     /// The runner id.
     pub runner_id: String,
+    /// The runner's agent: type, model and version, as the run knew them (a result written
+    /// before they were recorded reads back with an empty type).
+    #[serde(default)]
+    pub agent: AgentInfo,
     /// Where the case is declared, `file:line` (a Rust function, or a case of a suite file).
     #[serde(default)]
     pub source: String,

@@ -239,11 +239,14 @@ fn finish_report(
     isolation::prune_empty_dirs(spec.state_dir);
     let steps = builder.steps();
     let (mut report, provider_error, manifest_reads) = builder.finish_reading(spec.prompt);
+    // The version the stream reported, where the agent's does; else the run's, settled later.
+    let version = crate::agent::stream_version(agent.kind(), &report.events);
     report.runner = RunnerInfo {
         id: spec.runner_id.to_owned(),
         agent: AgentInfo {
             kind: agent.kind().to_owned(),
             model: agent.model().map(str::to_owned),
+            version,
         },
     };
     report.installed_skills = spec.skills.to_vec();

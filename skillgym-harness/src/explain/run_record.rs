@@ -1,5 +1,6 @@
 //! `<run>/run.json`: which benchmark binary made a run, so that `cargo skillgym explain` can
-//! run it again in explain mode. Written once per run (the first process of a nextest run wins).
+//! run it again in explain mode, and which runners it ran, with their agents' versions. Written
+//! once per run (the first process of a nextest run wins).
 //!
 //! A run directory is data anyone could have edited (a CI artifact, a colleague's copy), and
 //! `run.json` names a program to run. [`RunRecord::check`] is what `explain` requires of it:
@@ -37,17 +38,27 @@ pub struct RunRecord {
     pub mock: bool,
     /// When the run started (RFC 3339, UTC).
     pub created_at: String,
+    /// The selected runners, in configuration order, each with its agent's type, model and
+    /// version (absent from records written before versions were recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runners: Vec<skillgym::RunnerInfo>,
 }
 
 impl RunRecord {
-    /// A record of this process.
-    pub(crate) fn of_this_process(crate_dir: &Path, config: Option<&Path>, mock: bool) -> Self {
+    /// A record of this process, running `runners`.
+    pub(crate) fn of_this_process(
+        crate_dir: &Path,
+        config: Option<&Path>,
+        mock: bool,
+        runners: Vec<skillgym::RunnerInfo>,
+    ) -> Self {
         RunRecord {
             executable: std::env::current_exe().unwrap_or_default(),
             crate_dir: crate_dir.to_path_buf(),
             config: config.map(Path::to_path_buf),
             mock,
             created_at: crate::time::Timestamp::from(std::time::SystemTime::now()).rfc3339(),
+            runners,
         }
     }
 
@@ -180,6 +191,14 @@ mod tests {
             config: Some("/crate/skillgym.yaml".into()),
             mock: true,
             created_at: "2026-11-22T10:15:00.123Z".into(),
+            runners: vec![skillgym::RunnerInfo {
+                id: "claude".into(),
+                agent: skillgym::AgentInfo {
+                    kind: "claude-code".into(),
+                    model: Some("claude-sonnet-4-6".into()),
+                    version: Some("2.1.330".into()),
+                },
+            }],
         };
         first.write_once(dir.path()).unwrap();
         let second = RunRecord {
@@ -188,6 +207,18 @@ mod tests {
         };
         second.write_once(dir.path()).unwrap();
         assert_eq!(RunRecord::read(dir.path()).unwrap(), first);
+        let text = std::fs::read_to_string(dir.path().join(RUN_FILE)).unwrap();
+        assert!(
+            text.contains("\"agent\": {\n        \"type\": \"claude-code\",\n        \"model\": \"claude-sonnet-4-6\",\n        \"version\": \"2.1.330\"\n      }"),
+            "{text}"
+        );
+        let older: RunRecord =
+            serde_json::from_str(r#"{"executable": "/b", "crate_dir": "/c", "created_at": "t"}"#)
+                .unwrap();
+        assert!(
+            older.runners.is_empty(),
+            "a record without runners reads back"
+        );
         assert_eq!(first.test_target(), "benchmarks");
         let plain = RunRecord {
             executable: "/bin/my-bench".into(),
@@ -220,6 +251,7 @@ mod tests {
             config: config.map(Path::to_path_buf),
             mock: false,
             created_at: String::new(),
+            runners: Vec::new(),
         };
         let at = |path: &Path| path.to_str().unwrap().to_owned();
         assert_eq!(record(&at(&binary), &crate_dir, None).check(&run), Ok(()));

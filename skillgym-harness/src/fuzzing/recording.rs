@@ -67,6 +67,7 @@ pub fn recording(bytes: &[u8]) {
         let agent = recording.agent(runner).unwrap_or_else(|| RecordedAgent {
             kind: KINDS[usize::from(kind) % KINDS.len()].as_str().to_owned(),
             model: None,
+            version: None,
         });
         let Ok(adapter) = adapter(&agent) else {
             continue;

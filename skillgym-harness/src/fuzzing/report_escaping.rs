@@ -4,7 +4,7 @@
 //! | input | what it is |
 //! |---|---|
 //! | first byte | the first execution's status |
-//! | 1st to 6th text (NUL-separated, UTF-8 with replacements) | case id, runner id, failure message, failure class label, source (`file:line`), the run's start |
+//! | 1st to 6th text (NUL-separated, UTF-8 with replacements) | case id, runner id (also the agent type and model), failure message, failure class label, source (`file:line`, also the agent's version), the run's start |
 
 use std::path::PathBuf;
 
@@ -108,6 +108,7 @@ fn execution(
     let mut value = json!({
         "case_id": case,
         "runner_id": runner,
+        "agent": {"type": runner, "model": runner, "version": source},
         "source": source,
         "status": status,
         "passed": passed,

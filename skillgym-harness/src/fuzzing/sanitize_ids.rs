@@ -19,6 +19,7 @@ const LAYOUT: &[&str] = &[
     "workspace-root.json",
     ".locks",
     ".rejected",
+    ".versions",
     "agent-state",
     "explain",
 ];

@@ -46,6 +46,7 @@ use crate::suite::sources::{self, Origin, SuitePath};
 use crate::suite::yaml::Warning;
 use crate::suite::{CaseSpec, Plan, collect_registered};
 use crate::terminal_text;
+use crate::versions::RunVersions;
 
 /// What [`Harness::prepare`] hands to the run: libtest's arguments, the shared context, the
 /// trials.
@@ -271,10 +272,19 @@ impl Harness {
         let mock_run = mock && !arguments.list;
         let context = run_context(&arguments, settings, &overrides, selection)?;
         if !arguments.list {
+            let runners = context
+                .runners
+                .iter()
+                .map(|runner| skillgym::RunnerInfo {
+                    id: runner.id.clone(),
+                    agent: context.agent(runner),
+                })
+                .collect();
             let record = RunRecord::of_this_process(
                 &crate_dir,
                 context.settings.config_path.as_deref(),
                 mock_run,
+                runners,
             );
             if let Err(error) = record.write_once(&context.run_dir.path()) {
                 let path = context.run_dir.path().join(RUN_FILE);
@@ -471,9 +481,22 @@ fn run_context(
         )
     };
     // Claimed last: a run stopped by a configuration error writes nothing.
+    let mut versions = RunVersions::default();
     if !arguments.list {
         claim(&run_dir)?;
         sources::warn_once(&run_dir.path(), &warnings);
+        // Asked once per run: replaying runners have theirs recorded, and a runner the dry
+        // run leaves out is not asked.
+        let asked: Vec<&Runner> = runners
+            .iter()
+            .filter(|runner| runner.replay.is_none())
+            .filter(|runner| {
+                dry_run
+                    .as_ref()
+                    .is_none_or(|dry| dry.skip_reason(runner).is_none())
+            })
+            .collect();
+        versions = RunVersions::resolve(&run_dir.path(), &asked);
     }
     Ok(Arc::new(RunContext {
         skills,
@@ -487,6 +510,7 @@ fn run_context(
         runners,
         judge,
         reporters,
+        versions,
         format_junit: overrides.format_junit,
         progress: Arc::default(),
         results: Mutex::new(Vec::new()),

@@ -116,6 +116,7 @@ pub(crate) fn replay_all(runners: &mut [Runner], dir: &Path) -> Result<(), Agent
             None => RecordedAgent {
                 kind: runner.agent.kind().to_owned(),
                 model: runner.agent.model().map(str::to_owned),
+                version: None,
             },
         };
         runner.replay = Some(Arc::new(ReplaySource {

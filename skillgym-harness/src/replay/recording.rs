@@ -35,6 +35,9 @@ pub struct RecordedAgent {
     pub kind: String,
     /// The model, if one was configured.
     pub model: Option<String>,
+    /// The agent's version, when the recording knows it (recordings made before versions
+    /// were recorded do not).
+    pub version: Option<String>,
 }
 
 /// What a recording's `result.json` of an execution says (the fields replay reads).
@@ -170,6 +173,8 @@ impl Recording {
             kind: String,
             #[serde(default)]
             model: Option<String>,
+            #[serde(default)]
+            version: Option<String>,
         }
         self.executions
             .iter()
@@ -184,6 +189,7 @@ impl Recording {
             .map(|report| RecordedAgent {
                 kind: report.runner.agent.kind,
                 model: report.runner.agent.model,
+                version: report.runner.agent.version,
             })
     }
 }
@@ -339,7 +345,7 @@ pub(super) mod tests {
         );
         write(
             &execution.join("repeat-1/attempt-2/report.json"),
-            r#"{"runner":{"id":"claude","agent":{"type":"claude-code","model":"m"}}}"#,
+            r#"{"runner":{"id":"claude","agent":{"type":"claude-code","model":"m","version":"2.1.330"}}}"#,
         );
         write(&root.join("workspaces/x/y/file"), "");
         let recording = Recording::open(root).unwrap();
@@ -353,7 +359,8 @@ pub(super) mod tests {
             recording.agent("claude"),
             Some(RecordedAgent {
                 kind: "claude-code".into(),
-                model: Some("m".into())
+                model: Some("m".into()),
+                version: Some("2.1.330".into()),
             })
         );
         assert_eq!(recording.agent("codex"), None);

@@ -1,6 +1,7 @@
 //! The console summary printed after a run (and by `cargo skillgym report`): a table with one
-//! row per runner, then the failures grouped by failure class, each with its message's first
-//! line, source location and artifact path, and how many token snapshot values wait for review.
+//! row per runner (its agent, the agent's version and the model, then its figures), then the failures grouped by failure class, each with its message's first
+//! line, source location and artifact path, the token snapshots compared with a baseline another
+//! version of the agent recorded, and how many snapshot values wait for review.
 //! The messages and ids are as the run recorded them; what prints the text escapes it
 //! ([`terminal_text`](crate::terminal_text)).
 
@@ -16,7 +17,27 @@ pub(crate) fn summary(report: &RunReport) -> String {
     if !failures.is_empty() {
         text.push_str(&failures);
     }
+    text.push_str(&snapshot_version_notes(report));
     text.push_str(&pending_snapshots(report));
+    text
+}
+
+/// One line per token snapshot compared with a baseline recorded with another version of the
+/// agent: `skillgym: snapshot `c::r`: note: the baseline was recorded with version …`.
+fn snapshot_version_notes(report: &RunReport) -> String {
+    let mut text = String::new();
+    for execution in &report.executions {
+        if let Some(check) = &execution.snapshot
+            && let (Some(then), Some(now)) = (&check.baseline_version, &execution.agent.version)
+        {
+            let _ = writeln!(
+                text,
+                "skillgym: snapshot `{}`: {}",
+                check.key,
+                crate::snapshot::version_note(then, now)
+            );
+        }
+    }
     text
 }
 
@@ -32,6 +53,24 @@ fn pending_snapshots(report: &RunReport) -> String {
         1 => "skillgym: 1 snapshot value pending review: run `cargo skillgym review`\n".to_owned(),
         n => format!("skillgym: {n} snapshot values pending review: run `cargo skillgym review`\n"),
     }
+}
+
+/// A runner row's agent, as the console table and the HTML page show it: the agent type, its
+/// version (several, comma-separated, when merged runs used different ones) and the model;
+/// `-` for what is unknown.
+pub(super) fn agent_cells(row: &RunnerRow) -> [String; 3] {
+    let known = |text: &str| {
+        if text.is_empty() {
+            "-".to_owned()
+        } else {
+            text.to_owned()
+        }
+    };
+    [
+        known(&row.agent),
+        known(&row.versions.join(", ")),
+        known(row.model.as_deref().unwrap_or_default()),
+    ]
 }
 
 /// A runner row's figures, as the console table and the HTML page show them: passed, failed
@@ -57,10 +96,17 @@ pub(super) fn row_cells(row: &RunnerRow) -> [String; 12] {
     ]
 }
 
+/// The table's leading columns that hold text (runner, agent, version, model): aligned left;
+/// the figures after them are aligned right.
+const TEXT_COLUMNS: usize = 4;
+
 /// The per-runner table, columns aligned; `-` where no attempt reported a figure.
 pub(crate) fn table(rows: &[RunnerRow]) -> String {
     let header = [
         "runner",
+        "agent",
+        "version",
+        "model",
         "passed",
         "failed",
         "xfail",
@@ -78,6 +124,7 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
     for row in rows {
         lines.push(
             std::iter::once(row.runner.clone())
+                .chain(agent_cells(row))
                 .chain(row_cells(row))
                 .collect(),
         );
@@ -97,6 +144,10 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
         for (i, cell) in line.iter().enumerate() {
             let pad = widths[i] - cell.chars().count();
             if i == 0 {
+                out.push_str(cell);
+                out.push_str(&" ".repeat(pad));
+            } else if i < TEXT_COLUMNS {
+                out.push_str("  ");
                 out.push_str(cell);
                 out.push_str(&" ".repeat(pad));
             } else {
@@ -227,7 +278,17 @@ mod tests {
                 "snapshot": {"key": "c::r", "metric": "total_tokens", "value": 2.0,
                              "verdict": "exceeded", "pending": true}}),
         );
-        let text = summary(&report(vec![execution("a", "r", pending), failed]));
+        let noted = execution(
+            "d",
+            "r",
+            json!({"snapshot": {"key": "d::r", "metric": "total_tokens", "value": 10.0,
+                                "verdict": "passed", "baseline_version": "2.1.300"}}),
+        );
+        let text = summary(&report(vec![execution("a", "r", pending), failed, noted]));
+        assert!(
+            text.contains("skillgym: snapshot `d::r`: note: the baseline was recorded with version 2.1.300 of the agent; this run used 2.1.330\n"),
+            "{text}"
+        );
         assert!(
             text.contains("skillgym: Snapshot verification (snapshot): 1\nskillgym:   [r] c: snapshot `c::r`: total_tokens 2 is above the allowed 1 (baseline 1, +1, +100.0%)\n"),
             "{text}"
@@ -259,6 +320,9 @@ mod tests {
     fn the_table_aligns_its_columns_and_marks_missing_figures() {
         let mut claude = RunnerRow {
             runner: "claude".into(),
+            agent: "claude-code".into(),
+            versions: vec!["2.1.330".into(), "2.1.332".into()],
+            model: Some("claude-sonnet-4-6".into()),
             flaky: 1,
             input_tokens: Some(12_000),
             output_tokens: Some(800),
@@ -271,15 +335,16 @@ mod tests {
         claude.counts.failed = 1;
         let mut local = RunnerRow {
             runner: "local".into(),
+            agent: "command".into(),
             ..RunnerRow::default()
         };
         local.counts.skipped = 2;
         assert_eq!(
             table(&[claude, local]),
             "\
-skillgym: runner  passed  failed  xfail  flaky  skipped   input  output  reasoning  cache   total     cost  mean time
-skillgym: claude       3       1      0      1        0  12,000     800          -      -  12,800  $0.0123      1m 1s
-skillgym: local        0       0      0      0        2       -       -          -      -       -        -          -
+skillgym: runner  agent        version           model              passed  failed  xfail  flaky  skipped   input  output  reasoning  cache   total     cost  mean time
+skillgym: claude  claude-code  2.1.330, 2.1.332  claude-sonnet-4-6       3       1      0      1        0  12,000     800          -      -  12,800  $0.0123      1m 1s
+skillgym: local   command      -                 -                       0       0      0      0        2       -       -          -      -       -        -          -
 "
         );
     }

@@ -12,6 +12,7 @@ pub(super) fn execution(case: &str, runner: &str, extra: serde_json::Value) -> E
     let mut value = json!({
         "case_id": case,
         "runner_id": runner,
+        "agent": {"type": "claude-code", "model": "claude-sonnet-4-6", "version": "2.1.330"},
         "source": "tests/benchmarks/main.rs:10",
         "status": "passed",
         "passed": true,

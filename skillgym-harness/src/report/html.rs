@@ -3,10 +3,10 @@
 //! | part | shows |
 //! |---|---|
 //! | header | the run ids and directories, start and end, the executions by status |
-//! | `#runners` | one row per runner: passed, failed, expected-failed, flaky, skipped; input, output, reasoning, cache and total tokens; cost; mean time (the console table's figures) |
+//! | `#runners` | one row per runner: its agent, the agent's version and the model; passed, failed, expected-failed, flaky, skipped; input, output, reasoning, cache and total tokens; cost; mean time (the console table's figures) |
 //! | `#matrix` | rows = cases, columns = runners; each cell the execution's status, linked to its section; empty where the case does not run on that runner |
 //! | `#exec:<case>:<runner>` | one section per execution, in report order: status, source, tags, repetitions, pass rate, duration, tokens, its failure (origin, class, full message, location), and a table of every attempt (status, duration, steps, tokens, exit) |
-//! | `#exec:<case>:<runner>:r<N>a<M>` | one block per attempt: its failure when it differs from the execution's, the graders' results (name, type, score, verdict, failed checks), and from its `report.json` (a note when there is none): the prompt, the final output, the token usage, the skills (installed, detected with confidence and evidence, failed loads), the tool calls, the commands, the file reads, the timeline of events and the normalizer's warnings |
+//! | `#exec:<case>:<runner>:r<N>a<M>` | one block per attempt: its failure when it differs from the execution's, the graders' results (name, type, score, verdict, failed checks), and from its `report.json` (a note when there is none): the agent (type, version, model), the prompt, the final output, the token usage, the skills (installed, detected with confidence and evidence, failed loads), the tool calls, the commands, the file reads, the timeline of events and the normalizer's warnings |
 //!
 //! The page holds its CSS and nothing else: no script, no font, image or link that loads
 //! anything, and a `Content-Security-Policy` of `default-src 'none'` that forbids loading.
@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use skillgym::{Failure, SessionEvent, SessionReport, TokenCount, Usage};
 
-use super::console::{human_ms, row_cells, thousands};
+use super::console::{agent_cells, human_ms, row_cells, thousands};
 use super::{Reporter, RunReport};
 use crate::artifacts::sanitize;
 use crate::execute::{AttemptResult, ExecutionResult, GraderVerdict, Grading, Status};
@@ -262,7 +262,7 @@ fn header(out: &mut String, report: &RunReport) -> fmt::Result {
 }
 
 fn runners_table(out: &mut String, report: &RunReport) -> fmt::Result {
-    out.write_str("<section id=\"runners\">\n<h2>Runners</h2>\n<table class=\"runners\">\n<thead><tr><th>runner</th>")?;
+    out.write_str("<section id=\"runners\">\n<h2>Runners</h2>\n<table class=\"runners\">\n<thead><tr><th>runner</th><th>agent</th><th>version</th><th>model</th>")?;
     for column in [
         "passed",
         "failed",
@@ -284,6 +284,11 @@ fn runners_table(out: &mut String, report: &RunReport) -> fmt::Result {
         out.write_str("<tr><td>")?;
         text(out, &row.runner)?;
         out.write_str("</td>")?;
+        for cell in agent_cells(&row) {
+            out.write_str("<td>")?;
+            text(out, &cell)?;
+            out.write_str("</td>")?;
+        }
         for cell in row_cells(&row) {
             write!(out, "<td class=\"num\">{cell}</td>")?;
         }
@@ -638,6 +643,10 @@ fn session_block(out: &mut String, path: &Path) -> fmt::Result {
 fn session_details(out: &mut String, s: &SessionReport) -> fmt::Result {
     out.write_str("<dl class=\"meta\">\n<dt>agent</dt><dd>")?;
     text(out, &s.runner.agent.kind)?;
+    if let Some(version) = &s.runner.agent.version {
+        out.write_str(" ")?;
+        text(out, version)?;
+    }
     if let Some(model) = &s.runner.agent.model {
         out.write_str(" · model ")?;
         text(out, model)?;
@@ -1043,6 +1052,11 @@ mod tests {
         ExecutionResult {
             case_id: case.into(),
             runner_id: runner.into(),
+            agent: skillgym::AgentInfo {
+                kind: "command".into(),
+                model: None,
+                version: Some("1.0.0".into()),
+            },
             source: "tests/b.rs:1".into(),
             tags: Vec::new(),
             status,
@@ -1170,11 +1184,11 @@ mod tests {
         );
         let runners = between(&html, "<section id=\"runners\">", "</section>");
         assert!(
-            runners.contains("<tr><td>careful</td><td class=\"num\">2</td><td class=\"num\">0</td><td class=\"num\">0</td><td class=\"num\">1</td>"),
+            runners.contains("<tr><td>careful</td><td>command</td><td>1.0.0</td><td>-</td><td class=\"num\">2</td><td class=\"num\">0</td><td class=\"num\">0</td><td class=\"num\">1</td>"),
             "{runners}"
         );
         assert!(
-            runners.contains("<tr><td>hasty</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">1</td><td class=\"num\">0</td>"),
+            runners.contains("<tr><td>hasty</td><td>command</td><td>1.0.0</td><td>-</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">1</td><td class=\"num\">0</td>"),
             "{runners}"
         );
         assert!(html.contains(
@@ -1253,6 +1267,12 @@ mod tests {
             "Skill tool",
             "Unknown skill: ghost",
         ));
+        let mut session = session;
+        session.runner.agent = skillgym::AgentInfo {
+            kind: "claude-code".into(),
+            model: Some("claude-sonnet-4-6".into()),
+            version: Some("2.1.330".into()),
+        };
         fs::write(
             dir.path().join("report.json"),
             serde_json::to_vec(&session).unwrap(),
@@ -1265,6 +1285,10 @@ mod tests {
             dir.path(),
         )]));
         assert!(html.contains("<h4>Timeline (7 events)</h4>"), "{html}");
+        assert!(
+            html.contains("<dt>agent</dt><dd>claude-code 2.1.330 · model claude-sonnet-4-6</dd>"),
+            "{html}"
+        );
         assert!(html.contains("<span class=\"kind\">user</span> <span class=\"at\">2026-01-01T00:00:01Z</span><pre>Find &lt;the&gt; skill</pre>"));
         assert!(
             html.contains("<ol class=\"commands\"><li><code>npx skills find expo</code></li></ol>")

@@ -3,7 +3,7 @@
 //! | reporter | file | holds |
 //! |---|---|---|
 //! | `json` | `results.json` | the run ids and times, the counts, every execution with every repetition and attempt (failures with their assertion parts, graders with their evidence, usage, artifact paths) — the same document an in-process run writes |
-//! | `json-summary` | `summary.json` | the run ids and times, the counts, the per-runner rows, and per execution its status, source, pass rate, mean duration and usage, its failure's origin, class and first line, and each repetition's status, attempts, duration and tokens (no per-attempt detail, no events) |
+//! | `json-summary` | `summary.json` | the run ids and times, the counts, the per-runner rows (each with its agent, the agent's versions and the model), and per execution its agent, status, source, pass rate, mean duration and usage, its failure's origin, class and first line, and each repetition's status, attempts, duration and tokens (no per-attempt detail, no events) |
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -63,6 +63,7 @@ pub(crate) fn summary(report: &RunReport) -> Value {
             json!({
                 "case_id": e.case_id,
                 "runner_id": e.runner_id,
+                "agent": e.agent,
                 "source": e.source,
                 "status": e.status,
                 "passed": e.passed,
@@ -139,8 +140,19 @@ mod tests {
             .find(|e| e["status"] == "failed")
             .expect("the sample has a failed execution");
         assert_eq!(
+            failed["agent"],
+            json!({"type": "claude-code", "model": "claude-sonnet-4-6", "version": "2.1.330"})
+        );
+        assert_eq!(
+            document["runners"][0]["versions"],
+            json!(["2.1.330"]),
+            "{}",
+            document["runners"]
+        );
+        assert_eq!(
             keys(failed),
             [
+                "agent",
                 "case_id",
                 "completed_repetitions",
                 "duration_ms",

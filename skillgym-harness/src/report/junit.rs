@@ -4,7 +4,8 @@
 //! | element | one per | attributes | holds |
 //! |---|---|---|---|
 //! | `testsuites` | report | `name="skillgym"`, `tests`, `failures`, `errors` (always 0), `skipped`, `time` (the run's wall time when its start and end are known, else the suites' sum) | the suites |
-//! | `testsuite` | runner, in order of first appearance | `name` (the runner id), the same totals, `time` (its test cases' sum), `timestamp` (the run's start, UTC, when known) | its test cases |
+//! | `testsuite` | runner, in order of first appearance | `name` (the runner id), the same totals, `time` (its test cases' sum), `timestamp` (the run's start, UTC, when known) | its `properties`, then its test cases |
+//! | `property` | what is known of the runner's agent | `name` `agent` (the type), `agent.version` (comma-separated when merged runs used several), `agent.model`; `value` | — |
 //! | `testcase` | execution, in the report's order (case id, then runner) | `name="[runner] case"`, `classname="skillgym.<runner>"`, `time` (every attempt's wall time, retries included), `file` and `line` of the case's source when it reads as `file:line` | a `failure` or `skipped`, then `system-out` |
 //! | `failure` | failed, unexpected-passed or interrupted execution | `message` (the failure's first line), `type` (`<origin>/<class id>`) | the whole message, the repetition counts when repeated, the artifact directory |
 //! | `skipped` | skipped execution | `message` (why it did not run) | — |
@@ -24,7 +25,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{Reporter, RunReport};
+use super::{Reporter, RunReport, RunnerRow};
 use crate::execute::{ExecutionResult, Status};
 use crate::secrets;
 use crate::terminal_text::{ends_command_prefix, needs_escape};
@@ -82,6 +83,7 @@ pub(crate) fn xml(report: &RunReport) -> String {
     let timestamp = report.started_at.as_deref().and_then(xml_timestamp);
     let mut all = Totals::default();
     let mut suites = String::new();
+    let rows = report.runner_rows();
     for runner in report.runners() {
         let mut totals = Totals::default();
         let mut cases = String::new();
@@ -100,6 +102,9 @@ pub(crate) fn xml(report: &RunReport) -> String {
             let _ = write!(suites, " timestamp=\"{timestamp}\"");
         }
         let _ = writeln!(suites, ">");
+        if let Some(row) = rows.iter().find(|row| row.runner == runner) {
+            properties(&mut suites, row);
+        }
         suites.push_str(&cases);
         suites.push_str("  </testsuite>\n");
     }
@@ -118,6 +123,31 @@ pub(crate) fn xml(report: &RunReport) -> String {
     text.push_str(&suites);
     text.push_str("</testsuites>\n");
     text
+}
+
+/// The `<properties>` of a runner's suite: its agent's type, version and model, those known.
+fn properties(out: &mut String, row: &RunnerRow) {
+    let versions = row.versions.join(", ");
+    let known: Vec<(&str, &str)> = [
+        ("agent", row.agent.as_str()),
+        ("agent.version", versions.as_str()),
+        ("agent.model", row.model.as_deref().unwrap_or_default()),
+    ]
+    .into_iter()
+    .filter(|(_, value)| !value.is_empty())
+    .collect();
+    if known.is_empty() {
+        return;
+    }
+    out.push_str("    <properties>\n");
+    for (name, value) in known {
+        let _ = writeln!(
+            out,
+            "      <property name=\"{name}\" value=\"{}\"/>",
+            attr(value)
+        );
+    }
+    out.push_str("    </properties>\n");
 }
 
 /// One `<testcase>` element.
@@ -332,6 +362,11 @@ mod tests {
             r#"<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="skillgym" tests="5" failures="1" errors="0" skipped="1" time="2.750">
   <testsuite name="careful" tests="3" failures="0" errors="0" skipped="0" time="3.750" timestamp="2026-11-22T23:59:58">
+    <properties>
+      <property name="agent" value="claude-code"/>
+      <property name="agent.version" value="2.1.330"/>
+      <property name="agent.model" value="claude-sonnet-4-6"/>
+    </properties>
     <testcase name="[careful] greets" classname="skillgym.careful" time="1.250" file="tests/benchmarks/main.rs" line="10">
       <system-out>artifacts: /runs/r1/greets/careful</system-out>
     </testcase>
@@ -345,6 +380,11 @@ artifacts: /runs/r1/mod:x/careful</system-out>
     </testcase>
   </testsuite>
   <testsuite name="hasty" tests="2" failures="1" errors="0" skipped="1" time="4.500" timestamp="2026-11-22T23:59:58">
+    <properties>
+      <property name="agent" value="claude-code"/>
+      <property name="agent.version" value="2.1.330"/>
+      <property name="agent.model" value="claude-sonnet-4-6"/>
+    </properties>
     <testcase name="[hasty] greets" classname="skillgym.hasty" time="4.500" file="tests/benchmarks/main.rs" line="10">
       <failure message="expected &quot;a &amp; b&quot; &lt;got&gt; &apos;c&apos;" type="assertion/wrong-answer">expected &quot;a &amp; b&quot; &lt;got&gt; &apos;c&apos;
   final output:
@@ -361,6 +401,24 @@ artifacts: /runs/r1/greets/hasty</failure>
   </testsuite>
 </testsuites>
 "#
+        );
+    }
+
+    #[test]
+    fn a_suites_properties_are_what_is_known_of_its_agent() {
+        let mut row = RunnerRow {
+            runner: "r".into(),
+            ..RunnerRow::default()
+        };
+        let mut out = String::new();
+        properties(&mut out, &row);
+        assert_eq!(out, "", "nothing known, no properties");
+        row.agent = "command".into();
+        row.versions = vec!["1.0".into(), "2.0 <rc>".into()];
+        properties(&mut out, &row);
+        assert_eq!(
+            out,
+            "    <properties>\n      <property name=\"agent\" value=\"command\"/>\n      <property name=\"agent.version\" value=\"1.0, 2.0 &lt;rc&gt;\"/>\n    </properties>\n"
         );
     }
 

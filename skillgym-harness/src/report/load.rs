@@ -71,7 +71,8 @@ impl std::error::Error for LoadError {
 /// Loads every execution of `run_dirs`; an execution (case and runner) found in several
 /// directories is taken from the last one given.
 pub(super) fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
-    let mut executions: Vec<ExecutionResult> = Vec::new();
+    // Each execution with the id of the run it is taken from.
+    let mut executions: Vec<(ExecutionResult, usize)> = Vec::new();
     let mut run_ids = Vec::with_capacity(run_dirs.len());
     let (mut started, mut ended): (Option<String>, Option<String>) = (None, None);
     for dir in run_dirs {
@@ -85,10 +86,10 @@ pub(super) fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
                 .unwrap_or_default(),
         );
         for execution in executions_in(&dir)? {
-            executions.retain(|e| {
+            executions.retain(|(e, _)| {
                 !(e.case_id == execution.case_id && e.runner_id == execution.runner_id)
             });
-            executions.push(execution);
+            executions.push((execution, run_ids.len() - 1));
         }
         if let Some((start, end)) = run_times(&dir) {
             started = Some(started.map_or(start.clone(), |s| s.min(start)));
@@ -100,10 +101,53 @@ pub(super) fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
             dirs: run_dirs.to_vec(),
         });
     }
+    let warnings = version_warnings(&executions, &run_ids);
+    let executions = executions.into_iter().map(|(e, _)| e).collect();
     let mut report = RunReport::new(run_ids, run_dirs.to_vec(), executions);
     report.started_at = started;
     report.ended_at = ended;
+    report.warnings = warnings;
     Ok(report)
+}
+
+/// One warning per runner whose agent ran in more than one version among `executions` (each
+/// with the index of its run in `run_ids`), naming the runs of each version; unknown versions
+/// are no difference.
+fn version_warnings(executions: &[(ExecutionResult, usize)], run_ids: &[String]) -> Vec<String> {
+    let mut runners: Vec<&str> = Vec::new();
+    for (execution, _) in executions {
+        if !runners.contains(&execution.runner_id.as_str()) {
+            runners.push(&execution.runner_id);
+        }
+    }
+    let mut warnings = Vec::new();
+    for runner in runners {
+        // Each version (with its agent type) and the runs that used it, in order.
+        let mut versions: Vec<(String, Vec<&str>)> = Vec::new();
+        for (execution, run) in executions.iter().filter(|(e, _)| e.runner_id == runner) {
+            let Some(version) = &execution.agent.version else {
+                continue;
+            };
+            let label = format!("{} {version}", execution.agent.kind);
+            let run = run_ids[*run].as_str();
+            match versions.iter_mut().find(|(known, _)| *known == label) {
+                Some((_, runs)) if runs.contains(&run) => {}
+                Some((_, runs)) => runs.push(run),
+                None => versions.push((label, vec![run])),
+            }
+        }
+        if versions.len() > 1 {
+            let listed: Vec<String> = versions
+                .iter()
+                .map(|(label, runs)| format!("{label} (run {})", runs.join(", ")))
+                .collect();
+            warnings.push(format!(
+                "runner `{runner}` ran different versions of its agent in the merged runs: {}; their results may not be comparable",
+                listed.join("; ")
+            ));
+        }
+    }
+    warnings
 }
 
 /// The executions of one run directory, from `<case>/<runner>/result.json`: every entry but the
@@ -150,4 +194,85 @@ fn run_times(dir: &Path) -> Option<(String, String)> {
         value["started_at"].as_str()?.to_owned(),
         value["ended_at"].as_str()?.to_owned(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::fixtures::execution;
+    use super::*;
+
+    /// Writes `executions` as the `result.json` files of the run directory `dir`.
+    fn run(dir: &Path, executions: &[ExecutionResult]) {
+        for e in executions {
+            let path = dir.join(&e.case_id).join(&e.runner_id).join("result.json");
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, serde_json::to_string(e).unwrap()).unwrap();
+        }
+    }
+
+    fn on(case: &str, runner: &str, version: Option<&str>) -> ExecutionResult {
+        execution(
+            case,
+            runner,
+            json!({"agent": {"type": "claude-code", "version": version}}),
+        )
+    }
+
+    #[test]
+    fn merged_runs_with_different_versions_of_a_runners_agent_get_a_warning() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            tmp.path().join("run-a"),
+            tmp.path().join("run-b"),
+            tmp.path().join("run-c"),
+        );
+        run(
+            &a,
+            &[
+                on("x", "claude", Some("2.1.330")),
+                on("x", "other", Some("1.0.0")),
+            ],
+        );
+        run(
+            &b,
+            &[
+                on("y", "claude", Some("2.1.332")),
+                on("y", "other", Some("1.0.0")),
+            ],
+        );
+        run(
+            &c,
+            &[on("z", "claude", None), on("w", "claude", Some("2.1.330"))],
+        );
+        let merged = load(&[a.clone(), b.clone(), c.clone()]).unwrap();
+        assert_eq!(
+            merged.warnings,
+            [
+                "runner `claude` ran different versions of its agent in the merged runs: claude-code 2.1.330 (run run-a, run-c); claude-code 2.1.332 (run run-b); their results may not be comparable"
+            ],
+            "one warning, for the runner whose versions differ; an unknown version is none"
+        );
+        let rows = merged.runner_rows();
+        assert_eq!(rows[0].runner, "claude");
+        assert_eq!(rows[0].versions, ["2.1.330", "2.1.332"]);
+        assert_eq!(rows[0].agent, "claude-code");
+        assert!(load(&[a.clone(), c]).unwrap().warnings.is_empty());
+        assert!(load(&[a]).unwrap().warnings.is_empty());
+    }
+
+    #[test]
+    fn a_result_written_before_versions_were_recorded_loads_without_an_agent() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut value = serde_json::to_value(on("x", "r", Some("1.0"))).unwrap();
+        value.as_object_mut().unwrap().remove("agent");
+        let path = tmp.path().join("x/r/result.json");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, value.to_string()).unwrap();
+        let loaded = load(&[tmp.path().to_path_buf()]).unwrap();
+        assert_eq!(loaded.executions[0].agent, skillgym::AgentInfo::default());
+        let row = &loaded.runner_rows()[0];
+        assert_eq!((row.agent.as_str(), row.versions.len()), ("", 0));
+    }
 }

@@ -4,9 +4,9 @@
 //!
 //! | module | reporter | writes |
 //! |---|---|---|
-//! | `console` | (always, in-process and `cargo skillgym report`) | the per-runner table and the failures by class, on stdout |
+//! | `console` | (always, in-process and `cargo skillgym report`) | the per-runner table (each runner's agent, its version and model, then its figures) and the failures by class, on stdout |
 //! | `json` | `json`, `json-summary` | `report.json`-free run results: everything (`results.json`), or without per-attempt detail but with each repetition |
-//! | `junit` | `junit` | `junit.xml`: a test suite per runner, a test case per execution, failures with their type, message, repetition counts and artifact directory |
+//! | `junit` | `junit` | `junit.xml`: a test suite per runner (its agent, version and model as properties), a test case per execution, failures with their type, message, repetition counts and artifact directory |
 //! | `github_actions` | `github-actions` | an `::error` (a skipped execution: `::warning`) workflow command per execution that did not pass, on stdout and in `github-actions.txt`; the Markdown job summary appended to `$GITHUB_STEP_SUMMARY` when set |
 //! | `html` | `html` | one self-contained page, `report.html`: the counts, the per-runner table, the case × runner matrix, and per execution its failure, attempts, graders and each attempt's session (timeline, commands, file reads, skills, usage) read from its `report.json` |
 //!
@@ -45,6 +45,9 @@ pub struct RunReport {
     pub ended_at: Option<String>,
     /// Every execution, sorted by case id, then runner id.
     pub executions: Vec<ExecutionResult>,
+    /// What merging run directories found worth a warning: a runner whose agent ran in
+    /// different versions in different runs, whose figures may not be comparable.
+    pub warnings: Vec<String>,
 }
 
 impl RunReport {
@@ -65,6 +68,7 @@ impl RunReport {
             started_at: None,
             ended_at: None,
             executions,
+            warnings: Vec::new(),
         }
     }
 
@@ -77,7 +81,9 @@ impl RunReport {
     }
 
     /// Loads and merges the executions (`result.json` files) of run directories; an execution
-    /// (case and runner) found in several directories is taken from the last one given.
+    /// (case and runner) found in several directories is taken from the last one given. A
+    /// runner whose agent ran in different versions in the runs merged gets a warning
+    /// ([`warnings`](Self::warnings)).
     pub fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
         load::load(run_dirs)
     }
@@ -119,6 +125,14 @@ impl RunReport {
 pub struct RunnerRow {
     /// The runner id.
     pub runner: String,
+    /// Its agent type (`claude-code`; empty when no result recorded it).
+    pub agent: String,
+    /// The versions of the agent its executions ran, in order of first appearance: one, or
+    /// several when merged runs used different ones; none when unknown.
+    pub versions: Vec<String>,
+    /// The model, when its executions name one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Executions by status (`flaky` ones are also counted as passed).
     pub counts: Counts,
     /// Executions that passed only after a retry.
@@ -146,10 +160,22 @@ impl RunnerRow {
         let executions: Vec<&ExecutionResult> = executions.collect();
         let mut row = RunnerRow {
             runner: runner.to_owned(),
+            agent: executions
+                .iter()
+                .map(|e| e.agent.kind.as_str())
+                .find(|kind| !kind.is_empty())
+                .unwrap_or_default()
+                .to_owned(),
+            model: executions.iter().find_map(|e| e.agent.model.clone()),
             counts: Counts::of(executions.iter().copied()),
             flaky: executions.iter().filter(|e| e.flaky).count(),
             ..RunnerRow::default()
         };
+        for version in executions.iter().filter_map(|e| e.agent.version.as_ref()) {
+            if !row.versions.contains(version) {
+                row.versions.push(version.clone());
+            }
+        }
         for attempt in executions
             .iter()
             .flat_map(|e| &e.repetitions)

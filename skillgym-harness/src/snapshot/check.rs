@@ -71,6 +71,11 @@ pub struct SnapshotCheck {
     /// Whether the figure was written to the `.new` file, for `cargo skillgym review`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// The version of the agent the baseline compared with was recorded with, when it is not
+    /// the execution's (both known): the figures may not be comparable. A note, never a
+    /// failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_version: Option<String>,
 }
 
 /// How a check is made: the section's rules and the run's mode.
@@ -126,6 +131,7 @@ pub(crate) fn decide(
         allowed: None,
         verdict: Verdict::Unavailable,
         pending: false,
+        baseline_version: None,
     };
     let Some(value) = value else {
         return Decision {
@@ -321,6 +327,7 @@ mod tests {
             value,
             agent: "command".into(),
             model: None,
+            version: None,
             updated_at: "t".into(),
         }
     }
@@ -403,6 +410,7 @@ mod tests {
                 }),
                 verdict: Verdict::Exceeded,
                 pending: true,
+                baseline_version: None,
             }
         );
         assert_eq!(decision.write, Write::Pending);

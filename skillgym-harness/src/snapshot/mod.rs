@@ -11,6 +11,10 @@
 //! Only executions with status `passed` are checked (and so baselined): a failed, expected-failed,
 //! skipped or interrupted execution gets no snapshot record and keeps its own failure. A check
 //! that fails turns the execution `failed` with origin `snapshot`.
+//!
+//! Each value is recorded with the version of the runner's agent. A check against a baseline
+//! recorded with another version says so ([`SnapshotCheck::baseline_version`], a note of the
+//! console summary and of the failure message), and passes or fails as it would otherwise.
 
 mod check;
 mod store;
@@ -20,7 +24,6 @@ use skillgym::{Failure, FailureOrigin};
 pub use check::{Allowed, SnapshotCheck, Verdict, delta, show};
 pub use store::{EditError, Entry, Locked, SnapshotFile, VERSION, pending_path};
 
-use crate::agent::Agent;
 use crate::config::{ConfigError, Settings, SnapshotMetric, SnapshotsConfig};
 use crate::execute::{ExecutionResult, Status};
 use check::{Decision, Rules, Write, decide};
@@ -59,9 +62,9 @@ impl Snapshots {
         }))
     }
 
-    /// Checks a finished execution of an agent and records the outcome in it; writes the
-    /// baseline or `.new` file as the check asks.
-    pub(crate) fn check(&self, result: &mut ExecutionResult, agent: &dyn Agent) {
+    /// Checks a finished execution and records the outcome in it; writes the baseline or
+    /// `.new` file as the check asks, with the execution's agent.
+    pub(crate) fn check(&self, result: &mut ExecutionResult) {
         if result.status != Status::Passed {
             return;
         }
@@ -74,6 +77,7 @@ impl Snapshots {
             update: self.update,
         };
         let key = format!("{}::{}", result.case_id, result.runner_id);
+        let baseline = self.baseline.entries.get(&key);
         let Decision {
             mut check,
             mut failure,
@@ -82,11 +86,24 @@ impl Snapshots {
             &result.case_id,
             &result.runner_id,
             figure(result, self.config.metric),
-            self.baseline.entries.get(&key),
+            baseline,
             &rules,
         );
+        if check.allowed.is_some() {
+            // Compared with the baseline: say when another version of the agent recorded it.
+            check.baseline_version = baseline
+                .and_then(|entry| entry.version.clone())
+                .filter(|then| result.agent.version.as_ref().is_some_and(|now| now != then));
+        }
+        if let (Some(message), Some(then), Some(now)) = (
+            failure.as_mut(),
+            &check.baseline_version,
+            &result.agent.version,
+        ) {
+            message.push_str(&format!("\n  {}", version_note(then, now)));
+        }
         if let Some(value) = check.value
-            && let Err(error) = self.write(&key, value, write, agent)
+            && let Err(error) = self.write(&key, value, write, &result.agent)
         {
             check.pending = false;
             failure = Some(format!(
@@ -107,7 +124,7 @@ impl Snapshots {
         key: &str,
         value: f64,
         write: Write,
-        agent: &dyn Agent,
+        agent: &skillgym::AgentInfo,
     ) -> Result<(), EditError> {
         if write == Write::Nothing {
             return Ok(());
@@ -116,7 +133,15 @@ impl Snapshots {
             path: self.config.path.clone(),
             source,
         })?;
-        let entry = || Entry::new(self.config.metric, value, agent.kind(), agent.model());
+        let entry = || {
+            Entry::new(
+                self.config.metric,
+                value,
+                &agent.kind,
+                agent.model.as_deref(),
+            )
+            .with_version(agent.version.clone())
+        };
         match write {
             Write::Nothing => Ok(()),
             Write::Baseline => {
@@ -135,6 +160,11 @@ impl Snapshots {
             }),
         }
     }
+}
+
+/// `note: the baseline was recorded with version 2.1.300 of the agent; this run used 2.1.330`.
+pub(crate) fn version_note(then: &str, now: &str) -> String {
+    format!("note: the baseline was recorded with version {then} of the agent; this run used {now}")
 }
 
 /// The figure of a passing execution: the mean over the final attempts of its passing
@@ -211,6 +241,15 @@ mod tests {
         }
     }
 
+    /// A `command` agent of `version`.
+    fn agent(version: &str) -> skillgym::AgentInfo {
+        skillgym::AgentInfo {
+            kind: "command".into(),
+            model: None,
+            version: Some(version.into()),
+        }
+    }
+
     fn execution(repetitions: Vec<Vec<AttemptResult>>) -> ExecutionResult {
         let target = repetitions.len() as u32;
         let repetitions = repetitions
@@ -222,6 +261,7 @@ mod tests {
             ExecutionPlan {
                 case_id: "c".into(),
                 runner_id: "r".into(),
+                agent: agent("1.0.0"),
                 expected_fail: false,
                 repeat_target: target,
                 repeat_failure: 1,
@@ -292,10 +332,9 @@ mod tests {
     #[test]
     fn only_passing_executions_are_checked_and_recorded() {
         let dir = tempfile::tempdir().unwrap();
-        let agent = crate::CommandAgent::new("true");
         let mut failed = execution(vec![vec![attempt(1, 1, false, Some(1000))]]);
         let before = failed.failure.clone();
-        snapshots(dir.path(), false, true).check(&mut failed, &agent);
+        snapshots(dir.path(), false, true).check(&mut failed);
         assert_eq!(failed.snapshot, None);
         assert_eq!(failed.failure, before, "its own failure is kept");
         assert!(
@@ -304,20 +343,21 @@ mod tests {
         );
 
         let mut passed = execution(vec![vec![attempt(1, 1, true, Some(1000))]]);
-        snapshots(dir.path(), false, false).check(&mut passed, &agent);
+        snapshots(dir.path(), false, false).check(&mut passed);
         assert!(passed.passed);
         assert_eq!(passed.snapshot.as_ref().unwrap().verdict, Verdict::Missing);
         let pending = SnapshotFile::read(&dir.path().join("skillgym.snapshots.json.new")).unwrap();
         assert_eq!(pending.entries["c::r"].value, 1000.0);
         assert_eq!(pending.entries["c::r"].agent, "command");
+        assert_eq!(pending.entries["c::r"].version.as_deref(), Some("1.0.0"));
 
         // Accepted, the value passes; beyond the tolerance it fails with origin `snapshot`.
         let mut update = execution(vec![vec![attempt(1, 1, true, Some(1000))]]);
-        snapshots(dir.path(), false, true).check(&mut update, &agent);
+        snapshots(dir.path(), false, true).check(&mut update);
         assert_eq!(update.snapshot.unwrap().verdict, Verdict::Created);
         assert!(!dir.path().join("skillgym.snapshots.json.new").exists());
         let mut exceeded = execution(vec![vec![attempt(1, 1, true, Some(1200))]]);
-        snapshots(dir.path(), true, false).check(&mut exceeded, &agent);
+        snapshots(dir.path(), true, false).check(&mut exceeded);
         assert!(!exceeded.passed);
         assert_eq!(exceeded.status, Status::Failed);
         assert_eq!(exceeded.failure.unwrap().origin, FailureOrigin::Snapshot);
@@ -325,5 +365,51 @@ mod tests {
             !dir.path().join("skillgym.snapshots.json.new").exists(),
             "CI"
         );
+    }
+
+    #[test]
+    fn each_baseline_records_the_agents_version_and_another_version_is_noted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("skillgym.snapshots.json");
+        let mut first = execution(vec![vec![attempt(1, 1, true, Some(1000))]]);
+        snapshots(dir.path(), false, true).check(&mut first);
+        let baseline = SnapshotFile::read(&path).unwrap();
+        assert_eq!(baseline.entries["c::r"].version.as_deref(), Some("1.0.0"));
+        assert!(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .contains("\"version\": \"1.0.0\""),
+            "written beside the value"
+        );
+
+        // The same version: no note.
+        let mut same = execution(vec![vec![attempt(1, 1, true, Some(1000))]]);
+        snapshots(dir.path(), false, false).check(&mut same);
+        assert_eq!(same.snapshot.unwrap().baseline_version, None);
+
+        // Another version within the tolerance: a note, and the check passes.
+        let mut newer = execution(vec![vec![attempt(1, 1, true, Some(1000))]]);
+        newer.agent = agent("2.0.0");
+        snapshots(dir.path(), false, false).check(&mut newer);
+        assert!(newer.passed);
+        let check = newer.snapshot.unwrap();
+        assert_eq!(check.verdict, Verdict::Passed);
+        assert_eq!(check.baseline_version.as_deref(), Some("1.0.0"));
+
+        // Beyond it: the failure carries the note.
+        let mut exceeded = execution(vec![vec![attempt(1, 1, true, Some(5000))]]);
+        exceeded.agent = agent("2.0.0");
+        snapshots(dir.path(), true, false).check(&mut exceeded);
+        let message = exceeded.failure.unwrap().message;
+        assert!(
+            message.ends_with("\n  note: the baseline was recorded with version 1.0.0 of the agent; this run used 2.0.0"),
+            "{message}"
+        );
+
+        // An unknown version today: nothing to compare, no note.
+        let mut unknown = execution(vec![vec![attempt(1, 1, true, Some(1000))]]);
+        unknown.agent.version = None;
+        snapshots(dir.path(), false, false).check(&mut unknown);
+        assert_eq!(unknown.snapshot.unwrap().baseline_version, None);
     }
 }

@@ -10,6 +10,7 @@
 //!       "value": 1250,
 //!       "agent": "claude-code",
 //!       "model": "claude-sonnet-4-6",
+//!       "version": "2.1.330",
 //!       "updated_at": "2026-05-01T10:15:00.123Z"
 //!     }
 //!   }
@@ -17,6 +18,8 @@
 //! ```
 //!
 //! Keys are `<case id>::<runner id>`, sorted; the file is pretty-printed for review and commit.
+//! `version` is the agent's version the value was recorded with (absent when unknown, and in
+//! files written before versions were recorded).
 //! Every edit takes an exclusive `flock` on the files' directory (so nothing is left behind),
 //! re-reads the file, applies the change and replaces the file through a temporary one: the
 //! processes of a nextest run and the threads of a `cargo test` run merge their updates.
@@ -48,6 +51,9 @@ pub struct Entry {
     /// The runner's model, for the reviewer, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The version of the runner's agent the value was recorded with, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     /// When the value was recorded, RFC 3339.
     pub updated_at: String,
 }
@@ -60,8 +66,16 @@ impl Entry {
             value,
             agent: agent.to_owned(),
             model: model.map(str::to_owned),
+            version: None,
             updated_at: crate::time::Timestamp::from(std::time::SystemTime::now()).rfc3339(),
         }
+    }
+
+    /// With the version of the agent the value is recorded with.
+    #[must_use]
+    pub fn with_version(mut self, version: Option<String>) -> Entry {
+        self.version = version;
+        self
     }
 }
 
@@ -110,7 +124,7 @@ impl SnapshotFile {
                 format!("invalid snapshots file: {message}"),
             )
             .with_help(format!(
-                "the file is {{\"version\": {VERSION}, \"entries\": {{\"<case>::<runner>\": {{\"metric\", \"value\", \"agent\", \"model\", \"updated_at\"}}}}}}; fix it, or delete it to record new baselines"
+                "the file is {{\"version\": {VERSION}, \"entries\": {{\"<case>::<runner>\": {{\"metric\", \"value\", \"agent\", \"model\", \"version\", \"updated_at\"}}}}}}; fix it, or delete it to record new baselines"
             ))
         })?;
         if document.version != VERSION {
@@ -260,6 +274,7 @@ mod tests {
             value,
             agent: "command".into(),
             model: None,
+            version: None,
             updated_at: "2026-01-02T03:04:05.000Z".into(),
         }
     }

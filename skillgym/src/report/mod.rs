@@ -305,24 +305,33 @@ fn last_assistant_text(events: &[SessionEvent]) -> String {
 /// ```
 /// use skillgym::{AgentInfo, RunnerInfo};
 ///
-/// let agent = AgentInfo { kind: "claude-code".into(), model: Some("sonnet".into()) };
+/// let agent = AgentInfo {
+///     kind: "claude-code".into(),
+///     model: Some("sonnet".into()),
+///     version: Some("2.1.330".into()),
+/// };
 /// let runner = RunnerInfo { id: "claude".into(), agent };
-/// let json = serde_json::json!({"id": "claude", "agent": {"type": "claude-code", "model": "sonnet"}});
+/// let json = serde_json::json!({
+///     "id": "claude",
+///     "agent": {"type": "claude-code", "model": "sonnet", "version": "2.1.330"}
+/// });
 /// assert_eq!(serde_json::to_value(&runner).unwrap(), json);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunnerInfo {
     /// The runner id from the configuration, e.g. `claude`.
     pub id: String,
-    /// The agent and model.
+    /// The agent, its version and model.
     pub agent: AgentInfo,
 }
 
-/// The agent CLI and model of a runner. `kind` is serialized as `type`.
+/// The agent CLI, its version and the model of a runner. `kind` is serialized as `type`;
+/// an unknown model or version is left out (and reads back as `None`, as in reports written
+/// before versions were recorded).
 ///
 /// ```
 /// let agent: skillgym::AgentInfo = serde_json::from_str(r#"{"type": "command"}"#).unwrap();
-/// assert_eq!((agent.kind.as_str(), agent.model), ("command", None));
+/// assert_eq!((agent.kind.as_str(), agent.model, agent.version), ("command", None, None));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentInfo {
@@ -332,6 +341,10 @@ pub struct AgentInfo {
     /// The configured model, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The agent CLI's version (`2.1.330`), when known: what its start-up event reported, else
+    /// what the CLI answered to `--version` once per run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// Files the agent was observed to read.

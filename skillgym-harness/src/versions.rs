@@ -1,0 +1,434 @@
+//! The agents' versions of a run: each runner's agent is asked once per run directory, and
+//! every process of the run (nextest runs each trial in its own) reads the answer.
+//!
+//! | when | what |
+//! |---|---|
+//! | before the trials ([`RunVersions::resolve`]) | under an exclusive lock on `<run>/.versions/`, the answers already there (`<runner>.json`) are read; the runners without one are asked, as many at once as there are cores, each with its adapter's command ([`Agent::version_command`]) and within [`TIMEOUT`]; the answers are written there |
+//! | a session ends ([`RunVersions::settle`]) | its report takes the version its stream reported (Claude Code, Qwen Code), else the run's answer |
+//! | `result.json`, `results.json`, `run.json`, the reporters ([`RunVersions::agent`]) | the run's answer |
+//!
+//! | runner | its version |
+//! |---|---|
+//! | a built-in agent type | what its CLI answers to `--version` (after `agent.args`, for launchers such as `npx`) |
+//! | `command` | what `agent.version_args` make its program print; unknown without them |
+//! | replaying a recording | the recorded one (of each replayed session, in its report) |
+//! | one `--mock` leaves out (it cannot take part) | not asked: unknown |
+//!
+//! Asking never fails a session, nor holds the run up past the timeout: a CLI that cannot be
+//! started, fails, prints no version or does not answer in time leaves the version unknown,
+//! and a warning says why (on stderr, by the process that asked; the answer file keeps it).
+//! Reports hold the version only, never a warning about it: a replay reproduces them as they
+//! were recorded.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use skillgym::{AgentInfo, SessionReport};
+
+use crate::agent::{Agent, Launch, parse_version};
+use crate::artifacts::sanitize;
+use crate::private_dir::PrivateDir;
+use crate::process::{self, LineVerdict, ProcessSpec, Termination};
+use crate::run::Runner;
+use crate::terminal_text::eprintln_escaped;
+
+/// How long a version command may take (as long as `skillgym doctor` waits for one): Gemini CLI
+/// 0.61.0 answers in about 3 seconds alone, and took over 10 with five other CLIs starting on
+/// a busy two-core machine.
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The directory of the answers, in the run directory.
+pub(crate) const DIR: &str = ".versions";
+
+/// The most stdout of a version command that is read.
+const MAX_OUTPUT: u64 = 64 * 1024;
+
+/// One runner's answer, as `<run>/.versions/<runner>.json` keeps it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Answer {
+    /// The version, when the agent told it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Why it is unknown, when the agent was asked and did not tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// The answers of a run's runners, by runner id.
+#[derive(Debug, Default)]
+pub(crate) struct RunVersions {
+    answers: BTreeMap<String, Answer>,
+    /// The runners whose sessions reported another version than the answer, once said.
+    told: std::sync::Mutex<std::collections::BTreeSet<String>>,
+}
+
+impl RunVersions {
+    /// The answers of `runners` in the run directory `run_dir`: read when another process of
+    /// the run (or an earlier call) asked already, else asked now and written for the others.
+    pub(crate) fn resolve(run_dir: &Path, runners: &[&Runner]) -> RunVersions {
+        let mut versions = RunVersions::default();
+        if runners.is_empty() {
+            return versions;
+        }
+        let dir = run_dir.join(DIR);
+        let lock = fs::create_dir_all(&dir).and_then(|()| crate::schedule::lock_directory(&dir));
+        if let Err(error) = &lock {
+            eprintln_escaped!(
+                "skillgym: warning: cannot keep the agents' versions in {}: {error}; this process asks them itself",
+                dir.display()
+            );
+        }
+        let mut missing = Vec::new();
+        for runner in runners {
+            match lock.as_ref().ok().and_then(|_| read(&dir, &runner.id)) {
+                Some(answer) => {
+                    versions.answers.insert(runner.id.clone(), answer);
+                }
+                None => missing.push(*runner),
+            }
+        }
+        // As many at once as the machine has cores: CLIs that start a Node.js runtime take
+        // seconds each, and more at once only slows them all down.
+        let at_once = std::thread::available_parallelism().map_or(1, usize::from);
+        let mut asked: Vec<(String, Answer)> = Vec::new();
+        for batch in missing.chunks(at_once) {
+            std::thread::scope(|scope| {
+                let asking: Vec<_> = batch
+                    .iter()
+                    .map(|runner| {
+                        scope.spawn(move || (runner.id.clone(), ask(runner.agent.as_ref())))
+                    })
+                    .collect();
+                asked.extend(asking.into_iter().filter_map(|thread| thread.join().ok()));
+            });
+        }
+        for (id, answer) in asked {
+            if let Some(warning) = &answer.warning {
+                eprintln_escaped!("skillgym: warning: runner `{id}`: {warning}");
+            }
+            if lock.is_ok() {
+                let path = dir.join(format!("{}.json", sanitize(&id)));
+                if let Err(error) = crate::artifacts::write_json(&path, &answer) {
+                    eprintln_escaped!(
+                        "skillgym: warning: cannot write {}: {error}; other processes of the run ask runner `{id}` again",
+                        path.display()
+                    );
+                }
+            }
+            versions.answers.insert(id, answer);
+        }
+        versions
+    }
+
+    /// `runner`'s agent as the run knows it: type, model and version (a replaying runner's:
+    /// the recorded ones).
+    pub(crate) fn agent(&self, runner: &Runner) -> AgentInfo {
+        if let Some(replay) = &runner.replay {
+            return AgentInfo {
+                kind: replay.agent.kind.clone(),
+                model: replay.agent.model.clone(),
+                version: replay.agent.version.clone(),
+            };
+        }
+        AgentInfo {
+            kind: runner.agent.kind().to_owned(),
+            model: runner.agent.model().map(str::to_owned),
+            version: self
+                .answers
+                .get(&runner.id)
+                .and_then(|answer| answer.version.clone()),
+        }
+    }
+
+    /// Settles the version in the report of a session of `runner`: the one its stream
+    /// reported (already in the report), else the run's answer. When the two differ (the CLI
+    /// changed during the run), a warning on stderr says so, once per runner and process.
+    pub(crate) fn settle(&self, report: &mut SessionReport, runner: &Runner) {
+        let asked = self
+            .answers
+            .get(&runner.id)
+            .and_then(|answer| answer.version.clone());
+        let streamed = report.runner.agent.version.take();
+        if let (Some(streamed), Some(asked)) = (&streamed, &asked)
+            && streamed != asked
+            && self
+                .told
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(runner.id.clone())
+        {
+            eprintln_escaped!(
+                "skillgym: warning: runner `{}`: a session reported version {streamed} at start-up, but the agent answered {asked} when the run asked it: the CLI changed during the run",
+                runner.id
+            );
+        }
+        report.runner.agent.version = streamed.or(asked);
+    }
+}
+
+/// The answer kept for runner `id`, if a readable one is there.
+fn read(dir: &Path, id: &str) -> Option<Answer> {
+    let text = fs::read_to_string(dir.join(format!("{}.json", sanitize(id)))).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Asks `agent` its version, within [`TIMEOUT`].
+fn ask(agent: &dyn Agent) -> Answer {
+    ask_within(agent, TIMEOUT)
+}
+
+/// Asks `agent` its version, within `timeout`.
+fn ask_within(agent: &dyn Agent, timeout: Duration) -> Answer {
+    match asked(agent, timeout) {
+        Ok(version) => Answer {
+            version,
+            warning: None,
+        },
+        Err(why) => Answer {
+            version: None,
+            warning: Some(format!("the agent's version is unknown: {why}")),
+        },
+    }
+}
+
+/// The version `agent` tells within `timeout`; `Ok(None)` when it has no command to tell it.
+fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, String> {
+    let scratch =
+        PrivateDir::create().map_err(|error| format!("no directory to ask it in: {error}"))?;
+    let Some(launch) = agent.version_command(scratch.path()) else {
+        return Ok(None);
+    };
+    let shown = command_line(&launch);
+    let spec = ProcessSpec {
+        program: launch.program,
+        args: launch.args,
+        env: launch.env,
+        env_remove: launch.env_remove,
+        cwd: scratch.path().to_path_buf(),
+        stdout_log: scratch.path().join("stdout.log"),
+        stderr_log: scratch.path().join("stderr.log"),
+        timeout,
+        max_output: Some(MAX_OUTPUT),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("cannot run `{shown}`: {error}"))?;
+    let mut stdout = String::new();
+    let mut sink = |line: &str| {
+        stdout.push_str(line);
+        stdout.push('\n');
+        LineVerdict::Continue
+    };
+    let outcome = runtime
+        .block_on(process::run(&spec, &mut sink))
+        .map_err(|error| format!("`{shown}` could not be run: {error}"))?;
+    let first_line = |text: &str| {
+        text.lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .map(crate::terminal_text::escape_one_line)
+    };
+    match outcome.termination {
+        Termination::Exited => {}
+        Termination::TimedOut => {
+            return Err(format!(
+                "`{shown}` did not answer within {}",
+                crate::execute::format_duration(timeout)
+            ));
+        }
+        Termination::OutputLimit { .. } => {
+            return Err(format!("`{shown}` printed more than {MAX_OUTPUT} bytes"));
+        }
+        _ => return Err(format!("`{shown}` was stopped")),
+    }
+    if outcome.exit_code != Some(0) {
+        let status = match (outcome.exit_code, outcome.signal) {
+            (Some(code), _) => format!("exited with code {code}"),
+            (None, Some(signal)) => format!("was killed by signal {signal}"),
+            (None, None) => "ended without an exit status".to_owned(),
+        };
+        let stderr = fs::read_to_string(&spec.stderr_log).unwrap_or_default();
+        let detail = first_line(&stderr)
+            .or_else(|| first_line(&stdout))
+            .map_or_else(String::new, |line| format!(": {line}"));
+        return Err(format!("`{shown}` {status}{detail}"));
+    }
+    match parse_version(&stdout) {
+        Some(version) => Ok(Some(version)),
+        None => Err(match first_line(&stdout) {
+            Some(line) => format!("`{shown}` printed no version: {line}"),
+            None => format!("`{shown}` printed nothing"),
+        }),
+    }
+}
+
+/// `program args…`, as the warnings quote it.
+fn command_line(launch: &Launch) -> String {
+    std::iter::once(&launch.program)
+        .chain(&launch.args)
+        .map(|part| part.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    use super::*;
+    use crate::CommandAgent;
+
+    /// An agent whose version command is the shell script `script`.
+    fn sh(script: &str) -> CommandAgent {
+        CommandAgent::new("/bin/sh").version_args(["-c", script])
+    }
+
+    fn runner(id: &str, agent: impl Agent + 'static) -> Runner {
+        Runner {
+            id: id.to_owned(),
+            agent: Arc::new(agent),
+            replay: None,
+        }
+    }
+
+    #[test]
+    fn a_command_that_prints_a_version_tells_it() {
+        assert_eq!(
+            ask(&sh("echo 'tool 1.2.3 (build 7)'")),
+            Answer {
+                version: Some("1.2.3".to_owned()),
+                warning: None
+            }
+        );
+        assert_eq!(
+            ask(&CommandAgent::new("/bin/false")),
+            Answer::default(),
+            "without version_args the agent is not asked, and nothing is wrong"
+        );
+    }
+
+    #[test]
+    fn a_command_that_fails_hangs_or_tells_no_version_leaves_it_unknown_with_a_warning() {
+        let warning = |agent: &CommandAgent, timeout| {
+            let answer = ask_within(agent, timeout);
+            assert_eq!(answer.version, None);
+            answer.warning.expect("a warning")
+        };
+        assert_eq!(
+            warning(&sh("echo usage >&2; exit 3"), TIMEOUT),
+            "the agent's version is unknown: `/bin/sh -c echo usage >&2; exit 3` exited with code 3: usage"
+        );
+        assert_eq!(
+            warning(&sh("echo 'usage: agent [--json]'"), TIMEOUT),
+            "the agent's version is unknown: `/bin/sh -c echo 'usage: agent [--json]'` printed no version: usage: agent [--json]"
+        );
+        assert_eq!(
+            warning(&sh("true"), TIMEOUT),
+            "the agent's version is unknown: `/bin/sh -c true` printed nothing"
+        );
+        let started = Instant::now();
+        assert_eq!(
+            warning(&sh("sleep 30"), Duration::from_millis(300)),
+            "the agent's version is unknown: `/bin/sh -c sleep 30` did not answer within 300ms"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the hanging command was killed at the timeout"
+        );
+        let missing = warning(
+            &CommandAgent::new("/nonexistent/agent").version_args(["--version"]),
+            TIMEOUT,
+        );
+        assert!(
+            missing.starts_with(
+                "the agent's version is unknown: `/nonexistent/agent --version` could not be run: "
+            ),
+            "{missing}"
+        );
+    }
+
+    #[test]
+    fn a_run_directory_asks_each_runner_once_whoever_resolves_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let calls = tmp.path().join("calls");
+        let counted = runner(
+            "counted",
+            sh(&format!("echo call >> '{}'; echo 2.0.1", calls.display())),
+        );
+        let failing = runner("failing", sh("exit 1"));
+        let run = tmp.path().join("run");
+        // Eight resolvers at once, as the processes of a nextest run start.
+        let resolved: Vec<RunVersions> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..8)
+                .map(|_| scope.spawn(|| RunVersions::resolve(&run, &[&counted, &failing])))
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        for versions in &resolved {
+            assert_eq!(versions.agent(&counted).version.as_deref(), Some("2.0.1"));
+            assert_eq!(versions.agent(&failing).version, None);
+        }
+        assert_eq!(
+            std::fs::read_to_string(&calls).unwrap(),
+            "call\n",
+            "asked once"
+        );
+        let kept: Answer = serde_json::from_str(
+            &std::fs::read_to_string(run.join(".versions/failing.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            kept.warning.as_deref(),
+            Some("the agent's version is unknown: `/bin/sh -c exit 1` exited with code 1"),
+            "a failure is kept too: it is not asked again"
+        );
+        let info = RunVersions::resolve(&run, &[&counted]).agent(&counted);
+        assert_eq!(
+            (info.kind.as_str(), info.version.as_deref()),
+            ("command", Some("2.0.1"))
+        );
+        RunVersions::resolve(&tmp.path().join("another-run"), &[&counted]);
+        assert_eq!(
+            std::fs::read_to_string(&calls).unwrap(),
+            "call\ncall\n",
+            "another run asks again"
+        );
+    }
+
+    #[test]
+    fn a_report_takes_its_streams_version_else_the_runs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path().join("run");
+        let asked = runner("asked", sh("echo 2.1.330"));
+        let broken = runner("broken", sh("exit 2"));
+        let versions = RunVersions::resolve(&run, &[&asked, &broken]);
+
+        let mut report = SessionReport::default();
+        versions.settle(&mut report, &asked);
+        assert_eq!(report.runner.agent.version.as_deref(), Some("2.1.330"));
+
+        let mut streamed = SessionReport::default();
+        streamed.runner.agent.version = Some("2.1.332".to_owned());
+        versions.settle(&mut streamed, &asked);
+        assert_eq!(streamed.runner.agent.version.as_deref(), Some("2.1.332"));
+        assert!(
+            versions.told.lock().unwrap().contains("asked"),
+            "the difference was said"
+        );
+
+        let mut unknown = SessionReport::default();
+        versions.settle(&mut unknown, &broken);
+        assert_eq!(unknown.runner.agent.version, None);
+        assert!(unknown.warnings.is_empty(), "the warning went to stderr");
+        let mut streamed = SessionReport::default();
+        streamed.runner.agent.version = Some("9.9".to_owned());
+        versions.settle(&mut streamed, &broken);
+        assert_eq!(streamed.runner.agent.version.as_deref(), Some("9.9"));
+        assert!(!versions.told.lock().unwrap().contains("broken"));
+    }
+}
