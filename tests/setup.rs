@@ -61,6 +61,10 @@ fn the_test_command_installs_every_tool_a_test_needs() {
         ("libxml2-utils", "tests/reporters.rs (xmllint)"),
         ("ripgrep", "OpenCode in tests/real_agents"),
         (
+            "bubblewrap",
+            "tests/execution (sandbox) and tests/real_agents",
+        ),
+        (
             "rustup component add rust-analyzer",
             "tests/ide.rs (rust-analyzer)",
         ),
