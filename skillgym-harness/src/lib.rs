@@ -47,6 +47,7 @@ mod cli;
 pub mod config;
 pub mod doctor;
 mod dry_run;
+mod duration;
 pub mod error;
 #[doc(hidden)]
 pub mod execute;

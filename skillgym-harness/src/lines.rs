@@ -1,14 +1,29 @@
 //! Cutting a byte stream into lines with one line in memory at most: what the live pump
 //! (`process.rs`) and the recorded-stream reader (`normalize/stream.rs`) share, so a replayed
-//! stream is cut exactly as the live one was.
+//! stream is cut exactly as the live one was. This module owns the line limits and imports
+//! neither of its users.
 //!
 //! | input | becomes |
 //! |---|---|
 //! | bytes up to and including `\n` | one [`Line::Text`], its `\n` or `\r\n` stripped |
 //! | a last line without `\n` | a [`Line::Text`] too, once the caller reaches the end |
 //! | a line longer than [`MAX_LINE`] bytes | [`Line::Overlong`] with its length: not kept |
+//! | a [`Line::Text`]'s bytes | text through [`utf8_line`]: invalid UTF-8 replaced |
+//!
+//! | limit | value | what it bounds |
+//! |---|---|---|
+//! | [`MAX_LINE`] | 16 MiB | the longest line handed on; a longer one is only measured |
+//! | [`KEPT_LINE_CAPACITY`] | 1 MiB | the line buffer's capacity kept between lines |
 
-use crate::process::MAX_LINE;
+use std::borrow::Cow;
+
+/// The longest stdout line handed to a parser or sink; a longer one is only measured
+/// ([`Line::Overlong`]): the live pump writes it to the stdout log only.
+pub const MAX_LINE: usize = 16 << 20;
+
+/// Above this capacity the reused line buffer is shrunk back after a line (a single huge line
+/// must not pin its memory for the rest of the session).
+const KEPT_LINE_CAPACITY: usize = 1 << 20;
 
 /// One complete line, as [`LineAssembler::take`] hands it out.
 #[derive(Debug, PartialEq, Eq)]
@@ -61,13 +76,22 @@ impl LineAssembler {
         Line::Text(strip_terminator(&self.line))
     }
 
-    /// Forgets the line, keeping at most `keep` bytes of buffer capacity.
-    pub(crate) fn clear(&mut self, keep: usize) {
+    /// Forgets the line, keeping at most [`KEPT_LINE_CAPACITY`] bytes of buffer capacity.
+    pub(crate) fn clear(&mut self) {
         self.line.clear();
         self.overlong = 0;
-        if self.line.capacity() > keep {
-            self.line.shrink_to(keep);
+        if self.line.capacity() > KEPT_LINE_CAPACITY {
+            self.line.shrink_to(KEPT_LINE_CAPACITY);
         }
+    }
+}
+
+/// A line as text: borrowed when it is valid UTF-8 (checked with the fast validator), else
+/// with each invalid sequence replaced by U+FFFD.
+pub fn utf8_line(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 
@@ -92,7 +116,7 @@ mod tests {
                 Line::Text(bytes) => Ok(String::from_utf8_lossy(bytes).into_owned()),
                 Line::Overlong(length) => Err(length),
             });
-            assembler.clear(64);
+            assembler.clear();
         };
         for piece in input.chunks(size) {
             let mut rest = piece;
@@ -108,6 +132,35 @@ mod tests {
             collect(&mut assembler);
         }
         out
+    }
+
+    #[test]
+    fn valid_lines_are_borrowed_and_invalid_bytes_replaced() {
+        assert!(matches!(
+            utf8_line("héllo".as_bytes()),
+            Cow::Borrowed("héllo")
+        ));
+        assert_eq!(utf8_line(b"do\xffne"), "do\u{fffd}ne");
+        assert_eq!(utf8_line(b"\xe2\x82"), "\u{fffd}");
+    }
+
+    #[test]
+    fn a_huge_line_does_not_pin_its_buffer() {
+        let mut assembler = LineAssembler::default();
+        let huge = vec![b'z'; KEPT_LINE_CAPACITY * 2];
+        assert_eq!(assembler.push(&huge), (huge.len(), false));
+        assert!(assembler.line.capacity() >= huge.len());
+        assembler.clear();
+        assert!(assembler.line.capacity() <= KEPT_LINE_CAPACITY);
+        assert!(!assembler.is_pending());
+    }
+
+    #[test]
+    fn the_module_depends_on_no_other_module_of_the_crate() {
+        let source = include_str!("lines.rs");
+        let code = &source[..source.find("#[cfg(test)]").expect("a test module")];
+        let uses: Vec<&str> = code.lines().filter(|l| l.contains("crate::")).collect();
+        assert!(uses.is_empty(), "lines.rs reaches into the crate: {uses:?}");
     }
 
     #[test]

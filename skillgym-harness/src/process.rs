@@ -46,8 +46,7 @@ use tokio::time::Instant;
 
 use crate::error::IoError;
 use crate::interrupt::{self, RegisteredGroup};
-use crate::lines::{Line, LineAssembler};
-use crate::normalize::utf8_line;
+use crate::lines::{Line, LineAssembler, utf8_line};
 use crate::reaper;
 use crate::secrets::MaskingWriter;
 
@@ -55,13 +54,9 @@ use crate::secrets::MaskingWriter;
 /// left the group (`setsid`) can keep a pipe open that long; its output is then abandoned.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
-/// Above this capacity the reused line buffer is shrunk back after a line (a single huge line
-/// must not pin its memory for the rest of the session).
-pub(crate) const KEPT_LINE_CAPACITY: usize = 1 << 20;
-
-/// The longest stdout line handed to the sink; a longer one goes to the stdout log only, and
-/// the sink hears of its length ([`LineSink::on_overlong_line`]).
-pub const MAX_LINE: usize = 16 << 20;
+/// The longest stdout line handed to the sink (owned by `crate::lines`); a longer one goes to
+/// the stdout log only, and the sink hears of its length ([`LineSink::on_overlong_line`]).
+pub use crate::lines::MAX_LINE;
 
 /// Size of the buffers in front of the pipes and the log files.
 const IO_BUFFER: usize = 64 * 1024;
@@ -525,7 +520,7 @@ impl StdoutPump {
             (Some(sink), Line::Text(bytes)) => sink.on_line(&utf8_line(bytes)),
             (None, _) => LineVerdict::Continue,
         };
-        self.line.clear(KEPT_LINE_CAPACITY);
+        self.line.clear();
         verdict
     }
 

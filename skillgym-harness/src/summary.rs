@@ -110,7 +110,10 @@ pub(crate) fn execution_line(result: &ExecutionResult) -> String {
             }
         }
         _ => {
-            line.push_str(&format!(" · {}ms", result.duration_ms));
+            line.push_str(&format!(
+                " · {}",
+                crate::duration::millis(result.duration_ms)
+            ));
             if let Some(total) = result.usage.total_tokens {
                 line.push_str(&format!(" · {} tokens", total.value));
             }
@@ -200,7 +203,7 @@ fn repetition_line(result: &ExecutionResult) -> Option<String> {
     };
     line.push_str(&format!(
         " · avg {}",
-        crate::execute::format_duration(std::time::Duration::from_millis(result.duration_ms))
+        crate::duration::compact(std::time::Duration::from_millis(result.duration_ms))
     ));
     if let Some(tokens) = result.usage.total_tokens {
         line.push_str(&format!(" · avg {} tokens", tokens.value));

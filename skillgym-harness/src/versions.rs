@@ -237,7 +237,7 @@ fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, String>
         Termination::TimedOut => {
             return Err(format!(
                 "`{shown}` did not answer within {}",
-                crate::execute::format_duration(timeout)
+                crate::duration::compact(timeout)
             ));
         }
         Termination::OutputLimit { .. } => {

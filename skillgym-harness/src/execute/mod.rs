@@ -33,4 +33,4 @@ pub use result::{
     AttemptResult, AttemptStats, ExecutionResult, GraderCheck, GraderResult, GraderVerdict,
     Grading, Interval, RepetitionResult, Status,
 };
-pub use session::{SessionLimits, SessionOutput, format_duration, run_launch, run_session};
+pub use session::{SessionLimits, SessionOutput, run_launch, run_session};

@@ -276,7 +276,7 @@ fn outcome_failure(
             FailureOrigin::Timeout,
             format!(
                 "the agent did not finish within {}; its process group was killed",
-                format_duration(limits.timeout)
+                crate::duration::compact(limits.timeout)
             ),
         )),
         Termination::Stopped { reason } => {
@@ -291,9 +291,7 @@ fn outcome_failure(
         )),
         Termination::Interrupted => Some(crate::interrupt::failure(&format!(
             "the agent was killed after {}; what it printed until then is kept",
-            format_duration(std::time::Duration::from_millis(
-                outcome.duration.as_millis() as u64
-            ))
+            crate::duration::compact(outcome.duration)
         ))),
         Termination::Exited => exited_failure(
             output,
@@ -431,20 +429,6 @@ fn format_size(bytes: u64) -> String {
         b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
         b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
         b => format!("{b} bytes"),
-    }
-}
-
-/// `90s`, `2m`, `1m30s`, `500ms`.
-pub fn format_duration(duration: Duration) -> String {
-    let millis = duration.as_millis();
-    if !millis.is_multiple_of(1000) {
-        return format!("{millis}ms");
-    }
-    let seconds = millis / 1000;
-    match (seconds / 60, seconds % 60) {
-        (0, s) => format!("{s}s"),
-        (m, 0) => format!("{m}m"),
-        (m, s) => format!("{m}m{s}s"),
     }
 }
 

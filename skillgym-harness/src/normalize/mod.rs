@@ -27,12 +27,13 @@ use serde::Serialize;
 use serde_json::Value;
 use skillgym::{Phase, Role, SessionEvent, SessionReport, TokenCount, Usage};
 
+pub use crate::lines::utf8_line;
 pub use json::{JsonLine, abbreviate, epoch_millis_to_rfc3339};
 pub use paths::resolve_path;
 pub use skills::{KnownSkills, detect_skills};
 pub(crate) use skills::{ManifestReads, manifests_read};
 pub(crate) use stream::feed_stream;
-pub use stream::{Normalized, normalize_stream, utf8_line};
+pub use stream::{Normalized, normalize_stream};
 
 /// Collects what an adapter parses from one session's stream, then builds the report.
 ///
@@ -427,11 +428,11 @@ impl ReportBuilder {
     }
 
     /// Records that stdout line `number` (of `length` bytes, terminator included) was longer than
-    /// [`crate::process::MAX_LINE`] and so was not parsed.
+    /// [`crate::lines::MAX_LINE`] and so was not parsed.
     pub fn overlong_line(&mut self, number: u64, length: u64) {
         self.warn(format!(
             "stdout line {number}: {length} bytes, longer than the {} MiB a line may be; it is in stdout.log only",
-            crate::process::MAX_LINE >> 20
+            crate::lines::MAX_LINE >> 20
         ));
     }
 

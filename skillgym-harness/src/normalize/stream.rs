@@ -7,8 +7,7 @@ use skillgym::SessionReport;
 
 use super::{ProviderError, ReportBuilder};
 use crate::agent::StreamParser;
-use crate::lines::{Line, LineAssembler};
-use crate::process::KEPT_LINE_CAPACITY;
+use crate::lines::{Line, LineAssembler, utf8_line};
 
 /// A stream read to its end.
 #[derive(Debug)]
@@ -24,8 +23,8 @@ pub struct Normalized {
 
 /// Feeds `input` to `parser` line by line, as the harness does with a live agent: bytes that
 /// are not UTF-8 are replaced, `\n` and `\r\n` terminators are stripped, the last line may
-/// lack its terminator, and a line longer than [`MAX_LINE`](crate::process::MAX_LINE) is not parsed (a warning gives its
-/// length). Only one line, at most [`MAX_LINE`](crate::process::MAX_LINE) bytes, is held in memory at a time.
+/// lack its terminator, and a line longer than [`MAX_LINE`](crate::lines::MAX_LINE) is not parsed (a warning gives its
+/// length). Only one line, at most [`MAX_LINE`](crate::lines::MAX_LINE) bytes, is held in memory at a time.
 pub fn normalize_stream(
     parser: &mut dyn StreamParser,
     input: impl BufRead,
@@ -66,34 +65,10 @@ pub(crate) fn feed_stream(
                 Line::Overlong(length) => out.overlong_line(number, length),
                 Line::Text(bytes) => parser.parse_line(&utf8_line(bytes), out),
             }
-            line.clear(KEPT_LINE_CAPACITY);
+            line.clear();
         }
         if at_end {
             return Ok(bytes);
         }
-    }
-}
-
-/// A line as text: borrowed when it is valid UTF-8 (checked with the fast validator), else
-/// with each invalid sequence replaced by U+FFFD.
-pub fn utf8_line(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn valid_lines_are_borrowed_and_invalid_bytes_replaced() {
-        assert!(matches!(
-            utf8_line("héllo".as_bytes()),
-            std::borrow::Cow::Borrowed("héllo")
-        ));
-        assert_eq!(utf8_line(b"do\xffne"), "do\u{fffd}ne");
-        assert_eq!(utf8_line(b"\xe2\x82"), "\u{fffd}");
     }
 }

@@ -1,9 +1,8 @@
 //! The text of the live status lines and of the slow-execution notices; the runner and case
 //! ids in them are escaped ([`terminal_text`](crate::terminal_text)).
 
-use std::time::Duration;
-
 use super::board::{Due, Snapshot};
+use crate::duration::{clock, seconds};
 use crate::terminal_text::escape_one_line;
 
 /// At most this many status lines are drawn; the rest are counted on the last one.
@@ -66,26 +65,6 @@ fn steps(count: u32) -> String {
     }
 }
 
-/// A status line's elapsed time: `0s`, `59s`, `1m05s`, `2h03m`.
-pub(super) fn clock(elapsed: Duration) -> String {
-    let seconds = elapsed.as_secs();
-    match (seconds / 3600, seconds / 60 % 60, seconds % 60) {
-        (0, 0, s) => format!("{s}s"),
-        (0, m, s) => format!("{m}m{s:02}s"),
-        (h, m, _) => format!("{h}h{m:02}m"),
-    }
-}
-
-/// A notice's duration: `60 s`, `120 s`, `0.3 s` (a tenth of a second at most below).
-pub(super) fn seconds(duration: Duration) -> String {
-    let millis = duration.as_millis();
-    if millis.is_multiple_of(1000) {
-        format!("{} s", millis / 1000)
-    } else {
-        format!("{}.{} s", millis / 1000, millis % 1000 / 100)
-    }
-}
-
 /// `line` cut to fewer than `columns` characters (ending with `…` when cut), so that it never
 /// wraps, nor leaves the cursor in a terminal's last column.
 fn fit(line: &str, columns: usize) -> String {
@@ -110,6 +89,7 @@ fn dim(line: &str, color: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn snapshot(elapsed: u64, steps: u32) -> Snapshot {
         Snapshot {
@@ -170,25 +150,6 @@ mod tests {
             ),
             "{}",
             notice_line(&due)
-        );
-    }
-
-    #[test]
-    fn elapsed_times() {
-        let clock = |s| clock(Duration::from_secs(s));
-        assert_eq!(
-            [clock(0), clock(59), clock(60), clock(3599), clock(7380)],
-            ["0s", "59s", "1m00s", "59m59s", "2h03m"]
-        );
-        let seconds = |ms| seconds(Duration::from_millis(ms));
-        assert_eq!(
-            [
-                seconds(60_000),
-                seconds(120_000),
-                seconds(300),
-                seconds(1_250)
-            ],
-            ["60 s", "120 s", "0.3 s", "1.2 s"]
         );
     }
 

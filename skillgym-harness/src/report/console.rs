@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use super::{RunReport, RunnerRow};
+use crate::duration::rounded;
 use crate::execute::Status;
 
 /// The summary text (ends with a newline).
@@ -91,8 +92,7 @@ pub(super) fn row_cells(row: &RunnerRow) -> [String; 12] {
         tokens(row.cache_tokens),
         tokens(row.total_tokens),
         crate::figures::usd(row.cost_usd),
-        row.mean_duration_ms
-            .map_or_else(|| "-".to_owned(), human_ms),
+        row.mean_duration_ms.map_or_else(|| "-".to_owned(), rounded),
     ]
 }
 
@@ -226,15 +226,6 @@ fn failures_by_class(report: &RunReport) -> String {
     text
 }
 
-/// `850ms`, `12.3s`, `1m 1s`.
-pub(super) fn human_ms(ms: u64) -> String {
-    match ms {
-        0..1_000 => format!("{ms}ms"),
-        1_000..60_000 => format!("{:.1}s", ms as f64 / 1000.0),
-        _ => format!("{}m {}s", ms / 60_000, ms % 60_000 / 1000),
-    }
-}
-
 /// `1234567` as `1,234,567`.
 pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -299,13 +290,6 @@ mod tests {
             ),
             "{text}"
         );
-    }
-
-    #[test]
-    fn durations_read_as_people_say_them() {
-        assert_eq!(human_ms(850), "850ms");
-        assert_eq!(human_ms(12_340), "12.3s");
-        assert_eq!(human_ms(61_000), "1m 1s");
     }
 
     #[test]

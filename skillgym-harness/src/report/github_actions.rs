@@ -22,9 +22,10 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::console::{agent_cells, human_ms, thousands};
+use super::console::{agent_cells, thousands};
 use super::junit::file_line;
 use super::{Reporter, RunReport};
+use crate::duration::rounded;
 use crate::execute::{ExecutionResult, Status};
 use crate::secrets;
 use crate::terminal_text::{ends_command_prefix, escape_controls, needs_escape};
@@ -191,8 +192,7 @@ pub(crate) fn job_summary(report: &RunReport) -> String {
             c.skipped,
             row.total_tokens.map_or_else(|| "-".to_owned(), thousands),
             crate::figures::usd(row.cost_usd),
-            row.mean_duration_ms
-                .map_or_else(|| "-".to_owned(), human_ms),
+            row.mean_duration_ms.map_or_else(|| "-".to_owned(), rounded),
         );
     }
     let failed: Vec<&ExecutionResult> = report

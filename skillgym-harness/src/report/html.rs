@@ -23,9 +23,10 @@ use std::path::{Path, PathBuf};
 
 use skillgym::{Failure, SessionEvent, SessionReport, TokenCount, Usage};
 
-use super::console::{agent_cells, human_ms, row_cells, thousands};
+use super::console::{agent_cells, row_cells, thousands};
 use super::{Reporter, RunReport};
 use crate::artifacts::sanitize;
+use crate::duration::rounded;
 use crate::execute::{AttemptResult, ExecutionResult, GraderVerdict, Grading, Status};
 use crate::secrets;
 
@@ -397,7 +398,7 @@ fn execution_section(out: &mut String, e: &ExecutionResult) -> fmt::Result {
     write!(
         out,
         "<dt>mean duration</dt><dd>{}</dd>\n<dt>mean tokens</dt><dd>{}</dd>\n<dt>artifacts</dt><dd><code>",
-        human_ms(e.duration_ms),
+        rounded(e.duration_ms),
         usage_line(&e.usage)
     )?;
     text(out, &e.artifact_dir.display().to_string())?;
@@ -490,7 +491,7 @@ fn attempts_table(out: &mut String, e: &ExecutionResult, id: &str) -> fmt::Resul
             writeln!(
                 out,
                 "</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
-                human_ms(attempt.duration_ms),
+                rounded(attempt.duration_ms),
                 attempt.steps,
                 tokens(usage.input_tokens),
                 tokens(usage.output_tokens),
@@ -528,7 +529,7 @@ fn attempt_block(
     writeln!(
         out,
         " · {} · {}</summary>",
-        human_ms(attempt.duration_ms),
+        rounded(attempt.duration_ms),
         usage_line(&attempt.usage)
     )?;
     out.write_str("<dl class=\"meta\">\n<dt>artifacts</dt><dd><code>")?;
@@ -658,7 +659,7 @@ fn session_details(out: &mut String, s: &SessionReport) -> fmt::Result {
         out.write_str("</code></dd>\n")?;
     }
     if let Some(ms) = s.timing.duration_ms {
-        writeln!(out, "<dt>agent time</dt><dd>{}</dd>", human_ms(ms))?;
+        writeln!(out, "<dt>agent time</dt><dd>{}</dd>", rounded(ms))?;
     }
     out.write_str("</dl>\n")?;
 

@@ -26,6 +26,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{Reporter, RunReport, RunnerRow};
+use crate::duration::decimal_seconds;
 use crate::execute::{ExecutionResult, Status};
 use crate::secrets;
 use crate::terminal_text::{ends_command_prefix, needs_escape};
@@ -73,7 +74,7 @@ impl Totals {
             self.tests,
             self.failures,
             self.skipped,
-            seconds(time_ms)
+            decimal_seconds(time_ms)
         )
     }
 }
@@ -158,7 +159,7 @@ fn testcase(out: &mut String, execution: &ExecutionResult) {
         "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
         attr(&format!("[{runner}] {}", execution.case_id)),
         attr(&format!("skillgym.{runner}")),
-        seconds(time_ms(execution))
+        decimal_seconds(time_ms(execution))
     );
     if let Some((file, line)) = file_line(&execution.source) {
         let _ = write!(out, " file=\"{}\" line=\"{line}\"", attr(file));
@@ -258,11 +259,6 @@ fn time_ms(execution: &ExecutionResult) -> u64 {
             .flat_map(|r| &r.attempts)
             .map(|a| a.duration_ms),
     )
-}
-
-/// Milliseconds as seconds: `1.250`.
-fn seconds(ms: u64) -> String {
-    format!("{}.{:03}", ms / 1000, ms % 1000)
 }
 
 /// `file:line` split, when the line is a positive number and the file is not empty.
@@ -464,8 +460,6 @@ artifacts: /runs/r1/greets/hasty</failure>
         assert_eq!(epoch_ms("2000-02-29T00:00:00.005Z"), Some(951_782_400_005));
         assert_eq!(epoch_ms("2026-11-22T10:34:56.1Z"), Some(1_795_343_696_100));
         assert_eq!(epoch_ms("2026-11-22T10:34:56+02:00"), None);
-        assert_eq!(seconds(0), "0.000");
-        assert_eq!(seconds(61_005), "61.005");
     }
 
     #[test]

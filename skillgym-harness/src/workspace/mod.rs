@@ -489,7 +489,7 @@ fn bootstrap_in(
             match (outcome.termination, outcome.exit_code, outcome.signal) {
                 (Termination::TimedOut, ..) => failed(format!(
                     "timed out after {}",
-                    crate::execute::format_duration(spec.timeout)
+                    crate::duration::compact(spec.timeout)
                 )),
                 (Termination::Interrupted, ..) => Err(crate::interrupt::failure(&format!(
                     "the workspace bootstrap `{command_line}` was killed"
