@@ -17,8 +17,9 @@
 
 use std::borrow::Cow;
 
-/// The longest stdout line handed to a parser or sink; a longer one is only measured
-/// ([`Line::Overlong`]): the live pump writes it to the stdout log only.
+/// The longest stdout line handed to a parser or a line sink, in bytes; a longer one is only
+/// measured: a live agent's goes to the stdout log only, and the parser or sink hears of its
+/// length.
 pub const MAX_LINE: usize = 16 << 20;
 
 /// Above this capacity the reused line buffer is shrunk back after a line (a single huge line

@@ -50,13 +50,11 @@ use crate::lines::{Line, LineAssembler, utf8_line};
 use crate::reaper;
 use crate::secrets::MaskingWriter;
 
+pub use crate::lines::MAX_LINE;
+
 /// How long the pipes are still drained once the process group is dead. Only a descendant that
 /// left the group (`setsid`) can keep a pipe open that long; its output is then abandoned.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
-
-/// The longest stdout line handed to the sink (owned by `crate::lines`); a longer one goes to
-/// the stdout log only, and the sink hears of its length ([`LineSink::on_overlong_line`]).
-pub use crate::lines::MAX_LINE;
 
 /// Size of the buffers in front of the pipes and the log files.
 const IO_BUFFER: usize = 64 * 1024;
