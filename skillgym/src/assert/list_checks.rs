@@ -17,176 +17,133 @@
 /// The header names the group type, the `Expect` method that opens it, the pattern type and
 /// the `SessionEvent` constructor of its examples; `docs` gives the words for one item, many
 /// items, all of them having happened and none having happened (`"command"`, `"commands"`,
-/// `"commands ran"`, `"no command ran"`). Each example is the events of the report and the
-/// arguments of the check.
+/// `"commands ran"`, `"no command ran"`). Each example reads `check([events], arguments)`:
+/// the report holds one event per string, and the check is called with the arguments.
 macro_rules! list_checks {
     (
         $group:ident($method:literal, $pattern:ty, SessionEvent::$event:ident),
         docs($one:literal, $many:literal, $done:literal, $none:literal),
         examples {
-            includes[$($includes:literal),*]$includes_args:tt,
-            not_includes[$($not_includes:literal),*]$not_includes_args:tt,
-            count[$($count:literal),*]$count_args:tt,
-            at_least[$($at_least:literal),*]$at_least_args:tt,
-            at_most[$($at_most:literal),*]$at_most_args:tt,
-            before[$($before:literal),*]$before_args:tt,
-            only[$($only:literal),*]$only_args:tt,
-            size[$($size:literal),*]$size_args:tt,
-            exactly_one[$($exactly_one:literal),*]$exactly_one_args:tt,
-            first[$($first:literal),*]$first_args:tt,
-            last[$($last:literal),*]$last_args:tt $(,)?
+            includes$includes:tt,
+            not_includes$not_includes:tt,
+            count$count:tt,
+            at_least$at_least:tt,
+            at_most$at_most:tt,
+            before$before:tt,
+            only$only:tt,
+            size$size:tt,
+            exactly_one$exactly_one:tt,
+            first$first:tt,
+            last$last:tt $(,)?
         } $(,)?
     ) => {
         impl<'a> $group<'a> {
-            #[doc = concat!("Some ", $one, " matches.")]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($includes),*], includes $includes_args
-            )]
-            #[track_caller]
-            pub fn includes(mut self, pattern: impl Into<$pattern>) -> Self {
-                let outcome = self.list.includes(&pattern.into());
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!("Some ", $one, " matches."))
+                fn includes(pattern: impl Into<$pattern>)
+                example($method, $event, $includes)
+                |list| list.includes(&pattern.into())
             }
 
-            #[doc = concat!("No ", $one, " matches.")]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($not_includes),*], not_includes $not_includes_args
-            )]
-            #[track_caller]
-            pub fn not_includes(mut self, pattern: impl Into<$pattern>) -> Self {
-                let outcome = self.list.not_includes(&pattern.into());
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!("No ", $one, " matches."))
+                fn not_includes(pattern: impl Into<$pattern>)
+                example($method, $event, $not_includes)
+                |list| list.not_includes(&pattern.into())
             }
 
-            #[doc = concat!("Exactly `expected` ", $many, " match.")]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($count),*], count $count_args
-            )]
-            #[track_caller]
-            pub fn count(mut self, pattern: impl Into<$pattern>, expected: usize) -> Self {
-                let bound = $crate::assert::list::Bound::Exactly;
-                let outcome = self.list.count(&pattern.into(), bound, expected);
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!("Exactly `expected` ", $many, " match."))
+                fn count(pattern: impl Into<$pattern>, expected: usize)
+                example($method, $event, $count)
+                |list| list.count(&pattern.into(), $crate::assert::list::Bound::Exactly, expected)
             }
 
-            #[doc = concat!("At least `min` ", $many, " match.")]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($at_least),*], at_least $at_least_args
-            )]
-            #[track_caller]
-            pub fn at_least(mut self, pattern: impl Into<$pattern>, min: usize) -> Self {
-                let bound = $crate::assert::list::Bound::AtLeast;
-                let outcome = self.list.count(&pattern.into(), bound, min);
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!("At least `min` ", $many, " match."))
+                fn at_least(pattern: impl Into<$pattern>, min: usize)
+                example($method, $event, $at_least)
+                |list| list.count(&pattern.into(), $crate::assert::list::Bound::AtLeast, min)
             }
 
-            #[doc = concat!("At most `max` ", $many, " match.")]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($at_most),*], at_most $at_most_args
-            )]
-            #[track_caller]
-            pub fn at_most(mut self, pattern: impl Into<$pattern>, max: usize) -> Self {
-                let bound = $crate::assert::list::Bound::AtMost;
-                let outcome = self.list.count(&pattern.into(), bound, max);
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!("At most `max` ", $many, " match."))
+                fn at_most(pattern: impl Into<$pattern>, max: usize)
+                example($method, $event, $at_most)
+                |list| list.count(&pattern.into(), $crate::assert::list::Bound::AtMost, max)
             }
 
-            #[doc = concat!(
-                "The first ", $one, " matching `earlier` comes before the first matching ",
-                "`later`; both must exist."
-            )]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($before),*], before $before_args
-            )]
-            #[track_caller]
-            pub fn before(
-                mut self,
-                earlier: impl Into<$pattern>,
-                later: impl Into<$pattern>,
-            ) -> Self {
-                let outcome = self.list.before(&earlier.into(), &later.into());
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!(
+                    "The first ", $one, " matching `earlier` comes before the first matching ",
+                    "`later`; both must exist."
+                ))
+                fn before(earlier: impl Into<$pattern>, later: impl Into<$pattern>)
+                example($method, $event, $before)
+                |list| list.before(&earlier.into(), &later.into())
             }
 
-            #[doc = concat!(
-                "Every ", $one, " matches at least one of `patterns` (vacuously true with no ",
-                $many, ")."
-            )]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($only),*], only $only_args
-            )]
-            #[track_caller]
-            pub fn only<P: Into<$pattern>>(
-                mut self,
-                patterns: impl IntoIterator<Item = P>,
-            ) -> Self {
-                let patterns: Vec<$pattern> = patterns.into_iter().map(Into::into).collect();
-                let outcome = self.list.only(&patterns);
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!(
+                    "Every ", $one, " matches at least one of `patterns` (vacuously true with no ",
+                    $many, ")."
+                ))
+                fn only<P: Into<$pattern>>(patterns: impl IntoIterator<Item = P>)
+                example($method, $event, $only)
+                |list| list.only(&patterns.into_iter().map(Into::into).collect::<Vec<$pattern>>())
             }
 
-            #[doc = concat!("Exactly `expected` ", $done, ".")]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($size),*], size $size_args
-            )]
-            #[track_caller]
-            pub fn size(mut self, expected: usize) -> Self {
-                let outcome = self.list.size(expected);
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!("Exactly `expected` ", $done, "."))
+                fn size(expected: usize)
+                example($method, $event, $size)
+                |list| list.size(expected)
             }
 
-            #[doc = concat!("Exactly one ", $one, " matches.")]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($exactly_one),*], exactly_one $exactly_one_args
-            )]
-            #[track_caller]
-            pub fn exactly_one(mut self, pattern: impl Into<$pattern>) -> Self {
-                let bound = $crate::assert::list::Bound::Exactly;
-                let outcome = self.list.count(&pattern.into(), bound, 1);
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!("Exactly one ", $one, " matches."))
+                fn exactly_one(pattern: impl Into<$pattern>)
+                example($method, $event, $exactly_one)
+                |list| list.count(&pattern.into(), $crate::assert::list::Bound::Exactly, 1)
             }
 
-            #[doc = concat!("The first ", $one, " matches (fails when ", $none, ").")]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($first),*], first $first_args
-            )]
-            #[track_caller]
-            pub fn first(mut self, pattern: impl Into<$pattern>) -> Self {
-                let outcome = self.list.edge(&pattern.into(), false);
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!("The first ", $one, " matches (fails when ", $none, ")."))
+                fn first(pattern: impl Into<$pattern>)
+                example($method, $event, $first)
+                |list| list.edge(&pattern.into(), false)
             }
 
-            #[doc = concat!("The last ", $one, " matches (fails when ", $none, ").")]
-            ///
-            #[doc = $crate::assert::list_checks::list_example!(
-                $method, $event, [$($last),*], last $last_args
-            )]
-            #[track_caller]
-            pub fn last(mut self, pattern: impl Into<$pattern>) -> Self {
-                let outcome = self.list.edge(&pattern.into(), true);
-                self.check.settle(::std::panic::Location::caller(), outcome);
-                self
+            $crate::assert::list_checks::list_check! {
+                doc(concat!("The last ", $one, " matches (fails when ", $none, ")."))
+                fn last(pattern: impl Into<$pattern>)
+                example($method, $event, $last)
+                |list| list.edge(&pattern.into(), true)
             }
+        }
+    };
+}
+
+/// One generated check: its doc line and example, then `$check` run on the group's list
+/// (bound to `$list`) and its outcome delivered at the caller's line.
+macro_rules! list_check {
+    (
+        doc($doc:expr)
+        fn $name:ident $(<$generic:ident: $bound:path>)? ($($arg:ident: $ty:ty),*)
+        example($method:literal, $event:ident, ([$($item:literal),*], $($args:tt)*))
+        |$list:ident| $check:expr
+    ) => {
+        #[doc = $doc]
+        ///
+        #[doc = $crate::assert::list_checks::list_example!(
+            $method, $event, [$($item),*], $name($($args)*)
+        )]
+        #[track_caller]
+        pub fn $name $(<$generic: $bound>)? (mut self, $($arg: $ty),*) -> Self {
+            let $list = &self.list;
+            let outcome = $check;
+            self.check.settle(::std::panic::Location::caller(), outcome);
+            self
         }
     };
 }
@@ -194,17 +151,17 @@ macro_rules! list_checks {
 /// The doc example of one generated check: a report with one `SessionEvent::$event` per
 /// argument, then the check called on it.
 macro_rules! list_example {
-    ($method:literal, $event:ident, [$($item:literal),*], $check:ident $args:tt) => {
+    ($method:literal, $event:ident, [$($item:literal),*], $check:ident($($args:tt)*)) => {
         concat!(
             "```\n",
             "# use skillgym::prelude::*;\n",
             "# let report = SessionReport::from_events([",
             $("SessionEvent::", stringify!($event), "(", stringify!($item), "), ",)*
             "]);\n",
-            "report.expect().", $method, "().", stringify!($check), stringify!($args), ";\n",
+            "report.expect().", $method, "().", stringify!($check), "(", stringify!($($args)*), ");\n",
             "```"
         )
     };
 }
 
-pub(crate) use {list_checks, list_example};
+pub(crate) use {list_check, list_checks, list_example};
