@@ -65,10 +65,17 @@ impl Mismatch {
     }
 }
 
-/// Generates `because`, `explain` and `explain_with` for a group type; `$method` is the
-/// `Expect` method that opens the group and `$check` a failing check used in the examples.
+/// Generates what every group type shares: a `Debug` that shows only the type's name, and
+/// `because`, `explain` and `explain_with`. `$method` is the `Expect` method that opens the
+/// group and `$check` a failing check used in the examples.
 macro_rules! check_options {
     ($group:ident, $method:literal, $check:literal) => {
+        impl ::std::fmt::Debug for $group<'_> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(::core::stringify!($group)).finish_non_exhaustive()
+            }
+        }
+
         impl<'a> $group<'a> {
             /// Puts `message` on the first line of the failure messages of the checks that
             /// follow in this chain.

@@ -1,11 +1,11 @@
 //! Checks over the files the agent read.
 
 use std::borrow::Cow;
-use std::panic::Location;
 
 use super::TextMatcher;
 use super::check::{Check, check_options};
-use super::list::{Bound, FILE_READS, ItemList, ItemPattern};
+use super::list::{FILE_READS, ItemList, ItemPattern};
+use super::list_checks::list_checks;
 use super::sink::Sink;
 use crate::SessionReport;
 
@@ -44,12 +44,6 @@ pub struct FileReads<'a> {
     list: ItemList<Cow<'a, str>>,
 }
 
-impl std::fmt::Debug for FileReads<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FileReads").finish_non_exhaustive()
-    }
-}
-
 check_options!(FileReads, "file_reads", "includes(\"SKILL.md\")");
 
 impl<'a> FileReads<'a> {
@@ -67,178 +61,22 @@ impl<'a> FileReads<'a> {
             check: Check::new(report, sink),
         }
     }
+}
 
-    /// Some read path matches.
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([SessionEvent::file_read("/repo/.claude/skills/find-skills/SKILL.md")]);
-    /// report.expect().file_reads().includes("find-skills/SKILL.md");
-    /// ```
-    #[track_caller]
-    pub fn includes(mut self, pattern: impl Into<TextMatcher>) -> Self {
-        let outcome = self.list.includes(&pattern.into());
-        self.check.settle(Location::caller(), outcome);
-        self
-    }
-
-    /// No read path matches.
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([SessionEvent::file_read("/repo/README.md")]);
-    /// report.expect().file_reads().not_includes(".env");
-    /// ```
-    #[track_caller]
-    pub fn not_includes(mut self, pattern: impl Into<TextMatcher>) -> Self {
-        let outcome = self.list.not_includes(&pattern.into());
-        self.check.settle(Location::caller(), outcome);
-        self
-    }
-
-    /// Exactly `expected` reads match.
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([
-    /// #     SessionEvent::file_read("/repo/README.md"), SessionEvent::file_read("/repo/README.md"),
-    /// # ]);
-    /// report.expect().file_reads().count("README.md", 2);
-    /// ```
-    #[track_caller]
-    pub fn count(mut self, pattern: impl Into<TextMatcher>, expected: usize) -> Self {
-        let outcome = self.list.count(&pattern.into(), Bound::Exactly, expected);
-        self.check.settle(Location::caller(), outcome);
-        self
-    }
-
-    /// At least `min` reads match.
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([SessionEvent::file_read("/repo/src/main.rs")]);
-    /// report.expect().file_reads().at_least("/src/", 1);
-    /// ```
-    #[track_caller]
-    pub fn at_least(mut self, pattern: impl Into<TextMatcher>, min: usize) -> Self {
-        let outcome = self.list.count(&pattern.into(), Bound::AtLeast, min);
-        self.check.settle(Location::caller(), outcome);
-        self
-    }
-
-    /// At most `max` reads match.
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([SessionEvent::file_read("/repo/package.json")]);
-    /// report.expect().file_reads().at_most("package.json", 1);
-    /// ```
-    #[track_caller]
-    pub fn at_most(mut self, pattern: impl Into<TextMatcher>, max: usize) -> Self {
-        let outcome = self.list.count(&pattern.into(), Bound::AtMost, max);
-        self.check.settle(Location::caller(), outcome);
-        self
-    }
-
-    /// The first read matching `earlier` comes before the first matching `later`; both
-    /// must exist.
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([
-    /// #     SessionEvent::file_read("/s/x/SKILL.md"), SessionEvent::file_read("/repo/src/lib.rs"),
-    /// # ]);
-    /// report.expect().file_reads().before("SKILL.md", "src/lib.rs");
-    /// ```
-    #[track_caller]
-    pub fn before(
-        mut self,
-        earlier: impl Into<TextMatcher>,
-        later: impl Into<TextMatcher>,
-    ) -> Self {
-        let outcome = self.list.before(&earlier.into(), &later.into());
-        self.check.settle(Location::caller(), outcome);
-        self
-    }
-
-    /// Every read matches at least one of `patterns` (vacuously true with no reads).
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([
-    /// #     SessionEvent::file_read("/s/x/SKILL.md"), SessionEvent::file_read("/repo/README.md"),
-    /// # ]);
-    /// report.expect().file_reads().only(["SKILL.md", "README.md"]);
-    /// ```
-    #[track_caller]
-    pub fn only<P: Into<TextMatcher>>(mut self, patterns: impl IntoIterator<Item = P>) -> Self {
-        let patterns: Vec<TextMatcher> = patterns.into_iter().map(Into::into).collect();
-        let patterns: Vec<&dyn ItemPattern<Cow<'a, str>>> = patterns
-            .iter()
-            .map(|p| p as &dyn ItemPattern<Cow<'a, str>>)
-            .collect();
-        let outcome = self.list.only(&patterns);
-        self.check.settle(Location::caller(), outcome);
-        self
-    }
-
-    /// Exactly `expected` files were read.
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([SessionEvent::file_read("/repo/README.md")]);
-    /// report.expect().file_reads().size(1);
-    /// ```
-    #[track_caller]
-    pub fn size(mut self, expected: usize) -> Self {
-        let outcome = self.list.size(expected);
-        self.check.settle(Location::caller(), outcome);
-        self
-    }
-
-    /// Exactly one read matches.
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([SessionEvent::file_read("/s/x/SKILL.md")]);
-    /// report.expect().file_reads().exactly_one("SKILL.md");
-    /// ```
-    #[track_caller]
-    pub fn exactly_one(mut self, pattern: impl Into<TextMatcher>) -> Self {
-        let outcome = self.list.count(&pattern.into(), Bound::Exactly, 1);
-        self.check.settle(Location::caller(), outcome);
-        self
-    }
-
-    /// The first read matches (fails when no file was read).
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([
-    /// #     SessionEvent::file_read("/s/x/SKILL.md"), SessionEvent::file_read("/repo/README.md"),
-    /// # ]);
-    /// report.expect().file_reads().first("SKILL.md");
-    /// ```
-    #[track_caller]
-    pub fn first(mut self, pattern: impl Into<TextMatcher>) -> Self {
-        let outcome = self.list.edge(&pattern.into(), false);
-        self.check.settle(Location::caller(), outcome);
-        self
-    }
-
-    /// The last read matches (fails when no file was read).
-    ///
-    /// ```
-    /// # use skillgym::prelude::*;
-    /// # let report = SessionReport::from_events([
-    /// #     SessionEvent::file_read("/s/x/SKILL.md"), SessionEvent::file_read("/repo/src/lib.rs"),
-    /// # ]);
-    /// report.expect().file_reads().last("lib.rs");
-    /// ```
-    #[track_caller]
-    pub fn last(mut self, pattern: impl Into<TextMatcher>) -> Self {
-        let outcome = self.list.edge(&pattern.into(), true);
-        self.check.settle(Location::caller(), outcome);
-        self
+list_checks! {
+    FileReads("file_reads", TextMatcher, SessionEvent::file_read),
+    docs("read", "reads", "files were read", "no file was read"),
+    examples {
+        includes(["/repo/.claude/skills/find-skills/SKILL.md"], "find-skills/SKILL.md"),
+        not_includes(["/repo/README.md"], ".env"),
+        count(["/repo/README.md", "/repo/README.md"], "README.md", 2),
+        at_least(["/repo/src/main.rs"], "/src/", 1),
+        at_most(["/repo/package.json"], "package.json", 1),
+        before(["/s/x/SKILL.md", "/repo/src/lib.rs"], "SKILL.md", "src/lib.rs"),
+        only(["/s/x/SKILL.md", "/repo/README.md"], ["SKILL.md", "README.md"]),
+        size(["/repo/README.md"], 1),
+        exactly_one(["/s/x/SKILL.md"], "SKILL.md"),
+        first(["/s/x/SKILL.md", "/repo/README.md"], "SKILL.md"),
+        last(["/s/x/SKILL.md", "/repo/src/lib.rs"], "lib.rs"),
     }
 }

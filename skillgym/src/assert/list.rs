@@ -221,7 +221,11 @@ impl<T> ItemList<T> {
         )
     }
 
-    pub(crate) fn only(&self, patterns: &[&dyn ItemPattern<T>]) -> Result<(), Mismatch> {
+    pub(crate) fn only<P: ItemPattern<T>>(&self, patterns: &[P]) -> Result<(), Mismatch> {
+        let patterns: Vec<&dyn ItemPattern<T>> = patterns
+            .iter()
+            .map(|pattern| pattern as &dyn ItemPattern<T>)
+            .collect();
         let unmatched: Vec<usize> = (0..self.items.len())
             .filter(|&index| !patterns.iter().any(|p| p.is_match(&self.items[index])))
             .collect();
@@ -236,7 +240,7 @@ impl<T> ItemList<T> {
                 kind.noun.one,
                 unmatched.len()
             ),
-            patterns,
+            &patterns,
             &unmatched,
             Some("no match"),
             format!(

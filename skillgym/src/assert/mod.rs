@@ -38,6 +38,7 @@ mod commands;
 mod failure;
 mod file_reads;
 mod list;
+mod list_checks;
 pub(crate) mod macros;
 mod output;
 mod render;

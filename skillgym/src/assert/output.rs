@@ -28,12 +28,6 @@ pub struct Output<'a> {
     check: Check<'a>,
 }
 
-impl std::fmt::Debug for Output<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Output").finish_non_exhaustive()
-    }
-}
-
 check_options!(Output, "output", "includes(\"done\")");
 
 impl<'a> Output<'a> {

@@ -33,12 +33,6 @@ pub struct Skills<'a> {
     min_confidence: Confidence,
 }
 
-impl std::fmt::Debug for Skills<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Skills").finish_non_exhaustive()
-    }
-}
-
 check_options!(Skills, "skills", "has(\"find-skills\")");
 
 impl<'a> Skills<'a> {

@@ -1,7 +1,5 @@
 //! Text matchers: a substring or a regular expression.
 
-use std::fmt;
-
 use regex::Regex;
 
 /// Matches text by substring (`&str`, `String`) or by regular expression ([`Regex`]).
@@ -45,15 +43,7 @@ impl TextMatcher {
     }
 }
 
-impl fmt::Display for TextMatcher {
-    /// `"substring"` (quoted and escaped) or `/regex/`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TextMatcher::Contains(needle) => write!(f, "{needle:?}"),
-            TextMatcher::Regex(regex) => f.write_str(&slashed(regex.as_str())),
-        }
-    }
-}
+string_or_regex!(TextMatcher::Contains);
 
 /// A regex pattern between slashes, `/like\/this/`: slashes inside are escaped so the
 /// delimiters stay unambiguous.
@@ -72,35 +62,56 @@ pub(crate) fn slashed(pattern: &str) -> String {
     out
 }
 
-impl From<&str> for TextMatcher {
-    fn from(needle: &str) -> Self {
-        TextMatcher::Contains(needle.to_owned())
-    }
+/// What a matcher enum with a string variant and a `Regex` variant shares: `Display` as
+/// `"string"` (quoted and escaped) or `/regex/`, and `From` for `&str`, `String`, `&String`
+/// (the string variant), `Regex` and `&Regex`.
+macro_rules! string_or_regex {
+    ($matcher:ident::$string:ident) => {
+        impl ::std::fmt::Display for $matcher {
+            /// `"string"` (quoted and escaped) or `/regex/`.
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                match self {
+                    $matcher::$string(text) => write!(f, "{text:?}"),
+                    $matcher::Regex(regex) => {
+                        f.write_str(&$crate::assert::text::slashed(regex.as_str()))
+                    }
+                }
+            }
+        }
+
+        impl From<&str> for $matcher {
+            fn from(text: &str) -> Self {
+                $matcher::$string(text.to_owned())
+            }
+        }
+
+        impl From<String> for $matcher {
+            fn from(text: String) -> Self {
+                $matcher::$string(text)
+            }
+        }
+
+        impl From<&String> for $matcher {
+            fn from(text: &String) -> Self {
+                $matcher::$string(text.clone())
+            }
+        }
+
+        impl From<::regex::Regex> for $matcher {
+            fn from(regex: ::regex::Regex) -> Self {
+                $matcher::Regex(regex)
+            }
+        }
+
+        impl From<&::regex::Regex> for $matcher {
+            fn from(regex: &::regex::Regex) -> Self {
+                $matcher::Regex(regex.clone())
+            }
+        }
+    };
 }
 
-impl From<String> for TextMatcher {
-    fn from(needle: String) -> Self {
-        TextMatcher::Contains(needle)
-    }
-}
-
-impl From<&String> for TextMatcher {
-    fn from(needle: &String) -> Self {
-        TextMatcher::Contains(needle.clone())
-    }
-}
-
-impl From<Regex> for TextMatcher {
-    fn from(regex: Regex) -> Self {
-        TextMatcher::Regex(regex)
-    }
-}
-
-impl From<&Regex> for TextMatcher {
-    fn from(regex: &Regex) -> Self {
-        TextMatcher::Regex(regex.clone())
-    }
-}
+pub(crate) use string_or_regex;
 
 #[cfg(test)]
 mod tests {

@@ -286,12 +286,6 @@ pub struct ToolCalls<'a> {
     list: ItemList<ToolCall<'a>>,
 }
 
-impl std::fmt::Debug for ToolCalls<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolCalls").finish_non_exhaustive()
-    }
-}
-
 check_options!(ToolCalls, "tool_calls", "has(\"Skill\")");
 
 impl<'a> ToolCalls<'a> {
@@ -492,11 +486,7 @@ impl<'a> ToolCalls<'a> {
         matchers: impl IntoIterator<Item = M>,
     ) -> Self {
         let matchers: Vec<ToolMatcher<'p>> = matchers.into_iter().map(Into::into).collect();
-        let patterns: Vec<&dyn ItemPattern<ToolCall<'a>>> = matchers
-            .iter()
-            .map(|m| m as &dyn ItemPattern<ToolCall<'a>>)
-            .collect();
-        let outcome = self.list.only(&patterns);
+        let outcome = self.list.only(&matchers);
         self.check.settle(Location::caller(), outcome);
         self
     }

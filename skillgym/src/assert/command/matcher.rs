@@ -4,6 +4,8 @@ use std::fmt;
 
 use regex::Regex;
 
+use crate::assert::text::string_or_regex;
+
 use super::parse::{ArgDisplay, ParsedCommand, Reading, parse_command, write_option_groups};
 
 /// Matches one token: exactly (`&str`, `String`) or by regular expression ([`Regex`]).
@@ -49,47 +51,7 @@ impl TokenMatcher {
     }
 }
 
-impl fmt::Display for TokenMatcher {
-    /// `"token"` (quoted and escaped) or `/regex/`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TokenMatcher::Exact(token) => write!(f, "{token:?}"),
-            TokenMatcher::Regex(regex) => {
-                f.write_str(&crate::assert::text::slashed(regex.as_str()))
-            }
-        }
-    }
-}
-
-impl From<&str> for TokenMatcher {
-    fn from(token: &str) -> Self {
-        TokenMatcher::Exact(token.to_owned())
-    }
-}
-
-impl From<String> for TokenMatcher {
-    fn from(token: String) -> Self {
-        TokenMatcher::Exact(token)
-    }
-}
-
-impl From<&String> for TokenMatcher {
-    fn from(token: &String) -> Self {
-        TokenMatcher::Exact(token.clone())
-    }
-}
-
-impl From<Regex> for TokenMatcher {
-    fn from(regex: Regex) -> Self {
-        TokenMatcher::Regex(regex)
-    }
-}
-
-impl From<&Regex> for TokenMatcher {
-    fn from(regex: &Regex) -> Self {
-        TokenMatcher::Regex(regex.clone())
-    }
-}
+string_or_regex!(TokenMatcher::Exact);
 
 /// Matches shell commands by executable, positionals and options (see [`parse_command`]).
 ///
