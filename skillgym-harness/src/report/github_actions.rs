@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use super::console::{agent_cells, human_ms, thousands};
 use super::junit::file_line;
 use super::{Reporter, RunReport};
-use crate::execute::{ExecutionResult, Status};
+use crate::results::{ExecutionResult, Status};
 use crate::secrets;
 use crate::terminal_text::{ends_command_prefix, escape_controls, needs_escape};
 
