@@ -3,8 +3,8 @@
 //!
 //! This is the result data model and nothing else: plain serializable records that the engine
 //! (`execute`, `snapshot`, `sandbox`) fills in and the reporters, `cargo skillgym report` and
-//! replay read back. It imports no other module of the crate, so every module may depend on it
-//! (a test, `tests/layering.rs`, keeps it so).
+//! replay read back. It imports no other module of the crate (it only re-exports [`sanitize`]),
+//! so every module may depend on it; `tests/layering.rs` keeps it so.
 //!
 //! | file | types | in the JSON |
 //! |---|---|---|
