@@ -1,72 +1,10 @@
-//! The run-level `results.json` and the closing summary of an in-process run.
+//! Writing the run-level `results.json` ([`RunResults`]) and the closing summary lines of an
+//! in-process run.
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
 use crate::artifacts::{RunDir, write_json};
-use crate::execute::{ExecutionResult, Status};
-
-/// The content of `<run>/results.json`.
-#[derive(Debug, Serialize)]
-#[non_exhaustive]
-pub struct RunResults<'a> {
-    /// The run id.
-    pub run_id: &'a str,
-    /// The run directory.
-    pub run_dir: PathBuf,
-    /// Start of the run, RFC 3339.
-    pub started_at: String,
-    /// End of the run, RFC 3339.
-    pub ended_at: String,
-    /// Wall time in milliseconds.
-    pub duration_ms: u64,
-    /// The tag filter in force.
-    pub selected_tags: &'a [String],
-    /// Counts per status.
-    pub summary: Counts,
-    /// Every execution that ran, in plan order (case id, then runner order).
-    pub executions: Vec<&'a ExecutionResult>,
-}
-
-/// How many executions ended in each status.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct Counts {
-    /// Executions that ran.
-    pub executions: usize,
-    /// `passed`.
-    pub passed: usize,
-    /// `failed`.
-    pub failed: usize,
-    /// `expected-failed`.
-    pub expected_failed: usize,
-    /// `unexpected-passed`.
-    pub unexpected_passed: usize,
-    /// `skipped`.
-    pub skipped: usize,
-    /// `interrupted`.
-    pub interrupted: usize,
-}
-
-impl Counts {
-    /// Counts the statuses of `results`.
-    pub fn of<'a>(results: impl IntoIterator<Item = &'a ExecutionResult>) -> Counts {
-        let mut counts = Counts::default();
-        for result in results {
-            counts.executions += 1;
-            match result.status {
-                Status::Passed => counts.passed += 1,
-                Status::Failed => counts.failed += 1,
-                Status::ExpectedFailed => counts.expected_failed += 1,
-                Status::UnexpectedPassed => counts.unexpected_passed += 1,
-                Status::Skipped => counts.skipped += 1,
-                Status::Interrupted => counts.interrupted += 1,
-            }
-        }
-        counts
-    }
-}
+use crate::results::{Counts, ExecutionResult, RunResults, Status};
 
 /// Writes `results.json` and returns its path.
 pub(crate) fn write_results(
@@ -167,7 +105,7 @@ pub(crate) fn count_lines(
 /// attempt.
 fn repetition_line(result: &ExecutionResult) -> Option<String> {
     let attempts = result.attempts.total;
-    let skipped = result.status == crate::execute::Status::Skipped;
+    let skipped = result.status == Status::Skipped;
     if skipped || (result.repeat_target <= 1 && attempts <= 1) {
         return None;
     }

@@ -40,7 +40,7 @@ mod tests;
 pub use discover::{FILE_NAMES, discover, discover_checked, load, load_for_run};
 pub use duration::{DurationError, DurationErrorKind, parse_duration};
 pub use error::ConfigError;
-pub use sandbox::{SandboxConfig, SandboxMode, SandboxNetwork};
+pub use sandbox::SandboxConfig;
 pub use schema::{
     AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, JudgeConfig, ProviderConfig,
     RunConfig, RunnerConfig, Schedule, UserSkills, WireApi, WorkspaceConfig, WorkspaceMode,
@@ -50,6 +50,7 @@ pub use settings::{
     CaseOverrides, CaseSettings, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, Settings, SettingsError,
 };
 pub use size::parse_size;
-pub use snapshots::{
-    DEFAULT_SNAPSHOTS_FILE, Improvements, SnapshotMetric, SnapshotsConfig, Tolerance,
-};
+pub use snapshots::{DEFAULT_SNAPSHOTS_FILE, Improvements, SnapshotsConfig, Tolerance};
+
+/// The values a config file shares with what a run records (`result.json`).
+pub use crate::results::{SandboxMode, SandboxNetwork, SnapshotMetric};

@@ -21,10 +21,11 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde::{Deserialize, Serialize};
 
 use super::yaml::{self, Located};
+use crate::results::{SandboxMode, SandboxNetwork};
 use crate::suggest::did_you_mean;
 
 /// `sandbox:` how one runner's agent is confined.
@@ -59,67 +60,6 @@ impl SandboxConfig {
                 _ => super::schema::resolve_path(dir, path),
             };
         }
-    }
-}
-
-/// `sandbox.mode`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum SandboxMode {
-    /// The agent runs as the user, with everything the user can reach.
-    #[default]
-    None,
-    /// The agent runs under `bwrap` (Linux): the host read-only, its workspace and state
-    /// writable, the home hidden.
-    Bubblewrap,
-}
-
-impl SandboxMode {
-    /// Every mode, in the order shown to users.
-    pub const ALL: [SandboxMode; 2] = [SandboxMode::None, SandboxMode::Bubblewrap];
-
-    /// The name used in YAML: `none`, `bubblewrap`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SandboxMode::None => "none",
-            SandboxMode::Bubblewrap => "bubblewrap",
-        }
-    }
-}
-
-impl fmt::Display for SandboxMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// `sandbox.network`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum SandboxNetwork {
-    /// The host's network, as the user has it.
-    #[default]
-    Host,
-    /// A network namespace holding only its own loopback; the session's model endpoint, when
-    /// it is on the host's loopback, is forwarded into it.
-    Loopback,
-}
-
-impl SandboxNetwork {
-    /// The name used in YAML: `host`, `loopback`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SandboxNetwork::Host => "host",
-            SandboxNetwork::Loopback => "loopback",
-        }
-    }
-}
-
-impl fmt::Display for SandboxNetwork {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

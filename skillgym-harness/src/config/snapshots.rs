@@ -9,13 +9,13 @@
 //!   improvements: pass              # pass (default) | fail: whether a drop beyond it fails
 //! ```
 
-use std::fmt;
 use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 
 use super::yaml::{self, Located};
+use crate::results::SnapshotMetric;
 
 /// The default baseline file, in the config file's directory.
 pub const DEFAULT_SNAPSHOTS_FILE: &str = "skillgym.snapshots.json";
@@ -33,47 +33,6 @@ pub struct SnapshotsConfig {
     pub tolerance: Tolerance,
     /// `improvements`: whether a figure below the tolerance fails.
     pub improvements: Improvements,
-}
-
-/// The figure of an execution a snapshot records: the mean over the final attempts of its
-/// passing repetitions (see `ExecutionResult::usage`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SnapshotMetric {
-    /// Input plus output plus reasoning tokens, less cached ones.
-    #[default]
-    #[serde(alias = "totalTokens")]
-    TotalTokens,
-    /// Input tokens, cached ones included.
-    #[serde(alias = "inputTokens")]
-    InputTokens,
-    /// Output tokens.
-    #[serde(alias = "outputTokens")]
-    OutputTokens,
-    /// Cost in US dollars, as the agent reports it.
-    Cost,
-    /// Wall time of an attempt, in milliseconds.
-    Duration,
-}
-
-impl SnapshotMetric {
-    /// The name used in YAML and in the baseline file, e.g. `total_tokens`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SnapshotMetric::TotalTokens => "total_tokens",
-            SnapshotMetric::InputTokens => "input_tokens",
-            SnapshotMetric::OutputTokens => "output_tokens",
-            SnapshotMetric::Cost => "cost",
-            SnapshotMetric::Duration => "duration",
-        }
-    }
-}
-
-impl fmt::Display for SnapshotMetric {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// `snapshots.tolerance`: at least one of the two. With both, a figure may move by the larger

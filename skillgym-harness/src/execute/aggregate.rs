@@ -7,8 +7,7 @@ use std::path::PathBuf;
 use skillgym::{AgentInfo, TokenCount, Usage};
 
 use crate::figures::{self, mean};
-
-use super::result::{
+use crate::results::{
     AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, Status,
 };
 

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use skillgym::{Failure, FailureOrigin, SessionReport};
 
-use super::result::{GraderCheck, GraderResult, GraderVerdict, Grading};
 use crate::artifacts::write_json_or_note;
 use crate::grade::score::score_case;
 use crate::grade::{self, GradeInput, GraderOutcome, Judge, Verdict};
+use crate::results::{GraderCheck, GraderResult, GraderVerdict, Grading};
 use crate::suite::{CaseSpec, DeclaredCheck};
 
 /// Where the attempt's graders look.

@@ -11,7 +11,7 @@
 //! | `hooks` | a declarative suite's `before_each` / `after_each` hooks, and how any hook runs |
 //! | `suite_hooks` | its `before_all` / `after_all` hooks, once per run |
 //! | `judge` | rubric graders' judge: a session of the `judge` runner |
-//! | `aggregate`, `result` | repetition statistics and the result records |
+//! | `aggregate` | repetition statistics, folded into the result records of [`crate::results`] |
 //! | `runtimes` | the async runtimes executions lease, kept from one execution to the next |
 
 pub(crate) mod aggregate;
@@ -22,15 +22,10 @@ mod grading;
 mod hooks;
 mod judge;
 pub(crate) mod replay;
-mod result;
 mod runtimes;
 mod session;
 pub(crate) mod suite_hooks;
 
 pub use aggregate::wilson_95;
 pub use execution::run_execution;
-pub use result::{
-    AttemptResult, AttemptStats, ExecutionResult, GraderCheck, GraderResult, GraderVerdict,
-    Grading, Interval, RepetitionResult, Status,
-};
 pub use session::{SessionLimits, SessionOutput, run_launch, run_session};

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::record::ExplainRequest;
-use crate::execute::ExecutionResult;
+use crate::results::ExecutionResult;
 
 /// The command that explains `result`'s failed attempts: the one attempt's directory, or the
 /// execution's when several recorded questions; `None` when none did or the agent cannot

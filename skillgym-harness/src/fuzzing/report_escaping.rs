@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use super::{reporters, scratch};
-use crate::execute::ExecutionResult;
 use crate::report::{RunReport, github_actions, html};
+use crate::results::ExecutionResult;
 
 /// The statuses of an execution that did not pass (and a pass).
 const STATUSES: [&str; 5] = [

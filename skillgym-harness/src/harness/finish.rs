@@ -12,16 +12,16 @@ use std::time::SystemTime;
 use libtest_mimic::{Arguments, Trial};
 
 use super::{junit_format, process_per_test};
-use crate::execute::ExecutionResult;
 use crate::execute::suite_hooks;
 use crate::interrupt;
 use crate::progress;
 use crate::reaper;
 use crate::report::{RunReport, console};
+use crate::results::{Counts, ExecutionResult, RunResults};
 use crate::run::RunContext;
 use crate::suite::CaseCheck;
 use crate::suite::declared::SuiteScope;
-use crate::summary::{self, Counts, RunResults};
+use crate::summary;
 use crate::terminal_text::{self, eprintln_escaped, println_escaped};
 use crate::time::Timestamp;
 use crate::unwritten;

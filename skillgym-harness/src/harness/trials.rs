@@ -6,7 +6,8 @@ use std::sync::{Arc, Once};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use super::process_per_test;
-use crate::execute::{ExecutionResult, Status, run_execution};
+use crate::execute::run_execution;
+use crate::results::{ExecutionResult, Status};
 use crate::run::{RunContext, Runner};
 use crate::secrets;
 use crate::suite::{CaseCheck, CaseSpec, Plan};

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::{RunReport, RunnerRow};
 use crate::duration::rounded;
-use crate::execute::Status;
+use crate::results::Status;
 
 /// The summary text (ends with a newline).
 pub(crate) fn summary(report: &RunReport) -> String {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::RunReport;
-use crate::execute::ExecutionResult;
+use crate::results::ExecutionResult;
 
 /// An execution of `case` on `runner` from `result.json` fields; `extra` overrides.
 pub(super) fn execution(case: &str, runner: &str, extra: serde_json::Value) -> ExecutionResult {

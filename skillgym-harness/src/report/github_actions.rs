@@ -26,7 +26,7 @@ use super::console::{agent_cells, thousands};
 use super::junit::file_line;
 use super::{Reporter, RunReport};
 use crate::duration::rounded;
-use crate::execute::{ExecutionResult, Status};
+use crate::results::{ExecutionResult, Status};
 use crate::secrets;
 use crate::terminal_text::{ends_command_prefix, escape_controls, needs_escape};
 

@@ -27,7 +27,7 @@ use super::console::{agent_cells, row_cells, thousands};
 use super::{Reporter, RunReport};
 use crate::artifacts::sanitize;
 use crate::duration::rounded;
-use crate::execute::{AttemptResult, ExecutionResult, GraderVerdict, Grading, Status};
+use crate::results::{AttemptResult, ExecutionResult, GraderVerdict, Grading, Status};
 use crate::secrets;
 
 /// Characters of one text (an event, a prompt, an output, a check's evidence) shown; the rest
@@ -1019,7 +1019,7 @@ mod tests {
     use skillgym::{FailureOrigin, Role};
 
     use super::*;
-    use crate::execute::{AttemptStats, GraderCheck, GraderResult, Interval, RepetitionResult};
+    use crate::results::{AttemptStats, GraderCheck, GraderResult, Interval, RepetitionResult};
 
     fn attempt(dir: &Path, status: Status, failure: Option<Failure>) -> AttemptResult {
         AttemptResult {

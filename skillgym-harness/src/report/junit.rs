@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Reporter, RunReport, RunnerRow};
 use crate::duration::decimal_seconds;
-use crate::execute::{ExecutionResult, Status};
+use crate::results::{ExecutionResult, Status};
 use crate::secrets;
 use crate::terminal_text::{ends_command_prefix, needs_escape};
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::RunReport;
 use crate::artifacts::is_layout_name;
-use crate::execute::ExecutionResult;
+use crate::results::ExecutionResult;
 
 /// Why run directories cannot be reported.
 #[derive(Debug)]

@@ -25,9 +25,8 @@ mod load;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::execute::ExecutionResult;
 use crate::figures;
-use crate::summary::Counts;
+use crate::results::{Counts, ExecutionResult};
 
 pub use load::LoadError;
 

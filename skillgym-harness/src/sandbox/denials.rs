@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use skillgym::SessionReport;
 
-use super::record::{Denial, DenialKind};
 use crate::config::SandboxNetwork;
+use crate::results::{Denial, DenialKind};
 
 /// The most denials kept for one session.
 pub(super) const MAX_DENIALS: usize = 10;

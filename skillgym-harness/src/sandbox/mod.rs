@@ -40,7 +40,6 @@ mod denials;
 mod expose;
 mod forward;
 mod preflight;
-mod record;
 mod relay;
 mod splice;
 
@@ -50,10 +49,11 @@ use crate::agent::{SessionSpec, isolation::Seeded};
 use crate::config::{SandboxMode, SandboxNetwork, Settings};
 use crate::process::ProcessSpec;
 
+/// What a sandboxed attempt's `result.json` records.
+pub use crate::results::{Denial, DenialKind, SandboxRecord};
 pub use forward::is_forwarder;
 pub(crate) use forward::run_if_invoked;
 pub(crate) use preflight::{check_runners, doctor_lines};
-pub use record::{Denial, DenialKind, SandboxRecord};
 
 /// How one runner's sessions are confined: a bubblewrap sandbox with this network.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,71 +12,10 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use super::store::{Entry, pending_path};
-use crate::config::{Improvements, SnapshotMetric, Tolerance};
+use crate::config::{Improvements, Tolerance};
 use crate::figures::{MAX_COST_USD, finite};
-
-/// What a snapshot check found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum Verdict {
-    /// Within the tolerance of the baseline.
-    Passed,
-    /// Above the allowed range.
-    Exceeded,
-    /// Below the allowed range.
-    Improved,
-    /// No baseline for this key and metric.
-    Missing,
-    /// Recorded as the first baseline by `--update-snapshots`.
-    Created,
-    /// Recorded over the previous baseline by `--update-snapshots`.
-    Updated,
-    /// The agent did not report the metric.
-    Unavailable,
-}
-
-/// The range a figure may fall in: the baseline, give or take the tolerance.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Allowed {
-    /// The lowest figure within the tolerance.
-    pub low: f64,
-    /// The highest figure within the tolerance.
-    pub high: f64,
-}
-
-/// The snapshot check of an execution, as `result.json` and `results.json` record it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SnapshotCheck {
-    /// `<case id>::<runner id>`.
-    pub key: String,
-    /// The metric compared.
-    pub metric: SnapshotMetric,
-    /// The execution's figure (the mean over its passing repetitions).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<f64>,
-    /// The baseline it was compared with (the one replaced, for `updated`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline: Option<f64>,
-    /// The allowed range around the baseline.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allowed: Option<Allowed>,
-    /// The outcome.
-    pub verdict: Verdict,
-    /// Whether the figure was written to the `.new` file, for `cargo skillgym review`.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub pending: bool,
-    /// The version of the agent the baseline compared with was recorded with, when it is not
-    /// the execution's (both known): the figures may not be comparable. A note, never a
-    /// failure.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline_version: Option<String>,
-}
+use crate::results::{Allowed, SnapshotCheck, SnapshotMetric, SnapshotVerdict as Verdict};
 
 /// How a check is made: the section's rules and the run's mode.
 #[derive(Debug, Clone, Copy)]

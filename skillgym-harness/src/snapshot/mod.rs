@@ -21,11 +21,14 @@ mod store;
 
 use skillgym::{Failure, FailureOrigin};
 
-pub use check::{Allowed, SnapshotCheck, Verdict, delta, show};
+pub use check::{delta, show};
 pub use store::{EditError, Entry, Locked, SnapshotFile, VERSION, pending_path};
 
+/// The check's record, as `result.json` holds it.
+pub use crate::results::{Allowed, SnapshotCheck, SnapshotVerdict as Verdict};
+
 use crate::config::{ConfigError, Settings, SnapshotMetric, SnapshotsConfig};
-use crate::execute::{ExecutionResult, Status};
+use crate::results::{ExecutionResult, Status};
 use check::{Decision, Rules, Write, decide};
 
 /// Whether the environment says this is CI: `CI` set to anything but empty, `0` or `false`.
@@ -211,7 +214,7 @@ mod tests {
 
     use super::*;
     use crate::execute::aggregate::{ExecutionPlan, aggregate};
-    use crate::execute::{AttemptResult, RepetitionResult};
+    use crate::results::{AttemptResult, RepetitionResult};
 
     fn attempt(repetition: u32, attempt: u32, passed: bool, tokens: Option<u64>) -> AttemptResult {
         AttemptResult {

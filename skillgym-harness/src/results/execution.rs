@@ -1,0 +1,103 @@
+//! [`ExecutionResult`]: one case on one runner (its `result.json`), with the pass-rate
+//! statistics over its attempts.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use skillgym::{AgentInfo, Failure, Usage};
+
+use super::{RepetitionResult, SnapshotCheck, Status};
+
+/// One case on one runner, with all its repetitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ExecutionResult {
+    /// The case id.
+    pub case_id: String,
+    /// The runner id.
+    pub runner_id: String,
+    /// The runner's agent: type, model and version, as the run knew them (a result written
+    /// before they were recorded reads back with an empty type).
+    #[serde(default)]
+    pub agent: AgentInfo,
+    /// Where the case is declared, `file:line` (a Rust function, or a case of a suite file).
+    #[serde(default)]
+    pub source: String,
+    /// The case's tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// The verdict: the terminal repetition's status when the execution failed, else the last
+    /// repetition's (`passed` or `expected-failed`).
+    pub status: Status,
+    /// Whether it counts as passing: every wanted repetition passed.
+    pub passed: bool,
+    /// Whether the case is marked `expected_fail`.
+    pub expected_fail: bool,
+    /// The terminal repetition's failure when the execution failed; for a passing execution,
+    /// the last repetition's expected failure, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    /// Successful repetitions wanted (`repeat`).
+    pub repeat_target: u32,
+    /// Extra attempts allowed per repetition after a failure (`repeat_failure`).
+    pub repeat_failure: u32,
+    /// Repetitions that ran to a verdict.
+    pub completed_repetitions: u32,
+    /// Repetitions that passed.
+    pub successful_repetitions: u32,
+    /// Repetitions that failed after all their attempts (0 or 1: the execution stops there).
+    pub failed_repetitions: u32,
+    /// The repetition the execution stopped at, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_at_repetition: Option<u32>,
+    /// The execution passed, but only after retrying at least one repetition.
+    pub flaky: bool,
+    /// Pass rate over every attempt, with its 95% Wilson score interval.
+    pub attempts: AttemptStats,
+    /// Mean wall time of the final attempts of the successful repetitions (the terminal
+    /// attempt's when the execution failed), in milliseconds. Discarded attempts never count.
+    pub duration_ms: u64,
+    /// Mean token usage over the same attempts as `duration_ms`.
+    pub usage: Usage,
+    /// The token snapshot check of a passing execution, when `snapshots:` is configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotCheck>,
+    /// The execution's directory `<run>/<case>/<runner>`.
+    pub artifact_dir: PathBuf,
+    /// Every repetition, in order, each with its attempts.
+    pub repetitions: Vec<RepetitionResult>,
+}
+
+impl ExecutionResult {
+    /// Where its attempts' isolated workspaces were kept, in attempt order.
+    pub fn kept_workspaces(&self) -> impl Iterator<Item = &Path> {
+        self.repetitions
+            .iter()
+            .flat_map(|repetition| &repetition.attempts)
+            .filter_map(|attempt| attempt.kept_workspace.as_deref())
+    }
+}
+
+/// How often attempts passed, over every attempt of an execution (retries included).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AttemptStats {
+    /// Attempts run.
+    pub total: u32,
+    /// Attempts whose status counts as passing.
+    pub passing: u32,
+    /// `passing / total` (0 when nothing ran).
+    pub pass_rate: f64,
+    /// The 95% Wilson score interval of the pass rate.
+    pub pass_rate_95: Interval,
+}
+
+/// A closed interval `[low, high]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Interval {
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+}

@@ -1,0 +1,69 @@
+//! [`Grading`]: how a declarative case's graders judged one attempt (an attempt's `grading`,
+//! and its `grading.json`).
+
+use serde::{Deserialize, Serialize};
+
+/// How a declarative case's graders judged one attempt (also its `grading.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Grading {
+    /// The weighted mean of the graders' scores (0 when a required grader gated it).
+    pub score: f64,
+    /// The case's pass threshold.
+    pub threshold: f64,
+    /// `score >= threshold`.
+    pub passed: bool,
+    /// Every grader, in order.
+    pub graders: Vec<GraderResult>,
+}
+
+/// One grader's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct GraderResult {
+    /// Its `name` (or the generated one).
+    pub name: String,
+    /// Its `type` (`contains`, `code-grader`, `rubrics`, ...).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its weight in the case's score.
+    pub weight: f64,
+    /// Whether it gates the case's score.
+    pub required: bool,
+    /// Whether its result was negated.
+    pub negate: bool,
+    /// In 0..=1.
+    pub score: f64,
+    /// Its verdict.
+    pub verdict: GraderVerdict,
+    /// What it checked, each with whether it held and the evidence.
+    pub checks: Vec<GraderCheck>,
+    /// Grader-specific data (the code grader's `details` and stderr log, metric counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<serde_json::Value>,
+}
+
+/// A grader's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GraderVerdict {
+    /// Satisfied.
+    Pass,
+    /// Not satisfied.
+    Fail,
+    /// Did not grade (not counted in the score).
+    Skip,
+}
+
+/// One thing a grader checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct GraderCheck {
+    /// What was checked.
+    pub text: String,
+    /// Whether it held.
+    pub passed: bool,
+    /// What was observed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+}

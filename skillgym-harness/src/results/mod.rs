@@ -1,0 +1,45 @@
+//! What a run writes, for reporters: the verdict of each attempt, repetition and execution
+//! (`<run>/<case>/<runner>/result.json`) and the run's `results.json`.
+//!
+//! This is the result data model and nothing else: plain serializable records that the engine
+//! (`execute`, `snapshot`, `sandbox`) fills in and the reporters, `cargo skillgym report` and
+//! replay read back. It imports no other module of the crate (it only re-exports [`sanitize`]),
+//! so every module may depend on it; `tests/layering.rs` keeps it so.
+//!
+//! | file | types | in the JSON |
+//! |---|---|---|
+//! | `status` | [`Status`] | every `status` |
+//! | `execution` | [`ExecutionResult`], [`AttemptStats`], [`Interval`] | `result.json` of one case on one runner |
+//! | `repetition` | [`RepetitionResult`] | its `repetitions` |
+//! | `attempt` | [`AttemptResult`] | each repetition's `attempts` |
+//! | `grading` | [`Grading`], [`GraderResult`], [`GraderVerdict`], [`GraderCheck`] | an attempt's `grading` (and its `grading.json`) |
+//! | `sandbox` | [`SandboxRecord`], [`Denial`], [`DenialKind`], [`SandboxMode`], [`SandboxNetwork`] | an attempt's `sandbox` |
+//! | `snapshot` | [`SnapshotCheck`], [`SnapshotVerdict`], [`Allowed`], [`SnapshotMetric`] | an execution's `snapshot` |
+//! | `counts` | [`Counts`] | `summary` of `results.json` |
+//! | `run_results` | [`RunResults`] | `results.json`: every execution and the counts |
+//!
+//! Artifact directories are named after case and runner ids through [`sanitize`].
+
+mod attempt;
+mod counts;
+mod execution;
+mod grading;
+mod repetition;
+mod run_results;
+mod sandbox;
+mod snapshot;
+mod status;
+
+pub use attempt::AttemptResult;
+pub use counts::Counts;
+pub use execution::{AttemptStats, ExecutionResult, Interval};
+pub use grading::{GraderCheck, GraderResult, GraderVerdict, Grading};
+pub use repetition::RepetitionResult;
+pub use run_results::RunResults;
+pub use sandbox::{Denial, DenialKind, SandboxMode, SandboxNetwork, SandboxRecord};
+pub use snapshot::{Allowed, SnapshotCheck, SnapshotMetric, SnapshotVerdict};
+pub use status::Status;
+
+/// How a case or runner id becomes a directory name (a re-export: the run directory's layout
+/// lives with the artifacts).
+pub use crate::artifacts::sanitize;

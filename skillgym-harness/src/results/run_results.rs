@@ -1,0 +1,29 @@
+//! [`RunResults`]: the content of a run's `results.json`.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::{Counts, ExecutionResult};
+
+/// The content of `<run>/results.json`.
+#[derive(Debug, Serialize)]
+#[non_exhaustive]
+pub struct RunResults<'a> {
+    /// The run id.
+    pub run_id: &'a str,
+    /// The run directory.
+    pub run_dir: PathBuf,
+    /// Start of the run, RFC 3339.
+    pub started_at: String,
+    /// End of the run, RFC 3339.
+    pub ended_at: String,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// The tag filter in force.
+    pub selected_tags: &'a [String],
+    /// Counts per status.
+    pub summary: Counts,
+    /// Every execution that ran, in plan order (case id, then runner order).
+    pub executions: Vec<&'a ExecutionResult>,
+}
