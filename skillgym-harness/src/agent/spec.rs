@@ -15,7 +15,14 @@
 //! | `cursor-agent` | `cursor-agent` | none | — | — | `.cursor/skills` (unverified) | — (unverified) |
 //! | `command` | the configured one | — | — | — | `.agents/skills` | — |
 //!
-//! How each CLI tells its version is in [`super::version`].
+//! How each CLI tells its version is in [`super::version`]; where its sessions connect, in
+//! [`super::network`]; the endpoints it can be pointed at, in [`super::provider`].
+//!
+//! A spec holds every fact the rest of the harness asks about an agent type, so [`AgentKind`]'s
+//! name, wire APIs and example model, `build`, `doctor`'s network list and the fuzz targets' lists
+//! of types all read [`ALL`]. Adding an agent is: its `AgentKind` variant, its adapter file with
+//! its `SPEC`, its line in [`ALL`] and `mod`/`pub use` lines in `agent/mod.rs`, its rows in the
+//! module docs' tables and the README, and its fixtures and test rows.
 //!
 //! Each skill under test goes into one directory only: an agent reading two of them would list
 //! it twice. The directories were established by running each CLI against the scripted model
