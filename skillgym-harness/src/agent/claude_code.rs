@@ -32,6 +32,12 @@ use crate::normalize::ReportBuilder;
 /// Claude Code as data.
 pub(super) const SPEC: AgentSpec = AgentSpec {
     kind: AgentKind::ClaudeCode,
+    name: "claude-code",
+    build: |options| std::sync::Arc::new(ClaudeCode::new(options)),
+    wire_apis: &[WireApi::Anthropic],
+    example_model: "claude-sonnet-4-6",
+    contacts: &["Anthropic's API (the login's)"],
+    npm_at_start: None,
     program: "claude",
     install: "npm install -g @anthropic-ai/claude-code",
     auth_env: &[

@@ -58,6 +58,12 @@ use crate::normalize::{JsonLine, ReportBuilder, TokenUsage};
 /// home.
 pub(super) const SPEC: AgentSpec = AgentSpec {
     kind: AgentKind::Codex,
+    name: "codex",
+    build: |options| std::sync::Arc::new(Codex::new(options)),
+    wire_apis: &[WireApi::OpenaiResponses],
+    example_model: "gpt-5.5",
+    contacts: &["api.openai.com (the login's; chatgpt.com with a ChatGPT login)"],
+    npm_at_start: None,
     program: "codex",
     install: "npm install -g @openai/codex",
     auth_env: &["CODEX_API_KEY", "OPENAI_API_KEY"],

@@ -61,6 +61,16 @@ const USAGE_FILE: &str = "copilot-usage.json";
 /// is needed.
 pub(super) const SPEC: AgentSpec = AgentSpec {
     kind: AgentKind::Copilot,
+    name: "copilot",
+    build: |options| std::sync::Arc::new(Copilot::new(options)),
+    wire_apis: &[
+        WireApi::OpenaiChat,
+        WireApi::OpenaiResponses,
+        WireApi::Anthropic,
+    ],
+    example_model: "gpt-5.4",
+    contacts: &["GitHub (its sign-in and the Copilot API)"],
+    npm_at_start: None,
     program: "copilot",
     install: "npm install -g @github/copilot",
     auth_env: &[

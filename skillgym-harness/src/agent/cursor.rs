@@ -49,6 +49,12 @@ use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, epoch_millis_to_rfc3
 /// no documented way to move its state, so nothing is isolated or seeded.
 pub(super) const SPEC: AgentSpec = AgentSpec {
     kind: AgentKind::CursorAgent,
+    name: "cursor-agent",
+    build: |options| std::sync::Arc::new(CursorAgent::new(options)),
+    wire_apis: &[],
+    example_model: "sonnet-4",
+    contacts: &["Cursor's servers (unverified)"],
+    npm_at_start: None,
     program: "cursor-agent",
     install: "curl https://cursor.com/install -fsS | bash (Cursor's installer; the npm package \
               `cursor-agent` is someone else's)",

@@ -53,6 +53,12 @@ const USER_DIR: &str = "";
 /// `GEMINI_CLI_HOME` (with a provider endpoint the sign-in stays home).
 pub(super) const SPEC: AgentSpec = AgentSpec {
     kind: AgentKind::GeminiCli,
+    name: "gemini-cli",
+    build: |options| std::sync::Arc::new(GeminiCli::new(options)),
+    wire_apis: &[WireApi::Gemini],
+    example_model: "gemini-2.5-pro",
+    contacts: &["Google (the Gemini API or Code Assist, and its sign-in)"],
+    npm_at_start: None,
     program: "gemini",
     install: "npm install -g @google/gemini-cli",
     auth_env: &[

@@ -221,14 +221,8 @@ pub enum AuthSource {
 /// Builds the adapter for `kind`. `command` needs `options.command`.
 pub fn build(kind: AgentKind, options: AgentOptions) -> Result<Arc<dyn Agent>, AgentBuildError> {
     Ok(match kind {
-        AgentKind::ClaudeCode => Arc::new(ClaudeCode::new(options)),
-        AgentKind::Codex => Arc::new(Codex::new(options)),
-        AgentKind::Opencode => Arc::new(Opencode::new(options)),
-        AgentKind::Copilot => Arc::new(Copilot::new(options)),
-        AgentKind::CursorAgent => Arc::new(CursorAgent::new(options)),
-        AgentKind::GeminiCli => Arc::new(GeminiCli::new(options)),
-        AgentKind::QwenCode => Arc::new(QwenCode::new(options)),
         AgentKind::Command => Arc::new(CommandAgent::from_options(options)?),
         AgentKind::Replay => return Err(AgentBuildError::ReplayHasNoProgram),
+        cli => (spec::cli_spec(cli).build)(options),
     })
 }

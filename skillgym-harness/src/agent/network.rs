@@ -28,7 +28,7 @@
 
 use crate::config::AgentKind;
 
-use super::Provider;
+use super::{Provider, spec};
 
 /// Where a session of `kind` may connect: each entry a host or a service, with what for.
 /// `provider` is the runner's model endpoint (a `--mock` run's is offline: the scripted model
@@ -41,36 +41,25 @@ pub fn contacts(
     if provider.is_some_and(|provider| provider.offline) {
         return vec!["the scripted model only".to_owned()];
     }
-    let registry = || {
-        let host = registry.map_or("registry.npmjs.org", host);
-        format!("{host} (the npm registry: OpenCode installs its plugin SDK at start)")
-    };
-    if let Some(provider) = provider {
-        let endpoint = format!("{} (the endpoint)", host(&provider.base_url));
-        return match kind {
-            AgentKind::Opencode => vec![endpoint, registry()],
-            AgentKind::Command => vec![endpoint, "whatever the program does".to_owned()],
-            _ => vec![endpoint],
+    let endpoint = provider.map(|provider| format!("{} (the endpoint)", host(&provider.base_url)));
+    let Some(spec) = spec::of_kind(kind) else {
+        // `command` (and `replay`, which starts nothing): skillgym knows nothing of the program.
+        let program = "whatever the program does".to_owned();
+        return match endpoint {
+            Some(endpoint) if kind == AgentKind::Command => vec![endpoint, program],
+            Some(endpoint) => vec![endpoint],
+            None => vec![program],
         };
+    };
+    let mut contacts = match endpoint {
+        Some(endpoint) => vec![endpoint],
+        None => spec.contacts.iter().map(|c| (*c).to_owned()).collect(),
+    };
+    if let Some(why) = spec.npm_at_start {
+        let host = registry.map_or("registry.npmjs.org", host);
+        contacts.push(format!("{host} (the npm registry: {why})"));
     }
-    match kind {
-        AgentKind::ClaudeCode => vec!["Anthropic's API (the login's)".to_owned()],
-        AgentKind::Codex => {
-            vec!["api.openai.com (the login's; chatgpt.com with a ChatGPT login)".to_owned()]
-        }
-        AgentKind::Opencode => vec![
-            "the model's provider (the login's)".to_owned(),
-            "models.opencode.ai (the catalog of the vendors' models)".to_owned(),
-            registry(),
-        ],
-        AgentKind::Copilot => vec!["GitHub (its sign-in and the Copilot API)".to_owned()],
-        AgentKind::GeminiCli => {
-            vec!["Google (the Gemini API or Code Assist, and its sign-in)".to_owned()]
-        }
-        AgentKind::QwenCode => vec!["the provider its settings select".to_owned()],
-        AgentKind::CursorAgent => vec!["Cursor's servers (unverified)".to_owned()],
-        AgentKind::Command | AgentKind::Replay => vec!["whatever the program does".to_owned()],
-    }
+    contacts
 }
 
 /// The host (and port) of a URL: `http://127.0.0.1:4000/v1` → `127.0.0.1:4000`.

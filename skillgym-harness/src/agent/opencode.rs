@@ -57,6 +57,20 @@ use crate::normalize::{JsonLine, ReportBuilder, TokenUsage, epoch_millis_to_rfc3
 /// `~/.agents/skills`, `~/.claude/skills` and `~/.opencode/skills`: a private home.
 pub(super) const SPEC: AgentSpec = AgentSpec {
     kind: AgentKind::Opencode,
+    name: "opencode",
+    build: |options| std::sync::Arc::new(Opencode::new(options)),
+    wire_apis: &[
+        WireApi::OpenaiChat,
+        WireApi::OpenaiResponses,
+        WireApi::Anthropic,
+        WireApi::Gemini,
+    ],
+    example_model: "anthropic/claude-sonnet-4-6",
+    contacts: &[
+        "the model's provider (the login's)",
+        "models.opencode.ai (the catalog of the vendors' models)",
+    ],
+    npm_at_start: Some("OpenCode installs its plugin SDK at start"),
     program: "opencode",
     install: "npm install -g opencode-ai",
     // The credential variables depend on the model's provider: the adapter lists them.

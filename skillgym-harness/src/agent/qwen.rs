@@ -36,6 +36,12 @@ const SETTINGS: &str = "settings.json";
 /// only the user's auth and provider keys. Qwen also reads `~/.agents/skills`: a private home.
 pub(super) const SPEC: AgentSpec = AgentSpec {
     kind: AgentKind::QwenCode,
+    name: "qwen-code",
+    build: |options| std::sync::Arc::new(QwenCode::new(options)),
+    wire_apis: &[WireApi::OpenaiChat],
+    example_model: "qwen3-coder-plus",
+    contacts: &["the provider its settings select"],
+    npm_at_start: None,
     program: "qwen",
     install: "npm install -g @qwen-code/qwen-code",
     auth_env: &[],

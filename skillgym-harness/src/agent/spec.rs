@@ -15,25 +15,47 @@
 //! | `cursor-agent` | `cursor-agent` | none | — | — | `.cursor/skills` (unverified) | — (unverified) |
 //! | `command` | the configured one | — | — | — | `.agents/skills` | — |
 //!
-//! How each CLI tells its version is in [`super::version`].
+//! How each CLI tells its version is in [`super::version`]; where its sessions connect, in
+//! [`super::network`]; the endpoints it can be pointed at, in [`super::provider`].
+//!
+//! A spec holds every fact the rest of the harness asks about an agent type, so [`AgentKind`]'s
+//! name, wire APIs and example model, `build`, `doctor`'s network list and the fuzz targets' lists
+//! of types all read [`ALL`]. Adding an agent is: its `AgentKind` variant, its adapter file with
+//! its `SPEC`, its line in [`ALL`] and `mod`/`pub use` lines in `agent/mod.rs`, its rows in the
+//! module docs' tables and the README, and its fixtures and test rows.
 //!
 //! Each skill under test goes into one directory only: an agent reading two of them would list
 //! it twice. The directories were established by running each CLI against the scripted model
 //! with a probe skill in every candidate directory (the README lists all each agent reads).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::isolation::{self, Seeded};
 use super::options::set_env;
 use super::version::VersionSpec;
-use super::{AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec};
-use crate::config::AgentKind;
+use super::{Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec};
+use crate::config::{AgentKind, WireApi};
 
 /// One agent CLI, as data.
 #[derive(Debug)]
 pub(crate) struct AgentSpec {
     /// The agent type.
     pub kind: AgentKind,
+    /// The type's name in YAML and reports (`claude-code`): the kebab-case name of `kind`.
+    pub name: &'static str,
+    /// Makes the adapter.
+    pub build: fn(AgentOptions) -> Arc<dyn Agent>,
+    /// The wire APIs the CLI can speak to a custom endpoint, its default first; empty when it
+    /// cannot be pointed at one.
+    pub wire_apis: &'static [WireApi],
+    /// A model name the CLI accepts, for error messages.
+    pub example_model: &'static str,
+    /// Where a session may connect with the user's login, besides the npm registry
+    /// ([`super::network`]).
+    pub contacts: &'static [&'static str],
+    /// Why the CLI fetches from the npm registry at start, when it does (with any endpoint).
+    pub npm_at_start: Option<&'static str>,
     /// The default program.
     pub program: &'static str,
     /// How to install it.
@@ -95,7 +117,7 @@ pub(crate) struct State {
 impl AgentSpec {
     /// The agent type's name (`claude-code`).
     pub(super) fn name(&self) -> &'static str {
-        self.kind.as_str()
+        self.name
     }
 
     /// The state directory of `session`: the one `agent.env` names, else the private one.
@@ -239,8 +261,9 @@ impl AgentSpec {
     }
 }
 
-/// The spec of every agent type that has one (all but `command`).
-pub(crate) const ALL: [&AgentSpec; 7] = [
+/// The spec of every agent CLI (all types but `command` and `replay`), in the order the docs
+/// list them ([`AgentKind::CLIS`]). Adding an agent adds its line here.
+pub(crate) const ALL: &[&AgentSpec] = &[
     &super::claude_code::SPEC,
     &super::codex::SPEC,
     &super::opencode::SPEC,
@@ -250,9 +273,62 @@ pub(crate) const ALL: [&AgentSpec; 7] = [
     &super::qwen::SPEC,
 ];
 
-/// The spec of an agent type, by name (`None` for `command`).
+/// The spec of an agent type, by name (`None` for `command` and `replay`).
 pub(crate) fn of(kind: &str) -> Option<&'static AgentSpec> {
-    ALL.into_iter().find(|spec| spec.name() == kind)
+    ALL.iter().copied().find(|spec| spec.name == kind)
+}
+
+/// The spec of an agent type (`None` for `command` and `replay`).
+pub(crate) fn of_kind(kind: AgentKind) -> Option<&'static AgentSpec> {
+    ALL.iter().copied().find(|spec| spec.kind == kind)
+}
+
+/// The facts of [`AgentKind`] that differ per agent CLI, read from its spec; `command` and
+/// `replay`, which have none, are answered here.
+impl AgentKind {
+    /// Every agent CLI type (all but `command` and `replay`), in the order the docs list them.
+    pub const CLIS: [AgentKind; ALL.len()] = {
+        let mut kinds = [AgentKind::Command; ALL.len()];
+        let mut i = 0;
+        while i < ALL.len() {
+            kinds[i] = ALL[i].kind;
+            i += 1;
+        }
+        kinds
+    };
+
+    /// The canonical name used in YAML, e.g. `claude-code`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentKind::Command => "command",
+            AgentKind::Replay => "replay",
+            cli => cli_spec(cli).name,
+        }
+    }
+
+    /// The wire APIs the agent's CLI can speak to a custom endpoint, its default first; empty
+    /// when it cannot be pointed at one.
+    pub fn wire_apis(self) -> &'static [WireApi] {
+        use WireApi::{Anthropic, Gemini, OpenaiChat, OpenaiResponses};
+        match self {
+            AgentKind::Command => &[OpenaiChat, OpenaiResponses, Anthropic, Gemini],
+            AgentKind::Replay => &[],
+            cli => cli_spec(cli).wire_apis,
+        }
+    }
+
+    /// A model name the agent's CLI accepts, for error messages.
+    pub fn example_model(self) -> &'static str {
+        match self {
+            AgentKind::Command | AgentKind::Replay => "my-model",
+            cli => cli_spec(cli).example_model,
+        }
+    }
+}
+
+/// The spec of an agent CLI type: every type but `command` and `replay` has one (tested below).
+pub(super) fn cli_spec(kind: AgentKind) -> &'static AgentSpec {
+    of_kind(kind).unwrap_or_else(|| panic!("agent type {kind:?} has no spec in `spec::ALL`"))
 }
 
 /// Where an agent type finds project skills (`.agents/skills`, the cross-agent convention,
@@ -289,8 +365,18 @@ mod tests {
             let spec = of(kind.as_str()).unwrap_or_else(|| panic!("no spec for {kind:?}"));
             assert_eq!(spec.kind, kind);
             assert!(spec.project_skills.ends_with("/skills"), "{kind:?}");
+            // The spec's name is the one YAML spells (serde's kebab-case name of the variant).
+            let read: AgentKind = serde_json::from_value(spec.name.into()).unwrap();
+            assert_eq!(read, kind, "{}", spec.name);
+            let agent = (spec.build)(AgentOptions::new("m"));
+            assert_eq!(agent.kind(), spec.name);
         }
-        assert_eq!(ALL.len(), AgentKind::CLIS.len());
+        for spec in ALL {
+            let same = ALL
+                .iter()
+                .filter(|other| other.kind == spec.kind || other.name == spec.name);
+            assert_eq!(same.count(), 1, "one spec of {}", spec.name);
+        }
         assert!(of("command").is_none());
         assert_eq!(project_skills("command"), ".agents/skills");
         assert_eq!(project_skills("claude-code"), ".claude/skills");

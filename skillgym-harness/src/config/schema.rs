@@ -707,6 +707,10 @@ impl fmt::Display for WireApi {
 }
 
 /// The agent CLIs skillgym can drive.
+///
+/// What differs per agent CLI (its name, wire APIs, an example model, …) is its adapter's spec
+/// (`agent/spec.rs`), which also answers [`AgentKind::as_str`], [`AgentKind::wire_apis`] and
+/// [`AgentKind::example_model`]; adding an agent adds its variant here and its spec there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
@@ -733,67 +737,6 @@ pub enum AgentKind {
     /// No program: the sessions of a recorded run (`recording`), re-normalized by the
     /// adapter of the agent that was recorded.
     Replay,
-}
-
-impl AgentKind {
-    /// Every agent CLI type (all but `command`), in the order the docs list them.
-    pub const CLIS: [AgentKind; 7] = [
-        AgentKind::ClaudeCode,
-        AgentKind::Codex,
-        AgentKind::Opencode,
-        AgentKind::Copilot,
-        AgentKind::CursorAgent,
-        AgentKind::GeminiCli,
-        AgentKind::QwenCode,
-    ];
-
-    /// The canonical name used in YAML, e.g. `claude-code`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AgentKind::ClaudeCode => "claude-code",
-            AgentKind::Codex => "codex",
-            AgentKind::Opencode => "opencode",
-            AgentKind::Copilot => "copilot",
-            AgentKind::CursorAgent => "cursor-agent",
-            AgentKind::GeminiCli => "gemini-cli",
-            AgentKind::QwenCode => "qwen-code",
-            AgentKind::Command => "command",
-            AgentKind::Replay => "replay",
-        }
-    }
-}
-
-impl AgentKind {
-    /// The wire APIs the agent's CLI can speak to a custom endpoint, its default first; empty
-    /// when it cannot be pointed at one.
-    pub fn wire_apis(self) -> &'static [WireApi] {
-        use WireApi::{Anthropic, Gemini, OpenaiChat, OpenaiResponses};
-        match self {
-            AgentKind::ClaudeCode => &[Anthropic],
-            AgentKind::Codex => &[OpenaiResponses],
-            AgentKind::Opencode => &[OpenaiChat, OpenaiResponses, Anthropic, Gemini],
-            AgentKind::Copilot => &[OpenaiChat, OpenaiResponses, Anthropic],
-            AgentKind::GeminiCli => &[Gemini],
-            AgentKind::QwenCode => &[OpenaiChat],
-            AgentKind::CursorAgent => &[],
-            AgentKind::Command => &[OpenaiChat, OpenaiResponses, Anthropic, Gemini],
-            AgentKind::Replay => &[],
-        }
-    }
-
-    /// A model name the agent's CLI accepts, for error messages.
-    pub fn example_model(self) -> &'static str {
-        match self {
-            AgentKind::ClaudeCode => "claude-sonnet-4-6",
-            AgentKind::Codex => "gpt-5.5",
-            AgentKind::Opencode => "anthropic/claude-sonnet-4-6",
-            AgentKind::Copilot => "gpt-5.4",
-            AgentKind::CursorAgent => "sonnet-4",
-            AgentKind::GeminiCli => "gemini-2.5-pro",
-            AgentKind::QwenCode => "qwen3-coder-plus",
-            AgentKind::Command | AgentKind::Replay => "my-model",
-        }
-    }
 }
 
 impl fmt::Display for AgentKind {

@@ -34,16 +34,10 @@ pub fn agent_files(bytes: &[u8]) {
     let Some((&pick, rest)) = bytes.split_first() else {
         return;
     };
-    let kinds = [
-        AgentKind::ClaudeCode,
-        AgentKind::Codex,
-        AgentKind::Opencode,
-        AgentKind::Copilot,
-        AgentKind::CursorAgent,
-        AgentKind::GeminiCli,
-        AgentKind::QwenCode,
-        AgentKind::Command,
-    ];
+    let kinds: Vec<AgentKind> = AgentKind::CLIS
+        .into_iter()
+        .chain([AgentKind::Command])
+        .collect();
     let kind = kinds[usize::from(pick) % kinds.len()];
     let [stdout, session, attempt_file] = scratch::files(rest, 3)[..] else {
         unreachable!("three files")

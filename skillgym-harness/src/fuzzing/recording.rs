@@ -29,17 +29,16 @@ const ATTEMPT_FILES: [&str; 7] = [
     "copilot-usage.json",
 ];
 
-/// Every agent type a recording can name.
-const KINDS: [AgentKind; 8] = [
-    AgentKind::ClaudeCode,
-    AgentKind::Codex,
-    AgentKind::Opencode,
-    AgentKind::Copilot,
-    AgentKind::CursorAgent,
-    AgentKind::GeminiCli,
-    AgentKind::QwenCode,
-    AgentKind::Command,
-];
+/// Every agent type a recording can name: the agent CLIs, then `command`.
+const KINDS: [AgentKind; AgentKind::CLIS.len() + 1] = {
+    let mut kinds = [AgentKind::Command; AgentKind::CLIS.len() + 1];
+    let mut i = 0;
+    while i < AgentKind::CLIS.len() {
+        kinds[i] = AgentKind::CLIS[i];
+        i += 1;
+    }
+    kinds
+};
 
 /// Writes the recording `bytes` make (see the module), opens it, replays each of its attempts
 /// and packs it; checks that replayed reports survive a JSON round trip and that the packed
