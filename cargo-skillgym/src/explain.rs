@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use skillgym_harness::explain::{RUN_FILE, RunRecord, run_dir_of};
+use skillgym_harness::run_record::{RUN_FILE, RunRecord, run_dir_of};
 
 /// Ask the agent of a failed attempt why, by resuming its session once per question of the
 /// attempt's failed assertions.

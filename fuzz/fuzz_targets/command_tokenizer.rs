@@ -6,8 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skillgym::__private::{lex, quote, tokenize};
 use skillgym::assert::{CommandMatcher, OptionArg, parse_command};
+use skillgym_grammar::shell::{lex, quote, tokenize};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -35,11 +35,22 @@
 //! | [`doctor`] | the checks behind `cargo skillgym doctor` |
 //! | [`mock`] | the scripted model server behind `--mock` and `cargo skillgym mock-model` |
 //! | [`replay`] | recorded runs replayed through today's checks (`--replay`, `type: replay`), and `cargo skillgym record` |
+//! | [`run_record`] | `<run>/run.json`: the benchmark binary that made a run, behind `cargo skillgym explain` |
 //! | [`snapshot`] | token snapshots: the baseline and `.new` files, the check, behind `cargo skillgym review` |
 //! | [`sandbox`] | the bubblewrap sandbox (`sandbox: bubblewrap`): what a sandboxed attempt's `result.json` records |
+//! | [`terminal_text`] | [`escape`](terminal_text::escape): text skillgym did not write, made safe for a terminal and a CI log |
 //!
-//! Everything else is private; a few modules are public but hidden (`#[doc(hidden)]`) for the
-//! framework's own tests, benchmarks and fuzz targets, and are not a stable API.
+//! Everything else is private, but for a few modules that are public and hidden
+//! (`#[doc(hidden)]`) because the framework's own tests, benchmarks and fuzz targets reach into
+//! them; they are not a stable API, and `cargo-skillgym` uses none of them:
+//!
+//! | hidden module | reached by |
+//! |---|---|
+//! | `fuzzing` | the gate for the cargo-fuzz targets in `fuzz/`: one entry point per target |
+//! | `execute` | `tests/launch.rs`, `tests/malformed.rs` (`run_session` on a real process) |
+//! | `process` | the root package's `tests/process.rs` (process supervision end to end) |
+//! | `suite` | `benches/suites.rs`, the root package's `benches/list.rs` and `tests/case_macro.rs` |
+//! | `workspace` | `benches/copy.rs`, the root package's `tests/real_agents` (`copy_tree`) |
 
 pub mod agent;
 mod artifacts;
@@ -51,8 +62,7 @@ mod duration;
 pub mod error;
 #[doc(hidden)]
 pub mod execute;
-#[doc(hidden)]
-pub mod explain;
+mod explain;
 mod figures;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -74,6 +84,7 @@ pub mod replay;
 pub mod report;
 pub mod results;
 mod run;
+pub mod run_record;
 pub mod sandbox;
 mod schedule;
 mod secrets;
@@ -83,7 +94,6 @@ mod suggest;
 #[doc(hidden)]
 pub mod suite;
 mod summary;
-#[doc(hidden)]
 pub mod terminal_text;
 mod time;
 mod trial_name;

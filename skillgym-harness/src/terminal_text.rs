@@ -10,13 +10,17 @@
 //! | a line feed | itself | multi-line text stays multi-line; each line is made safe on its own |
 //! | a tab, anything else | itself | |
 //!
-//! Every print site runs such text through [`escape`] (or [`masked`], which masks remembered
+//! Every print site runs such text through [`escape`] (or `masked`, which masks remembered
 //! secrets first; the crate's `println_escaped!` and `eprintln_escaped!` escape the line they
-//! print). Where text must stay on one line (the live status) [`escape_one_line`] escapes line
+//! print). Where text must stay on one line (the live status) `escape_one_line` escapes line
 //! feeds and tabs too (`\n`, `\t`). Text that goes inside a line skillgym vouches for — the data of the
 //! `github-actions` reporter's own workflow commands, its job summary — takes
-//! [`escape_controls`], the characters only, and then the escaping of its format. Escaping
+//! `escape_controls`, the characters only, and then the escaping of its format. Escaping
 //! twice changes nothing.
+//!
+//! [`escape`] is public for the programs built on the harness (`cargo skillgym` prints what a
+//! run directory, a snapshot file or an error says through it); the other forms are the
+//! harness's own.
 
 use crate::secrets;
 
@@ -38,25 +42,33 @@ macro_rules! eprintln_escaped {
 pub(crate) use {eprintln_escaped, println_escaped};
 
 /// `text` with remembered secrets masked, then [`escape`]d.
-pub fn masked(text: &str) -> String {
+pub(crate) fn masked(text: &str) -> String {
     escape(&secrets::mask(text))
 }
 
 /// `text` as the module's table says: no control character, no bidirectional control, and no
 /// line a CI runner reads as a command; line feeds and tabs are kept.
+///
+/// ```
+/// use skillgym_harness::terminal_text::escape;
+///
+/// assert_eq!(escape("\x1b[2Jcleared\r"), r"\u{1b}[2Jcleared\r");
+/// assert_eq!(escape("line 1\n  ::add-mask::x"), "line 1\n  \\u{3a}:add-mask::x");
+/// assert_eq!(escape("plain\ttext"), "plain\ttext");
+/// ```
 pub fn escape(text: &str) -> String {
     escape_as(text, Mode::Text)
 }
 
 /// `text` on one line: as [`escape`], and line feeds and tabs escaped too (`\n`, `\t`). For
 /// what must not break or widen a line: ids, a live status line.
-pub fn escape_one_line(text: &str) -> String {
+pub(crate) fn escape_one_line(text: &str) -> String {
     escape_as(text, Mode::OneLine)
 }
 
 /// `text` with its control characters, bidirectional controls and line separators escaped
 /// (line feeds and tabs kept), but no line rule: for text inside a line that is not its own.
-pub fn escape_controls(text: &str) -> String {
+pub(crate) fn escape_controls(text: &str) -> String {
     escape_as(text, Mode::Characters)
 }
 
@@ -98,9 +110,9 @@ fn escape_as(text: &str, mode: Mode) -> String {
 }
 
 /// Whether `c` is a control character other than a tab and a line feed, a bidirectional-text
-/// control or a line or paragraph separator: what [`escape_controls`] writes as its Rust escape
+/// control or a line or paragraph separator: what `escape_controls` writes as its Rust escape
 /// (`char::escape_debug`).
-pub fn needs_escape(c: char) -> bool {
+pub(crate) fn needs_escape(c: char) -> bool {
     c.is_control() && c != '\t' && c != '\n'
         || matches!(
             c,
@@ -116,7 +128,7 @@ pub fn needs_escape(c: char) -> bool {
 
 /// Whether a `[` written after `out` would complete `##[` or `##vso[` (any case): a CI
 /// runner's command prefix.
-pub fn ends_command_prefix(out: &str) -> bool {
+pub(crate) fn ends_command_prefix(out: &str) -> bool {
     let bytes = out.as_bytes();
     bytes.ends_with(b"##")
         || bytes.len() >= 5 && bytes[bytes.len() - 5..].eq_ignore_ascii_case(b"##vso")

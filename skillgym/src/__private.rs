@@ -8,10 +8,6 @@ pub use inventory;
 use crate::assert::AssertionFailure;
 use crate::{CaseContext, Failure, FailureClass, SessionReport};
 
-/// The shell lexer behind [`CommandMatcher`](crate::assert::CommandMatcher), for the harness's
-/// command normalization and the fuzz targets.
-pub use crate::assert::command::tokenize::{Separator, Token, lex, quote, tokenize};
-
 /// A boxed case future.
 pub type BoxFuture<'a> = Pin<Box<dyn Future<Output = crate::Result> + 'a>>;
 

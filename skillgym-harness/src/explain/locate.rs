@@ -1,12 +1,11 @@
 //! Which attempts `explain DIR` asks about: DIR itself when it holds `explain.json`, else every
 //! failed attempt below it (an execution directory, a run directory) that holds one, in path
-//! order; and the run directory a DIR belongs to.
+//! order. The run directory a DIR belongs to is [`run_dir_of`](crate::run_record::run_dir_of).
 
 use std::path::{Path, PathBuf};
 
 use super::ExplainError;
 use super::record::REQUEST_FILE;
-use super::run_record::RUN_FILE;
 use crate::artifacts::is_layout_name;
 
 /// How deep below DIR attempts are looked for (`<case>/<runner>/repeat-N/attempt-M` is 4).
@@ -72,13 +71,6 @@ fn failed(attempt: &Path) -> bool {
     !matches!(status.as_deref(), Some("passed" | "expected-failed"))
 }
 
-/// The run directory `dir` is in (or is): the nearest ancestor holding `run.json`.
-pub fn run_dir_of(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .find(|ancestor| ancestor.join(RUN_FILE).is_file())
-        .map(Path::to_path_buf)
-}
-
 /// A sort key comparing runs of digits by value, so that `repeat-2` comes before `repeat-10`.
 fn natural_key(path: &Path) -> Vec<(String, u64)> {
     let text = path.to_string_lossy();
@@ -102,6 +94,7 @@ fn natural_key(path: &Path) -> Vec<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run_record::{RUN_FILE, run_dir_of};
 
     fn attempt(
         run: &Path,

@@ -3,14 +3,13 @@
 //!
 //! A benchmark binary explains with `--explain DIR [--rerun] [--mock]` (only it knows how to
 //! build its runners' agents); `cargo skillgym explain DIR` finds the binary in the run's
-//! `run.json` and runs it so.
+//! `run.json` ([`run_record`](crate::run_record)) and runs it so.
 //!
 //! | module | concern |
 //! |---|---|
-//! | `locate` | which attempts a DIR means (an attempt, or every failed attempt below an execution or run directory), and the run directory of a DIR |
+//! | `locate` | which attempts a DIR means (an attempt, or every failed attempt below an execution or run directory) |
 //! | `ask` | one question: a resumed session in the attempt's workspace and state, its artifacts in `explain/question-NN/` |
 //! | `record` | `explain.json`, `explanations.json`, question directories, reuse or ask |
-//! | `run_record` | `<run>/run.json`: the binary that made the run |
 //! | `hint` | the `cargo skillgym explain <dir>` hint of a failed execution |
 //!
 //! The session resumes in the workspace `explain.json` names only when it is one skillgym made
@@ -30,7 +29,6 @@ mod ask;
 mod hint;
 pub(crate) mod locate;
 pub(crate) mod record;
-mod run_record;
 
 use std::fmt;
 use std::path::Path;
@@ -47,9 +45,7 @@ use crate::terminal_text;
 use crate::time::Timestamp;
 
 pub(crate) use hint::{hint, user_dir};
-pub use locate::run_dir_of;
 use record::{Decision, ExplainRequest, Explanations, question_dir};
-pub use run_record::{RUN_FILE, RunRecord};
 
 /// Why an attempt cannot be explained: a sentence naming the file or setting at fault.
 #[derive(Debug, Clone, PartialEq, Eq)]

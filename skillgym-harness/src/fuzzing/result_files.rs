@@ -14,8 +14,8 @@ use std::path::Path;
 use super::{reporters, scratch};
 use crate::explain::locate::attempts;
 use crate::explain::record::{self, ExplainRequest, Explanations};
-use crate::explain::{RunRecord, run_dir_of};
 use crate::report::RunReport;
+use crate::run_record::{RunRecord, run_dir_of};
 use crate::snapshot::{SnapshotFile, delta, show};
 
 /// Writes the files `bytes` make into a run directory (see the module) and reads them as

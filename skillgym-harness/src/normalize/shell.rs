@@ -1,12 +1,12 @@
 //! Reading shell commands: unwrapping `bash -lc '…'` wrappers, and finding the files a command
 //! reads (`cat`, `sed -n`, `head`, `tail`, `nl`, `bat`, `less`, `more`), following `cd`.
 //!
-//! Words are split with shell quoting rules (`skillgym::__private::lex`); expansions are not
+//! Words are split with shell quoting rules ([`skillgym_grammar::shell::lex`]); expansions are not
 //! performed, so operands holding `$`, globs or `~` are not reported as reads.
 
 use std::path::{Path, PathBuf};
 
-use skillgym::__private::{Token, lex};
+use skillgym_grammar::shell::{Token, lex};
 
 use super::resolve_path;
 

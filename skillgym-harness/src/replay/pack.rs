@@ -141,7 +141,7 @@ fn resolved(path: &Path) -> io::Result<PathBuf> {
 /// and the agents' `env` of the config `run.json` names, when it still loads.
 fn remember_run_secrets(run_dir: &Path) {
     use crate::secrets;
-    let config = crate::explain::RunRecord::read(run_dir)
+    let config = crate::run_record::RunRecord::read(run_dir)
         .ok()
         .and_then(|record| record.config)
         .and_then(|path| crate::config::load(&path).ok());

@@ -15,7 +15,7 @@
 use std::path::Path;
 
 use crate::config::{Settings, WorkspaceMode};
-use crate::explain::RUN_FILE;
+use crate::run_record::RUN_FILE;
 use crate::workspace::root::MARKER;
 
 /// The working directory of workspace mode `none`, when that is the configured mode.

@@ -1,5 +1,5 @@
-//! Structured matching of shell commands: tokenizing, parsing into simple commands, and
-//! matching them by executable, positionals and options.
+//! Structured matching of shell commands: parsing into simple commands (words split by
+//! [`skillgym_grammar::shell`]), and matching them by executable, positionals and options.
 //!
 //! ```
 //! use skillgym::assert::CommandMatcher;
@@ -10,13 +10,12 @@
 
 mod matcher;
 mod parse;
-pub(crate) mod tokenize;
 
 pub use matcher::{CommandMatcher, TokenMatcher};
 pub use parse::{CommandOption, OptionArg, ParsedCommand, parse_command};
 
 #[cfg(test)]
-use tokenize::{Separator, Token, lex, quote, tokenize};
+use skillgym_grammar::shell::{Separator, Token, lex, quote, tokenize};
 
 #[cfg(test)]
 mod tests;

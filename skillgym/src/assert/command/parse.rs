@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::tokenize::{Token, lex, tokenize};
+use skillgym_grammar::shell::{Token, lex, tokenize};
 
 /// Shells whose `-c` script is parsed instead of the shell itself.
 const SHELLS: [&str; 5] = ["bash", "sh", "zsh", "fish", "dash"];

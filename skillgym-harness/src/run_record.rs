@@ -13,6 +13,21 @@
 //!
 //! What it cannot tell: whether an executable file elsewhere is the binary that made the run.
 //! `explain` prints the path it runs before running it.
+//!
+//! How `cargo skillgym explain` finds the binary of a run from any directory inside it:
+//!
+//! ```no_run
+//! use std::path::Path;
+//!
+//! use skillgym_harness::run_record::{RunRecord, run_dir_of};
+//!
+//! let attempt = Path::new("target/skillgym/runs/<run-id>/find_expo/claude/repeat-1/attempt-1");
+//! let run_dir = run_dir_of(attempt).ok_or("not inside a run directory")?;
+//! let record = RunRecord::read(&run_dir)?;
+//! record.check(&run_dir)?;
+//! println!("{} made this run", record.executable_text());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -21,6 +36,13 @@ use serde::{Deserialize, Serialize};
 
 /// The file, in the run directory.
 pub const RUN_FILE: &str = "run.json";
+
+/// The run directory `dir` is in (or is): the nearest ancestor holding [`RUN_FILE`].
+pub fn run_dir_of(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|ancestor| ancestor.join(RUN_FILE).is_file())
+        .map(Path::to_path_buf)
+}
 
 /// What `run.json` says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,4 +1,6 @@
-//! Splitting a command line into words and separators (POSIX shell rules), and quoting words.
+//! Splitting a command line into words and separators (POSIX shell rules), and quoting words:
+//! the lexer behind `skillgym`'s `CommandMatcher` and the harness's reading of the shell commands
+//! an agent ran.
 
 /// A piece of a command line: a word or a separator between simple commands.
 ///
@@ -6,7 +8,7 @@
 /// together with their target, and `#` comments are skipped.
 ///
 /// ```
-/// use skillgym::__private::{lex, Separator, Token};
+/// use skillgym_grammar::shell::{lex, Separator, Token};
 ///
 /// assert_eq!(
 ///     lex("cd app&&npm test 2>&1"),
@@ -31,7 +33,7 @@ pub enum Token {
 /// An operator that separates simple commands.
 ///
 /// ```
-/// use skillgym::__private::{lex, Separator, Token};
+/// use skillgym_grammar::shell::{lex, Separator, Token};
 ///
 /// let separators: Vec<Separator> = lex("a && b || c; d | e & f\ng")
 ///     .into_iter()
@@ -81,7 +83,7 @@ pub enum Separator {
 /// the input. Never panics.
 ///
 /// ```
-/// use skillgym::__private::{lex, Separator, Token};
+/// use skillgym_grammar::shell::{lex, Separator, Token};
 ///
 /// assert_eq!(
 ///     lex(r#"echo foo"bar"'baz' ''; ls > /dev/null"#),
@@ -108,7 +110,7 @@ pub fn lex(command: &str) -> Vec<Token> {
 /// The words of a command line, separators dropped (see [`lex`] for the rules).
 ///
 /// ```
-/// use skillgym::__private::tokenize;
+/// use skillgym_grammar::shell::tokenize;
 ///
 /// assert_eq!(
 ///     tokenize(r#"git commit -m "fix: it's done" && git push"#),
@@ -131,7 +133,7 @@ pub fn tokenize(command: &str) -> Vec<String> {
 /// wrapped in single quotes, with each `'` written as `'\''`. The empty word becomes `''`.
 ///
 /// ```
-/// use skillgym::__private::{quote, tokenize};
+/// use skillgym_grammar::shell::{quote, tokenize};
 ///
 /// assert_eq!(quote("abc-1.2/x=y"), "abc-1.2/x=y");
 /// assert_eq!(quote("it's a test"), r"'it'\''s a test'");
