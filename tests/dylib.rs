@@ -19,11 +19,13 @@ const LIBRARY_PATHS: [&str; 3] = [
 /// The benchmark binary of `examples/dynamic`, built as `cargo test --workspace` builds it.
 ///
 /// The shared library's file name carries no hash, so a build with another selection of
-/// packages (`-p`, which can give the dependencies other features) would relink it in place
-/// under the binaries `cargo test --workspace` built and is about to run.
+/// packages or targets (`-p`, or `--test benchmarks`, which leaves out other packages'
+/// dev-dependencies and so can give shared dependencies other features) would relink it in
+/// place under the binaries `cargo test --workspace` built and is about to run: the same
+/// selection as that command is a no-op.
 fn dynamic_example_binary() -> PathBuf {
     built_package_executable(
-        &["test", "--workspace", "--test", "benchmarks", "--no-run"],
+        &["test", "--workspace", "--no-run"],
         "examples/dynamic",
         "benchmarks",
     )
