@@ -11,6 +11,9 @@
 //! | `crate_dir` | an absolute path to an existing directory, outside the run directory |
 //! | `config` | absent, or an absolute path to an existing regular file, outside the run directory |
 //!
+//! [`RunRecord::read`] fails with a [`RunRecordError`], [`RunRecord::check`] with a
+//! [`RunRecordRefusal`] naming the field, the path and what is wrong with it.
+//!
 //! What it cannot tell: whether an executable file elsewhere is the binary that made the run.
 //! `explain` prints the path it runs before running it.
 //!
@@ -102,31 +105,32 @@ impl RunRecord {
     }
 
     /// Reads `<run_dir>/run.json`.
-    pub fn read(run_dir: &Path) -> Result<RunRecord, String> {
+    pub fn read(run_dir: &Path) -> Result<RunRecord, RunRecordError> {
         let path = run_dir.join(RUN_FILE);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-        serde_json::from_str(&text).map_err(|error| format!("{}: {error}", path.display()))
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(source) => return Err(RunRecordError::Unreadable { path, source }),
+        };
+        serde_json::from_str(&text).map_err(|source| RunRecordError::Malformed { path, source })
     }
 
     /// Why `explain` must not run what this record (read from `<run_dir>/run.json`) names,
     /// if it must not: a sentence naming the field and the file.
-    pub fn check(&self, run_dir: &Path) -> Result<(), String> {
+    pub fn check(&self, run_dir: &Path) -> Result<(), RunRecordRefusal> {
         let file = run_dir.join(RUN_FILE);
         let real_run = std::fs::canonicalize(run_dir).unwrap_or_else(|_| run_dir.to_path_buf());
-        let problem = |field: &str, path: &Path, why: &str| {
-            format!(
-                "{} names `{}` as `{field}`, which {why}: explain runs only the benchmark binary a run recorded, an executable file outside the run directory",
-                file.display(),
-                shown(path)
-            )
+        let problem = |field: &'static str, path: &Path, why: &str| RunRecordRefusal {
+            file: file.clone(),
+            field,
+            path: shown(path),
+            why: why.to_owned(),
         };
         let inside = |path: &Path| {
             path.starts_with(run_dir)
                 || path.starts_with(&real_run)
                 || std::fs::canonicalize(path).is_ok_and(|real| real.starts_with(&real_run))
         };
-        let outside_file = |field: &str, path: &Path, executable: bool| {
+        let outside_file = |field: &'static str, path: &Path, executable: bool| {
             if !path.is_absolute() {
                 return Err(problem(field, path, "is not an absolute path"));
             }
@@ -181,6 +185,48 @@ impl RunRecord {
             }
             _ => name,
         }
+    }
+}
+
+/// Why `run.json` could not be read ([`RunRecord::read`]).
+#[derive(Debug, thiserror::Error)]
+pub enum RunRecordError {
+    /// The file is missing or unreadable.
+    #[error("cannot read {}: {source}", path.display())]
+    Unreadable {
+        /// `<run_dir>/run.json`.
+        path: PathBuf,
+        /// What reading it said.
+        source: std::io::Error,
+    },
+    /// The file is not a run record.
+    #[error("{}: {source}", path.display())]
+    Malformed {
+        /// `<run_dir>/run.json`.
+        path: PathBuf,
+        /// What parsing it said.
+        source: serde_json::Error,
+    },
+}
+
+/// Why `explain` must not run what a run record names ([`RunRecord::check`]): the field, the
+/// path it names (control characters escaped) and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{} names `{path}` as `{field}`, which {why}: explain runs only the benchmark binary a run recorded, an executable file outside the run directory",
+    file.display()
+)]
+pub struct RunRecordRefusal {
+    file: PathBuf,
+    field: &'static str,
+    path: String,
+    why: String,
+}
+
+impl RunRecordRefusal {
+    /// The refused field of `run.json`: `executable`, `config` or `crate_dir`.
+    pub fn field(&self) -> &str {
+        self.field
     }
 }
 
@@ -277,7 +323,7 @@ mod tests {
         };
         let at = |path: &Path| path.to_str().unwrap().to_owned();
         assert_eq!(record(&at(&binary), &crate_dir, None).check(&run), Ok(()));
-        let refused = |record: RunRecord| record.check(&run).unwrap_err();
+        let refused = |record: RunRecord| record.check(&run).unwrap_err().to_string();
         let file = run.join(RUN_FILE).display().to_string();
         let why = "explain runs only the benchmark binary a run recorded, an executable file outside the run directory";
         assert_eq!(

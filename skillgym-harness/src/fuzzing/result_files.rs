@@ -87,7 +87,10 @@ fn run_record(run: &Path, bytes: &[u8]) {
             let again: RunRecord = serde_json::from_str(&text).expect("the record reads back");
             assert_eq!(again, record, "run.json changed on a round trip");
         }
-        Err(error) => assert!(error.contains("run.json"), "an error not naming run.json"),
+        Err(error) => assert!(
+            error.to_string().contains("run.json"),
+            "an error not naming run.json"
+        ),
     }
 }
 
