@@ -122,7 +122,7 @@ impl RunRecord {
         let problem = |field: &'static str, path: &Path, why: &str| RunRecordRefusal {
             file: file.clone(),
             field,
-            path: shown(path),
+            path: crate::terminal_text::escape_path(path),
             why: why.to_owned(),
         };
         let inside = |path: &Path| {
@@ -166,7 +166,7 @@ impl RunRecord {
 
     /// The executable's path as text safe to print: control characters escaped.
     pub fn executable_text(&self) -> String {
-        shown(&self.executable)
+        crate::terminal_text::escape_path(&self.executable)
     }
 
     /// The name of the test target the binary was built from (control characters escaped):
@@ -175,7 +175,7 @@ impl RunRecord {
         let name = self
             .executable
             .file_name()
-            .map(|name| shown(Path::new(name)))
+            .map(|name| crate::terminal_text::escape_path(Path::new(name)))
             .unwrap_or_default();
         match name.rsplit_once('-') {
             Some((target, hash))
@@ -228,11 +228,6 @@ impl RunRecordRefusal {
     pub fn field(&self) -> &str {
         self.field
     }
-}
-
-/// A path as text safe to print: control characters escaped.
-fn shown(path: &Path) -> String {
-    crate::terminal_text::escape_one_line(&path.to_string_lossy())
 }
 
 #[cfg(unix)]

@@ -66,6 +66,11 @@ pub(crate) fn escape_one_line(text: &str) -> String {
     escape_as(text, Mode::OneLine)
 }
 
+/// A path as one line of text safe to print ([`escape_one_line`] of its lossy text).
+pub(crate) fn escape_path(path: &std::path::Path) -> String {
+    escape_one_line(&path.to_string_lossy())
+}
+
 /// `text` with its control characters, bidirectional controls and line separators escaped
 /// (line feeds and tabs kept), but no line rule: for text inside a line that is not its own.
 pub(crate) fn escape_controls(text: &str) -> String {

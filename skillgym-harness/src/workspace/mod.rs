@@ -11,7 +11,6 @@
 
 use std::fs;
 use std::io;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -345,11 +344,7 @@ fn once_per_run(
         )
     };
     fs::create_dir_all(setup).map_err(problem)?;
-    let lock = fs::File::create(setup.join("lock")).map_err(problem)?;
-    // SAFETY: flock on a file descriptor we own; released when `lock` is closed.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(problem(io::Error::last_os_error()));
-    }
+    let _lock = crate::schedule::lock_file(&setup.join("lock")).map_err(problem)?;
     let ready = setup.join("ready");
     let failed = setup.join("failed");
     if ready.exists() {

@@ -46,18 +46,13 @@ pub(crate) fn check(cwd: &Path, file: &Path, own: Option<&Path>) -> Result<(), S
     Err(format!(
         "{} names the workspace `{}`, which is not one skillgym made (inside a run's workspace root, one holding `{MARKER}`){}: skillgym runs nothing there",
         file.display(),
-        shown(cwd),
+        crate::terminal_text::escape_path(cwd),
         if own.is_some() {
             " nor the configured working directory"
         } else {
             ""
         },
     ))
-}
-
-/// A path as text safe to print: control characters escaped.
-fn shown(path: &Path) -> String {
-    crate::terminal_text::escape_one_line(&path.to_string_lossy())
 }
 
 #[cfg(all(test, unix))]

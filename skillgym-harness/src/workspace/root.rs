@@ -23,7 +23,6 @@
 
 use std::fs::{self, File};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -125,17 +124,7 @@ impl RunRoot {
         let path = locks.join("workspace-root.lock");
         let problem = |error: io::Error| format!("cannot lock {}: {error}", path.display());
         fs::create_dir_all(&locks).map_err(problem)?;
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(problem)?;
-        // SAFETY: flock on a file descriptor we own; released when `file` is closed.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(problem(io::Error::last_os_error()));
-        }
-        Ok(file)
+        crate::schedule::lock_file(&path).map_err(problem)
     }
 
     /// The run's record, if it has one yet.
