@@ -150,6 +150,10 @@ impl RunDir {
     }
 }
 
+/// The file an attempt's model requests are logged to (under `--mock`, and for a scripted
+/// model server's sessions).
+pub(crate) const REQUEST_LOG: &str = "mock-requests.jsonl";
+
 /// Longest cleaned name kept whole: longer ones are cut here and take the hash suffix, so no
 /// path component comes near the 255-byte limit of file names.
 const MAX_NAME: usize = 120;

@@ -7,13 +7,16 @@
 
 use std::fmt::Write as _;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::agent::{self, AgentOptions, AgentSetup, ApiKey, AuthSource, Provider};
 use crate::config::{AgentKind, Config, RunnerConfig};
 use crate::replay::Recording;
+
+/// Where a program is found (used by `doctor` and the run's preflight checks).
+pub use crate::process::find_program;
 
 /// How long `--version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
@@ -217,22 +220,6 @@ fn check_auth(setup: &AgentSetup, options: &AgentOptions, lines: &mut Vec<(bool,
             lines.push((false, text));
         }
     }
-}
-
-/// The program's path: as given when it holds a `/`, else the first executable on `PATH`.
-pub fn find_program(program: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |path: &Path| {
-        std::fs::metadata(path)
-            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-    };
-    if program.as_os_str().to_string_lossy().contains('/') {
-        return executable(program).then(|| program.to_path_buf());
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| executable(candidate))
 }
 
 /// The first non-empty line the program prints for its version.

@@ -21,8 +21,7 @@ use crate::mock::{MockServer, MockSession, Script, ServerOptions, SessionSetup};
 use crate::run::Runner;
 use crate::suite::CaseSpec;
 
-/// The file an attempt's model requests are logged to.
-pub(crate) const REQUEST_LOG: &str = "mock-requests.jsonl";
+use crate::artifacts::REQUEST_LOG;
 
 /// What the scripted model answers to an explain question under `--mock`.
 pub(crate) fn explain_answer(question: &str) -> String {

@@ -7,6 +7,8 @@
 //! | cost in US dollars (`f64`) | saturates at [`MAX_COST_USD`] | of the figures, each capped, so at most the cap | a NaN or negative cost is left out, as if not reported; a larger one counts as the cap |
 //! | weighted mean of scores (weights finite, >= 0) | - | [`weighted_mean`]: weights scaled by the largest first, so no sum overflows | - |
 //! | any other `f64` result (snapshot bounds, differences, percentages) | - | - | [`finite`]: infinities become `±f64::MAX`, NaN becomes 0 |
+//!
+//! A count is printed with its thousands grouped: [`thousands`].
 
 /// The largest cost in US dollars a sum or mean reaches: $10^15, far beyond any real run, and
 /// still printed in full with its cents (`$1000000000000000.0000`).
@@ -97,9 +99,30 @@ pub(crate) fn finite(value: f64) -> f64 {
     }
 }
 
+/// `1234567` as `1,234,567`.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
 
     #[test]
     fn integer_sums_saturate_and_means_are_exact() {

@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use crate::doctor::find_program;
 use crate::error::{MissingProgram, MissingPromptFile, PreflightError};
+use crate::process::find_program;
 use crate::run::Runner;
 use crate::suite::{CaseSpec, PromptSpec};
 

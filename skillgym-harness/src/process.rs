@@ -732,6 +732,22 @@ fn spawn_error(spec: &ProcessSpec, source: io::Error) -> io::Error {
     .into()
 }
 
+/// The program's path: as given when it holds a `/`, else the first executable on `PATH`.
+pub fn find_program(program: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |path: &Path| {
+        std::fs::metadata(path)
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    };
+    if program.as_os_str().to_string_lossy().contains('/') {
+        return executable(program).then(|| program.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| executable(candidate))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@
 //!
 //! [`sanitize`]: skillgym_harness::results::sanitize
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -273,4 +273,219 @@ fn module_paths_follow_the_file_layout() {
     assert_eq!(module_of("results/status.rs"), ["results", "status"]);
     assert_eq!(module_of("lib.rs"), Vec::<String>::new());
     assert_eq!(module_of("summary.rs"), ["summary"]);
+}
+
+/// Every top-level module of the crate with the top-level modules its files reach (itself left
+/// out), and for each edge the first `file:line` naming it.
+fn module_graph() -> BTreeMap<String, BTreeMap<String, String>> {
+    let src = match std::env::var_os("OLD") {
+        Some(d) => PathBuf::from(d).join("skillgym-harness/src"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+    };
+    let mut graph = BTreeMap::<String, BTreeMap<String, String>>::new();
+    for file in rust_files(&src) {
+        let rel = relative(&file, &src);
+        let module = module_of(&rel);
+        let Some(top) = module.first().cloned() else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&file).unwrap();
+        let edges = graph.entry(top.clone()).or_default();
+        for (target, line) in reached(&text, &module) {
+            if target != top {
+                edges
+                    .entry(target)
+                    .or_insert_with(|| format!("src/{rel}:{line}"));
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn print_graph() {
+    let g = module_graph();
+    for (m, e) in &g {
+        println!("{m}: {:?}", e.keys().collect::<Vec<_>>());
+    }
+    for f in long_functions() {
+        println!("{f}");
+    }
+}
+
+/// Every non-test function of the workspace's crates longer than [`LONG`] lines, as
+/// `path:line: name (N lines)`.
+fn long_functions() -> Vec<String> {
+    let root = match std::env::var_os("OLD") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .to_path_buf(),
+    };
+    let root = root.as_path();
+    let mut found = Vec::new();
+    for krate in [
+        "skillgym-grammar",
+        "skillgym-macros",
+        "skillgym",
+        "skillgym-harness",
+        "cargo-skillgym",
+    ] {
+        for file in rust_files(&root.join(krate).join("src")) {
+            let rel = relative(&file, root);
+            if rel.ends_with("/tests.rs") || rel.contains("/tests/") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let tokens = TokenStream::from_str(&text).expect("the source tokenizes");
+            let mut functions = Vec::new();
+            functions_in(tokens, &mut functions);
+            for (name, start, end) in functions {
+                let lines = end - start + 1;
+                if lines > LONG {
+                    found.push(format!("{rel}:{start}: {name} ({lines} lines)"));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Functions longer than this many lines (from `fn` to its closing brace) need a reason.
+const LONG: usize = 80;
+
+/// The non-test functions of a token stream (nested ones too): name, first and last line.
+fn functions_in(tokens: TokenStream, found: &mut Vec<(String, usize, usize)>) {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut test_only = false;
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                if let Some(TokenTree::Group(attr)) = tokens.get(i + 1)
+                    && attr.delimiter() == Delimiter::Bracket
+                {
+                    let text = attr.stream().to_string().replace(' ', "");
+                    if text == "test" || text.starts_with("cfg(test") || text.ends_with("::test") {
+                        test_only = true;
+                    }
+                    i += 2;
+                    continue;
+                }
+            }
+            TokenTree::Punct(p) if p.as_char() == ';' => test_only = false,
+            TokenTree::Ident(ident) if ident == "fn" => {
+                if let Some(TokenTree::Ident(name)) = tokens.get(i + 1) {
+                    let start = ident.span().start().line;
+                    let mut j = i + 2;
+                    while j < tokens.len() {
+                        match &tokens[j] {
+                            TokenTree::Punct(p) if p.as_char() == ';' => break,
+                            TokenTree::Group(body) if body.delimiter() == Delimiter::Brace => {
+                                if !test_only {
+                                    found.push((name.to_string(), start, body.span().end().line));
+                                    functions_in(body.stream(), found);
+                                }
+                                break;
+                            }
+                            _ => j += 1,
+                        }
+                    }
+                    test_only = false;
+                    i = j + 1;
+                    continue;
+                }
+            }
+            TokenTree::Group(group) => {
+                if !test_only {
+                    functions_in(group.stream(), found);
+                }
+                test_only = false;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// The strongly connected components of more than one module (Tarjan), each sorted.
+fn cycles(graph: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Vec<String>> {
+    struct State<'a> {
+        graph: &'a BTreeMap<String, BTreeMap<String, String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'a>(state: &mut State<'a>, node: &'a str) {
+        let n = state.index.len();
+        state.index.insert(node, n);
+        state.low.insert(node, n);
+        state.stack.push(node);
+        state.on_stack.insert(node);
+        let graph = state.graph;
+        for next in graph.get(node).into_iter().flat_map(|edges| edges.keys()) {
+            let next = next.as_str();
+            if !graph.contains_key(next) {
+                continue;
+            }
+            if !state.index.contains_key(next) {
+                visit(state, next);
+                let low = state.low[node].min(state.low[next]);
+                state.low.insert(node, low);
+            } else if state.on_stack.contains(next) {
+                let low = state.low[node].min(state.index[next]);
+                state.low.insert(node, low);
+            }
+        }
+        if state.low[node] == state.index[node] {
+            let mut component = Vec::new();
+            while let Some(top) = state.stack.pop() {
+                state.on_stack.remove(top);
+                component.push(top.to_owned());
+                if top == node {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                state.found.push(component);
+            }
+        }
+    }
+    let mut state = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    for node in graph.keys() {
+        if !state.index.contains_key(node.as_str()) {
+            visit(&mut state, node);
+        }
+    }
+    state.found
+}
+
+#[test]
+fn print_cycles() {
+    let g = module_graph();
+    for c in cycles(&g) {
+        let inside: Vec<String> = c
+            .iter()
+            .flat_map(|m| {
+                g[m].iter()
+                    .filter(|(t, _)| c.contains(t))
+                    .map(move |(t, at)| format!("{m}->{t} ({at})"))
+            })
+            .collect();
+        println!("{} modules, {} edges: {c:?}", c.len(), inside.len());
+        for e in inside {
+            println!("   {e}");
+        }
+    }
 }

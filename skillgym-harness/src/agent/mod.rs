@@ -62,6 +62,7 @@ pub use crate::error::AgentBuildError;
 
 use crate::config::{AgentKind, WireApi};
 use crate::normalize::ReportBuilder;
+pub use crate::normalize::StreamParser;
 
 /// One agent CLI, configured for one runner.
 pub trait Agent: Send + Sync {
@@ -171,16 +172,6 @@ pub struct Launch {
     /// from the state directory): a guard that removes them (and what the agent derived from
     /// them) when dropped, so no secret outlives the session.
     pub seeded: isolation::Seeded,
-}
-
-/// Parses one session's stdout, line by line.
-pub trait StreamParser: Send {
-    /// Parses one line (without its terminator), pushing what it finds into `out`. Must never
-    /// panic: malformed input becomes a warning via [`ReportBuilder::warn`].
-    fn parse_line(&mut self, line: &str, out: &mut ReportBuilder);
-
-    /// Called once at the end of the stream.
-    fn finish(&mut self, _out: &mut ReportBuilder) {}
 }
 
 /// What an agent needs on this machine, for `skillgym doctor`.

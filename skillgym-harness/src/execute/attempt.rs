@@ -18,7 +18,6 @@ use super::session::{SessionLimits, SessionOutput, run_session};
 use super::suite_hooks;
 use crate::agent::SessionSpec;
 use crate::artifacts::{write_json, write_json_or_note};
-use crate::dry_run;
 use crate::grade::Judge;
 use crate::replay::RecordedExecution;
 use crate::results::{AttemptResult, Status};
@@ -425,7 +424,7 @@ fn run_agent(
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
     run.versions.settle(&mut session.report, runner);
     if dry_run.take().is_some() {
-        let log = artifact_dir.join(dry_run::REQUEST_LOG);
+        let log = artifact_dir.join(crate::artifacts::REQUEST_LOG);
         session.report.raw_artifacts.model_requests = log.is_file().then_some(log);
     }
     session

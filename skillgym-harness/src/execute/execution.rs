@@ -3,11 +3,12 @@
 
 use skillgym::{Failure, FailureOrigin};
 
-use super::aggregate::{ExecutionPlan, aggregate};
 use super::attempt::{AttemptId, run_attempt};
 use super::runtimes::Lease;
 use crate::artifacts::write_json_or_note;
-use crate::results::{AttemptResult, ExecutionResult, RepetitionResult, Status};
+use crate::results::{
+    AttemptResult, ExecutionPlan, ExecutionResult, RepetitionResult, Status, aggregate,
+};
 use crate::run::{RunContext, Runner};
 use crate::suite::CaseSpec;
 

@@ -11,10 +11,8 @@
 //! | `hooks` | a declarative suite's `before_each` / `after_each` hooks, and how any hook runs |
 //! | `suite_hooks` | its `before_all` / `after_all` hooks, once per run |
 //! | `judge` | rubric graders' judge: a session of the `judge` runner |
-//! | `aggregate` | repetition statistics, folded into the result records of [`crate::results`] |
 //! | `runtimes` | the async runtimes executions lease, kept from one execution to the next |
 
-pub(crate) mod aggregate;
 mod attempt;
 mod check;
 mod execution;
@@ -26,6 +24,5 @@ mod runtimes;
 mod session;
 pub(crate) mod suite_hooks;
 
-pub use aggregate::wilson_95;
 pub use execution::run_execution;
 pub use session::{SessionLimits, SessionOutput, run_launch, run_session};

@@ -145,7 +145,7 @@ pub(crate) fn replay_session(
     report.timing = before.timing;
     report.raw_artifacts.stdout = Some(stdout_log);
     report.raw_artifacts.stderr = stderr_log.is_file().then(|| stderr_log.clone());
-    let requests = spec.artifact_dir.join(crate::dry_run::REQUEST_LOG);
+    let requests = spec.artifact_dir.join(crate::artifacts::REQUEST_LOG);
     report.raw_artifacts.model_requests = requests.is_file().then_some(requests);
     let mut output = SessionOutput {
         report,

@@ -8,11 +8,11 @@ use std::time::Duration;
 use skillgym::{Failure, FailureOrigin};
 use tokio::runtime::Runtime;
 
-use super::record::{Answer, Question};
 use crate::agent::SessionSpec;
 use crate::artifacts::write_json;
-use crate::dry_run::{self, DryRun};
+use crate::dry_run::DryRun;
 use crate::execute::{SessionLimits, run_launch};
+use crate::results::explain::{Answer, Question};
 use crate::run::Runner;
 use crate::sandbox::SandboxPolicy;
 
@@ -92,7 +92,7 @@ impl Asking<'_> {
             .runtime
             .block_on(run_launch(agent, &spec, limits, launch));
         if mock.is_some() {
-            let log = dir.join(dry_run::REQUEST_LOG);
+            let log = dir.join(crate::artifacts::REQUEST_LOG);
             session.report.raw_artifacts.model_requests = log.is_file().then_some(log);
         }
         drop(mock);

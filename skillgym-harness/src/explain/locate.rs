@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::ExplainError;
-use super::record::REQUEST_FILE;
 use crate::artifacts::is_layout_name;
+use crate::results::explain::REQUEST_FILE;
 
 /// How deep below DIR attempts are looked for (`<case>/<runner>/repeat-N/attempt-M` is 4).
 const MAX_DEPTH: usize = 6;

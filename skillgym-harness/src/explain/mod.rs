@@ -9,8 +9,9 @@
 //! |---|---|
 //! | `locate` | which attempts a DIR means (an attempt, or every failed attempt below an execution or run directory) |
 //! | `ask` | one question: a resumed session in the attempt's workspace and state, its artifacts in `explain/question-NN/` |
-//! | `record` | `explain.json`, `explanations.json`, question directories, reuse or ask |
-//! | `hint` | the `cargo skillgym explain <dir>` hint of a failed execution |
+//!
+//! The files it reads and writes are [`crate::results::explain`]'s; the hint a failed
+//! execution's output carries is the reporters' ([`crate::report`]).
 //!
 //! The session resumes in the workspace `explain.json` names only when it is one skillgym made
 //! (inside a run's workspace root) or the configured working directory of workspace
@@ -26,9 +27,7 @@
 //! ([`terminal_text`](crate::terminal_text)).
 
 mod ask;
-mod hint;
 pub(crate) mod locate;
-pub(crate) mod record;
 
 use std::fmt;
 use std::path::Path;
@@ -39,16 +38,17 @@ use tokio::runtime::Runtime;
 
 use crate::config::Settings;
 use crate::dry_run::DryRun;
+use crate::results::explain::{
+    self as record, Decision, ExplainRequest, Explanations, RecordError, question_dir,
+};
 use crate::run::Runner;
 use crate::suite::CaseSpec;
 use crate::terminal_text;
 use crate::time::Timestamp;
 
-pub(crate) use hint::{hint, user_dir};
-use record::{Decision, ExplainRequest, Explanations, question_dir};
-
 /// Why an attempt cannot be explained: a sentence naming the file or setting at fault.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub(crate) struct ExplainError(String);
 
 impl ExplainError {
@@ -57,9 +57,9 @@ impl ExplainError {
     }
 }
 
-impl fmt::Display for ExplainError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl From<RecordError> for ExplainError {
+    fn from(error: RecordError) -> Self {
+        ExplainError(error.to_string())
     }
 }
 

@@ -13,8 +13,8 @@ use std::path::Path;
 
 use super::{reporters, scratch};
 use crate::explain::locate::attempts;
-use crate::explain::record::{self, ExplainRequest, Explanations};
 use crate::report::RunReport;
+use crate::results::explain::{self as record, ExplainRequest, Explanations};
 use crate::run_record::{RunRecord, run_dir_of};
 use crate::snapshot::{SnapshotFile, delta, show};
 

@@ -158,7 +158,7 @@ pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Fail
     for kept in result.kept_workspaces() {
         text.push_str(&format!("\n  workspace kept: {}", kept.display()));
     }
-    if let Some(hint) = crate::explain::hint(result, None) {
+    if let Some(hint) = crate::report::hint(result, None) {
         text.push_str(&format!("\n  ask the agent why: {hint}"));
     }
     Err(terminal_text::masked(&text).into())

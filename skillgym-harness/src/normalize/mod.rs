@@ -33,7 +33,7 @@ pub use paths::resolve_path;
 pub use skills::{KnownSkills, detect_skills};
 pub(crate) use skills::{ManifestReads, manifests_read};
 pub(crate) use stream::feed_stream;
-pub use stream::{Normalized, normalize_stream};
+pub use stream::{Normalized, StreamParser, normalize_stream};
 
 /// Collects what an adapter parses from one session's stream, then builds the report.
 ///

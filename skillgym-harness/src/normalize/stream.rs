@@ -6,8 +6,17 @@ use std::path::Path;
 use skillgym::SessionReport;
 
 use super::{ProviderError, ReportBuilder};
-use crate::agent::StreamParser;
 use crate::lines::{Line, LineAssembler, utf8_line};
+
+/// Parses one session's stdout, line by line.
+pub trait StreamParser: Send {
+    /// Parses one line (without its terminator), pushing what it finds into `out`. Must never
+    /// panic: malformed input becomes a warning via [`ReportBuilder::warn`].
+    fn parse_line(&mut self, line: &str, out: &mut ReportBuilder);
+
+    /// Called once at the end of the stream.
+    fn finish(&mut self, _out: &mut ReportBuilder) {}
+}
 
 /// A stream read to its end.
 #[derive(Debug)]

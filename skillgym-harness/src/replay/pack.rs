@@ -24,7 +24,7 @@ const NOT_RECORDED: [&str; 5] = [
     "hooks.json",
     "explain.json",
     "explanations.json",
-    crate::dry_run::REQUEST_LOG,
+    crate::artifacts::REQUEST_LOG,
 ];
 
 /// The file that marks a directory as a recording made by [`pack`]: the only kind of

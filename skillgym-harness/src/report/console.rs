@@ -7,8 +7,10 @@
 
 use std::fmt::Write as _;
 
-use super::{RunReport, RunnerRow};
+use super::hint::user_dir;
+use super::{RunReport, RunnerRow, hint};
 use crate::duration::rounded;
+use crate::figures::thousands;
 use crate::results::Status;
 
 /// The summary text (ends with a newline).
@@ -35,7 +37,7 @@ fn snapshot_version_notes(report: &RunReport) -> String {
                 text,
                 "skillgym: snapshot `{}`: {}",
                 check.key,
-                crate::snapshot::version_note(then, now)
+                crate::results::version_note(then, now)
             );
         }
     }
@@ -183,7 +185,7 @@ fn failures_by_class(report: &RunReport) -> String {
             classes.push(class);
         }
     }
-    let user_dir = crate::explain::user_dir();
+    let user_dir = user_dir();
     let mut text = String::new();
     for (id, label) in classes {
         let members: Vec<_> = failed
@@ -218,25 +220,12 @@ fn failures_by_class(report: &RunReport) -> String {
             for kept in execution.kept_workspaces() {
                 let _ = writeln!(text, "skillgym:     workspace kept: {}", kept.display());
             }
-            if let Some(hint) = crate::explain::hint(execution, user_dir.as_deref()) {
+            if let Some(hint) = hint(execution, user_dir.as_deref()) {
                 let _ = writeln!(text, "skillgym:     ask the agent why: {hint}");
             }
         }
     }
     text
-}
-
-/// `1234567` as `1,234,567`.
-pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -290,14 +279,6 @@ mod tests {
             ),
             "{text}"
         );
-    }
-
-    #[test]
-    fn thousands_are_grouped() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1234567), "1,234,567");
     }
 
     #[test]

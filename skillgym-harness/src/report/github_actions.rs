@@ -22,10 +22,11 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::console::{agent_cells, thousands};
+use super::console::agent_cells;
 use super::junit::file_line;
 use super::{Reporter, RunReport};
 use crate::duration::rounded;
+use crate::figures::thousands;
 use crate::results::{ExecutionResult, Status};
 use crate::secrets;
 use crate::terminal_text::{ends_command_prefix, escape_controls, needs_escape};

@@ -23,10 +23,11 @@ use std::path::{Path, PathBuf};
 
 use skillgym::{Failure, SessionEvent, SessionReport, TokenCount, Usage};
 
-use super::console::{agent_cells, row_cells, thousands};
+use super::console::{agent_cells, row_cells};
 use super::{Reporter, RunReport};
 use crate::artifacts::sanitize;
 use crate::duration::rounded;
+use crate::figures::thousands;
 use crate::results::{AttemptResult, ExecutionResult, GraderVerdict, Grading, Status};
 use crate::secrets;
 

@@ -10,6 +10,9 @@
 //! | `github_actions` | `github-actions` | an `::error` (a skipped execution: `::warning`) workflow command per execution that did not pass, on stdout and in `github-actions.txt`; the Markdown job summary appended to `$GITHUB_STEP_SUMMARY` when set |
 //! | `html` | `html` | one self-contained page, `report.html`: the counts, the per-runner table, the case × runner matrix, and per execution its failure, attempts, graders and each attempt's session (timeline, commands, file reads, skills, usage) read from its `report.json` |
 //!
+//! Beside them, `hint` makes the `cargo skillgym explain <dir>` line a failed execution's output
+//! carries (console and the test's own failure message).
+//!
 //! Custom reporters implement [`Reporter`] and are added with
 //! [`Harness::reporter`](crate::Harness::reporter).
 
@@ -17,6 +20,7 @@ pub(crate) mod console;
 #[cfg(test)]
 mod fixtures;
 pub(crate) mod github_actions;
+mod hint;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod junit;
@@ -28,6 +32,7 @@ use std::path::{Path, PathBuf};
 use crate::figures;
 use crate::results::{Counts, ExecutionResult};
 
+pub(crate) use hint::hint;
 pub use load::LoadError;
 
 /// Everything a reporter sees of a run (or of several merged).

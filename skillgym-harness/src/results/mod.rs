@@ -3,8 +3,10 @@
 //!
 //! This is the result data model and nothing else: plain serializable records that the engine
 //! (`execute`, `snapshot`, `sandbox`) fills in and the reporters, `cargo skillgym report` and
-//! replay read back. It imports no other module of the crate (it only re-exports [`sanitize`]),
-//! so every module may depend on it; `tests/layering.rs` keeps it so.
+//! replay read back, and the arithmetic that folds repetitions into an execution's figures. It
+//! imports no other module of the crate but the leaf `figures` (exact sums and means) and
+//! [`sanitize`] (a re-export), so every module may depend on it; `tests/layering.rs` keeps it
+//! so.
 //!
 //! | file | types | in the JSON |
 //! |---|---|---|
@@ -17,12 +19,16 @@
 //! | `snapshot` | [`SnapshotCheck`], [`SnapshotVerdict`], [`Allowed`], [`SnapshotMetric`] | an execution's `snapshot` |
 //! | `counts` | [`Counts`] | `summary` of `results.json` |
 //! | `run_results` | [`RunResults`] | `results.json`: every execution and the counts |
+//! | `explain` | `ExplainRequest`, `Explanations` | an attempt's `explain.json` (its questions) and `explanations.json` (the answers) |
+//! | `aggregate` | [`wilson_95`]; folding repetitions into an [`ExecutionResult`] | its verdict, counts, averages, pass rate and interval |
 //!
 //! Artifact directories are named after case and runner ids through [`sanitize`].
 
+mod aggregate;
 mod attempt;
 mod counts;
 mod execution;
+pub(crate) mod explain;
 mod grading;
 mod repetition;
 mod run_results;
@@ -30,6 +36,8 @@ mod sandbox;
 mod snapshot;
 mod status;
 
+pub use aggregate::wilson_95;
+pub(crate) use aggregate::{ExecutionPlan, aggregate};
 pub use attempt::AttemptResult;
 pub use counts::Counts;
 pub use execution::{AttemptStats, ExecutionResult, Interval};
@@ -37,6 +45,7 @@ pub use grading::{GraderCheck, GraderResult, GraderVerdict, Grading};
 pub use repetition::RepetitionResult;
 pub use run_results::RunResults;
 pub use sandbox::{Denial, DenialKind, SandboxMode, SandboxNetwork, SandboxRecord};
+pub(crate) use snapshot::version_note;
 pub use snapshot::{Allowed, SnapshotCheck, SnapshotMetric, SnapshotVerdict};
 pub use status::Status;
 

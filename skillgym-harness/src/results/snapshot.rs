@@ -106,3 +106,8 @@ impl fmt::Display for SnapshotMetric {
         f.write_str(self.as_str())
     }
 }
+
+/// `note: the baseline was recorded with version 2.1.300 of the agent; this run used 2.1.330`.
+pub(crate) fn version_note(then: &str, now: &str) -> String {
+    format!("note: the baseline was recorded with version {then} of the agent; this run used {now}")
+}

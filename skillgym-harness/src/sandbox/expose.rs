@@ -110,7 +110,7 @@ fn find(program: &OsStr, cwd: &Path) -> Option<PathBuf> {
     if program.to_string_lossy().contains('/') {
         return Some(cwd.join(path));
     }
-    crate::doctor::find_program(path)
+    crate::process::find_program(path)
 }
 
 /// Adds what shows `found` (as found, maybe a link) and its real file's installation.

@@ -58,7 +58,7 @@ pub(crate) fn doctor_lines(sandbox: &SandboxConfig, runner: &RunnerConfig) -> Ve
     let endpoint = runner.agent.provider.as_ref().map(|p| p.base_url.as_str());
     let problems = problems(sandbox, endpoint, runner.agent.kind.as_str(), false);
     if problems.is_empty() {
-        let bwrap = crate::doctor::find_program("bwrap".as_ref()).unwrap_or_default();
+        let bwrap = crate::process::find_program("bwrap".as_ref()).unwrap_or_default();
         return vec![(
             true,
             format!(
@@ -136,7 +136,7 @@ fn probe() -> Option<(String, String)> {
 fn probe() -> Option<(String, String)> {
     use std::process::{Command, Stdio};
     const INSTALL: &str = "install bubblewrap (Debian and Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install bubblewrap`), or set `sandbox: none`";
-    let Some(bwrap) = crate::doctor::find_program("bwrap".as_ref()) else {
+    let Some(bwrap) = crate::process::find_program("bwrap".as_ref()) else {
         return Some((
             "`sandbox: bubblewrap` needs `bwrap`, which is not on PATH".to_owned(),
             INSTALL.to_owned(),

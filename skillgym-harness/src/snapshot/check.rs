@@ -219,7 +219,7 @@ fn describe(metric: SnapshotMetric, tolerance: &Tolerance) -> String {
 pub fn show(metric: SnapshotMetric, value: f64) -> String {
     let magnitude = finite(value).abs();
     let number = if magnitude.fract() == 0.0 && magnitude < u64::MAX as f64 {
-        crate::report::console::thousands(magnitude as u64)
+        crate::figures::thousands(magnitude as u64)
     } else if magnitude < u64::MAX as f64 {
         fixed(magnitude, 2)
     } else {

@@ -103,7 +103,7 @@ impl Snapshots {
             &check.baseline_version,
             &result.agent.version,
         ) {
-            message.push_str(&format!("\n  {}", version_note(then, now)));
+            message.push_str(&format!("\n  {}", crate::results::version_note(then, now)));
         }
         if let Some(value) = check.value
             && let Err(error) = self.write(&key, value, write, &result.agent)
@@ -165,11 +165,6 @@ impl Snapshots {
     }
 }
 
-/// `note: the baseline was recorded with version 2.1.300 of the agent; this run used 2.1.330`.
-pub(crate) fn version_note(then: &str, now: &str) -> String {
-    format!("note: the baseline was recorded with version {then} of the agent; this run used {now}")
-}
-
 /// The figure of a passing execution: the mean over the final attempts of its passing
 /// repetitions (`ExecutionResult::usage` and `duration_ms`, discarded retries left out), or
 /// `None` when one of those attempts did not report the metric.
@@ -213,8 +208,7 @@ mod tests {
     use skillgym::{TokenCount, Usage};
 
     use super::*;
-    use crate::execute::aggregate::{ExecutionPlan, aggregate};
-    use crate::results::{AttemptResult, RepetitionResult};
+    use crate::results::{AttemptResult, ExecutionPlan, RepetitionResult, aggregate};
 
     fn attempt(repetition: u32, attempt: u32, passed: bool, tokens: Option<u64>) -> AttemptResult {
         AttemptResult {

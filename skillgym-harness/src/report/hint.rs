@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::record::ExplainRequest;
 use crate::results::ExecutionResult;
+use crate::results::explain::ExplainRequest;
 
 /// The command that explains `result`'s failed attempts: the one attempt's directory, or the
 /// execution's when several recorded questions; `None` when none did or the agent cannot

@@ -6,10 +6,8 @@ use std::path::PathBuf;
 
 use skillgym::{AgentInfo, TokenCount, Usage};
 
+use super::{AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, Status};
 use crate::figures::{self, mean};
-use crate::results::{
-    AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, Status,
-};
 
 /// What an execution was asked to do, for [`aggregate`].
 #[derive(Debug, Clone)]

@@ -1,13 +1,43 @@
-//! The files of explain: what a failed attempt recorded (`explain.json`), the answers
-//! (`explanations.json`), each question's directory, and whether stored answers are reused.
+//! The files of `skillgym explain`: what a failed attempt recorded (`explain.json`), the
+//! answers (`explanations.json`), each question's directory, and whether stored answers are
+//! reused.
 
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use skillgym::{Failure, SourceLocation};
 
-use super::ExplainError;
 use crate::artifacts::write_json;
+
+/// Why an explain file cannot be read or written; the message names the file.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RecordError {
+    /// The file cannot be read.
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The file is not the JSON it should be.
+    #[error("{}: not a valid file: {source}", .path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: serde_json::Error,
+    },
+    /// The file cannot be written.
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+}
 
 /// The file a failed attempt writes when its failed assertions carry questions.
 pub(crate) const REQUEST_FILE: &str = "explain.json";
@@ -49,7 +79,7 @@ pub(crate) struct Question {
 
 impl ExplainRequest {
     /// Reads `<attempt>/explain.json`.
-    pub(crate) fn read(attempt: &Path) -> Result<ExplainRequest, ExplainError> {
+    pub(crate) fn read(attempt: &Path) -> Result<ExplainRequest, RecordError> {
         read_json(&attempt.join(REQUEST_FILE))
     }
 }
@@ -103,17 +133,17 @@ pub(crate) struct Answer {
 
 impl Explanations {
     /// Reads `<attempt>/explanations.json`.
-    pub(crate) fn read(attempt: &Path) -> Result<Explanations, ExplainError> {
+    pub(crate) fn read(attempt: &Path) -> Result<Explanations, RecordError> {
         read_json(&attempt.join(ANSWERS_FILE))
     }
 
     /// Writes `<attempt>/explanations.json`.
-    pub(crate) fn write(&self, attempt: &Path) -> Result<PathBuf, ExplainError> {
+    pub(crate) fn write(&self, attempt: &Path) -> Result<PathBuf, RecordError> {
         let path = attempt.join(ANSWERS_FILE);
-        write_json(&path, self).map_err(|error| {
-            ExplainError::new(format!("cannot write {}: {error}", path.display()))
-        })?;
-        Ok(path)
+        match write_json(&path, self) {
+            Ok(()) => Ok(path),
+            Err(source) => Err(RecordError::Write { path, source }),
+        }
     }
 
     /// Whether a question's session failed.
@@ -147,11 +177,14 @@ pub(crate) fn decide(attempt: &Path, rerun: bool) -> Decision {
     }
 }
 
-fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ExplainError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| ExplainError::new(format!("cannot read {}: {error}", path.display())))?;
-    serde_json::from_str(&text).map_err(|error| {
-        ExplainError::new(format!("{}: not a valid file: {error}", path.display()))
+fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, RecordError> {
+    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| RecordError::Invalid {
+        path: path.to_owned(),
+        source,
     })
 }
 
