@@ -18,7 +18,7 @@ use crate::agent::{ApiKey, Provider};
 use crate::config::ConfigError;
 use crate::error::DryRunError;
 use crate::mock::{MockServer, MockSession, Script, ServerOptions, SessionSetup};
-use crate::run::Runner;
+use crate::runner::Runner;
 use crate::suite::CaseSpec;
 
 use crate::artifacts::REQUEST_LOG;

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::error::{MissingProgram, MissingPromptFile, PreflightError};
 use crate::process::find_program;
-use crate::run::Runner;
+use crate::runner::Runner;
 use crate::suite::{CaseSpec, PromptSpec};
 
 /// The prompt files of `cases` that cannot be read as files, as one error listing each.

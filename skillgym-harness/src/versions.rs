@@ -32,7 +32,7 @@ use crate::agent::{Agent, Launch, parse_version};
 use crate::artifacts::sanitize;
 use crate::private_dir::PrivateDir;
 use crate::process::{self, LineVerdict, ProcessSpec, Termination};
-use crate::run::Runner;
+use crate::runner::Runner;
 use crate::terminal_text::eprintln_escaped;
 
 /// How long a version command may take (as long as `skillgym doctor` waits for one): Gemini CLI

@@ -8,6 +8,7 @@ use std::time::Instant;
 use serde_json::json;
 use skillgym::{Failure, FailureClass, FailureOrigin, InstalledSkill, SessionReport, Usage};
 
+use super::Engine;
 use super::check::{classify, run_check};
 use super::grading::{Scene, grade_attempt};
 use super::hooks::{self, HookLog, HookScene};
@@ -21,7 +22,7 @@ use crate::artifacts::{write_json, write_json_or_note};
 use crate::grade::Judge;
 use crate::replay::RecordedExecution;
 use crate::results::{AttemptResult, Status};
-use crate::run::{RunContext, Runner};
+use crate::runner::Runner;
 use crate::sandbox::SandboxPolicy;
 use crate::skills;
 use crate::suite::{CaseCheck, CaseSpec};
@@ -44,7 +45,7 @@ pub(super) struct AttemptId<'a> {
 /// Runs one attempt and writes its `report.json` and `result.json`. Never panics on agent or
 /// case misbehaviour: every problem becomes a failure with its origin, and so does a file of
 /// the attempt that could not be written (origin `artifacts`).
-pub(super) fn run_attempt(run: &RunContext, runtime: &Lease, id: AttemptId<'_>) -> AttemptResult {
+pub(super) fn run_attempt(run: &Engine, runtime: &Lease, id: AttemptId<'_>) -> AttemptResult {
     let started = Instant::now();
     let case = id.case;
     let artifact_dir = run
@@ -135,7 +136,7 @@ fn with_unwritten(
 /// Prepares the workspace, runs the session and the checks. `Err` is a failure before the
 /// session could run; `Ok(Some(..))` a failure of the session or of the checks.
 fn prepare_and_run(
-    run: &RunContext,
+    run: &Engine,
     runtime: &Lease,
     id: AttemptId<'_>,
     result: &mut AttemptResult,
@@ -159,12 +160,18 @@ fn prepare_and_run(
     // Masked; the agent's prompt file is the real one (a private copy when they differ).
     let (prompt_file, _private_prompt) = crate::agent::isolation::write_prompt(&prompt_md, &prompt)
         .map_err(|error| not_started(&prompt_md, &error))?;
-    let workspace = workspace::prepare(run, runtime, case, &runner.id, artifact_dir).map_err(
-        |(failure, kept)| {
-            result.kept_workspace = kept;
-            failure
-        },
-    )?;
+    let workspace = workspace::prepare(
+        &run.settings,
+        &run.run_dir,
+        runtime,
+        case,
+        &runner.id,
+        artifact_dir,
+    )
+    .map_err(|(failure, kept)| {
+        result.kept_workspace = kept;
+        failure
+    })?;
     let installed = install_skills(run, case, runner, workspace.cwd())?;
     let declared = match &case.check {
         CaseCheck::Declared(check) => Some(check.as_ref()),
@@ -253,7 +260,7 @@ fn keep_session(result: &mut AttemptResult, session: &SessionOutput) {
 /// `explain.json` when it failed with questions), or a declarative case's graders. The
 /// workspace is `Err` for a replayed attempt whose recorded workspace is gone.
 fn check_session(
-    run: &RunContext,
+    run: &Engine,
     runtime: &Lease,
     id: AttemptId<'_>,
     report: &SessionReport,
@@ -312,7 +319,7 @@ fn check_session(
 /// Replays a recorded attempt instead of running the agent: no workspace is prepared, no
 /// skill installed, no hook run; the recorded session is re-normalized and checked today.
 fn replay_and_check(
-    run: &RunContext,
+    run: &Engine,
     runtime: &Lease,
     id: AttemptId<'_>,
     recorded: &RecordedExecution,
@@ -386,7 +393,7 @@ fn replay_and_check(
 /// Runs the agent's session in the prepared workspace (through the scripted model under
 /// `--mock`).
 fn run_agent(
-    run: &RunContext,
+    run: &Engine,
     runtime: &Lease,
     id: AttemptId<'_>,
     prompt: &str,
@@ -487,7 +494,7 @@ fn verdict(expected_fail: bool, failure: Option<Failure>) -> (Status, Option<Fai
 /// Installs the attempt's skills under test into its workspace, where the runner's agent
 /// discovers project skills.
 fn install_skills(
-    run: &RunContext,
+    run: &Engine,
     case: &CaseSpec,
     runner: &Runner,
     workspace: &Path,

@@ -3,18 +3,19 @@
 
 use skillgym::{Failure, FailureOrigin};
 
+use super::Engine;
 use super::attempt::{AttemptId, run_attempt};
 use super::runtimes::Lease;
 use crate::artifacts::write_json_or_note;
 use crate::results::{
     AttemptResult, ExecutionPlan, ExecutionResult, RepetitionResult, Status, aggregate,
 };
-use crate::run::{RunContext, Runner};
+use crate::runner::Runner;
 use crate::suite::CaseSpec;
 
 /// Runs every repetition and attempt of `case` on `runner` and writes the execution's
 /// `result.json`.
-pub fn run_execution(run: &RunContext, case: &CaseSpec, runner: &Runner) -> ExecutionResult {
+pub fn run_execution(run: &Engine, case: &CaseSpec, runner: &Runner) -> ExecutionResult {
     let settings = run.settings.effective(case);
     let (repeat_target, repeat_failure) = (settings.repeat, settings.repeat_failure);
     let plan = ExecutionPlan {

@@ -9,16 +9,17 @@ use std::time::Duration;
 
 use tokio::runtime::Runtime;
 
+use super::Engine;
 use super::session::{SessionLimits, run_session};
 use crate::agent::SessionSpec;
 use crate::artifacts::write_json_or_note;
 use crate::grade::code::file_name;
 use crate::grade::{GradeError, Judge};
-use crate::run::{RunContext, Runner};
+use crate::runner::Runner;
 
 /// A judge that runs one session of `runner` per question.
 pub(super) struct SessionJudge<'a> {
-    pub(super) run: &'a RunContext,
+    pub(super) run: &'a Engine,
     pub(super) runtime: &'a Runtime,
     pub(super) runner: &'a Runner,
     pub(super) artifact_dir: &'a Path,

@@ -2,6 +2,7 @@
 //!
 //! | module | role |
 //! |---|---|
+//! | `engine` | [`Engine`]: what every execution of the run reads |
 //! | `execution` | the repeat/retry loop of one case on one runner |
 //! | `attempt` | one attempt: workspace, skills, hooks, session, checks, artifacts |
 //! | `session` | one agent session: the process, its stream, the report |
@@ -15,6 +16,7 @@
 
 mod attempt;
 mod check;
+mod engine;
 mod execution;
 mod grading;
 mod hooks;
@@ -24,5 +26,6 @@ mod runtimes;
 mod session;
 pub(crate) mod suite_hooks;
 
+pub use engine::Engine;
 pub use execution::run_execution;
 pub use session::{SessionLimits, SessionOutput, run_launch, run_session};

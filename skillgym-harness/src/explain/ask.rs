@@ -13,7 +13,7 @@ use crate::artifacts::write_json;
 use crate::dry_run::DryRun;
 use crate::execute::{SessionLimits, run_launch};
 use crate::results::explain::{Answer, Question};
-use crate::run::Runner;
+use crate::runner::Runner;
 use crate::sandbox::SandboxPolicy;
 
 /// What every question of one attempt shares.

@@ -41,7 +41,7 @@ use crate::dry_run::DryRun;
 use crate::results::explain::{
     self as record, Decision, ExplainRequest, Explanations, RecordError, question_dir,
 };
-use crate::run::Runner;
+use crate::runner::Runner;
 use crate::suite::CaseSpec;
 use crate::terminal_text;
 use crate::time::Timestamp;

@@ -7,7 +7,7 @@ use super::process_per_test;
 use crate::config::Settings;
 use crate::error::{Error, JudgeError};
 use crate::preflight;
-use crate::run::Runner;
+use crate::runner::Runner;
 use crate::suggest::did_you_mean;
 use crate::suite::{CaseCheck, CaseSpec, Plan};
 use crate::terminal_text::eprintln_escaped;

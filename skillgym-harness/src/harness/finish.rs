@@ -11,6 +11,7 @@ use std::time::SystemTime;
 
 use libtest_mimic::{Arguments, Trial};
 
+use super::context::RunContext;
 use super::{junit_format, process_per_test};
 use crate::execute::suite_hooks;
 use crate::interrupt;
@@ -18,7 +19,6 @@ use crate::progress;
 use crate::reaper;
 use crate::report::{RunReport, console};
 use crate::results::{Counts, ExecutionResult, RunResults};
-use crate::run::RunContext;
 use crate::suite::CaseCheck;
 use crate::suite::declared::SuiteScope;
 use crate::summary;
@@ -47,7 +47,7 @@ pub(super) fn execute(
     let mut libtest_arguments = arguments.clone();
     let progress = progress::start(
         &mut libtest_arguments,
-        &context.progress,
+        &context.engine.progress,
         process_per_test(),
     );
     let muted = context.format_junit.then(junit_format::Muted::stdout);
@@ -78,8 +78,8 @@ pub(super) fn execute(
     }
     if context.format_junit && results.is_empty() {
         junit_format::print(&RunReport::new(
-            vec![context.run_dir.run_id().to_owned()],
-            vec![context.run_dir.path()],
+            vec![context.engine.run_dir.run_id().to_owned()],
+            vec![context.engine.run_dir.path()],
             Vec::new(),
         ));
     }
@@ -95,7 +95,7 @@ pub(super) fn execute(
         eprintln_escaped!(
             "skillgym: interrupted by {}; the results gathered so far are in {}",
             signal.name(),
-            context.run_dir.path().display()
+            context.engine.run_dir.path().display()
         );
         return ExitCode::from(signal.exit_code());
     }
@@ -131,19 +131,19 @@ fn write_and_print(
     let counts = Counts::of(executions.iter().copied());
     let ended = SystemTime::now();
     let run_results = RunResults {
-        run_id: context.run_dir.run_id(),
-        run_dir: context.run_dir.path(),
+        run_id: context.engine.run_dir.run_id(),
+        run_dir: context.engine.run_dir.path(),
         started_at: Timestamp::from(started).rfc3339(),
         ended_at: Timestamp::from(ended).rfc3339(),
         duration_ms: ended
             .duration_since(started)
             .map_or(0, |d| d.as_millis() as u64),
-        selected_tags: &context.settings.tags,
+        selected_tags: &context.engine.settings.tags,
         summary: counts,
         executions,
     };
-    let results_path = context.run_dir.path().join("results.json");
-    let written = summary::write_results(&context.run_dir, &run_results);
+    let results_path = context.engine.run_dir.path().join("results.json");
+    let written = summary::write_results(&context.engine.run_dir, &run_results);
     if let Err(error) = &written {
         unwritten::note_named(&results_path, error);
     }
@@ -151,8 +151,8 @@ fn write_and_print(
         || context.format_junit
         || matches!(arguments.format, Some(libtest_mimic::FormatSetting::Json));
     let report = RunReport::new(
-        vec![context.run_dir.run_id().to_owned()],
-        vec![context.run_dir.path()],
+        vec![context.engine.run_dir.run_id().to_owned()],
+        vec![context.engine.run_dir.path()],
         run_results
             .executions
             .iter()
@@ -215,7 +215,7 @@ struct FailedReports {
 /// Has every reporter of the run write into the run directory (one failing stops no other),
 /// names what each wrote, and says which failed.
 fn write_reports(context: &RunContext, report: &RunReport, quiet: bool) -> FailedReports {
-    let dir = context.run_dir.path();
+    let dir = context.engine.run_dir.path();
     let mut failed = FailedReports::default();
     for reporter in &context.reporters {
         match reporter.write(report, &dir) {
@@ -267,14 +267,14 @@ pub(super) fn run_after_all(context: &RunContext) {
             None => suites.push((Arc::clone(&check.suite), vec![&result.runner_id])),
         }
     }
-    let run_dir = context.run_dir.path();
+    let run_dir = context.engine.run_dir.path();
     for (suite, runners) in suites {
-        suite_hooks::after_all(&run_dir, context.run_dir.run_id(), &suite, &runners);
+        suite_hooks::after_all(&run_dir, context.engine.run_dir.run_id(), &suite, &runners);
     }
 }
 
 /// Says that replaying runners started no agent, and where their sessions came from.
-fn replay_line(runners: &[crate::run::Runner]) -> String {
+fn replay_line(runners: &[crate::runner::Runner]) -> String {
     let mut recordings: Vec<String> = runners
         .iter()
         .filter_map(|runner| runner.replay.as_ref())

@@ -9,6 +9,7 @@
 //! | `junit_format` | `--format junit`: the JUnit document alone on stdout |
 
 mod checks;
+mod context;
 mod finish;
 mod junit_format;
 mod runners;
@@ -32,12 +33,12 @@ use crate::cli::{self, SkillgymArgs};
 use crate::config::{self, Settings};
 use crate::dry_run::DryRun;
 use crate::error::Error;
+use crate::execute::Engine;
 use crate::explain::Explainer;
 use crate::rejections::Rejections;
-use crate::replay;
 use crate::report::{self, Reporter};
-use crate::run::{RunContext, Runner};
 use crate::run_record::{RUN_FILE, RunRecord};
+use crate::runner::Runner;
 use crate::schedule::{Gates, worker_threads};
 use crate::secrets;
 use crate::skills::plan::SkillPlan;
@@ -48,6 +49,7 @@ use crate::suite::yaml::Warning;
 use crate::suite::{CaseSpec, Plan, collect_registered};
 use crate::terminal_text;
 use crate::versions::RunVersions;
+use context::RunContext;
 
 /// What [`Harness::prepare`] hands to the run: libtest's arguments, the shared context, the
 /// trials.
@@ -233,7 +235,7 @@ impl Harness {
         let cases = sort_and_check(cases)?;
         let mut configured = all_runners(&settings, self.runners)?;
         if let Some(dir) = &overrides.replay {
-            replay::replay_all(&mut configured, &absolute(dir)).map_err(Error::Replay)?;
+            crate::runner::replay_all(&mut configured, &absolute(dir)).map_err(Error::Replay)?;
         }
         check_case_runners(&cases, &configured)?;
         let judge = match judge_runner(&settings, &configured)? {
@@ -278,17 +280,17 @@ impl Harness {
                 .iter()
                 .map(|runner| skillgym::RunnerInfo {
                     id: runner.id.clone(),
-                    agent: context.agent(runner),
+                    agent: context.engine.agent(runner),
                 })
                 .collect();
             let record = RunRecord::of_this_process(
                 &crate_dir,
-                context.settings.config_path.as_deref(),
+                context.engine.settings.config_path.as_deref(),
                 mock_run,
                 runners,
             );
-            if let Err(error) = record.write_once(&context.run_dir.path()) {
-                let path = context.run_dir.path().join(RUN_FILE);
+            if let Err(error) = record.write_once(&context.engine.run_dir.path()) {
+                let path = context.engine.run_dir.path().join(RUN_FILE);
                 crate::unwritten::note_named(&path, &error);
             }
         }
@@ -500,20 +502,22 @@ fn run_context(
         versions = RunVersions::resolve(&run_dir.path(), &asked);
     }
     Ok(Arc::new(RunContext {
-        skills,
-        snapshots,
-        rejections,
-        dry_run,
-        run_dir,
-        gates,
-        settings,
+        engine: Engine {
+            settings,
+            run_dir,
+            rejections,
+            dry_run,
+            skills,
+            judge,
+            snapshots,
+            versions,
+            progress: Arc::default(),
+        },
         cases,
         runners,
-        judge,
+        gates,
         reporters,
-        versions,
         format_junit: overrides.format_junit,
-        progress: Arc::default(),
         results: Mutex::new(Vec::new()),
     }))
 }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use crate::agent::{self, AgentOptions};
 use crate::config::{self, AgentKind, Settings};
 use crate::error::{AgentBuildError, Error, JudgeError, UnknownCaseRunner};
-use crate::replay::{self, Recording};
-use crate::run::Runner;
+use crate::replay::Recording;
+use crate::runner::Runner;
 use crate::suite::CaseSpec;
 
 /// Every case's runners must be configured: a typo would skip the case silently.
@@ -137,7 +137,7 @@ pub(super) fn configured_runners(settings: &Settings) -> Result<Vec<Runner>, Err
                     }
                 };
                 let recorded = agent.replay_runner.as_deref().unwrap_or(id);
-                return replay::runner(id, recording, recorded).map_err(failed);
+                return crate::runner::replaying(id, recording, recorded).map_err(failed);
             }
             let options = AgentOptions::from_config(agent)
                 .inherit_user_skills(settings.user_skills == config::UserSkills::Inherit);

@@ -5,10 +5,11 @@ use std::sync::{Arc, Once};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
+use super::context::RunContext;
 use super::process_per_test;
 use crate::execute::run_execution;
 use crate::results::{ExecutionResult, Status};
-use crate::run::{RunContext, Runner};
+use crate::runner::Runner;
 use crate::secrets;
 use crate::suite::{CaseCheck, CaseSpec, Plan};
 use crate::terminal_text::{self, eprintln_escaped};
@@ -85,7 +86,7 @@ pub(super) fn run_trial(
 ) -> Result<Completion, Failed> {
     static MARK_LATEST: Once = Once::new();
     MARK_LATEST.call_once(|| {
-        if let Err(error) = context.run_dir.mark_latest() {
+        if let Err(error) = context.engine.run_dir.mark_latest() {
             eprintln_escaped!("skillgym: cannot update the `latest` pointer: {error}");
         }
     });
@@ -94,11 +95,11 @@ pub(super) fn run_trial(
     let _gate = context.gates.enter(runner_index).map_err(|error| {
         format!(
             "skillgym: cannot wait for a {} slot in {}: {error}",
-            context.settings.schedule,
-            context.run_dir.path().join(".locks").display()
+            context.engine.settings.schedule,
+            context.engine.run_dir.path().join(".locks").display()
         )
     })?;
-    let result = run_execution(context, case, runner);
+    let result = run_execution(&context.engine, case, runner);
     let outcome = trial_outcome(&result);
     context.record(position, result);
     outcome

@@ -7,19 +7,17 @@
 //! | `pack` | `cargo skillgym record`: the files replay needs, copied out of a run directory into a directory marked as a recording (never into or over the run) |
 //! | `crate::execute::replay` | one recorded attempt re-normalized into a session |
 //!
-//! A runner replays when `--replay <dir>` is given (every runner, matched by id) or when its
+//! Runners that replay are made in [`crate::runner`]. A runner replays when `--replay <dir>` is given (every runner, matched by id) or when its
 //! agent is `type: replay` (`recording: <dir>`, `runner: <recorded runner id>`).
 
 mod pack;
 pub mod recording;
 
-use std::path::Path;
 use std::sync::Arc;
 
 use crate::agent::{Agent, AgentOptions};
 use crate::config::AgentKind;
 use crate::error::AgentBuildError;
-use crate::run::Runner;
 
 pub use pack::{MARKER, PackSummary, pack};
 pub use recording::{RecordedAgent, RecordedExecution, Recording};
@@ -67,63 +65,4 @@ pub(crate) fn adapter(agent: &RecordedAgent) -> Result<Arc<dyn Agent>, AgentBuil
         ..AgentOptions::default()
     };
     crate::agent::build(kind, options)
-}
-
-/// A runner `id` replaying runner `recorded` of `recording` (`type: replay`).
-pub(crate) fn runner(
-    id: &str,
-    recording: Arc<Recording>,
-    recorded: &str,
-) -> Result<Runner, AgentBuildError> {
-    let agent = recording.agent(recorded).ok_or_else(|| {
-        AgentBuildError::Recording(format!(
-            "the recording {} holds no runner `{recorded}` (it holds: {})",
-            recording.root().display(),
-            recording.runner_ids().join(", ")
-        ))
-    })?;
-    Ok(Runner {
-        id: id.to_owned(),
-        agent: adapter(&agent)?,
-        replay: Some(Arc::new(ReplaySource {
-            recording,
-            runner: recorded.to_owned(),
-            agent,
-        })),
-    })
-}
-
-/// `--replay <dir>`: every runner replays the recorded runner of its id with its own adapter,
-/// which must be of the recorded agent type; a runner the recording lacks has every execution
-/// skipped with the reason.
-pub(crate) fn replay_all(runners: &mut [Runner], dir: &Path) -> Result<(), AgentBuildError> {
-    let recording = Arc::new(
-        Recording::open(dir)
-            .map_err(|error| AgentBuildError::Recording(format!("--replay: {error}")))?,
-    );
-    for runner in runners {
-        let agent = match recording.agent(&runner.id) {
-            Some(agent) if agent.kind != runner.agent.kind() => {
-                return Err(AgentBuildError::Recording(format!(
-                    "--replay: runner `{}` is a `{}` agent, but the recording's `{}` ran `{}`; replay it with a runner of that type (or `type: replay`)",
-                    runner.id,
-                    runner.agent.kind(),
-                    runner.id,
-                    agent.kind
-                )));
-            }
-            Some(agent) => agent,
-            None => RecordedAgent {
-                kind: runner.agent.kind().to_owned(),
-                model: runner.agent.model().map(str::to_owned),
-                version: None,
-            },
-        };
-        runner.replay = Some(Arc::new(ReplaySource {
-            recording: Arc::clone(&recording),
-            runner: runner.id.clone(),
-            agent,
-        }));
-    }
-    Ok(())
 }

@@ -16,7 +16,7 @@ use crate::config::{
     AgentKind, RunnerConfig, SandboxConfig, SandboxMode, SandboxNetwork, Settings,
 };
 use crate::error::{PreflightError, SandboxProblem};
-use crate::run::Runner;
+use crate::runner::Runner;
 
 /// The sandbox problems of `runners` (the selected ones and the judge) at start-up; `mock`:
 /// a `--mock` run, whose sessions reach the scripted model through the forwarder whatever the

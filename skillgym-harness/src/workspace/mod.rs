@@ -19,10 +19,9 @@ use serde::Serialize;
 use skillgym::{Failure, FailureOrigin};
 use tokio::runtime::Runtime;
 
-use crate::artifacts::write_json_or_note;
-use crate::config::{BootstrapConfig, WorkspaceMode};
+use crate::artifacts::{RunDir, write_json_or_note};
+use crate::config::{BootstrapConfig, Settings, WorkspaceMode};
 use crate::process::{self, LineVerdict, ProcessSpec, Termination};
-use crate::run::RunContext;
 use crate::suite::CaseSpec;
 
 mod boundary;
@@ -140,13 +139,14 @@ fn write_record(artifact_dir: &Path, record: &WorkspaceRecord) {
 /// where the (kept) directory is, and so does the error: the failure, and the isolated
 /// workspace left behind, if any.
 pub(crate) fn prepare(
-    run: &RunContext,
+    settings: &Settings,
+    run_dir: &RunDir,
     runtime: &Runtime,
     case: &CaseSpec,
     runner_id: &str,
     artifact_dir: &Path,
 ) -> Result<PreparedWorkspace, (Failure, Option<PathBuf>)> {
-    let config = &run.settings.workspace;
+    let config = &settings.workspace;
     let template = case.workspace.as_deref().or(config.template_dir.as_deref());
     let mode = if case.workspace.is_some() {
         WorkspaceMode::Isolated
@@ -164,14 +164,15 @@ pub(crate) fn prepare(
     };
     let root = (mode != WorkspaceMode::None).then(|| {
         RunRoot::new(
-            run.run_dir.path(),
-            run.run_dir.run_id(),
-            run.settings.workspace_root.as_deref(),
+            run_dir.path(),
+            run_dir.run_id(),
+            settings.workspace_root.as_deref(),
         )
     });
     let prepared = match (mode, &root) {
         (WorkspaceMode::Isolated, Some(root)) => prepare_isolated(
-            run,
+            settings,
+            run_dir,
             runtime,
             case,
             runner_id,
@@ -179,12 +180,11 @@ pub(crate) fn prepare(
             root,
             &mut record,
         ),
-        (WorkspaceMode::Shared, Some(root)) => prepare_shared(run, runtime, root, &mut record),
+        (WorkspaceMode::Shared, Some(root)) => {
+            prepare_shared(settings, run_dir, runtime, root, &mut record)
+        }
         _ => {
-            record.cwd = config
-                .cwd
-                .clone()
-                .unwrap_or_else(|| run.settings.cwd.clone());
+            record.cwd = config.cwd.clone().unwrap_or_else(|| settings.cwd.clone());
             record.template_dir = None;
             Ok(())
         }
@@ -210,7 +210,8 @@ fn root_failure(problem: String) -> Failure {
 /// workspace root: filled from the template, bootstrapped within the attempt's timeout (logs in
 /// the attempt directory), then made a repository of its own.
 fn prepare_isolated(
-    run: &RunContext,
+    settings: &Settings,
+    run_dir: &RunDir,
     runtime: &Runtime,
     case: &CaseSpec,
     runner_id: &str,
@@ -219,18 +220,18 @@ fn prepare_isolated(
     record: &mut WorkspaceRecord,
 ) -> Result<(), Failure> {
     let relative = artifact_dir
-        .strip_prefix(run.run_dir.path())
+        .strip_prefix(run_dir.path())
         .unwrap_or(artifact_dir);
     record.cwd = root.place(relative).map_err(root_failure)?;
     let env = BootstrapEnv {
-        output_dir: run.run_dir.path(),
+        output_dir: run_dir.path(),
         artifact_dir: artifact_dir.to_path_buf(),
         case_id: Some(case.id.clone()),
         runner_id: Some(runner_id.to_owned()),
     };
     // The attempt's own limit: a bootstrap is part of the attempt.
-    let timeout = run.settings.effective(case).timeout;
-    let bootstrap = run.settings.workspace.bootstrap.as_ref();
+    let timeout = settings.effective(case).timeout;
+    let bootstrap = settings.workspace.bootstrap.as_ref();
     let template = record.template_dir.as_deref();
     let (outcome, ran) = fill_and_bootstrap(
         runtime,
@@ -264,24 +265,25 @@ fn repository_boundary(dir: &Path) -> Result<Boundary, Failure> {
 /// bootstrapped and made a repository of its own once for the whole run (within
 /// `defaults.timeout`), logs and record in `<run>/shared-setup`.
 fn prepare_shared(
-    run: &RunContext,
+    settings: &Settings,
+    run_dir: &RunDir,
     runtime: &Runtime,
     root: &RunRoot,
     record: &mut WorkspaceRecord,
 ) -> Result<(), Failure> {
     record.cwd = root.place(Path::new("shared")).map_err(root_failure)?;
-    let setup = run.run_dir.path().join("shared-setup");
+    let setup = run_dir.path().join("shared-setup");
     let env = BootstrapEnv {
-        output_dir: run.run_dir.path(),
+        output_dir: run_dir.path(),
         artifact_dir: setup.clone(),
         case_id: None,
         runner_id: None,
     };
     let record = &*record;
     once_per_run(&setup, || {
-        let bootstrap = run.settings.workspace.bootstrap.as_ref();
+        let bootstrap = settings.workspace.bootstrap.as_ref();
         let template = record.template_dir.as_deref();
-        let timeout = run.settings.default_timeout;
+        let timeout = settings.default_timeout;
         let (outcome, ran) = fill_and_bootstrap(
             runtime,
             bootstrap,
