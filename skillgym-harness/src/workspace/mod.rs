@@ -172,11 +172,14 @@ pub(crate) fn prepare(
     let prepared = match (mode, &root) {
         (WorkspaceMode::Isolated, Some(root)) => prepare_isolated(
             settings,
-            run_dir,
             runtime,
             case,
-            runner_id,
-            artifact_dir,
+            &BootstrapEnv {
+                output_dir: run_dir.path(),
+                artifact_dir: artifact_dir.to_path_buf(),
+                case_id: Some(case.id.clone()),
+                runner_id: Some(runner_id.to_owned()),
+            },
             root,
             &mut record,
         ),
@@ -211,24 +214,17 @@ fn root_failure(problem: String) -> Failure {
 /// the attempt directory), then made a repository of its own.
 fn prepare_isolated(
     settings: &Settings,
-    run_dir: &RunDir,
     runtime: &Runtime,
     case: &CaseSpec,
-    runner_id: &str,
-    artifact_dir: &Path,
+    env: &BootstrapEnv,
     root: &RunRoot,
     record: &mut WorkspaceRecord,
 ) -> Result<(), Failure> {
+    let artifact_dir = env.artifact_dir.as_path();
     let relative = artifact_dir
-        .strip_prefix(run_dir.path())
+        .strip_prefix(&env.output_dir)
         .unwrap_or(artifact_dir);
     record.cwd = root.place(relative).map_err(root_failure)?;
-    let env = BootstrapEnv {
-        output_dir: run_dir.path(),
-        artifact_dir: artifact_dir.to_path_buf(),
-        case_id: Some(case.id.clone()),
-        runner_id: Some(runner_id.to_owned()),
-    };
     // The attempt's own limit: a bootstrap is part of the attempt.
     let timeout = settings.effective(case).timeout;
     let bootstrap = settings.workspace.bootstrap.as_ref();
@@ -239,7 +235,7 @@ fn prepare_isolated(
         &record.cwd,
         template,
         artifact_dir,
-        &env,
+        env,
         timeout,
     );
     record.bootstrap = ran;
