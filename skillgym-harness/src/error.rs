@@ -22,7 +22,8 @@ use std::io;
 use std::path::PathBuf;
 
 pub use crate::cli::UsageError;
-use crate::config::{ConfigError, SettingsError};
+use crate::config::ConfigError;
+use crate::settings::SettingsError;
 pub use crate::suite::registry::DuplicateCaseId;
 pub use crate::suite::yaml::SuiteErrors;
 

@@ -24,7 +24,11 @@ pub fn config_from_str(text: &str) {
                 .iter()
                 .map(|(_, runner)| runner.agent.clone())
                 .collect();
-            let _ = crate::config::resolve(config, &SkillgymArgs::default(), Path::new("out"));
+            let _ = crate::harness::settings::resolve(
+                config,
+                &SkillgymArgs::default(),
+                Path::new("out"),
+            );
             for agent in agents {
                 let _ = agent::build(agent.kind, AgentOptions::from_config(&agent));
             }

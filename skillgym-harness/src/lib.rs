@@ -29,6 +29,7 @@
 //! | [`agent`] | the [`Agent`] and [`StreamParser`] seam, the built-in adapters, [`CommandAgent`], [`AgentOptions`](agent::AgentOptions) |
 //! | [`normalize`] | [`ReportBuilder`], what adapters feed, and [`normalize_stream`] |
 //! | [`config`] | `skillgym.yaml`: [`Config`](config::Config), [`AgentKind`](config::AgentKind), [`WireApi`](config::WireApi), discovery and loading |
+//! | [`settings`] | a run's resolved [`Settings`](settings::Settings) and each case's [`CaseSettings`](settings::CaseSettings) |
 //! | [`results`] | what a run writes (`result.json`, `results.json`, each attempt's `grading`), for reporters |
 //! | [`report`] | [`RunReport`](report::RunReport) and the [`Reporter`](report::Reporter) trait, the built-in reporters |
 //! | [`error`] | [`Error`] and the error of each join |
@@ -88,6 +89,7 @@ mod runner;
 pub mod sandbox;
 mod schedule;
 mod secrets;
+pub mod settings;
 mod skills;
 pub mod snapshot;
 mod suggest;

@@ -1,5 +1,5 @@
-//! `skillgym.yaml`: schema, discovery, validation with located errors, and the resolved
-//! [`Settings`] of a run (flags > `SKILLGYM_*` env > file > defaults).
+//! `skillgym.yaml`: schema, discovery, and validation with located errors. (The harness
+//! resolves a run's settings from flags, `SKILLGYM_*` variables and this file: [`crate::settings`].)
 //!
 //! ```yaml
 //! run:
@@ -29,7 +29,6 @@ mod error;
 mod fields;
 mod sandbox;
 mod schema;
-mod settings;
 mod size;
 mod snapshots;
 pub(crate) mod yaml;
@@ -41,13 +40,11 @@ pub use discover::{FILE_NAMES, discover, discover_checked, load, load_for_run};
 pub use duration::{DurationError, DurationErrorKind, parse_duration};
 pub use error::ConfigError;
 pub use sandbox::SandboxConfig;
+pub(crate) use schema::resolve_path;
 pub use schema::{
-    AgentConfig, AgentKind, BootstrapConfig, Config, DefaultsConfig, JudgeConfig, ProviderConfig,
-    RunConfig, RunnerConfig, Schedule, UserSkills, WireApi, WorkspaceConfig, WorkspaceMode,
-};
-pub(crate) use settings::resolve;
-pub use settings::{
-    CaseOverrides, CaseSettings, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, Settings, SettingsError,
+    AgentConfig, AgentKind, BootstrapConfig, Config, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT,
+    DefaultsConfig, JudgeConfig, ProviderConfig, RunConfig, RunnerConfig, Schedule, UserSkills,
+    WireApi, WorkspaceConfig, WorkspaceMode,
 };
 pub use size::parse_size;
 pub use snapshots::{DEFAULT_SNAPSHOTS_FILE, Improvements, SnapshotsConfig, Tolerance};

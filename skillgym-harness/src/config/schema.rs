@@ -20,6 +20,12 @@ use super::snapshots::SnapshotsConfig;
 use super::yaml::{self, Located};
 use crate::suggest::did_you_mean;
 
+/// The default per-case timeout when neither the case nor `defaults` set one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The default `run.max_output`: 512 MiB.
+pub const DEFAULT_MAX_OUTPUT: u64 = 512 << 20;
+
 /// A whole `skillgym.yaml`. An empty file is a valid (empty) config.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

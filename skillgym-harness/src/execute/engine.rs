@@ -1,11 +1,11 @@
 //! What every execution of a run reads: the [`Engine`].
 
 use crate::artifacts::RunDir;
-use crate::config::Settings;
 use crate::dry_run::DryRun;
 use crate::progress::Board;
 use crate::rejections::Rejections;
 use crate::runner::Runner;
+use crate::settings::Settings;
 use crate::skills::plan::SkillPlan;
 use crate::snapshot::Snapshots;
 use crate::versions::RunVersions;

@@ -36,12 +36,12 @@ use std::time::SystemTime;
 
 use tokio::runtime::Runtime;
 
-use crate::config::Settings;
 use crate::dry_run::DryRun;
 use crate::results::explain::{
     self as record, Decision, ExplainRequest, Explanations, RecordError, question_dir,
 };
 use crate::runner::Runner;
+use crate::settings::Settings;
 use crate::suite::CaseSpec;
 use crate::terminal_text;
 use crate::time::Timestamp;

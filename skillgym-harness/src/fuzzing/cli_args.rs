@@ -12,7 +12,8 @@ use std::os::unix::ffi::OsStringExt as _;
 use std::path::Path;
 
 use crate::cli::{self, Invocation};
-use crate::config::{Config, resolve};
+use crate::config::Config;
+use crate::harness::settings::resolve;
 
 /// Parses the argv and variables `bytes` make (see the module) as a benchmark binary does and
 /// resolves a run's settings from them; checks that every error names its flag or variable

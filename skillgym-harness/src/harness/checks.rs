@@ -4,10 +4,10 @@
 use libtest_mimic::Arguments;
 
 use super::process_per_test;
-use crate::config::Settings;
 use crate::error::{Error, JudgeError};
 use crate::preflight;
 use crate::runner::Runner;
+use crate::settings::Settings;
 use crate::suggest::did_you_mean;
 use crate::suite::{CaseCheck, CaseSpec, Plan};
 use crate::terminal_text::eprintln_escaped;

@@ -13,6 +13,7 @@ mod context;
 mod finish;
 mod junit_format;
 mod runners;
+pub(crate) mod settings;
 mod trials;
 
 use checks::{check_after_all, check_before_run, check_judge, check_sandboxes, explain_selection};
@@ -30,7 +31,7 @@ use libtest_mimic::{Arguments, Trial};
 use crate::agent::Agent;
 use crate::artifacts::RunDir;
 use crate::cli::{self, SkillgymArgs};
-use crate::config::{self, Settings};
+use crate::config::{self};
 use crate::dry_run::DryRun;
 use crate::error::Error;
 use crate::execute::Engine;
@@ -41,6 +42,7 @@ use crate::run_record::{RUN_FILE, RunRecord};
 use crate::runner::Runner;
 use crate::schedule::{Gates, worker_threads};
 use crate::secrets;
+use crate::settings::Settings;
 use crate::skills::plan::SkillPlan;
 use crate::snapshot::Snapshots;
 use crate::suite::registry::sort_and_check;
@@ -384,7 +386,7 @@ fn load_settings(
         Some(path) => config::load(path)?,
         None => config::Config::default_for(crate_dir),
     };
-    Ok(config::resolve(
+    Ok(settings::resolve(
         config,
         overrides,
         &default_output_dir(crate_dir),

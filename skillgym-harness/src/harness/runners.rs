@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::agent::{self, AgentOptions};
-use crate::config::{self, AgentKind, Settings};
+use crate::config::{self, AgentKind};
 use crate::error::{AgentBuildError, Error, JudgeError, UnknownCaseRunner};
 use crate::replay::Recording;
 use crate::runner::Runner;
+use crate::settings::Settings;
 use crate::suite::CaseSpec;
 
 /// Every case's runners must be configured: a typo would skip the case silently.
@@ -104,7 +105,7 @@ pub(super) fn select_runners(
     mut runners: Vec<Runner>,
 ) -> Result<Vec<Runner>, Error> {
     let known: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
-    settings.check_runner_filter(&known)?;
+    super::settings::check_runner_filter(settings, &known)?;
     if !settings.runner_filter.is_empty() {
         runners.retain(|r| settings.runner_filter.contains(&r.id));
     }

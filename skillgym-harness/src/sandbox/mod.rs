@@ -46,8 +46,9 @@ mod splice;
 use std::path::{Path, PathBuf};
 
 use crate::agent::{SessionSpec, isolation::Seeded};
-use crate::config::{SandboxMode, SandboxNetwork, Settings};
+use crate::config::{SandboxMode, SandboxNetwork};
 use crate::process::ProcessSpec;
+use crate::settings::Settings;
 
 /// What a sandboxed attempt's `result.json` records.
 pub use crate::results::{Denial, DenialKind, SandboxRecord};

@@ -12,11 +12,10 @@
 use std::sync::OnceLock;
 
 use super::loopback_port;
-use crate::config::{
-    AgentKind, RunnerConfig, SandboxConfig, SandboxMode, SandboxNetwork, Settings,
-};
+use crate::config::{AgentKind, RunnerConfig, SandboxConfig, SandboxMode, SandboxNetwork};
 use crate::error::{PreflightError, SandboxProblem};
 use crate::runner::Runner;
+use crate::settings::Settings;
 
 /// The sandbox problems of `runners` (the selected ones and the judge) at start-up; `mock`:
 /// a `--mock` run, whose sessions reach the scripted model through the forwarder whatever the

@@ -27,8 +27,9 @@ pub use store::{EditError, Entry, Locked, SnapshotFile, VERSION, pending_path};
 /// The check's record, as `result.json` holds it.
 pub use crate::results::{Allowed, SnapshotCheck, SnapshotVerdict as Verdict};
 
-use crate::config::{ConfigError, Settings, SnapshotMetric, SnapshotsConfig};
+use crate::config::{ConfigError, SnapshotMetric, SnapshotsConfig};
 use crate::results::{ExecutionResult, Status};
+use crate::settings::Settings;
 use check::{Decision, Rules, Write, decide};
 
 /// Whether the environment says this is CI: `CI` set to anything but empty, `0` or `false`.

@@ -20,8 +20,9 @@ use skillgym::{Failure, FailureOrigin};
 use tokio::runtime::Runtime;
 
 use crate::artifacts::{RunDir, write_json_or_note};
-use crate::config::{BootstrapConfig, Settings, WorkspaceMode};
+use crate::config::{BootstrapConfig, WorkspaceMode};
 use crate::process::{self, LineVerdict, ProcessSpec, Termination};
+use crate::settings::Settings;
 use crate::suite::CaseSpec;
 
 mod boundary;

@@ -14,8 +14,9 @@
 
 use std::path::Path;
 
-use crate::config::{Settings, WorkspaceMode};
+use crate::config::WorkspaceMode;
 use crate::run_record::RUN_FILE;
+use crate::settings::Settings;
 use crate::workspace::root::MARKER;
 
 /// The working directory of workspace mode `none`, when that is the configured mode.

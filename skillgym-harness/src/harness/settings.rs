@@ -1,4 +1,5 @@
-//! The settings of one run: flags and `SKILLGYM_*` variables over `skillgym.yaml` over defaults.
+//! Resolving the settings of one run ([`Settings`]): flags and `SKILLGYM_*` variables over
+//! `skillgym.yaml` over defaults.
 //!
 //! | setting | flag | env | file key | default |
 //! |---|---|---|---|---|
@@ -25,174 +26,28 @@
 //! A flag beats its variable, field by field. An empty variable counts as unset. An empty
 //! `--tag` list never hides `run.tags`.
 //!
-//! Each case then gets its own settings, [`Settings::effective`], the one place that applies
-//! this order:
-//!
-//! | per-case setting | flag or variable | case argument | run setting | default |
-//! |---|---|---|---|---|
-//! | repeat (at least 1) | `--repeat`, `SKILLGYM_REPEAT` (beat the case) | `repeat` | `run.repeat` | 1 |
-//! | repeat failure | `--repeat-failure`, `SKILLGYM_REPEAT_FAILURE` (beat the case) | `repeat_failure` | `run.repeat_failure` | 0 |
-//! | timeout | — | `timeout` | `defaults.timeout` | 2m |
-//! | max steps | — | `max_steps` | `run.max_steps` | none |
-//!
 //! `retry_failed` is an alias read only at the edges (`--retry-failed`, `SKILLGYM_RETRY_FAILED`,
 //! `run.retry_failed`, the macro's `retry_failed = N`) and folded there into `repeat_failure`:
 //! `repeat_failure` wins when both are given at one level, and a flag, either one, beats a
 //! variable (`--retry-failed` beats `SKILLGYM_REPEAT_FAILURE`).
+//!
+//! Each case then gets its own settings from [`Settings::effective`] (see [`crate::settings`]).
 
-use std::fmt;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
-use super::schema::resolve_path;
-use super::yaml::Located;
-use super::{
-    Config, ConfigError, JudgeConfig, SandboxConfig, Schedule, SnapshotsConfig, UserSkills,
-    WorkspaceConfig, WorkspaceMode,
-};
 use crate::cli::{SkillgymArgs, UsageError};
-use crate::config::RunnerConfig;
+use crate::config::{
+    Config, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, Schedule, WorkspaceMode, resolve_path,
+};
+use crate::settings::{CaseOverrides, Settings, SettingsError};
 use crate::suggest::did_you_mean;
-use crate::suite::CaseSpec;
-
-/// The default per-case timeout when neither the case nor `defaults` set one.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// Everything a run needs to know, resolved from flags, variables, the config file and defaults.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Settings {
-    /// The config file used, if any.
-    pub config_path: Option<PathBuf>,
-    /// The directory relative config paths were resolved against.
-    pub config_dir: PathBuf,
-    /// How executions are scheduled.
-    pub schedule: Schedule,
-    /// Executions at once (1 when `schedule` is serial).
-    pub max_parallel: usize,
-    /// Passing samples wanted per execution, when the case sets none (see [`Self::effective`]).
-    pub repeat: u32,
-    /// Extra attempts allowed per repetition after a failure, when the case sets none.
-    pub repeat_failure: u32,
-    /// The per-case settings a flag or variable gave, which beat the case's own.
-    pub overrides: CaseOverrides,
-    /// Run only cases with one of these tags (empty: every case).
-    pub tags: Vec<String>,
-    /// Run only these runner ids (empty: every runner).
-    pub runner_filter: Vec<String>,
-    /// Whether `runner_filter` came from `SKILLGYM_RUNNER` (not `--runner`).
-    pub runner_filter_from_env: bool,
-    /// Root of the run directories (absolute).
-    pub output_dir: PathBuf,
-    /// Reporters besides the console summary (`standard` alone: none).
-    pub reporters: Vec<String>,
-    /// Best-effort cap on agent steps per session.
-    pub max_steps: Option<u32>,
-    /// Per-case timeout when the case sets none.
-    pub default_timeout: Duration,
-    /// The agents' working directory with workspace mode `none`.
-    pub cwd: PathBuf,
-    /// Workspace preparation.
-    pub workspace: WorkspaceConfig,
-    /// Where the run's workspaces go (absolute); `None`: the temporary directory.
-    pub workspace_root: Option<PathBuf>,
-    /// The configured runners, in file order.
-    pub runners: Vec<(String, RunnerConfig)>,
-    /// `run.skills`: skill directories installed for every runner (absolute, with their
-    /// position in the config file).
-    pub skills: Vec<Located<PathBuf>>,
-    /// `run.user_skills`: whether agents see the user's own skills.
-    pub user_skills: UserSkills,
-    /// `run.max_output`: the most stdout an agent may print in one session (default 512 MiB).
-    pub max_output: u64,
-    /// `run.secrets`: variable names masked besides those that look secret.
-    pub secrets: Vec<String>,
-    /// `run.sandbox`: how agents are confined, unless their runner says otherwise (see
-    /// [`Settings::sandbox_for`]).
-    pub sandbox: SandboxConfig,
-    /// `suites:` the declarative suites (absolute, with their position in the config file).
-    pub suites: Vec<Located<PathBuf>>,
-    /// `judge:` who grades rubric items.
-    pub judge: Option<JudgeConfig>,
-    /// `snapshots:` token snapshots (off without the section).
-    pub snapshots: Option<SnapshotsConfig>,
-    /// `--update-snapshots`: passing executions write their figures into the baseline.
-    pub update_snapshots: bool,
-}
-
-/// Per-case settings given by a flag or `SKILLGYM_*` variable; they beat the case's arguments.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CaseOverrides {
-    /// `--repeat` / `SKILLGYM_REPEAT`.
-    pub repeat: Option<u32>,
-    /// `--repeat-failure` / `SKILLGYM_REPEAT_FAILURE`, or their alias `--retry-failed` /
-    /// `SKILLGYM_RETRY_FAILED`.
-    pub repeat_failure: Option<u32>,
-}
-
-/// The settings one case runs with, from [`Settings::effective`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct CaseSettings {
-    /// Passing samples wanted per execution (at least 1).
-    pub repeat: u32,
-    /// Extra attempts allowed per repetition after a failure.
-    pub repeat_failure: u32,
-    /// How long one session may run.
-    pub timeout: Duration,
-    /// Best-effort cap on agent steps per session.
-    pub max_steps: Option<u32>,
-}
-
-/// The default `run.max_output`: 512 MiB.
-pub const DEFAULT_MAX_OUTPUT: u64 = 512 << 20;
-
-/// Why resolving the settings of a run failed: a bad flag/variable, or a config problem.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SettingsError {
-    /// A flag or variable is wrong (e.g. an unknown `--runner`).
-    Usage(UsageError),
-    /// The configuration is wrong.
-    Config(ConfigError),
-}
-
-impl fmt::Display for SettingsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SettingsError::Usage(err) => err.fmt(f),
-            SettingsError::Config(err) => err.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for SettingsError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SettingsError::Usage(err) => Some(err),
-            SettingsError::Config(err) => Some(err),
-        }
-    }
-}
-
-impl From<UsageError> for SettingsError {
-    fn from(err: UsageError) -> Self {
-        SettingsError::Usage(err)
-    }
-}
-
-impl From<ConfigError> for SettingsError {
-    fn from(err: ConfigError) -> Self {
-        SettingsError::Config(err)
-    }
-}
 
 /// Resolves the settings of a run from `config` and `args` (flags already merged over the
 /// environment with `SkillgymArgs::or`); see the table in this module's docs.
 ///
 /// CLI paths are resolved against the process cwd, as is `default_output_dir` when relative.
 /// When the config has runners, every `--runner` id must name one of them (see
-/// [`Settings::check_runner_filter`]).
+/// [`check_runner_filter`]).
 pub(crate) fn resolve(
     config: Config,
     args: &SkillgymArgs,
@@ -323,78 +178,45 @@ fn default_parallelism() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-impl Settings {
-    /// The settings `case` runs with: a flag or variable, else the case's argument, else the run
-    /// setting, else the default.
-    ///
-    /// | setting | flag or variable | case | run setting | default |
-    /// |---|---|---|---|---|
-    /// | `repeat` (at least 1) | [`CaseOverrides::repeat`] | `repeat` | `run.repeat` | 1 |
-    /// | `repeat_failure` | [`CaseOverrides::repeat_failure`] | `repeat_failure` | `run.repeat_failure` | 0 |
-    /// | `timeout` | — | `timeout` | `defaults.timeout` | 2m |
-    /// | `max_steps` | — | `max_steps` | `run.max_steps` | none |
-    pub fn effective(&self, case: &CaseSpec) -> CaseSettings {
-        CaseSettings {
-            repeat: self
-                .overrides
-                .repeat
-                .or(case.repeat)
-                .unwrap_or(self.repeat)
-                .max(1),
-            repeat_failure: self
-                .overrides
-                .repeat_failure
-                .or(case.repeat_failure)
-                .unwrap_or(self.repeat_failure),
-            timeout: case.timeout.unwrap_or(self.default_timeout),
-            max_steps: case.max_steps.or(self.max_steps),
-        }
-    }
-
-    /// How the agent of runner `runner_id` is confined: its own `sandbox`, else
-    /// `run.sandbox` (also for runners added in code and for the judge's own `judge.agent`).
-    pub fn sandbox_for(&self, runner_id: &str) -> &SandboxConfig {
-        self.runners
-            .iter()
-            .find(|(id, _)| id == runner_id)
-            .and_then(|(_, runner)| runner.sandbox.as_ref())
-            .unwrap_or(&self.sandbox)
-    }
-
-    /// Checks that every id in `runner_filter` is one of `known` (configured plus any runners
-    /// added in code); the error lists the known ids and suggests the closest.
-    pub fn check_runner_filter(&self, known: &[&str]) -> Result<(), UsageError> {
-        let Some(unknown) = self
-            .runner_filter
-            .iter()
-            .find(|id| !known.contains(&id.as_str()))
-        else {
-            return Ok(());
-        };
-        let listed = if known.is_empty() {
-            "no runners are configured".to_owned()
-        } else {
-            let ids: Vec<String> = known.iter().map(|id| format!("`{id}`")).collect();
-            format!("configured runners: {}", ids.join(", "))
-        };
-        let (subject, given) = if self.runner_filter_from_env {
-            let value = self.runner_filter.join(",");
-            ("SKILLGYM_RUNNER", format!("`SKILLGYM_RUNNER={value}`"))
-        } else {
-            ("--runner", "`--runner`".to_owned())
-        };
-        Err(UsageError::new(
-            subject,
-            format!("{given} names unknown runner `{unknown}` ({listed})"),
-        )
-        .with_suggestion(did_you_mean(unknown, known.iter().copied())))
-    }
+/// Checks that every id in `runner_filter` is one of `known` (configured plus any runners
+/// added in code); the error lists the known ids and suggests the closest.
+pub(crate) fn check_runner_filter(settings: &Settings, known: &[&str]) -> Result<(), UsageError> {
+    let Some(unknown) = settings
+        .runner_filter
+        .iter()
+        .find(|id| !known.contains(&id.as_str()))
+    else {
+        return Ok(());
+    };
+    let listed = if known.is_empty() {
+        "no runners are configured".to_owned()
+    } else {
+        let ids: Vec<String> = known.iter().map(|id| format!("`{id}`")).collect();
+        format!("configured runners: {}", ids.join(", "))
+    };
+    let (subject, given) = if settings.runner_filter_from_env {
+        let value = settings.runner_filter.join(",");
+        ("SKILLGYM_RUNNER", format!("`SKILLGYM_RUNNER={value}`"))
+    } else {
+        ("--runner", "`--runner`".to_owned())
+    };
+    Err(UsageError::new(
+        subject,
+        format!("{given} names unknown runner `{unknown}` ({listed})"),
+    )
+    .with_suggestion(did_you_mean(unknown, known.iter().copied())))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cli;
+    use crate::config::WorkspaceConfig;
+    use crate::config::{SandboxMode, SandboxNetwork};
+    use crate::settings::CaseSettings;
+    use crate::suite::CaseSpec;
+    use std::path::PathBuf;
+    use std::time::Duration;
 
     const DIR: &str = "/proj/bench";
     const CWD: &str = "/proj";
@@ -746,7 +568,7 @@ runners:
             Path::new(CWD),
         )
         .unwrap();
-        let err = s.check_runner_filter(&["claude", "codex"]).unwrap_err();
+        let err = check_runner_filter(&s, &["claude", "codex"]).unwrap_err();
         assert_eq!(
             err.to_string(),
             "`--runner` names unknown runner `clade` (configured runners: `claude`, `codex`); \
@@ -760,7 +582,7 @@ runners:
         args.runners = vec!["claude".into(), "clade".into()];
         args.runners_from_env = true;
         let s = resolve_in(config(FULL), &args, Path::new("out"), Path::new(CWD)).unwrap();
-        let err = s.check_runner_filter(&["claude", "codex"]).unwrap_err();
+        let err = check_runner_filter(&s, &["claude", "codex"]).unwrap_err();
         assert_eq!(
             err.to_string(),
             "`SKILLGYM_RUNNER=claude,clade` names unknown runner `clade` (configured runners: \
@@ -775,11 +597,34 @@ runners:
             flags(&["--runner", "mine"]),
         );
         assert_eq!(s.runner_filter, ["mine"]);
-        assert!(s.check_runner_filter(&["mine", "other"]).is_ok());
-        let err = s.check_runner_filter(&[]).unwrap_err();
+        assert!(check_runner_filter(&s, &["mine", "other"]).is_ok());
+        let err = check_runner_filter(&s, &[]).unwrap_err();
         assert_eq!(
             err.message(),
             "`--runner` names unknown runner `mine` (no runners are configured)"
         );
+    }
+
+    #[test]
+    fn a_runner_s_own_sandbox_replaces_the_run_s() {
+        let config = Config::parse(
+            &Path::new("/proj/bench").join("skillgym.yaml"),
+            "run:\n  sandbox: bubblewrap\nrunners:\n  a: { agent: { type: command, command: x } }\n  b:\n    agent: { type: command, command: x }\n    sandbox: { mode: bubblewrap, network: loopback, read_only: [tools, /abs] }\n  c: { agent: { type: command, command: x }, sandbox: none }\n",
+        )
+        .unwrap();
+        let settings = super::resolve(
+            config,
+            &crate::cli::SkillgymArgs::default(),
+            Path::new("/out"),
+        )
+        .unwrap();
+        assert_eq!(settings.sandbox_for("a").mode, SandboxMode::Bubblewrap);
+        assert_eq!(settings.sandbox_for("b").network, SandboxNetwork::Loopback);
+        assert_eq!(
+            settings.sandbox_for("c").mode,
+            SandboxMode::None,
+            "the runner's replaces the run's"
+        );
+        assert_eq!(settings.sandbox_for("coded").mode, SandboxMode::Bubblewrap);
     }
 }
