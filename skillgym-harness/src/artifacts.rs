@@ -24,7 +24,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::error::RunDirError;
 use crate::time::Timestamp;
 
 /// The directory of one run, shared by every trial of it (and by every process under nextest).
@@ -428,6 +427,29 @@ pub(crate) fn write_creating_parent(path: &Path, bytes: &[u8]) -> io::Result<()>
         }
         written => written,
     }
+}
+
+/// Why a run cannot claim its run directory.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunDirError {
+    /// Another run already owns it (`SKILLGYM_RUN_ID` names a finished run).
+    #[error(
+        "the run directory `{}` already holds another run: a run directory is never reused\n  help: unset `SKILLGYM_RUN_ID` (each run then gets a fresh id), choose another one, or remove the directory",
+        .path.display()
+    )]
+    Reused {
+        /// The run directory.
+        path: PathBuf,
+    },
+    /// It cannot be created, or its owner marker written or read.
+    #[error("cannot claim the run directory `{}`", .path.display())]
+    Io {
+        /// The run directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
 }
 
 #[cfg(test)]

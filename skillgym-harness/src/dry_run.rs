@@ -16,10 +16,10 @@ use std::sync::Arc;
 
 use crate::agent::{ApiKey, Provider};
 use crate::config::ConfigError;
-use crate::error::DryRunError;
 use crate::mock::{MockServer, MockSession, Script, ServerOptions, SessionSetup};
 use crate::runner::Runner;
 use crate::suite::CaseSpec;
+use std::io;
 
 use crate::artifacts::REQUEST_LOG;
 
@@ -162,4 +162,26 @@ impl DryRun {
             _session: session,
         })
     }
+}
+
+/// Why a `--mock` run cannot start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DryRunError {
+    /// The run's script (`--mock-script`) cannot be read or parsed.
+    #[error(transparent)]
+    Script(ConfigError),
+    /// A case's `mock` script cannot be read or parsed.
+    #[error("{error}\n  note: the `mock` script of case `{case}` ({declared})")]
+    CaseScript {
+        /// The problem with the script.
+        error: ConfigError,
+        /// The case id.
+        case: String,
+        /// Where the case is declared.
+        declared: String,
+    },
+    /// The scripted model server cannot listen.
+    #[error("cannot start the scripted model server on 127.0.0.1")]
+    Server(#[source] io::Error),
 }

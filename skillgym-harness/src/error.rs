@@ -1,4 +1,6 @@
-//! The errors of the harness: one type per join, and [`Error`], the one a run stops with.
+//! The errors of the harness: one type per join, and [`Error`], the one a run stops with. Each
+//! type is defined beside the code that raises it and gathered here; only [`Error`],
+//! [`UnknownCaseRunner`] and [`JudgeError`], raised by the harness itself, are defined here.
 //!
 //! | type | raised by | names |
 //! |---|---|---|
@@ -18,12 +20,18 @@
 //! appends every cause not already in the message (`: {cause}`), so each is shown once.
 
 use std::fmt;
-use std::io;
 use std::path::PathBuf;
 
+pub use crate::agent::AgentBuildError;
+pub use crate::artifacts::RunDirError;
 pub use crate::cli::UsageError;
 use crate::config::ConfigError;
-use crate::settings::SettingsError;
+pub use crate::dry_run::DryRunError;
+pub use crate::io_error::IoError;
+use crate::preflight::lines;
+pub use crate::preflight::{MissingProgram, MissingPromptFile, PreflightError, SandboxProblem};
+pub use crate::settings::SettingsError;
+pub use crate::skills::SkillError;
 pub use crate::suite::registry::DuplicateCaseId;
 pub use crate::suite::yaml::SuiteErrors;
 
@@ -252,318 +260,10 @@ pub enum JudgeError {
     },
 }
 
-/// Why an agent adapter cannot be built from a runner's options.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum AgentBuildError {
-    /// A `command` agent without `command`.
-    #[error("an agent of type `command` needs `command`")]
-    MissingCommand,
-    /// A `replay` agent where a program must start (the judge).
-    #[error("an agent of type `replay` starts no program: only a runner can replay a recording")]
-    ReplayHasNoProgram,
-    /// A recording that cannot be replayed: unreadable, or without the runner asked for.
-    #[error("{0}")]
-    Recording(String),
-}
-
-/// Checks made before anything runs (prompt files, agent programs), each listing every
-/// case or runner at fault, one per line (`\nerror: ` between them).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum PreflightError {
-    /// Selected cases whose `prompt_file` does not exist.
-    #[error("{}", lines(.0))]
-    PromptFiles(Vec<MissingPromptFile>),
-    /// Selected runners whose agent program cannot be found.
-    #[error("{}", lines(.0))]
-    AgentPrograms(Vec<MissingProgram>),
-    /// Selected runners whose sandbox cannot be set up here.
-    #[error("{}", lines(.0))]
-    Sandboxes(Vec<SandboxProblem>),
-}
-
-fn lines(problems: &[impl fmt::Display]) -> String {
-    problems
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("\nerror: ")
-}
-
-/// A case whose prompt file does not exist.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the prompt file of case `{case}` does not exist: {} (declared at {declared})",
-    .path.display()
-)]
-#[non_exhaustive]
-pub struct MissingPromptFile {
-    /// The case id.
-    pub case: String,
-    /// The prompt file.
-    pub path: PathBuf,
-    /// Where the case is declared (`file:line`).
-    pub declared: String,
-}
-
-/// A runner whose agent program is not an executable file (a path) or not on `PATH` (a name).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "runner `{runner}`: the agent program `{}` {}\n  help: install it ({install}), or point `agent.command` at it; `cargo skillgym doctor` checks every runner",
-    .program.display(),
-    if .program.to_string_lossy().contains('/') { "is not an executable file" } else { "is not on PATH" }
-)]
-#[non_exhaustive]
-pub struct MissingProgram {
-    /// The runner id.
-    pub runner: String,
-    /// The program, as configured.
-    pub program: PathBuf,
-    /// How to install it.
-    pub install: String,
-}
-
-/// A runner whose `sandbox` cannot confine its agent here (no Linux, no `bwrap`, no way to
-/// its model endpoint under `network: loopback`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("runner `{runner}`: {problem}\n  help: {help}")]
-#[non_exhaustive]
-pub struct SandboxProblem {
-    /// The runner id.
-    pub runner: String,
-    /// What is wrong.
-    pub problem: String,
-    /// What to do.
-    pub help: String,
-}
-
-/// A problem with the skills under test.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SkillError {
-    /// A skill directory or its `SKILL.md` is wrong (located at the config entry listing it,
-    /// or in the `SKILL.md`).
-    #[error(transparent)]
-    Invalid(#[from] ConfigError),
-    /// A skill of a case's `skills = [...]` is wrong.
-    #[error("skills: {0}")]
-    InvalidForCase(ConfigError),
-    /// Two different directories hold skills with the same name.
-    #[error("two skills are named `{name}`: {} and {}", .first.display(), .second.display())]
-    NameClash {
-        /// The skill name.
-        name: String,
-        /// The directory seen first.
-        first: PathBuf,
-        /// The other one.
-        second: PathBuf,
-    },
-    /// Skills are listed but attempts do not run in a workspace of their own.
-    #[error(
-        "{what} lists skills under test, which are installed into each attempt's own \
-         workspace, but {place}\n  help: set `run.workspace: {{ mode: isolated }}` (with a \
-         `template_dir` if the agent needs files), or give the case `workspace = \"...\"`"
-    )]
-    NeedsIsolation {
-        /// Who lists them, e.g. "the case's `skills`".
-        what: String,
-        /// Why the workspace is not the attempt's own.
-        place: String,
-    },
-}
-
-/// Why a `--mock` run cannot start.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum DryRunError {
-    /// The run's script (`--mock-script`) cannot be read or parsed.
-    #[error(transparent)]
-    Script(ConfigError),
-    /// A case's `mock` script cannot be read or parsed.
-    #[error("{error}\n  note: the `mock` script of case `{case}` ({declared})")]
-    CaseScript {
-        /// The problem with the script.
-        error: ConfigError,
-        /// The case id.
-        case: String,
-        /// Where the case is declared.
-        declared: String,
-    },
-    /// The scripted model server cannot listen.
-    #[error("cannot start the scripted model server on 127.0.0.1")]
-    Server(#[source] io::Error),
-}
-
-/// Why a run cannot claim its run directory.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RunDirError {
-    /// Another run already owns it (`SKILLGYM_RUN_ID` names a finished run).
-    #[error(
-        "the run directory `{}` already holds another run: a run directory is never reused\n  help: unset `SKILLGYM_RUN_ID` (each run then gets a fresh id), choose another one, or remove the directory",
-        .path.display()
-    )]
-    Reused {
-        /// The run directory.
-        path: PathBuf,
-    },
-    /// It cannot be created, or its owner marker written or read.
-    #[error("cannot claim the run directory `{}`", .path.display())]
-    Io {
-        /// The run directory.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-}
-
-/// A file or process operation that failed, naming its path(s); the io error is the source.
-///
-/// Where a seam returns [`io::Result`] (e.g. [`Agent::launch`](crate::Agent::launch)) it is
-/// wrapped in an [`io::Error`] of the same kind, which keeps it as its source:
-/// `io::Error::from(IoError::...)`.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum IoError {
-    /// A directory for a log file cannot be created.
-    #[error("cannot create log directory `{}`: {source}", .path.display())]
-    CreateLogDir {
-        /// The directory.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A log file cannot be created.
-    #[error("cannot create log file `{}`: {source}", .path.display())]
-    CreateLogFile {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A program cannot be started.
-    #[error("cannot start `{}` in `{}`: {source}", .program.display(), .cwd.display())]
-    Spawn {
-        /// The program.
-        program: PathBuf,
-        /// The directory it was to run in.
-        cwd: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A directory cannot be created.
-    #[error("cannot create {}: {source}", .path.display())]
-    CreateDir {
-        /// The directory.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A file cannot be written.
-    #[error("cannot write {}: {source}", .path.display())]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A prompt file cannot be read.
-    #[error("cannot read prompt file {}: {source}", .path.display())]
-    ReadPrompt {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// What a skill's directory holds cannot be removed before it is installed again.
-    #[error("cannot replace {}: {source}", .path.display())]
-    ReplaceSkill {
-        /// The directory.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A skill cannot be copied into a workspace.
-    #[error("cannot install the skill `{name}` from {} into {}: {source}", .from.display(), .to.display())]
-    InstallSkill {
-        /// The skill name.
-        name: String,
-        /// Its directory.
-        from: PathBuf,
-        /// Where it was to go.
-        to: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// An auth file cannot be copied into an agent's state directory.
-    #[error("cannot seed {} into {}: {source}", .from.display(), .to.display())]
-    Seed {
-        /// The user's file.
-        from: PathBuf,
-        /// The copy.
-        to: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A private skills directory cannot be linked to the user's.
-    #[error("cannot link {} to the user's skills {}: {source}", .link.display(), .target.display())]
-    LinkUserSkills {
-        /// The link.
-        link: PathBuf,
-        /// The user's skills directory.
-        target: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// An agent's session file cannot be copied into the artifacts.
-    #[error("cannot copy the session file {}: {source}", .path.display())]
-    CopySessionFile {
-        /// The session file.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// Any other operation on a path (e.g. while copying a tree).
-    #[error("{}: {source}", .path.display())]
-    At {
-        /// The path.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-}
-
-impl IoError {
-    /// The io error behind it.
-    pub fn io_source(&self) -> &io::Error {
-        match self {
-            IoError::CreateLogDir { source, .. }
-            | IoError::CreateLogFile { source, .. }
-            | IoError::Spawn { source, .. }
-            | IoError::CreateDir { source, .. }
-            | IoError::Write { source, .. }
-            | IoError::ReadPrompt { source, .. }
-            | IoError::ReplaceSkill { source, .. }
-            | IoError::InstallSkill { source, .. }
-            | IoError::Seed { source, .. }
-            | IoError::LinkUserSkills { source, .. }
-            | IoError::CopySessionFile { source, .. }
-            | IoError::At { source, .. } => source,
-        }
-    }
-}
-
-impl From<IoError> for io::Error {
-    /// An [`io::Error`] of the cause's kind, whose source is the cause.
-    fn from(error: IoError) -> io::Error {
-        io::Error::new(error.io_source().kind(), error)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::error::Error as _;
+    use std::io;
     use std::path::Path;
 
     use super::*;

@@ -70,6 +70,7 @@ pub mod fuzzing;
 mod grade;
 mod harness;
 mod interrupt;
+mod io_error;
 mod lines;
 pub mod mock;
 pub mod normalize;

@@ -8,10 +8,11 @@
 
 use std::path::Path;
 
-use crate::error::{MissingProgram, MissingPromptFile, PreflightError};
 use crate::process::find_program;
 use crate::runner::Runner;
 use crate::suite::{CaseSpec, PromptSpec};
+use std::fmt;
+use std::path::PathBuf;
 
 /// The prompt files of `cases` that cannot be read as files, as one error listing each.
 pub(crate) fn prompt_files<'a>(
@@ -57,4 +58,76 @@ pub(crate) fn agent_programs(runners: &[Runner]) -> Result<(), PreflightError> {
         return Ok(());
     }
     Err(PreflightError::AgentPrograms(missing))
+}
+
+/// Checks made before anything runs (prompt files, agent programs), each listing every
+/// case or runner at fault, one per line (`\nerror: ` between them).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PreflightError {
+    /// Selected cases whose `prompt_file` does not exist.
+    #[error("{}", lines(.0))]
+    PromptFiles(Vec<MissingPromptFile>),
+    /// Selected runners whose agent program cannot be found.
+    #[error("{}", lines(.0))]
+    AgentPrograms(Vec<MissingProgram>),
+    /// Selected runners whose sandbox cannot be set up here.
+    #[error("{}", lines(.0))]
+    Sandboxes(Vec<SandboxProblem>),
+}
+
+/// Each problem's message, `\nerror: ` between them.
+pub(crate) fn lines(problems: &[impl fmt::Display]) -> String {
+    problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\nerror: ")
+}
+
+/// A case whose prompt file does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the prompt file of case `{case}` does not exist: {} (declared at {declared})",
+    .path.display()
+)]
+#[non_exhaustive]
+pub struct MissingPromptFile {
+    /// The case id.
+    pub case: String,
+    /// The prompt file.
+    pub path: PathBuf,
+    /// Where the case is declared (`file:line`).
+    pub declared: String,
+}
+
+/// A runner whose agent program is not an executable file (a path) or not on `PATH` (a name).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "runner `{runner}`: the agent program `{}` {}\n  help: install it ({install}), or point `agent.command` at it; `cargo skillgym doctor` checks every runner",
+    .program.display(),
+    if .program.to_string_lossy().contains('/') { "is not an executable file" } else { "is not on PATH" }
+)]
+#[non_exhaustive]
+pub struct MissingProgram {
+    /// The runner id.
+    pub runner: String,
+    /// The program, as configured.
+    pub program: PathBuf,
+    /// How to install it.
+    pub install: String,
+}
+
+/// A runner whose `sandbox` cannot confine its agent here (no Linux, no `bwrap`, no way to
+/// its model endpoint under `network: loopback`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("runner `{runner}`: {problem}\n  help: {help}")]
+#[non_exhaustive]
+pub struct SandboxProblem {
+    /// The runner id.
+    pub runner: String,
+    /// What is wrong.
+    pub problem: String,
+    /// What to do.
+    pub help: String,
 }

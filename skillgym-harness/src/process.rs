@@ -44,8 +44,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 use tokio::time::Instant;
 
-use crate::error::IoError;
 use crate::interrupt::{self, RegisteredGroup};
+use crate::io_error::IoError;
 use crate::lines::{Line, LineAssembler, utf8_line};
 use crate::reaper;
 use crate::secrets::MaskingWriter;

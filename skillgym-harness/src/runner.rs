@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::agent::Agent;
-use crate::error::AgentBuildError;
+use crate::agent::AgentBuildError;
 use crate::replay::{self, RecordedAgent, Recording, ReplaySource};
 
 /// A configured runner: an id and its agent.

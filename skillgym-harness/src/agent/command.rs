@@ -39,8 +39,8 @@ use serde_json::Value;
 use skillgym::{Role, SessionEvent};
 
 use super::{Agent, AgentOptions, AgentSetup, Launch, Provider, SessionSpec, StreamParser};
+use crate::agent::AgentBuildError;
 use crate::config::WireApi;
-use crate::error::AgentBuildError;
 use crate::normalize::{ReportBuilder, UsageFigure, abbreviate};
 
 /// Runs a configured program that speaks skillgym's event JSONL.

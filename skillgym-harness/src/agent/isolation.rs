@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use super::options::set_env;
 use super::{AgentOptions, Launch};
-use crate::error::IoError;
+use crate::io_error::IoError;
 use crate::private_dir::PrivateDir;
 
 /// The user's secrets copied for a session, removed when this guard is dropped, whatever path

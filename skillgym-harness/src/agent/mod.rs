@@ -20,6 +20,7 @@
 //! | `replay` | the recorded agent's adapter, over a recording ([`crate::replay`]) | none |
 
 mod api_error;
+mod build_error;
 mod claude_code;
 mod claude_stream;
 mod codex;
@@ -58,7 +59,7 @@ pub use spec::project_skills;
 pub use spec::stream_version;
 pub use version::parse as parse_version;
 
-pub use crate::error::AgentBuildError;
+pub use build_error::AgentBuildError;
 
 use crate::config::{AgentKind, WireApi};
 use crate::normalize::ReportBuilder;

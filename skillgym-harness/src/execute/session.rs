@@ -8,7 +8,7 @@ use std::time::Duration;
 use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport, Timing};
 
 use crate::agent::{Agent, Launch, SessionSpec, StreamParser, isolation};
-use crate::error::IoError;
+use crate::io_error::IoError;
 use crate::normalize::{KnownSkills, ManifestReads, ProviderError, ReportBuilder};
 use crate::process::{self, LineSink, LineVerdict, ProcessOutcome, ProcessSpec, Termination};
 use crate::sandbox::{self, SandboxPolicy, SandboxRecord};

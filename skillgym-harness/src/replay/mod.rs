@@ -15,9 +15,9 @@ pub mod recording;
 
 use std::sync::Arc;
 
+use crate::agent::AgentBuildError;
 use crate::agent::{Agent, AgentOptions};
 use crate::config::AgentKind;
-use crate::error::AgentBuildError;
 
 pub use pack::{MARKER, PackSummary, pack};
 pub use recording::{RecordedAgent, RecordedExecution, Recording};

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use super::loopback_port;
 use crate::config::{AgentKind, RunnerConfig, SandboxConfig, SandboxMode, SandboxNetwork};
-use crate::error::{PreflightError, SandboxProblem};
+use crate::preflight::{PreflightError, SandboxProblem};
 use crate::runner::Runner;
 use crate::settings::Settings;
 

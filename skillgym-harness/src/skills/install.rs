@@ -7,7 +7,7 @@ use std::sync::Arc;
 use skillgym::InstalledSkill;
 
 use super::Skill;
-use crate::error::IoError;
+use crate::io_error::IoError;
 use crate::workspace::copy_tree;
 
 /// Copies each skill to `<workspace>/<dir>/<name>/` (its whole directory: `SKILL.md`,

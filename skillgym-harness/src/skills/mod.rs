@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::ConfigError;
-use crate::error::SkillError;
 
 /// A validated skill directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,6 +100,41 @@ pub(crate) fn merge<'a>(
         }
     }
     Ok(merged)
+}
+
+/// A problem with the skills under test.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SkillError {
+    /// A skill directory or its `SKILL.md` is wrong (located at the config entry listing it,
+    /// or in the `SKILL.md`).
+    #[error(transparent)]
+    Invalid(#[from] ConfigError),
+    /// A skill of a case's `skills = [...]` is wrong.
+    #[error("skills: {0}")]
+    InvalidForCase(ConfigError),
+    /// Two different directories hold skills with the same name.
+    #[error("two skills are named `{name}`: {} and {}", .first.display(), .second.display())]
+    NameClash {
+        /// The skill name.
+        name: String,
+        /// The directory seen first.
+        first: PathBuf,
+        /// The other one.
+        second: PathBuf,
+    },
+    /// Skills are listed but attempts do not run in a workspace of their own.
+    #[error(
+        "{what} lists skills under test, which are installed into each attempt's own \
+         workspace, but {place}\n  help: set `run.workspace: {{ mode: isolated }}` (with a \
+         `template_dir` if the agent needs files), or give the case `workspace = \"...\"`"
+    )]
+    NeedsIsolation {
+        /// Who lists them, e.g. "the case's `skills`".
+        what: String,
+        /// Why the workspace is not the attempt's own.
+        place: String,
+    },
 }
 
 #[cfg(test)]

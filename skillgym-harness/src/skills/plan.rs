@@ -11,8 +11,8 @@ use std::sync::Arc;
 use super::{Skill, SkillCache, merge};
 use crate::config::yaml::Located;
 use crate::config::{ConfigError, WorkspaceMode};
-use crate::error::SkillError;
 use crate::settings::Settings;
+use crate::skills::SkillError;
 use crate::suite::CaseSpec;
 
 /// The skills under test of a run: the configuration's, each runner's, each case's.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use skillgym::__private::{CaseDef, PromptSource};
 
 use super::declared::DeclaredCheck;
-use crate::error::IoError;
+use crate::io_error::IoError;
 
 /// One case, whatever its source, as the harness plans and runs it.
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::error::IoError;
+use crate::io_error::IoError;
 
 /// Copies the directory tree `from` to `to`, like `cp -a from to` minus ownership.
 ///
