@@ -12,10 +12,10 @@
 //! | [`SuiteErrors`] | loading declarative suites | every error of every file, with line and column |
 //! | [`UnknownCaseRunner`], [`JudgeError`] | matching declarative cases and the judge to runners | the case, the runner, the configured ones |
 //! | [`RunDirError`] | claiming the run directory | the directory |
-//! | [`IoError`] | file and process operations (wrapped in an [`io::Error`] where a seam returns one) | the path(s) |
+//! | [`IoError`] | file and process operations (wrapped in an [`io::Error`](std::io::Error) where a seam returns one) | the path(s) |
 //!
 //! An I/O cause is kept as [`std::error::Error::source`]. The messages of [`IoError`] (and so
-//! of the [`io::Error`]s that wrap one) include their cause's text, since they are shown with
+//! of the [`io::Error`](std::io::Error)s that wrap one) include their cause's text, since they are shown with
 //! `{}` wherever a session fails; the top-level errors leave it out, and [`Error::report`]
 //! appends every cause not already in the message (`: {cause}`), so each is shown once.
 

@@ -7,7 +7,7 @@
 //! | `pack` | `cargo skillgym record`: the files replay needs, copied out of a run directory into a directory marked as a recording (never into or over the run) |
 //! | `crate::execute::replay` | one recorded attempt re-normalized into a session |
 //!
-//! Runners that replay are made in [`crate::runner`]. A runner replays when `--replay <dir>` is given (every runner, matched by id) or when its
+//! Runners that replay are made with the other runners (`crate::runner`). A runner replays when `--replay <dir>` is given (every runner, matched by id) or when its
 //! agent is `type: replay` (`recording: <dir>`, `runner: <recorded runner id>`).
 
 mod pack;
