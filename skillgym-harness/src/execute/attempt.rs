@@ -148,60 +148,36 @@ fn prepare_and_run(
     if let Some(recorded) = id.recorded {
         return replay_and_check(run, runtime, id, recorded, result);
     }
-    if let CaseCheck::Declared(check) = &case.check {
-        let run_dir = run.run_dir.path();
-        suite_hooks::before_all(&run_dir, run.run_dir.run_id(), &check.suite, &runner.id)?;
-    }
-    let prompt = case
-        .prompt
-        .load()
-        .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
-    let prompt_md = artifact_dir.join("prompt.md");
-    // Masked; the agent's prompt file is the real one (a private copy when they differ).
-    let (prompt_file, _private_prompt) = crate::agent::isolation::write_prompt(&prompt_md, &prompt)
-        .map_err(|error| not_started(&prompt_md, &error))?;
-    let workspace = workspace::prepare(
-        &run.settings,
-        &run.run_dir,
-        runtime,
-        case,
-        &runner.id,
-        artifact_dir,
-    )
-    .map_err(|(failure, kept)| {
-        result.kept_workspace = kept;
-        failure
-    })?;
-    let installed = install_skills(run, case, runner, workspace.cwd())?;
-    let declared = match &case.check {
-        CaseCheck::Declared(check) => Some(check.as_ref()),
+    let set_up = set_up(run, runtime, id, result)?;
+    let workspace = &set_up.workspace;
+    let hook_scene = match &case.check {
+        CaseCheck::Declared(check) => Some(HookScene {
+            check,
+            case_id: &case.id,
+            runner_id: &runner.id,
+            run_id: run.run_dir.run_id(),
+            workspace: workspace.cwd(),
+            artifact_dir,
+        }),
         CaseCheck::Rust(_) => None,
     };
-    let hook_scene = declared.map(|check| HookScene {
-        check,
-        case_id: &case.id,
-        runner_id: &runner.id,
-        run_id: run.run_dir.run_id(),
-        workspace: workspace.cwd(),
-        artifact_dir,
-    });
     let mut hook_log = HookLog::default();
     if let Some(scene) = &hook_scene
         && let Err(failure) = hooks::before_each(scene, &mut hook_log)
     {
         hook_log.write(artifact_dir);
         // Kept for a look: the attempt failed before its agent ran.
-        result.kept_workspace = workspace.finish(false, artifact_dir).kept;
+        result.kept_workspace = set_up.workspace.finish(false, artifact_dir).kept;
         return Err(failure);
     }
     let session = run_agent(
         run,
         runtime,
         id,
-        &prompt,
-        &prompt_file,
-        &workspace,
-        &installed,
+        &set_up.prompt,
+        &set_up.prompt_file,
+        workspace,
+        &set_up.installed,
     );
     keep_session(result, &session);
     let failure = match session.failure {
@@ -231,12 +207,72 @@ fn prepare_and_run(
         None => !case.expected_fail,
         Some(failure) => case.expected_fail && failure.origin.is_verdict(),
     };
-    let finished = workspace.finish(verdict_passes, artifact_dir);
+    let finished = set_up.workspace.finish(verdict_passes, artifact_dir);
     result.kept_workspace = finished.kept;
     if let Some(problem) = finished.problem {
         return Ok(failure.or(Some(problem)));
     }
     Ok(failure)
+}
+
+/// What an attempt's session starts from.
+struct SetUp {
+    /// The prompt.
+    prompt: String,
+    /// The file the agent reads it from.
+    prompt_file: std::path::PathBuf,
+    /// The private copy of the prompt file, when it differs from the masked `prompt.md`;
+    /// removed when dropped, after the session.
+    _private_prompt: crate::agent::isolation::Seeded,
+    /// The attempt's workspace.
+    workspace: PreparedWorkspace,
+    /// The skills under test installed into it.
+    installed: Vec<InstalledSkill>,
+}
+
+/// Everything before the session: a declarative suite's `before_all` hook, the prompt (and
+/// `prompt.md`), the workspace, the skills under test. A workspace that could not be made is
+/// named in `result` when it was kept.
+fn set_up(
+    run: &Engine,
+    runtime: &Lease,
+    id: AttemptId<'_>,
+    result: &mut AttemptResult,
+) -> Result<SetUp, Failure> {
+    let AttemptId { case, runner, .. } = id;
+    let artifact_dir = &result.artifact_dir;
+    if let CaseCheck::Declared(check) = &case.check {
+        let run_dir = run.run_dir.path();
+        suite_hooks::before_all(&run_dir, run.run_dir.run_id(), &check.suite, &runner.id)?;
+    }
+    let prompt = case
+        .prompt
+        .load()
+        .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
+    let prompt_md = artifact_dir.join("prompt.md");
+    // Masked; the agent's prompt file is the real one (a private copy when they differ).
+    let (prompt_file, private_prompt) = crate::agent::isolation::write_prompt(&prompt_md, &prompt)
+        .map_err(|error| not_started(&prompt_md, &error))?;
+    let workspace = workspace::prepare(
+        &run.settings,
+        &run.run_dir,
+        runtime,
+        case,
+        &runner.id,
+        artifact_dir,
+    )
+    .map_err(|(failure, kept)| {
+        result.kept_workspace = kept;
+        failure
+    })?;
+    let installed = install_skills(run, case, runner, workspace.cwd())?;
+    Ok(SetUp {
+        prompt,
+        prompt_file,
+        _private_prompt: private_prompt,
+        workspace,
+        installed,
+    })
 }
 
 /// The failure of an attempt whose agent was not started because `path` could not be written

@@ -128,64 +128,8 @@ impl Explainer<'_> {
     fn ask(&self, runtime: &Runtime, attempt: &Path) -> Result<Explanations, ExplainError> {
         let request = ExplainRequest::read(attempt)?;
         let explain_file = attempt.join(record::REQUEST_FILE);
-        let runner = self
-            .runners
-            .iter()
-            .find(|runner| runner.id == request.runner_id)
-            .ok_or_else(|| {
-                let known: Vec<&str> = self.runners.iter().map(|r| r.id.as_str()).collect();
-                ExplainError::new(format!(
-                    "{} names runner `{}`, which this benchmark binary does not configure (runners: {})",
-                    explain_file.display(),
-                    request.runner_id,
-                    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
-                ))
-            })?;
-        let session_id = request.session_id.as_deref().ok_or_else(|| {
-            ExplainError::new(format!(
-                "{}: the agent reported no session id, so there is no session to resume",
-                explain_file.display()
-            ))
-        })?;
-        if let Some(replay) = &runner.replay {
-            return Err(ExplainError::new(format!(
-                "runner `{}` replays the recording {}: its sessions ran elsewhere and cannot be resumed here; explain the run that was recorded, while its run directory exists",
-                runner.id,
-                replay.recording.root().display()
-            )));
-        }
-        if !runner.agent.can_resume() {
-            let help = if runner.agent.kind() == "command" {
-                "; give the runner `agent.resume_args` (e.g. `[--resume, \"{session_id}\"]`), or `CommandAgent::resume_args` in code"
-            } else {
-                ""
-            };
-            return Err(ExplainError::new(format!(
-                "runner `{}` ({}) cannot resume a session{help}",
-                runner.id,
-                runner.agent.kind()
-            )));
-        }
-        if request.questions.is_empty() {
-            return Err(ExplainError::new(format!(
-                "{} holds no question",
-                explain_file.display()
-            )));
-        }
-        if !request.cwd.is_dir() {
-            return Err(ExplainError::new(format!(
-                "the attempt's workspace {} was removed (isolated workspaces are kept only for failed attempts, until their run's workspace root is removed: by you, or by the system's cleaning of its temporary directory); the agent can only resume its session there",
-                request.cwd.display()
-            )));
-        }
-        let own = crate::workspace::recorded::configured_dir(self.settings);
-        crate::workspace::recorded::check(&request.cwd, &explain_file, own)
-            .map_err(ExplainError::new)?;
-        if let Some(dry) = self.dry_run
-            && let Some(reason) = dry.skip_reason(runner)
-        {
-            return Err(ExplainError::new(reason));
-        }
+        let runner = self.runner_of(&request, &explain_file)?;
+        let session_id = self.resumable(&request, &explain_file, runner)?;
         let explain_dir = attempt.join("explain");
         if explain_dir.exists() {
             std::fs::remove_dir_all(&explain_dir).map_err(|error| {
@@ -235,6 +179,84 @@ impl Explainer<'_> {
         let path = explanations.write(attempt)?;
         say(&format!("saved the answers in {}", path.display()));
         Ok(explanations)
+    }
+
+    /// The configured runner `request` names.
+    fn runner_of(
+        &self,
+        request: &ExplainRequest,
+        explain_file: &Path,
+    ) -> Result<&Runner, ExplainError> {
+        self
+            .runners
+            .iter()
+            .find(|runner| runner.id == request.runner_id)
+            .ok_or_else(|| {
+                let known: Vec<&str> = self.runners.iter().map(|r| r.id.as_str()).collect();
+                ExplainError::new(format!(
+                    "{} names runner `{}`, which this benchmark binary does not configure (runners: {})",
+                    explain_file.display(),
+                    request.runner_id,
+                    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                ))
+            })
+    }
+
+    /// The session id to resume, once every check passed: the attempt's session can be resumed
+    /// by `runner` here, its workspace is still there and is one skillgym made, and it holds
+    /// questions.
+    fn resumable<'r>(
+        &self,
+        request: &'r ExplainRequest,
+        explain_file: &Path,
+        runner: &Runner,
+    ) -> Result<&'r str, ExplainError> {
+        let session_id = request.session_id.as_deref().ok_or_else(|| {
+            ExplainError::new(format!(
+                "{}: the agent reported no session id, so there is no session to resume",
+                explain_file.display()
+            ))
+        })?;
+        if let Some(replay) = &runner.replay {
+            return Err(ExplainError::new(format!(
+                "runner `{}` replays the recording {}: its sessions ran elsewhere and cannot be resumed here; explain the run that was recorded, while its run directory exists",
+                runner.id,
+                replay.recording.root().display()
+            )));
+        }
+        if !runner.agent.can_resume() {
+            let help = if runner.agent.kind() == "command" {
+                "; give the runner `agent.resume_args` (e.g. `[--resume, \"{session_id}\"]`), or `CommandAgent::resume_args` in code"
+            } else {
+                ""
+            };
+            return Err(ExplainError::new(format!(
+                "runner `{}` ({}) cannot resume a session{help}",
+                runner.id,
+                runner.agent.kind()
+            )));
+        }
+        if request.questions.is_empty() {
+            return Err(ExplainError::new(format!(
+                "{} holds no question",
+                explain_file.display()
+            )));
+        }
+        if !request.cwd.is_dir() {
+            return Err(ExplainError::new(format!(
+                "the attempt's workspace {} was removed (isolated workspaces are kept only for failed attempts, until their run's workspace root is removed: by you, or by the system's cleaning of its temporary directory); the agent can only resume its session there",
+                request.cwd.display()
+            )));
+        }
+        let own = crate::workspace::recorded::configured_dir(self.settings);
+        crate::workspace::recorded::check(&request.cwd, explain_file, own)
+            .map_err(ExplainError::new)?;
+        if let Some(dry) = self.dry_run
+            && let Some(reason) = dry.skip_reason(runner)
+        {
+            return Err(ExplainError::new(reason));
+        }
+        Ok(session_id)
     }
 }
 

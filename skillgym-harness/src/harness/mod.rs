@@ -277,27 +277,33 @@ impl Harness {
         let mock_run = mock && !arguments.list;
         let context = run_context(&arguments, settings, &overrides, selection)?;
         if !arguments.list {
-            let runners = context
-                .runners
-                .iter()
-                .map(|runner| skillgym::RunnerInfo {
-                    id: runner.id.clone(),
-                    agent: context.engine.agent(runner),
-                })
-                .collect();
-            let record = RunRecord::of_this_process(
-                &crate_dir,
-                context.engine.settings.config_path.as_deref(),
-                mock_run,
-                runners,
-            );
-            if let Err(error) = record.write_once(&context.engine.run_dir.path()) {
-                let path = context.engine.run_dir.path().join(RUN_FILE);
-                crate::unwritten::note_named(&path, &error);
-            }
+            write_run_record(&context, &crate_dir, mock_run);
         }
         let trials = trials::trials(&plan, &context);
         Ok(Next::Run((arguments, context, trials)))
+    }
+}
+
+/// Writes `<run>/run.json` (the first process of a run writes it; a file that cannot be
+/// written is noted).
+fn write_run_record(context: &RunContext, crate_dir: &Path, mock_run: bool) {
+    let runners = context
+        .runners
+        .iter()
+        .map(|runner| skillgym::RunnerInfo {
+            id: runner.id.clone(),
+            agent: context.engine.agent(runner),
+        })
+        .collect();
+    let record = RunRecord::of_this_process(
+        crate_dir,
+        context.engine.settings.config_path.as_deref(),
+        mock_run,
+        runners,
+    );
+    if let Err(error) = record.write_once(&context.engine.run_dir.path()) {
+        let path = context.engine.run_dir.path().join(RUN_FILE);
+        crate::unwritten::note_named(&path, &error);
     }
 }
 

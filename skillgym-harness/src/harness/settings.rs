@@ -37,7 +37,7 @@ use std::path::Path;
 
 use crate::cli::{SkillgymArgs, UsageError};
 use crate::config::{
-    Config, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, Schedule, WorkspaceMode, resolve_path,
+    Config, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, RunConfig, Schedule, WorkspaceMode, resolve_path,
 };
 use crate::settings::{CaseOverrides, Settings, SettingsError};
 use crate::suggest::did_you_mean;
@@ -80,37 +80,21 @@ fn resolve_in(
         return Err(update_without_snapshots(path.as_deref(), args).into());
     }
 
-    let schedule = args.schedule.or(run.schedule).unwrap_or_default();
-    let max_parallel = match schedule {
-        Schedule::Serial => 1,
-        _ => args
-            .max_parallel
-            .or(run.max_parallel)
-            .unwrap_or_else(default_parallelism),
-    };
+    let (schedule, max_parallel) = schedule_of(args, &run);
     let overrides = CaseOverrides {
         repeat: args.repeat,
         // The legacy `--retry-failed` stops here (`SkillgymArgs::or` already let a flag, either
         // one, beat a variable).
         repeat_failure: args.repeat_failure.or(args.retry_failed),
     };
-    // An empty CLI list means "not given": it must not hide `run.tags`.
-    let tags = if args.tags.is_empty() {
-        run.tags.unwrap_or_default()
-    } else {
-        args.tags.clone()
-    };
+    // An empty CLI list means "not given": it must not hide `run.tags` (or `run.reporters`).
+    let tags = flag_list_or(&args.tags, run.tags.unwrap_or_default());
     let output_dir = match (&args.output_dir, run.output_dir) {
         (Some(flag), _) => resolve_path(process_cwd, flag),
         (None, Some(file)) => file,
         (None, None) => resolve_path(process_cwd, default_output_dir),
     };
-    // Like tags: a flag's list replaces the file's.
-    let reporters = if args.reporters.is_empty() {
-        run.reporters
-    } else {
-        args.reporters.clone()
-    };
+    let reporters = flag_list_or(&args.reporters, run.reporters);
     let workspace_root = match (&args.workspace_root, run.workspace_root) {
         (Some(flag), _) => Some(resolve_path(process_cwd, flag)),
         (None, file) => file,
@@ -172,6 +156,24 @@ fn update_without_snapshots(config: Option<&Path>, args: &SkillgymArgs) -> Usage
             "`{subject}` has nothing to update: token snapshots are off ({file}); add `snapshots: {{ tolerance: {{ percent: 10 }} }}` to turn them on"
         ),
     )
+}
+
+/// The schedule, and how many executions run at once (always 1 when serial).
+fn schedule_of(args: &SkillgymArgs, run: &RunConfig) -> (Schedule, usize) {
+    let schedule = args.schedule.or(run.schedule).unwrap_or_default();
+    let max_parallel = match schedule {
+        Schedule::Serial => 1,
+        _ => args
+            .max_parallel
+            .or(run.max_parallel)
+            .unwrap_or_else(default_parallelism),
+    };
+    (schedule, max_parallel)
+}
+
+/// A list flag's values, or the file's when the flag gave none.
+fn flag_list_or(flag: &[String], file: Vec<String>) -> Vec<String> {
+    if flag.is_empty() { file } else { flag.to_vec() }
 }
 
 fn default_parallelism() -> usize {

@@ -34,7 +34,7 @@ mod forward;
 mod screen;
 mod ticker;
 
-pub(crate) use board::Board;
+pub(crate) use board::{Board, Running};
 pub(crate) use forward::restore_at_exit;
 
 use std::io::IsTerminal;

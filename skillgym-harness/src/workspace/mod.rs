@@ -9,6 +9,7 @@
 //! | `copy` | copying a template |
 //! | `recorded` | which workspaces named by a file may be used again (replay, explain) |
 
+use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -412,6 +413,32 @@ struct BootstrapEnv {
     runner_id: Option<String>,
 }
 
+impl BootstrapEnv {
+    /// The bootstrap command's environment: the `SKILLGYM_*` variables of the workspace (`dir`)
+    /// and of the attempt, then the bootstrap's own `env`.
+    fn variables(&self, dir: &Path, bootstrap: &BootstrapConfig) -> Vec<(OsString, OsString)> {
+        let mut vars = vec![
+            ("SKILLGYM_WORKSPACE".into(), dir.as_os_str().to_owned()),
+            (
+                "SKILLGYM_OUTPUT_DIR".into(),
+                self.output_dir.as_os_str().to_owned(),
+            ),
+            (
+                "SKILLGYM_ARTIFACT_DIR".into(),
+                self.artifact_dir.as_os_str().to_owned(),
+            ),
+        ];
+        if let Some(case_id) = &self.case_id {
+            vars.push(("SKILLGYM_CASE_ID".into(), case_id.into()));
+        }
+        if let Some(runner_id) = &self.runner_id {
+            vars.push(("SKILLGYM_RUNNER_ID".into(), runner_id.into()));
+        }
+        vars.extend(bootstrap.env.iter().map(|(k, v)| (k.into(), v.into())));
+        vars
+    }
+}
+
 /// Runs the bootstrap command in `dir`, logging to `bootstrap.{stdout,stderr}.log` in
 /// `log_dir`; returns the outcome and what ran.
 fn bootstrap_in(
@@ -422,28 +449,10 @@ fn bootstrap_in(
     env: &BootstrapEnv,
     default_timeout: Duration,
 ) -> (Result<(), Failure>, BootstrapRecord) {
-    let mut vars = vec![
-        ("SKILLGYM_WORKSPACE".into(), dir.as_os_str().to_owned()),
-        (
-            "SKILLGYM_OUTPUT_DIR".into(),
-            env.output_dir.as_os_str().to_owned(),
-        ),
-        (
-            "SKILLGYM_ARTIFACT_DIR".into(),
-            env.artifact_dir.as_os_str().to_owned(),
-        ),
-    ];
-    if let Some(case_id) = &env.case_id {
-        vars.push(("SKILLGYM_CASE_ID".into(), case_id.into()));
-    }
-    if let Some(runner_id) = &env.runner_id {
-        vars.push(("SKILLGYM_RUNNER_ID".into(), runner_id.into()));
-    }
-    vars.extend(bootstrap.env.iter().map(|(k, v)| (k.into(), v.into())));
     let spec = ProcessSpec {
         program: bootstrap.command.clone().into(),
         args: bootstrap.args.iter().map(Into::into).collect(),
-        env: vars,
+        env: env.variables(dir, bootstrap),
         env_remove: Vec::new(),
         cwd: dir.to_path_buf(),
         stdout_log: log_dir.join("bootstrap.stdout.log"),
