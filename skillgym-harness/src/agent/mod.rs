@@ -38,6 +38,8 @@ mod qwen;
 mod spec;
 #[cfg(test)]
 mod test_support;
+#[cfg(test)]
+mod tests;
 mod version;
 
 use std::ffi::OsString;
