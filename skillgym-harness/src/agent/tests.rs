@@ -36,11 +36,12 @@ struct Row {
     /// Its captured run whose every request the model refused with HTTP 400; `Err(why)` when
     /// its stream cannot show one.
     refused: Result<Refused, &'static str>,
-    /// The arguments of a session with model `m` and `agent.args: [--x]` (`{prompt}`, `{cwd}`
-    /// and `{artifacts}` stand for the session's).
-    args: &'static [&'static str],
+    /// The arguments of a session with model `m` and `agent.args: [--x]`, split at spaces
+    /// (`{prompt}`, `{cwd}`, `{artifacts}` and `{title}`, `skillgym <runner id>`, stand for the
+    /// session's).
+    args: &'static str,
     /// The same session resumed as `ID` with the prompt `Why?`.
-    resume_args: &'static [&'static str],
+    resume_args: &'static str,
     /// The flag that names the model (absent without a model).
     model_flag: &'static str,
     /// The user's login and configuration files, below the home.
@@ -273,31 +274,8 @@ const ROWS: &[Row] = &[
             raw: &["system/init"],
             messages: &[],
         }),
-        args: &[
-            "--x",
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--dangerously-skip-permissions",
-            "--model",
-            "m",
-            "{prompt}",
-        ],
-        resume_args: &[
-            "--x",
-            "-p",
-            "-r",
-            "ID",
-            "--fork-session",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--dangerously-skip-permissions",
-            "--model",
-            "m",
-            "Why?",
-        ],
+        args: "--x -p --output-format stream-json --verbose --dangerously-skip-permissions --model m {prompt}",
+        resume_args: "--x -p -r ID --fork-session --output-format stream-json --verbose --dangerously-skip-permissions --model m Why?",
         model_flag: "--model",
         login: &[".claude/.credentials.json"],
         seeded: &[("claude/.credentials.json", true)],
@@ -373,46 +351,8 @@ const ROWS: &[Row] = &[
             raw: &["error"],
             messages: &[],
         }),
-        args: &[
-            "--x",
-            "exec",
-            "--json",
-            "--skip-git-repo-check",
-            "--dangerously-bypass-approvals-and-sandbox",
-            "-C",
-            "{cwd}",
-            "-m",
-            "m",
-            "-c",
-            "check_for_update_on_startup=false",
-            "-c",
-            "analytics.enabled=false",
-            "-c",
-            "features.plugins=false",
-            "--",
-            "{prompt}",
-        ],
-        resume_args: &[
-            "--x",
-            "exec",
-            "-C",
-            "{cwd}",
-            "resume",
-            "--json",
-            "--skip-git-repo-check",
-            "--dangerously-bypass-approvals-and-sandbox",
-            "-m",
-            "m",
-            "-c",
-            "check_for_update_on_startup=false",
-            "-c",
-            "analytics.enabled=false",
-            "-c",
-            "features.plugins=false",
-            "--",
-            "ID",
-            "Why?",
-        ],
+        args: "--x exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -C {cwd} -m m -c check_for_update_on_startup=false -c analytics.enabled=false -c features.plugins=false -- {prompt}",
+        resume_args: "--x exec -C {cwd} resume --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m m -c check_for_update_on_startup=false -c analytics.enabled=false -c features.plugins=false -- ID Why?",
         model_flag: "-m",
         login: &[".codex/auth.json", ".codex/config.toml"],
         seeded: &[
@@ -499,40 +439,8 @@ const ROWS: &[Row] = &[
             raw: &[],
             messages: &[],
         }),
-        args: &[
-            "--x",
-            "run",
-            "--format",
-            "json",
-            "-m",
-            "m",
-            "--thinking",
-            "--auto",
-            "--print-logs",
-            "--log-level",
-            "ERROR",
-            "--title",
-            "skillgym opencode",
-            "--",
-            "{prompt}",
-        ],
-        resume_args: &[
-            "--x",
-            "run",
-            "--format",
-            "json",
-            "-m",
-            "m",
-            "--thinking",
-            "--auto",
-            "--print-logs",
-            "--log-level",
-            "ERROR",
-            "--session",
-            "ID",
-            "--",
-            "Why?",
-        ],
+        args: "--x run --format json -m m --thinking --auto --print-logs --log-level ERROR --title {title} -- {prompt}",
+        resume_args: "--x run --format json -m m --thinking --auto --print-logs --log-level ERROR --session ID -- Why?",
         model_flag: "-m",
         login: &[
             ".local/share/opencode/auth.json",
@@ -712,35 +620,8 @@ const ROWS: &[Row] = &[
             raw: &[],
             messages: &["hi"],
         }),
-        args: &[
-            "--x",
-            "-p",
-            "{prompt}",
-            "--model",
-            "m",
-            "--output-format",
-            "json",
-            "--allow-all-tools",
-            "--no-auto-update",
-            "--disable-client-telemetry",
-            "--usage-output-file",
-            "{artifacts}/copilot-usage.json",
-        ],
-        resume_args: &[
-            "--x",
-            "-p",
-            "Why?",
-            "--resume=ID",
-            "--model",
-            "m",
-            "--output-format",
-            "json",
-            "--allow-all-tools",
-            "--no-auto-update",
-            "--disable-client-telemetry",
-            "--usage-output-file",
-            "{artifacts}/copilot-usage.json",
-        ],
+        args: "--x -p {prompt} --model m --output-format json --allow-all-tools --no-auto-update --disable-client-telemetry --usage-output-file {artifacts}/copilot-usage.json",
+        resume_args: "--x -p Why? --resume=ID --model m --output-format json --allow-all-tools --no-auto-update --disable-client-telemetry --usage-output-file {artifacts}/copilot-usage.json",
         model_flag: "--model",
         login: &[".copilot/config.json"],
         seeded: &[("copilot-home/config.json", true)],
@@ -835,34 +716,8 @@ const ROWS: &[Row] = &[
             },
         }],
         refused: Err("cursor-agent prints a rejected model on stderr only (cursor.rs)"),
-        args: &[
-            "--x",
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--force",
-            "--trust",
-            "--workspace",
-            "{cwd}",
-            "--model",
-            "m",
-            "{prompt}",
-        ],
-        resume_args: &[
-            "--x",
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--force",
-            "--trust",
-            "--workspace",
-            "{cwd}",
-            "--resume",
-            "ID",
-            "--model",
-            "m",
-            "Why?",
-        ],
+        args: "--x -p --output-format stream-json --force --trust --workspace {cwd} --model m {prompt}",
+        resume_args: "--x -p --output-format stream-json --force --trust --workspace {cwd} --resume ID --model m Why?",
         model_flag: "--model",
         login: &[],
         seeded: &[],
@@ -945,28 +800,8 @@ const ROWS: &[Row] = &[
             raw: &[],
             messages: &["hi"],
         }),
-        args: &[
-            "--x",
-            "-p",
-            "{prompt}",
-            "--output-format",
-            "stream-json",
-            "--yolo",
-            "-m",
-            "m",
-        ],
-        resume_args: &[
-            "--x",
-            "--resume",
-            "ID",
-            "-p",
-            "Why?",
-            "--output-format",
-            "stream-json",
-            "--yolo",
-            "-m",
-            "m",
-        ],
+        args: "--x -p {prompt} --output-format stream-json --yolo -m m",
+        resume_args: "--x --resume ID -p Why? --output-format stream-json --yolo -m m",
         model_flag: "-m",
         login: &[".gemini/settings.json", ".gemini/oauth_creds.json"],
         seeded: &[
@@ -1064,26 +899,8 @@ const ROWS: &[Row] = &[
             raw: &["system/init"],
             messages: &[],
         }),
-        args: &[
-            "--x",
-            "--output-format",
-            "stream-json",
-            "--yolo",
-            "-m",
-            "m",
-            "{prompt}",
-        ],
-        resume_args: &[
-            "--x",
-            "--output-format",
-            "stream-json",
-            "--yolo",
-            "-m",
-            "m",
-            "-r",
-            "ID",
-            "Why?",
-        ],
+        args: "--x --output-format stream-json --yolo -m m {prompt}",
+        resume_args: "--x --output-format stream-json --yolo -m m -r ID Why?",
         model_flag: "-m",
         login: &[".qwen/settings.json", ".qwen/oauth_creds.json"],
         seeded: &[
@@ -1571,10 +1388,11 @@ fn harness_env(spec: &AgentSpec) -> ProcessEnv {
 }
 
 /// The row's arguments with the session's prompt, working directory and artifacts.
-fn expand(args: &[&str], artifacts: &Path) -> Vec<String> {
-    args.iter()
+fn expand(args: &str, runner_id: &str, artifacts: &Path) -> Vec<String> {
+    args.split(' ')
         .map(|arg| {
-            arg.replace("{prompt}", PROMPT)
+            arg.replace("{title}", &format!("skillgym {runner_id}"))
+                .replace("{prompt}", PROMPT)
                 .replace("{cwd}", CWD)
                 .replace("{artifacts}", &artifacts.display().to_string())
         })
@@ -1622,7 +1440,7 @@ fn launches_isolated_and_seeded() {
         assert_eq!(launch.program, spec.program, "{name}");
         assert_eq!(
             strings(&launch.args),
-            expand(row.args, &artifacts),
+            expand(row.args, name, &artifacts),
             "{name}"
         );
         for (key, _) in spec.fixed_env {
@@ -1703,7 +1521,7 @@ fn launches_isolated_and_seeded() {
         if let Some(var) = &spec.state {
             // A CLI that creates its directory itself gets none when nothing goes into it.
             assert_eq!(
-                state.join(var.private).is_dir(),
+                state.join(var.private).exists(),
                 !var.created_by_agent || !seeded.is_empty(),
                 "{name}: {}",
                 var.private
@@ -1784,7 +1602,7 @@ fn resumes_in_the_same_state() {
         assert_eq!(launch.program, "/opt/agent", "{name}");
         assert_eq!(
             strings(&launch.args),
-            expand(row.resume_args, &artifacts),
+            expand(row.resume_args, name, &artifacts),
             "{name}"
         );
         if let Some(var) = &spec.state {
@@ -1800,6 +1618,11 @@ fn resumes_in_the_same_state() {
             .map(|(file, _)| state.join(file))
             .collect();
         assert_eq!(launch.seeded.files(), seeded, "{name}: seeded");
+        // The environment of the session it resumes: the same state directories.
+        let resumed = launch.env.clone();
+        drop(launch);
+        let launch = agent.launch(&session).unwrap();
+        assert_eq!(resumed, launch.env, "{name}: environment");
         drop(launch);
         tmp.close().unwrap();
     }
