@@ -23,7 +23,6 @@ use serde_json::Value;
 
 use super::claude_stream::{CLAUDE_CODE, ClaudeStreamParser, collect_session_file};
 use super::options::set_env;
-use super::provider;
 use super::spec::{AgentSpec, StateSpec};
 use super::{Agent, AgentOptions, AgentSetup, Launch, SessionSpec, StreamParser};
 use crate::config::{AgentKind, WireApi};
@@ -159,17 +158,7 @@ impl ClaudeCode {
 }
 
 impl Agent for ClaudeCode {
-    fn kind(&self) -> &str {
-        SPEC.name()
-    }
-
-    fn model(&self) -> Option<&str> {
-        self.options.model.as_deref()
-    }
-
-    fn wire_api(&self) -> Option<WireApi> {
-        provider::wire_api(AgentKind::ClaudeCode, &self.options)
-    }
+    answered_by_spec!();
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
         self.command(session, None, is_root())
@@ -188,14 +177,6 @@ impl Agent for ClaudeCode {
 
     fn resume(&self, session: &SessionSpec<'_>, session_id: &str) -> Option<io::Result<Launch>> {
         Some(self.command(session, Some(session_id), is_root()))
-    }
-
-    fn can_resume(&self) -> bool {
-        true
-    }
-
-    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
-        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

@@ -151,17 +151,7 @@ impl Codex {
 }
 
 impl Agent for Codex {
-    fn kind(&self) -> &str {
-        SPEC.name()
-    }
-
-    fn model(&self) -> Option<&str> {
-        self.options.model.as_deref()
-    }
-
-    fn wire_api(&self) -> Option<WireApi> {
-        provider::wire_api(AgentKind::Codex, &self.options)
-    }
+    answered_by_spec!();
 
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
         let mut launch = self.start(session)?;
@@ -242,14 +232,6 @@ impl Agent for Codex {
         launch.args.push(session_id.into());
         launch.args.push(session.prompt.into());
         Some(Ok(self.options.finish_launch(launch)))
-    }
-
-    fn can_resume(&self) -> bool {
-        true
-    }
-
-    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
-        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

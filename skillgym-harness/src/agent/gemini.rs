@@ -38,7 +38,6 @@ use skillgym::Role;
 use super::api_error;
 use super::lenient::{Count, ErrorMessage, Flag, Obj, Text};
 use super::options::set_env;
-use super::provider;
 use super::spec::{AgentSpec, StateSpec};
 use super::{Agent, AgentOptions, AgentSetup, Launch, SessionSpec, StreamParser, isolation};
 use crate::config::{AgentKind, WireApi};
@@ -162,17 +161,7 @@ impl GeminiCli {
 }
 
 impl Agent for GeminiCli {
-    fn kind(&self) -> &str {
-        SPEC.name()
-    }
-
-    fn model(&self) -> Option<&str> {
-        self.options.model.as_deref()
-    }
-
-    fn wire_api(&self) -> Option<WireApi> {
-        provider::wire_api(AgentKind::GeminiCli, &self.options)
-    }
+    answered_by_spec!();
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
         self.command(session, None)
@@ -219,14 +208,6 @@ impl Agent for GeminiCli {
 
     fn resume(&self, session: &SessionSpec<'_>, session_id: &str) -> Option<io::Result<Launch>> {
         Some(self.command(session, Some(session_id)))
-    }
-
-    fn can_resume(&self) -> bool {
-        true
-    }
-
-    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
-        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

@@ -227,17 +227,7 @@ impl Opencode {
 }
 
 impl Agent for Opencode {
-    fn kind(&self) -> &str {
-        SPEC.name()
-    }
-
-    fn model(&self) -> Option<&str> {
-        self.options.model.as_deref()
-    }
-
-    fn wire_api(&self) -> Option<WireApi> {
-        provider::wire_api(AgentKind::Opencode, &self.options)
-    }
+    answered_by_spec!();
 
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
         let mut launch = SPEC.start_launch(&self.options, session, None)?;
@@ -303,14 +293,6 @@ impl Agent for Opencode {
             self.isolate(session, &mut launch)
                 .and_then(|()| self.finish(session, launch)),
         )
-    }
-
-    fn can_resume(&self) -> bool {
-        true
-    }
-
-    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
-        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

@@ -23,7 +23,6 @@ use serde_json::{Map, Value, json};
 
 use super::claude_stream::{ClaudeStreamParser, QWEN_CODE, collect_session_file};
 use super::options::set_env;
-use super::provider;
 use super::spec::{AgentSpec, StateSpec};
 use super::{Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser};
 use crate::config::{AgentKind, WireApi};
@@ -154,17 +153,7 @@ impl QwenCode {
 }
 
 impl Agent for QwenCode {
-    fn kind(&self) -> &str {
-        SPEC.name()
-    }
-
-    fn model(&self) -> Option<&str> {
-        self.options.model.as_deref()
-    }
-
-    fn wire_api(&self) -> Option<WireApi> {
-        provider::wire_api(AgentKind::QwenCode, &self.options)
-    }
+    answered_by_spec!();
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
         self.command(session, None)
@@ -193,14 +182,6 @@ impl Agent for QwenCode {
 
     /// Qwen Code needs an auth type selected in its `settings.json` (keys in the environment
     /// alone exit 1: "No auth type is selected").
-    fn can_resume(&self) -> bool {
-        true
-    }
-
-    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
-        Some(SPEC.version_command(&self.options, scratch))
-    }
-
     fn setup(&self) -> AgentSetup {
         let auth = SPEC
             .user_dir(&self.options)

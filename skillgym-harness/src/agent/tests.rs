@@ -1701,6 +1701,11 @@ fn setup_names_program_and_auth() {
         );
         assert_eq!(agent.kind(), row.name);
         assert_eq!(agent.model(), None, "{name}");
+        assert_eq!(
+            agent.wire_api(),
+            spec.wire_apis.first().copied(),
+            "{name}: the CLI's default wire API"
+        );
         let setup = agent.setup();
         assert_eq!(setup.program, spec.program, "{name}");
         assert_eq!(setup.version_args, ["--version"], "{name}");
