@@ -1,18 +1,21 @@
-//! What every agent CLI's adapter must do, as one table over [`spec::ALL`]: each row is one
-//! agent's data, each test one shared check run over every row. An agent without a row fails
-//! [`every_agent_cli_has_one_row`]; what only one adapter does stays in its own file.
+//! What every agent CLI's adapter must do, as one table over [`spec::ALL`]: each row of
+//! [`ROWS`] is one agent's data, each test one shared check run over every agent (with what its
+//! [`AgentSpec`] says). An agent without a row fails every test here, naming the table; what
+//! only one adapter does stays in that adapter's own test module.
 //!
 //! | test | what each row gives |
 //! |---|---|
+//! | [`every_agent_cli_has_one_row`], [`the_rows_are_the_agent_clis`] | its name |
 //! | [`normalizes_the_captured_sessions`] | [`Row::sessions`]: transcripts of the scripted session (shell, read, answer) and every event they must normalize to |
 //! | [`a_refused_request_is_a_provider_error`] | [`Row::refused`]: a transcript of an HTTP 400, its status, message, steps and events |
 //! | [`launches_isolated_and_seeded`] | [`Row::args`], [`Row::login`], [`Row::seeded`], [`Row::stays_out`], [`Row::passes`], [`Row::model_flag`] |
-//! | [`a_state_dir_from_agent_env_is_used_as_it_is`] | nothing: the spec's state variable |
+//! | [`a_state_dir_from_agent_env_is_used_as_it_is`] | [`Row::login`] (the state variable is the spec's) |
 //! | [`resumes_in_the_same_state`] | [`Row::resume_args`], [`Row::seeded`] |
 //! | [`collects_the_session_file`] | [`Row::collect`]: where the CLI writes its session file |
 //! | [`setup_names_program_and_auth`] | [`Row::install`], [`Row::auth`], [`Row::auth_help`] |
 //!
-//! Adding an agent: its row here, its transcripts in `tests/fixtures/transcripts/`.
+//! Adding an agent: its row here, its transcripts in `tests/fixtures/transcripts/` (with their
+//! golden tests in `tests/golden.rs`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -72,7 +75,9 @@ struct Session {
     source: Source,
     /// The prompt the run had (in [`CWD`]).
     prompt: &'static str,
+    /// The session id the stream gives.
     session_id: &'static str,
+    /// Model rounds.
     steps: u32,
     /// Commands: the command, its exit code, its time.
     commands: &'static [(&'static str, Option<i32>, Option<&'static str>)],
@@ -93,6 +98,7 @@ struct Session {
     raw: &'static [&'static str],
     /// Detected skills.
     skills: &'static [(&'static str, Confidence)],
+    /// Token figures.
     usage: Usage,
 }
 
@@ -153,16 +159,23 @@ struct Collect {
 
 /// An auth source, with `/home/u` as the home.
 enum Auth {
+    /// A credential variable.
     Env(&'static str),
+    /// A login file.
     File(&'static str),
+    /// A condition the adapter checks (found: no), said in words.
     Checked(&'static str),
 }
 
 /// The scripted session's answer.
 const DONE: &str = "done";
+/// The file the scripted session reads.
 const SKILL: &str = "/home/dev/demo/wd/SKILL.md";
+/// What the read gives.
 const SECRET_WORD: &str = "The secret word is pineapple.";
 
+/// Every agent CLI's row, in the order of [`spec::ALL`].
+#[rustfmt::skip]
 const ROWS: &[Row] = &[
     Row {
         name: "claude-code",
@@ -177,41 +190,15 @@ const ROWS: &[Row] = &[
                 session_id: "98a509ea-64c7-4199-9067-4e9913096a5e",
                 commands: &[("echo hello", Some(0), None)],
                 calls: &[
-                    (
-                        "toolu_mock_521a85ae63ec4c58",
-                        "Bash",
-                        r#"{"command":"echo hello","description":"Print hello"}"#,
-                        None,
-                    ),
-                    (
-                        "toolu_mock_29728cff606349af",
-                        "Read",
-                        r#"{"file_path":"/home/dev/demo/wd/SKILL.md"}"#,
-                        None,
-                    ),
+                    ("toolu_mock_521a85ae63ec4c58", "Bash", r#"{"command":"echo hello","description":"Print hello"}"#, None),
+                    ("toolu_mock_29728cff606349af", "Read", r#"{"file_path":"/home/dev/demo/wd/SKILL.md"}"#, None),
                 ],
                 results: &[
-                    (
-                        "toolu_mock_521a85ae63ec4c58",
-                        "Bash",
-                        Text::Is("hello"),
-                        false,
-                    ),
-                    (
-                        "toolu_mock_29728cff606349af",
-                        "Read",
-                        Text::Has(SECRET_WORD),
-                        false,
-                    ),
+                    ("toolu_mock_521a85ae63ec4c58", "Bash", Text::Is("hello"), false),
+                    ("toolu_mock_29728cff606349af", "Read", Text::Has(SECRET_WORD), false),
                 ],
                 messages: &[(Role::Assistant, Some(Phase::Final), DONE, None)],
-                usage: Usage {
-                    input: Some(58639),
-                    reasoning: None,
-                    total: Some(58660),
-                    cost: Some(0.29372),
-                    ..CLAUDE_SESSION.usage
-                },
+                usage: Usage { input: Some(58639), reasoning: None, total: Some(58660), cost: Some(0.29372), ..CLAUDE_SESSION.usage },
                 ..CLAUDE_SESSION
             },
             // With `--include-partial-messages`: the deltas and status records are dropped, so
@@ -221,45 +208,15 @@ const ROWS: &[Row] = &[
                 session_id: "933dd60a-a675-4f08-80ef-f0c81b42e688",
                 commands: &[("echo hello", Some(0), Some("2026-11-22T03:01:28.513Z"))],
                 calls: &[
-                    (
-                        "toolu_mock_9ff9546e5a934524",
-                        "Bash",
-                        r#"{"command":"echo hello","description":"Print hello"}"#,
-                        Some("2026-11-22T03:01:28.513Z"),
-                    ),
-                    (
-                        "toolu_mock_a0abaf1506ff4738",
-                        "Read",
-                        r#"{"file_path":"/home/dev/demo/wd/SKILL.md"}"#,
-                        Some("2026-11-22T03:01:28.746Z"),
-                    ),
+                    ("toolu_mock_9ff9546e5a934524", "Bash", r#"{"command":"echo hello","description":"Print hello"}"#, Some("2026-11-22T03:01:28.513Z")),
+                    ("toolu_mock_a0abaf1506ff4738", "Read", r#"{"file_path":"/home/dev/demo/wd/SKILL.md"}"#, Some("2026-11-22T03:01:28.746Z")),
                 ],
                 results: &[
-                    (
-                        "toolu_mock_9ff9546e5a934524",
-                        "Bash",
-                        Text::Is("hello"),
-                        false,
-                    ),
-                    (
-                        "toolu_mock_a0abaf1506ff4738",
-                        "Read",
-                        Text::Has(SECRET_WORD),
-                        false,
-                    ),
+                    ("toolu_mock_9ff9546e5a934524", "Bash", Text::Is("hello"), false),
+                    ("toolu_mock_a0abaf1506ff4738", "Read", Text::Has(SECRET_WORD), false),
                 ],
-                messages: &[(
-                    Role::Assistant,
-                    Some(Phase::Final),
-                    DONE,
-                    Some("2026-11-22T03:01:28.893Z"),
-                )],
-                usage: Usage {
-                    input: Some(37900),
-                    total: Some(37921),
-                    cost: Some(0.15202000000000002),
-                    ..CLAUDE_SESSION.usage
-                },
+                messages: &[(Role::Assistant, Some(Phase::Final), DONE, Some("2026-11-22T03:01:28.893Z"))],
+                usage: Usage { input: Some(37900), total: Some(37921), cost: Some(0.15202000000000002), ..CLAUDE_SESSION.usage },
                 ..CLAUDE_SESSION
             },
         ],
@@ -315,29 +272,15 @@ const ROWS: &[Row] = &[
                 source: Source::Fixture("codex.unknown-model-with-plugins.jsonl"),
                 session_id: "01a20133-d822-78b1-a27e-17ece022900b",
                 calls: &[
-                    (
-                        "item_1",
-                        "command_execution",
-                        r#"{"command":"/bin/bash -lc 'echo hello'"}"#,
-                        None,
-                    ),
-                    (
-                        "item_2",
-                        "command_execution",
-                        r#"{"command":"/bin/bash -lc 'cat SKILL.md'"}"#,
-                        None,
-                    ),
+                    ("item_1", "command_execution", r#"{"command":"/bin/bash -lc 'echo hello'"}"#, None),
+                    ("item_2", "command_execution", r#"{"command":"/bin/bash -lc 'cat SKILL.md'"}"#, None),
                 ],
                 results: &[
                     ("item_1", "command_execution", Text::Is("hello\n"), false),
                     ("item_2", "command_execution", Text::Has(SECRET_WORD), false),
                 ],
                 raw: &["item.completed"],
-                usage: Usage {
-                    input: Some(30585),
-                    total: Some(30606),
-                    ..CODEX_SESSION.usage
-                },
+                usage: Usage { input: Some(30585), total: Some(30606), ..CODEX_SESSION.usage },
                 ..CODEX_SESSION
             },
         ],
@@ -391,44 +334,17 @@ const ROWS: &[Row] = &[
             commands: &[("echo hello", Some(0), Some("2026-11-22T03:05:02.265Z"))],
             reads: &[SKILL],
             calls: &[
-                (
-                    "call_mock_b785d59961db",
-                    "bash",
-                    r#"{"command":"echo hello"}"#,
-                    Some("2026-11-22T03:05:02.265Z"),
-                ),
-                (
-                    "call_mock_89ef3b6019df",
-                    "read",
-                    r#"{"filePath":"/home/dev/demo/wd/SKILL.md"}"#,
-                    Some("2026-11-22T03:05:02.900Z"),
-                ),
+                ("call_mock_b785d59961db", "bash", r#"{"command":"echo hello"}"#, Some("2026-11-22T03:05:02.265Z")),
+                ("call_mock_89ef3b6019df", "read", r#"{"filePath":"/home/dev/demo/wd/SKILL.md"}"#, Some("2026-11-22T03:05:02.900Z")),
             ],
             results: &[
                 ("call_mock_b785d59961db", "bash", Text::Is("hello\n"), false),
-                (
-                    "call_mock_89ef3b6019df",
-                    "read",
-                    Text::Has("6: The secret word is pineapple."),
-                    false,
-                ),
+                ("call_mock_89ef3b6019df", "read", Text::Has("6: The secret word is pineapple."), false),
             ],
-            messages: &[(
-                Role::Assistant,
-                Some(Phase::Final),
-                DONE,
-                Some("2026-11-22T03:05:03.314Z"),
-            )],
+            messages: &[(Role::Assistant, Some(Phase::Final), DONE, Some("2026-11-22T03:05:03.314Z"))],
             raw: &[],
             skills: &[],
-            usage: Usage {
-                input: Some(7772 + 7838 + 7969),
-                output: Some(21),
-                reasoning: Some(0),
-                cache: Some(0),
-                total: Some(23600),
-                cost: Some(0.0),
-            },
+            usage: Usage { input: Some(7772 + 7838 + 7969), output: Some(21), reasoning: Some(0), cache: Some(0), total: Some(23600), cost: Some(0.0) },
         }],
         refused: Ok(Refused {
             fixture: "opencode.error-400.jsonl",
@@ -452,18 +368,9 @@ const ROWS: &[Row] = &[
         ],
         seeded_without_login: &[],
         stays_out: &[
-            (
-                ".local/share/opencode/opencode.db",
-                "xdg/data/opencode/opencode.db",
-            ),
-            (
-                ".config/opencode/AGENTS.md",
-                "xdg/config/opencode/AGENTS.md",
-            ),
-            (
-                ".config/opencode/skills/x/SKILL.md",
-                "xdg/config/opencode/skills",
-            ),
+            (".local/share/opencode/opencode.db", "xdg/data/opencode/opencode.db"),
+            (".config/opencode/AGENTS.md", "xdg/config/opencode/AGENTS.md"),
+            (".config/opencode/skills/x/SKILL.md", "xdg/config/opencode/skills"),
         ],
         passes: "ANTHROPIC_API_KEY",
         // Its sessions stay in its database (`data/opencode/opencode.db`).
@@ -492,36 +399,16 @@ const ROWS: &[Row] = &[
                 session_id: "20b9bbfe-a66c-4d7c-9f3d-d013224a440d",
                 commands: &[("echo hello", Some(0), Some("2026-11-22T03:05:39.791Z"))],
                 calls: &[
-                    (
-                        "toolu_mock_76e0fd1ab968455b",
-                        "bash",
-                        r#"{"command":"echo hello","description":"Print hello"}"#,
-                        Some("2026-11-22T03:05:39.791Z"),
-                    ),
-                    (
-                        "toolu_mock_0becce14dc644bc4",
-                        "view",
-                        r#"{"path":"/home/dev/demo/wd/SKILL.md"}"#,
-                        Some("2026-11-22T03:05:39.905Z"),
-                    ),
+                    ("toolu_mock_76e0fd1ab968455b", "bash", r#"{"command":"echo hello","description":"Print hello"}"#, Some("2026-11-22T03:05:39.791Z")),
+                    ("toolu_mock_0becce14dc644bc4", "view", r#"{"path":"/home/dev/demo/wd/SKILL.md"}"#, Some("2026-11-22T03:05:39.905Z")),
                 ],
                 results: &[
                     ("toolu_mock_76e0fd1ab968455b", "bash", COPILOT_HELLO, false),
-                    (
-                        "toolu_mock_0becce14dc644bc4",
-                        "view",
-                        Text::Has(SECRET_WORD),
-                        false,
-                    ),
+                    ("toolu_mock_0becce14dc644bc4", "view", Text::Has(SECRET_WORD), false),
                 ],
                 messages: &[
                     (Role::User, None, PROMPT, Some("2026-11-22T03:05:39.665Z")),
-                    (
-                        Role::Assistant,
-                        Some(Phase::Final),
-                        DONE,
-                        Some("2026-11-22T03:05:39.945Z"),
-                    ),
+                    (Role::Assistant, Some(Phase::Final), DONE, Some("2026-11-22T03:05:39.945Z")),
                 ],
                 ..COPILOT_SESSION
             },
@@ -530,36 +417,16 @@ const ROWS: &[Row] = &[
                 session_id: "cfbbb369-725d-4106-9770-9d005baf8405",
                 commands: &[("echo hello", Some(0), Some("2026-11-22T03:05:35.186Z"))],
                 calls: &[
-                    (
-                        "call_mock_b318af63e3a8",
-                        "bash",
-                        r#"{"command":"echo hello","description":"Print hello"}"#,
-                        Some("2026-11-22T03:05:35.186Z"),
-                    ),
-                    (
-                        "call_mock_b323124e673c",
-                        "view",
-                        r#"{"path":"/home/dev/demo/wd/SKILL.md"}"#,
-                        Some("2026-11-22T03:05:35.350Z"),
-                    ),
+                    ("call_mock_b318af63e3a8", "bash", r#"{"command":"echo hello","description":"Print hello"}"#, Some("2026-11-22T03:05:35.186Z")),
+                    ("call_mock_b323124e673c", "view", r#"{"path":"/home/dev/demo/wd/SKILL.md"}"#, Some("2026-11-22T03:05:35.350Z")),
                 ],
                 results: &[
                     ("call_mock_b318af63e3a8", "bash", COPILOT_HELLO, false),
-                    (
-                        "call_mock_b323124e673c",
-                        "view",
-                        Text::Has(SECRET_WORD),
-                        false,
-                    ),
+                    ("call_mock_b323124e673c", "view", Text::Has(SECRET_WORD), false),
                 ],
                 messages: &[
                     (Role::User, None, PROMPT, Some("2026-11-22T03:05:35.063Z")),
-                    (
-                        Role::Assistant,
-                        Some(Phase::Final),
-                        DONE,
-                        Some("2026-11-22T03:05:35.398Z"),
-                    ),
+                    (Role::Assistant, Some(Phase::Final), DONE, Some("2026-11-22T03:05:35.398Z")),
                 ],
                 ..COPILOT_SESSION
             },
@@ -568,45 +435,18 @@ const ROWS: &[Row] = &[
                 session_id: "3d15daf6-8195-42b1-91cb-ff1094e521d5",
                 commands: &[("echo hello", Some(0), Some("2026-11-22T03:05:13.919Z"))],
                 calls: &[
-                    (
-                        "call_mock_d6ea47d107b8",
-                        "bash",
-                        r#"{"command":"echo hello","description":"Print hello"}"#,
-                        Some("2026-11-22T03:05:13.919Z"),
-                    ),
-                    (
-                        "call_mock_7cd5a42c43f0",
-                        "view",
-                        r#"{"path":"/home/dev/demo/wd/SKILL.md"}"#,
-                        Some("2026-11-22T03:05:14.073Z"),
-                    ),
+                    ("call_mock_d6ea47d107b8", "bash", r#"{"command":"echo hello","description":"Print hello"}"#, Some("2026-11-22T03:05:13.919Z")),
+                    ("call_mock_7cd5a42c43f0", "view", r#"{"path":"/home/dev/demo/wd/SKILL.md"}"#, Some("2026-11-22T03:05:14.073Z")),
                 ],
                 results: &[
                     ("call_mock_d6ea47d107b8", "bash", COPILOT_HELLO, false),
-                    (
-                        "call_mock_7cd5a42c43f0",
-                        "view",
-                        Text::Has(SECRET_WORD),
-                        false,
-                    ),
+                    ("call_mock_7cd5a42c43f0", "view", Text::Has(SECRET_WORD), false),
                 ],
                 messages: &[
                     (Role::User, None, PROMPT, Some("2026-11-22T03:05:13.777Z")),
-                    (
-                        Role::Assistant,
-                        Some(Phase::Final),
-                        DONE,
-                        Some("2026-11-22T03:05:14.130Z"),
-                    ),
+                    (Role::Assistant, Some(Phase::Final), DONE, Some("2026-11-22T03:05:14.130Z")),
                 ],
-                usage: Usage {
-                    input: Some(39694),
-                    output: Some(21),
-                    reasoning: None,
-                    cache: Some(0),
-                    total: Some(39715),
-                    cost: None,
-                },
+                usage: Usage { input: Some(39694), output: Some(21), reasoning: None, cache: Some(0), total: Some(39715), cost: None },
                 ..COPILOT_SESSION
             },
         ],
@@ -628,15 +468,9 @@ const ROWS: &[Row] = &[
         seeded_without_login: &[],
         stays_out: &[
             (".copilot/settings.json", "copilot-home/settings.json"),
-            (
-                ".copilot/copilot-instructions.md",
-                "copilot-home/copilot-instructions.md",
-            ),
+            (".copilot/copilot-instructions.md", "copilot-home/copilot-instructions.md"),
             (".copilot/skills/x/SKILL.md", "copilot-home/skills"),
-            (
-                ".copilot/session-state/old/events.jsonl",
-                "copilot-home/session-state",
-            ),
+            (".copilot/session-state/old/events.jsonl", "copilot-home/session-state"),
         ],
         passes: "COPILOT_PROVIDER_BASE_URL",
         collect: Some(Collect {
@@ -673,28 +507,14 @@ const ROWS: &[Row] = &[
             prompt: "read the skill",
             session_id: "chat_123",
             steps: 3,
-            commands: &[(
-                "sed -n '1,200p' skills/find-skills/SKILL.md",
-                Some(0),
-                Some("2026-04-16T09:59:59.552Z"),
-            )],
+            commands: &[("sed -n '1,200p' skills/find-skills/SKILL.md", Some(0), Some("2026-04-16T09:59:59.552Z"))],
             reads: &[
                 "/tmp/workspace/skills/find-skills/SKILL.md",
                 "/home/dev/demo/wd/skills/find-skills/SKILL.md",
             ],
             calls: &[
-                (
-                    "tool_1",
-                    "shell",
-                    r#"{"command":"sed -n '1,200p' skills/find-skills/SKILL.md","workingDirectory":"/tmp/workspace"}"#,
-                    Some("2026-04-16T09:59:59.552Z"),
-                ),
-                (
-                    "tool_2",
-                    "read",
-                    r#"{"filePath":"skills/find-skills/SKILL.md"}"#,
-                    None,
-                ),
+                ("tool_1", "shell", r#"{"command":"sed -n '1,200p' skills/find-skills/SKILL.md","workingDirectory":"/tmp/workspace"}"#, Some("2026-04-16T09:59:59.552Z")),
+                ("tool_2", "read", r#"{"filePath":"skills/find-skills/SKILL.md"}"#, None),
             ],
             results: &[
                 ("tool_1", "shell", Text::Is("# skill"), false),
@@ -706,14 +526,7 @@ const ROWS: &[Row] = &[
             ],
             raw: &["system/init"],
             skills: &[("find-skills", Confidence::Strong)],
-            usage: Usage {
-                input: Some(275),
-                output: Some(50),
-                reasoning: None,
-                cache: Some(75),
-                total: Some(250),
-                cost: None,
-            },
+            usage: Usage { input: Some(275), output: Some(50), reasoning: None, cache: Some(75), total: Some(250), cost: None },
         }],
         refused: Err("cursor-agent prints a rejected model on stderr only (cursor.rs)"),
         args: "--x -p --output-format stream-json --force --trust --workspace {cwd} --model m {prompt}",
@@ -742,53 +555,21 @@ const ROWS: &[Row] = &[
             commands: &[("echo hello", None, Some("2026-11-22T03:08:02.286Z"))],
             reads: &[SKILL],
             calls: &[
-                (
-                    "run_shell_command__run_shell_command_1795316882213_0",
-                    "run_shell_command",
-                    r#"{"command":"echo hello","description":"Print hello"}"#,
-                    Some("2026-11-22T03:08:02.286Z"),
-                ),
-                (
-                    "read_file__read_file_1795316882495_0",
-                    "read_file",
-                    r#"{"file_path":"/home/dev/demo/wd/SKILL.md"}"#,
-                    Some("2026-11-22T03:08:02.504Z"),
-                ),
+                ("run_shell_command__run_shell_command_1795316882213_0", "run_shell_command", r#"{"command":"echo hello","description":"Print hello"}"#, Some("2026-11-22T03:08:02.286Z")),
+                ("read_file__read_file_1795316882495_0", "read_file", r#"{"file_path":"/home/dev/demo/wd/SKILL.md"}"#, Some("2026-11-22T03:08:02.504Z")),
             ],
             results: &[
-                (
-                    "run_shell_command__run_shell_command_1795316882213_0",
-                    "run_shell_command",
-                    Text::Is("hello"),
-                    false,
-                ),
-                (
-                    "read_file__read_file_1795316882495_0",
-                    "read_file",
-                    Text::Is(""),
-                    false,
-                ),
+                ("run_shell_command__run_shell_command_1795316882213_0", "run_shell_command", Text::Is("hello"), false),
+                ("read_file__read_file_1795316882495_0", "read_file", Text::Is(""), false),
             ],
             messages: &[
                 (Role::User, None, PROMPT, Some("2026-11-22T03:08:02.137Z")),
-                (
-                    Role::Assistant,
-                    Some(Phase::Final),
-                    DONE,
-                    Some("2026-11-22T03:08:02.555Z"),
-                ),
+                (Role::Assistant, Some(Phase::Final), DONE, Some("2026-11-22T03:08:02.555Z")),
             ],
             raw: &[],
             skills: &[],
             // total = input + output: no thinking.
-            usage: Usage {
-                input: Some(35961),
-                output: Some(21),
-                reasoning: None,
-                cache: Some(0),
-                total: Some(35982),
-                cost: None,
-            },
+            usage: Usage { input: Some(35961), output: Some(21), reasoning: None, cache: Some(0), total: Some(35982), cost: None },
         }],
         // Captured from gemini 0.61.0 (exit code 144); Gemini prints zeros for the usage.
         refused: Ok(Refused {
@@ -819,10 +600,7 @@ const ROWS: &[Row] = &[
         collect: Some(Collect {
             // The chat file is named by the session id's first 8 characters.
             file: |id| {
-                format!(
-                    "gemini-home/.gemini/tmp/wd/chats/session-2026-11-22T06-07-{}.jsonl",
-                    &id[..8]
-                )
+                format!("gemini-home/.gemini/tmp/wd/chats/session-2026-11-22T06-07-{}.jsonl", &id[..8])
             },
             id: "7ad07f4a-9f5a-4a3c-bbcd-98cdfd5e3939",
             decoy: Some("gemini-home/.gemini/tmp/wd/chats/7ad07f4a-9f5a/sub.jsonl"),
@@ -850,44 +628,17 @@ const ROWS: &[Row] = &[
             commands: &[("echo hello", None, None)],
             reads: &[SKILL],
             calls: &[
-                (
-                    "call_mock_cb64485cea92",
-                    "run_shell_command",
-                    r#"{"command":"echo hello","description":"Print hello"}"#,
-                    None,
-                ),
-                (
-                    "call_mock_c2f5e224850a",
-                    "read_file",
-                    r#"{"file_path":"/home/dev/demo/wd/SKILL.md"}"#,
-                    None,
-                ),
+                ("call_mock_cb64485cea92", "run_shell_command", r#"{"command":"echo hello","description":"Print hello"}"#, None),
+                ("call_mock_c2f5e224850a", "read_file", r#"{"file_path":"/home/dev/demo/wd/SKILL.md"}"#, None),
             ],
             results: &[
-                (
-                    "call_mock_cb64485cea92",
-                    "run_shell_command",
-                    Text::Is("hello"),
-                    false,
-                ),
-                (
-                    "call_mock_c2f5e224850a",
-                    "read_file",
-                    Text::Has(SECRET_WORD),
-                    false,
-                ),
+                ("call_mock_cb64485cea92", "run_shell_command", Text::Is("hello"), false),
+                ("call_mock_c2f5e224850a", "read_file", Text::Has(SECRET_WORD), false),
             ],
             messages: &[(Role::Assistant, Some(Phase::Final), DONE, None)],
             raw: &["system/init"],
             skills: &[],
-            usage: Usage {
-                input: Some(58855),
-                output: Some(21),
-                reasoning: None,
-                cache: Some(0),
-                total: Some(58876),
-                cost: None,
-            },
+            usage: Usage { input: Some(58855), output: Some(21), reasoning: None, cache: Some(0), total: Some(58876), cost: None },
         }],
         // Captured from Qwen Code 0.24.4 against a model that refuses every request.
         refused: Ok(Refused {
@@ -922,14 +673,13 @@ const ROWS: &[Row] = &[
         }),
         install: "@qwen-code/qwen-code",
         // A key alone is not enough for Qwen: its settings must select an auth type.
-        auth: &[Auth::Checked(
-            "/home/u/.qwen/settings.json selects an auth type",
-        )],
+        auth: &[Auth::Checked("/home/u/.qwen/settings.json selects an auth type")],
         auth_help: "qwen auth",
     },
 ];
 
 /// Claude Code's capture of the scripted session (2.1.330).
+#[rustfmt::skip]
 const CLAUDE_SESSION: Session = Session {
     source: Source::Fixture("claude-code.jsonl"),
     prompt: PROMPT,
@@ -938,52 +688,21 @@ const CLAUDE_SESSION: Session = Session {
     commands: &[("echo hello", Some(0), Some("2026-11-22T03:07:26.452Z"))],
     reads: &[SKILL],
     calls: &[
-        (
-            "toolu_mock_06b29267bba24df8",
-            "Bash",
-            r#"{"command":"echo hello","description":"Print hello"}"#,
-            Some("2026-11-22T03:07:26.452Z"),
-        ),
-        (
-            "toolu_mock_3cf9c7fddd2f4b05",
-            "Read",
-            r#"{"file_path":"/home/dev/demo/wd/SKILL.md"}"#,
-            Some("2026-11-22T03:07:26.694Z"),
-        ),
+        ("toolu_mock_06b29267bba24df8", "Bash", r#"{"command":"echo hello","description":"Print hello"}"#, Some("2026-11-22T03:07:26.452Z")),
+        ("toolu_mock_3cf9c7fddd2f4b05", "Read", r#"{"file_path":"/home/dev/demo/wd/SKILL.md"}"#, Some("2026-11-22T03:07:26.694Z")),
     ],
     results: &[
-        (
-            "toolu_mock_06b29267bba24df8",
-            "Bash",
-            Text::Is("hello"),
-            false,
-        ),
-        (
-            "toolu_mock_3cf9c7fddd2f4b05",
-            "Read",
-            Text::Has(SECRET_WORD),
-            false,
-        ),
+        ("toolu_mock_06b29267bba24df8", "Bash", Text::Is("hello"), false),
+        ("toolu_mock_3cf9c7fddd2f4b05", "Read", Text::Has(SECRET_WORD), false),
     ],
-    messages: &[(
-        Role::Assistant,
-        Some(Phase::Final),
-        DONE,
-        Some("2026-11-22T03:07:26.850Z"),
-    )],
+    messages: &[(Role::Assistant, Some(Phase::Final), DONE, Some("2026-11-22T03:07:26.850Z"))],
     raw: &["system/init"],
     skills: &[],
-    usage: Usage {
-        input: Some(37877),
-        output: Some(21),
-        reasoning: Some(0),
-        cache: Some(0),
-        total: Some(37898),
-        cost: Some(0.151928),
-    },
+    usage: Usage { input: Some(37877), output: Some(21), reasoning: Some(0), cache: Some(0), total: Some(37898), cost: Some(0.151928) },
 };
 
 /// Codex's capture of the scripted session (it reads with `cat`; no timestamps).
+#[rustfmt::skip]
 const CODEX_SESSION: Session = Session {
     source: Source::Fixture("codex.jsonl"),
     prompt: PROMPT,
@@ -995,18 +714,8 @@ const CODEX_SESSION: Session = Session {
     ],
     reads: &[SKILL],
     calls: &[
-        (
-            "item_0",
-            "command_execution",
-            r#"{"command":"/bin/bash -lc 'echo hello'"}"#,
-            None,
-        ),
-        (
-            "item_1",
-            "command_execution",
-            r#"{"command":"/bin/bash -lc 'cat SKILL.md'"}"#,
-            None,
-        ),
+        ("item_0", "command_execution", r#"{"command":"/bin/bash -lc 'echo hello'"}"#, None),
+        ("item_1", "command_execution", r#"{"command":"/bin/bash -lc 'cat SKILL.md'"}"#, None),
     ],
     results: &[
         ("item_0", "command_execution", Text::Is("hello\n"), false),
@@ -1015,20 +724,14 @@ const CODEX_SESSION: Session = Session {
     messages: &[(Role::Assistant, Some(Phase::Final), DONE, None)],
     raw: &[],
     skills: &[],
-    usage: Usage {
-        input: Some(29245),
-        output: Some(21),
-        reasoning: Some(0),
-        cache: Some(0),
-        total: Some(29266),
-        cost: None,
-    },
+    usage: Usage { input: Some(29245), output: Some(21), reasoning: Some(0), cache: Some(0), total: Some(29266), cost: None },
 };
 
 /// What Copilot's shell tool answers to `echo hello`.
 const COPILOT_HELLO: Text = Text::Is("hello\n<shellId: 0 completed with exit code 0>");
 
 /// Copilot's capture of the scripted session (OpenAI chat wire API).
+#[rustfmt::skip]
 const COPILOT_SESSION: Session = Session {
     source: Source::Fixture("copilot.jsonl"),
     prompt: PROMPT,
@@ -1038,47 +741,20 @@ const COPILOT_SESSION: Session = Session {
     commands: &[("echo hello", Some(0), Some("2026-11-22T03:07:37.613Z"))],
     reads: &[SKILL],
     calls: &[
-        (
-            "call_mock_00910c6582b7",
-            "bash",
-            r#"{"command":"echo hello","description":"Print hello"}"#,
-            Some("2026-11-22T03:07:37.613Z"),
-        ),
-        (
-            "call_mock_89bc6bbb2504",
-            "view",
-            r#"{"path":"/home/dev/demo/wd/SKILL.md"}"#,
-            Some("2026-11-22T03:07:37.731Z"),
-        ),
+        ("call_mock_00910c6582b7", "bash", r#"{"command":"echo hello","description":"Print hello"}"#, Some("2026-11-22T03:07:37.613Z")),
+        ("call_mock_89bc6bbb2504", "view", r#"{"path":"/home/dev/demo/wd/SKILL.md"}"#, Some("2026-11-22T03:07:37.731Z")),
     ],
     results: &[
         ("call_mock_00910c6582b7", "bash", COPILOT_HELLO, false),
-        (
-            "call_mock_89bc6bbb2504",
-            "view",
-            Text::Has(SECRET_WORD),
-            false,
-        ),
+        ("call_mock_89bc6bbb2504", "view", Text::Has(SECRET_WORD), false),
     ],
     messages: &[
         (Role::User, None, PROMPT, Some("2026-11-22T03:07:37.487Z")),
-        (
-            Role::Assistant,
-            Some(Phase::Final),
-            DONE,
-            Some("2026-11-22T03:07:37.772Z"),
-        ),
+        (Role::Assistant, Some(Phase::Final), DONE, Some("2026-11-22T03:07:37.772Z")),
     ],
     raw: &[],
     skills: &[],
-    usage: Usage {
-        input: None,
-        output: None,
-        reasoning: None,
-        cache: None,
-        total: None,
-        cost: None,
-    },
+    usage: Usage { input: None, output: None, reasoning: None, cache: None, total: None, cost: None },
 };
 
 /// The row of an agent CLI.
