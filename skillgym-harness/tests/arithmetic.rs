@@ -54,6 +54,15 @@ fn transcripts() -> Vec<(AgentKind, String)> {
     ]
 }
 
+/// A new agent CLI fails here until it has a transcript in [`transcripts`].
+#[test]
+fn every_agent_has_a_transcript() {
+    let kinds: Vec<AgentKind> = transcripts().into_iter().map(|(kind, _)| kind).collect();
+    for kind in AgentKind::CLIS.into_iter().chain([AgentKind::Command]) {
+        assert!(kinds.contains(&kind), "{kind:?} has no transcript here");
+    }
+}
+
 fn parse(kind: AgentKind, text: &str) -> SessionReport {
     let agent = agent::build(kind, AgentOptions::new("model").command("agent")).unwrap();
     let mut parser = agent.parser();

@@ -62,6 +62,7 @@ fn check_snapshot(name: &str, normalized: &Normalized) {
 }
 
 /// What a transcript must normalize to.
+#[derive(Clone, Copy)]
 struct Expect {
     session_id: &'static str,
     commands: &'static [&'static str],
@@ -77,7 +78,7 @@ struct Expect {
 
 /// The scripted session every successful fixture captured: `echo hello`, a read of
 /// `SKILL.md`, then the text `done`.
-fn check(name: &str, normalized: &Normalized, expect: Expect) {
+fn check(name: &str, normalized: &Normalized, expect: &Expect) {
     let report = &normalized.report;
     assert_eq!(
         report.session_id.as_deref(),
@@ -229,13 +230,26 @@ fn check_error(name: &str, normalized: &Normalized, session_id: &str, status: Op
 
 const SHELL_AND_READ: &[&str] = &["echo hello"];
 
-#[test]
-fn claude_code() {
-    let name = "claude-code";
-    let normalized = normalize(AgentKind::ClaudeCode, "claude-code.jsonl");
-    check(
-        name,
-        &normalized,
+/// Copilot's captures: no token counts on stdout.
+const COPILOT: Expect = Expect {
+    session_id: "8406a0a8-1a16-4cb4-887c-3a8dda0c8989",
+    commands: SHELL_AND_READ,
+    reads: &[SKILL],
+    tools: &["bash", "view"],
+    final_output: "done",
+    input: None,
+    output: None,
+    total: None,
+    cost: None,
+    steps: 3,
+};
+
+/// The captured scripted sessions (shell, read, answer): each agent's transcript, and what it
+/// must normalize to. Its snapshot is `tests/golden/<transcript without .jsonl>.snap`.
+const SESSIONS: &[(AgentKind, &str, Expect)] = &[
+    (
+        AgentKind::ClaudeCode,
+        "claude-code.jsonl",
         Expect {
             session_id: "3558f9a7-12e9-4f56-91bc-92c692237100",
             commands: SHELL_AND_READ,
@@ -248,15 +262,10 @@ fn claude_code() {
             cost: Some(0.151928),
             steps: 3,
         },
-    );
-}
-
-#[test]
-fn claude_code_2_1_197() {
-    let normalized = normalize(AgentKind::ClaudeCode, "claude-code-2.1.197.jsonl");
-    check(
-        "claude-code-2.1.197",
-        &normalized,
+    ),
+    (
+        AgentKind::ClaudeCode,
+        "claude-code-2.1.197.jsonl",
         Expect {
             session_id: "98a509ea-64c7-4199-9067-4e9913096a5e",
             commands: SHELL_AND_READ,
@@ -269,15 +278,10 @@ fn claude_code_2_1_197() {
             cost: Some(0.29372),
             steps: 3,
         },
-    );
-}
-
-#[test]
-fn claude_code_partial_messages() {
-    let normalized = normalize(AgentKind::ClaudeCode, "claude-code.partial-messages.jsonl");
-    check(
-        "claude-code.partial-messages",
-        &normalized,
+    ),
+    (
+        AgentKind::ClaudeCode,
+        "claude-code.partial-messages.jsonl",
         Expect {
             session_id: "933dd60a-a675-4f08-80ef-f0c81b42e688",
             commands: SHELL_AND_READ,
@@ -290,26 +294,10 @@ fn claude_code_partial_messages() {
             cost: Some(0.15202000000000002),
             steps: 3,
         },
-    );
-}
-
-#[test]
-fn claude_code_error_400() {
-    let normalized = normalize(AgentKind::ClaudeCode, "claude-code.error-400.jsonl");
-    check_error(
-        "claude-code.error-400",
-        &normalized,
-        "ea29dee0-6163-49ac-8975-c9e983687478",
-        Some(400),
-    );
-}
-
-#[test]
-fn qwen_code() {
-    let normalized = normalize(AgentKind::QwenCode, "qwen-code.jsonl");
-    check(
-        "qwen-code",
-        &normalized,
+    ),
+    (
+        AgentKind::QwenCode,
+        "qwen-code.jsonl",
         Expect {
             session_id: "67c72904-085a-43f5-b144-ab4b7b440f76",
             commands: SHELL_AND_READ,
@@ -322,15 +310,10 @@ fn qwen_code() {
             cost: None,
             steps: 3,
         },
-    );
-}
-
-#[test]
-fn codex() {
-    let normalized = normalize(AgentKind::Codex, "codex.jsonl");
-    check(
-        "codex",
-        &normalized,
+    ),
+    (
+        AgentKind::Codex,
+        "codex.jsonl",
         Expect {
             session_id: "01a20139-2696-7720-9b74-178414dbe828",
             commands: &["echo hello", "cat SKILL.md"],
@@ -343,7 +326,75 @@ fn codex() {
             cost: None,
             steps: 3,
         },
-    );
+    ),
+    (
+        AgentKind::Opencode,
+        "opencode.jsonl",
+        Expect {
+            session_id: "ses_dfec93022ffe34BGTbq67DjAka",
+            commands: SHELL_AND_READ,
+            reads: &[SKILL],
+            tools: &["bash", "read"],
+            final_output: "done",
+            input: Some(7772 + 7838 + 7969),
+            output: Some(21),
+            total: Some(7772 + 7838 + 7969 + 21),
+            cost: Some(0.0),
+            steps: 3,
+        },
+    ),
+    (AgentKind::Copilot, "copilot.jsonl", COPILOT),
+    (
+        AgentKind::Copilot,
+        "copilot.anthropic-wire.jsonl",
+        Expect {
+            session_id: "20b9bbfe-a66c-4d7c-9f3d-d013224a440d",
+            ..COPILOT
+        },
+    ),
+    (
+        AgentKind::Copilot,
+        "copilot.responses-wire.jsonl",
+        Expect {
+            session_id: "cfbbb369-725d-4106-9770-9d005baf8405",
+            ..COPILOT
+        },
+    ),
+    (
+        AgentKind::Copilot,
+        "copilot.persisted-events.jsonl",
+        Expect {
+            session_id: "3d15daf6-8195-42b1-91cb-ff1094e521d5",
+            input: Some(13139 + 13229 + 13326),
+            output: Some(21),
+            total: Some(13139 + 13229 + 13326 + 21),
+            ..COPILOT
+        },
+    ),
+    (
+        AgentKind::GeminiCli,
+        "gemini-cli.jsonl",
+        Expect {
+            session_id: "04c60973-a084-4125-8133-be8e63029868",
+            commands: SHELL_AND_READ,
+            reads: &[SKILL],
+            tools: &["run_shell_command", "read_file"],
+            final_output: "done",
+            input: Some(35961),
+            output: Some(21),
+            total: Some(35982),
+            cost: None,
+            steps: 3,
+        },
+    ),
+];
+
+#[test]
+fn scripted_sessions() {
+    for (kind, transcript, expect) in SESSIONS {
+        let normalized = normalize(*kind, transcript);
+        check(transcript.trim_end_matches(".jsonl"), &normalized, expect);
+    }
 }
 
 #[test]
@@ -369,143 +420,53 @@ fn codex_unknown_model_with_plugins() {
     check_snapshot("codex.unknown-model-with-plugins", &normalized);
 }
 
-#[test]
-fn codex_error_400() {
-    let normalized = normalize(AgentKind::Codex, "codex.error-400.jsonl");
-    let status = normalized.provider_error.as_ref().and_then(|e| e.status);
-    check_error(
-        "codex.error-400",
-        &normalized,
+/// The captured refusals (the scripted model answers HTTP 400): each agent's transcript, the
+/// session id and the status it reports (Codex reports none).
+const REFUSALS: &[(AgentKind, &str, &str, Option<u16>)] = &[
+    (
+        AgentKind::ClaudeCode,
+        "claude-code.error-400.jsonl",
+        "ea29dee0-6163-49ac-8975-c9e983687478",
+        Some(400),
+    ),
+    (
+        AgentKind::Codex,
+        "codex.error-400.jsonl",
         "01a20138-8a6c-72b3-9906-53a4eef6b955",
-        status,
-    );
-}
-
-#[test]
-fn opencode() {
-    let normalized = normalize(AgentKind::Opencode, "opencode.jsonl");
-    check(
-        "opencode",
-        &normalized,
-        Expect {
-            session_id: "ses_dfec93022ffe34BGTbq67DjAka",
-            commands: SHELL_AND_READ,
-            reads: &[SKILL],
-            tools: &["bash", "read"],
-            final_output: "done",
-            input: Some(7772 + 7838 + 7969),
-            output: Some(21),
-            total: Some(7772 + 7838 + 7969 + 21),
-            cost: Some(0.0),
-            steps: 3,
-        },
-    );
-}
-
-#[test]
-fn opencode_error_400() {
-    let normalized = normalize(AgentKind::Opencode, "opencode.error-400.jsonl");
-    check_error(
-        "opencode.error-400",
-        &normalized,
+        None,
+    ),
+    (
+        AgentKind::Opencode,
+        "opencode.error-400.jsonl",
         "ses_dfec757e8ffeLyzVd1347TEnvk",
         Some(400),
-    );
-}
-
-fn copilot_expect(session_id: &'static str) -> Expect {
-    Expect {
-        session_id,
-        commands: SHELL_AND_READ,
-        reads: &[SKILL],
-        tools: &["bash", "view"],
-        final_output: "done",
-        input: None,
-        output: None,
-        total: None,
-        cost: None,
-        steps: 3,
-    }
-}
-
-#[test]
-fn copilot() {
-    let normalized = normalize(AgentKind::Copilot, "copilot.jsonl");
-    check(
-        "copilot",
-        &normalized,
-        copilot_expect("8406a0a8-1a16-4cb4-887c-3a8dda0c8989"),
-    );
-}
-
-#[test]
-fn copilot_anthropic_wire() {
-    let normalized = normalize(AgentKind::Copilot, "copilot.anthropic-wire.jsonl");
-    check(
-        "copilot.anthropic-wire",
-        &normalized,
-        copilot_expect("20b9bbfe-a66c-4d7c-9f3d-d013224a440d"),
-    );
-}
-
-#[test]
-fn copilot_responses_wire() {
-    let normalized = normalize(AgentKind::Copilot, "copilot.responses-wire.jsonl");
-    check(
-        "copilot.responses-wire",
-        &normalized,
-        copilot_expect("cfbbb369-725d-4106-9770-9d005baf8405"),
-    );
-}
-
-#[test]
-fn copilot_persisted_events() {
-    let normalized = normalize(AgentKind::Copilot, "copilot.persisted-events.jsonl");
-    let mut expect = copilot_expect("3d15daf6-8195-42b1-91cb-ff1094e521d5");
-    expect.input = Some(13139 + 13229 + 13326);
-    expect.output = Some(21);
-    expect.total = Some(13139 + 13229 + 13326 + 21);
-    check("copilot.persisted-events", &normalized, expect);
-}
-
-#[test]
-fn copilot_error_400() {
-    let normalized = normalize(AgentKind::Copilot, "copilot.error-400.jsonl");
-    check_error(
-        "copilot.error-400",
-        &normalized,
+    ),
+    (
+        AgentKind::Copilot,
+        "copilot.error-400.jsonl",
         "87a0500c-d0a8-407d-8c22-455f24368262",
         Some(400),
-    );
-}
+    ),
+    // Captured from gemini 0.61.0 (exit code 144).
+    (
+        AgentKind::GeminiCli,
+        "gemini-cli.error-400.jsonl",
+        "7ad07f4a-9f5a-4a3c-bbcd-98cdfd5e3939",
+        Some(400),
+    ),
+];
 
 #[test]
-fn gemini_cli() {
-    let normalized = normalize(AgentKind::GeminiCli, "gemini-cli.jsonl");
-    check(
-        "gemini-cli",
-        &normalized,
-        Expect {
-            session_id: "04c60973-a084-4125-8133-be8e63029868",
-            commands: SHELL_AND_READ,
-            reads: &[SKILL],
-            tools: &["run_shell_command", "read_file"],
-            final_output: "done",
-            input: Some(35961),
-            output: Some(21),
-            total: Some(35982),
-            cost: None,
-            steps: 3,
-        },
-    );
-}
-
-#[test]
-fn gemini_cli_error_400() {
-    let normalized = normalize(AgentKind::GeminiCli, "gemini-cli.error-400.jsonl");
-    let session_id = normalized.report.session_id.clone().unwrap_or_default();
-    assert_eq!(session_id, "7ad07f4a-9f5a-4a3c-bbcd-98cdfd5e3939");
-    check_error("gemini-cli.error-400", &normalized, &session_id, Some(400));
+fn refusals() {
+    for (kind, transcript, session_id, status) in REFUSALS {
+        let normalized = normalize(*kind, transcript);
+        check_error(
+            transcript.trim_end_matches(".jsonl"),
+            &normalized,
+            session_id,
+            *status,
+        );
+    }
 }
 
 // Scenario runs through skillgym's own adapters (workspace `/home/dev/demo`): a failing

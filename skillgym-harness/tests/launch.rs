@@ -661,19 +661,42 @@ fn copilot_reads_its_usage_file() {
     assert_eq!(tokens.output_tokens.map(|c| c.value), Some(21));
 }
 
+/// The captured runs of the scripted session, three model rounds each.
+const STEP_CAPTURES: [(AgentKind, &str); 7] = [
+    (AgentKind::ClaudeCode, "claude-code.jsonl"),
+    (AgentKind::ClaudeCode, "claude-code.partial-messages.jsonl"),
+    (AgentKind::Codex, "codex.jsonl"),
+    (AgentKind::Opencode, "opencode.jsonl"),
+    (AgentKind::Copilot, "copilot.jsonl"),
+    (AgentKind::GeminiCli, "gemini-cli.jsonl"),
+    (AgentKind::QwenCode, "qwen-code.jsonl"),
+];
+
+/// A new agent CLI fails here until it has a row in [`LAUNCHES`] and, when its scripted
+/// session is captured (`<type>.jsonl`), in [`STEP_CAPTURES`].
+#[test]
+fn every_agent_cli_has_its_rows() {
+    for kind in AgentKind::CLIS {
+        assert_eq!(
+            LAUNCHES.iter().filter(|case| case.kind == kind).count(),
+            1,
+            "{kind:?}: one row in `LAUNCHES`"
+        );
+        let capture = format!("{}.jsonl", kind.as_str());
+        if transcript(&capture).exists() {
+            assert!(
+                STEP_CAPTURES.contains(&(kind, capture.as_str())),
+                "{kind:?}: {capture} has no row in `STEP_CAPTURES`"
+            );
+        }
+    }
+}
+
 /// `max_steps` through whole sessions: every captured run takes three model rounds, so a
 /// limit of 3 passes and a limit of 2 kills the agent with origin `max-steps`.
 #[test]
 fn max_steps_counts_each_agents_model_rounds() {
-    for (kind, name) in [
-        (AgentKind::ClaudeCode, "claude-code.jsonl"),
-        (AgentKind::ClaudeCode, "claude-code.partial-messages.jsonl"),
-        (AgentKind::Codex, "codex.jsonl"),
-        (AgentKind::Opencode, "opencode.jsonl"),
-        (AgentKind::Copilot, "copilot.jsonl"),
-        (AgentKind::GeminiCli, "gemini-cli.jsonl"),
-        (AgentKind::QwenCode, "qwen-code.jsonl"),
-    ] {
+    for (kind, name) in STEP_CAPTURES {
         let scene = Scene::new(&format!("steps-{}", name.replace('.', "-")));
         let within = scene.run_limited(kind, AgentOptions::new("m"), "", name, Some(3), None);
         assert!(

@@ -30,6 +30,21 @@ const CAPTURES: [(AgentKind, &str); 6] = [
 /// Every adapter, Cursor included (it has no capture).
 const KINDS: [AgentKind; 7] = AgentKind::CLIS;
 
+/// A new agent CLI fails here until its captured scripted session (`<type>.jsonl`) is in
+/// [`CAPTURES`].
+#[test]
+fn every_captured_agent_cli_is_in_captures() {
+    for kind in KINDS {
+        let capture = format!("{}.jsonl", kind.as_str());
+        if fixture_path(&capture).exists() {
+            assert!(
+                CAPTURES.contains(&(kind, capture.as_str())),
+                "{kind:?}: {capture} has no row in `CAPTURES`"
+            );
+        }
+    }
+}
+
 fn fixture_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/transcripts")

@@ -23,7 +23,6 @@ use serde_json::Value;
 
 use super::claude_stream::{CLAUDE_CODE, ClaudeStreamParser, collect_session_file};
 use super::options::set_env;
-use super::provider;
 use super::spec::{AgentSpec, StateSpec};
 use super::{Agent, AgentOptions, AgentSetup, Launch, SessionSpec, StreamParser};
 use crate::config::{AgentKind, WireApi};
@@ -159,17 +158,7 @@ impl ClaudeCode {
 }
 
 impl Agent for ClaudeCode {
-    fn kind(&self) -> &str {
-        SPEC.name()
-    }
-
-    fn model(&self) -> Option<&str> {
-        self.options.model.as_deref()
-    }
-
-    fn wire_api(&self) -> Option<WireApi> {
-        provider::wire_api(AgentKind::ClaudeCode, &self.options)
-    }
+    answered_by_spec!();
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
         self.command(session, None, is_root())
@@ -188,14 +177,6 @@ impl Agent for ClaudeCode {
 
     fn resume(&self, session: &SessionSpec<'_>, session_id: &str) -> Option<io::Result<Launch>> {
         Some(self.command(session, Some(session_id), is_root()))
-    }
-
-    fn can_resume(&self) -> bool {
-        true
-    }
-
-    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
-        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {
@@ -231,155 +212,16 @@ fn strip_refresh_tokens(path: &Path) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use crate::agent::AuthSource;
-
-    const CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+    //! What only Claude Code does; the checks every adapter shares are in `agent/tests.rs`.
 
     use super::*;
-    use crate::agent::options::ProcessEnv;
-    use crate::agent::test_support::{
-        self, PROMPT, env, fixture, mode, scratch, spec, tool_calls, tool_results,
-    };
+    use crate::agent::test_support::{self, env, fixture, scratch, spec};
     use crate::normalize::Normalized;
-    use skillgym::{SessionEvent, TokenCount, UsageSource};
-
-    /// The harness's own environment in these tests: `CLAUDE_CONFIG_DIR` names another directory, which
-    /// an explicit `user_home` overrides (it stands for the whole user).
-    fn harness_env() -> ProcessEnv {
-        ProcessEnv::fixed([(CONFIG_DIR, "/elsewhere")])
-    }
+    use skillgym::UsageSource;
 
     fn normalize(stream: &str) -> Normalized {
         let mut parser = ClaudeCode::new(AgentOptions::new("claude-opus-5-5")).parser();
         test_support::normalize(&mut *parser, stream)
-    }
-
-    /// Checks what the three mock rounds have in common (shell, read, final text).
-    fn assert_mock_session(parsed: &Normalized, session_id: &str, tool_ids: [&str; 2]) {
-        let report = &parsed.report;
-        assert_eq!(parsed.steps, 3);
-        assert!(parsed.provider_error.is_none());
-        assert_eq!(report.session_id.as_deref(), Some(session_id));
-        assert_eq!(report.commands().collect::<Vec<_>>(), ["echo hello"]);
-        assert_eq!(
-            report.file_reads(),
-            [Path::new("/home/dev/demo/wd/SKILL.md")]
-        );
-        let calls = tool_calls(report);
-        assert_eq!(calls.len(), 2);
-        assert_eq!((calls[0].0, calls[0].1), (tool_ids[0], "Bash"));
-        assert_eq!(calls[0].2["command"], "echo hello");
-        assert_eq!((calls[1].0, calls[1].1), (tool_ids[1], "Read"));
-        assert_eq!(calls[1].2["file_path"], "/home/dev/demo/wd/SKILL.md");
-        let results = tool_results(report);
-        assert_eq!(results.len(), 2);
-        assert_eq!(results[0], (tool_ids[0], "Bash", "hello", false));
-        assert_eq!((results[1].0, results[1].1), (tool_ids[1], "Read"));
-        assert!(results[1].2.contains("The secret word is pineapple."));
-        assert!(
-            report.detected_skills.is_empty(),
-            "the SKILL.md read sits at the workspace root and its file is gone: it names no skill"
-        );
-        assert_eq!(report.final_output, "done");
-        assert!(report.events.iter().any(|event| matches!(
-            event,
-            SessionEvent::Raw { value, .. } if value["subtype"] == "init"
-        )));
-        assert_eq!(report.usage.reasoning_chars, 0);
-        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
-    }
-
-    #[test]
-    fn normalizes_the_captured_session() {
-        let parsed = normalize(&fixture("claude-code.jsonl"));
-        assert_mock_session(
-            &parsed,
-            "3558f9a7-12e9-4f56-91bc-92c692237100",
-            ["toolu_mock_06b29267bba24df8", "toolu_mock_3cf9c7fddd2f4b05"],
-        );
-        let usage = &parsed.report.usage;
-        assert_eq!(usage.input_tokens, Some(TokenCount::provider(37877)));
-        assert_eq!(usage.output_tokens, Some(TokenCount::provider(21)));
-        assert_eq!(usage.reasoning_tokens, Some(TokenCount::provider(0)));
-        assert_eq!(usage.cache_tokens, Some(TokenCount::provider(0)));
-        assert_eq!(usage.total_tokens, Some(TokenCount::derived(37898)));
-        assert_eq!(usage.cost_usd, Some(0.151928));
-        // Timestamps come from the records.
-        assert!(parsed.report.events.iter().any(|event| matches!(
-            event,
-            SessionEvent::Command { at: Some(at), .. } if at == "2026-11-22T03:07:26.452Z"
-        )));
-    }
-
-    #[test]
-    fn normalizes_the_older_2_1_197_session() {
-        let parsed = normalize(&fixture("claude-code-2.1.197.jsonl"));
-        assert_mock_session(
-            &parsed,
-            "98a509ea-64c7-4199-9067-4e9913096a5e",
-            ["toolu_mock_521a85ae63ec4c58", "toolu_mock_29728cff606349af"],
-        );
-        let usage = &parsed.report.usage;
-        assert_eq!(usage.input_tokens, Some(TokenCount::provider(58639)));
-        assert_eq!(usage.output_tokens, Some(TokenCount::provider(21)));
-        assert_eq!(
-            usage.reasoning_tokens, None,
-            "2.1.197 reports no thinking tokens"
-        );
-        assert_eq!(usage.total_tokens.map(|count| count.value), Some(58660));
-        assert_eq!(usage.cost_usd, Some(0.29372));
-    }
-
-    #[test]
-    fn partial_messages_do_not_double_count() {
-        let parsed = normalize(&fixture("claude-code.partial-messages.jsonl"));
-        assert_mock_session(
-            &parsed,
-            "933dd60a-a675-4f08-80ef-f0c81b42e688",
-            ["toolu_mock_9ff9546e5a934524", "toolu_mock_a0abaf1506ff4738"],
-        );
-        let report = &parsed.report;
-        assert_eq!(report.usage.input_tokens, Some(TokenCount::provider(37900)));
-        assert_eq!(report.usage.output_tokens, Some(TokenCount::provider(21)));
-        let messages = report
-            .events
-            .iter()
-            .filter(|event| matches!(event, SessionEvent::Message { .. }))
-            .count();
-        assert_eq!(messages, 1, "deltas are dropped");
-        let raw = report
-            .events
-            .iter()
-            .filter(|event| matches!(event, SessionEvent::Raw { .. }))
-            .count();
-        assert_eq!(
-            raw, 1,
-            "only init is kept; status and stream events are dropped"
-        );
-    }
-
-    #[test]
-    fn a_provider_error_ends_the_session() {
-        let parsed = normalize(&fixture("claude-code.error-400.jsonl"));
-        let error = parsed.provider_error.expect("provider error");
-        assert_eq!(error.status, Some(400));
-        assert_eq!(error.message, "mock: forced error 400");
-        assert!(error.is_rejection());
-        assert_eq!(
-            parsed.steps, 0,
-            "the synthetic error message is no model round"
-        );
-        let report = &parsed.report;
-        assert_eq!(
-            report.session_id.as_deref(),
-            Some("ea29dee0-6163-49ac-8975-c9e983687478")
-        );
-        assert_eq!(report.final_output, "");
-        assert_eq!(report.commands().count(), 0);
-        // Claude prints zeros and a cost of 0 for it: unknown, not nothing.
-        assert_eq!(report.usage.input_tokens, None);
-        assert_eq!(report.usage.cost_usd, None);
-        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
     }
 
     #[test]
@@ -412,46 +254,20 @@ mod tests {
         );
     }
 
+    /// The seeded login loses its refresh tokens; as root the session is a sandbox.
     #[test]
-    fn launches_headless_with_a_private_config_dir() {
+    fn seeds_the_login_without_refresh_tokens_and_is_a_sandbox_as_root() {
         let tmp = scratch("claude-code", "launch");
         let dir = tmp.path();
         let home = dir.join("home");
-        fs::create_dir_all(home.join(".claude/skills/x")).unwrap();
-        fs::write(
-            home.join(".claude/.credentials.json"),
-            r#"{"claudeAiOauth":{"accessToken":"at","refreshToken":"rt","expiresAt":1}}"#,
-        )
-        .unwrap();
-        fs::write(home.join(".claude/settings.json"), "{}").unwrap();
-        fs::write(home.join(".claude/CLAUDE.md"), "instructions").unwrap();
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        let login = r#"{"claudeAiOauth":{"accessToken":"at","refreshToken":"rt","expiresAt":1}}"#;
+        fs::write(home.join(".claude/.credentials.json"), login).unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
-        let agent = ClaudeCode::new(
-            AgentOptions::new("claude-sonnet-4-6")
-                .process_env(harness_env())
-                .args(["--bare"])
-                .env("DISABLE_AUTOUPDATER", "0")
-                .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:8765")
-                .user_home(&home),
-        );
+        let agent = ClaudeCode::new(AgentOptions::new("claude-sonnet-4-6").user_home(&home));
         let session = spec("claude", dir, &state, &artifacts);
         let launch = agent.command(&session, None, false).unwrap();
-        assert_eq!(launch.program, "claude");
-        assert_eq!(
-            launch.args,
-            [
-                "--bare",
-                "-p",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-                "--dangerously-skip-permissions",
-                "--model",
-                "claude-sonnet-4-6",
-                PROMPT,
-            ]
-        );
         let config = state.join("claude");
         assert_eq!(launch.seeded.files(), [config.join(".credentials.json")]);
         let copied = fs::read_to_string(config.join(".credentials.json")).unwrap();
@@ -460,70 +276,20 @@ mod tests {
             copied,
             serde_json::json!({"claudeAiOauth": {"accessToken": "at", "expiresAt": 1}})
         );
-        let mode = mode(&launch.seeded.files()[0]);
-        assert_eq!(mode, 0o600);
-        assert!(
-            home.join(".claude/.credentials.json").exists(),
-            "the user's file stays"
-        );
-        assert!(!config.join("settings.json").exists());
-        assert!(!config.join("CLAUDE.md").exists());
-        assert!(!config.join("skills").exists());
-        assert_eq!(env(&launch, CONFIG_DIR), config.to_str());
         assert_eq!(
-            env(&launch, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"),
-            Some("1")
-        );
-        assert_eq!(
-            env(&launch, "DISABLE_AUTOUPDATER"),
-            Some("0"),
-            "agent.env wins"
-        );
-        assert_eq!(
-            env(&launch, "ANTHROPIC_BASE_URL"),
-            Some("http://127.0.0.1:8765")
+            fs::read_to_string(home.join(".claude/.credentials.json")).unwrap(),
+            login,
+            "the user's file stays as it is"
         );
         assert_eq!(env(&launch, "IS_SANDBOX"), None);
+        drop(launch);
 
         let as_root = agent.command(&session, None, true).unwrap();
         assert_eq!(env(&as_root, "IS_SANDBOX"), Some("1"));
+        drop(as_root);
         let real = agent.launch(&session).unwrap();
         assert_eq!(env(&real, "IS_SANDBOX").is_some(), is_root());
-        tmp.close().unwrap();
-    }
-
-    #[test]
-    fn nothing_is_seeded_without_a_login_or_with_a_chosen_config_dir() {
-        let tmp = scratch("claude-code", "unseeded");
-        let dir = tmp.path();
-        let home = dir.join("home");
-        fs::create_dir_all(&home).unwrap();
-        let state = dir.join("state");
-        let artifacts = dir.join("artifacts");
-        let session = spec("claude", dir, &state, &artifacts);
-        let agent = ClaudeCode::new(
-            AgentOptions::default()
-                .process_env(harness_env())
-                .user_home(&home),
-        );
-        let launch = agent.command(&session, None, false).unwrap();
-        assert!(launch.seeded.is_empty());
-        assert!(!launch.args.iter().any(|arg| arg == "--model"));
-        // Claude Code creates its config directory itself: with nothing to seed, none is made.
-        assert_eq!(env(&launch, CONFIG_DIR), state.join("claude").to_str());
-        assert!(!state.join("claude").exists());
-
-        let chosen = dir.join("chosen");
-        let agent = ClaudeCode::new(
-            AgentOptions::default()
-                .process_env(harness_env())
-                .env(CONFIG_DIR, chosen.display().to_string())
-                .user_home(&home),
-        );
-        let launch = agent.command(&session, None, false).unwrap();
-        assert!(launch.seeded.is_empty());
-        assert_eq!(env(&launch, CONFIG_DIR), chosen.to_str());
-        assert!(!chosen.exists(), "the user's directory is left alone");
+        drop(real);
         tmp.close().unwrap();
     }
 
@@ -538,112 +304,5 @@ mod tests {
             "opaque"
         );
         tmp.close().unwrap();
-    }
-
-    #[test]
-    fn resumes_by_forking_the_session() {
-        let tmp = scratch("claude-code", "resume");
-        let dir = tmp.path();
-        let state = dir.join("state");
-        let artifacts = dir.join("artifacts");
-        let agent = ClaudeCode::new(
-            AgentOptions::new("opus")
-                .command("/opt/claude")
-                .user_home(dir.join("home")),
-        );
-        let mut session = spec("claude", dir, &state, &artifacts);
-        session.prompt = "Why did you read SKILL.md?";
-        let launch = agent.resume(&session, "sess-1").unwrap().unwrap();
-        assert_eq!(launch.program, "/opt/claude");
-        assert_eq!(
-            launch.args,
-            [
-                "-p",
-                "-r",
-                "sess-1",
-                "--fork-session",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-                "--dangerously-skip-permissions",
-                "--model",
-                "opus",
-                "Why did you read SKILL.md?",
-            ]
-        );
-        assert_eq!(env(&launch, CONFIG_DIR), state.join("claude").to_str());
-        tmp.close().unwrap();
-    }
-
-    #[test]
-    fn collects_the_project_session_file() {
-        let tmp = scratch("claude-code", "collect");
-        let dir = tmp.path();
-        let state = dir.join("state");
-        let artifacts = dir.join("artifacts");
-        let project = state.join("claude/projects/-home-dev-demo-wd");
-        fs::create_dir_all(project.join("sess-1/subagents")).unwrap();
-        fs::create_dir_all(&artifacts).unwrap();
-        fs::write(project.join("sess-1.jsonl"), "{\"type\":\"user\"}\n").unwrap();
-        fs::write(project.join("sess-1/subagents/agent-a.jsonl"), "sub").unwrap();
-        let agent = ClaudeCode::new(AgentOptions::default());
-        let session = spec("claude", dir, &state, &artifacts);
-
-        let mut out = ReportBuilder::new("/home/dev/demo/wd");
-        out.session_id("sess-1");
-        agent.collect(&session, &mut out);
-        let copied = artifacts.join("session.jsonl");
-        assert_eq!(out.current_session_file(), Some(copied.as_path()));
-        assert_eq!(
-            fs::read_to_string(&copied).unwrap(),
-            "{\"type\":\"user\"}\n"
-        );
-
-        fs::remove_file(&copied).unwrap();
-        let mut out = ReportBuilder::new("/home/dev/demo/wd");
-        agent.collect(&session, &mut out);
-        assert_eq!(
-            out.current_session_file(),
-            Some(copied.as_path()),
-            "no id: newest top-level file"
-        );
-        assert_eq!(
-            fs::read_to_string(&copied).unwrap(),
-            "{\"type\":\"user\"}\n"
-        );
-
-        let mut out = ReportBuilder::new("/home/dev/demo/wd");
-        out.session_id("other");
-        fs::remove_file(&copied).unwrap();
-        agent.collect(&session, &mut out);
-        assert!(out.current_session_file().is_none());
-        assert!(
-            out.finish("p").warnings.is_empty(),
-            "a missing file is normal"
-        );
-        tmp.close().unwrap();
-    }
-
-    #[test]
-    fn setup_names_program_and_auth() {
-        let agent = ClaudeCode::new(
-            AgentOptions::default()
-                .process_env(harness_env())
-                .user_home("/home/u"),
-        );
-        let setup = agent.setup();
-        assert_eq!(setup.program, "claude");
-        assert_eq!(setup.version_args, ["--version"]);
-        assert!(setup.install.contains("@anthropic-ai/claude-code"));
-        assert!(
-            setup
-                .auth
-                .contains(&AuthSource::Env("ANTHROPIC_API_KEY".into()))
-        );
-        assert!(setup.auth.contains(&AuthSource::File(
-            "/home/u/.claude/.credentials.json".into()
-        )));
-        assert!(!setup.auth_help.is_empty());
-        assert_eq!(agent.kind(), "claude-code");
     }
 }

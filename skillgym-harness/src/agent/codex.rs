@@ -151,17 +151,7 @@ impl Codex {
 }
 
 impl Agent for Codex {
-    fn kind(&self) -> &str {
-        SPEC.name()
-    }
-
-    fn model(&self) -> Option<&str> {
-        self.options.model.as_deref()
-    }
-
-    fn wire_api(&self) -> Option<WireApi> {
-        provider::wire_api(AgentKind::Codex, &self.options)
-    }
+    answered_by_spec!();
 
     fn launch(&self, session: &SessionSpec<'_>) -> std::io::Result<Launch> {
         let mut launch = self.start(session)?;
@@ -242,14 +232,6 @@ impl Agent for Codex {
         launch.args.push(session_id.into());
         launch.args.push(session.prompt.into());
         Some(Ok(self.options.finish_launch(launch)))
-    }
-
-    fn can_resume(&self) -> bool {
-        true
-    }
-
-    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
-        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {
@@ -636,11 +618,11 @@ fn mcp_output(result: McpResult) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::agent::AuthSource;
+    //! What only Codex does; the checks every adapter shares are in `agent/tests.rs`.
 
     use super::*;
     use crate::agent::test_support::{
-        self, commands, env, exit_codes, fixture, scratch, spec, strings, tool_calls, tool_results,
+        self, commands, fixture, scratch, spec, tool_calls, tool_results,
     };
     use crate::normalize::Normalized;
     use skillgym::{SessionEvent, TokenCount};
@@ -651,107 +633,12 @@ mod tests {
         test_support::normalize(&mut *parser, stream)
     }
 
-    /// Asserts the report of a successful run of the mock script (shell, read, "done").
-    fn assert_script(normalized: &Normalized, ids: [&str; 3], thread: &str, input: u64) {
-        let report = &normalized.report;
-        assert_eq!(report.session_id.as_deref(), Some(thread));
-        assert_eq!(
-            report.commands().collect::<Vec<_>>(),
-            ["echo hello", "cat SKILL.md"]
-        );
-        assert_eq!(exit_codes(report), [Some(0), Some(0)]);
-        assert_eq!(
-            report.file_reads(),
-            [Path::new("/home/dev/demo/wd/SKILL.md")]
-        );
-        let calls: Vec<_> = report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::ToolCall { id, tool, args, .. } => Some((
-                    id.as_deref().unwrap(),
-                    tool.as_str(),
-                    args["command"].clone(),
-                )),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(
-            calls,
-            [
-                (
-                    ids[0],
-                    "command_execution",
-                    "/bin/bash -lc 'echo hello'".into()
-                ),
-                (
-                    ids[1],
-                    "command_execution",
-                    "/bin/bash -lc 'cat SKILL.md'".into()
-                ),
-            ]
-        );
-        let results = tool_results(report);
-        assert_eq!(results.len(), 2);
-        assert_eq!(results[0], (ids[0], "command_execution", "hello\n", false));
-        assert_eq!(results[1].0, ids[1]);
-        assert!(results[1].2.contains("The secret word is pineapple."));
-        assert!(
-            report.detected_skills.is_empty(),
-            "the SKILL.md read sits at the workspace root and its file is gone: it names no skill"
-        );
-        assert_eq!(report.final_output, "done");
-        assert_eq!(report.usage.input_tokens, Some(TokenCount::provider(input)));
-        assert_eq!(report.usage.output_tokens, Some(TokenCount::provider(21)));
-        assert_eq!(report.usage.reasoning_tokens, Some(TokenCount::provider(0)));
-        assert_eq!(report.usage.cache_tokens, Some(TokenCount::provider(0)));
-        assert_eq!(
-            report.usage.total_tokens,
-            Some(TokenCount::derived(input + 21))
-        );
-        assert_eq!(report.usage.cost_usd, None);
-        assert_eq!(report.usage.output_chars, 4);
-        assert_eq!(normalized.steps, 3);
-        assert!(normalized.provider_error.is_none());
-    }
-
-    #[test]
-    fn normalizes_a_run() {
-        let normalized = normalize(&fixture("codex.jsonl"));
-        assert_script(
-            &normalized,
-            ["item_0", "item_1", "item_2"],
-            "01a20139-2696-7720-9b74-178414dbe828",
-            29245,
-        );
-        let report = &normalized.report;
-        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
-        assert!(
-            !report
-                .events
-                .iter()
-                .any(|event| matches!(event, SessionEvent::Raw { .. }))
-        );
-        // tool call, result, command, (read), tool call, result, command, read, message
-        assert_eq!(report.events.len(), 8);
-        assert!(matches!(
-            &report.events[7],
-            SessionEvent::Message { role: Role::Assistant, phase: Some(Phase::Final), text, .. } if text == "done"
-        ));
-    }
-
     #[test]
     fn keeps_non_fatal_error_items_raw() {
         let normalized = normalize(&fixture("codex.unknown-model-with-plugins.jsonl"));
-        assert_script(
-            &normalized,
-            ["item_1", "item_2", "item_3"],
-            "01a20133-d822-78b1-a27e-17ece022900b",
-            30585,
-        );
-        let report = &normalized.report;
-        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
-        let raw: Vec<_> = report
+        assert!(normalized.provider_error.is_none());
+        let raw: Vec<_> = normalized
+            .report
             .events
             .iter()
             .filter_map(|event| match event {
@@ -765,29 +652,6 @@ mod tests {
                 .as_str()
                 .unwrap()
                 .starts_with("Model metadata for `mock-model` not found")
-        );
-    }
-
-    #[test]
-    fn a_failed_turn_is_a_provider_error() {
-        let normalized = normalize(&fixture("codex.error-400.jsonl"));
-        let error = normalized.provider_error.expect("provider error");
-        assert_eq!(error.status, None);
-        assert_eq!(error.message, "mock: forced error 400");
-        assert!(error.is_rejection());
-        let report = &normalized.report;
-        assert_eq!(
-            report.session_id.as_deref(),
-            Some("01a20138-8a6c-72b3-9906-53a4eef6b955")
-        );
-        assert_eq!(normalized.steps, 0);
-        assert_eq!(report.final_output, "");
-        assert!(report.usage.input_tokens.is_none());
-        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
-        // The top-level `error` record is kept, not taken as the end of the session.
-        assert_eq!(report.events.len(), 1);
-        assert!(
-            matches!(&report.events[0], SessionEvent::Raw { value, .. } if value["type"] == "error")
         );
     }
 
@@ -946,130 +810,10 @@ mod tests {
         );
     }
 
+    /// The rollout of the thread, not a newer one of another thread; in a `CODEX_HOME` that
+    /// `agent.env` chose (the user's own), never another session's.
     #[test]
-    fn launches_isolated_with_seeded_auth() {
-        let tmp = scratch("codex", "launch");
-        let dir = tmp.path();
-        let home = dir.join("home");
-        fs::create_dir_all(home.join(".codex/skills/x")).unwrap();
-        fs::write(home.join(".codex/auth.json"), "{\"OPENAI_API_KEY\":\"sk\"}").unwrap();
-        fs::write(home.join(".codex/config.toml"), "model = \"gpt-5.5\"\n").unwrap();
-        fs::write(home.join(".codex/AGENTS.md"), "be terse").unwrap();
-        fs::write(home.join(".codex/skills/x/SKILL.md"), "x").unwrap();
-        let state = dir.join("state");
-        let prompt_file = dir.join("prompt.md");
-        let codex = Codex::new(
-            AgentOptions::new("gpt-5.5")
-                .args(["--profile", "ci"])
-                .env("OPENAI_BASE_URL", "http://127.0.0.1:1")
-                .user_home(&home),
-        );
-        let mut launch = codex
-            .launch(&spec("codex", &prompt_file, &state, dir))
-            .unwrap();
-        assert_eq!(launch.program, "codex");
-        assert_eq!(
-            strings(&launch.args),
-            [
-                "--profile",
-                "ci",
-                "exec",
-                "--json",
-                "--skip-git-repo-check",
-                "--dangerously-bypass-approvals-and-sandbox",
-                "-C",
-                "/home/dev/demo/wd",
-                "-m",
-                "gpt-5.5",
-                "-c",
-                "check_for_update_on_startup=false",
-                "-c",
-                "analytics.enabled=false",
-                "-c",
-                "features.plugins=false",
-                "--",
-                "Run echo hello, then read SKILL.md",
-            ]
-        );
-        let codex_home = state.join("codex-home");
-        assert_eq!(env(&launch, "CODEX_HOME"), codex_home.to_str());
-        assert_eq!(env(&launch, "OPENAI_BASE_URL"), Some("http://127.0.0.1:1"));
-        assert_eq!(
-            launch.seeded.files(),
-            [codex_home.join("auth.json"), codex_home.join("config.toml")]
-        );
-        assert_eq!(
-            fs::read_to_string(codex_home.join("config.toml")).unwrap(),
-            "model = \"gpt-5.5\"\n"
-        );
-        assert!(!codex_home.join("AGENTS.md").exists());
-        assert!(!codex_home.join("skills").exists());
-        assert!(launch.seeded.remove().is_empty());
-
-        // No auth at home: nothing seeded, the directory still exists.
-        let empty = dir.join("empty-home");
-        fs::create_dir_all(&empty).unwrap();
-        let state2 = dir.join("state2");
-        let bare = Codex::new(
-            AgentOptions::default()
-                .user_home(&empty)
-                .command("/opt/codex"),
-        );
-        let launch = bare
-            .launch(&spec("codex", &prompt_file, &state2, dir))
-            .unwrap();
-        assert_eq!(launch.program, "/opt/codex");
-        assert!(launch.seeded.is_empty());
-        assert!(state2.join("codex-home").is_dir());
-        assert!(!strings(&launch.args).contains(&"-m"));
-        tmp.close().unwrap();
-    }
-
-    #[test]
-    fn an_agent_env_codex_home_is_used_as_it_is() {
-        let tmp = scratch("codex", "own-home");
-        let dir = tmp.path();
-        let own = dir.join("own");
-        let sessions = own.join("sessions/2026/11/22");
-        fs::create_dir_all(&sessions).unwrap();
-        fs::write(
-            sessions.join("rollout-2026-11-22T03-00-00-other.jsonl"),
-            "{}",
-        )
-        .unwrap();
-        let state = dir.join("state");
-        let prompt_file = dir.join("prompt.md");
-        let codex = Codex::new(
-            AgentOptions::default()
-                .env("CODEX_HOME", own.to_str().unwrap())
-                .user_home(dir.join("home")),
-        );
-        let spec = spec("codex", &prompt_file, &state, dir);
-        let launch = codex.launch(&spec).unwrap();
-        assert_eq!(env(&launch, "CODEX_HOME"), own.to_str());
-        assert!(launch.seeded.is_empty());
-        assert!(!state.join("codex-home").exists());
-        assert_eq!(
-            env(&launch, "HOME"),
-            state.join("home").to_str(),
-            "the user's skills under $HOME stay away all the same"
-        );
-        // Another session's rollout in the user's own home is not taken.
-        let mut out = ReportBuilder::new("/w");
-        out.session_id("t-9");
-        codex.collect(&spec, &mut out);
-        assert!(out.current_session_file().is_none());
-        assert!(
-            codex
-                .setup()
-                .auth
-                .contains(&AuthSource::File(own.join("auth.json")))
-        );
-        tmp.close().unwrap();
-    }
-
-    #[test]
-    fn collects_the_rollout_of_the_thread() {
+    fn collects_the_rollout_of_the_thread_only() {
         let tmp = scratch("codex", "collect");
         let dir = tmp.path();
         let state = dir.join("state");
@@ -1086,7 +830,6 @@ mod tests {
         let prompt_file = dir.join("prompt.md");
         let spec = spec("codex", &prompt_file, &state, dir);
         let codex = Codex::new(AgentOptions::default());
-
         let mut out = ReportBuilder::new("/w");
         out.session_id(thread);
         codex.collect(&spec, &mut out);
@@ -1096,92 +839,17 @@ mod tests {
             fs::read_to_string(&copy).unwrap(),
             "{\"type\":\"session_meta\"}\n"
         );
-        let report = out.finish("p");
-        assert!(report.warnings.is_empty());
-        assert_eq!(report.raw_artifacts.session, Some(copy.clone()));
+        fs::remove_file(&copy).unwrap();
 
-        // An unknown thread: the newest rollout, with a warning.
+        let own = Codex::new(
+            AgentOptions::default()
+                .env("CODEX_HOME", state.join("codex-home").to_str().unwrap())
+                .user_home(dir.join("home")),
+        );
         let mut out = ReportBuilder::new("/w");
-        out.session_id("missing");
-        codex.collect(&spec, &mut out);
-        assert_eq!(fs::read_to_string(&copy).unwrap(), "other");
-        assert_eq!(out.finish("p").warnings.len(), 1);
-
-        // No sessions at all: nothing recorded, no warning.
-        let empty_state = dir.join("empty");
-        let spec = SessionSpec {
-            state_dir: &empty_state,
-            provider: None,
-            skills: &[],
-            ..spec
-        };
-        let mut out = ReportBuilder::new("/w");
-        codex.collect(&spec, &mut out);
+        out.session_id("t-9");
+        own.collect(&spec, &mut out);
         assert!(out.current_session_file().is_none());
-        assert!(out.finish("p").warnings.is_empty());
         tmp.close().unwrap();
-    }
-
-    #[test]
-    fn resumes_a_thread() {
-        let tmp = scratch("codex", "resume");
-        let dir = tmp.path();
-        let home = dir.join("home");
-        fs::create_dir_all(home.join(".codex")).unwrap();
-        fs::write(home.join(".codex/auth.json"), "{}").unwrap();
-        let state = dir.join("state");
-        let prompt_file = dir.join("q.md");
-        let codex = Codex::new(AgentOptions::new("gpt-5.5").user_home(&home));
-        let spec = SessionSpec {
-            prompt: "Why did you read SKILL.md?",
-            ..spec("codex", &prompt_file, &state, dir)
-        };
-        let launch = codex.resume(&spec, "01a2-thread").unwrap().unwrap();
-        assert_eq!(
-            strings(&launch.args),
-            [
-                "exec",
-                "-C",
-                "/home/dev/demo/wd",
-                "resume",
-                "--json",
-                "--skip-git-repo-check",
-                "--dangerously-bypass-approvals-and-sandbox",
-                "-m",
-                "gpt-5.5",
-                "-c",
-                "check_for_update_on_startup=false",
-                "-c",
-                "analytics.enabled=false",
-                "-c",
-                "features.plugins=false",
-                "--",
-                "01a2-thread",
-                "Why did you read SKILL.md?",
-            ]
-        );
-        let codex_home = state.join("codex-home");
-        assert_eq!(env(&launch, "CODEX_HOME"), codex_home.to_str());
-        assert_eq!(launch.seeded.files(), [codex_home.join("auth.json")]);
-        tmp.close().unwrap();
-    }
-
-    #[test]
-    fn setup_names_the_auth_sources() {
-        let codex = Codex::new(AgentOptions::default().user_home("/home/u"));
-        let setup = codex.setup();
-        assert_eq!(setup.program, "codex");
-        assert_eq!(setup.version_args, ["--version"]);
-        assert_eq!(setup.install, "npm install -g @openai/codex");
-        assert_eq!(
-            setup.auth,
-            [
-                AuthSource::Env("CODEX_API_KEY".into()),
-                AuthSource::Env("OPENAI_API_KEY".into()),
-                AuthSource::File(PathBuf::from("/home/u/.codex/auth.json")),
-            ]
-        );
-        assert!(setup.auth_help.contains("codex login"));
-        assert_eq!(codex.kind(), "codex");
     }
 }

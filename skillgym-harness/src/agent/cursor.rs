@@ -108,13 +108,7 @@ impl CursorAgent {
 }
 
 impl Agent for CursorAgent {
-    fn kind(&self) -> &str {
-        SPEC.name()
-    }
-
-    fn model(&self) -> Option<&str> {
-        self.options.model.as_deref()
-    }
+    answered_by_spec!();
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
         Ok(self.command(session, None))
@@ -142,14 +136,6 @@ impl Agent for CursorAgent {
 
     fn resume(&self, session: &SessionSpec<'_>, session_id: &str) -> Option<io::Result<Launch>> {
         Some(Ok(self.command(session, Some(session_id))))
-    }
-
-    fn can_resume(&self) -> bool {
-        true
-    }
-
-    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
-        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {
@@ -536,6 +522,8 @@ fn tool_output(result: Option<&Value>) -> (String, bool) {
 
 #[cfg(test)]
 mod tests {
+    //! What only Cursor does; the checks every adapter shares are in `agent/tests.rs`.
+
     use super::*;
     use crate::agent::options::ProcessEnv;
     use crate::agent::test_support::{self, CWD, commands, normalize_in, scratch, tool_results};
@@ -547,15 +535,7 @@ mod tests {
 
     fn normalize(lines: &[&str]) -> Normalized {
         let mut parser = CursorAgent::new(AgentOptions::new("auto")).parser();
-        normalize_in(
-            &mut *parser,
-            &lines.join(
-                "
-",
-            ),
-            CWD,
-            PROMPT,
-        )
+        normalize_in(&mut *parser, &lines.join("\n"), CWD, PROMPT)
     }
 
     /// A session with this module's prompt.
@@ -574,72 +554,6 @@ mod tests {
                 _ => unreachable!(),
             })
             .collect()
-    }
-
-    /// The lines of the TypeScript adapter's tests (skillgym-ts 4.4).
-    const TS_SESSION: &[&str] = &[
-        r#"{"type":"system","subtype":"init","session_id":"chat_123","cwd":"/tmp/workspace"}"#,
-        r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"read the skill"}]}}"#,
-        r#"{"type":"tool_call","subtype":"started","call_id":"tool_1","timestamp_ms":1776333599552,"tool_call":{"shellToolCall":{"args":{"command":"sed -n '1,200p' skills/find-skills/SKILL.md","workingDirectory":"/tmp/workspace"}}}}"#,
-        r##"{"type":"tool_call","subtype":"completed","call_id":"tool_1","timestamp_ms":1776333599600,"tool_call":{"shellToolCall":{"args":{"command":"sed -n '1,200p' skills/find-skills/SKILL.md","workingDirectory":"/tmp/workspace"},"result":{"success":{"command":"sed -n '1,200p' skills/find-skills/SKILL.md","stdout":"# skill","stderr":"","exitCode":0}}}}}"##,
-        r#"{"type":"tool_call","subtype":"started","call_id":"tool_2","tool_call":{"readToolCall":{"args":{"filePath":"skills/find-skills/SKILL.md"}}}}"#,
-        r##"{"type":"tool_call","subtype":"completed","call_id":"tool_2","tool_call":{"readToolCall":{"args":{"filePath":"skills/find-skills/SKILL.md"},"result":"# skill"}}}"##,
-        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"done"}]}}"#,
-        r#"{"type":"result","subtype":"success","result":"done","usage":{"inputTokens":200,"outputTokens":50,"cacheReadTokens":75,"cacheWriteTokens":0}}"#,
-    ];
-
-    #[test]
-    fn normalizes_the_typescript_fixture_lines() {
-        let parsed = normalize(TS_SESSION);
-        let report = &parsed.report;
-        assert_eq!(parsed.steps, 3);
-        assert!(parsed.provider_error.is_none());
-        assert_eq!(report.session_id.as_deref(), Some("chat_123"));
-        assert_eq!(
-            commands(report),
-            [("sed -n '1,200p' skills/find-skills/SKILL.md", Some(0))]
-        );
-        assert_eq!(
-            report.file_reads(),
-            [
-                Path::new("/tmp/workspace/skills/find-skills/SKILL.md"),
-                Path::new("/home/dev/demo/wd/skills/find-skills/SKILL.md"),
-            ]
-        );
-        assert_eq!(
-            calls(report),
-            [
-                ("tool_1".into(), "shell".into()),
-                ("tool_2".into(), "read".into())
-            ]
-        );
-        assert_eq!(
-            tool_results(report),
-            [
-                ("tool_1", "shell", "# skill", false),
-                ("tool_2", "read", "# skill", false),
-            ]
-        );
-        assert_eq!(
-            report.skill("find-skills").map(|skill| skill.confidence),
-            Some(Confidence::Strong)
-        );
-        assert_eq!(report.final_output, "done");
-        let usage = &report.usage;
-        assert_eq!(usage.input_tokens, Some(TokenCount::provider(275)));
-        assert_eq!(usage.output_tokens, Some(TokenCount::provider(50)));
-        assert_eq!(usage.cache_tokens, Some(TokenCount::provider(75)));
-        assert_eq!(usage.reasoning_tokens, None);
-        assert_eq!(usage.total_tokens, Some(TokenCount::derived(250)));
-        assert!(report.events.iter().any(|event| matches!(
-            event,
-            SessionEvent::Command { at: Some(at), .. } if at == "2026-04-16T09:59:59.552Z"
-        )));
-        assert!(report.events.iter().any(|event| matches!(
-            event,
-            SessionEvent::Raw { value, .. } if value["subtype"] == "init"
-        )));
-        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
     }
 
     #[test]
@@ -801,86 +715,21 @@ mod tests {
         tmp.close().unwrap();
     }
 
+    /// No isolation: only what `agent.env` sets, nothing created.
     #[test]
-    fn launches_and_resumes_without_isolation() {
+    fn launches_without_isolation() {
         let state = Path::new("/a/state");
-        let artifacts = Path::new("/a");
-        let agent = CursorAgent::new(
-            AgentOptions::new("sonnet-4")
-                .args(["--api-key-file", "k"])
-                .env("CURSOR_API_KEY", "key"),
-        );
-        let launch = agent.launch(&spec(state, artifacts)).unwrap();
-        assert_eq!(launch.program, "cursor-agent");
-        assert_eq!(
-            launch.args,
-            [
-                "--api-key-file",
-                "k",
-                "-p",
-                "--output-format",
-                "stream-json",
-                "--force",
-                "--trust",
-                "--workspace",
-                CWD,
-                "--model",
-                "sonnet-4",
-                PROMPT,
-            ]
-        );
+        let agent = CursorAgent::new(AgentOptions::new("sonnet-4").env("CURSOR_API_KEY", "key"));
+        let launch = agent.launch(&spec(state, Path::new("/a"))).unwrap();
         assert_eq!(launch.env, [("CURSOR_API_KEY".into(), "key".into())]);
+        assert!(launch.env_remove.is_empty());
         assert!(launch.seeded.is_empty());
         assert!(!state.exists(), "nothing is created");
-
-        let agent = CursorAgent::new(AgentOptions::default().command("/opt/agent"));
-        let mut session = spec(state, artifacts);
-        session.prompt = "Why?";
-        let launch = agent.resume(&session, "chat_123").unwrap().unwrap();
-        assert_eq!(launch.program, "/opt/agent");
-        assert_eq!(
-            launch.args,
-            [
-                "-p",
-                "--output-format",
-                "stream-json",
-                "--force",
-                "--trust",
-                "--workspace",
-                CWD,
-                "--resume",
-                "chat_123",
-                "Why?",
-            ]
-        );
     }
 
+    /// The harness's `XDG_CONFIG_HOME` moves the login file.
     #[test]
-    fn setup_names_program_and_auth() {
-        let agent = CursorAgent::new(
-            AgentOptions::default()
-                .process_env(ProcessEnv::fixed([]))
-                .user_home("/home/u"),
-        );
-        let setup = agent.setup();
-        assert_eq!(setup.program, "cursor-agent");
-        assert_eq!(setup.version_args, ["--version"]);
-        assert!(setup.install.contains("cursor.com/install"));
-        assert!(
-            setup
-                .auth
-                .contains(&AuthSource::Env("CURSOR_API_KEY".into()))
-        );
-        assert!(
-            setup
-                .auth
-                .contains(&AuthSource::File("/home/u/.config/cursor/auth.json".into()))
-        );
-        assert!(!setup.auth_help.is_empty());
-        assert_eq!(agent.kind(), "cursor-agent");
-        assert_eq!(agent.model(), None);
-
-        // The harness's `XDG_CONFIG_HOME` moves the login file.
+    fn the_login_file_follows_xdg_config_home() {
         let agent = CursorAgent::new(
             AgentOptions::default()
                 .process_env(ProcessEnv::fixed([("XDG_CONFIG_HOME", "/xdg")]))

@@ -19,6 +19,35 @@
 //! | `command` | [`CommandAgent`] | the configured `command` |
 //! | `replay` | the recorded agent's adapter, over a recording ([`crate::replay`]) | none |
 
+/// The [`Agent`] methods every agent CLI's adapter answers alike, from its `SPEC` and its
+/// `options` ([`AgentOptions`]): its type's name, the configured model, the wire API (the
+/// configured provider's, else the CLI's default; none for a CLI that cannot be pointed at an
+/// endpoint), that it can resume a session, and the command that prints its version. Invoked
+/// inside the adapter's `impl Agent`.
+macro_rules! answered_by_spec {
+    () => {
+        fn kind(&self) -> &str {
+            SPEC.name()
+        }
+
+        fn model(&self) -> Option<&str> {
+            self.options.model.as_deref()
+        }
+
+        fn wire_api(&self) -> Option<$crate::config::WireApi> {
+            SPEC.wire_api(&self.options)
+        }
+
+        fn can_resume(&self) -> bool {
+            true
+        }
+
+        fn version_command(&self, scratch: &std::path::Path) -> Option<$crate::agent::Launch> {
+            Some(SPEC.version_command(&self.options, scratch))
+        }
+    };
+}
+
 mod api_error;
 mod build_error;
 mod claude_code;
@@ -39,6 +68,8 @@ mod qwen;
 mod spec;
 #[cfg(test)]
 mod test_support;
+#[cfg(test)]
+mod tests;
 mod version;
 
 use std::ffi::OsString;

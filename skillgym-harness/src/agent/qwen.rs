@@ -23,7 +23,6 @@ use serde_json::{Map, Value, json};
 
 use super::claude_stream::{ClaudeStreamParser, QWEN_CODE, collect_session_file};
 use super::options::set_env;
-use super::provider;
 use super::spec::{AgentSpec, StateSpec};
 use super::{Agent, AgentOptions, AgentSetup, AuthSource, Launch, SessionSpec, StreamParser};
 use crate::config::{AgentKind, WireApi};
@@ -154,17 +153,7 @@ impl QwenCode {
 }
 
 impl Agent for QwenCode {
-    fn kind(&self) -> &str {
-        SPEC.name()
-    }
-
-    fn model(&self) -> Option<&str> {
-        self.options.model.as_deref()
-    }
-
-    fn wire_api(&self) -> Option<WireApi> {
-        provider::wire_api(AgentKind::QwenCode, &self.options)
-    }
+    answered_by_spec!();
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
         self.command(session, None)
@@ -193,14 +182,6 @@ impl Agent for QwenCode {
 
     /// Qwen Code needs an auth type selected in its `settings.json` (keys in the environment
     /// alone exit 1: "No auth type is selected").
-    fn can_resume(&self) -> bool {
-        true
-    }
-
-    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
-        Some(SPEC.version_command(&self.options, scratch))
-    }
-
     fn setup(&self) -> AgentSetup {
         let auth = SPEC
             .user_dir(&self.options)
@@ -312,93 +293,19 @@ fn strip_json_comments(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! What only Qwen Code does; the checks every adapter shares are in `agent/tests.rs`.
+
     const HOME_VAR: &str = "QWEN_HOME";
 
     use super::*;
     use crate::agent::options::ProcessEnv;
-    use crate::agent::test_support::{
-        self, PROMPT, env, fixture, mode, normalize_in, scratch, spec,
-    };
-    use skillgym::{Confidence, SessionEvent, TokenCount};
+    use crate::agent::test_support::{env, normalize_in, scratch, spec};
+    use skillgym::{Confidence, TokenCount};
 
     /// The harness's own environment in these tests: `QWEN_HOME` names another directory, which
     /// an explicit `user_home` overrides (it stands for the whole user).
     fn harness_env() -> ProcessEnv {
         ProcessEnv::fixed([(HOME_VAR, "/elsewhere")])
-    }
-
-    #[test]
-    fn normalizes_the_captured_session() {
-        let mut parser = QwenCode::new(AgentOptions::new("mock-model")).parser();
-        let normalized = test_support::normalize(&mut *parser, &fixture("qwen-code.jsonl"));
-        let report = &normalized.report;
-        assert_eq!(normalized.steps, 3);
-        assert!(normalized.provider_error.is_none());
-        assert_eq!(
-            report.session_id.as_deref(),
-            Some("67c72904-085a-43f5-b144-ab4b7b440f76")
-        );
-        assert_eq!(report.commands().collect::<Vec<_>>(), ["echo hello"]);
-        assert_eq!(
-            report.file_reads(),
-            [Path::new("/home/dev/demo/wd/SKILL.md")]
-        );
-        let calls: Vec<(String, String)> = report
-            .tool_calls(None)
-            .map(|event| match event {
-                SessionEvent::ToolCall { id, tool, .. } => (id.clone().unwrap(), tool.clone()),
-                _ => unreachable!(),
-            })
-            .collect();
-        assert_eq!(
-            calls,
-            [
-                ("call_mock_cb64485cea92".into(), "run_shell_command".into()),
-                ("call_mock_c2f5e224850a".into(), "read_file".into()),
-            ]
-        );
-        let results: Vec<(String, String, bool)> = report
-            .events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::ToolResult {
-                    id, tool, is_error, ..
-                } => Some((id.clone().unwrap(), tool.clone().unwrap(), *is_error)),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(
-            results,
-            [
-                (
-                    "call_mock_cb64485cea92".into(),
-                    "run_shell_command".into(),
-                    false
-                ),
-                ("call_mock_c2f5e224850a".into(), "read_file".into(), false),
-            ]
-        );
-        assert!(report.events.iter().any(|event| matches!(
-            event,
-            SessionEvent::ToolResult { output, .. } if output == "hello"
-        )));
-        assert!(
-            report.detected_skills.is_empty(),
-            "a SKILL.md at the workspace root names no skill unless its frontmatter does"
-        );
-        assert_eq!(report.final_output, "done");
-        let usage = &report.usage;
-        assert_eq!(usage.input_tokens, Some(TokenCount::provider(58855)));
-        assert_eq!(usage.output_tokens, Some(TokenCount::provider(21)));
-        assert_eq!(usage.cache_tokens, Some(TokenCount::provider(0)));
-        assert_eq!(usage.reasoning_tokens, None);
-        assert_eq!(usage.total_tokens, Some(TokenCount::derived(58876)));
-        assert_eq!(usage.cost_usd, None);
-        assert!(report.events.iter().any(|event| matches!(
-            event,
-            SessionEvent::Raw { value, .. } if value["subtype"] == "init"
-        )));
-        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
     }
 
     #[test]
@@ -426,11 +333,26 @@ mod tests {
     }
 
     #[test]
-    fn launches_headless_with_a_private_qwen_home() {
+    fn comments_are_stripped_outside_strings() {
+        assert_eq!(
+            strip_json_comments("{\"a\": \"x // y /* z */\", // c\n \"b\": 1 /* d */}"),
+            "{\"a\": \"x // y /* z */\", \n \"b\": 1  }"
+        );
+        assert_eq!(
+            strip_json_comments(r#"{"a": "q\"//"}"#),
+            r#"{"a": "q\"//"}"#
+        );
+        assert_eq!(strip_json_comments("/* open"), " ");
+    }
+
+    /// The session's `settings.json` keeps the user's auth and providers (comments stripped)
+    /// and turns statistics, telemetry and updates off; `QWEN_RUNTIME_DIR` is the private home.
+    #[test]
+    fn session_settings_keep_only_auth_and_providers() {
         let tmp = scratch("qwen", "launch");
         let dir = tmp.path();
         let home = dir.join("home");
-        fs::create_dir_all(home.join(".qwen/skills/x")).unwrap();
+        fs::create_dir_all(home.join(".qwen")).unwrap();
         fs::write(
             home.join(".qwen/settings.json"),
             r#"{
@@ -445,55 +367,21 @@ mod tests {
             }"#,
         )
         .unwrap();
-        fs::write(
-            home.join(".qwen/oauth_creds.json"),
-            "{\"refresh_token\":\"r\"}",
-        )
-        .unwrap();
-        fs::write(home.join(".qwen/QWEN.md"), "memory").unwrap();
         let state = dir.join("state");
         let artifacts = dir.join("artifacts");
         let agent = QwenCode::new(
             AgentOptions::new("qwen3-coder-plus")
                 .process_env(harness_env())
-                .args(["--bare"])
-                .env("QWEN_TELEMETRY_ENABLED", "true")
                 .user_home(&home),
         );
         let launch = agent
             .launch(&spec("qwen", dir, &state, &artifacts))
             .unwrap();
-        assert_eq!(launch.program, "qwen");
-        assert_eq!(
-            launch.args,
-            [
-                "--bare",
-                "--output-format",
-                "stream-json",
-                "--yolo",
-                "-m",
-                "qwen3-coder-plus",
-                PROMPT,
-            ]
-        );
         let qwen = state.join("qwen");
-        assert_eq!(env(&launch, HOME_VAR), qwen.to_str());
         assert_eq!(env(&launch, "QWEN_RUNTIME_DIR"), qwen.to_str());
-        assert_eq!(
-            env(&launch, "QWEN_TELEMETRY_ENABLED"),
-            Some("true"),
-            "agent.env wins"
-        );
-        assert!(!qwen.join("QWEN.md").exists());
-        assert!(!qwen.join("skills").exists());
+        assert_eq!(launch.seeded.files(), [qwen.join(SETTINGS)]);
         let settings: Value =
             serde_json::from_str(&fs::read_to_string(qwen.join(SETTINGS)).unwrap()).unwrap();
-        let mode = mode(qwen.join(SETTINGS));
-        assert_eq!(mode, 0o600);
-        assert_eq!(
-            launch.seeded.files(),
-            [qwen.join("oauth_creds.json"), qwen.join(SETTINGS)]
-        );
         assert_eq!(
             settings,
             json!({
@@ -506,25 +394,7 @@ mod tests {
                 "general": {"enableAutoUpdate": false},
             })
         );
-        tmp.close().unwrap();
-    }
-
-    #[test]
-    fn without_user_settings_only_the_switches_are_written() {
-        let tmp = scratch("qwen", "bare");
-        let dir = tmp.path();
-        let state = dir.join("state");
-        let artifacts = dir.join("artifacts");
-        let agent = QwenCode::new(
-            AgentOptions::default()
-                .process_env(harness_env())
-                .user_home(dir.join("nohome")),
-        );
-        let launch = agent
-            .launch(&spec("qwen", dir, &state, &artifacts))
-            .unwrap();
-        assert!(!launch.args.iter().any(|arg| arg == "-m"));
-        assert_eq!(launch.seeded.files(), [state.join("qwen").join(SETTINGS)]);
+        drop(launch);
         assert_eq!(
             session_settings(Some("not json")),
             json!({
@@ -538,108 +408,6 @@ mod tests {
             "openai",
             "v1 settings keep their auth keys"
         );
-
-        let chosen = dir.join("chosen");
-        let agent = QwenCode::new(
-            AgentOptions::default()
-                .process_env(harness_env())
-                .env(HOME_VAR, chosen.display().to_string()),
-        );
-        let launch = agent
-            .launch(&spec("qwen", dir, &state, &artifacts))
-            .unwrap();
-        assert!(launch.seeded.is_empty());
-        assert!(!chosen.exists(), "the user's directory is left alone");
-        assert_eq!(env(&launch, HOME_VAR), chosen.to_str());
         tmp.close().unwrap();
-    }
-
-    #[test]
-    fn comments_are_stripped_outside_strings() {
-        assert_eq!(
-            strip_json_comments("{\"a\": \"x // y /* z */\", // c\n \"b\": 1 /* d */}"),
-            "{\"a\": \"x // y /* z */\", \n \"b\": 1  }"
-        );
-        assert_eq!(
-            strip_json_comments(r#"{"a": "q\"//"}"#),
-            r#"{"a": "q\"//"}"#
-        );
-        assert_eq!(strip_json_comments("/* open"), " ");
-    }
-
-    #[test]
-    fn resumes_by_session_id() {
-        let tmp = scratch("qwen", "resume");
-        let dir = tmp.path();
-        let state = dir.join("state");
-        let artifacts = dir.join("artifacts");
-        let agent = QwenCode::new(AgentOptions::new("m").user_home(dir.join("home")));
-        let mut session = spec("qwen", dir, &state, &artifacts);
-        session.prompt = "Why?";
-        let launch = agent.resume(&session, "s-1").unwrap().unwrap();
-        assert_eq!(
-            launch.args,
-            [
-                "--output-format",
-                "stream-json",
-                "--yolo",
-                "-m",
-                "m",
-                "-r",
-                "s-1",
-                "Why?"
-            ]
-        );
-        assert_eq!(env(&launch, HOME_VAR), state.join("qwen").to_str());
-        tmp.close().unwrap();
-    }
-
-    #[test]
-    fn collects_the_chat_file() {
-        let tmp = scratch("qwen", "collect");
-        let dir = tmp.path();
-        let state = dir.join("state");
-        let artifacts = dir.join("artifacts");
-        let chats = state.join("qwen/projects/-home-dev-demo-wd/chats");
-        fs::create_dir_all(&chats).unwrap();
-        fs::create_dir_all(&artifacts).unwrap();
-        fs::write(chats.join("s-1.jsonl"), "chat\n").unwrap();
-        let agent = QwenCode::new(AgentOptions::default());
-        let session = spec("qwen", dir, &state, &artifacts);
-        let mut out = ReportBuilder::new("/home/dev/demo/wd");
-        out.session_id("s-1");
-        agent.collect(&session, &mut out);
-        let copied = artifacts.join("session.jsonl");
-        assert_eq!(out.current_session_file(), Some(copied.as_path()));
-        assert_eq!(fs::read_to_string(&copied).unwrap(), "chat\n");
-
-        fs::remove_file(&copied).unwrap();
-        let mut out = ReportBuilder::new("/home/dev/demo/wd");
-        agent.collect(&session, &mut out);
-        assert_eq!(out.current_session_file(), Some(copied.as_path()));
-        tmp.close().unwrap();
-    }
-
-    #[test]
-    fn setup_names_program_and_auth() {
-        let agent = QwenCode::new(AgentOptions::default().user_home("/home/u"));
-        let setup = agent.setup();
-        assert_eq!(setup.program, "qwen");
-        assert_eq!(setup.version_args, ["--version"]);
-        assert!(setup.install.contains("@qwen-code/qwen-code"));
-        assert!(
-            !setup
-                .auth
-                .contains(&AuthSource::Env("OPENAI_API_KEY".into())),
-            "a key alone is not enough for Qwen"
-        );
-        assert_eq!(
-            setup.auth,
-            [AuthSource::Checked {
-                found: false,
-                what: "/home/u/.qwen/settings.json selects an auth type".into()
-            }]
-        );
-        assert_eq!(agent.kind(), "qwen-code");
     }
 }

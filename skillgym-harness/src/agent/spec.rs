@@ -21,8 +21,10 @@
 //! A spec holds every fact the rest of the harness asks about an agent type, so [`AgentKind`]'s
 //! name, wire APIs and example model, `build`, `doctor`'s network list and the fuzz targets' lists
 //! of types all read [`ALL`]. Adding an agent is: its `AgentKind` variant, its adapter file with
-//! its `SPEC`, its line in [`ALL`] and `mod`/`pub use` lines in `agent/mod.rs`, its rows in the
-//! module docs' tables and the README, and its fixtures and test rows.
+//! its `SPEC` (the methods every adapter answers alike come from `answered_by_spec!`), its line
+//! in [`ALL`] and `mod`/`pub use` lines in `agent/mod.rs`, its rows in the module docs' tables
+//! and the README, and its fixtures and test rows (`agent/tests.rs`, `tests/launch.rs`,
+//! `tests/golden.rs`): the tests over [`ALL`] fail until it has them.
 //!
 //! Each skill under test goes into one directory only: an agent reading two of them would list
 //! it twice. The directories were established by running each CLI against the scripted model
@@ -118,6 +120,15 @@ impl AgentSpec {
     /// The agent type's name (`claude-code`).
     pub(super) fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// The wire API a session speaks ([`super::provider::wire_api`]); `None` for a CLI that
+    /// cannot be pointed at an endpoint.
+    pub(super) fn wire_api(&self, options: &AgentOptions) -> Option<WireApi> {
+        if self.wire_apis.is_empty() {
+            return None;
+        }
+        super::provider::wire_api(self.kind, options)
     }
 
     /// The state directory of `session`: the one `agent.env` names, else the private one.
