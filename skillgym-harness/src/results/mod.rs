@@ -5,7 +5,7 @@
 //! (`execute`, `snapshot`, `sandbox`) fills in and the reporters, `cargo skillgym report` and
 //! replay read back, and the arithmetic that folds repetitions into an execution's figures. It
 //! imports no other module of the crate but the leaf `figures` (exact sums and means) and
-//! [`sanitize`] (a re-export), so every module may depend on it; `tests/layering.rs` keeps it
+//! [`sanitize`] (a re-export), so every module may depend on it; `tests/house.rs` keeps it
 //! so.
 //!
 //! | file | types | in the JSON |
