@@ -38,81 +38,8 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let ident = &item.sig.ident;
     let ident_span = ident.span();
 
-    // The wrapper's call of the user function. Arguments carry the parameters' spans so a
-    // wrong referent type (`report: &u32`) is reported at the parameter.
-    let report = quote_spanned!(case.report_span=> __skillgym_report);
-    let (ctx_param, call) = match case.ctx_span {
-        Some(span) => {
-            let ctx = quote_spanned!(span=> __skillgym_ctx);
-            (quote!(__skillgym_ctx), quote!(#ident(#report, #ctx)))
-        }
-        None => (quote!(_), quote!(#ident(#report))),
-    };
-    let call = if case.is_async {
-        quote!(#call.await)
-    } else {
-        call
-    };
-    // A wrong return type is reported at the return type.
-    let body = match case.output_span {
-        None => quote! {
-            #call;
-            ::core::result::Result::Ok(())
-        },
-        Some(span) => {
-            let krate = krate_at(args, span);
-            quote_spanned! {span=>
-                let __skillgym_output = #call;
-                #krate::IntoCaseResult::into_case_result(__skillgym_output)
-            }
-        }
-    };
-
-    let (run_item, run_field) = if case.is_async {
-        (
-            quote! {
-                fn __skillgym_run<'a>(
-                    __skillgym_report: &'a #krate::SessionReport,
-                    #ctx_param: &'a mut #krate::CaseContext,
-                ) -> #krate::__private::BoxFuture<'a> {
-                    ::std::boxed::Box::pin(async move { #body })
-                }
-            },
-            quote!(#krate::__private::RunFn::Async(__skillgym_run)),
-        )
-    } else {
-        (
-            quote! {
-                fn __skillgym_run(
-                    __skillgym_report: &#krate::SessionReport,
-                    #ctx_param: &mut #krate::CaseContext,
-                ) -> #krate::Result {
-                    #body
-                }
-            },
-            quote!(#krate::__private::RunFn::Sync(__skillgym_run)),
-        )
-    };
-
-    let (classify_item, classify_field) = match &args.classify_failure {
-        Some(path) => {
-            let span = syn::spanned::Spanned::span(path);
-            let at_path = krate_at(args, span);
-            let item = quote_spanned! {span=>
-                fn __skillgym_classify(
-                    __skillgym_failure: &#krate::Failure,
-                ) -> ::core::option::Option<#krate::FailureClass> {
-                    let __skillgym_class = #path(__skillgym_failure);
-                    #at_path::__private::IntoFailureClass::into_failure_class(__skillgym_class)
-                }
-            };
-            (
-                item,
-                quote!(::core::option::Option::Some(__skillgym_classify)),
-            )
-        }
-        None => (quote!(), quote!(::core::option::Option::None)),
-    };
+    let (run_item, run_field) = run_fn(ident, args, case, &krate);
+    let (classify_item, classify_field) = classify_fn(args, &krate);
 
     let name = LitStr::new(&ident.unraw().to_string(), ident_span);
     // `line!()`/`column!()`/`file!()` spanned at the function's name report the name's
@@ -122,11 +49,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let file = quote_spanned!(ident_span=> ::core::file!());
     let module_path = quote_spanned!(ident_span=> ::core::module_path!());
     let id = option(args.id.as_ref().map(|id| quote!(#id)));
-    let prompt = match &args.prompt {
-        Some(Prompt::Inline(text)) => quote!(#krate::__private::PromptSource::Inline(#text)),
-        Some(Prompt::File(path)) => quote!(#krate::__private::PromptSource::File(#path)),
-        None => unreachable!("a missing prompt is reported before expansion"),
-    };
+    let prompt = prompt_source(args, &krate);
     let tags = &args.tags;
     let runners = &args.runners;
     let repeat = option_int(args.repeat.map(u64::from));
@@ -176,6 +99,103 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+/// The wrapper the harness calls, `__skillgym_run` (a plain function for a sync case, a boxed
+/// future for an async one), and the `RunFn` naming it. Its call of the user function carries
+/// the parameters' spans so a wrong referent type (`report: &u32`) is reported at the parameter.
+fn run_fn(
+    ident: &syn::Ident,
+    args: &Args,
+    case: &CaseFn,
+    krate: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let report = quote_spanned!(case.report_span=> __skillgym_report);
+    let (ctx_param, call) = match case.ctx_span {
+        Some(span) => {
+            let ctx = quote_spanned!(span=> __skillgym_ctx);
+            (quote!(__skillgym_ctx), quote!(#ident(#report, #ctx)))
+        }
+        None => (quote!(_), quote!(#ident(#report))),
+    };
+    let call = if case.is_async {
+        quote!(#call.await)
+    } else {
+        call
+    };
+    // A wrong return type is reported at the return type.
+    let body = match case.output_span {
+        None => quote! {
+            #call;
+            ::core::result::Result::Ok(())
+        },
+        Some(span) => {
+            let krate = krate_at(args, span);
+            quote_spanned! {span=>
+                let __skillgym_output = #call;
+                #krate::IntoCaseResult::into_case_result(__skillgym_output)
+            }
+        }
+    };
+
+    if case.is_async {
+        (
+            quote! {
+                fn __skillgym_run<'a>(
+                    __skillgym_report: &'a #krate::SessionReport,
+                    #ctx_param: &'a mut #krate::CaseContext,
+                ) -> #krate::__private::BoxFuture<'a> {
+                    ::std::boxed::Box::pin(async move { #body })
+                }
+            },
+            quote!(#krate::__private::RunFn::Async(__skillgym_run)),
+        )
+    } else {
+        (
+            quote! {
+                fn __skillgym_run(
+                    __skillgym_report: &#krate::SessionReport,
+                    #ctx_param: &mut #krate::CaseContext,
+                ) -> #krate::Result {
+                    #body
+                }
+            },
+            quote!(#krate::__private::RunFn::Sync(__skillgym_run)),
+        )
+    }
+}
+
+/// With `classify_failure = path`: the `__skillgym_classify` function calling it, and the
+/// `Option` naming it.
+fn classify_fn(args: &Args, krate: &TokenStream) -> (TokenStream, TokenStream) {
+    match &args.classify_failure {
+        Some(path) => {
+            let span = syn::spanned::Spanned::span(path);
+            let at_path = krate_at(args, span);
+            let item = quote_spanned! {span=>
+                fn __skillgym_classify(
+                    __skillgym_failure: &#krate::Failure,
+                ) -> ::core::option::Option<#krate::FailureClass> {
+                    let __skillgym_class = #path(__skillgym_failure);
+                    #at_path::__private::IntoFailureClass::into_failure_class(__skillgym_class)
+                }
+            };
+            (
+                item,
+                quote!(::core::option::Option::Some(__skillgym_classify)),
+            )
+        }
+        None => (quote!(), quote!(::core::option::Option::None)),
+    }
+}
+
+/// The case's `PromptSource`: its inline text or its file.
+fn prompt_source(args: &Args, krate: &TokenStream) -> TokenStream {
+    match &args.prompt {
+        Some(Prompt::Inline(text)) => quote!(#krate::__private::PromptSource::Inline(#text)),
+        Some(Prompt::File(path)) => quote!(#krate::__private::PromptSource::File(#path)),
+        None => unreachable!("a missing prompt is reported before expansion"),
     }
 }
 

@@ -21,12 +21,24 @@ pub(crate) struct CaseFn {
 
 /// Checks `sig`, pushing every problem onto `errors`.
 pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> CaseFn {
-    let name = &sig.ident;
-    let expected = format!(
-        "expected `fn {name}(report: &SessionReport)` or \
-         `fn {name}(report: &SessionReport, ctx: &mut CaseContext)`"
-    );
+    check_qualifiers(sig, errors);
+    let mut case = CaseFn {
+        is_async: sig.asyncness.is_some(),
+        report_span: sig.ident.span(),
+        ctx_span: None,
+        output_span: match &sig.output {
+            ReturnType::Default => None,
+            ReturnType::Type(_, ty) if is_unit(ty) => None,
+            ReturnType::Type(_, ty) => Some(ty.span()),
+        },
+    };
+    check_params(sig, &mut case, errors);
+    case
+}
 
+/// Refuses what a case cannot be: `const`, `unsafe`, `extern`, generic, with a `where` clause,
+/// variadic.
+fn check_qualifiers(sig: &Signature, errors: &mut Vec<Error>) {
     if let Some(token) = &sig.constness {
         errors.push(Error::new(
             token.span,
@@ -60,19 +72,17 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> CaseFn {
             "a skillgym case cannot be variadic",
         ));
     }
+}
 
+/// Checks the parameters (`&` report, optional `&mut` context, no receiver, no third) and
+/// records their spans in `case`.
+fn check_params(sig: &Signature, case: &mut CaseFn, errors: &mut Vec<Error>) {
+    let name = &sig.ident;
+    let expected = format!(
+        "expected `fn {name}(report: &SessionReport)` or \
+         `fn {name}(report: &SessionReport, ctx: &mut CaseContext)`"
+    );
     let inputs: Vec<&FnArg> = sig.inputs.iter().collect();
-    let mut case = CaseFn {
-        is_async: sig.asyncness.is_some(),
-        report_span: sig.ident.span(),
-        ctx_span: None,
-        output_span: match &sig.output {
-            ReturnType::Default => None,
-            ReturnType::Type(_, ty) if is_unit(ty) => None,
-            ReturnType::Type(_, ty) => Some(ty.span()),
-        },
-    };
-
     if inputs.is_empty() {
         errors.push(Error::new(
             sig.paren_token.span.join(),
@@ -87,7 +97,7 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> CaseFn {
             "a skillgym case must be a free function, not a method: \
              move it out of the `impl` block",
         ));
-        return case;
+        return;
     }
     if inputs.len() > 2 {
         let extra = &inputs[2..];
@@ -119,7 +129,6 @@ pub(crate) fn check(sig: &Signature, errors: &mut Vec<Error>) -> CaseFn {
         }
         case.ctx_span = Some(ctx.pat.span());
     }
-    case
 }
 
 fn is_unit(ty: &Type) -> bool {

@@ -416,14 +416,7 @@ impl StreamParser for CopilotParser {
         let at = record.timestamp.0.map(Cow::into_owned);
         let data = record.data.0.unwrap_or_default();
         if record.ephemeral.is_true() {
-            match kind {
-                "model.call_failure" => {
-                    let (status, message) = api_error::parse(data.error_message.or_empty());
-                    self.failure = Some((data.status_code.status().or(status), message));
-                }
-                "assistant.usage" => self.add_usage(&data.figures(), out),
-                _ => {}
-            }
+            self.ephemeral(kind, data, out);
             return;
         }
         match kind {
@@ -432,33 +425,7 @@ impl StreamParser for CopilotParser {
                 self.turns = true;
                 out.step();
             }
-            "assistant.message" => {
-                if !self.turns {
-                    match data.message_id.get() {
-                        Some(id) if self.messages.contains(id) => {}
-                        Some(id) => {
-                            self.messages.insert(id.to_owned());
-                            out.step();
-                        }
-                        None => out.step(),
-                    }
-                }
-                if !std::mem::take(&mut self.reasoning_seen) {
-                    out.message(
-                        Role::Assistant,
-                        Some(Phase::Thinking),
-                        data.reasoning_text.into_string(),
-                        at.clone(),
-                    );
-                }
-                let phase = match data.phase.or_empty() {
-                    "thinking" => Some(Phase::Thinking),
-                    "commentary" => Some(Phase::Commentary),
-                    "final" | "final_answer" => Some(Phase::Final),
-                    _ => None,
-                };
-                out.message(Role::Assistant, phase, data.content.into_string(), at);
-            }
+            "assistant.message" => self.assistant_message(data, at, out),
             "assistant.reasoning" => {
                 self.reasoning_seen = true;
                 out.message(
@@ -469,25 +436,7 @@ impl StreamParser for CopilotParser {
                 );
             }
             "tool.execution_start" => self.tool_start(data, at, out),
-            "tool.execution_complete" => {
-                let id = data.tool_call_id.get();
-                let exit_code = data
-                    .shell_execution
-                    .0
-                    .and_then(|shell| shell.exit_code.exit_code());
-                if let Some(id) = id {
-                    self.pending.release(id, exit_code, out);
-                }
-                let output = match (data.error.get(), data.result.0) {
-                    (Some(message), _) => message.to_owned(),
-                    (None, Some(result)) => result.content.into_string(),
-                    (None, None) => String::new(),
-                };
-                // `success` says whether the tool ran; a command that exited non-zero failed.
-                let is_error =
-                    data.success.0 == Some(false) || exit_code.is_some_and(|code| code != 0);
-                out.tool_result(id, output, is_error, at);
-            }
+            "tool.execution_complete" => self.tool_complete(data, at, out),
             "skill.invoked" => {
                 let name = data.name.or_empty();
                 if !self.skills.iter().any(|skill| skill == name) {
@@ -531,6 +480,68 @@ impl StreamParser for CopilotParser {
 }
 
 impl CopilotParser {
+    /// An ephemeral record: a failed model call, or usage; the others are not kept.
+    fn ephemeral(&mut self, kind: &str, data: Data<'_>, out: &mut ReportBuilder) {
+        match kind {
+            "model.call_failure" => {
+                let (status, message) = api_error::parse(data.error_message.or_empty());
+                self.failure = Some((data.status_code.status().or(status), message));
+            }
+            "assistant.usage" => self.add_usage(&data.figures(), out),
+            _ => {}
+        }
+    }
+
+    /// `assistant.message`: a step (when there are no turn records, once per message id), its
+    /// reasoning unless it came as its own record, then its text.
+    fn assistant_message(&mut self, data: Data<'_>, at: Option<String>, out: &mut ReportBuilder) {
+        if !self.turns {
+            match data.message_id.get() {
+                Some(id) if self.messages.contains(id) => {}
+                Some(id) => {
+                    self.messages.insert(id.to_owned());
+                    out.step();
+                }
+                None => out.step(),
+            }
+        }
+        if !std::mem::take(&mut self.reasoning_seen) {
+            out.message(
+                Role::Assistant,
+                Some(Phase::Thinking),
+                data.reasoning_text.into_string(),
+                at.clone(),
+            );
+        }
+        let phase = match data.phase.or_empty() {
+            "thinking" => Some(Phase::Thinking),
+            "commentary" => Some(Phase::Commentary),
+            "final" | "final_answer" => Some(Phase::Final),
+            _ => None,
+        };
+        out.message(Role::Assistant, phase, data.content.into_string(), at);
+    }
+
+    /// `tool.execution_complete`: the pending command's exit, then the tool's result.
+    fn tool_complete(&mut self, data: Data<'_>, at: Option<String>, out: &mut ReportBuilder) {
+        let id = data.tool_call_id.get();
+        let exit_code = data
+            .shell_execution
+            .0
+            .and_then(|shell| shell.exit_code.exit_code());
+        if let Some(id) = id {
+            self.pending.release(id, exit_code, out);
+        }
+        let output = match (data.error.get(), data.result.0) {
+            (Some(message), _) => message.to_owned(),
+            (None, Some(result)) => result.content.into_string(),
+            (None, None) => String::new(),
+        };
+        // `success` says whether the tool ran; a command that exited non-zero failed.
+        let is_error = data.success.0 == Some(false) || exit_code.is_some_and(|code| code != 0);
+        out.tool_result(id, output, is_error, at);
+    }
+
     fn tool_start(&mut self, data: Data<'_>, at: Option<String>, out: &mut ReportBuilder) {
         let id = data.tool_call_id.get();
         let tool = data.tool_name.or_empty();

@@ -190,31 +190,7 @@ fn attempt_call<'a>(
 /// Runs one hook to its end and records what happened.
 pub(super) fn run_hook(call: &HookCall<'_>) -> HookRun {
     let hook = call.hook;
-    let metadata = if call.case_metadata.is_null() {
-        String::new()
-    } else {
-        call.case_metadata.to_string()
-    };
-    let workspace = call
-        .workspace
-        .map(|path| path.display().to_string())
-        .unwrap_or_default();
-    let placeholders = [
-        ("{{workspace_path}}", workspace.as_str()),
-        ("{{test_id}}", call.test_id),
-        ("{{eval_run_id}}", call.run_id),
-        ("{{case_input}}", call.case_input.as_str()),
-        ("{{case_metadata}}", metadata.as_str()),
-    ];
-    let fill = |arg: &String| {
-        placeholders
-            .iter()
-            .fold(arg.clone(), |arg, (key, value)| arg.replace(key, value))
-    };
-    let command = match &hook.command {
-        GraderCommand::Shell(line) => GraderCommand::Shell(fill(line)),
-        GraderCommand::Argv(argv) => GraderCommand::Argv(argv.iter().map(fill).collect()),
-    };
+    let command = filled_command(call);
     let shown = match &command {
         GraderCommand::Shell(line) => vec!["sh".to_owned(), "-c".to_owned(), line.clone()],
         GraderCommand::Argv(argv) => argv.clone(),
@@ -223,13 +199,7 @@ pub(super) fn run_hook(call: &HookCall<'_>) -> HookRun {
         .cwd
         .clone()
         .unwrap_or_else(|| call.suite_dir.to_path_buf());
-    let stdin = json!({
-        "workspace_path": call.workspace,
-        "test_id": call.test_id,
-        "eval_run_id": call.run_id,
-        "case_input": if call.case_input.is_empty() { Value::Null } else { Value::String(call.case_input.clone()) },
-        "case_metadata": call.case_metadata,
-    });
+    let stdin = hook_stdin(call);
     let env: Vec<(&str, PathBuf)> = call
         .workspace
         .map(|path| {
@@ -268,6 +238,47 @@ pub(super) fn run_hook(call: &HookCall<'_>) -> HookRun {
         Err(error) => record.error = Some(error),
     }
     record
+}
+
+/// The hook's command with its placeholders (`{{workspace_path}}`, `{{test_id}}`,
+/// `{{eval_run_id}}`, `{{case_input}}`, `{{case_metadata}}`) filled in.
+fn filled_command(call: &HookCall<'_>) -> GraderCommand {
+    let metadata = if call.case_metadata.is_null() {
+        String::new()
+    } else {
+        call.case_metadata.to_string()
+    };
+    let workspace = call
+        .workspace
+        .map(|path| path.display().to_string())
+        .unwrap_or_default();
+    let placeholders = [
+        ("{{workspace_path}}", workspace.as_str()),
+        ("{{test_id}}", call.test_id),
+        ("{{eval_run_id}}", call.run_id),
+        ("{{case_input}}", call.case_input.as_str()),
+        ("{{case_metadata}}", metadata.as_str()),
+    ];
+    let fill = |arg: &String| {
+        placeholders
+            .iter()
+            .fold(arg.clone(), |arg, (key, value)| arg.replace(key, value))
+    };
+    match &call.hook.command {
+        GraderCommand::Shell(line) => GraderCommand::Shell(fill(line)),
+        GraderCommand::Argv(argv) => GraderCommand::Argv(argv.iter().map(fill).collect()),
+    }
+}
+
+/// The JSON a hook reads on stdin: the same facts as the placeholders.
+fn hook_stdin(call: &HookCall<'_>) -> Value {
+    json!({
+        "workspace_path": call.workspace,
+        "test_id": call.test_id,
+        "eval_run_id": call.run_id,
+        "case_input": if call.case_input.is_empty() { Value::Null } else { Value::String(call.case_input.clone()) },
+        "case_metadata": call.case_metadata,
+    })
 }
 
 /// Writes a non-empty output to `hook-<name>.<stream>.log`, secrets masked.

@@ -75,15 +75,7 @@ pub(crate) fn replay_session(
     let cwd = recorded_cwd(recorded.dir).unwrap_or_else(|| spec.cwd.to_path_buf());
     let prompt = fs::read_to_string(spec.artifact_dir.join("prompt.md"))
         .unwrap_or_else(|_| spec.prompt.to_owned());
-    let mut known = KnownSkills::new(&cwd);
-    for skill in &before.installed_skills {
-        known.installed(&skill.path, &skill.name);
-    }
-    let manifests: BTreeMap<PathBuf, String> =
-        read_json(&spec.artifact_dir.join(MANIFESTS)).unwrap_or_default();
-    for (path, name) in manifests {
-        known.manifest(path, name);
-    }
+    let known = known_skills(&cwd, &before, spec.artifact_dir);
     let mut builder = ReportBuilder::new(&cwd).with_known_skills(known);
     if let Err(problem) = &copied {
         builder.warn(problem.clone());
@@ -93,38 +85,9 @@ pub(crate) fn replay_session(
             "the case's prompt has changed since the recording; the recorded session answered the recorded prompt (prompt.md)",
         );
     }
-    let mut parser = agent.parser();
     let stdout_log = spec.artifact_dir.join("stdout.log");
     let stderr_log = spec.artifact_dir.join("stderr.log");
-    let stdout_bytes = match fs::File::open(&stdout_log) {
-        Ok(file) => feed_stream(parser.as_mut(), BufReader::new(file), &mut builder)
-            .unwrap_or_else(|error| {
-                builder.warn(format!("cannot read {}: {error}", stdout_log.display()));
-                0
-            }),
-        Err(error) => {
-            builder.warn(format!(
-                "the recording has no stdout.log for this attempt: {error}"
-            ));
-            0
-        }
-    };
-    parser.finish(&mut builder);
-    let state_dir = spec.artifact_dir.join("agent-state");
-    let replayed_spec = SessionSpec {
-        cwd: &cwd,
-        state_dir: &state_dir,
-        ..*spec
-    };
-    agent.collect(&replayed_spec, &mut builder);
-    if builder.current_session_file().is_none()
-        && let Some(file) = ["session.jsonl", "session.json"]
-            .into_iter()
-            .map(|name| spec.artifact_dir.join(name))
-            .find(|path| path.is_file())
-    {
-        builder.session_file(file);
-    }
+    let stdout_bytes = reparse(agent, spec, &cwd, &stdout_log, &mut builder);
     let steps = builder.steps();
     let (mut report, provider_error) = builder.finish_with_error(&prompt);
     // The recorded version (none in a recording made before versions were recorded).
@@ -157,7 +120,91 @@ pub(crate) fn replay_session(
         // No agent runs in a replay.
         sandbox: None,
     };
-    output.failure = match result.failure {
+    let ended = Ended {
+        stderr_log: &stderr_log,
+        stdout_bytes,
+        kind: agent.kind(),
+    };
+    output.failure = replayed_failure(&output, result.failure, ended, limits);
+    (output, ReplayedWorkspace { cwd })
+}
+
+/// The skills the recorded session could see: those installed when it was recorded, and the
+/// manifests found then.
+fn known_skills(cwd: &Path, before: &SessionReport, artifact_dir: &Path) -> KnownSkills {
+    let mut known = KnownSkills::new(cwd);
+    for skill in &before.installed_skills {
+        known.installed(&skill.path, &skill.name);
+    }
+    let manifests: BTreeMap<PathBuf, String> =
+        read_json(&artifact_dir.join(MANIFESTS)).unwrap_or_default();
+    for (path, name) in manifests {
+        known.manifest(path, name);
+    }
+    known
+}
+
+/// Feeds the recorded `stdout_log` to today's parser, then lets the agent collect its files as
+/// if the session ran in `cwd` (the copied `agent-state` as its state directory), and names the
+/// copied session file if the collector found none. Returns the bytes of stdout read.
+fn reparse(
+    agent: &dyn Agent,
+    spec: &SessionSpec<'_>,
+    cwd: &Path,
+    stdout_log: &Path,
+    builder: &mut ReportBuilder,
+) -> u64 {
+    let mut parser = agent.parser();
+    let stdout_bytes = match fs::File::open(stdout_log) {
+        Ok(file) => {
+            feed_stream(parser.as_mut(), BufReader::new(file), builder).unwrap_or_else(|error| {
+                builder.warn(format!("cannot read {}: {error}", stdout_log.display()));
+                0
+            })
+        }
+        Err(error) => {
+            builder.warn(format!(
+                "the recording has no stdout.log for this attempt: {error}"
+            ));
+            0
+        }
+    };
+    parser.finish(builder);
+    let state_dir = spec.artifact_dir.join("agent-state");
+    let replayed_spec = SessionSpec {
+        cwd,
+        state_dir: &state_dir,
+        ..*spec
+    };
+    agent.collect(&replayed_spec, builder);
+    if builder.current_session_file().is_none()
+        && let Some(file) = ["session.jsonl", "session.json"]
+            .into_iter()
+            .map(|name| spec.artifact_dir.join(name))
+            .find(|path| path.is_file())
+    {
+        builder.session_file(file);
+    }
+    stdout_bytes
+}
+
+/// How the replayed process ended, for [`exited_failure`].
+struct Ended<'a> {
+    stderr_log: &'a Path,
+    stdout_bytes: u64,
+    kind: &'a str,
+}
+
+/// The replayed attempt's failure: a recorded one that the stream cannot tell (the process was
+/// ended from outside, or could not be run) as it was; otherwise what the replayed session and
+/// its exit say, or that it took more steps than today's `max_steps`.
+fn replayed_failure(
+    output: &SessionOutput,
+    recorded: Option<Failure>,
+    ended: Ended<'_>,
+    limits: &SessionLimits,
+) -> Option<Failure> {
+    let failure = match recorded {
         Some(failure) if ENDED_FROM_OUTSIDE.contains(&failure.origin) => Some(failure),
         Some(failure)
             if failure.origin == FailureOrigin::Runner
@@ -166,23 +213,24 @@ pub(crate) fn replay_session(
             Some(failure)
         }
         _ => exited_failure(
-            &output,
-            (result.exit_code, result.signal),
-            &stderr_log,
-            stdout_bytes,
-            agent.kind(),
+            output,
+            (output.exit_code, output.signal),
+            ended.stderr_log,
+            ended.stdout_bytes,
+            ended.kind,
         ),
     };
-    if output.failure.is_none()
+    let steps = output.steps;
+    if failure.is_none()
         && let Some(limit) = limits.max_steps
         && steps > limit
     {
-        output.failure = Some(Failure::new(
+        return Some(Failure::new(
             FailureOrigin::MaxSteps,
             format!("the recorded session took {steps} steps, over today's max_steps of {limit}"),
         ));
     }
-    (output, ReplayedWorkspace { cwd })
+    failure
 }
 
 /// The recorded attempt's duration in milliseconds, as its `result.json` says.

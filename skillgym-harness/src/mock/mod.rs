@@ -540,12 +540,12 @@ fn generate(
             None,
         )
     } else {
-        let position = {
+        let (index, turn) = {
             let mut fired = session.fired.lock().unwrap_or_else(PoisonError::into_inner);
             let position = script.position(conversation.tool_results, &mut fired);
             (position.index, position.turn.clone())
         };
-        match position.1 {
+        match turn {
             Turn::Fail(fail) => {
                 let message = fail.message.clone().unwrap_or_else(|| {
                     format!(
@@ -559,31 +559,13 @@ fn generate(
                     session,
                     request,
                     Some((wire, conversation, body)),
-                    &json!({"turn": position.0, "status": fail.status, "error": message}),
+                    &json!({"turn": index, "status": fail.status, "error": message}),
                 );
                 return wire.error(fail.status, &message);
             }
             Turn::Reply { texts, action } => {
-                let mut text = texts.join("\n\n");
-                let call = match action.map(|action| {
-                    plan_call(
-                        &action,
-                        &conversation.tools,
-                        session.setup.cwd.as_deref(),
-                        &conversation.text,
-                    )
-                }) {
-                    Some(Planned::Call(call)) => Some(call),
-                    Some(Planned::Unavailable(why)) => {
-                        if !text.is_empty() {
-                            text.push_str("\n\n");
-                        }
-                        text.push_str(&why);
-                        None
-                    }
-                    None => None,
-                };
-                (Some(position.0), text, call)
+                let (text, call) = scripted_reply(&texts, action.as_ref(), session, conversation);
+                (Some(index), text, call)
             }
         }
     };
@@ -610,6 +592,37 @@ fn generate(
         &summary,
     );
     wire.reply(&reply, conversation)
+}
+
+/// A scripted reply's text and tool call: the action planned with the agent's tools, or, when
+/// none can do it, the reason appended to the text.
+fn scripted_reply(
+    texts: &[String],
+    action: Option<&script::Action>,
+    session: &Session,
+    conversation: &Conversation,
+) -> (String, Option<wire::ToolCall>) {
+    let mut text = texts.join("\n\n");
+    let planned = action.map(|action| {
+        plan_call(
+            action,
+            &conversation.tools,
+            session.setup.cwd.as_deref(),
+            &conversation.text,
+        )
+    });
+    let call = match planned {
+        Some(Planned::Call(call)) => Some(call),
+        Some(Planned::Unavailable(why)) => {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&why);
+            None
+        }
+        None => None,
+    };
+    (text, call)
 }
 
 /// The answer to a request without tools, when it is a structured or title request.

@@ -140,73 +140,83 @@ fn simple_command(words: &[String], dir: &mut PathBuf, reads: &mut Vec<PathBuf>)
             }
             return;
         }
-        "cat" | "less" | "more" => parse_args(args, "", &[]).operands,
-        "head" => parse_args(args, "nc", &["--lines", "--bytes"]).operands,
-        "tail" => {
-            parse_args(
-                args,
-                "ncs",
-                &[
-                    "--lines",
-                    "--bytes",
-                    "--pid",
-                    "--sleep-interval",
-                    "--max-unchanged-stats",
-                ],
-            )
-            .operands
-        }
-        "nl" => parse_args(args, "bdfhilnsvw", &[]).operands,
-        "bat" | "batcat" => {
-            parse_args(
-                args,
-                "lrHm",
-                &[
-                    "--language",
-                    "--line-range",
-                    "--highlight-line",
-                    "--style",
-                    "--theme",
-                    "--paging",
-                    "--color",
-                    "--tabs",
-                    "--wrap",
-                    "--terminal-width",
-                    "--map-syntax",
-                    "--file-name",
-                ],
-            )
-            .operands
-        }
-        "sed" => {
-            let parsed = parse_args(args, "efl", &["--expression", "--file", "--line-length"]);
-            let quiet = parsed.flags.contains(&'n')
-                || parsed
-                    .long
-                    .iter()
-                    .any(|l| l == "--quiet" || l == "--silent");
-            let in_place = parsed.flags.contains(&'i')
-                || parsed.long.iter().any(|l| l.starts_with("--in-place"));
-            if !quiet || in_place {
-                return;
-            }
-            let script_given = parsed
-                .values
-                .iter()
-                .any(|(name, _)| matches!(name.as_str(), "e" | "f" | "--expression" | "--file"));
-            let mut operands = parsed.operands;
-            if !script_given && !operands.is_empty() {
-                operands.remove(0);
-            }
-            operands
-        }
-        _ => return,
+        "sed" => match sed_printed_files(args) {
+            Some(operands) => operands,
+            None => return,
+        },
+        name => match reader_options(name) {
+            Some((short, long)) => parse_args(args, short, long).operands,
+            None => return,
+        },
     };
     for operand in operands {
         if is_plain_path(&operand) && !operand.starts_with("/dev/") {
             reads.push(resolve_path(dir, Path::new(&operand)));
         }
     }
+}
+
+/// The commands whose operands are all files they read, by name: their short options that take
+/// a value (as one string) and their long ones.
+fn reader_options(program: &str) -> Option<(&'static str, &'static [&'static str])> {
+    Some(match program {
+        "cat" | "less" | "more" => ("", &[]),
+        "head" => ("nc", &["--lines", "--bytes"]),
+        "tail" => (
+            "ncs",
+            &[
+                "--lines",
+                "--bytes",
+                "--pid",
+                "--sleep-interval",
+                "--max-unchanged-stats",
+            ],
+        ),
+        "nl" => ("bdfhilnsvw", &[]),
+        "bat" | "batcat" => (
+            "lrHm",
+            &[
+                "--language",
+                "--line-range",
+                "--highlight-line",
+                "--style",
+                "--theme",
+                "--paging",
+                "--color",
+                "--tabs",
+                "--wrap",
+                "--terminal-width",
+                "--map-syntax",
+                "--file-name",
+            ],
+        ),
+        _ => return None,
+    })
+}
+
+/// The files a `sed` prints from: only a quiet (`-n`), not in-place `sed` reads them; its first
+/// operand is the script unless `-e`/`-f` gave one.
+fn sed_printed_files(args: &[String]) -> Option<Vec<String>> {
+    let parsed = parse_args(args, "efl", &["--expression", "--file", "--line-length"]);
+    let quiet = parsed.flags.contains(&'n')
+        || parsed
+            .long
+            .iter()
+            .any(|l| l == "--quiet" || l == "--silent");
+    let in_place =
+        parsed.flags.contains(&'i') || parsed.long.iter().any(|l| l.starts_with("--in-place"));
+    if !quiet || in_place {
+        return None;
+    }
+    let script_given = parsed
+        .values
+        .iter()
+        .any(|(name, _)| matches!(name.as_str(), "e" | "f" | "--expression" | "--file"));
+    let mut operands = parsed.operands;
+    if !script_given && !operands.is_empty() {
+        operands.remove(0);
+    }
+    Some(operands)
 }
 
 /// Drops `VAR=value` assignments and `env`, `sudo`, `command`, `time`, `nohup` prefixes.

@@ -886,8 +886,24 @@ fn json_text(value: &serde_json::Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// One timeline entry: the event's kind and time, then what it holds.
 fn event_item(out: &mut String, event: &SessionEvent) -> fmt::Result {
-    let (kind, at): (String, Option<&str>) = match event {
+    let (kind, at) = event_kind(event);
+    let class = kind.replace(' ', "-");
+    write!(
+        out,
+        "<li class=\"ev ev-{class}\"><span class=\"kind\">{kind}</span>"
+    )?;
+    if let Some(at) = at {
+        aside(out, at)?;
+    }
+    event_body(out, event)?;
+    out.write_str("</li>\n")
+}
+
+/// The kind an event is shown as (`user thinking`, `tool error`, ...) and its time, if known.
+fn event_kind(event: &SessionEvent) -> (String, Option<&str>) {
+    match event {
         SessionEvent::Message {
             role, phase, at, ..
         } => {
@@ -917,54 +933,34 @@ fn event_item(out: &mut String, event: &SessionEvent) -> fmt::Result {
         SessionEvent::SkillSignal { at, .. } => ("skill load".to_owned(), at.as_deref()),
         SessionEvent::Raw { at, .. } => ("raw".to_owned(), at.as_deref()),
         _ => ("event".to_owned(), None),
-    };
-    let class = kind.replace(' ', "-");
-    write!(
-        out,
-        "<li class=\"ev ev-{class}\"><span class=\"kind\">{kind}</span>"
-    )?;
-    if let Some(at) = at {
-        out.write_str(" <span class=\"at\">")?;
-        text(out, at)?;
-        out.write_str("</span>")?;
     }
+}
+
+/// What an event holds: its text, tool and arguments, command, path or skill, with the
+/// details beside.
+fn event_body(out: &mut String, event: &SessionEvent) -> fmt::Result {
     match event {
-        SessionEvent::Message { text: body, .. } => {
-            out.write_str("<pre>")?;
-            capped(out, body, TEXT_CAP)?;
-            out.write_str("</pre>")?;
-        }
+        SessionEvent::Message { text: body, .. } => pre(out, body),
         SessionEvent::ToolCall { id, tool, args, .. } => {
-            out.write_str(" <code>")?;
-            text(out, tool)?;
-            out.write_str("</code>")?;
+            code(out, tool)?;
             if let Some(id) = id {
-                out.write_str(" <span class=\"at\">")?;
-                text(out, id)?;
-                out.write_str("</span>")?;
+                aside(out, id)?;
             }
             if !args.is_null() {
-                out.write_str("<pre>")?;
-                capped(out, &json_text(args), TEXT_CAP)?;
-                out.write_str("</pre>")?;
+                pre(out, &json_text(args))?;
             }
+            Ok(())
         }
         SessionEvent::ToolResult {
             id, tool, output, ..
         } => {
             if let Some(tool) = tool {
-                out.write_str(" <code>")?;
-                text(out, tool)?;
-                out.write_str("</code>")?;
+                code(out, tool)?;
             }
             if let Some(id) = id {
-                out.write_str(" <span class=\"at\">")?;
-                text(out, id)?;
-                out.write_str("</span>")?;
+                aside(out, id)?;
             }
-            out.write_str("<pre>")?;
-            capped(out, output, TEXT_CAP)?;
-            out.write_str("</pre>")?;
+            pre(out, output)
         }
         SessionEvent::Command {
             command, exit_code, ..
@@ -975,16 +971,13 @@ fn event_item(out: &mut String, event: &SessionEvent) -> fmt::Result {
             if let Some(code) = exit_code {
                 write!(out, " <span class=\"at\">exit {code}</span>")?;
             }
+            Ok(())
         }
         SessionEvent::FileRead { path, error, .. } => {
             out.write_str(" <code>")?;
             capped(out, &path.to_string_lossy(), TEXT_CAP)?;
             out.write_str("</code>")?;
-            if let Some(error) = error {
-                out.write_str(" <span class=\"error\">failed: ")?;
-                capped(out, error, TEXT_CAP)?;
-                out.write_str("</span>")?;
-            }
+            failed(out, error.as_deref())
         }
         SessionEvent::SkillSignal {
             skill,
@@ -992,24 +985,45 @@ fn event_item(out: &mut String, event: &SessionEvent) -> fmt::Result {
             error,
             ..
         } => {
-            out.write_str(" <code>")?;
-            text(out, skill)?;
-            out.write_str("</code> via ")?;
+            code(out, skill)?;
+            out.write_str(" via ")?;
             text(out, signal)?;
-            if let Some(error) = error {
-                out.write_str(" <span class=\"error\">failed: ")?;
-                capped(out, error, TEXT_CAP)?;
-                out.write_str("</span>")?;
-            }
+            failed(out, error.as_deref())
         }
-        SessionEvent::Raw { value, .. } => {
-            out.write_str("<pre>")?;
-            capped(out, &json_text(value), TEXT_CAP)?;
-            out.write_str("</pre>")?;
-        }
-        _ => {}
+        SessionEvent::Raw { value, .. } => pre(out, &json_text(value)),
+        _ => Ok(()),
     }
-    out.write_str("</li>\n")
+}
+
+/// `body` in a `<pre>`, capped.
+fn pre(out: &mut String, body: &str) -> fmt::Result {
+    out.write_str("<pre>")?;
+    capped(out, body, TEXT_CAP)?;
+    out.write_str("</pre>")
+}
+
+/// ` <code>name</code>`.
+fn code(out: &mut String, name: &str) -> fmt::Result {
+    out.write_str(" <code>")?;
+    text(out, name)?;
+    out.write_str("</code>")
+}
+
+/// A time or an id beside the entry: ` <span class="at">…</span>`.
+fn aside(out: &mut String, detail: &str) -> fmt::Result {
+    out.write_str(" <span class=\"at\">")?;
+    text(out, detail)?;
+    out.write_str("</span>")
+}
+
+/// ` <span class="error">failed: …</span>` when there is an error (capped).
+fn failed(out: &mut String, error: Option<&str>) -> fmt::Result {
+    let Some(error) = error else {
+        return Ok(());
+    };
+    out.write_str(" <span class=\"error\">failed: ")?;
+    capped(out, error, TEXT_CAP)?;
+    out.write_str("</span>")
 }
 
 #[cfg(test)]

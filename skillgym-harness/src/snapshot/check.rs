@@ -96,31 +96,48 @@ pub(crate) fn decide(
         };
     }
     let Some(entry) = same_metric else {
-        check.verdict = Verdict::Missing;
-        let other = baseline.map_or(String::new(), |entry| {
-            format!(" (its entry records `{}`)", entry.metric)
-        });
-        if rules.ci {
-            return Decision {
-                failure: Some(format!(
-                    "snapshot `{key}`: no {metric} baseline in {}{other}; the value was {}, and under CI none is recorded\n  record one locally with --update-snapshots (or `cargo skillgym review`) and commit the file",
-                    rules.path.display(),
-                    show(metric, value),
-                )),
-                check,
-                write: Write::Nothing,
-            };
-        }
-        check.pending = true;
-        return Decision {
-            check,
-            failure: None,
-            write: Write::Pending,
-        };
+        return missing_baseline(check, value, baseline, rules);
     };
+    compare(check, value, entry.value, rules)
+}
+
+/// No baseline of this metric: under CI a failure, else the value waits in `.new`.
+fn missing_baseline(
+    mut check: SnapshotCheck,
+    value: f64,
+    baseline: Option<&Entry>,
+    rules: &Rules<'_>,
+) -> Decision {
+    let (key, metric) = (&check.key, rules.metric);
+    check.verdict = Verdict::Missing;
+    let other = baseline.map_or(String::new(), |entry| {
+        format!(" (its entry records `{}`)", entry.metric)
+    });
+    if rules.ci {
+        return Decision {
+            failure: Some(format!(
+                "snapshot `{key}`: no {metric} baseline in {}{other}; the value was {}, and under CI none is recorded\n  record one locally with --update-snapshots (or `cargo skillgym review`) and commit the file",
+                rules.path.display(),
+                show(metric, value),
+            )),
+            check,
+            write: Write::Nothing,
+        };
+    }
+    check.pending = true;
+    Decision {
+        check,
+        failure: None,
+        write: Write::Pending,
+    }
+}
+
+/// `value` against the baseline `recorded`, within the tolerance: passed (and any pending
+/// figure cleared), or exceeded/improved, which waits in `.new` and may fail.
+fn compare(mut check: SnapshotCheck, value: f64, recorded: f64, rules: &Rules<'_>) -> Decision {
     // Finite bounds, whatever the baseline and tolerance: an infinite one would be written
     // to `result.json` as `null`, which no reader takes back.
-    let base = finite(entry.value);
+    let base = finite(recorded);
     let allowance = finite(rules.tolerance.allowance(base)).max(0.0);
     let allowed = Allowed {
         low: (base - allowance).max(0.0),
@@ -149,7 +166,7 @@ pub(crate) fn decide(
     }
     check.pending = !rules.ci;
     let fails = check.verdict == Verdict::Exceeded || rules.improvements == Improvements::Fail;
-    let failure = fails.then(|| mismatch(&key, value, base, allowed, rules));
+    let failure = fails.then(|| mismatch(&check.key, value, base, allowed, rules));
     Decision {
         check,
         failure,

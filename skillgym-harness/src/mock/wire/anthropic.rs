@@ -50,18 +50,7 @@ impl Wire for Anthropic {
     fn reply(&self, reply: &Reply, conversation: &Conversation) -> Response {
         let id = format!("msg_mock_{}", reply.seq);
         let model = conversation.model.as_deref().unwrap_or("mock-model");
-        let mut content = Vec::new();
-        if !reply.text.is_empty() {
-            content.push(json!({"type": "text", "text": reply.text}));
-        }
-        if let Some(call) = &reply.call {
-            content.push(json!({
-                "type": "tool_use",
-                "id": format!("toolu_mock_{}", reply.seq),
-                "name": call.name,
-                "input": call.arguments,
-            }));
-        }
+        let content = content_blocks(reply);
         let stop_reason = if reply.call.is_some() {
             "tool_use"
         } else {
@@ -94,29 +83,7 @@ impl Wire for Anthropic {
             }),
         )];
         for (index, block) in content.iter().enumerate() {
-            let (start, delta) = if block["type"] == "text" {
-                (
-                    json!({"type": "text", "text": ""}),
-                    json!({"type": "text_delta", "text": block["text"]}),
-                )
-            } else {
-                (
-                    json!({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}),
-                    json!({"type": "input_json_delta", "partial_json": block["input"].to_string()}),
-                )
-            };
-            events.push((
-                "content_block_start",
-                json!({"type": "content_block_start", "index": index, "content_block": start}),
-            ));
-            events.push((
-                "content_block_delta",
-                json!({"type": "content_block_delta", "index": index, "delta": delta}),
-            ));
-            events.push((
-                "content_block_stop",
-                json!({"type": "content_block_stop", "index": index}),
-            ));
+            events.extend(block_events(index, block));
         }
         events.push((
             "message_delta",
@@ -158,6 +125,53 @@ impl Wire for Anthropic {
     fn count_tokens(&self, tokens: u64) -> Response {
         Response::json(200, &json!({"input_tokens": tokens}))
     }
+}
+
+/// The reply's content blocks: its `text` (if any), then a `tool_use`.
+fn content_blocks(reply: &Reply) -> Vec<Value> {
+    let mut content = Vec::new();
+    if !reply.text.is_empty() {
+        content.push(json!({"type": "text", "text": reply.text}));
+    }
+    if let Some(call) = &reply.call {
+        content.push(json!({
+            "type": "tool_use",
+            "id": format!("toolu_mock_{}", reply.seq),
+            "name": call.name,
+            "input": call.arguments,
+        }));
+    }
+    content
+}
+
+/// The stream events of content block `index`: started empty, its text or input as one delta,
+/// stopped.
+fn block_events(index: usize, block: &Value) -> [(&'static str, Value); 3] {
+    let (start, delta) = if block["type"] == "text" {
+        (
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": block["text"]}),
+        )
+    } else {
+        (
+            json!({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": block["input"].to_string()}),
+        )
+    };
+    [
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": start}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": index, "delta": delta}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        ),
+    ]
 }
 
 /// Anthropic usage: cache figures zero; `output` as given (1 in `message_start`).

@@ -69,26 +69,7 @@ impl Wire for Responses {
     fn reply(&self, reply: &Reply, conversation: &Conversation) -> Response {
         let id = format!("resp_mock_{}", reply.seq);
         let model = conversation.model.as_deref().unwrap_or("mock-model");
-        let mut output = Vec::new();
-        if !reply.text.is_empty() {
-            output.push(json!({
-                "type": "message",
-                "id": format!("msg_mock_{}", reply.seq),
-                "status": "completed",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
-            }));
-        }
-        if let Some(call) = &reply.call {
-            output.push(json!({
-                "type": "function_call",
-                "id": format!("fc_mock_{}", reply.seq),
-                "call_id": format!("call_mock_{}", reply.seq),
-                "name": call.name,
-                "arguments": call.arguments.to_string(),
-                "status": "completed",
-            }));
-        }
+        let output = output_items(reply);
         let usage = json!({
             "input_tokens": reply.usage.input,
             "input_tokens_details": {"cached_tokens": 0},
@@ -116,55 +97,7 @@ impl Wire for Responses {
             ),
         ];
         for (index, item) in output.iter().enumerate() {
-            let mut added = item.clone();
-            added["status"] = json!("in_progress");
-            if item["type"] == "message" {
-                added["content"] = json!([]);
-                let part = &item["content"][0];
-                let item_id = &item["id"];
-                events.push((
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": added}),
-                ));
-                events.push((
-                    "response.content_part.added",
-                    json!({"item_id": item_id, "output_index": index, "content_index": 0,
-                           "part": {"type": "output_text", "text": "", "annotations": []}}),
-                ));
-                events.push((
-                    "response.output_text.delta",
-                    json!({"item_id": item_id, "output_index": index, "content_index": 0,
-                           "delta": part["text"]}),
-                ));
-                events.push((
-                    "response.output_text.done",
-                    json!({"item_id": item_id, "output_index": index, "content_index": 0,
-                           "text": part["text"]}),
-                ));
-                events.push((
-                    "response.content_part.done",
-                    json!({"item_id": item_id, "output_index": index, "content_index": 0,
-                           "part": part}),
-                ));
-            } else {
-                added["arguments"] = json!("");
-                events.push((
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": added}),
-                ));
-                events.push((
-                    "response.function_call_arguments.delta",
-                    json!({"item_id": item["id"], "output_index": index, "delta": item["arguments"]}),
-                ));
-                events.push((
-                    "response.function_call_arguments.done",
-                    json!({"item_id": item["id"], "output_index": index, "arguments": item["arguments"]}),
-                ));
-            }
-            events.push((
-                "response.output_item.done",
-                json!({"output_index": index, "item": item}),
-            ));
+            item_events(index, item, &mut events);
         }
         events.push((
             "response.completed",
@@ -193,6 +126,85 @@ impl Wire for Responses {
             &json!({"object": "response.input_tokens", "input_tokens": tokens}),
         )
     }
+}
+
+/// The reply's output items: a `message` with its text (if any), then a `function_call`.
+fn output_items(reply: &Reply) -> Vec<Value> {
+    let mut output = Vec::new();
+    if !reply.text.is_empty() {
+        output.push(json!({
+            "type": "message",
+            "id": format!("msg_mock_{}", reply.seq),
+            "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
+        }));
+    }
+    if let Some(call) = &reply.call {
+        output.push(json!({
+            "type": "function_call",
+            "id": format!("fc_mock_{}", reply.seq),
+            "call_id": format!("call_mock_{}", reply.seq),
+            "name": call.name,
+            "arguments": call.arguments.to_string(),
+            "status": "completed",
+        }));
+    }
+    output
+}
+
+/// The stream events of output item `index`: added (in progress, empty), its text or
+/// arguments as one delta and done, then the item done.
+fn item_events(index: usize, item: &Value, events: &mut Vec<(&'static str, Value)>) {
+    let mut added = item.clone();
+    added["status"] = json!("in_progress");
+    if item["type"] == "message" {
+        added["content"] = json!([]);
+        let part = &item["content"][0];
+        let item_id = &item["id"];
+        events.push((
+            "response.output_item.added",
+            json!({"output_index": index, "item": added}),
+        ));
+        events.push((
+            "response.content_part.added",
+            json!({"item_id": item_id, "output_index": index, "content_index": 0,
+                   "part": {"type": "output_text", "text": "", "annotations": []}}),
+        ));
+        events.push((
+            "response.output_text.delta",
+            json!({"item_id": item_id, "output_index": index, "content_index": 0,
+                   "delta": part["text"]}),
+        ));
+        events.push((
+            "response.output_text.done",
+            json!({"item_id": item_id, "output_index": index, "content_index": 0,
+                   "text": part["text"]}),
+        ));
+        events.push((
+            "response.content_part.done",
+            json!({"item_id": item_id, "output_index": index, "content_index": 0,
+                   "part": part}),
+        ));
+    } else {
+        added["arguments"] = json!("");
+        events.push((
+            "response.output_item.added",
+            json!({"output_index": index, "item": added}),
+        ));
+        events.push((
+            "response.function_call_arguments.delta",
+            json!({"item_id": item["id"], "output_index": index, "delta": item["arguments"]}),
+        ));
+        events.push((
+            "response.function_call_arguments.done",
+            json!({"item_id": item["id"], "output_index": index, "arguments": item["arguments"]}),
+        ));
+    }
+    events.push((
+        "response.output_item.done",
+        json!({"output_index": index, "item": item}),
+    ));
 }
 
 /// OpenAI's error body.

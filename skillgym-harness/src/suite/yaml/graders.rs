@@ -129,8 +129,75 @@ pub(crate) fn parse_list(
     out
 }
 
+/// One `assertions:` mapping → a grader: its type, the fields every grader has, then its
+/// kind's own fields.
 fn parse_one(source: &mut Source, node: &Node, dirs: Dirs<'_>) -> Option<GraderSpec> {
     let mut f = Fields::of(source, node, "an assertion")?;
+    let (ty, negate_prefix) = grader_type(source, &mut f, node)?;
+    // Common fields.
+    let name = f
+        .take_some(source, "name", &["metric"])
+        .and_then(|n| source.non_empty("name", n));
+    let weight = f
+        .take_some(source, "weight", &[])
+        .map_or(Some(1.0), |n| source.non_negative("weight", n));
+    let (required, mut min_score) = f
+        .take_some(source, "required", &[])
+        .map_or((false, None), |n| required(source, n));
+    if let Some(n) = f.take_some(source, "min_score", &["minScore"]) {
+        min_score = source.unit_score("min_score", n).or(min_score);
+    }
+    let negate = f
+        .take_some(source, "negate", &[])
+        .map_or(Some(false), |n| source.bool("negate", n))
+        .unwrap_or(false)
+        ^ negate_prefix;
+
+    let kind = kind(source, &mut f, &ty, dirs);
+    f.finish(source);
+    let kind = kind?;
+    let weight = weight?;
+    Some(GraderSpec {
+        name: name.unwrap_or_else(|| default_name(&ty, &kind)),
+        weight,
+        required,
+        min_score,
+        negate,
+        kind,
+    })
+}
+
+/// `required`: a bool, or a score in (0, 1] (required, with that minimum score).
+fn required(source: &mut Source, n: &Node) -> (bool, Option<f64>) {
+    match n.value {
+        Value::Bool(b) => (b, None),
+        Value::Int(_) | Value::Float(_) => {
+            let v = n.as_f64().unwrap_or(0.0);
+            if v > 0.0 && v <= 1.0 {
+                return (true, Some(v));
+            }
+            source.error(
+                n,
+                format!("`required` must be `true`, `false` or a number in (0, 1], found {v}"),
+            );
+            (false, None)
+        }
+        _ => {
+            source.error(
+                n,
+                format!(
+                    "`required` must be `true`, `false` or a number in (0, 1], found {}",
+                    n.kind()
+                ),
+            );
+            (false, None)
+        }
+    }
+}
+
+/// An assertion's `type:`, `_` read as `-`, a `not-` prefix stripped (the bool says so);
+/// `include:` templates, unsupported and unknown types are errors.
+fn grader_type(source: &mut Source, f: &mut Fields<'_>, node: &Node) -> Option<(String, bool)> {
     let Some(type_node) = f.take(source, "type") else {
         if f.take(source, "include").is_some() {
             source.error(
@@ -166,62 +233,7 @@ fn parse_one(source: &mut Source, node: &Node, dirs: Dirs<'_>) -> Option<GraderS
         source.error_help(type_node, format!("unknown grader type `{written}`"), &help);
         return None;
     }
-    // Common fields.
-    let name = f
-        .take_some(source, "name", &["metric"])
-        .and_then(|n| source.non_empty("name", n));
-    let weight = f
-        .take_some(source, "weight", &[])
-        .map_or(Some(1.0), |n| source.non_negative("weight", n));
-    let mut required = false;
-    let mut min_score = None;
-    if let Some(n) = f.take_some(source, "required", &[]) {
-        match n.value {
-            Value::Bool(b) => required = b,
-            Value::Int(_) | Value::Float(_) => {
-                let v = n.as_f64().unwrap_or(0.0);
-                if v > 0.0 && v <= 1.0 {
-                    required = true;
-                    min_score = Some(v);
-                } else {
-                    source.error(
-                        n,
-                        format!(
-                            "`required` must be `true`, `false` or a number in (0, 1], found {v}"
-                        ),
-                    );
-                }
-            }
-            _ => source.error(
-                n,
-                format!(
-                    "`required` must be `true`, `false` or a number in (0, 1], found {}",
-                    n.kind()
-                ),
-            ),
-        }
-    }
-    if let Some(n) = f.take_some(source, "min_score", &["minScore"]) {
-        min_score = source.unit_score("min_score", n).or(min_score);
-    }
-    let negate = f
-        .take_some(source, "negate", &[])
-        .map_or(Some(false), |n| source.bool("negate", n))
-        .unwrap_or(false)
-        ^ negate_prefix;
-
-    let kind = kind(source, &mut f, &ty, dirs);
-    f.finish(source);
-    let kind = kind?;
-    let weight = weight?;
-    Some(GraderSpec {
-        name: name.unwrap_or_else(|| default_name(&ty, &kind)),
-        weight,
-        required,
-        min_score,
-        negate,
-        kind,
-    })
+    Some((ty, negate_prefix))
 }
 
 fn default_name(ty: &str, kind: &GraderKind) -> String {
@@ -272,6 +284,8 @@ fn value_list(source: &mut Source, f: &mut Fields<'_>, ty: &str) -> Option<Vec<S
     Some(list)
 }
 
+/// The fields of grader type `ty` (normalized, without `not-`) → its [`GraderKind`]; types with
+/// more than a `value` have a reader of their own.
 fn kind(source: &mut Source, f: &mut Fields<'_>, ty: &str, dirs: Dirs<'_>) -> Option<GraderKind> {
     Some(match ty {
         "contains" | "icontains" => GraderKind::Contains {
@@ -295,65 +309,11 @@ fn kind(source: &mut Source, f: &mut Fields<'_>, ty: &str, dirs: Dirs<'_>) -> Op
         "equals" => GraderKind::Equals {
             value: value_string(source, f, ty)?,
         },
-        "regex" => {
-            let flags_node = f.take_some(source, "flags", &[]);
-            let flags = match flags_node {
-                Some(n) => source.string("flags", n)?,
-                None => String::new(),
-            };
-            let value_node = f.take_some(source, "value", &[]);
-            let Some(value_node) = value_node else {
-                source.error(f.node(), "`regex` needs a non-empty string `value`");
-                return None;
-            };
-            let pattern = source.non_empty("value", value_node)?;
-            let full = match crate::grade::text::regex_source(&pattern, &flags) {
-                Ok(full) => full,
-                Err(why) => {
-                    source.error(flags_node.unwrap_or(value_node), why);
-                    return None;
-                }
-            };
-            // Syntax only: compiling the automaton is the grader's work, at grade time.
-            if let Err(err) = regex_syntax::Parser::new().parse(&full) {
-                let detail = err.to_string();
-                let last = detail
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-                    .trim()
-                    .trim_start_matches("error: ");
-                source.error(value_node, format!("invalid regex `{pattern}`: {last}"));
-                return None;
-            }
-            GraderKind::Regex { pattern, flags }
-        }
+        "regex" => regex(source, f)?,
         "is-json" => GraderKind::IsJson,
         "code-grader" | "script" => code_grader(source, f, dirs)?,
         "execution-metrics" => metrics(source, f)?,
-        "token-usage" => {
-            let mut get = |name, alias| {
-                f.take_some(source, name, &[alias])
-                    .and_then(|n| source.integer(name, n, 0))
-            };
-            let (max_total, max_input, max_output) = (
-                get("max_total", "maxTotal"),
-                get("max_input", "maxInput"),
-                get("max_output", "maxOutput"),
-            );
-            if max_total.is_none() && max_input.is_none() && max_output.is_none() {
-                source.error(
-                    f.node(),
-                    "`token-usage` needs one of `max_total`, `max_input`, `max_output`",
-                );
-                return None;
-            }
-            GraderKind::TokenUsage {
-                max_total,
-                max_input,
-                max_output,
-            }
-        }
+        "token-usage" => token_usage(source, f)?,
         "latency" => match f.take_some(source, "threshold", &[]) {
             Some(n) => GraderKind::Latency {
                 threshold_ms: source.integer("threshold", n, 0)?,
@@ -373,44 +333,106 @@ fn kind(source: &mut Source, f: &mut Fields<'_>, ty: &str, dirs: Dirs<'_>) -> Op
             }
         },
         "tool-trajectory" => trajectory(source, f)?,
-        "skill-trigger" => {
-            let skill = f.take_some(source, "skill", &[]);
-            let should = f
-                .take_some(source, "should_trigger", &["shouldTrigger"])
-                .map_or(Some(true), |n| source.bool("should_trigger", n));
-            let Some(skill) = skill else {
-                source.error(f.node(), "`skill-trigger` needs `skill`");
-                return None;
-            };
-            GraderKind::SkillTrigger {
-                skill: source.non_empty("skill", skill)?,
-                should_trigger: should?,
-            }
-        }
+        "skill-trigger" => skill_trigger(source, f)?,
         "skill-used" | "not-skill-used" => GraderKind::SkillTrigger {
             skill: value_string(source, f, ty)?,
             should_trigger: ty == "skill-used",
         },
-        "rubrics" | "rubric" | "llm-grader" | "llm-rubric" => {
-            let node = match ty {
-                "rubrics" => f.take_some(source, "criteria", &[]),
-                "llm-rubric" => f.take_some(source, "value", &[]),
-                _ => f.take_some(source, "rubrics", &[]),
-            };
-            let key = match ty {
-                "rubrics" => "criteria",
-                "llm-rubric" => "value",
-                _ => "rubrics",
-            };
-            let Some(node) = node else {
-                source.error(f.node(), format!("`{ty}` needs `{key}` (rubric items)"));
-                return None;
-            };
-            GraderKind::Rubrics {
-                items: rubric_items(source, key, node)?,
-            }
-        }
+        "rubrics" | "rubric" | "llm-grader" | "llm-rubric" => rubrics(source, f, ty)?,
         _ => return None,
+    })
+}
+
+/// `regex`: `value` (the pattern) and `flags`, checked for syntax.
+fn regex(source: &mut Source, f: &mut Fields<'_>) -> Option<GraderKind> {
+    let flags_node = f.take_some(source, "flags", &[]);
+    let flags = match flags_node {
+        Some(n) => source.string("flags", n)?,
+        None => String::new(),
+    };
+    let value_node = f.take_some(source, "value", &[]);
+    let Some(value_node) = value_node else {
+        source.error(f.node(), "`regex` needs a non-empty string `value`");
+        return None;
+    };
+    let pattern = source.non_empty("value", value_node)?;
+    let full = match crate::grade::text::regex_source(&pattern, &flags) {
+        Ok(full) => full,
+        Err(why) => {
+            source.error(flags_node.unwrap_or(value_node), why);
+            return None;
+        }
+    };
+    // Syntax only: compiling the automaton is the grader's work, at grade time.
+    if let Err(err) = regex_syntax::Parser::new().parse(&full) {
+        let detail = err.to_string();
+        let last = detail
+            .lines()
+            .last()
+            .unwrap_or("")
+            .trim()
+            .trim_start_matches("error: ");
+        source.error(value_node, format!("invalid regex `{pattern}`: {last}"));
+        return None;
+    }
+    Some(GraderKind::Regex { pattern, flags })
+}
+
+/// `token-usage`: at least one of `max_total`, `max_input`, `max_output`.
+fn token_usage(source: &mut Source, f: &mut Fields<'_>) -> Option<GraderKind> {
+    let mut get = |name, alias| {
+        f.take_some(source, name, &[alias])
+            .and_then(|n| source.integer(name, n, 0))
+    };
+    let (max_total, max_input, max_output) = (
+        get("max_total", "maxTotal"),
+        get("max_input", "maxInput"),
+        get("max_output", "maxOutput"),
+    );
+    if max_total.is_none() && max_input.is_none() && max_output.is_none() {
+        source.error(
+            f.node(),
+            "`token-usage` needs one of `max_total`, `max_input`, `max_output`",
+        );
+        return None;
+    }
+    Some(GraderKind::TokenUsage {
+        max_total,
+        max_input,
+        max_output,
+    })
+}
+
+/// `skill-trigger`: `skill` and `should_trigger` (default `true`).
+fn skill_trigger(source: &mut Source, f: &mut Fields<'_>) -> Option<GraderKind> {
+    let skill = f.take_some(source, "skill", &[]);
+    let should = f
+        .take_some(source, "should_trigger", &["shouldTrigger"])
+        .map_or(Some(true), |n| source.bool("should_trigger", n));
+    let Some(skill) = skill else {
+        source.error(f.node(), "`skill-trigger` needs `skill`");
+        return None;
+    };
+    Some(GraderKind::SkillTrigger {
+        skill: source.non_empty("skill", skill)?,
+        should_trigger: should?,
+    })
+}
+
+/// `rubrics` (items in `criteria`), `llm-rubric` (in `value`), `rubric` and `llm-grader` (in
+/// `rubrics`).
+fn rubrics(source: &mut Source, f: &mut Fields<'_>, ty: &str) -> Option<GraderKind> {
+    let key = match ty {
+        "rubrics" => "criteria",
+        "llm-rubric" => "value",
+        _ => "rubrics",
+    };
+    let Some(node) = f.take_some(source, key, &[]) else {
+        source.error(f.node(), format!("`{ty}` needs `{key}` (rubric items)"));
+        return None;
+    };
+    Some(GraderKind::Rubrics {
+        items: rubric_items(source, key, node)?,
     })
 }
 
@@ -618,6 +640,8 @@ fn args_match(source: &mut Source, n: &Node) -> Option<ArgsMatch> {
     }
 }
 
+/// `tool-trajectory`: `mode`, then `minimums` (mode `any_order`) or `expected` (the others),
+/// `args_match` the default for each expected call.
 fn trajectory(source: &mut Source, f: &mut Fields<'_>) -> Option<GraderKind> {
     let mode_node = f.take_some(source, "mode", &[]);
     let minimums = f.take_some(source, "minimums", &[]);
@@ -632,17 +656,7 @@ fn trajectory(source: &mut Source, f: &mut Fields<'_>) -> Option<GraderKind> {
         );
         return None;
     };
-    let mode = match source.string("mode", mode_node)?.replace('-', "_").as_str() {
-        "any_order" => TrajectoryMode::AnyOrder,
-        "in_order" => TrajectoryMode::InOrder,
-        "exact" => TrajectoryMode::Exact,
-        "subset" => TrajectoryMode::Subset,
-        "superset" => TrajectoryMode::Superset,
-        other => {
-            source.error(mode_node, format!("unknown trajectory mode `{other}`, expected one of `any_order`, `in_order`, `exact`, `subset`, `superset`"));
-            return None;
-        }
-    };
+    let mode = trajectory_mode(source, mode_node)?;
     let mut spec = TrajectorySpec {
         mode,
         minimums: Vec::new(),
@@ -677,42 +691,65 @@ fn trajectory(source: &mut Source, f: &mut Fields<'_>) -> Option<GraderKind> {
             return None;
         };
         for item in items {
-            let mut g = Fields::of(source, item, "an expected tool call")?;
-            let tool = g.take_some(source, "tool", &[]);
-            let args = g.take_some(source, "args", &[]);
-            let am = g
-                .take_some(source, "args_match", &["argsMatch"])
-                .map(|n| args_match(source, n));
-            let max = g
-                .take_some(source, "max_duration_ms", &["maxDurationMs"])
-                .map(|n| source.integer("max_duration_ms", n, 0));
-            let tool = match tool {
-                Some(t) => source.non_empty("tool", t),
-                None => {
-                    g.missing(source, "tool");
-                    None
-                }
-            };
-            g.finish(source);
-            let args = match args {
-                Some(a) if a.as_str() == Some("any") => None,
-                Some(a) if matches!(a.value, Value::Map(_)) => Some(a.to_json()),
-                Some(a) => {
-                    source.error(
-                        a,
-                        format!("`args` must be a mapping or `any`, found {}", a.kind()),
-                    );
-                    return None;
-                }
-                None => None,
-            };
-            spec.expected.push(ExpectedCall {
-                tool: tool?,
-                args,
-                args_match: am.flatten(),
-                max_duration_ms: max.flatten(),
-            });
+            spec.expected.push(expected_call(source, item)?);
         }
     }
     Some(GraderKind::ToolTrajectory(spec))
+}
+
+/// A trajectory's `mode` (`-` read as `_`).
+fn trajectory_mode(source: &mut Source, mode_node: &Node) -> Option<TrajectoryMode> {
+    Some(
+        match source.string("mode", mode_node)?.replace('-', "_").as_str() {
+            "any_order" => TrajectoryMode::AnyOrder,
+            "in_order" => TrajectoryMode::InOrder,
+            "exact" => TrajectoryMode::Exact,
+            "subset" => TrajectoryMode::Subset,
+            "superset" => TrajectoryMode::Superset,
+            other => {
+                source.error(mode_node, format!("unknown trajectory mode `{other}`, expected one of `any_order`, `in_order`, `exact`, `subset`, `superset`"));
+                return None;
+            }
+        },
+    )
+}
+
+/// One entry of a trajectory's `expected`: `tool`, `args` (a mapping or `any`), `args_match`,
+/// `max_duration_ms`.
+fn expected_call(source: &mut Source, item: &Node) -> Option<ExpectedCall> {
+    let mut g = Fields::of(source, item, "an expected tool call")?;
+    let tool = g.take_some(source, "tool", &[]);
+    let args = g.take_some(source, "args", &[]);
+    let am = g
+        .take_some(source, "args_match", &["argsMatch"])
+        .map(|n| args_match(source, n));
+    let max = g
+        .take_some(source, "max_duration_ms", &["maxDurationMs"])
+        .map(|n| source.integer("max_duration_ms", n, 0));
+    let tool = match tool {
+        Some(t) => source.non_empty("tool", t),
+        None => {
+            g.missing(source, "tool");
+            None
+        }
+    };
+    g.finish(source);
+    let args = match args {
+        Some(a) if a.as_str() == Some("any") => None,
+        Some(a) if matches!(a.value, Value::Map(_)) => Some(a.to_json()),
+        Some(a) => {
+            source.error(
+                a,
+                format!("`args` must be a mapping or `any`, found {}", a.kind()),
+            );
+            return None;
+        }
+        None => None,
+    };
+    Some(ExpectedCall {
+        tool: tool?,
+        args,
+        args_match: am.flatten(),
+        max_duration_ms: max.flatten(),
+    })
 }

@@ -196,46 +196,15 @@ fn read(path: &Path, env: Env<'_>, sources: &mut Vec<Source>) -> Option<Node> {
     node
 }
 
+/// The suite file's own fields: the [`SuiteDef`] without cases, the parts every case uses, and
+/// its `tests:` node (`None` when missing).
 fn suite_fields(
     source: &mut Source,
     root: &Node,
     file: &Path,
     dir: &Path,
 ) -> (SuiteDef, SuiteParts, Option<Node>) {
-    let file_name = file.file_name().and_then(|n| n.to_str()).unwrap_or("suite");
-    // `EVAL.yaml` takes its directory's name; `x.eval.yaml` and `x.yaml` are `x`.
-    let file_name = if matches!(
-        file_name.to_ascii_lowercase().as_str(),
-        "eval.yaml" | "eval.yml"
-    ) {
-        dir.file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(file_name)
-    } else {
-        file_name
-    };
-    let stem = file_name
-        .strip_suffix(".eval.yaml")
-        .or_else(|| file_name.strip_suffix(".eval.yml"))
-        .or_else(|| file_name.strip_suffix(".yaml"))
-        .or_else(|| file_name.strip_suffix(".yml"))
-        .unwrap_or(file_name);
-    let mut suite = SuiteDef {
-        name: stem.to_owned(),
-        file: file.to_path_buf(),
-        dir: dir.to_path_buf(),
-        description: None,
-        tags: Vec::new(),
-        metadata: serde_json::Value::Object(Default::default()),
-        input: Vec::new(),
-        input_files: Vec::new(),
-        workspace: WorkspaceDef::default(),
-        targets: Vec::new(),
-        target: None,
-        threshold: None,
-        assertions: Vec::new(),
-        cases: Vec::new(),
-    };
+    let mut suite = empty_suite(file, dir);
     let mut parts = SuiteParts {
         metadata: suite.metadata.clone(),
         ..SuiteParts::default()
@@ -249,38 +218,7 @@ fn suite_fields(
     };
     f.take(source, "$schema");
     let name_node = f.take_some(source, "name", &[]);
-    if let Some(n) = name_node
-        && let Some(name) = source.non_empty("name", n)
-    {
-        {
-            if name.len() > 64
-                || !name
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            {
-                source.error(
-                    n,
-                    format!(
-                        "`name` must be 1 to 64 characters of a-z, 0-9 and `-`, found `{}`",
-                        trial_name::escaped(&name)
-                    ),
-                );
-            } else {
-                suite.name = name;
-            }
-        }
-    } else if name_node.is_none()
-        && let Some(c) = trial_name::bad_char(&suite.name)
-    {
-        // Named after its file or directory, whose name cannot name a trial.
-        source.errors.push(
-            ConfigError::new(
-                None,
-                trial_name::problem("suite file", &file.to_string_lossy(), c),
-            )
-            .with_help("give the suite a `name:` of a-z, 0-9 and `-`, or rename it"),
-        );
-    }
+    suite_name(source, name_node, &mut suite.name, file);
     suite.description = f
         .take_some(source, "description", &[])
         .and_then(|n| source.string("description", n));
@@ -294,17 +232,7 @@ fn suite_fields(
         .take_some(source, "tags", &[])
         .and_then(|n| source.strings("tags", n))
         .unwrap_or_default();
-    let mut metadata = serde_json::Map::new();
-    if let Some(n) = f.take_some(source, "metadata", &[])
-        && source.mapping("metadata", n).is_some()
-        && let serde_json::Value::Object(m) = n.to_json()
-    {
-        metadata = m;
-    }
-    if let Some(n) = f.take_some(source, "governance", &[]) {
-        metadata.insert("governance".to_owned(), n.to_json());
-    }
-    parts.metadata = serde_json::Value::Object(metadata);
+    parts.metadata = suite_metadata(source, &mut f);
     if let Some(n) = f.take_some(source, "input", &[]) {
         parts.input = messages(source, "input", n, Role::User).unwrap_or_default();
     }
@@ -320,36 +248,9 @@ fn suite_fields(
     let legacy_target = f
         .take_some(source, "target", &[])
         .and_then(|n| source.string("target", n));
-    let mut execution_assertions = None;
-    if let Some(n) = f.take_some(source, "execution", &[])
-        && let Some(mut e) = Fields::of(source, n, "`execution`")
-    {
-        suite.target = e
-            .take_some(source, "target", &[])
-            .and_then(|n| source.string("target", n));
-        if let Some(n) = e.take_some(source, "targets", &[]) {
-            parts.targets = targets(source, n, dir);
-        }
-        if let Some(n) = e.take_some(source, "workers", &[]) {
-            source.error_help(
-                n,
-                "`execution.workers` is not supported: skillgym schedules every case of every suite together",
-                "set `run.max_parallel` in skillgym.yaml, or pass `--max-parallel`",
-            );
-        }
-        parts.threshold = e
-            .take_some(source, "threshold", &[])
-            .and_then(|n| source.fraction("threshold", n));
-        execution_assertions = e.take_some(source, "assertions", &["evaluators"]).cloned();
-        if let Some(n) = e.take_some(source, "trials", &[]) {
-            source.error_help(
-                n,
-                "`execution.trials` is not supported: skillgym repeats a case until it has `repeat` passing samples, with `repeat_failure` extra attempts",
-                "give each case `repeat:` (and `repeat_failure:`), or set `run.repeat` in skillgym.yaml",
-            );
-        }
-        e.finish(source);
-    }
+    let execution_assertions = f
+        .take_some(source, "execution", &[])
+        .and_then(|n| suite_execution(source, n, dir, &mut suite, &mut parts));
     suite.target = suite.target.or(legacy_target);
     if let Some(n) = f.take_some(source, "threshold", &[]) {
         parts.threshold = source.fraction("threshold", n);
@@ -359,16 +260,147 @@ fn suite_fields(
     }
     let assertions = f
         .take_some(source, "assertions", &["assert"])
-        .cloned()
         .or(execution_assertions);
     if let Some(n) = assertions {
-        parts.assertions = graders::parse_list(source, "assertions", &n, dirs);
+        parts.assertions = graders::parse_list(source, "assertions", n, dirs);
     }
     if let Some(n) = f.take_some(source, "workspace", &[]) {
         parts.workspace = workspace(source, n, dirs, WorkspaceDef::default(), true);
     }
     f.finish(source);
     (suite, parts, tests)
+}
+
+/// The suite at `file` before its fields are read: named after its file, nothing else set.
+fn empty_suite(file: &Path, dir: &Path) -> SuiteDef {
+    SuiteDef {
+        name: default_suite_name(file, dir).to_owned(),
+        file: file.to_path_buf(),
+        dir: dir.to_path_buf(),
+        description: None,
+        tags: Vec::new(),
+        metadata: serde_json::Value::Object(Default::default()),
+        input: Vec::new(),
+        input_files: Vec::new(),
+        workspace: WorkspaceDef::default(),
+        targets: Vec::new(),
+        target: None,
+        threshold: None,
+        assertions: Vec::new(),
+        cases: Vec::new(),
+    }
+}
+
+/// The suite's name when it has no `name:`: `EVAL.yaml` takes its directory's name;
+/// `x.eval.yaml` and `x.yaml` are `x`.
+fn default_suite_name<'a>(file: &'a Path, dir: &'a Path) -> &'a str {
+    let file_name = file.file_name().and_then(|n| n.to_str()).unwrap_or("suite");
+    let file_name = if matches!(
+        file_name.to_ascii_lowercase().as_str(),
+        "eval.yaml" | "eval.yml"
+    ) {
+        dir.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(file_name)
+    } else {
+        file_name
+    };
+    file_name
+        .strip_suffix(".eval.yaml")
+        .or_else(|| file_name.strip_suffix(".eval.yml"))
+        .or_else(|| file_name.strip_suffix(".yaml"))
+        .or_else(|| file_name.strip_suffix(".yml"))
+        .unwrap_or(file_name)
+}
+
+/// Checks the suite's `name:` (1 to 64 of a-z, 0-9, `-`) and sets `name` to it; without one,
+/// checks that the default `name` (from `file`) can name a trial.
+fn suite_name(source: &mut Source, node: Option<&Node>, name: &mut String, file: &Path) {
+    let Some(n) = node else {
+        if let Some(c) = trial_name::bad_char(name) {
+            // Named after its file or directory, whose name cannot name a trial.
+            source.errors.push(
+                ConfigError::new(
+                    None,
+                    trial_name::problem("suite file", &file.to_string_lossy(), c),
+                )
+                .with_help("give the suite a `name:` of a-z, 0-9 and `-`, or rename it"),
+            );
+        }
+        return;
+    };
+    let Some(written) = source.non_empty("name", n) else {
+        return;
+    };
+    if written.len() > 64
+        || !written
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        source.error(
+            n,
+            format!(
+                "`name` must be 1 to 64 characters of a-z, 0-9 and `-`, found `{}`",
+                trial_name::escaped(&written)
+            ),
+        );
+    } else {
+        *name = written;
+    }
+}
+
+/// The suite's `metadata:` mapping, with its `governance:` added under that key.
+fn suite_metadata(source: &mut Source, f: &mut Fields<'_>) -> serde_json::Value {
+    let mut metadata = serde_json::Map::new();
+    if let Some(n) = f.take_some(source, "metadata", &[])
+        && source.mapping("metadata", n).is_some()
+        && let serde_json::Value::Object(m) = n.to_json()
+    {
+        metadata = m;
+    }
+    if let Some(n) = f.take_some(source, "governance", &[]) {
+        metadata.insert("governance".to_owned(), n.to_json());
+    }
+    serde_json::Value::Object(metadata)
+}
+
+/// The suite's `execution:` mapping: its `target`, `targets` and `threshold` go into `suite` and
+/// `parts`; returns its `assertions` (alias `evaluators`), used when the suite has none of its
+/// own. `workers` and `trials` are refused with what to use instead.
+fn suite_execution<'n>(
+    source: &mut Source,
+    n: &'n Node,
+    dir: &Path,
+    suite: &mut SuiteDef,
+    parts: &mut SuiteParts,
+) -> Option<&'n Node> {
+    let mut e = Fields::of(source, n, "`execution`")?;
+    suite.target = e
+        .take_some(source, "target", &[])
+        .and_then(|n| source.string("target", n));
+    if let Some(n) = e.take_some(source, "targets", &[]) {
+        parts.targets = targets(source, n, dir);
+    }
+    if let Some(n) = e.take_some(source, "workers", &[]) {
+        source.error_help(
+            n,
+            "`execution.workers` is not supported: skillgym schedules every case of every suite together",
+            "set `run.max_parallel` in skillgym.yaml, or pass `--max-parallel`",
+        );
+    }
+    parts.threshold = e
+        .take_some(source, "threshold", &[])
+        .and_then(|n| source.fraction("threshold", n));
+    let assertions = e.take_some(source, "assertions", &["evaluators"]);
+    if let Some(n) = e.take_some(source, "trials", &[]) {
+        source.error_help(
+            n,
+            "`execution.trials` is not supported: skillgym repeats a case until it has `repeat` passing samples, with `repeat_failure` extra attempts",
+            "give each case `repeat:` (and `repeat_failure:`), or set `run.repeat` in skillgym.yaml",
+        );
+    }
+    e.finish(source);
+    assertions
 }
 
 fn targets(source: &mut Source, n: &Node, dir: &Path) -> Vec<TargetDef> {
@@ -876,6 +908,8 @@ fn merge_metadata(suite: &serde_json::Value, case: serde_json::Value) -> serde_j
     }
 }
 
+/// One case mapping → [`CaseDef`], the suite's defaults applied; `None` when it has no usable id
+/// (its errors are in `source`).
 fn case_of(
     source: &mut Source,
     raw: &RawCase,
@@ -887,35 +921,12 @@ fn case_of(
         case: &raw.dir,
         suite: suite_dir,
     };
-    let id = match f.take_some(source, "id", &[]) {
-        Some(n) => source
-            .non_empty("id", n)
-            .filter(|id| match trial_name::bad_char(id) {
-                Some(c) => {
-                    source.error_help(
-                        n,
-                        trial_name::problem("`id`", id, c),
-                        &format!(
-                            "write it without, e.g. `id: {}`",
-                            trial_name::suggestion(id)
-                        ),
-                    );
-                    false
-                }
-                None => true,
-            }),
-        None => {
-            if raw.default_id.is_none() {
-                f.missing(source, "id");
-            }
-            raw.default_id.clone()
-        }
-    };
+    let id = case_id(source, &mut f, raw);
     let criteria = f
         .take_some(source, "criteria", &["expected_outcome"])
         .and_then(|n| source.non_empty("criteria", n));
     let input_node = f.take_some(source, "input", &[]);
-    let input = input_node.and_then(|n| messages(source, "input", n, Role::User));
+    let input = input_node.map(|n| (n, messages(source, "input", n, Role::User)));
     let input_files = f
         .take_some(source, "input_files", &[])
         .map(|n| files(source, n, dirs));
@@ -923,85 +934,231 @@ fn case_of(
         .take_some(source, "expected_output", &[])
         .and_then(|n| messages(source, "expected_output", n, Role::Assistant))
         .unwrap_or_default();
-    let mut assertions = Vec::new();
-    if let Some(n) = f.take_some(source, "rubrics", &[])
-        && let Some(items) = graders::rubric_items(source, "rubrics", n)
-    {
-        assertions.push(GraderSpec {
-            name: "rubrics".to_owned(),
-            weight: 1.0,
-            required: false,
-            min_score: None,
-            negate: false,
-            kind: crate::grade::spec::GraderKind::Rubrics { items },
-        });
-    }
-    let own_assertions = f.take_some(source, "assertions", &["assert"]);
-    // v5's top-level `threshold` (agentv §9), beside v4's `execution.threshold`.
-    let top_threshold = f
-        .take_some(source, "threshold", &[])
-        .and_then(|n| source.fraction("threshold", n));
-    let mut execution_evaluators = None;
-    let mut skip_defaults = false;
-    let mut threshold = None;
-    let mut targets = Vec::new();
-    if let Some(n) = f.take_some(source, "execution", &[])
-        && let Some(mut e) = Fields::of(source, n, "a case's `execution`")
-    {
-        skip_defaults = e
-            .take_some(source, "skip_defaults", &[])
-            .and_then(|n| source.bool("skip_defaults", n))
-            .unwrap_or(false);
-        threshold = e
-            .take_some(source, "threshold", &[])
-            .and_then(|n| source.fraction("threshold", n));
-        if let Some(n) = e.take_some(source, "targets", &[])
-            && let Some(list) = source.strings("targets", n)
-        {
-            for t in &list {
-                if !parts.targets.is_empty() && !parts.targets.iter().any(|d| &d.name == t) {
-                    source.error(
-                        n,
-                        format!("target `{t}` is not one of the suite's `execution.targets`"),
-                    );
-                }
-            }
-            targets = list;
-        }
-        execution_evaluators = e.take_some(source, "evaluators", &[]);
-        e.finish(source);
-    }
-    if let Some(n) = own_assertions.or(execution_evaluators) {
-        assertions.extend(graders::parse_list(source, "assertions", n, dirs));
-    }
-    let has_own_graders =
-        !assertions.is_empty() || own_assertions.is_some() || execution_evaluators.is_some();
-    if !skip_defaults {
-        assertions.extend(parts.assertions.iter().cloned());
-    }
-    if assertions.is_empty() {
-        assertions.extend(implicit_grader(
-            criteria.as_deref(),
-            !expected_output.is_empty(),
-        ));
-    }
+    let has_expected_output = !expected_output.is_empty();
+    let graders = case_graders(
+        source,
+        &mut f,
+        parts,
+        dirs,
+        criteria.as_deref(),
+        has_expected_output,
+    );
     let metadata = match f.take_some(source, "metadata", &[]) {
         Some(n) if source.mapping("metadata", n).is_some() => n.to_json(),
         _ => serde_json::Value::Object(Default::default()),
     };
-    let mut tags = parts.tags.clone();
-    if let Some(list) = f
+    let own_tags = f
         .take_some(source, "tags", &[])
-        .and_then(|n| source.strings("tags", n))
+        .and_then(|n| source.strings("tags", n));
+    let workspace_node = f.take_some(source, "workspace", &[]);
+    let ws = case_workspace(source, workspace_node, raw, suite_dir, &parts.workspace);
+    f.take_some(source, "conversation_id", &[])
+        .map(|n| source.string("conversation_id", n));
+    let run = case_run(source, &mut f, dirs);
+    let skip_defaults = graders.execution.skip_defaults;
+    let (input, input_files) = case_input(source, &f, parts, skip_defaults, input, input_files);
+    if graders.none_at_all {
+        let message = "a case needs at least one of `criteria`, `expected_output` or `assertions`";
+        source.error(f.node(), message);
+    }
+    f.finish(source);
+    Some(CaseDef {
+        id: id?,
+        file: source.path.clone(),
+        line: raw.node.line,
+        dir: raw.dir.clone(),
+        input,
+        input_files,
+        criteria,
+        expected_output,
+        threshold: graders.threshold(parts),
+        assertions: graders.assertions,
+        metadata: merge_metadata(&parts.metadata, metadata),
+        tags: merge_tags(&parts.tags, own_tags),
+        workspace: ws,
+        targets: graders.execution.targets,
+        skip_defaults,
+        repeat: run.repeat,
+        repeat_failure: run.repeat_failure,
+        expected_fail: run.expected_fail,
+        timeout: run.timeout,
+        max_steps: run.max_steps,
+        runners: run.runners,
+        skills: run.skills,
+        mock: run.mock,
+    })
+}
+
+/// A case's `id:`, else its directory's name (discovered cases); `None` after an error.
+fn case_id(source: &mut Source, f: &mut Fields<'_>, raw: &RawCase) -> Option<String> {
+    let Some(n) = f.take_some(source, "id", &[]) else {
+        if raw.default_id.is_none() {
+            f.missing(source, "id");
+        }
+        return raw.default_id.clone();
+    };
+    let id = source.non_empty("id", n)?;
+    let Some(c) = trial_name::bad_char(&id) else {
+        return Some(id);
+    };
+    source.error_help(
+        n,
+        trial_name::problem("`id`", &id, c),
+        &format!(
+            "write it without, e.g. `id: {}`",
+            trial_name::suggestion(&id)
+        ),
+    );
+    None
+}
+
+/// A case's `rubrics:` as one grader named `rubrics`.
+fn rubrics_grader(source: &mut Source, n: &Node) -> Option<GraderSpec> {
+    let items = graders::rubric_items(source, "rubrics", n)?;
+    Some(GraderSpec {
+        name: "rubrics".to_owned(),
+        weight: 1.0,
+        required: false,
+        min_score: None,
+        negate: false,
+        kind: crate::grade::spec::GraderKind::Rubrics { items },
+    })
+}
+
+/// A case's graders and the `execution:` they are read with.
+struct CaseGraders<'n> {
+    /// The case's own graders, then the suite's unless `skip_defaults`, else the implicit one.
+    assertions: Vec<GraderSpec>,
+    /// The case has no `criteria`, no `expected_output` and wrote no grader (an error).
+    none_at_all: bool,
+    /// v5's top-level `threshold` (agentv §9), beside v4's `execution.threshold`.
+    top_threshold: Option<f64>,
+    execution: CaseExecution<'n>,
+}
+
+impl CaseGraders<'_> {
+    /// The pass threshold: `execution.threshold`, else the top-level one, else the suite's.
+    fn threshold(&self, parts: &SuiteParts) -> f64 {
+        (self.execution.threshold)
+            .or(self.top_threshold)
+            .or(parts.threshold)
+            .unwrap_or(DEFAULT_THRESHOLD)
+    }
+}
+
+/// Reads a case's `rubrics:`, `assertions:` (alias `assert`), `threshold:` and `execution:`;
+/// `criteria` and whether it has an expected output decide the implicit grader.
+fn case_graders<'n>(
+    source: &mut Source,
+    f: &mut Fields<'n>,
+    parts: &SuiteParts,
+    dirs: Dirs<'_>,
+    criteria: Option<&str>,
+    has_expected_output: bool,
+) -> CaseGraders<'n> {
+    let rubrics = f
+        .take_some(source, "rubrics", &[])
+        .and_then(|n| rubrics_grader(source, n));
+    let own_assertions = f.take_some(source, "assertions", &["assert"]);
+    let top_threshold = f
+        .take_some(source, "threshold", &[])
+        .and_then(|n| source.fraction("threshold", n));
+    let execution = f
+        .take_some(source, "execution", &[])
+        .map(|n| case_execution(source, n, parts))
+        .unwrap_or_default();
+    let mut assertions: Vec<GraderSpec> = rubrics.into_iter().collect();
+    let own_list = own_assertions.or(execution.evaluators);
+    if let Some(n) = own_list {
+        assertions.extend(graders::parse_list(source, "assertions", n, dirs));
+    }
+    let has_own = !assertions.is_empty() || own_list.is_some();
+    if !execution.skip_defaults {
+        assertions.extend(parts.assertions.iter().cloned());
+    }
+    if assertions.is_empty() {
+        assertions.extend(implicit_grader(criteria, has_expected_output));
+    }
+    CaseGraders {
+        none_at_all: criteria.is_none()
+            && !has_expected_output
+            && assertions.is_empty()
+            && !has_own,
+        assertions,
+        top_threshold,
+        execution,
+    }
+}
+
+/// A case's `execution:` mapping.
+#[derive(Default)]
+struct CaseExecution<'n> {
+    /// `skip_defaults`: the suite's graders, input and input files do not apply.
+    skip_defaults: bool,
+    threshold: Option<f64>,
+    /// A subset of the suite's targets (empty: all).
+    targets: Vec<String>,
+    /// `evaluators`, used when the case has no `assertions:`.
+    evaluators: Option<&'n Node>,
+}
+
+/// Reads a case's `execution:`; each of `targets` must be one of the suite's (if it names any).
+fn case_execution<'n>(source: &mut Source, n: &'n Node, parts: &SuiteParts) -> CaseExecution<'n> {
+    let mut out = CaseExecution::default();
+    let Some(mut e) = Fields::of(source, n, "a case's `execution`") else {
+        return out;
+    };
+    out.skip_defaults = e
+        .take_some(source, "skip_defaults", &[])
+        .and_then(|n| source.bool("skip_defaults", n))
+        .unwrap_or(false);
+    out.threshold = e
+        .take_some(source, "threshold", &[])
+        .and_then(|n| source.fraction("threshold", n));
+    if let Some(n) = e.take_some(source, "targets", &[])
+        && let Some(list) = source.strings("targets", n)
     {
-        for t in list {
-            if !tags.contains(&t) {
-                tags.push(t);
+        for t in &list {
+            if !parts.targets.is_empty() && !parts.targets.iter().any(|d| &d.name == t) {
+                source.error(
+                    n,
+                    format!("target `{t}` is not one of the suite's `execution.targets`"),
+                );
             }
         }
+        out.targets = list;
     }
-    let mut ws = parts.workspace.clone();
-    if let Some(n) = f.take_some(source, "workspace", &[]) {
+    out.evaluators = e.take_some(source, "evaluators", &[]);
+    e.finish(source);
+    out
+}
+
+/// The suite's tags, then the case's own not already among them.
+fn merge_tags(suite: &[String], own: Option<Vec<String>>) -> Vec<String> {
+    let mut tags = suite.to_vec();
+    for t in own.into_iter().flatten() {
+        if !tags.contains(&t) {
+            tags.push(t);
+        }
+    }
+    tags
+}
+
+/// A case's workspace: the suite's, with the case's `workspace:` merged over it, and a
+/// discovered case's own `workspace/` directory as the template (if inside the suite).
+fn case_workspace(
+    source: &mut Source,
+    n: Option<&Node>,
+    raw: &RawCase,
+    suite_dir: &Path,
+    suite: &WorkspaceDef,
+) -> WorkspaceDef {
+    let dirs = Dirs {
+        case: &raw.dir,
+        suite: suite_dir,
+    };
+    let mut ws = suite.clone();
+    if let Some(n) = n {
         ws = workspace(source, n, dirs, ws, false);
     }
     let own_template = raw.dir.join("workspace");
@@ -1011,117 +1168,108 @@ fn case_of(
             None => ws.template = Some(own_template),
         }
     }
-    f.take_some(source, "conversation_id", &[])
-        .map(|n| source.string("conversation_id", n));
-    let int = |f: &mut Fields<'_>,
-               source: &mut Source,
-               k: &'static str,
-               aliases: &[&'static str],
-               min| {
+    ws
+}
+
+/// How a case is run and repeated, and what it runs with.
+struct CaseRun {
+    repeat: Option<u64>,
+    repeat_failure: Option<u64>,
+    max_steps: Option<u64>,
+    expected_fail: bool,
+    timeout: Option<std::time::Duration>,
+    runners: Vec<String>,
+    /// Skill directories under test.
+    skills: Vec<PathBuf>,
+    /// The scripted model's script.
+    mock: Option<PathBuf>,
+}
+
+/// Reads `repeat`, `repeat_failure`, `max_steps`, `expected_fail`, `timeout`, `runners`,
+/// `skills` and `mock`.
+fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun {
+    let mut int = |k: &'static str, aliases: &[&'static str], min| {
         f.take_some(source, k, aliases)
             .and_then(|n| source.integer(k, n, min))
     };
-    let repeat = int(&mut f, source, "repeat", &[], 1);
-    let repeat_failure = int(&mut f, source, "repeat_failure", &["retry_failed"], 0);
-    let max_steps = int(&mut f, source, "max_steps", &[], 1);
-    let expected_fail = f
-        .take_some(source, "expected_fail", &[])
-        .and_then(|n| source.bool("expected_fail", n))
-        .unwrap_or(false);
-    let timeout = f
-        .take_some(source, "timeout", &[])
-        .and_then(|n| duration(source, "timeout", n));
-    let runners = f
-        .take_some(source, "runners", &[])
-        .and_then(|n| source.strings("runners", n))
-        .unwrap_or_default();
-    let skills = match f.take_some(source, "skills", &[]) {
-        Some(n) => match &n.value {
-            Value::Seq(items) => items
-                .iter()
-                .filter_map(|i| {
-                    source
-                        .non_empty("skills", i)
-                        .and_then(|s| resolve_dir(source, i, &s, dirs))
-                })
-                .collect(),
-            _ => {
-                source.error(
-                    n,
-                    format!(
-                        "`skills` must be a list of skill directories, found {}",
-                        n.kind()
-                    ),
-                );
-                Vec::new()
-            }
-        },
-        None => Vec::new(),
+    let repeat = int("repeat", &[], 1);
+    let repeat_failure = int("repeat_failure", &["retry_failed"], 0);
+    let max_steps = int("max_steps", &[], 1);
+    CaseRun {
+        repeat,
+        repeat_failure,
+        max_steps,
+        expected_fail: f
+            .take_some(source, "expected_fail", &[])
+            .and_then(|n| source.bool("expected_fail", n))
+            .unwrap_or(false),
+        timeout: f
+            .take_some(source, "timeout", &[])
+            .and_then(|n| duration(source, "timeout", n)),
+        runners: f
+            .take_some(source, "runners", &[])
+            .and_then(|n| source.strings("runners", n))
+            .unwrap_or_default(),
+        skills: f
+            .take_some(source, "skills", &[])
+            .map(|n| skill_dirs(source, n, dirs))
+            .unwrap_or_default(),
+        mock: f.take_some(source, "mock", &[]).and_then(|n| {
+            source
+                .non_empty("mock", n)
+                .and_then(|s| resolve_file(source, n, &s, dirs))
+        }),
+    }
+}
+
+/// `skills:`: a list of skill directories, each resolved.
+fn skill_dirs(source: &mut Source, n: &Node, dirs: Dirs<'_>) -> Vec<PathBuf> {
+    let Value::Seq(items) = &n.value else {
+        source.error(
+            n,
+            format!(
+                "`skills` must be a list of skill directories, found {}",
+                n.kind()
+            ),
+        );
+        return Vec::new();
     };
-    let mock = f.take_some(source, "mock", &[]).and_then(|n| {
-        source
-            .non_empty("mock", n)
-            .and_then(|s| resolve_file(source, n, &s, dirs))
-    });
-    // Effective input.
-    let mut effective = if skip_defaults {
-        Vec::new()
+    items
+        .iter()
+        .filter_map(|i| {
+            source
+                .non_empty("skills", i)
+                .and_then(|s| resolve_dir(source, i, &s, dirs))
+        })
+        .collect()
+}
+
+/// The effective input and input files: the suite's (unless `skip_defaults`) then the case's
+/// `input:` (its node and messages); the case's `input_files` replace the suite's. Beside input
+/// files, `input:` must be a string.
+fn case_input(
+    source: &mut Source,
+    f: &Fields<'_>,
+    parts: &SuiteParts,
+    skip_defaults: bool,
+    input: Option<(&Node, Option<Vec<Message>>)>,
+    input_files: Option<Vec<PathBuf>>,
+) -> (Vec<Message>, Vec<PathBuf>) {
+    let (mut effective, suite_files) = if skip_defaults {
+        (Vec::new(), Vec::new())
     } else {
-        parts.input.clone()
+        (parts.input.clone(), parts.input_files.clone())
     };
-    let case_files_set = input_files.is_some();
-    let input_files = input_files.unwrap_or_else(|| {
-        if skip_defaults {
-            Vec::new()
-        } else {
-            parts.input_files.clone()
-        }
-    });
-    match (&input, input_node) {
-        (Some(m), Some(n)) => {
+    let input_files = input_files.unwrap_or(suite_files);
+    match input {
+        Some((n, Some(messages))) => {
             if !input_files.is_empty() && !matches!(n.value, Value::Str(_)) {
                 source.error(n, "`input` must be a string when `input_files` is set");
             }
-            effective.extend(m.iter().cloned());
+            effective.extend(messages);
         }
-        (None, None) => f.missing(source, "input"),
-        _ => {}
+        Some((_, None)) => {}
+        None => f.missing(source, "input"),
     }
-    let _ = case_files_set;
-    if criteria.is_none() && expected_output.is_empty() && assertions.is_empty() && !has_own_graders
-    {
-        source.error(
-            f.node(),
-            "a case needs at least one of `criteria`, `expected_output` or `assertions`",
-        );
-    }
-    f.finish(source);
-    Some(CaseDef {
-        id: id?,
-        file: source.path.clone(),
-        line: raw.node.line,
-        dir: raw.dir.clone(),
-        input: effective,
-        input_files,
-        criteria,
-        expected_output,
-        assertions,
-        metadata: merge_metadata(&parts.metadata, metadata),
-        tags,
-        workspace: ws,
-        threshold: threshold
-            .or(top_threshold)
-            .or(parts.threshold)
-            .unwrap_or(DEFAULT_THRESHOLD),
-        targets,
-        skip_defaults,
-        repeat,
-        repeat_failure,
-        expected_fail,
-        timeout,
-        max_steps,
-        runners,
-        skills,
-        mock,
-    })
+    (effective, input_files)
 }
