@@ -57,49 +57,50 @@ pub(crate) fn grade(
         (None, Some(workspace), _) => workspace.to_path_buf(),
         (None, None, Some(recorded)) if recorded.exists() => {
             // There, but refused: not a workspace skillgym made (`workspace::recorded`).
-            return Err(format!(
+            return Err(GradeError::Grader(format!(
                 "it runs in the attempt's workspace, and this attempt is replayed from a recording whose workspace.json names {}, which is not a workspace skillgym made (inside a run's workspace root): skillgym runs nothing there; give the grader a `cwd:`, or run the case live",
                 recorded.display()
-            ));
+            )));
         }
         (None, None, Some(gone)) => {
-            return Err(format!(
+            return Err(GradeError::Grader(format!(
                 "it runs in the attempt's workspace, and this attempt is replayed from a recording: replay does not recreate workspaces, and the recorded one ({}) is gone; give the grader a `cwd:`, or run the case live",
                 gone.display()
-            ));
+            )));
         }
         (None, None, None) => input.case_dir.to_path_buf(),
     };
     if !cwd.is_dir() {
-        return Err(format!(
+        return Err(GradeError::Grader(format!(
             "its working directory {} is not a directory",
             cwd.display()
-        ));
+        )));
     }
     let document = serde_json::to_vec(&stdin_document(spec, input))
-        .map_err(|error| format!("cannot serialize its input: {error}"))?;
+        .map_err(|error| GradeError::Grader(format!("cannot serialize its input: {error}")))?;
     let mut env = Vec::new();
     if let Some(workspace) = input.workspace {
         env.push(("SKILLGYM_WORKSPACE_PATH", workspace.to_path_buf()));
         env.push(("AGENTV_WORKSPACE_PATH", workspace.to_path_buf()));
     }
     let timeout = spec.timeout.unwrap_or(input.timeout);
-    let ran = run(&spec.command, &cwd, &env, document, timeout)?;
+    let ran = run(&spec.command.argv(), &cwd, &env, document, timeout)?;
     let log = match input.artifact_dir {
         Some(dir) if !ran.stderr.is_empty() => {
             let path = dir.join(format!("grader-{}.stderr.log", file_name(name)));
-            crate::secrets::write_file(&path, &ran.stderr)
-                .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+            crate::secrets::write_file(&path, &ran.stderr).map_err(|error| {
+                GradeError::Grader(format!("cannot write {}: {error}", path.display()))
+            })?;
             Some(path)
         }
         _ => None,
     };
     if ran.timed_out {
-        return Err(format!(
+        return Err(GradeError::Grader(format!(
             "timed out after {:?}; its process group was killed{}",
             timeout,
             stderr_note(&ran.stderr)
-        ));
+        )));
     }
     let mut outcome = interpret(&ran)?;
     // `{details, stderr_log}`: the grader's own `details`, and where its stderr is kept.
@@ -173,15 +174,18 @@ pub(crate) fn interpret(ran: &Ran) -> Result<GraderOutcome, GradeError> {
     };
     if trimmed.starts_with('{') {
         if !ran.status.success() {
-            return Err(format!("it ended with {exit}{}", stderr_note(&ran.stderr)));
+            return Err(GradeError::Grader(format!(
+                "it ended with {exit}{}",
+                stderr_note(&ran.stderr)
+            )));
         }
         let object = match serde_json::from_str::<Value>(trimmed) {
             Ok(Value::Object(object)) => object,
             Ok(_) | Err(_) => {
-                return Err(format!(
+                return Err(GradeError::Grader(format!(
                     "its stdout starts like a JSON object but is not one: {}",
                     head(trimmed)
-                ));
+                )));
             }
         };
         return from_json(object);
@@ -213,7 +217,11 @@ fn from_json(mut object: Map<String, Value>) -> Result<GraderOutcome, GradeError
     let score = match object.get("score") {
         None | Some(Value::Null) => None,
         Some(Value::Number(number)) => number.as_f64(),
-        Some(other) => return Err(format!("its `score` is not a number: {other}")),
+        Some(other) => {
+            return Err(GradeError::Grader(format!(
+                "its `score` is not a number: {other}"
+            )));
+        }
     };
     let checks = match object.get("assertions") {
         None | Some(Value::Null) => None,
@@ -224,14 +232,18 @@ fn from_json(mut object: Map<String, Value>) -> Result<GraderOutcome, GradeError
                 .map(|(i, item)| assertion(i, item))
                 .collect::<Result<Vec<Check>, GradeError>>()?,
         ),
-        Some(other) => return Err(format!("its `assertions` is not a list: {other}")),
+        Some(other) => {
+            return Err(GradeError::Grader(format!(
+                "its `assertions` is not a list: {other}"
+            )));
+        }
     };
     let outcome = match (score, checks) {
         (None, None) => {
-            return Err(format!(
+            return Err(GradeError::Grader(format!(
                 "its JSON has neither `score` nor `assertions`: {}",
                 head(&Value::Object(object.clone()).to_string())
-            ));
+            )));
         }
         (None, Some(checks)) => GraderOutcome::fraction(checks),
         (Some(score), checks) => {
@@ -253,7 +265,11 @@ fn from_json(mut object: Map<String, Value>) -> Result<GraderOutcome, GradeError
 
 /// Entry `i` of `assertions`.
 fn assertion(i: usize, item: &Value) -> Result<Check, GradeError> {
-    let bad = || format!("its assertions[{i}] is not {{text, passed, evidence?}}: {item}");
+    let bad = || {
+        GradeError::Grader(format!(
+            "its assertions[{i}] is not {{text, passed, evidence?}}: {item}"
+        ))
+    };
     let text = item.get("text").and_then(Value::as_str).ok_or_else(bad)?;
     let passed = item
         .get("passed")
@@ -429,7 +445,9 @@ mod tests {
         let gone = Path::new("/nonexistent/recorded/workspace");
         let mut input = GradeInput::new(&report, case_dir(), TIMEOUT);
         input.workspace_gone = Some(gone);
-        let error = grade("tests-pass", &shell("true"), &input).unwrap_err();
+        let error = grade("tests-pass", &shell("true"), &input)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             "it runs in the attempt's workspace, and this attempt is replayed from a recording: replay does not recreate workspaces, and the recorded one (/nonexistent/recorded/workspace) is gone; give the grader a `cwd:`, or run the case live"
@@ -445,7 +463,9 @@ mod tests {
         let elsewhere = tempfile::tempdir().unwrap();
         let mut input = GradeInput::new(&report, case_dir(), TIMEOUT);
         input.workspace_gone = Some(elsewhere.path());
-        let error = grade("tests-pass", &shell("touch ran"), &input).unwrap_err();
+        let error = grade("tests-pass", &shell("touch ran"), &input)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             format!(

@@ -38,6 +38,8 @@ use serde::Serialize;
 use serde_json::Value;
 use skillgym::SessionReport;
 
+use crate::oneshot::RunError;
+use judge::{AskError, JudgeError};
 use spec::{GraderKind, GraderSpec};
 
 /// The verdict of a grader with a continuous score (agentv's hard-coded default).
@@ -79,7 +81,7 @@ pub(crate) struct GradeInput<'a> {
 /// Sends a rubric prompt to a judge and returns its answer's text.
 pub(crate) trait Judge: std::fmt::Debug {
     /// Asks the judge; `grader` names the rubric grader (for the judge session's artifacts).
-    fn ask(&self, grader: &str, prompt: &str) -> Result<String, GradeError>;
+    fn ask(&self, grader: &str, prompt: &str) -> Result<String, AskError>;
 }
 
 static NULL: Value = Value::Null;
@@ -211,7 +213,7 @@ impl GraderOutcome {
     }
 
     /// The outcome of a grader that could not run.
-    pub(crate) fn error(name: &str, error: &str) -> Self {
+    pub(crate) fn error(name: &str, error: &GradeError) -> Self {
         GraderOutcome {
             score: 0.0,
             verdict: Verdict::Fail,
@@ -239,8 +241,20 @@ pub(crate) fn clamp(score: f64) -> f64 {
     }
 }
 
-/// Why a grader could not run.
-pub(crate) type GradeError = String;
+/// Why a grader could not run; `Display` is what follows "Grader 'NAME' failed: ".
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum GradeError {
+    /// A code grader's command did not run to completion.
+    #[error(transparent)]
+    Command(#[from] RunError),
+    /// A rubric grader's judge could not be asked, or its answer cannot be read.
+    #[error(transparent)]
+    Judge(#[from] JudgeError),
+    /// A text, trajectory or code grader's own finding about its spec or its command's output,
+    /// as the sentence it reports.
+    #[error("{0}")]
+    Grader(String),
+}
 
 /// Evaluates `spec` against one attempt, applying `negate`. Never fails: an error is a failed
 /// outcome naming the grader and the error.
@@ -274,7 +288,7 @@ pub(crate) fn grade(spec: &GraderSpec, input: &GradeInput<'_>) -> GraderOutcome 
             should_trigger,
         } => Ok(skill_trigger::grade(skill, *should_trigger, input.report)),
         GraderKind::Rubrics { items } => match input.judge {
-            Some(judge) => judge::grade(&spec.name, items, input, judge),
+            Some(judge) => judge::grade(&spec.name, items, input, judge).map_err(GradeError::from),
             None => Ok(GraderOutcome::skip(
                 "rubric grading needs a judge runner: name one with `judge:` in skillgym.yaml",
             )),
@@ -437,16 +451,21 @@ mod tests {
     /// A judge that answers from a script and remembers the prompts it was asked.
     #[derive(Debug)]
     struct Scripted {
-        answer: Result<String, String>,
+        /// The answer, or the message of the judge runner `claude`'s failure.
+        answer: Result<String, &'static str>,
         asked: std::cell::RefCell<Vec<(String, String)>>,
     }
 
     impl Judge for Scripted {
-        fn ask(&self, grader: &str, prompt: &str) -> Result<String, GradeError> {
+        fn ask(&self, grader: &str, prompt: &str) -> Result<String, AskError> {
             self.asked
                 .borrow_mut()
                 .push((grader.to_owned(), prompt.to_owned()));
-            self.answer.clone()
+            self.answer.clone().map_err(|message| AskError::Failed {
+                runner: "claude".to_owned(),
+                message: message.to_owned(),
+                artifacts: None,
+            })
         }
     }
 
@@ -503,7 +522,7 @@ mod tests {
         };
         for (answer, expected) in [
             (
-                Err("the judge runner `claude` failed: timed out".to_owned()),
+                Err("timed out"),
                 "Grader 'quality' failed: the judge runner `claude` failed: timed out",
             ),
             (

@@ -143,7 +143,7 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 
 fn any_order(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, GradeError> {
     if spec.minimums.is_empty() {
-        return Err("`minimums` is empty".to_owned());
+        return Err(GradeError::Grader("`minimums` is empty".to_owned()));
     }
     Ok(spec
         .minimums
@@ -161,7 +161,7 @@ fn any_order(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, Gr
 
 fn in_order(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, GradeError> {
     if spec.expected.is_empty() {
-        return Err("`expected` is empty".to_owned());
+        return Err(GradeError::Grader("`expected` is empty".to_owned()));
     }
     let mut checks = Vec::new();
     let mut cursor = 0;
@@ -208,7 +208,7 @@ fn exact(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Vec<Check> {
 
 fn superset(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, GradeError> {
     if spec.expected.is_empty() {
-        return Err("`expected` is empty".to_owned());
+        return Err(GradeError::Grader("`expected` is empty".to_owned()));
     }
     let mut used = vec![false; calls.len()];
     let mut checks = Vec::new();
@@ -420,7 +420,10 @@ mod tests {
         assert_eq!(outcome.verdict, Verdict::Fail);
 
         spec.minimums.clear();
-        assert_eq!(grade(&spec, &report).unwrap_err(), "`minimums` is empty");
+        assert_eq!(
+            grade(&spec, &report).unwrap_err().to_string(),
+            "`minimums` is empty"
+        );
     }
 
     #[test]
@@ -506,7 +509,10 @@ mod tests {
         );
         assert!((score(&thrice, &report) - 2.0 / 3.0).abs() < 1e-12);
         let none = spec(TrajectoryMode::Superset, vec![]);
-        assert_eq!(grade(&none, &report).unwrap_err(), "`expected` is empty");
+        assert_eq!(
+            grade(&none, &report).unwrap_err().to_string(),
+            "`expected` is empty"
+        );
     }
 
     #[test]

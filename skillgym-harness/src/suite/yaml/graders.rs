@@ -310,7 +310,7 @@ fn kind(source: &mut Source, f: &mut Fields<'_>, ty: &str, dirs: Dirs<'_>) -> Op
             let full = match crate::grade::text::regex_source(&pattern, &flags) {
                 Ok(full) => full,
                 Err(why) => {
-                    source.error(flags_node.unwrap_or(value_node), why);
+                    source.error(flags_node.unwrap_or(value_node), why.to_string());
                     return None;
                 }
             };
