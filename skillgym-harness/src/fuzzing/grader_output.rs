@@ -64,7 +64,7 @@ pub fn grader_output(bytes: &[u8]) {
         }
         Err(error) => {
             assert!(!error.to_string().is_empty(), "an empty code grader error");
-            GraderOutcome::error("code", &error)
+            GraderOutcome::error("code", &error.into())
         }
     };
     let items = rubric();

@@ -39,8 +39,11 @@ use serde_json::Value;
 use skillgym::SessionReport;
 
 use crate::oneshot::RunError;
+use code::CodeError;
 use judge::{AskError, JudgeError};
 use spec::{GraderKind, GraderSpec};
+use text::TextError;
+use trajectory::EmptyList;
 
 /// The verdict of a grader with a continuous score (agentv's hard-coded default).
 pub(crate) const PASS_SCORE: f64 = 0.8;
@@ -241,19 +244,25 @@ pub(crate) fn clamp(score: f64) -> f64 {
     }
 }
 
-/// Why a grader could not run; `Display` is what follows "Grader 'NAME' failed: ".
+/// Why a grader could not run, one variant per family; `Display` is what follows
+/// "Grader 'NAME' failed: ".
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum GradeError {
+    /// A text grader: its pattern or flags are refused.
+    #[error(transparent)]
+    Text(#[from] TextError),
+    /// A trajectory grader with nothing to expect.
+    #[error(transparent)]
+    Trajectory(#[from] EmptyList),
     /// A code grader's command did not run to completion.
     #[error(transparent)]
     Command(#[from] RunError),
+    /// A code grader: no working directory, or its output is not a result.
+    #[error(transparent)]
+    Code(#[from] CodeError),
     /// A rubric grader's judge could not be asked, or its answer cannot be read.
     #[error(transparent)]
     Judge(#[from] JudgeError),
-    /// A text, trajectory or code grader's own finding about its spec or its command's output,
-    /// as the sentence it reports.
-    #[error("{0}")]
-    Grader(String),
 }
 
 /// Evaluates `spec` against one attempt, applying `negate`. Never fails: an error is a failed
@@ -267,7 +276,7 @@ pub(crate) fn grade(spec: &GraderSpec, input: &GradeInput<'_>) -> GraderOutcome 
         | GraderKind::EndsWith { .. }
         | GraderKind::Equals { .. }
         | GraderKind::Regex { .. }
-        | GraderKind::IsJson => text::grade(&spec.kind, input.output),
+        | GraderKind::IsJson => text::grade(&spec.kind, input.output).map_err(GradeError::from),
         GraderKind::CodeGrader(code) => code::grade(&spec.name, code, input),
         GraderKind::ExecutionMetrics(limits) => Ok(metrics::execution_metrics(limits, input)),
         GraderKind::TokenUsage {
@@ -282,7 +291,9 @@ pub(crate) fn grade(spec: &GraderSpec, input: &GradeInput<'_>) -> GraderOutcome 
         )),
         GraderKind::Latency { threshold_ms } => Ok(metrics::latency(*threshold_ms, input.duration)),
         GraderKind::Cost { budget_usd } => Ok(metrics::cost(*budget_usd, input.report)),
-        GraderKind::ToolTrajectory(trajectory) => trajectory::grade(trajectory, input.report),
+        GraderKind::ToolTrajectory(trajectory) => {
+            trajectory::grade(trajectory, input.report).map_err(GradeError::from)
+        }
         GraderKind::SkillTrigger {
             skill,
             should_trigger,

@@ -18,13 +18,13 @@
 use serde_json::Value;
 
 use super::spec::GraderKind;
-use super::{Check, GradeError, GraderOutcome};
+use super::{Check, GraderOutcome};
 
 /// The most characters of the output shown as evidence.
 const EVIDENCE_CHARS: usize = 200;
 
 /// Grades one of the text kinds against `output`.
-pub(crate) fn grade(kind: &GraderKind, output: &str) -> Result<GraderOutcome, GradeError> {
+pub(crate) fn grade(kind: &GraderKind, output: &str) -> Result<GraderOutcome, TextError> {
     let check = match kind {
         GraderKind::Contains { value, ignore_case } => Check::new(
             format!("output {} {value:?}", contains_word(*ignore_case)),
@@ -67,8 +67,7 @@ pub(crate) fn grade(kind: &GraderKind, output: &str) -> Result<GraderOutcome, Gr
             output.trim() == value.trim(),
         ),
         GraderKind::Regex { pattern, flags } => {
-            let regex =
-                compile(pattern, flags).map_err(|error| GradeError::Grader(error.to_string()))?;
+            let regex = compile(pattern, flags)?;
             Check::new(
                 format!("output matches /{pattern}/{flags}"),
                 regex.is_match(output),
@@ -79,7 +78,9 @@ pub(crate) fn grade(kind: &GraderKind, output: &str) -> Result<GraderOutcome, Gr
             Err(error) => Check::new(format!("output is JSON ({error})"), false),
         },
         other => {
-            return Err(GradeError::Grader(format!("not a text grader: {other:?}")));
+            return Err(TextError::NotText {
+                kind: format!("{other:?}"),
+            });
         }
     };
     let check = if check.passed {
@@ -136,6 +137,20 @@ pub(crate) fn compile(pattern: &str, flags: &str) -> Result<skillgym::Regex, Pat
             source,
         }
     })
+}
+
+/// Why a text grader has no outcome.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum TextError {
+    /// Its pattern or flags are refused.
+    #[error(transparent)]
+    Pattern(#[from] PatternError),
+    /// Not one of the text kinds (a dispatch mistake of the caller).
+    #[error("not a text grader: {kind}")]
+    NotText {
+        /// The kind, `Debug`-formatted.
+        kind: String,
+    },
 }
 
 /// Why a `regex` grader's pattern or flags are refused.
