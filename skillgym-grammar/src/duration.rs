@@ -13,7 +13,6 @@
 //!
 //! Every YAML key and the macro's `timeout` reject zero on top of this grammar.
 
-use std::fmt;
 use std::time::Duration;
 
 /// The units, largest first, with their length in milliseconds.
@@ -82,27 +81,34 @@ pub fn parse_millis(input: &str) -> Result<u64, DurationError> {
 }
 
 /// Why a text is not a duration; displays as one line naming the input.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid duration `{input}`: {kind} {hint}", hint = HINT)]
 pub struct DurationError {
     input: String,
     kind: DurationErrorKind,
 }
 
 /// The rule a rejected duration breaks.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DurationErrorKind {
     /// Nothing but whitespace.
+    #[error("it is empty")]
     Empty,
     /// Whitespace between the pieces or inside one (`5 m`, `1m 30s`).
+    #[error("it contains a space")]
     Space,
     /// A piece does not start with a whole number (`s`, `-5s`, `1.5s`).
+    #[error("expected a whole number")]
     MissingNumber,
     /// A number has no unit (`90`, `5 m`).
+    #[error("a unit is missing (h, m, s or ms)")]
     MissingUnit,
     /// A unit other than `h`, `m`, `s`, `ms`.
+    #[error("unknown unit `{0}` (use h, m, s or ms)")]
     UnknownUnit(String),
     /// A unit that is not smaller than the one before it (`30s1m`, `1m1m`).
+    #[error("`{unit}` after `{after}`: units go from largest to smallest, each at most once")]
     OutOfOrder {
         /// The unit out of place.
         unit: String,
@@ -110,6 +116,7 @@ pub enum DurationErrorKind {
         after: String,
     },
     /// More than `u64::MAX` milliseconds.
+    #[error("it is too large")]
     TooLarge,
 }
 
@@ -124,31 +131,6 @@ impl DurationError {
         &self.kind
     }
 }
-
-impl fmt::Display for DurationErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Empty => f.write_str("it is empty"),
-            Self::Space => f.write_str("it contains a space"),
-            Self::MissingNumber => f.write_str("expected a whole number"),
-            Self::MissingUnit => f.write_str("a unit is missing (h, m, s or ms)"),
-            Self::UnknownUnit(unit) => write!(f, "unknown unit `{unit}` (use h, m, s or ms)"),
-            Self::OutOfOrder { unit, after } => write!(
-                f,
-                "`{unit}` after `{after}`: units go from largest to smallest, each at most once"
-            ),
-            Self::TooLarge => f.write_str("it is too large"),
-        }
-    }
-}
-
-impl fmt::Display for DurationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid duration `{}`: {} {HINT}", self.input, self.kind)
-    }
-}
-
-impl std::error::Error for DurationError {}
 
 /// The accepted/rejected table that tests of every user of this grammar (the macro, YAML) run.
 #[doc(hidden)]

@@ -10,7 +10,6 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::grade::spec::GraderCommand;
 use crate::interrupt::{RegisteredGroup, Spawning};
 use crate::reaper;
 
@@ -54,27 +53,43 @@ impl Drop for Group {
     }
 }
 
-/// Runs `command` in `cwd` as the leader of a new process group, writes `stdin` to it, and
-/// collects its output until it exits or `timeout` elapses. Nothing of it runs on return.
+/// Why a command did not run to completion.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunError {
+    /// The argv is empty.
+    #[error("its command is empty")]
+    EmptyCommand,
+    /// Nothing more may start: the run is exiting at once (a second signal).
+    #[error(transparent)]
+    Exiting(io::Error),
+    /// The program cannot be started.
+    #[error("cannot start {program:?} in {}: {source}", cwd.display())]
+    Start {
+        program: String,
+        /// The working directory, absolute.
+        cwd: PathBuf,
+        source: io::Error,
+    },
+    /// Waiting for the process failed (it was killed).
+    #[error("cannot wait for it: {0}")]
+    Wait(#[source] io::Error),
+}
+
+/// Runs `argv` (program first; a shell line is `["sh", "-c", line]`) in `cwd` with `env` added,
+/// as the leader of a new process group, writes `stdin` to it, and collects its output until it
+/// exits or `timeout` elapses. Nothing of it runs on return.
 pub(crate) fn run(
-    command: &GraderCommand,
+    argv: &[String],
     cwd: &Path,
     env: &[(&str, PathBuf)],
     stdin: Vec<u8>,
     timeout: Duration,
-) -> Result<Ran, String> {
-    let (program, args): (&str, &[String]) = match command {
-        GraderCommand::Shell(line) => ("sh", std::slice::from_ref(line)),
-        GraderCommand::Argv(argv) => match argv.split_first() {
-            Some((program, args)) => (program.as_str(), args),
-            None => return Err("its command is empty".to_owned()),
-        },
+) -> Result<Ran, RunError> {
+    let Some((program, args)) = argv.split_first() else {
+        return Err(RunError::EmptyCommand);
     };
     let tag = reaper::new_tag();
     let mut process = Command::new(program);
-    if matches!(command, GraderCommand::Shell(_)) {
-        process.arg("-c");
-    }
     let absolute = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     process
         .args(args)
@@ -89,12 +104,11 @@ pub(crate) fn run(
         process.env(name, value);
     }
     // From here until its group is registered, a second signal waits for this spawn.
-    let spawning = Spawning::begin().map_err(|error| error.to_string())?;
-    let mut child = process.spawn().map_err(|error| {
-        format!(
-            "cannot start {program:?} in {}: {error}",
-            absolute.display()
-        )
+    let spawning = Spawning::begin().map_err(RunError::Exiting)?;
+    let mut child = process.spawn().map_err(|source| RunError::Start {
+        program: program.clone(),
+        cwd: absolute.clone(),
+        source,
     })?;
     let pid = child.id();
     let mut group = Group {
@@ -115,7 +129,7 @@ pub(crate) fn run(
     let (status, timed_out) = wait(&mut child, timeout).map_err(|error| {
         group.kill();
         let _ = child.wait();
-        format!("cannot wait for it: {error}")
+        RunError::Wait(error)
     })?;
     // Whatever is left of the group goes too, so that no grandchild holds a pipe open.
     group.kill();

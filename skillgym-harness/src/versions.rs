@@ -195,9 +195,8 @@ fn ask_within(agent: &dyn Agent, timeout: Duration) -> Answer {
 }
 
 /// The version `agent` tells within `timeout`; `Ok(None)` when it has no command to tell it.
-fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, String> {
-    let scratch =
-        PrivateDir::create().map_err(|error| format!("no directory to ask it in: {error}"))?;
+fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, VersionError> {
+    let scratch = PrivateDir::create().map_err(VersionError::NoDirectory)?;
     let Some(launch) = agent.version_command(scratch.path()) else {
         return Ok(None);
     };
@@ -216,7 +215,10 @@ fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, String>
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| format!("cannot run `{shown}`: {error}"))?;
+        .map_err(|source| VersionError::NoRuntime {
+            shown: shown.clone(),
+            source,
+        })?;
     let mut stdout = String::new();
     let mut sink = |line: &str| {
         stdout.push_str(line);
@@ -225,7 +227,10 @@ fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, String>
     };
     let outcome = runtime
         .block_on(process::run(&spec, &mut sink))
-        .map_err(|error| format!("`{shown}` could not be run: {error}"))?;
+        .map_err(|source| VersionError::NotRun {
+            shown: shown.clone(),
+            source,
+        })?;
     let first_line = |text: &str| {
         text.lines()
             .map(str::trim)
@@ -235,15 +240,26 @@ fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, String>
     match outcome.termination {
         Termination::Exited => {}
         Termination::TimedOut => {
-            return Err(format!(
-                "`{shown}` did not answer within {}",
-                crate::duration::compact(timeout)
-            ));
+            return Err(VersionError::Said {
+                shown,
+                what: format!(
+                    "did not answer within {}",
+                    crate::duration::compact(timeout)
+                ),
+            });
         }
         Termination::OutputLimit { .. } => {
-            return Err(format!("`{shown}` printed more than {MAX_OUTPUT} bytes"));
+            return Err(VersionError::Said {
+                shown,
+                what: format!("printed more than {MAX_OUTPUT} bytes"),
+            });
         }
-        _ => return Err(format!("`{shown}` was stopped")),
+        _ => {
+            return Err(VersionError::Said {
+                shown,
+                what: "was stopped".to_owned(),
+            });
+        }
     }
     if outcome.exit_code != Some(0) {
         let status = match (outcome.exit_code, outcome.signal) {
@@ -255,15 +271,45 @@ fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, String>
         let detail = first_line(&stderr)
             .or_else(|| first_line(&stdout))
             .map_or_else(String::new, |line| format!(": {line}"));
-        return Err(format!("`{shown}` {status}{detail}"));
+        return Err(VersionError::Said {
+            shown,
+            what: format!("{status}{detail}"),
+        });
     }
     match parse_version(&stdout) {
         Some(version) => Ok(Some(version)),
-        None => Err(match first_line(&stdout) {
-            Some(line) => format!("`{shown}` printed no version: {line}"),
-            None => format!("`{shown}` printed nothing"),
+        None => Err(VersionError::Said {
+            shown,
+            what: match first_line(&stdout) {
+                Some(line) => format!("printed no version: {line}"),
+                None => "printed nothing".to_owned(),
+            },
         }),
     }
+}
+
+/// Why an agent's version is unknown (the rest of "the agent's version is unknown: …").
+#[derive(Debug, thiserror::Error)]
+enum VersionError {
+    /// No private scratch directory for the version command.
+    #[error("no directory to ask it in: {0}")]
+    NoDirectory(#[source] std::io::Error),
+    /// No runtime to run the command on.
+    #[error("cannot run `{shown}`: {source}")]
+    NoRuntime {
+        shown: String,
+        source: std::io::Error,
+    },
+    /// The command could not be started or waited for.
+    #[error("`{shown}` could not be run: {source}")]
+    NotRun {
+        shown: String,
+        source: std::io::Error,
+    },
+    /// The command ran but told no version: `what` it did instead (timed out, failed, printed
+    /// something else).
+    #[error("`{shown}` {what}")]
+    Said { shown: String, what: String },
 }
 
 /// `program args…`, as the warnings quote it.

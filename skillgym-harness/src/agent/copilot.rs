@@ -48,7 +48,6 @@ use super::api_error;
 use super::lenient::{Count, ErrorMessage, Flag, Int, Obj, Text};
 use super::options::set_env;
 use super::pending::PendingCommands;
-use super::provider;
 use super::spec::{AgentSpec, StateSpec};
 use super::{Agent, AgentOptions, AgentSetup, Launch, SessionSpec, StreamParser, isolation};
 use crate::config::{AgentKind, WireApi};
@@ -169,17 +168,7 @@ impl Copilot {
 }
 
 impl Agent for Copilot {
-    fn kind(&self) -> &str {
-        SPEC.name()
-    }
-
-    fn model(&self) -> Option<&str> {
-        self.options.model.as_deref()
-    }
-
-    fn wire_api(&self) -> Option<WireApi> {
-        provider::wire_api(AgentKind::Copilot, &self.options)
-    }
+    answered_by_spec!();
 
     fn launch(&self, session: &SessionSpec<'_>) -> io::Result<Launch> {
         self.command(session, None)
@@ -227,14 +216,6 @@ impl Agent for Copilot {
 
     fn resume(&self, session: &SessionSpec<'_>, session_id: &str) -> Option<io::Result<Launch>> {
         Some(self.command(session, Some(session_id)))
-    }
-
-    fn can_resume(&self) -> bool {
-        true
-    }
-
-    fn version_command(&self, scratch: &std::path::Path) -> Option<Launch> {
-        Some(SPEC.version_command(&self.options, scratch))
     }
 
     fn setup(&self) -> AgentSetup {

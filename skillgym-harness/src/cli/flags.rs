@@ -128,7 +128,8 @@ pub(super) struct List(pub(super) Vec<String>);
 
 /// Why a value was refused: the rest of a sentence that starts with the flag or variable
 /// ("`--repeat` expects an integer >= 1, found `0`"), and a close valid value, if any.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
 pub(super) struct Invalid {
     pub(super) message: String,
     pub(super) suggestion: Option<String>,
@@ -142,14 +143,6 @@ impl Invalid {
         }
     }
 }
-
-impl std::fmt::Display for Invalid {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Invalid {}
 
 fn list(value: &str) -> Result<List, Invalid> {
     let pieces: Vec<&str> = value.split(',').map(str::trim).collect();

@@ -14,7 +14,6 @@
 mod flags;
 
 use std::ffi::OsString;
-use std::fmt;
 use std::path::PathBuf;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -133,7 +132,8 @@ impl SkillgymArgs {
 /// A bad skillgym flag or `SKILLGYM_*` variable. `Display` is one line naming the flag (or
 /// variable) and what is wrong, with a "did you mean" when one is close; print it as
 /// `error: {err}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}{}", suggestion_clause(suggestion.as_deref()))]
 pub struct UsageError {
     subject: String,
     message: String,
@@ -174,17 +174,12 @@ impl UsageError {
     }
 }
 
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        if let Some(suggestion) = &self.suggestion {
-            write!(f, "; did you mean `{suggestion}`?")?;
-        }
-        Ok(())
-    }
+/// `; did you mean `suggestion`?`, or nothing without a suggestion.
+fn suggestion_clause(suggestion: Option<&str>) -> String {
+    suggestion.map_or_else(String::new, |suggestion| {
+        format!("; did you mean `{suggestion}`?")
+    })
 }
-
-impl std::error::Error for UsageError {}
 
 /// What the command line asks for.
 #[derive(Debug)]

@@ -1,6 +1,5 @@
 //! [`ConfigError`]: a problem in a YAML file (or finding/reading it), pointing at file:line:column.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// A problem with a configuration (or other skillgym YAML) file.
@@ -14,7 +13,8 @@ use std::path::{Path, PathBuf};
 ///  2 |   max_paralel: 3
 ///    |   ^
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", render(self))]
 #[non_exhaustive]
 pub struct ConfigError {
     path: Option<PathBuf>,
@@ -91,49 +91,49 @@ impl ConfigError {
 /// The most characters of a source line a snippet shows.
 const SNIPPET_WIDTH: usize = 120;
 
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(path) = &self.path {
-            write!(f, "{}", path.display())?;
-            if let Some((line, column)) = self.position {
-                write!(f, ":{line}:{column}")?;
-            }
-            f.write_str(": ")?;
+/// The complete text of `error`: `path:line:column: message`, the `help:` line, the snippet.
+fn render(error: &ConfigError) -> String {
+    let mut out = String::new();
+    if let Some(path) = &error.path {
+        out.push_str(&path.display().to_string());
+        if let Some((line, column)) = error.position {
+            out.push_str(&format!(":{line}:{column}"));
         }
-        f.write_str(&self.message)?;
-        if let Some(help) = &self.help {
-            write!(f, "\n  help: {help}")?;
-        }
-        if let (Some((line, column)), Some(text)) = (self.position, &self.source_line) {
-            let number = line.to_string();
-            let gutter = " ".repeat(number.len());
-            // A long line shows only the part around the column.
-            let chars: Vec<char> = text.chars().collect();
-            let caret = (column as usize - 1).min(chars.len());
-            let start = caret
-                .saturating_sub(SNIPPET_WIDTH / 2)
-                .min(chars.len().saturating_sub(SNIPPET_WIDTH));
-            let end = (start + SNIPPET_WIDTH).min(chars.len());
-            let mut shown: String = chars[start..end].iter().collect();
-            // Keep tabs so the caret lines up with the text above it.
-            let mut pad: String = chars[start..caret]
-                .iter()
-                .map(|&c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
-            if start > 0 {
-                shown.insert(0, '…');
-                pad.insert(0, ' ');
-            }
-            if end < chars.len() {
-                shown.push('…');
-            }
-            write!(f, "\n {gutter} |\n {number} | {shown}\n {gutter} | {pad}^")?;
-        }
-        Ok(())
+        out.push_str(": ");
     }
+    out.push_str(&error.message);
+    if let Some(help) = &error.help {
+        out.push_str(&format!("\n  help: {help}"));
+    }
+    if let (Some((line, column)), Some(text)) = (error.position, &error.source_line) {
+        let number = line.to_string();
+        let gutter = " ".repeat(number.len());
+        // A long line shows only the part around the column.
+        let chars: Vec<char> = text.chars().collect();
+        let caret = (column as usize - 1).min(chars.len());
+        let start = caret
+            .saturating_sub(SNIPPET_WIDTH / 2)
+            .min(chars.len().saturating_sub(SNIPPET_WIDTH));
+        let end = (start + SNIPPET_WIDTH).min(chars.len());
+        let mut shown: String = chars[start..end].iter().collect();
+        // Keep tabs so the caret lines up with the text above it.
+        let mut pad: String = chars[start..caret]
+            .iter()
+            .map(|&c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        if start > 0 {
+            shown.insert(0, '…');
+            pad.insert(0, ' ');
+        }
+        if end < chars.len() {
+            shown.push('…');
+        }
+        out.push_str(&format!(
+            "\n {gutter} |\n {number} | {shown}\n {gutter} | {pad}^"
+        ));
+    }
+    out
 }
-
-impl std::error::Error for ConfigError {}
 
 #[cfg(test)]
 mod tests {

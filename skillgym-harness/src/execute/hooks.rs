@@ -191,10 +191,7 @@ fn attempt_call<'a>(
 pub(super) fn run_hook(call: &HookCall<'_>) -> HookRun {
     let hook = call.hook;
     let command = filled_command(call);
-    let shown = match &command {
-        GraderCommand::Shell(line) => vec!["sh".to_owned(), "-c".to_owned(), line.clone()],
-        GraderCommand::Argv(argv) => argv.clone(),
-    };
+    let shown = command.argv();
     let cwd = hook
         .cwd
         .clone()
@@ -211,7 +208,7 @@ pub(super) fn run_hook(call: &HookCall<'_>) -> HookRun {
         .unwrap_or_default();
     let started = Instant::now();
     let ran = oneshot::run(
-        &command,
+        &shown,
         &cwd,
         &env,
         stdin.to_string().into_bytes(),
@@ -235,7 +232,7 @@ pub(super) fn run_hook(call: &HookCall<'_>) -> HookRun {
             record.stdout_log = keep_log(call.log_dir, call.name, "stdout", &ran.stdout);
             record.stderr_log = keep_log(call.log_dir, call.name, "stderr", &ran.stderr);
         }
-        Err(error) => record.error = Some(error),
+        Err(error) => record.error = Some(error.to_string()),
     }
     record
 }

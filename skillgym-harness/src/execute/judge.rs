@@ -13,8 +13,9 @@ use super::Engine;
 use super::session::{SessionLimits, run_session};
 use crate::agent::SessionSpec;
 use crate::artifacts::write_json_or_note;
+use crate::grade::Judge;
 use crate::grade::code::file_name;
-use crate::grade::{GradeError, Judge};
+use crate::grade::judge::AskError;
 use crate::runner::Runner;
 
 /// A judge that runs one session of `runner` per question.
@@ -33,26 +34,34 @@ impl fmt::Debug for SessionJudge<'_> {
 }
 
 impl Judge for SessionJudge<'_> {
-    fn ask(&self, grader: &str, prompt: &str) -> Result<String, GradeError> {
+    fn ask(&self, grader: &str, prompt: &str) -> Result<String, AskError> {
         let dir = self
             .artifact_dir
             .join(format!("judge-{}", file_name(grader)));
         let workspace = dir.join("workspace");
-        std::fs::create_dir_all(&workspace)
-            .map_err(|error| format!("cannot create {}: {error}", workspace.display()))?;
+        std::fs::create_dir_all(&workspace).map_err(|source| AskError::Io {
+            verb: "create",
+            path: workspace.clone(),
+            source,
+        })?;
         let prompt_md = dir.join("prompt.md");
         // Masked; the judge's prompt file is the real one (a private copy when they differ).
         let (prompt_file, _private_prompt) =
-            crate::agent::isolation::write_prompt(&prompt_md, prompt)
-                .map_err(|error| format!("cannot write {}: {error}", prompt_md.display()))?;
+            crate::agent::isolation::write_prompt(&prompt_md, prompt).map_err(|source| {
+                AskError::Io {
+                    verb: "write",
+                    path: prompt_md.clone(),
+                    source,
+                }
+            })?;
         let dry_run = match &self.run.dry_run {
-            Some(dry) => Some(dry.open_judge(self.runner, &workspace, &dir).ok_or_else(|| {
-                format!(
-                    "the judge runner `{}` ({}) cannot be pointed at the scripted model server of this --mock run",
-                    self.runner.id,
-                    self.runner.agent.kind()
-                )
-            })?),
+            Some(dry) => Some(
+                dry.open_judge(self.runner, &workspace, &dir)
+                    .ok_or_else(|| AskError::NoScriptedModel {
+                        runner: self.runner.id.clone(),
+                        agent: self.runner.agent.kind().to_string(),
+                    })?,
+            ),
             None => None,
         };
         let state_dir = dir.join("agent-state");
@@ -79,12 +88,11 @@ impl Judge for SessionJudge<'_> {
         drop(dry_run);
         write_json_or_note(&dir.join("report.json"), &session.report);
         if let Some(failure) = session.failure {
-            return Err(format!(
-                "the judge runner `{}` failed: {} (artifacts: {})",
-                self.runner.id,
-                failure.message,
-                dir.display()
-            ));
+            return Err(AskError::Failed {
+                runner: self.runner.id.clone(),
+                message: failure.message,
+                artifacts: Some(dir),
+            });
         }
         Ok(session.report.final_output().to_owned())
     }

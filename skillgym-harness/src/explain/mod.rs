@@ -45,6 +45,7 @@ use crate::settings::Settings;
 use crate::suite::CaseSpec;
 use crate::terminal_text;
 use crate::time::Timestamp;
+use crate::workspace::recorded::NotMadeHere;
 
 /// Why an attempt cannot be explained: a sentence naming the file or setting at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -60,6 +61,12 @@ impl ExplainError {
 impl From<RecordError> for ExplainError {
     fn from(error: RecordError) -> Self {
         ExplainError(error.to_string())
+    }
+}
+
+impl From<NotMadeHere> for ExplainError {
+    fn from(refusal: NotMadeHere) -> Self {
+        ExplainError(refusal.to_string())
     }
 }
 
@@ -249,8 +256,7 @@ impl Explainer<'_> {
             )));
         }
         let own = crate::workspace::recorded::configured_dir(self.settings);
-        crate::workspace::recorded::check(&request.cwd, explain_file, own)
-            .map_err(ExplainError::new)?;
+        crate::workspace::recorded::check(&request.cwd, explain_file, own)?;
         if let Some(dry) = self.dry_run
             && let Some(reason) = dry.skip_reason(runner)
         {

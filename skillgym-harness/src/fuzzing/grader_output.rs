@@ -18,9 +18,10 @@ use skillgym::SessionReport;
 
 use super::scratch;
 use crate::grade::code::interpret;
+use crate::grade::judge::AskError;
 use crate::grade::score::score_case;
 use crate::grade::spec::{GraderKind, GraderSpec, RubricItem};
-use crate::grade::{GradeError, GradeInput, GraderOutcome, Judge, Verdict, grade, judge};
+use crate::grade::{GradeInput, GraderOutcome, Judge, Verdict, grade, judge};
 use crate::oneshot::Ran;
 
 /// A judge that answers every prompt with the same text.
@@ -28,7 +29,7 @@ use crate::oneshot::Ran;
 struct Answering<'a>(&'a str);
 
 impl Judge for Answering<'_> {
-    fn ask(&self, _grader: &str, prompt: &str) -> Result<String, GradeError> {
+    fn ask(&self, _grader: &str, prompt: &str) -> Result<String, AskError> {
         assert!(!prompt.is_empty(), "an empty judge prompt");
         Ok(self.0.to_owned())
     }
@@ -62,8 +63,8 @@ pub fn grader_output(bytes: &[u8]) {
             outcome
         }
         Err(error) => {
-            assert!(!error.is_empty(), "an empty code grader error");
-            GraderOutcome::error("code", &error)
+            assert!(!error.to_string().is_empty(), "an empty code grader error");
+            GraderOutcome::error("code", &error.into())
         }
     };
     let items = rubric();
@@ -73,7 +74,7 @@ pub fn grader_output(bytes: &[u8]) {
             check_outcome(&outcome);
             assert_eq!(outcome.checks.len(), items.len(), "a check per rubric item");
         }
-        Err(error) => assert!(!error.is_empty(), "an empty judge error"),
+        Err(error) => assert!(!error.to_string().is_empty(), "an empty judge error"),
     }
     let output = String::from_utf8_lossy(stdout.unwrap_or_default());
     let report = SessionReport::default();

@@ -34,8 +34,10 @@
 //! (score 0, stderr as evidence), not a grader error: test runners such as `bun test`
 //! report on stderr.
 
+use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
@@ -57,49 +59,47 @@ pub(crate) fn grade(
         (None, Some(workspace), _) => workspace.to_path_buf(),
         (None, None, Some(recorded)) if recorded.exists() => {
             // There, but refused: not a workspace skillgym made (`workspace::recorded`).
-            return Err(format!(
-                "it runs in the attempt's workspace, and this attempt is replayed from a recording whose workspace.json names {}, which is not a workspace skillgym made (inside a run's workspace root): skillgym runs nothing there; give the grader a `cwd:`, or run the case live",
-                recorded.display()
-            ));
+            return Err(CodeError::RecordedWorkspaceRefused {
+                recorded: recorded.to_path_buf(),
+            }
+            .into());
         }
         (None, None, Some(gone)) => {
-            return Err(format!(
-                "it runs in the attempt's workspace, and this attempt is replayed from a recording: replay does not recreate workspaces, and the recorded one ({}) is gone; give the grader a `cwd:`, or run the case live",
-                gone.display()
-            ));
+            return Err(CodeError::RecordedWorkspaceGone {
+                recorded: gone.to_path_buf(),
+            }
+            .into());
         }
         (None, None, None) => input.case_dir.to_path_buf(),
     };
     if !cwd.is_dir() {
-        return Err(format!(
-            "its working directory {} is not a directory",
-            cwd.display()
-        ));
+        return Err(CodeError::NotADirectory { cwd }.into());
     }
-    let document = serde_json::to_vec(&stdin_document(spec, input))
-        .map_err(|error| format!("cannot serialize its input: {error}"))?;
+    let document = serde_json::to_vec(&stdin_document(spec, input)).map_err(CodeError::Input)?;
     let mut env = Vec::new();
     if let Some(workspace) = input.workspace {
         env.push(("SKILLGYM_WORKSPACE_PATH", workspace.to_path_buf()));
         env.push(("AGENTV_WORKSPACE_PATH", workspace.to_path_buf()));
     }
     let timeout = spec.timeout.unwrap_or(input.timeout);
-    let ran = run(&spec.command, &cwd, &env, document, timeout)?;
+    let ran = run(&spec.command.argv(), &cwd, &env, document, timeout)?;
     let log = match input.artifact_dir {
         Some(dir) if !ran.stderr.is_empty() => {
             let path = dir.join(format!("grader-{}.stderr.log", file_name(name)));
-            crate::secrets::write_file(&path, &ran.stderr)
-                .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+            crate::secrets::write_file(&path, &ran.stderr).map_err(|source| CodeError::Log {
+                path: path.clone(),
+                source,
+            })?;
             Some(path)
         }
         _ => None,
     };
     if ran.timed_out {
-        return Err(format!(
-            "timed out after {:?}; its process group was killed{}",
+        return Err(CodeError::TimedOut {
             timeout,
-            stderr_note(&ran.stderr)
-        ));
+            stderr: stderr_note(&ran.stderr),
+        }
+        .into());
     }
     let mut outcome = interpret(&ran)?;
     // `{details, stderr_log}`: the grader's own `details`, and where its stderr is kept.
@@ -163,7 +163,7 @@ pub(crate) fn file_name(name: &str) -> String {
 }
 
 /// Reads the result of a finished command.
-pub(crate) fn interpret(ran: &Ran) -> Result<GraderOutcome, GradeError> {
+pub(crate) fn interpret(ran: &Ran) -> Result<GraderOutcome, CodeError> {
     let stdout = String::from_utf8_lossy(&ran.stdout);
     let trimmed = stdout.trim();
     let exit = match (ran.status.code(), ran.status.signal()) {
@@ -173,15 +173,17 @@ pub(crate) fn interpret(ran: &Ran) -> Result<GraderOutcome, GradeError> {
     };
     if trimmed.starts_with('{') {
         if !ran.status.success() {
-            return Err(format!("it ended with {exit}{}", stderr_note(&ran.stderr)));
+            return Err(CodeError::Failed {
+                exit,
+                stderr: stderr_note(&ran.stderr),
+            });
         }
         let object = match serde_json::from_str::<Value>(trimmed) {
             Ok(Value::Object(object)) => object,
             Ok(_) | Err(_) => {
-                return Err(format!(
-                    "its stdout starts like a JSON object but is not one: {}",
-                    head(trimmed)
-                ));
+                return Err(CodeError::NotJson {
+                    head: head(trimmed),
+                });
             }
         };
         return from_json(object);
@@ -209,11 +211,13 @@ pub(crate) fn interpret(ran: &Ran) -> Result<GraderOutcome, GradeError> {
 }
 
 /// The outcome a JSON object on stdout gives.
-fn from_json(mut object: Map<String, Value>) -> Result<GraderOutcome, GradeError> {
+fn from_json(mut object: Map<String, Value>) -> Result<GraderOutcome, CodeError> {
     let score = match object.get("score") {
         None | Some(Value::Null) => None,
         Some(Value::Number(number)) => number.as_f64(),
-        Some(other) => return Err(format!("its `score` is not a number: {other}")),
+        Some(other) => {
+            return Err(CodeError::Score(other.clone()));
+        }
     };
     let checks = match object.get("assertions") {
         None | Some(Value::Null) => None,
@@ -222,16 +226,17 @@ fn from_json(mut object: Map<String, Value>) -> Result<GraderOutcome, GradeError
                 .iter()
                 .enumerate()
                 .map(|(i, item)| assertion(i, item))
-                .collect::<Result<Vec<Check>, GradeError>>()?,
+                .collect::<Result<Vec<Check>, CodeError>>()?,
         ),
-        Some(other) => return Err(format!("its `assertions` is not a list: {other}")),
+        Some(other) => {
+            return Err(CodeError::Assertions(other.clone()));
+        }
     };
     let outcome = match (score, checks) {
         (None, None) => {
-            return Err(format!(
-                "its JSON has neither `score` nor `assertions`: {}",
-                head(&Value::Object(object.clone()).to_string())
-            ));
+            return Err(CodeError::Neither {
+                head: head(&Value::Object(object.clone()).to_string()),
+            });
         }
         (None, Some(checks)) => GraderOutcome::fraction(checks),
         (Some(score), checks) => {
@@ -252,8 +257,11 @@ fn from_json(mut object: Map<String, Value>) -> Result<GraderOutcome, GradeError
 }
 
 /// Entry `i` of `assertions`.
-fn assertion(i: usize, item: &Value) -> Result<Check, GradeError> {
-    let bad = || format!("its assertions[{i}] is not {{text, passed, evidence?}}: {item}");
+fn assertion(i: usize, item: &Value) -> Result<Check, CodeError> {
+    let bad = || CodeError::Assertion {
+        index: i,
+        item: item.clone(),
+    };
     let text = item.get("text").and_then(Value::as_str).ok_or_else(bad)?;
     let passed = item
         .get("passed")
@@ -269,6 +277,53 @@ fn assertion(i: usize, item: &Value) -> Result<Check, GradeError> {
         passed,
         evidence,
     })
+}
+
+/// Why a code grader has no outcome, its command aside ([`RunError`](crate::oneshot::RunError)).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CodeError {
+    /// Replayed, no `cwd:`, and the recorded workspace is not one skillgym made.
+    #[error(
+        "it runs in the attempt's workspace, and this attempt is replayed from a recording whose workspace.json names {}, which is not a workspace skillgym made (inside a run's workspace root): skillgym runs nothing there; give the grader a `cwd:`, or run the case live",
+        recorded.display()
+    )]
+    RecordedWorkspaceRefused { recorded: PathBuf },
+    /// Replayed, no `cwd:`, and the recorded workspace is gone.
+    #[error(
+        "it runs in the attempt's workspace, and this attempt is replayed from a recording: replay does not recreate workspaces, and the recorded one ({}) is gone; give the grader a `cwd:`, or run the case live",
+        recorded.display()
+    )]
+    RecordedWorkspaceGone { recorded: PathBuf },
+    /// Its working directory is not a directory.
+    #[error("its working directory {} is not a directory", cwd.display())]
+    NotADirectory { cwd: PathBuf },
+    /// Its stdin document cannot be serialized.
+    #[error("cannot serialize its input: {0}")]
+    Input(#[source] serde_json::Error),
+    /// Its stderr log cannot be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Log { path: PathBuf, source: io::Error },
+    /// It ran out of time; `stderr` is [`stderr_note`]'s.
+    #[error("timed out after {timeout:?}; its process group was killed{stderr}")]
+    TimedOut { timeout: Duration, stderr: String },
+    /// It printed a JSON-looking stdout but did not exit 0.
+    #[error("it ended with {exit}{stderr}")]
+    Failed { exit: String, stderr: String },
+    /// Its stdout starts with `{` but is no JSON object.
+    #[error("its stdout starts like a JSON object but is not one: {head}")]
+    NotJson { head: String },
+    /// `score` is not a number.
+    #[error("its `score` is not a number: {0}")]
+    Score(Value),
+    /// `assertions` is not a list.
+    #[error("its `assertions` is not a list: {0}")]
+    Assertions(Value),
+    /// The object has neither `score` nor `assertions`.
+    #[error("its JSON has neither `score` nor `assertions`: {head}")]
+    Neither { head: String },
+    /// An entry of `assertions` is not `{text, passed, evidence?}`.
+    #[error("its assertions[{index}] is not {{text, passed, evidence?}}: {item}")]
+    Assertion { index: usize, item: Value },
 }
 
 /// `: <stderr tail>` when there is stderr, else nothing.
@@ -429,7 +484,9 @@ mod tests {
         let gone = Path::new("/nonexistent/recorded/workspace");
         let mut input = GradeInput::new(&report, case_dir(), TIMEOUT);
         input.workspace_gone = Some(gone);
-        let error = grade("tests-pass", &shell("true"), &input).unwrap_err();
+        let error = grade("tests-pass", &shell("true"), &input)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             "it runs in the attempt's workspace, and this attempt is replayed from a recording: replay does not recreate workspaces, and the recorded one (/nonexistent/recorded/workspace) is gone; give the grader a `cwd:`, or run the case live"
@@ -445,7 +502,9 @@ mod tests {
         let elsewhere = tempfile::tempdir().unwrap();
         let mut input = GradeInput::new(&report, case_dir(), TIMEOUT);
         input.workspace_gone = Some(elsewhere.path());
-        let error = grade("tests-pass", &shell("touch ran"), &input).unwrap_err();
+        let error = grade("tests-pass", &shell("touch ran"), &input)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             format!(

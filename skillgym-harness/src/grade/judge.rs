@@ -13,6 +13,8 @@
 //! | no JSON object, or `checks` missing or malformed | an error: the grader fails naming what was wrong |
 
 use std::fmt::Write as _;
+use std::io;
+use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -113,21 +115,17 @@ pub(crate) fn grade(
     items: &[RubricItem],
     input: &GradeInput<'_>,
     judge: &dyn super::Judge,
-) -> Result<GraderOutcome, String> {
+) -> Result<GraderOutcome, JudgeError> {
     let answer = judge.ask(name, &prompt(items, input))?;
-    read_answer(&answer, items)
+    Ok(read_answer(&answer, items)?)
 }
 
 /// Reads the judge's answer `text` against the checklist `items`.
-pub(crate) fn read_answer(text: &str, items: &[RubricItem]) -> Result<GraderOutcome, String> {
-    let json = json_object(text).ok_or_else(|| {
-        format!(
-            "the judge's answer holds no JSON object: `{}`",
-            cap_short(text)
-        )
+pub(crate) fn read_answer(text: &str, items: &[RubricItem]) -> Result<GraderOutcome, AnswerError> {
+    let json = json_object(text).ok_or_else(|| AnswerError::NoObject {
+        head: cap_short(text).to_owned(),
     })?;
-    let answer: Answer = serde_json::from_str(json)
-        .map_err(|error| format!("the judge's answer is not the documented object: {error}"))?;
+    let answer: Answer = serde_json::from_str(json).map_err(AnswerError::NotTheObject)?;
     let mut checks = Vec::with_capacity(items.len());
     let mut weighted = Vec::with_capacity(items.len());
     let mut required_missed = false;
@@ -170,6 +168,65 @@ pub(crate) fn read_answer(text: &str, items: &[RubricItem]) -> Result<GraderOutc
         outcome = outcome.with_details(Value::Object(details));
     }
     Ok(outcome)
+}
+
+/// Why a rubric grader has no verdict: the judge was not asked, or its answer is unreadable.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum JudgeError {
+    /// The judge could not be asked.
+    #[error(transparent)]
+    Ask(#[from] AskError),
+    /// Its answer is not the documented object.
+    #[error(transparent)]
+    Answer(#[from] AnswerError),
+}
+
+/// Why a [`Judge`](super::Judge) gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AskError {
+    /// A file or directory of the judge's session cannot be made.
+    #[error("cannot {verb} {}: {source}", path.display())]
+    Io {
+        /// `create` or `write`.
+        verb: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    /// Under `--mock`, the judge runner's agent cannot use the scripted model server.
+    #[error(
+        "the judge runner `{runner}` ({agent}) cannot be pointed at the scripted model server of this --mock run"
+    )]
+    NoScriptedModel { runner: String, agent: String },
+    /// The judge's session failed.
+    #[error("the judge runner `{runner}` failed: {message}{}", artifacts_note(artifacts.as_deref()))]
+    Failed {
+        runner: String,
+        /// The session's failure.
+        message: String,
+        /// Where the session's artifacts are, when it kept any.
+        artifacts: Option<PathBuf>,
+    },
+}
+
+/// ` (artifacts: DIR)`, or nothing.
+fn artifacts_note(artifacts: Option<&std::path::Path>) -> String {
+    artifacts.map_or_else(String::new, |dir| {
+        format!(" (artifacts: {})", dir.display())
+    })
+}
+
+/// Why the judge's answer cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AnswerError {
+    /// No `{`…`}` in it.
+    #[error("the judge's answer holds no JSON object: `{head}`")]
+    NoObject {
+        /// Its first 200 characters.
+        head: String,
+    },
+    /// The object is not `{"checks": [...], ...}`.
+    #[error("the judge's answer is not the documented object: {0}")]
+    NotTheObject(#[source] serde_json::Error),
 }
 
 /// The first `{` to the last `}` of `text`, if any.
@@ -307,19 +364,25 @@ mod tests {
 
     #[test]
     fn answers_that_are_not_the_object_are_errors() {
-        let error = read_answer("I think it is fine.", &checklist()).unwrap_err();
+        let error = read_answer("I think it is fine.", &checklist())
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             "the judge's answer holds no JSON object: `I think it is fine.`"
         );
-        let error = read_answer(r#"{"score": 1}"#, &checklist()).unwrap_err();
+        let error = read_answer(r#"{"score": 1}"#, &checklist())
+            .unwrap_err()
+            .to_string();
         assert!(
             error.starts_with(
                 "the judge's answer is not the documented object: missing field `checks`"
             ),
             "{error}"
         );
-        let error = read_answer(r#"{"checks": [{"id": 3}]}"#, &checklist()).unwrap_err();
+        let error = read_answer(r#"{"checks": [{"id": 3}]}"#, &checklist())
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("invalid type"), "{error}");
     }
 }

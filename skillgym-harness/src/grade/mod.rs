@@ -38,7 +38,12 @@ use serde::Serialize;
 use serde_json::Value;
 use skillgym::SessionReport;
 
+use crate::oneshot::RunError;
+use code::CodeError;
+use judge::{AskError, JudgeError};
 use spec::{GraderKind, GraderSpec};
+use text::TextError;
+use trajectory::EmptyList;
 
 /// The verdict of a grader with a continuous score (agentv's hard-coded default).
 pub(crate) const PASS_SCORE: f64 = 0.8;
@@ -79,7 +84,7 @@ pub(crate) struct GradeInput<'a> {
 /// Sends a rubric prompt to a judge and returns its answer's text.
 pub(crate) trait Judge: std::fmt::Debug {
     /// Asks the judge; `grader` names the rubric grader (for the judge session's artifacts).
-    fn ask(&self, grader: &str, prompt: &str) -> Result<String, GradeError>;
+    fn ask(&self, grader: &str, prompt: &str) -> Result<String, AskError>;
 }
 
 static NULL: Value = Value::Null;
@@ -211,7 +216,7 @@ impl GraderOutcome {
     }
 
     /// The outcome of a grader that could not run.
-    pub(crate) fn error(name: &str, error: &str) -> Self {
+    pub(crate) fn error(name: &str, error: &GradeError) -> Self {
         GraderOutcome {
             score: 0.0,
             verdict: Verdict::Fail,
@@ -239,8 +244,26 @@ pub(crate) fn clamp(score: f64) -> f64 {
     }
 }
 
-/// Why a grader could not run.
-pub(crate) type GradeError = String;
+/// Why a grader could not run, one variant per family; `Display` is what follows
+/// "Grader 'NAME' failed: ".
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum GradeError {
+    /// A text grader: its pattern or flags are refused.
+    #[error(transparent)]
+    Text(#[from] TextError),
+    /// A trajectory grader with nothing to expect.
+    #[error(transparent)]
+    Trajectory(#[from] EmptyList),
+    /// A code grader's command did not run to completion.
+    #[error(transparent)]
+    Command(#[from] RunError),
+    /// A code grader: no working directory, or its output is not a result.
+    #[error(transparent)]
+    Code(#[from] CodeError),
+    /// A rubric grader's judge could not be asked, or its answer cannot be read.
+    #[error(transparent)]
+    Judge(#[from] JudgeError),
+}
 
 /// Evaluates `spec` against one attempt, applying `negate`. Never fails: an error is a failed
 /// outcome naming the grader and the error.
@@ -253,7 +276,7 @@ pub(crate) fn grade(spec: &GraderSpec, input: &GradeInput<'_>) -> GraderOutcome 
         | GraderKind::EndsWith { .. }
         | GraderKind::Equals { .. }
         | GraderKind::Regex { .. }
-        | GraderKind::IsJson => text::grade(&spec.kind, input.output),
+        | GraderKind::IsJson => text::grade(&spec.kind, input.output).map_err(GradeError::from),
         GraderKind::CodeGrader(code) => code::grade(&spec.name, code, input),
         GraderKind::ExecutionMetrics(limits) => Ok(metrics::execution_metrics(limits, input)),
         GraderKind::TokenUsage {
@@ -268,13 +291,15 @@ pub(crate) fn grade(spec: &GraderSpec, input: &GradeInput<'_>) -> GraderOutcome 
         )),
         GraderKind::Latency { threshold_ms } => Ok(metrics::latency(*threshold_ms, input.duration)),
         GraderKind::Cost { budget_usd } => Ok(metrics::cost(*budget_usd, input.report)),
-        GraderKind::ToolTrajectory(trajectory) => trajectory::grade(trajectory, input.report),
+        GraderKind::ToolTrajectory(trajectory) => {
+            trajectory::grade(trajectory, input.report).map_err(GradeError::from)
+        }
         GraderKind::SkillTrigger {
             skill,
             should_trigger,
         } => Ok(skill_trigger::grade(skill, *should_trigger, input.report)),
         GraderKind::Rubrics { items } => match input.judge {
-            Some(judge) => judge::grade(&spec.name, items, input, judge),
+            Some(judge) => judge::grade(&spec.name, items, input, judge).map_err(GradeError::from),
             None => Ok(GraderOutcome::skip(
                 "rubric grading needs a judge runner: name one with `judge:` in skillgym.yaml",
             )),
@@ -437,16 +462,21 @@ mod tests {
     /// A judge that answers from a script and remembers the prompts it was asked.
     #[derive(Debug)]
     struct Scripted {
-        answer: Result<String, String>,
+        /// The answer, or the message of the judge runner `claude`'s failure.
+        answer: Result<String, &'static str>,
         asked: std::cell::RefCell<Vec<(String, String)>>,
     }
 
     impl Judge for Scripted {
-        fn ask(&self, grader: &str, prompt: &str) -> Result<String, GradeError> {
+        fn ask(&self, grader: &str, prompt: &str) -> Result<String, AskError> {
             self.asked
                 .borrow_mut()
                 .push((grader.to_owned(), prompt.to_owned()));
-            self.answer.clone()
+            self.answer.clone().map_err(|message| AskError::Failed {
+                runner: "claude".to_owned(),
+                message: message.to_owned(),
+                artifacts: None,
+            })
         }
     }
 
@@ -503,7 +533,7 @@ mod tests {
         };
         for (answer, expected) in [
             (
-                Err("the judge runner `claude` failed: timed out".to_owned()),
+                Err("timed out"),
                 "Grader 'quality' failed: the judge runner `claude` failed: timed out",
             ),
             (

@@ -132,6 +132,16 @@ pub(crate) enum GraderCommand {
     Argv(Vec<String>),
 }
 
+impl GraderCommand {
+    /// The argv it runs, program first: `["sh", "-c", line]` for a shell line.
+    pub(crate) fn argv(&self) -> Vec<String> {
+        match self {
+            GraderCommand::Shell(line) => vec!["sh".to_owned(), "-c".to_owned(), line.clone()],
+            GraderCommand::Argv(argv) => argv.clone(),
+        }
+    }
+}
+
 /// `execution-metrics`'s limits (each optional; at least one is set).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct MetricLimits {

@@ -18,13 +18,13 @@
 use serde_json::Value;
 
 use super::spec::GraderKind;
-use super::{Check, GradeError, GraderOutcome};
+use super::{Check, GraderOutcome};
 
 /// The most characters of the output shown as evidence.
 const EVIDENCE_CHARS: usize = 200;
 
 /// Grades one of the text kinds against `output`.
-pub(crate) fn grade(kind: &GraderKind, output: &str) -> Result<GraderOutcome, GradeError> {
+pub(crate) fn grade(kind: &GraderKind, output: &str) -> Result<GraderOutcome, TextError> {
     let check = match kind {
         GraderKind::Contains { value, ignore_case } => Check::new(
             format!("output {} {value:?}", contains_word(*ignore_case)),
@@ -77,7 +77,11 @@ pub(crate) fn grade(kind: &GraderKind, output: &str) -> Result<GraderOutcome, Gr
             Ok(_) => Check::new("output is JSON", true),
             Err(error) => Check::new(format!("output is JSON ({error})"), false),
         },
-        other => return Err(format!("not a text grader: {other:?}")),
+        other => {
+            return Err(TextError::NotText {
+                kind: format!("{other:?}"),
+            });
+        }
     };
     let check = if check.passed {
         check
@@ -118,33 +122,62 @@ fn excerpt(output: &str) -> String {
 }
 
 /// `pattern` with agentv's `flags` as inline flags.
-pub(crate) fn compile(pattern: &str, flags: &str) -> Result<skillgym::Regex, GradeError> {
+pub(crate) fn compile(pattern: &str, flags: &str) -> Result<skillgym::Regex, PatternError> {
     let full = regex_source(pattern, flags)?;
-    skillgym::Regex::new(&full).map_err(|error| {
-        let error = error.to_string();
-        let hint = if error.contains("look-around") || error.contains("backreference") {
+    skillgym::Regex::new(&full).map_err(|source| {
+        let text = source.to_string();
+        let hint = if text.contains("look-around") || text.contains("backreference") {
             " (ECMAScript-only syntax: the Rust regex crate has no look-around nor backreferences)"
         } else {
             ""
         };
-        format!("regex /{pattern}/ does not compile{hint}: {error}")
+        PatternError::Compile {
+            pattern: pattern.to_owned(),
+            hint,
+            source,
+        }
     })
+}
+
+/// Why a text grader has no outcome.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum TextError {
+    /// Its pattern or flags are refused.
+    #[error(transparent)]
+    Pattern(#[from] PatternError),
+    /// Not one of the text kinds (a dispatch mistake of the caller).
+    #[error("not a text grader: {kind}")]
+    NotText {
+        /// The kind, `Debug`-formatted.
+        kind: String,
+    },
+}
+
+/// Why a `regex` grader's pattern or flags are refused.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PatternError {
+    /// A flag other than `i`, `m`, `s`, `g`, `u`.
+    #[error("regex flag {flag:?} is not supported (supported: i, m, s; g and u are ignored)")]
+    Flag { flag: char },
+    /// The pattern does not compile; `hint` names ECMAScript-only syntax when that is why.
+    #[error("regex /{pattern}/ does not compile{hint}: {source}")]
+    Compile {
+        pattern: String,
+        hint: &'static str,
+        source: regex::Error,
+    },
 }
 
 /// `pattern` with agentv's JavaScript `flags` as inline flags: `i`, `m`, `s` map to `(?ims)`,
 /// `g` and `u` mean nothing here and are ignored, any other flag is an error. The one rule for
 /// the suite loader (which checks the syntax) and the grader (which compiles).
-pub(crate) fn regex_source(pattern: &str, flags: &str) -> Result<String, GradeError> {
+pub(crate) fn regex_source(pattern: &str, flags: &str) -> Result<String, PatternError> {
     let mut inline = String::new();
     for flag in flags.chars() {
         match flag {
             'i' | 'm' | 's' if !inline.contains(flag) => inline.push(flag),
             'i' | 'm' | 's' | 'g' | 'u' => {}
-            other => {
-                return Err(format!(
-                    "regex flag {other:?} is not supported (supported: i, m, s; g and u are ignored)"
-                ));
-            }
+            flag => return Err(PatternError::Flag { flag }),
         }
     }
     Ok(if inline.is_empty() {
@@ -260,16 +293,18 @@ mod tests {
 
     #[test]
     fn a_regex_that_does_not_compile_is_an_error() {
-        let error = grade(&regex("(unclosed", ""), "x").unwrap_err();
+        let error = grade(&regex("(unclosed", ""), "x").unwrap_err().to_string();
         assert!(
             error.starts_with("regex /(unclosed/ does not compile: "),
             "{error}"
         );
-        let error = grade(&regex("foo(?=bar)", ""), "foobar").unwrap_err();
+        let error = grade(&regex("foo(?=bar)", ""), "foobar")
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("ECMAScript-only syntax"), "{error}");
-        let error = grade(&regex(r"(a)\1", ""), "aa").unwrap_err();
+        let error = grade(&regex(r"(a)\1", ""), "aa").unwrap_err().to_string();
         assert!(error.contains("ECMAScript-only syntax"), "{error}");
-        let error = grade(&regex("x", "y"), "x").unwrap_err();
+        let error = grade(&regex("x", "y"), "x").unwrap_err().to_string();
         assert!(
             error.starts_with("regex flag 'y' is not supported"),
             "{error}"

@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 use skillgym::{SessionEvent, SessionReport};
 
 use super::spec::{ArgsMatch, ExpectedCall, TrajectoryMode, TrajectorySpec};
-use super::{Check, GradeError, GraderOutcome};
+use super::{Check, GraderOutcome};
 
 /// One tool call of the session.
 #[derive(Debug)]
@@ -41,11 +41,19 @@ struct Call<'a> {
     duration_ms: Option<u64>,
 }
 
+/// A trajectory whose list of expected calls is empty.
+#[derive(Debug, thiserror::Error)]
+#[error("`{key}` is empty")]
+pub(crate) struct EmptyList {
+    /// `minimums` or `expected`.
+    key: &'static str,
+}
+
 /// Grades `tool-trajectory`.
 pub(crate) fn grade(
     spec: &TrajectorySpec,
     report: &SessionReport,
-) -> Result<GraderOutcome, GradeError> {
+) -> Result<GraderOutcome, EmptyList> {
     let calls = calls(report);
     let checks = match spec.mode {
         TrajectoryMode::AnyOrder => any_order(spec, &calls)?,
@@ -141,9 +149,9 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
-fn any_order(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, GradeError> {
+fn any_order(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, EmptyList> {
     if spec.minimums.is_empty() {
-        return Err("`minimums` is empty".to_owned());
+        return Err(EmptyList { key: "minimums" });
     }
     Ok(spec
         .minimums
@@ -159,9 +167,9 @@ fn any_order(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, Gr
         .collect())
 }
 
-fn in_order(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, GradeError> {
+fn in_order(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, EmptyList> {
     if spec.expected.is_empty() {
-        return Err("`expected` is empty".to_owned());
+        return Err(EmptyList { key: "expected" });
     }
     let mut checks = Vec::new();
     let mut cursor = 0;
@@ -206,9 +214,9 @@ fn exact(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Vec<Check> {
     checks
 }
 
-fn superset(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, GradeError> {
+fn superset(spec: &TrajectorySpec, calls: &[Call<'_>]) -> Result<Vec<Check>, EmptyList> {
     if spec.expected.is_empty() {
-        return Err("`expected` is empty".to_owned());
+        return Err(EmptyList { key: "expected" });
     }
     let mut used = vec![false; calls.len()];
     let mut checks = Vec::new();
@@ -420,7 +428,10 @@ mod tests {
         assert_eq!(outcome.verdict, Verdict::Fail);
 
         spec.minimums.clear();
-        assert_eq!(grade(&spec, &report).unwrap_err(), "`minimums` is empty");
+        assert_eq!(
+            grade(&spec, &report).unwrap_err().to_string(),
+            "`minimums` is empty"
+        );
     }
 
     #[test]
@@ -506,7 +517,10 @@ mod tests {
         );
         assert!((score(&thrice, &report) - 2.0 / 3.0).abs() < 1e-12);
         let none = spec(TrajectoryMode::Superset, vec![]);
-        assert_eq!(grade(&none, &report).unwrap_err(), "`expected` is empty");
+        assert_eq!(
+            grade(&none, &report).unwrap_err().to_string(),
+            "`expected` is empty"
+        );
     }
 
     #[test]

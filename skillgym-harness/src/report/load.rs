@@ -1,7 +1,6 @@
 //! Loading a [`RunReport`] from run directories: each execution's `<case>/<runner>/result.json`
 //! (written by every process, nextest's included), merged over the directories given.
 
-use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -10,10 +9,11 @@ use crate::artifacts::is_layout_name;
 use crate::results::ExecutionResult;
 
 /// Why run directories cannot be reported.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LoadError {
     /// A directory cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
     Read {
         /// The directory or file.
         path: PathBuf,
@@ -21,6 +21,7 @@ pub enum LoadError {
         source: std::io::Error,
     },
     /// A `result.json` is not an execution's result.
+    #[error("{} is not an execution's result: {message}", path.display())]
     Parse {
         /// The file.
         path: PathBuf,
@@ -28,44 +29,20 @@ pub enum LoadError {
         message: String,
     },
     /// No execution result in any of the directories.
+    #[error(
+        "no execution results (`<case>/<runner>/result.json`) in {}",
+        joined(dirs)
+    )]
     Empty {
         /// The directories.
         dirs: Vec<PathBuf>,
     },
 }
 
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LoadError::Read { path, source } => {
-                write!(f, "cannot read {}: {source}", path.display())
-            }
-            LoadError::Parse { path, message } => {
-                write!(
-                    f,
-                    "{} is not an execution's result: {message}",
-                    path.display()
-                )
-            }
-            LoadError::Empty { dirs } => {
-                let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-                write!(
-                    f,
-                    "no execution results (`<case>/<runner>/result.json`) in {}",
-                    dirs.join(", ")
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for LoadError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            LoadError::Read { source, .. } => Some(source),
-            _ => None,
-        }
-    }
+/// `dirs` displayed, separated by `, `.
+fn joined(dirs: &[PathBuf]) -> String {
+    let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    dirs.join(", ")
 }
 
 /// Loads every execution of `run_dirs`; an execution (case and runner) found in several

@@ -123,7 +123,10 @@ impl CaseSpec {
 }
 
 /// Two cases with the same id.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "duplicate case id `{id}`:\n  first declared at {first}\n  again declared at {second}\n  help: give one of them an explicit `id = \"...\"`"
+)]
 pub struct DuplicateCaseId {
     /// The id.
     pub id: String,
@@ -132,18 +135,6 @@ pub struct DuplicateCaseId {
     /// Where the second was declared.
     pub second: String,
 }
-
-impl fmt::Display for DuplicateCaseId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "duplicate case id `{}`:\n  first declared at {}\n  again declared at {}\n  help: give one of them an explicit `id = \"...\"`",
-            self.id, self.first, self.second
-        )
-    }
-}
-
-impl std::error::Error for DuplicateCaseId {}
 
 /// Every case registered in this binary, sorted by id; duplicate ids are an error naming both
 /// declarations.

@@ -204,7 +204,7 @@ pub(crate) fn prepare(
 }
 
 /// The failure of a workspace root that cannot be made or found.
-fn root_failure(problem: String) -> Failure {
+fn root_failure(problem: root::RootError) -> Failure {
     Failure::new(
         FailureOrigin::Workspace,
         format!("{problem} (`run.workspace_root` chooses where workspaces go)"),

@@ -12,7 +12,7 @@
 //! A directory that does not exist is not refused here: nothing can run in it, and the caller
 //! says it is gone.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::config::WorkspaceMode;
 use crate::run_record::RUN_FILE;
@@ -26,7 +26,7 @@ pub(crate) fn configured_dir(settings: &Settings) -> Option<&Path> {
 
 /// Why nothing may run in `cwd`, read from `file`, if nothing may: `own` is the working
 /// directory of workspace mode `none`, when that is the configured mode.
-pub(crate) fn check(cwd: &Path, file: &Path, own: Option<&Path>) -> Result<(), String> {
+pub(crate) fn check(cwd: &Path, file: &Path, own: Option<&Path>) -> Result<(), NotMadeHere> {
     let Ok(real) = std::fs::canonicalize(cwd) else {
         return Ok(());
     };
@@ -44,16 +44,29 @@ pub(crate) fn check(cwd: &Path, file: &Path, own: Option<&Path>) -> Result<(), S
     if in_root || in_run {
         return Ok(());
     }
-    Err(format!(
-        "{} names the workspace `{}`, which is not one skillgym made (inside a run's workspace root, one holding `{MARKER}`){}: skillgym runs nothing there",
-        file.display(),
-        crate::terminal_text::escape_path(cwd),
-        if own.is_some() {
-            " nor the configured working directory"
-        } else {
-            ""
-        },
-    ))
+    Err(NotMadeHere {
+        file: file.to_path_buf(),
+        cwd: cwd.to_path_buf(),
+        configured: own.is_some(),
+    })
+}
+
+/// A recorded workspace skillgym refuses to run anything in: `file` names `cwd`, which is none
+/// of the accepted directories (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{} names the workspace `{}`, which is not one skillgym made (inside a run's workspace root, one holding `{MARKER}`){}: skillgym runs nothing there",
+    file.display(),
+    crate::terminal_text::escape_path(cwd),
+    if *configured { " nor the configured working directory" } else { "" }
+)]
+pub(crate) struct NotMadeHere {
+    /// The file naming the workspace (`workspace.json`, `explain.json`).
+    pub(crate) file: PathBuf,
+    /// The workspace it names.
+    pub(crate) cwd: PathBuf,
+    /// Whether a working directory of workspace mode `none` is configured (and is not it).
+    pub(crate) configured: bool,
 }
 
 #[cfg(all(test, unix))]
@@ -80,7 +93,7 @@ mod tests {
         // Gone: the caller says so.
         assert_eq!(check(&t.path().join("gone"), file, None), Ok(()));
 
-        let refused = check(&home, file, None).unwrap_err();
+        let refused = check(&home, file, None).unwrap_err().to_string();
         assert_eq!(
             refused,
             format!(

@@ -69,7 +69,7 @@ impl RunRoot {
 
     /// `<root>/<relative>`, with its missing parents made (the root first, when the run has
     /// none yet or it was removed); `relative` itself is left to the caller to make.
-    pub(crate) fn place(&self, relative: &Path) -> Result<PathBuf, String> {
+    pub(crate) fn place(&self, relative: &Path) -> Result<PathBuf, RootError> {
         let _lock = self.lock()?;
         let root = match self.read_record()? {
             Some(record) => record.root,
@@ -79,7 +79,7 @@ impl RunRoot {
         let dir = root.join(relative);
         if let Some(parent) = dir.parent() {
             crate::artifacts::create_dirs_below(&root, parent)
-                .map_err(|error| format!("cannot create {}: {error}", parent.display()))?;
+                .map_err(RootError::io("create", parent))?;
         }
         Ok(dir)
     }
@@ -119,52 +119,47 @@ impl RunRoot {
 
     /// The exclusive lock on `<run>/.locks/workspace-root.lock`, released when the file is
     /// dropped.
-    fn lock(&self) -> Result<File, String> {
+    fn lock(&self) -> Result<File, RootError> {
         let locks = self.run_dir.join(".locks");
         let path = locks.join("workspace-root.lock");
-        let problem = |error: io::Error| format!("cannot lock {}: {error}", path.display());
-        fs::create_dir_all(&locks).map_err(problem)?;
-        crate::schedule::lock_file(&path).map_err(problem)
+        fs::create_dir_all(&locks).map_err(RootError::io("lock", &path))?;
+        crate::schedule::lock_file(&path).map_err(RootError::io("lock", &path))
     }
 
     /// The run's record, if it has one yet.
-    fn read_record(&self) -> Result<Option<Record>, String> {
+    fn read_record(&self) -> Result<Option<Record>, RootError> {
         let path = self.run_dir.join(RECORD_FILE);
         match fs::read_to_string(&path) {
             Ok(text) => serde_json::from_str(&text)
                 .map(Some)
-                .map_err(|error| format!("{}: {error}", path.display())),
+                .map_err(|source| RootError::Record { path, source }),
             Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(error) => Err(format!("cannot read {}: {error}", path.display())),
+            Err(error) => Err(RootError::io("read", &path)(error)),
         }
     }
 
     /// Makes the run's root under its base, records it, and warns when it lies inside a git
     /// repository.
-    fn create_root(&self) -> Result<PathBuf, String> {
+    fn create_root(&self) -> Result<PathBuf, RootError> {
         let base = match &self.configured {
             Some(base) => {
-                fs::create_dir_all(base).map_err(|error| {
-                    format!(
-                        "cannot create the workspace root {} (`run.workspace_root`): {error}",
-                        base.display()
-                    )
+                fs::create_dir_all(base).map_err(|source| RootError::Configured {
+                    base: base.clone(),
+                    source,
                 })?;
                 base.clone()
             }
             None => private_base(&default_base())?,
         };
         let root = unique_dir(&base, &self.run_id)?;
-        write_marker(&root, &self.run_dir)
-            .map_err(|error| format!("cannot write {}: {error}", root.join(MARKER).display()))?;
+        write_marker(&root, &self.run_dir).map_err(RootError::io("write", &root.join(MARKER)))?;
         let inside_repository = repository_holding(&root);
         let record = Record {
             root: root.clone(),
             inside_repository: inside_repository.clone(),
         };
         let path = self.run_dir.join(RECORD_FILE);
-        crate::artifacts::write_json(&path, &record)
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        crate::artifacts::write_json(&path, &record).map_err(RootError::io("write", &path))?;
         if let Some(repository) = inside_repository {
             eprintln_escaped!("skillgym: warning: {}", inside_warning(&root, &repository));
         }
@@ -173,33 +168,88 @@ impl RunRoot {
 
     /// Makes the recorded root again when it is gone (a passing attempt removed it, or the
     /// system emptied its temporary directory).
-    fn ensure_root(&self, root: &Path) -> Result<(), String> {
+    fn ensure_root(&self, root: &Path) -> Result<(), RootError> {
         match fs::symlink_metadata(root) {
             Ok(meta) if meta.is_dir() => return Ok(()),
             Ok(_) => {
-                return Err(format!(
-                    "the workspace root {} recorded in {} is not a directory",
-                    root.display(),
-                    self.run_dir.join(RECORD_FILE).display()
-                ));
+                return Err(RootError::RecordedNotDirectory {
+                    root: root.to_path_buf(),
+                    record: self.run_dir.join(RECORD_FILE),
+                });
             }
             Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => return Err(format!("cannot inspect {}: {error}", root.display())),
+            Err(error) => return Err(RootError::io("inspect", root)(error)),
         }
-        let problem = |error: io::Error| format!("cannot create {}: {error}", root.display());
+        let problem = RootError::io("create", root);
         if let Some(base) = root.parent() {
             match &self.configured {
                 None if base == default_base() => {
                     private_base(base)?;
                 }
-                _ => fs::create_dir_all(base).map_err(problem)?,
+                _ => fs::create_dir_all(base).map_err(&problem)?,
             }
         }
         fs::DirBuilder::new()
             .mode(0o700)
             .create(root)
-            .map_err(problem)?;
-        write_marker(root, &self.run_dir).map_err(problem)
+            .map_err(&problem)?;
+        write_marker(root, &self.run_dir).map_err(&problem)
+    }
+}
+
+/// Why the run's workspace root cannot hold a workspace: one line naming the path (the caller
+/// adds how to choose another root).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RootError {
+    /// A file-system call failed: `cannot {verb} {path}: {source}`.
+    #[error("cannot {verb} {}: {source}", path.display())]
+    Io {
+        /// What was being done: `lock`, `read`, `write`, `create`, `inspect`.
+        verb: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    /// The run's [`RECORD_FILE`] is not a record.
+    #[error("{}: {source}", path.display())]
+    Record {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    /// The configured `run.workspace_root` cannot be made.
+    #[error("cannot create the workspace root {} (`run.workspace_root`): {source}", base.display())]
+    Configured { base: PathBuf, source: io::Error },
+    /// The recorded root exists but is no directory.
+    #[error("the workspace root {} recorded in {} is not a directory", root.display(), record.display())]
+    RecordedNotDirectory { root: PathBuf, record: PathBuf },
+    /// The default base is a symbolic link or a file.
+    #[error(
+        "{} is not a directory (a symbolic link or a file): skillgym keeps workspaces in a directory of its own there; remove it, or set `run.workspace_root`",
+        base.display()
+    )]
+    BaseNotDirectory { base: PathBuf },
+    /// The default base belongs to another user.
+    #[error(
+        "{} belongs to user {owner}, not to you (user {uid}): skillgym keeps workspaces in a directory only you can enter; remove it, or set `run.workspace_root`",
+        base.display()
+    )]
+    BaseNotYours { base: PathBuf, owner: u32, uid: u32 },
+    /// The default base's mode cannot be made 0700.
+    #[error("cannot make {} private (mode 0700): {source}", base.display())]
+    NotPrivate { base: PathBuf, source: io::Error },
+    /// Every `<run-id>-<pid>[-<n>]` tried exists already.
+    #[error("cannot create a workspace root in {}: every name tried is taken", base.display())]
+    NamesTaken { base: PathBuf },
+}
+
+impl RootError {
+    /// `cannot {verb} {path}: …`, for `map_err`.
+    fn io(verb: &'static str, path: &Path) -> impl Fn(io::Error) -> RootError {
+        let path = path.to_path_buf();
+        move |source| RootError::Io {
+            verb,
+            path: path.clone(),
+            source,
+        }
     }
 }
 
@@ -221,43 +271,46 @@ pub(crate) fn default_base() -> PathBuf {
 
 /// Makes `base` (mode 0700) unless it exists, and checks that it is a directory of the user's
 /// that nobody else may enter (tightening its mode if needed).
-fn private_base(base: &Path) -> Result<PathBuf, String> {
-    let shown = base.display();
+fn private_base(base: &Path) -> Result<PathBuf, RootError> {
     match fs::DirBuilder::new().mode(0o700).create(base) {
         Ok(()) => return Ok(base.to_path_buf()),
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
             let parent = base.parent().unwrap_or(Path::new("/"));
-            fs::create_dir_all(parent)
-                .map_err(|error| format!("cannot create {}: {error}", parent.display()))?;
+            fs::create_dir_all(parent).map_err(RootError::io("create", parent))?;
             return private_base(base);
         }
-        Err(error) => return Err(format!("cannot create {shown}: {error}")),
+        Err(error) => return Err(RootError::io("create", base)(error)),
     }
-    let meta = fs::symlink_metadata(base).map_err(|e| format!("cannot inspect {shown}: {e}"))?;
+    let meta = fs::symlink_metadata(base).map_err(RootError::io("inspect", base))?;
     // SAFETY: geteuid cannot fail and touches no memory.
     let uid = unsafe { libc::geteuid() };
     if !meta.is_dir() {
-        return Err(format!(
-            "{shown} is not a directory (a symbolic link or a file): skillgym keeps workspaces in a directory of its own there; remove it, or set `run.workspace_root`"
-        ));
+        return Err(RootError::BaseNotDirectory {
+            base: base.to_path_buf(),
+        });
     }
     if meta.uid() != uid {
-        return Err(format!(
-            "{shown} belongs to user {}, not to you (user {uid}): skillgym keeps workspaces in a directory only you can enter; remove it, or set `run.workspace_root`",
-            meta.uid()
-        ));
+        return Err(RootError::BaseNotYours {
+            base: base.to_path_buf(),
+            owner: meta.uid(),
+            uid,
+        });
     }
     if meta.mode() & 0o077 != 0 {
-        fs::set_permissions(base, fs::Permissions::from_mode(0o700))
-            .map_err(|e| format!("cannot make {shown} private (mode 0700): {e}"))?;
+        fs::set_permissions(base, fs::Permissions::from_mode(0o700)).map_err(|source| {
+            RootError::NotPrivate {
+                base: base.to_path_buf(),
+                source,
+            }
+        })?;
     }
     Ok(base.to_path_buf())
 }
 
 /// A new directory (mode 0700) in `base` named after the run: `<run-id>-<pid>`, else with
 /// `-<n>` added (a name another run took is never reused).
-fn unique_dir(base: &Path, run_id: &str) -> Result<PathBuf, String> {
+fn unique_dir(base: &Path, run_id: &str) -> Result<PathBuf, RootError> {
     let pid = std::process::id();
     for n in 0..100 {
         let name = match n {
@@ -268,13 +321,12 @@ fn unique_dir(base: &Path, run_id: &str) -> Result<PathBuf, String> {
         match fs::DirBuilder::new().mode(0o700).create(&dir) {
             Ok(()) => return Ok(dir),
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(error) => return Err(format!("cannot create {}: {error}", dir.display())),
+            Err(error) => return Err(RootError::io("create", &dir)(error)),
         }
     }
-    Err(format!(
-        "cannot create a workspace root in {}: every name tried is taken",
-        base.display()
-    ))
+    Err(RootError::NamesTaken {
+        base: base.to_path_buf(),
+    })
 }
 
 /// Writes the marker of a run's root, naming the run directory.
@@ -398,7 +450,7 @@ mod tests {
         );
         let link = t.path().join("link");
         std::os::unix::fs::symlink(&base, &link).unwrap();
-        let refused = private_base(&link).unwrap_err();
+        let refused = private_base(&link).unwrap_err().to_string();
         assert!(refused.contains("is not a directory"), "{refused}");
         assert!(default_base().starts_with(std::env::temp_dir()));
     }

@@ -359,7 +359,7 @@ fn regex(source: &mut Source, f: &mut Fields<'_>) -> Option<GraderKind> {
     let full = match crate::grade::text::regex_source(&pattern, &flags) {
         Ok(full) => full,
         Err(why) => {
-            source.error(flags_node.unwrap_or(value_node), why);
+            source.error(flags_node.unwrap_or(value_node), why.to_string());
             return None;
         }
     };

@@ -180,7 +180,8 @@ pub(crate) struct Loaded {
 
 /// Every error of every file of the declarative suites; `Display` lists them all,
 /// blank-line separated, then their count.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", listed(errors))]
 pub struct SuiteErrors {
     pub(crate) errors: Vec<ConfigError>,
 }
@@ -192,21 +193,13 @@ impl SuiteErrors {
     }
 }
 
-impl fmt::Display for SuiteErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.errors.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n\n")?;
-            }
-            write!(f, "{e}")?;
-        }
-        let n = self.errors.len();
-        write!(
-            f,
-            "\n\n{n} error{} in the suite",
-            if n == 1 { "" } else { "s" }
-        )
-    }
+/// The errors, blank-line separated, then `N error(s) in the suite`.
+fn listed(errors: &[ConfigError]) -> String {
+    let listed: Vec<String> = errors.iter().map(ConfigError::to_string).collect();
+    let n = errors.len();
+    format!(
+        "{}\n\n{n} error{} in the suite",
+        listed.join("\n\n"),
+        if n == 1 { "" } else { "s" }
+    )
 }
-
-impl std::error::Error for SuiteErrors {}
