@@ -231,50 +231,8 @@ fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, Version
             shown: shown.clone(),
             source,
         })?;
-    let first_line = |text: &str| {
-        text.lines()
-            .map(str::trim)
-            .find(|line| !line.is_empty())
-            .map(crate::terminal_text::escape_one_line)
-    };
-    match outcome.termination {
-        Termination::Exited => {}
-        Termination::TimedOut => {
-            return Err(VersionError::Said {
-                shown,
-                what: format!(
-                    "did not answer within {}",
-                    crate::duration::compact(timeout)
-                ),
-            });
-        }
-        Termination::OutputLimit { .. } => {
-            return Err(VersionError::Said {
-                shown,
-                what: format!("printed more than {MAX_OUTPUT} bytes"),
-            });
-        }
-        _ => {
-            return Err(VersionError::Said {
-                shown,
-                what: "was stopped".to_owned(),
-            });
-        }
-    }
-    if outcome.exit_code != Some(0) {
-        let status = match (outcome.exit_code, outcome.signal) {
-            (Some(code), _) => format!("exited with code {code}"),
-            (None, Some(signal)) => format!("was killed by signal {signal}"),
-            (None, None) => "ended without an exit status".to_owned(),
-        };
-        let stderr = fs::read_to_string(&spec.stderr_log).unwrap_or_default();
-        let detail = first_line(&stderr)
-            .or_else(|| first_line(&stdout))
-            .map_or_else(String::new, |line| format!(": {line}"));
-        return Err(VersionError::Said {
-            shown,
-            what: format!("{status}{detail}"),
-        });
+    if let Some(what) = no_answer(&outcome, timeout, &spec.stderr_log, &stdout) {
+        return Err(VersionError::Said { shown, what });
     }
     match parse_version(&stdout) {
         Some(version) => Ok(Some(version)),
@@ -286,6 +244,51 @@ fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, Version
             },
         }),
     }
+}
+
+/// What went wrong when the version command did not end with its answer: it timed out,
+/// printed too much, was stopped, or failed (with the first line it printed, stderr first);
+/// `None` when it exited with 0.
+fn no_answer(
+    outcome: &process::ProcessOutcome,
+    timeout: Duration,
+    stderr_log: &Path,
+    stdout: &str,
+) -> Option<String> {
+    match outcome.termination {
+        Termination::Exited => {}
+        Termination::TimedOut => {
+            return Some(format!(
+                "did not answer within {}",
+                crate::duration::compact(timeout)
+            ));
+        }
+        Termination::OutputLimit { .. } => {
+            return Some(format!("printed more than {MAX_OUTPUT} bytes"));
+        }
+        _ => return Some("was stopped".to_owned()),
+    }
+    if outcome.exit_code == Some(0) {
+        return None;
+    }
+    let status = match (outcome.exit_code, outcome.signal) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        (None, None) => "ended without an exit status".to_owned(),
+    };
+    let stderr = fs::read_to_string(stderr_log).unwrap_or_default();
+    let detail = first_line(&stderr)
+        .or_else(|| first_line(stdout))
+        .map_or_else(String::new, |line| format!(": {line}"));
+    Some(format!("{status}{detail}"))
+}
+
+/// The first non-blank line of `text`, trimmed and escaped.
+fn first_line(text: &str) -> Option<String> {
+    text.lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .map(crate::terminal_text::escape_one_line)
 }
 
 /// Why an agent's version is unknown (the rest of "the agent's version is unknown: …").
