@@ -592,22 +592,36 @@ fn workspace(
 }
 
 fn files(source: &mut Source, n: &Node, dirs: Dirs<'_>) -> Vec<PathBuf> {
+    path_list(
+        source,
+        n,
+        dirs,
+        "input_files",
+        "a list of strings",
+        resolve_file,
+    )
+}
+
+/// A list of paths under `key`, each resolved by `resolve` (`expected` says what the list
+/// holds when it is not one).
+fn path_list(
+    source: &mut Source,
+    n: &Node,
+    dirs: Dirs<'_>,
+    key: &str,
+    expected: &str,
+    resolve: fn(&mut Source, &Node, &str, Dirs<'_>) -> Option<PathBuf>,
+) -> Vec<PathBuf> {
     let Value::Seq(items) = &n.value else {
-        source.error(
-            n,
-            format!(
-                "`input_files` must be a list of strings, found {}",
-                n.kind()
-            ),
-        );
+        source.error(n, format!("`{key}` must be {expected}, found {}", n.kind()));
         return Vec::new();
     };
     items
         .iter()
         .filter_map(|i| {
             source
-                .non_empty("input_files", i)
-                .and_then(|s| resolve_file(source, i, &s, dirs))
+                .non_empty(key, i)
+                .and_then(|s| resolve(source, i, &s, dirs))
         })
         .collect()
 }
@@ -1224,24 +1238,14 @@ fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun 
 
 /// `skills:`: a list of skill directories, each resolved.
 fn skill_dirs(source: &mut Source, n: &Node, dirs: Dirs<'_>) -> Vec<PathBuf> {
-    let Value::Seq(items) = &n.value else {
-        source.error(
-            n,
-            format!(
-                "`skills` must be a list of skill directories, found {}",
-                n.kind()
-            ),
-        );
-        return Vec::new();
-    };
-    items
-        .iter()
-        .filter_map(|i| {
-            source
-                .non_empty("skills", i)
-                .and_then(|s| resolve_dir(source, i, &s, dirs))
-        })
-        .collect()
+    path_list(
+        source,
+        n,
+        dirs,
+        "skills",
+        "a list of skill directories",
+        resolve_dir,
+    )
 }
 
 /// The effective input and input files: the suite's (unless `skip_defaults`) then the case's
