@@ -101,7 +101,7 @@ impl Gates {
     /// process-per-test runs: every process of the run must use the same directory, schedule,
     /// `max_parallel` and runner ids.
     ///
-    /// Lane files are `runner-<id>.lock`, the id written as [`crate::sanitize`] writes it
+    /// Lane files are `runner-<id>.lock`, the id written as [`crate::results::sanitize`] writes it
     /// (injective: two runners never share a lane).
     pub(crate) fn cross_process(
         schedule: Schedule,

@@ -24,7 +24,7 @@
 //! again and replaces `explain/` and `explanations.json`. Exit code: 0 when every question was
 //! answered, 1 when a question's session failed, 2 when an attempt could not be explained.
 //! The questions and answers are printed with secrets masked and control characters escaped
-//! ([`terminal_text`](crate::terminal_text)).
+//! ([`terminal_text`]).
 
 mod ask;
 pub(crate) mod locate;

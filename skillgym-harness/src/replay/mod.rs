@@ -3,7 +3,7 @@
 //!
 //! | module | role |
 //! |---|---|
-//! | `recording` | a recorded run (a run directory, or a copy packed by [`pack`]): its executions, attempts and runners' agents; symbolic links leading out of it refused |
+//! | `recording` | a recorded run (a run directory, or a copy packed by [`pack()`]): its executions, attempts and runners' agents; symbolic links leading out of it refused |
 //! | `pack` | `cargo skillgym record`: the files replay needs, copied out of a run directory into a directory marked as a recording (never into or over the run) |
 //! | `crate::execute::replay` | one recorded attempt re-normalized into a session |
 //!

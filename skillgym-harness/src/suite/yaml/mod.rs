@@ -12,7 +12,7 @@
 //! | `links` | symlinks are followed only while they stay inside the suite's directory |
 //! | `paths` | relative paths: the case directory first, then the suite directory |
 //! | `load` | the suite's fields, `tests:` resolution and discovery, each case, merging |
-//! | `model` | the output: [`SuiteDef`], [`CaseDef`], [`Message`], [`WorkspaceDef`], [`Warning`], [`SuiteErrors`] |
+//! | `model` | the output: [`SuiteDef`], [`CaseDef`], [`Message`], [`WorkspaceDef`](model::WorkspaceDef), [`Warning`], [`SuiteErrors`] |
 //!
 //! Differences from agentv, on purpose:
 //!
