@@ -29,6 +29,7 @@
 //! | [`agent`] | the [`Agent`] and [`StreamParser`] seam, the built-in adapters, [`CommandAgent`], [`AgentOptions`](agent::AgentOptions) |
 //! | [`normalize`] | [`ReportBuilder`], what adapters feed, and [`normalize_stream`] |
 //! | [`config`] | `skillgym.yaml`: [`Config`](config::Config), [`AgentKind`](config::AgentKind), [`WireApi`](config::WireApi), discovery and loading |
+//! | [`stats`] | the statistics of pass rates and lifts: Wilson and Newcombe intervals, pass@k, Fisher's test, an always-valid confidence sequence |
 //! | [`settings`] | a run's resolved [`Settings`](settings::Settings) and each case's [`CaseSettings`](settings::CaseSettings) |
 //! | [`results`] | what a run writes (`result.json`, `results.json`, each attempt's `grading`), for reporters |
 //! | [`report`] | [`RunReport`](report::RunReport) and the [`Reporter`](report::Reporter) trait, the built-in reporters |
@@ -93,6 +94,7 @@ mod secrets;
 pub mod settings;
 mod skills;
 pub mod snapshot;
+pub mod stats;
 mod suggest;
 #[doc(hidden)]
 pub mod suite;

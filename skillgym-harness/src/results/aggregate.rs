@@ -8,6 +8,7 @@ use skillgym::{AgentInfo, TokenCount, Usage};
 
 use super::{AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, Status};
 use crate::figures::{self, mean};
+use crate::stats::{Proportion, Z_95};
 
 /// What an execution was asked to do, for [`aggregate`].
 #[derive(Debug, Clone)]
@@ -95,23 +96,11 @@ pub(crate) fn aggregate(
 
 /// The 95% Wilson score interval of `successes` out of `total` (`[0, 1]` when nothing ran).
 pub fn wilson_95(successes: u32, total: u32) -> Interval {
-    const Z: f64 = 1.959_963_984_540_054;
-    if total == 0 {
-        return Interval {
-            low: 0.0,
-            high: 1.0,
-        };
+    Proportion {
+        successes,
+        trials: total,
     }
-    let n = f64::from(total);
-    let p = f64::from(successes) / n;
-    let z2 = Z * Z;
-    let denominator = 1.0 + z2 / n;
-    let center = (p + z2 / (2.0 * n)) / denominator;
-    let half = Z / denominator * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    Interval {
-        low: (center - half).max(0.0),
-        high: (center + half).min(1.0),
-    }
+    .wilson_z(Z_95)
 }
 
 /// Each figure averaged over the usages that have it (see [`figures`] for how odd figures

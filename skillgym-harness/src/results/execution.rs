@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use skillgym::{AgentInfo, Failure, Usage};
 
-use super::{RepetitionResult, SnapshotCheck, Status};
+use super::{Interval, RepetitionResult, SnapshotCheck, Status};
 
 /// One case on one runner, with all its repetitions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,14 +90,4 @@ pub struct AttemptStats {
     pub pass_rate: f64,
     /// The 95% Wilson score interval of the pass rate.
     pub pass_rate_95: Interval,
-}
-
-/// A closed interval `[low, high]`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Interval {
-    /// Lower bound.
-    pub low: f64,
-    /// Upper bound.
-    pub high: f64,
 }

@@ -36,11 +36,13 @@ mod sandbox;
 mod snapshot;
 mod status;
 
+/// A closed interval `[low, high]` (the statistics' own, [`crate::stats::Interval`]).
+pub use crate::stats::Interval;
 pub use aggregate::wilson_95;
 pub(crate) use aggregate::{ExecutionPlan, aggregate};
 pub use attempt::AttemptResult;
 pub use counts::Counts;
-pub use execution::{AttemptStats, ExecutionResult, Interval};
+pub use execution::{AttemptStats, ExecutionResult};
 pub use grading::{GraderCheck, GraderResult, GraderVerdict, Grading};
 pub use repetition::RepetitionResult;
 pub use run_results::RunResults;
