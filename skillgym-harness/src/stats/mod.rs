@@ -4,7 +4,7 @@
 //! | module | holds | used for |
 //! |---|---|---|
 //! | `proportion` | [`Proportion`], [`Interval`]: the Wilson interval, unbiased pass@k and pass^k | a pass rate with its interval and n |
-//! | `lift` | [`Lift`] (Newcombe's interval of a difference, Fisher's exact test, normalized gain, [`Verdict`]), [`samples_needed`] | does a variant with the skill pass more often than without it |
+//! | `lift` | [`Lift`] ([`newcombe`]'s interval of a difference, Fisher's exact test, normalized gain, [`Verdict`]), [`samples_needed`] | does a variant with the skill pass more often than without it |
 //! | `sequential` | [`RateSequence`], [`GateDecision`], [`Discordant`]: an always-valid confidence sequence | stopping as soon as a gate or a lift's sign is settled |
 //! | `seeded` | [`Seeded`] | reproducible simulations and stand-in agents |
 //! | `special` | log-gamma, log-beta, the normal quantile | the above |
@@ -17,7 +17,7 @@ mod seeded;
 mod sequential;
 mod special;
 
-pub use lift::{Lift, Verdict, fisher_two_sided, samples_needed};
+pub use lift::{Lift, Verdict, fisher_two_sided, newcombe, samples_needed};
 pub(crate) use proportion::Z_95;
 pub use proportion::{Interval, Proportion};
 pub use seeded::Seeded;
