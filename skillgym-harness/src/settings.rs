@@ -39,6 +39,8 @@ pub struct Settings {
     pub repeat: u32,
     /// Extra attempts allowed per repetition after a failure, when the case sets none.
     pub repeat_failure: u32,
+    /// `run.samples`: independent sessions per execution (see [`Self::effective`]).
+    pub samples: Option<u32>,
     /// The per-case settings a flag or variable gave, which beat the case's own.
     pub overrides: CaseOverrides,
     /// Run only cases with one of these tags (empty: every case).
@@ -93,6 +95,8 @@ pub struct CaseOverrides {
     /// `--repeat-failure` / `SKILLGYM_REPEAT_FAILURE`, or their alias `--retry-failed` /
     /// `SKILLGYM_RETRY_FAILED`.
     pub repeat_failure: Option<u32>,
+    /// `--samples` / `SKILLGYM_SAMPLES`.
+    pub samples: Option<u32>,
 }
 
 /// The settings one case runs with, from [`Settings::effective`].
@@ -101,8 +105,11 @@ pub struct CaseOverrides {
 pub struct CaseSettings {
     /// Passing samples wanted per execution (at least 1).
     pub repeat: u32,
-    /// Extra attempts allowed per repetition after a failure.
+    /// Extra attempts allowed per repetition after a failure (0 when sampled).
     pub repeat_failure: u32,
+    /// Independent sessions, none retried and none stopping the others, when the case is
+    /// sampled (then `repeat` is the same number).
+    pub samples: Option<u32>,
     /// How long one session may run.
     pub timeout: Duration,
     /// Best-effort cap on agent steps per session.
@@ -143,7 +150,27 @@ impl Settings {
     /// | `repeat_failure` | [`CaseOverrides::repeat_failure`] | `repeat_failure` | `run.repeat_failure` | 0 |
     /// | `timeout` | — | `timeout` | `defaults.timeout` | 2m |
     /// | `max_steps` | — | `max_steps` | `run.max_steps` | none |
+    /// | `samples` | [`CaseOverrides::samples`] | `samples` | `run.samples` | none |
+    ///
+    /// `samples` set at any level makes the case sampled: that many independent sessions,
+    /// `repeat` and `repeat_failure` set elsewhere do not apply to it (one level cannot set
+    /// both: the attribute, `case.yaml`, `skillgym.yaml` and the flags refuse it).
     pub fn effective(&self, case: &CaseSpec) -> CaseSettings {
+        let samples = self
+            .overrides
+            .samples
+            .or(case.samples)
+            .or(self.samples)
+            .map(|n| n.max(1));
+        if let Some(samples) = samples {
+            return CaseSettings {
+                repeat: samples,
+                repeat_failure: 0,
+                samples: Some(samples),
+                timeout: case.timeout.unwrap_or(self.default_timeout),
+                max_steps: case.max_steps.or(self.max_steps),
+            };
+        }
         CaseSettings {
             repeat: self
                 .overrides
@@ -156,6 +183,7 @@ impl Settings {
                 .repeat_failure
                 .or(case.repeat_failure)
                 .unwrap_or(self.repeat_failure),
+            samples: None,
             timeout: case.timeout.unwrap_or(self.default_timeout),
             max_steps: case.max_steps.or(self.max_steps),
         }

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use crate::artifacts::{RunDir, write_json};
-use crate::results::{Counts, ExecutionResult, RunResults, Status};
+use crate::figures::thousands;
+use crate::results::{Counts, ExecutionResult, RunResults, SampleStats, Status};
 
 /// Writes `results.json` and returns its path.
 pub(crate) fn write_results(
@@ -106,10 +107,13 @@ pub(crate) fn count_lines(
 fn repetition_line(result: &ExecutionResult) -> Option<String> {
     let attempts = result.attempts.total;
     let skipped = result.status == Status::Skipped;
+    let who = format!("[{}] {}", result.runner_id, result.case_id);
+    if let Some(samples) = result.samples.as_ref().filter(|_| !skipped) {
+        return Some(sample_line(&who, result, samples));
+    }
     if skipped || (result.repeat_target <= 1 && attempts <= 1) {
         return None;
     }
-    let who = format!("[{}] {}", result.runner_id, result.case_id);
     if !result.passed && !snapshot_failed(result) {
         let at = result
             .stopped_at_repetition
@@ -151,6 +155,52 @@ fn repetition_line(result: &ExecutionResult) -> Option<String> {
     }
     line.push_str(snapshot_note(result));
     Some(line)
+}
+
+/// `[runner] case: 3/5 samples passed, 60% (95% CI 23-88%) · pass@3 90% · pass^3 10% · avg 1.2s
+/// · 1,200 ± 150 tokens · $0.0120 ± 0.0015 · $0.0200 per success`: what a sampled execution's
+/// sessions say together (pass@k and pass^k for the largest k up to 5 the samples allow).
+fn sample_line(who: &str, result: &ExecutionResult, samples: &SampleStats) -> String {
+    let interval = samples.pass_rate_95;
+    let mut line = format!(
+        "{who}: {}/{} samples passed, {}% (95% CI {}-{}%)",
+        samples.passed,
+        samples.sessions,
+        percent(samples.pass_rate),
+        percent(interval.low),
+        percent(interval.high),
+    );
+    let k = samples
+        .pass_at_k
+        .keys()
+        .copied()
+        .filter(|k| (2..=5).contains(k))
+        .max();
+    if let Some(k) = k {
+        line.push_str(&format!(
+            " · pass@{k} {}% · pass^{k} {}%",
+            percent(samples.pass_at_k[&k]),
+            percent(samples.pass_all_k[&k])
+        ));
+    }
+    line.push_str(&format!(
+        " · avg {}",
+        crate::duration::compact(std::time::Duration::from_millis(result.duration_ms))
+    ));
+    if let Some(tokens) = samples.total_tokens {
+        line.push_str(&format!(
+            " · {} ± {} tokens",
+            thousands(tokens.mean.round() as u64),
+            thousands(tokens.sd.round() as u64)
+        ));
+    }
+    if let Some(cost) = samples.cost_usd {
+        line.push_str(&format!(" · ${:.4} ± {:.4}", cost.mean, cost.sd));
+    }
+    if let Some(per_success) = samples.cost_per_success_usd {
+        line.push_str(&format!(" · ${per_success:.4} per success"));
+    }
+    line
 }
 
 /// Whether every repetition passed but the token snapshot failed the execution.

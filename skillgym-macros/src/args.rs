@@ -16,6 +16,7 @@ const ARGUMENTS: &[(&str, &str)] = &[
     ("repeat", "repeat = 3"),
     ("repeat_failure", "repeat_failure = 1"),
     ("retry_failed", "retry_failed = 1"),
+    ("samples", "samples = 20"),
     ("expected_fail", "expected_fail"),
     ("timeout", "timeout = \"90s\""),
     ("max_steps", "max_steps = 20"),
@@ -44,6 +45,8 @@ pub(crate) struct Args {
     pub repeat_failure: Option<u32>,
     /// `retry_failed` as written; [`parse`] folds it into `repeat_failure`.
     retry_failed: Option<u32>,
+    /// `samples`: independent sessions, none retried (never with `repeat`).
+    pub samples: Option<u32>,
     pub expected_fail: bool,
     pub timeout_ms: Option<u64>,
     pub max_steps: Option<u32>,
@@ -85,6 +88,28 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> Args {
     // The legacy alias stops here: `repeat_failure` wins when both are given.
     args.repeat_failure = args.repeat_failure.or(args.retry_failed.take());
     args
+}
+
+/// `samples` given beside `repeat`, `repeat_failure` or `retry_failed` (either order): a case
+/// is sampled or repeated, not both.
+fn sampling_conflict(ident: &Ident, key: &str, seen: &[String]) -> syn::Result<()> {
+    const REPEATING: [&str; 3] = ["repeat", "repeat_failure", "retry_failed"];
+    let other = if key == "samples" {
+        seen.iter().find(|k| REPEATING.contains(&k.as_str()))
+    } else {
+        seen.iter().find(|k| *k == "samples")
+    };
+    match other {
+        Some(other) => Err(Error::new(
+            ident.span(),
+            format!(
+                "`{key}` conflicts with `{other}`: a case either runs `samples` independent \
+                 sessions (none retried, none stopping the others) or repeats until `repeat` \
+                 sessions passed (retrying up to `repeat_failure` times); keep one of them"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Consumes whatever is left of a bad argument, up to the next top-level comma.
@@ -202,9 +227,15 @@ impl Args {
             }
             "tags" => self.tags = string_array(value, key, true)?,
             "runners" => self.runners = string_array(value, key, false)?,
-            "repeat" => self.repeat = Some(integer(value, key, 1)?),
-            "repeat_failure" => self.repeat_failure = Some(integer(value, key, 0)?),
-            "retry_failed" => self.retry_failed = Some(integer(value, key, 0)?),
+            "repeat" | "repeat_failure" | "retry_failed" | "samples" => {
+                sampling_conflict(ident, key, seen)?;
+                match key {
+                    "repeat" => self.repeat = Some(integer(value, key, 1)?),
+                    "repeat_failure" => self.repeat_failure = Some(integer(value, key, 0)?),
+                    "retry_failed" => self.retry_failed = Some(integer(value, key, 0)?),
+                    _ => self.samples = Some(integer(value, key, 1)?),
+                }
+            }
             "max_steps" => self.max_steps = Some(integer(value, key, 1)?),
             "timeout" => {
                 let text = string(value, key)?;
@@ -442,5 +473,34 @@ mod tests {
         for &(text, why) in REJECTED {
             assert_eq!(timeout(text), Err(message(text, why)), "{text:?}");
         }
+    }
+
+    fn errors(tokens: TokenStream) -> Vec<String> {
+        let mut errors = Vec::new();
+        parse(tokens, &mut errors);
+        errors.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn samples_are_independent_sessions_and_never_beside_repeat() {
+        use quote::quote;
+        let mut errors_found = Vec::new();
+        let args = parse(quote!(prompt = "p", samples = 20), &mut errors_found);
+        assert!(errors_found.is_empty());
+        assert_eq!(args.samples, Some(20));
+        for tokens in [
+            quote!(prompt = "p", repeat = 2, samples = 3),
+            quote!(prompt = "p", samples = 3, repeat_failure = 1),
+            quote!(prompt = "p", retry_failed = 1, samples = 3),
+        ] {
+            let found = errors(tokens);
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert!(found[0].contains("conflicts with"), "{}", found[0]);
+            assert!(found[0].contains("keep one of them"), "{}", found[0]);
+        }
+        assert_eq!(
+            errors(quote!(prompt = "p", samples = 0)),
+            ["`samples` must be at least 1"]
+        );
     }
 }

@@ -54,6 +54,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let runners = &args.runners;
     let repeat = option_int(args.repeat.map(u64::from));
     let repeat_failure = option_int(args.repeat_failure.map(u64::from));
+    let samples = option_int(args.samples.map(u64::from));
     let timeout_ms = option_int(args.timeout_ms);
     let max_steps = option_int(args.max_steps.map(u64::from));
     let expected_fail = args.expected_fail;
@@ -87,6 +88,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                     tags: &[#(#tags),*],
                     repeat: #repeat,
                     repeat_failure: #repeat_failure,
+                    samples: #samples,
                     expected_fail: #expected_fail,
                     timeout_ms: #timeout_ms,
                     max_steps: #max_steps,

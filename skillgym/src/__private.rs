@@ -58,6 +58,8 @@ pub struct CaseDef {
     pub repeat: Option<u32>,
     /// `repeat_failure = N`, or its legacy alias `retry_failed = N` (folded in by the macro).
     pub repeat_failure: Option<u32>,
+    /// `samples = N`: N independent sessions, none retried.
+    pub samples: Option<u32>,
     /// `expected_fail`.
     pub expected_fail: bool,
     /// `timeout = "..."`, in milliseconds.

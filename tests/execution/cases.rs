@@ -10,6 +10,40 @@ fn answered_ok(report: &SessionReport) {
     report.expect().output().equals("ok");
 }
 
+pub mod samples {
+    use super::*;
+
+    // Five independent sessions: 2 and 4 fail. None is retried and none stops the others.
+    #[skillgym::case(
+        samples = 5,
+        prompt = r#"
+count sampled
+on 1 emit {"type":"usage","total_tokens":100,"cost_usd":0.01}
+on 2 emit {"type":"usage","total_tokens":200,"cost_usd":0.02}
+on 3 emit {"type":"usage","total_tokens":300,"cost_usd":0.03}
+on 4 emit {"type":"usage","total_tokens":400,"cost_usd":0.04}
+on 5 emit {"type":"usage","total_tokens":500,"cost_usd":0.05}
+on 2,4 emit {"type":"message","role":"assistant","phase":"final","text":"wrong"}
+not 2,4 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn two_of_five_fail(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    // Every sample passes.
+    #[skillgym::case(
+        samples = 3,
+        prompt = r#"
+emit {"type":"usage","total_tokens":100}
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn all_pass(report: &SessionReport) {
+        answered_ok(report);
+    }
+}
+
 pub mod repeat {
     use super::*;
 

@@ -67,4 +67,8 @@ fn misspelled(_report: &SessionReport) {}
 #[skillgym::case(prompt = "hi", flavor = "multi_thread")]
 fn not_an_argument(_report: &SessionReport) {}
 
+// samples_with_repeat
+#[skillgym::case(prompt = "hi", repeat = 2, samples = 20)]
+fn sampled_and_repeated(_report: &SessionReport) {}
+
 fn main() {}

@@ -76,6 +76,9 @@ pub(super) struct Flags {
     /// Legacy alias of --repeat-failure [env: SKILLGYM_RETRY_FAILED]
     #[arg(long, value_name = "N", value_parser = at_least_zero)]
     pub(super) retry_failed: Option<u32>,
+    /// Independent sessions per case x runner, none retried (>= 1; not with --repeat) [env: SKILLGYM_SAMPLES]
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(super) samples: Option<u32>,
     /// serial | parallel | isolated-by-runner (default parallel) [env: SKILLGYM_SCHEDULE]
     #[arg(long, value_name = "MODE", value_parser = schedule)]
     pub(super) schedule: Option<Schedule>,

@@ -37,6 +37,8 @@ pub(crate) struct SkillgymArgs {
     pub repeat_failure: Option<u32>,
     /// `--retry-failed`: legacy alias of `--repeat-failure`, which wins when both are given.
     pub retry_failed: Option<u32>,
+    /// `--samples`: independent sessions per execution, none retried (>= 1).
+    pub samples: Option<u32>,
     /// `--schedule`.
     pub schedule: Option<Schedule>,
     /// `--max-parallel`: executions at once (>= 1).
@@ -102,6 +104,7 @@ impl SkillgymArgs {
                 self.runners
             },
             repeat: self.repeat.or(fallback.repeat),
+            samples: self.samples.or(fallback.samples),
             repeat_failure,
             retry_failed,
             schedule: self.schedule.or(fallback.schedule),
@@ -343,6 +346,7 @@ impl Flags {
             repeat: self.repeat,
             repeat_failure: self.repeat_failure,
             retry_failed: self.retry_failed,
+            samples: self.samples,
             schedule: self.schedule,
             max_parallel: self.max_parallel,
             output_dir: self.output_dir,

@@ -70,6 +70,7 @@ fn parses_every_flag_in_both_forms() {
         repeat: Some(3),
         repeat_failure: Some(1),
         retry_failed: Some(2),
+        samples: Some(5),
         schedule: Some(Schedule::IsolatedByRunner),
         max_parallel: Some(4),
         output_dir: Some(PathBuf::from("out/runs")),
@@ -92,6 +93,7 @@ fn parses_every_flag_in_both_forms() {
         ("--repeat", "3"),
         ("--repeat-failure", "1"),
         ("--retry-failed", "2"),
+        ("--samples", "5"),
         ("--schedule", "isolated-by-runner"),
         ("--max-parallel", "4"),
         ("--output-dir", "out/runs"),
@@ -394,6 +396,7 @@ fn reads_every_env_var() {
         ("SKILLGYM_REPEAT", "2"),
         ("SKILLGYM_REPEAT_FAILURE", "1"),
         ("SKILLGYM_RETRY_FAILED", "3"),
+        ("SKILLGYM_SAMPLES", "4"),
         ("SKILLGYM_SCHEDULE", "serial"),
         ("SKILLGYM_MAX_PARALLEL", "8"),
         ("SKILLGYM_OUTPUT_DIR", "out"),
@@ -414,6 +417,7 @@ fn reads_every_env_var() {
             repeat: Some(2),
             repeat_failure: Some(1),
             retry_failed: Some(3),
+            samples: Some(4),
             schedule: Some(Schedule::Serial),
             max_parallel: Some(8),
             output_dir: Some(PathBuf::from("out")),
@@ -438,7 +442,7 @@ fn every_flag_has_its_variable_in_the_help() {
     let help = help_text();
     let command = <flags::EnvLine as clap::CommandFactory>::command();
     let longs = long_flags(&command);
-    assert_eq!(longs.len(), 15, "{longs:?}");
+    assert_eq!(longs.len(), 16, "{longs:?}");
     for long in longs {
         let name = env_name(long);
         // Every variable is read, as its flag...

@@ -246,6 +246,8 @@ pub struct RunConfig {
     pub repeat: Option<u32>,
     /// `repeat_failure` (>= 0), or else its legacy alias `retry_failed`.
     pub repeat_failure: Option<u32>,
+    /// `samples` (>= 1): independent sessions per execution, none retried.
+    pub samples: Option<u32>,
     /// `max_steps` (>= 1).
     pub max_steps: Option<u32>,
     /// `tags`: the default tag filter when no `--tag` is given.
@@ -299,6 +301,7 @@ macro_rules! int_field {
 int_field!(de_max_parallel, "max_parallel", 1, usize);
 int_field!(de_repeat, "repeat", 1, u32);
 int_field!(de_repeat_failure, "repeat_failure", 0, u32);
+int_field!(de_samples, "samples", 1, u32);
 int_field!(de_retry_failed, "retry_failed", 0, u32);
 int_field!(de_max_steps, "max_steps", 1, u32);
 
@@ -327,6 +330,8 @@ struct RawRun {
     repeat_failure: Option<u32>,
     #[serde(default, alias = "retryFailed", deserialize_with = "de_retry_failed")]
     retry_failed: Option<u32>,
+    #[serde(default, deserialize_with = "de_samples")]
+    samples: Option<u32>,
     #[serde(default, alias = "maxSteps", deserialize_with = "de_max_steps")]
     max_steps: Option<u32>,
     #[serde(default)]
@@ -386,6 +391,16 @@ impl TryFrom<RawRun> for RunConfig {
                 )));
             }
         }
+        if raw.samples.is_some()
+            && (raw.repeat.is_some() || raw.repeat_failure.is_some() || raw.retry_failed.is_some())
+        {
+            return Err(
+                "`samples` conflicts with `repeat`/`repeat_failure`: a run either samples each \
+                 case (independent sessions, none retried, none stopping the others) or repeats \
+                 it until `repeat` sessions passed; keep one of them"
+                    .to_owned(),
+            );
+        }
         let workspace_root = raw.workspace_root.map(workspace_root).transpose()?;
         let mut tags: Option<Vec<String>> = None;
         if let Some(raw_tags) = raw.tags {
@@ -403,6 +418,7 @@ impl TryFrom<RawRun> for RunConfig {
             repeat: raw.repeat,
             // The legacy alias stops here: `repeat_failure` wins when both are set.
             repeat_failure: raw.repeat_failure.or(raw.retry_failed),
+            samples: raw.samples,
             max_steps: raw.max_steps,
             tags,
             output_dir: raw.output_dir,

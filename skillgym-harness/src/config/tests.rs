@@ -228,14 +228,14 @@ fn unknown_key_nested_renders_file_line_column_help_and_snippet() {
         2,
         3,
         "unknown field `max_paralel`, expected one of `schedule`, `max_parallel`, `repeat`, \
-         `repeat_failure`, `retry_failed`, `max_steps`, `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, \
+         `repeat_failure`, `retry_failed`, `samples`, `max_steps`, `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, \
          `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`, `sandbox`",
         Some("did you mean `max_parallel`?"),
     );
     assert_eq!(
         err.to_string(),
         "/proj/bench/skillgym.yaml:2:3: unknown field `max_paralel`, expected one of \
-         `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `max_steps`, \
+         `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `samples`, `max_steps`, \
          `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`, `sandbox`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
     );
     // Deeper: workspace and bootstrap.
@@ -1122,4 +1122,24 @@ fn sandbox_mistakes_are_located() {
     );
     let err = fail("run:\n  sandbox: { network: host }\n");
     assert!(err.message().contains("missing field `mode`"), "{err}");
+}
+
+#[test]
+fn the_run_samples_or_repeats_never_both() {
+    assert_eq!(parse("run:\n  samples: 8\n").run.samples, Some(8));
+    assert_eq!(parse("{}").run.samples, None);
+    for yaml in [
+        "run:\n  samples: 8\n  repeat: 2\n",
+        "run:\n  repeat_failure: 1\n  samples: 8\n",
+        "run:\n  samples: 8\n  retry_failed: 1\n",
+    ] {
+        let err = fail(yaml);
+        assert!(
+            err.message()
+                .starts_with("`samples` conflicts with `repeat`/`repeat_failure`"),
+            "{yaml}: {err}"
+        );
+    }
+    let err = fail("run:\n  samples: 0\n");
+    assert!(err.message().contains("samples"), "{err}");
 }

@@ -35,6 +35,7 @@ pub fn run_execution(run: &Engine, case: &CaseSpec, runner: &Runner) -> Executio
         recorded,
         repeat_target: plan.repeat_target,
         repeat_failure: plan.repeat_failure,
+        sampled: plan.sampled,
     };
     let (repetitions, unrecorded) = loop_.run();
     if repetitions.is_empty()
@@ -62,6 +63,7 @@ fn plan_of(run: &Engine, case: &CaseSpec, runner: &Runner) -> ExecutionPlan {
         expected_fail: case.expected_fail,
         repeat_target: settings.repeat,
         repeat_failure: settings.repeat_failure,
+        sampled: settings.samples.is_some(),
         artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
         source: case.source.clone(),
         tags: case.tags.clone(),
@@ -111,11 +113,13 @@ struct Repetitions<'a> {
     recorded: Option<&'a RecordedExecution>,
     repeat_target: u32,
     repeat_failure: u32,
+    /// Samples run on whatever fails (`samples = N`).
+    sampled: bool,
 }
 
 impl Repetitions<'_> {
-    /// Runs repetitions until the target is reached or one still fails after its retries; an
-    /// interrupt starts nothing more. Returns the repetitions that ran and, when a replay ended
+    /// Runs repetitions until the target is reached or one still fails after its retries (a
+    /// sampled execution runs every sample); an interrupt starts nothing more. Returns the repetitions that ran and, when a replay ended
     /// short of the target, how many repetitions its recording holds.
     fn run(&self) -> (Vec<RepetitionResult>, Option<u32>) {
         let running = self
@@ -138,7 +142,7 @@ impl Repetitions<'_> {
             let repetition = RepetitionResult::of(repetition, attempts);
             let passed = repetition.passed;
             repetitions.push(repetition);
-            if !passed {
+            if !passed && !self.sampled {
                 break;
             }
         }

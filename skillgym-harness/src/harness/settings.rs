@@ -80,12 +80,18 @@ fn resolve_in(
         return Err(update_without_snapshots(path.as_deref(), args).into());
     }
 
+    if args.samples.is_some()
+        && (args.repeat.is_some() || args.repeat_failure.is_some() || args.retry_failed.is_some())
+    {
+        return Err(samples_with_repeat().into());
+    }
     let (schedule, max_parallel) = schedule_of(args, &run);
     let overrides = CaseOverrides {
         repeat: args.repeat,
         // The legacy `--retry-failed` stops here (`SkillgymArgs::or` already let a flag, either
         // one, beat a variable).
         repeat_failure: args.repeat_failure.or(args.retry_failed),
+        samples: args.samples,
     };
     // An empty CLI list means "not given": it must not hide `run.tags` (or `run.reporters`).
     let tags = flag_list_or(&args.tags, run.tags.unwrap_or_default());
@@ -113,6 +119,7 @@ fn resolve_in(
         max_parallel,
         repeat: overrides.repeat.or(run.repeat).unwrap_or(1),
         repeat_failure: overrides.repeat_failure.or(run.repeat_failure).unwrap_or(0),
+        samples: run.samples,
         overrides,
         tags,
         runner_filter: args.runners.clone(),
@@ -155,6 +162,16 @@ fn update_without_snapshots(config: Option<&Path>, args: &SkillgymArgs) -> Usage
         format!(
             "`{subject}` has nothing to update: token snapshots are off ({file}); add `snapshots: {{ tolerance: {{ percent: 10 }} }}` to turn them on"
         ),
+    )
+}
+
+/// `--samples` beside `--repeat` or `--repeat-failure` (or their variables).
+fn samples_with_repeat() -> UsageError {
+    UsageError::new(
+        "--samples",
+        "`--samples` conflicts with `--repeat`/`--repeat-failure`: a run either samples each \
+         case (independent sessions, none retried) or repeats it until `--repeat` sessions \
+         passed; give one of them",
     )
 }
 
@@ -418,6 +435,7 @@ runners:
         let settings = |repeat, repeat_failure, timeout, max_steps| CaseSettings {
             repeat,
             repeat_failure,
+            samples: None,
             timeout: Duration::from_secs(timeout),
             max_steps,
         };
@@ -628,5 +646,51 @@ runners:
             "the runner's replaces the run's"
         );
         assert_eq!(settings.sandbox_for("coded").mode, SandboxMode::Bubblewrap);
+    }
+
+    #[test]
+    fn samples_make_a_case_sampled_from_any_level() {
+        let registered = skillgym::__private::CaseDef::all()
+            .next()
+            .expect("this test binary registers a case");
+        let base = CaseSpec::from_def(registered);
+        let case = |repeat, samples| CaseSpec {
+            repeat,
+            samples,
+            ..base.clone()
+        };
+        let sampled = |settings: &Settings, case: &CaseSpec| {
+            let effective = settings.effective(case);
+            (
+                effective.samples,
+                effective.repeat,
+                effective.repeat_failure,
+            )
+        };
+        let run = resolve(config("run:\n  samples: 4\n"), SkillgymArgs::default());
+        assert_eq!(sampled(&run, &case(None, None)), (Some(4), 4, 0));
+        // The case's own samples beat the run's; samples set anywhere beat a repeat.
+        assert_eq!(sampled(&run, &case(Some(3), None)), (Some(4), 4, 0));
+        assert_eq!(sampled(&run, &case(None, Some(9))), (Some(9), 9, 0));
+        let plain = resolve(config(""), SkillgymArgs::default());
+        assert_eq!(sampled(&plain, &case(Some(3), None)), (None, 3, 0));
+        let flagged = resolve(config(""), flags(&["--samples", "6"]));
+        assert_eq!(sampled(&flagged, &case(Some(3), Some(9))), (Some(6), 6, 0));
+        let refuse = |args: SkillgymArgs| match resolve_in(
+            config(""),
+            &args,
+            Path::new("target/skillgym/runs"),
+            Path::new(CWD),
+        ) {
+            Err(SettingsError::Usage(err)) => err,
+            other => panic!("{other:?}"),
+        };
+        let err = refuse(flags(&["--samples", "6", "--repeat", "2"]));
+        assert_eq!(err.subject(), "--samples");
+        assert!(
+            err.to_string().contains("conflicts with `--repeat`"),
+            "{err}"
+        );
+        refuse(flags(&["--repeat-failure", "1", "--samples", "6"]));
     }
 }

@@ -1095,6 +1095,7 @@ mod tests {
                     high: 1.0,
                 },
             },
+            samples: None,
             duration_ms: 1_500,
             usage: Usage::default(),
             snapshot: None,

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use skillgym::{AgentInfo, TokenCount, Usage};
 
-use super::{AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, Status};
+use super::{
+    AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, SampleStats, Status,
+};
 use crate::figures::{self, mean};
 use crate::stats::{Proportion, Z_95};
 
@@ -25,6 +27,9 @@ pub(crate) struct ExecutionPlan {
     pub repeat_target: u32,
     /// Extra attempts per repetition after a failure.
     pub repeat_failure: u32,
+    /// Whether the repetitions are samples (`samples = N`): one attempt each, none stopping
+    /// the others.
+    pub sampled: bool,
     /// `<run>/<case>/<runner>`.
     pub artifact_dir: PathBuf,
     /// Where the case is declared, `file:line`.
@@ -35,7 +40,9 @@ pub(crate) struct ExecutionPlan {
 
 /// The execution's result from its repetitions, in order. The execution passes only when
 /// `repeat_target` repetitions passed; it stops (and fails) at the first repetition that still
-/// failed after its attempts, whose failure becomes the execution's.
+/// failed after its attempts, whose failure becomes the execution's. A sampled execution runs
+/// every sample whatever fails; it passes when all did, its first failed sample gives its
+/// failure, and its averages and [`SampleStats`] are over every sample.
 pub(crate) fn aggregate(
     plan: ExecutionPlan,
     repetitions: Vec<RepetitionResult>,
@@ -53,9 +60,16 @@ pub(crate) fn aggregate(
         .and_then(RepetitionResult::final_attempt)
         .and_then(|a| a.failure.clone());
     let averaged: Vec<&AttemptResult> = match terminal {
+        _ if plan.sampled => repetitions
+            .iter()
+            .filter_map(RepetitionResult::final_attempt)
+            .collect(),
         Some(repetition) => repetition.final_attempt().into_iter().collect(),
         None => successful.clone(),
     };
+    let samples = plan
+        .sampled
+        .then(|| SampleStats::of(averaged.iter().copied()));
     let all_attempts = repetitions.iter().flat_map(|r| &r.attempts);
     let total = all_attempts.clone().count() as u32;
     let passing = all_attempts.filter(|a| a.passed).count() as u32;
@@ -74,7 +88,7 @@ pub(crate) fn aggregate(
         completed_repetitions: repetitions.len() as u32,
         successful_repetitions: successful.len() as u32,
         failed_repetitions: repetitions.iter().filter(|r| !r.passed).count() as u32,
-        stopped_at_repetition: terminal.map(|r| r.repetition),
+        stopped_at_repetition: terminal.filter(|_| !plan.sampled).map(|r| r.repetition),
         flaky: passed && repetitions.iter().any(|r| r.attempts.len() > 1),
         attempts: AttemptStats {
             total,
@@ -86,6 +100,7 @@ pub(crate) fn aggregate(
             },
             pass_rate_95: wilson_95(passing, total),
         },
+        samples,
         duration_ms: mean(averaged.iter().map(|a| a.duration_ms)).unwrap_or(0),
         usage: mean_usage(averaged.iter().map(|a| &a.usage)),
         snapshot: None,
@@ -183,6 +198,7 @@ mod tests {
             expected_fail: false,
             repeat_target,
             repeat_failure,
+            sampled: false,
             artifact_dir: PathBuf::from("/run/c/r"),
             source: "tests/b.rs:1".into(),
             tags: Vec::new(),

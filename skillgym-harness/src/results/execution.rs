@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use skillgym::{AgentInfo, Failure, Usage};
 
-use super::{Interval, RepetitionResult, SnapshotCheck, Status};
+use super::{Interval, RepetitionResult, SampleStats, SnapshotCheck, Status};
 
 /// One case on one runner, with all its repetitions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,6 +54,10 @@ pub struct ExecutionResult {
     pub flaky: bool,
     /// Pass rate over every attempt, with its 95% Wilson score interval.
     pub attempts: AttemptStats,
+    /// A sampled execution's figures over all its sessions (`samples = N`); absent for a
+    /// repeated one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<SampleStats>,
     /// Mean wall time of the final attempts of the successful repetitions (the terminal
     /// attempt's when the execution failed), in milliseconds. Discarded attempts never count.
     pub duration_ms: u64,

@@ -17,6 +17,7 @@
 //! | `grading` | [`Grading`], [`GraderResult`], [`GraderVerdict`], [`GraderCheck`] | an attempt's `grading` (and its `grading.json`) |
 //! | `sandbox` | [`SandboxRecord`], [`Denial`], [`DenialKind`], [`SandboxMode`], [`SandboxNetwork`] | an attempt's `sandbox` |
 //! | `snapshot` | [`SnapshotCheck`], [`SnapshotVerdict`], [`Allowed`], [`SnapshotMetric`] | an execution's `snapshot` |
+//! | `samples` | [`SampleStats`], [`Spread`] | a sampled execution's `samples`: pass rate with interval, pass@k, pass^k, tokens, cost and time per session |
 //! | `counts` | [`Counts`] | `summary` of `results.json` |
 //! | `run_results` | [`RunResults`] | `results.json`: every execution and the counts |
 //! | `explain` | `ExplainRequest`, `Explanations` | an attempt's `explain.json` (its questions) and `explanations.json` (the answers) |
@@ -32,6 +33,7 @@ pub(crate) mod explain;
 mod grading;
 mod repetition;
 mod run_results;
+mod samples;
 mod sandbox;
 mod snapshot;
 mod status;
@@ -46,6 +48,7 @@ pub use execution::{AttemptStats, ExecutionResult};
 pub use grading::{GraderCheck, GraderResult, GraderVerdict, Grading};
 pub use repetition::RepetitionResult;
 pub use run_results::RunResults;
+pub use samples::{SampleStats, Spread};
 pub use sandbox::{Denial, DenialKind, SandboxMode, SandboxNetwork, SandboxRecord};
 pub(crate) use snapshot::version_note;
 pub use snapshot::{Allowed, SnapshotCheck, SnapshotMetric, SnapshotVerdict};

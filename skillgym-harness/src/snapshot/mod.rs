@@ -263,6 +263,7 @@ mod tests {
                 expected_fail: false,
                 repeat_target: target,
                 repeat_failure: 1,
+                sampled: false,
                 artifact_dir: PathBuf::from("/run/c/r"),
                 source: "tests/b.rs:1".into(),
                 tags: Vec::new(),

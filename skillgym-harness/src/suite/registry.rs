@@ -26,6 +26,8 @@ pub struct CaseSpec {
     pub repeat: Option<u32>,
     /// `repeat_failure` of the case.
     pub repeat_failure: Option<u32>,
+    /// `samples` of the case: that many independent sessions, none retried.
+    pub samples: Option<u32>,
     /// Whether a verdict failure is expected.
     pub expected_fail: bool,
     /// The case's timeout.
@@ -109,6 +111,7 @@ impl CaseSpec {
             },
             repeat: def.repeat,
             repeat_failure: def.repeat_failure,
+            samples: def.samples,
             expected_fail: def.expected_fail,
             timeout: def.timeout_ms.map(Duration::from_millis),
             max_steps: def.max_steps,
@@ -168,6 +171,7 @@ mod tests {
             prompt: PromptSpec::Inline("p".into()),
             repeat: None,
             repeat_failure: None,
+            samples: None,
             expected_fail: false,
             timeout: None,
             max_steps: None,

@@ -8,6 +8,7 @@ mod limits;
 mod origins;
 mod rejections;
 mod repeat;
+mod samples;
 #[cfg(target_os = "linux")]
 mod sandbox;
 mod schedules;
@@ -25,6 +26,7 @@ pub type Check = fn();
 pub fn all() -> Vec<(&'static str, Check)> {
     [
         repeat::CHECKS,
+        samples::CHECKS,
         statuses::CHECKS,
         origins::CHECKS,
         schedules::CHECKS,

@@ -57,6 +57,10 @@ fn all_repetitions_pass() {
     assert_eq!(result["failed_repetitions"], 0);
     assert!(result.get("stopped_at_repetition").is_none());
     assert_eq!(result["flaky"], false);
+    assert!(
+        result.get("samples").is_none(),
+        "a repeated execution is not sampled"
+    );
     assert_eq!(attempts_per_repetition(&result), [1, 1, 1]);
     assert_eq!(result["attempts"]["total"], 3);
     assert_eq!(result["attempts"]["passing"], 3);

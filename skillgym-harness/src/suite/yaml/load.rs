@@ -994,6 +994,7 @@ fn case_of(
         skip_defaults,
         repeat: run.repeat,
         repeat_failure: run.repeat_failure,
+        samples: run.samples,
         expected_fail: run.expected_fail,
         timeout: run.timeout,
         max_steps: run.max_steps,
@@ -1189,6 +1190,7 @@ fn case_workspace(
 struct CaseRun {
     repeat: Option<u64>,
     repeat_failure: Option<u64>,
+    samples: Option<u64>,
     max_steps: Option<u64>,
     expected_fail: bool,
     timeout: Option<std::time::Duration>,
@@ -1199,8 +1201,8 @@ struct CaseRun {
     mock: Option<PathBuf>,
 }
 
-/// Reads `repeat`, `repeat_failure`, `max_steps`, `expected_fail`, `timeout`, `runners`,
-/// `skills` and `mock`.
+/// Reads `repeat`, `repeat_failure`, `samples`, `max_steps`, `expected_fail`, `timeout`,
+/// `runners`, `skills` and `mock`.
 fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun {
     let mut int = |k: &'static str, aliases: &[&'static str], min| {
         f.take_some(source, k, aliases)
@@ -1209,9 +1211,22 @@ fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun 
     let repeat = int("repeat", &[], 1);
     let repeat_failure = int("repeat_failure", &["retry_failed"], 0);
     let max_steps = int("max_steps", &[], 1);
+    let samples_node = f.take_some(source, "samples", &[]);
+    let samples = samples_node.and_then(|n| source.integer("samples", n, 1));
+    if let Some(node) = samples_node
+        && (repeat.is_some() || repeat_failure.is_some())
+    {
+        source.error(
+            node,
+            "`samples` conflicts with `repeat`/`repeat_failure`: a case either runs `samples` \
+             independent sessions (none retried, none stopping the others) or repeats until \
+             `repeat` sessions passed; keep one of them",
+        );
+    }
     CaseRun {
         repeat,
         repeat_failure,
+        samples,
         max_steps,
         expected_fail: f
             .take_some(source, "expected_fail", &[])

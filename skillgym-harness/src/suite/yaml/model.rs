@@ -72,6 +72,8 @@ pub(crate) struct CaseDef {
     pub(crate) repeat: Option<u64>,
     /// `repeat_failure` (alias `retry_failed`).
     pub(crate) repeat_failure: Option<u64>,
+    /// `samples`: independent sessions, none retried (never with `repeat`).
+    pub(crate) samples: Option<u64>,
     pub(crate) expected_fail: bool,
     pub(crate) timeout: Option<Duration>,
     pub(crate) max_steps: Option<u64>,

@@ -623,3 +623,35 @@ fn error_case_directories_and_suite_directories_that_cannot_name_a_trial() {
     );
     assert_eq!(load(&odd).suite.name, "odd");
 }
+
+#[test]
+fn a_case_is_sampled_or_repeated_never_both() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "EVAL.yaml", "tests: ./cases/\n");
+    write(
+        t.path(),
+        "cases/a/case.yaml",
+        "input: hi\ncriteria: ok\nsamples: 12\n",
+    );
+    let loaded = load(t.path());
+    assert_eq!(loaded.suite.cases[0].samples, Some(12));
+    check(
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            (
+                "cases/a/case.yaml",
+                "input: hi\ncriteria: ok\nrepeat: 2\nsamples: 12\n",
+            ),
+        ],
+        &[
+            "cases/a/case.yaml:4:10: `samples` conflicts with `repeat`/`repeat_failure`: a case either runs `samples` independent sessions (none retried, none stopping the others) or repeats until `repeat` sessions passed; keep one of them",
+        ],
+    );
+    check(
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            ("cases/a/case.yaml", "input: hi\ncriteria: ok\nsamples: 0\n"),
+        ],
+        &["cases/a/case.yaml:3:10: `samples` must be an integer >= 1, found 0"],
+    );
+}
