@@ -90,6 +90,31 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> Args {
     args
 }
 
+/// `prompt` or `prompt_file` (never both: a case has exactly one prompt).
+fn prompt(ident: &Ident, key: &str, seen: &[String], value: &Expr) -> syn::Result<Prompt> {
+    let other = if key == "prompt" {
+        "prompt_file"
+    } else {
+        "prompt"
+    };
+    if seen.iter().any(|k| k == other) {
+        return Err(Error::new(
+            ident.span(),
+            format!(
+                "`{key}` conflicts with `{other}`: a case has exactly one prompt, \
+                 either inline (`prompt = \"...\"`) or from a file \
+                 (`prompt_file = \"path\"`)"
+            ),
+        ));
+    }
+    let text = non_empty_string(value, key)?;
+    Ok(if key == "prompt" {
+        Prompt::Inline(text)
+    } else {
+        Prompt::File(text)
+    })
+}
+
 /// `samples` given beside `repeat`, `repeat_failure` or `retry_failed` (either order): a case
 /// is sampled or repeated, not both.
 fn sampling_conflict(ident: &Ident, key: &str, seen: &[String]) -> syn::Result<()> {
@@ -188,29 +213,7 @@ impl Args {
         value: &Expr,
     ) -> syn::Result<()> {
         match key {
-            "prompt" | "prompt_file" => {
-                let other = if key == "prompt" {
-                    "prompt_file"
-                } else {
-                    "prompt"
-                };
-                if seen.iter().any(|k| k == other) {
-                    return Err(Error::new(
-                        ident.span(),
-                        format!(
-                            "`{key}` conflicts with `{other}`: a case has exactly one prompt, \
-                             either inline (`prompt = \"...\"`) or from a file \
-                             (`prompt_file = \"path\"`)"
-                        ),
-                    ));
-                }
-                let text = non_empty_string(value, key)?;
-                self.prompt = Some(if key == "prompt" {
-                    Prompt::Inline(text)
-                } else {
-                    Prompt::File(text)
-                });
-            }
+            "prompt" | "prompt_file" => self.prompt = Some(prompt(ident, key, seen, value)?),
             "id" => {
                 let id = non_empty_string(value, key)?;
                 if id

@@ -76,15 +76,7 @@ fn resolve_in(
         ..
     } = config;
     let update_snapshots = args.update_snapshots.unwrap_or(false);
-    if update_snapshots && snapshots.is_none() {
-        return Err(update_without_snapshots(path.as_deref(), args).into());
-    }
-
-    if args.samples.is_some()
-        && (args.repeat.is_some() || args.repeat_failure.is_some() || args.retry_failed.is_some())
-    {
-        return Err(samples_with_repeat().into());
-    }
+    check_flags(args, snapshots.is_some(), path.as_deref())?;
     let (schedule, max_parallel) = schedule_of(args, &run);
     let overrides = CaseOverrides {
         repeat: args.repeat,
@@ -163,6 +155,24 @@ fn update_without_snapshots(config: Option<&Path>, args: &SkillgymArgs) -> Usage
             "`{subject}` has nothing to update: token snapshots are off ({file}); add `snapshots: {{ tolerance: {{ percent: 10 }} }}` to turn them on"
         ),
     )
+}
+
+/// Flags that would do nothing or contradict each other: `--update-snapshots` with snapshots
+/// off, `--samples` beside `--repeat` or `--repeat-failure` (or their variables).
+fn check_flags(
+    args: &SkillgymArgs,
+    snapshots: bool,
+    config: Option<&Path>,
+) -> Result<(), UsageError> {
+    if args.update_snapshots.unwrap_or(false) && !snapshots {
+        return Err(update_without_snapshots(config, args));
+    }
+    if args.samples.is_some()
+        && (args.repeat.is_some() || args.repeat_failure.is_some() || args.retry_failed.is_some())
+    {
+        return Err(samples_with_repeat());
+    }
+    Ok(())
 }
 
 /// `--samples` beside `--repeat` or `--repeat-failure` (or their variables).
