@@ -41,6 +41,9 @@ pub struct Settings {
     pub repeat_failure: u32,
     /// `run.samples`: independent sessions per execution (see [`Self::effective`]).
     pub samples: Option<u32>,
+    /// `run.min_pass_rate`: the gate on every execution's pass rate (see
+    /// [`Self::min_pass_rate`]).
+    pub min_pass_rate: Option<f64>,
     /// The per-case settings a flag or variable gave, which beat the case's own.
     pub overrides: CaseOverrides,
     /// Run only cases with one of these tags (empty: every case).
@@ -187,6 +190,19 @@ impl Settings {
             timeout: case.timeout.unwrap_or(self.default_timeout),
             max_steps: case.max_steps.or(self.max_steps),
         }
+    }
+
+    /// The gate on the pass rate of `case` on runner `runner_id`: the case's `min_pass_rate`,
+    /// else the runner's, else `run.min_pass_rate`.
+    pub fn min_pass_rate(&self, case: &CaseSpec, runner_id: &str) -> Option<f64> {
+        case.min_pass_rate
+            .or_else(|| {
+                self.runners
+                    .iter()
+                    .find(|(id, _)| id == runner_id)
+                    .and_then(|(_, runner)| runner.min_pass_rate)
+            })
+            .or(self.min_pass_rate)
     }
 
     /// How the agent of runner `runner_id` is confined: its own `sandbox`, else

@@ -200,6 +200,14 @@ fn sample_line(who: &str, result: &ExecutionResult, samples: &SampleStats) -> St
     if let Some(per_success) = samples.cost_per_success_usd {
         line.push_str(&format!(" · ${per_success:.4} per success"));
     }
+    if let Some(gate) = result.min_pass_rate {
+        let verdict = if samples.pass_rate >= gate {
+            "met"
+        } else {
+            "missed"
+        };
+        line.push_str(&format!(" · min_pass_rate {}% {verdict}", percent(gate)));
+    }
     line
 }
 

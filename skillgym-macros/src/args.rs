@@ -17,6 +17,7 @@ const ARGUMENTS: &[(&str, &str)] = &[
     ("repeat_failure", "repeat_failure = 1"),
     ("retry_failed", "retry_failed = 1"),
     ("samples", "samples = 20"),
+    ("min_pass_rate", "min_pass_rate = 0.8"),
     ("expected_fail", "expected_fail"),
     ("timeout", "timeout = \"90s\""),
     ("max_steps", "max_steps = 20"),
@@ -47,6 +48,8 @@ pub(crate) struct Args {
     retry_failed: Option<u32>,
     /// `samples`: independent sessions, none retried (never with `repeat`).
     pub samples: Option<u32>,
+    /// `min_pass_rate`: the gate on the execution's pass rate, in `[0, 1]`.
+    pub min_pass_rate: Option<f64>,
     pub expected_fail: bool,
     pub timeout_ms: Option<u64>,
     pub max_steps: Option<u32>,
@@ -240,6 +243,7 @@ impl Args {
                 }
             }
             "max_steps" => self.max_steps = Some(integer(value, key, 1)?),
+            "min_pass_rate" => self.min_pass_rate = Some(fraction(value, key)?),
             "timeout" => {
                 let text = string(value, key)?;
                 let millis = duration::timeout_millis(&text.value())
@@ -370,6 +374,30 @@ fn string_array(value: &Expr, key: &str, is_tags: bool) -> syn::Result<Vec<LitSt
         Some(error) => Err(error),
         None => Ok(items),
     }
+}
+
+/// A number in `[0, 1]` (`0.8`, `1`, `0`).
+fn fraction(value: &Expr, key: &str) -> syn::Result<f64> {
+    let number = match lit(value) {
+        Some(Lit::Float(float)) => float.base10_parse::<f64>()?,
+        Some(Lit::Int(int)) => int.base10_parse::<f64>()?,
+        _ => {
+            return Err(Error::new_spanned(
+                value,
+                format!(
+                    "expected a number from 0 to 1 for `{key}`, e.g. `{}`",
+                    example(key)
+                ),
+            ));
+        }
+    };
+    if !(0.0..=1.0).contains(&number) {
+        return Err(Error::new_spanned(
+            value,
+            format!("`{key}` is a share of sessions, from 0 to 1: found {number}"),
+        ));
+    }
+    Ok(number)
 }
 
 fn integer(value: &Expr, key: &str, min: u32) -> syn::Result<u32> {
@@ -504,6 +532,29 @@ mod tests {
         assert_eq!(
             errors(quote!(prompt = "p", samples = 0)),
             ["`samples` must be at least 1"]
+        );
+    }
+
+    #[test]
+    fn min_pass_rate_is_a_share_from_0_to_1() {
+        use quote::quote;
+        let mut found = Vec::new();
+        let args = parse(
+            quote!(prompt = "p", samples = 10, min_pass_rate = 0.8),
+            &mut found,
+        );
+        assert!(found.is_empty());
+        assert_eq!(args.min_pass_rate, Some(0.8));
+        let args = parse(quote!(prompt = "p", min_pass_rate = 1), &mut found);
+        assert!(found.is_empty());
+        assert_eq!(args.min_pass_rate, Some(1.0));
+        assert_eq!(
+            errors(quote!(prompt = "p", min_pass_rate = 1.5)),
+            ["`min_pass_rate` is a share of sessions, from 0 to 1: found 1.5"]
+        );
+        assert_eq!(
+            errors(quote!(prompt = "p", min_pass_rate = "80%")),
+            ["expected a number from 0 to 1 for `min_pass_rate`, e.g. `min_pass_rate = 0.8`"]
         );
     }
 }

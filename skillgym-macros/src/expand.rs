@@ -55,6 +55,10 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let repeat = option_int(args.repeat.map(u64::from));
     let repeat_failure = option_int(args.repeat_failure.map(u64::from));
     let samples = option_int(args.samples.map(u64::from));
+    let min_pass_rate = match args.min_pass_rate {
+        Some(rate) => quote!(::core::option::Option::Some(#rate)),
+        None => quote!(::core::option::Option::None),
+    };
     let timeout_ms = option_int(args.timeout_ms);
     let max_steps = option_int(args.max_steps.map(u64::from));
     let expected_fail = args.expected_fail;
@@ -89,6 +93,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                     repeat: #repeat,
                     repeat_failure: #repeat_failure,
                     samples: #samples,
+                    min_pass_rate: #min_pass_rate,
                     expected_fail: #expected_fail,
                     timeout_ms: #timeout_ms,
                     max_steps: #max_steps,

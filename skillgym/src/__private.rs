@@ -60,6 +60,8 @@ pub struct CaseDef {
     pub repeat_failure: Option<u32>,
     /// `samples = N`: N independent sessions, none retried.
     pub samples: Option<u32>,
+    /// `min_pass_rate = R`: the gate on the execution's pass rate.
+    pub min_pass_rate: Option<f64>,
     /// `expected_fail`.
     pub expected_fail: bool,
     /// `timeout = "..."`, in milliseconds.

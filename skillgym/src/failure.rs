@@ -43,6 +43,9 @@ pub enum FailureOrigin {
     Normalization,
     /// A token-usage snapshot did not match.
     Snapshot,
+    /// The execution's pass rate (over its samples, or its attempts) is below its
+    /// `min_pass_rate`.
+    PassRate,
     /// The agent printed more than the session's `max_output` and was killed.
     OutputLimit,
     /// The run was interrupted (SIGINT, SIGTERM or SIGHUP) and the agent was killed.
@@ -85,6 +88,7 @@ impl FailureOrigin {
             FailureOrigin::Bootstrap => ("workspace-bootstrap", "Workspace bootstrap"),
             FailureOrigin::Normalization => ("normalization", "Report normalization"),
             FailureOrigin::Snapshot => ("snapshot", "Snapshot verification"),
+            FailureOrigin::PassRate => ("pass-rate", "Pass rate below its gate"),
             FailureOrigin::OutputLimit => ("output-limit", "Output limit exceeded"),
             FailureOrigin::Interrupted => ("interrupted", "Run interrupted"),
             FailureOrigin::Artifacts => ("artifacts", "Artifacts not written"),
@@ -112,6 +116,7 @@ impl FailureOrigin {
             FailureOrigin::Bootstrap => "bootstrap",
             FailureOrigin::Normalization => "normalization",
             FailureOrigin::Snapshot => "snapshot",
+            FailureOrigin::PassRate => "pass-rate",
             FailureOrigin::OutputLimit => "output-limit",
             FailureOrigin::Interrupted => "interrupted",
             FailureOrigin::Artifacts => "artifacts",

@@ -31,6 +31,33 @@ not 2,4 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
         answered_ok(report);
     }
 
+    // The same five sessions against gates: 3/5 meets 0.6 and misses 0.8.
+    #[skillgym::case(
+        samples = 5,
+        min_pass_rate = 0.6,
+        prompt = r#"
+count gate_met
+on 2,4 emit {"type":"message","role":"assistant","phase":"final","text":"wrong"}
+not 2,4 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn gate_met(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    #[skillgym::case(
+        samples = 5,
+        min_pass_rate = 0.8,
+        prompt = r#"
+count gate_missed
+on 2,4 emit {"type":"message","role":"assistant","phase":"final","text":"wrong"}
+not 2,4 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn gate_missed(report: &SessionReport) {
+        answered_ok(report);
+    }
+
     // Every sample passes.
     #[skillgym::case(
         samples = 3,

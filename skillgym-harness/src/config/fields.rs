@@ -25,6 +25,22 @@ where
         .transpose()
 }
 
+/// An optional share of sessions for `key`, from 0 to 1 (`null` = `None`).
+pub(super) fn opt_fraction<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    key: &'static str,
+) -> Result<Option<f64>, D::Error> {
+    let value = Option::<f64>::deserialize(deserializer)?;
+    if let Some(n) = value
+        && !(0.0..=1.0).contains(&n)
+    {
+        return Err(de::Error::custom(format!(
+            "`{key}` is a share of sessions, from 0 to 1, found {n}"
+        )));
+    }
+    Ok(value)
+}
+
 /// An optional string for `key` that must not be blank (`null` = `None`).
 pub(super) fn opt_non_empty<'de, D: Deserializer<'de>>(
     deserializer: D,

@@ -234,7 +234,7 @@ impl FromStr for Schedule {
 }
 
 /// `run:` scheduling, repetition and where things go. Every field is optional.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(try_from = "RawRun")]
 #[non_exhaustive]
 pub struct RunConfig {
@@ -248,6 +248,8 @@ pub struct RunConfig {
     pub repeat_failure: Option<u32>,
     /// `samples` (>= 1): independent sessions per execution, none retried.
     pub samples: Option<u32>,
+    /// `min_pass_rate` (0 to 1): the gate on every execution's pass rate.
+    pub min_pass_rate: Option<f64>,
     /// `max_steps` (>= 1).
     pub max_steps: Option<u32>,
     /// `tags`: the default tag filter when no `--tag` is given.
@@ -305,6 +307,10 @@ int_field!(de_samples, "samples", 1, u32);
 int_field!(de_retry_failed, "retry_failed", 0, u32);
 int_field!(de_max_steps, "max_steps", 1, u32);
 
+fn de_min_pass_rate<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    fields::opt_fraction(deserializer, "min_pass_rate")
+}
+
 fn de_reporter<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
     fields::opt_non_empty(deserializer, "reporter")
 }
@@ -332,6 +338,8 @@ struct RawRun {
     retry_failed: Option<u32>,
     #[serde(default, deserialize_with = "de_samples")]
     samples: Option<u32>,
+    #[serde(default, alias = "minPassRate", deserialize_with = "de_min_pass_rate")]
+    min_pass_rate: Option<f64>,
     #[serde(default, alias = "maxSteps", deserialize_with = "de_max_steps")]
     max_steps: Option<u32>,
     #[serde(default)]
@@ -419,6 +427,7 @@ impl TryFrom<RawRun> for RunConfig {
             // The legacy alias stops here: `repeat_failure` wins when both are set.
             repeat_failure: raw.repeat_failure.or(raw.retry_failed),
             samples: raw.samples,
+            min_pass_rate: raw.min_pass_rate,
             max_steps: raw.max_steps,
             tags,
             output_dir: raw.output_dir,
@@ -672,7 +681,7 @@ pub struct JudgeConfig {
 }
 
 /// One entry of `runners:`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct RunnerConfig {
@@ -685,6 +694,10 @@ pub struct RunnerConfig {
     /// `sandbox`: how this runner's agent is confined, replacing `run.sandbox` as a whole.
     #[serde(default)]
     pub sandbox: Option<SandboxConfig>,
+    /// `min_pass_rate`: the gate on this runner's executions' pass rate (a case's own beats
+    /// it; it beats `run.min_pass_rate`).
+    #[serde(default, deserialize_with = "de_min_pass_rate")]
+    pub min_pass_rate: Option<f64>,
 }
 
 /// The model APIs a provider endpoint speaks (`agent.provider.wire_api`).

@@ -228,14 +228,14 @@ fn unknown_key_nested_renders_file_line_column_help_and_snippet() {
         2,
         3,
         "unknown field `max_paralel`, expected one of `schedule`, `max_parallel`, `repeat`, \
-         `repeat_failure`, `retry_failed`, `samples`, `max_steps`, `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, \
+         `repeat_failure`, `retry_failed`, `samples`, `min_pass_rate`, `max_steps`, `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, \
          `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`, `sandbox`",
         Some("did you mean `max_parallel`?"),
     );
     assert_eq!(
         err.to_string(),
         "/proj/bench/skillgym.yaml:2:3: unknown field `max_paralel`, expected one of \
-         `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `samples`, `max_steps`, \
+         `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `samples`, `min_pass_rate`, `max_steps`, \
          `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`, `sandbox`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
     );
     // Deeper: workspace and bootstrap.
@@ -310,7 +310,7 @@ fn unknown_key_in_a_runner() {
         &err,
         3,
         5,
-        "unknown field `agnet`, expected one of `agent`, `skills`, `sandbox`",
+        "unknown field `agnet`, expected one of `agent`, `skills`, `sandbox`, `min_pass_rate`",
         Some("did you mean `agent`?"),
     );
 }
@@ -1142,4 +1142,22 @@ fn the_run_samples_or_repeats_never_both() {
     }
     let err = fail("run:\n  samples: 0\n");
     assert!(err.message().contains("samples"), "{err}");
+}
+
+#[test]
+fn min_pass_rate_is_a_share_for_the_run_and_each_runner() {
+    let config = parse(
+        "run:\n  min_pass_rate: 0.8\nrunners:\n  a: { agent: { type: command, command: x }, min_pass_rate: 0.5 }\n",
+    );
+    assert_eq!(config.run.min_pass_rate, Some(0.8));
+    assert_eq!(config.runners[0].1.min_pass_rate, Some(0.5));
+    assert_eq!(parse("{}").run.min_pass_rate, None);
+    let err = fail("run:\n  min_pass_rate: 80\n");
+    assert_error(
+        &err,
+        2,
+        18,
+        "`min_pass_rate` is a share of sessions, from 0 to 1, found 80",
+        None,
+    );
 }

@@ -551,7 +551,7 @@ fn install_skills(
 mod tests {
     use super::*;
 
-    const ORIGINS: [FailureOrigin; 12] = [
+    const ORIGINS: [FailureOrigin; 13] = [
         FailureOrigin::Assertion,
         FailureOrigin::Grader,
         FailureOrigin::Runner,
@@ -562,6 +562,7 @@ mod tests {
         FailureOrigin::Bootstrap,
         FailureOrigin::Normalization,
         FailureOrigin::Snapshot,
+        FailureOrigin::PassRate,
         FailureOrigin::OutputLimit,
         FailureOrigin::Artifacts,
     ];

@@ -64,6 +64,7 @@ fn plan_of(run: &Engine, case: &CaseSpec, runner: &Runner) -> ExecutionPlan {
         repeat_target: settings.repeat,
         repeat_failure: settings.repeat_failure,
         sampled: settings.samples.is_some(),
+        min_pass_rate: run.settings.min_pass_rate(case, &runner.id),
         artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
         source: case.source.clone(),
         tags: case.tags.clone(),

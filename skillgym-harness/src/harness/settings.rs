@@ -112,6 +112,7 @@ fn resolve_in(
         repeat: overrides.repeat.or(run.repeat).unwrap_or(1),
         repeat_failure: overrides.repeat_failure.or(run.repeat_failure).unwrap_or(0),
         samples: run.samples,
+        min_pass_rate: run.min_pass_rate,
         overrides,
         tags,
         runner_filter: args.runners.clone(),
@@ -702,5 +703,29 @@ runners:
             "{err}"
         );
         refuse(flags(&["--repeat-failure", "1", "--samples", "6"]));
+    }
+
+    #[test]
+    fn the_case_s_gate_beats_the_runner_s_which_beats_the_run_s() {
+        let registered = skillgym::__private::CaseDef::all()
+            .next()
+            .expect("this test binary registers a case");
+        let base = CaseSpec::from_def(registered);
+        let settings = resolve(
+            config(
+                "run:\n  min_pass_rate: 0.8\nrunners:\n  a: { agent: { type: command, command: x }, min_pass_rate: 0.5 }\n  b: { agent: { type: command, command: x } }\n",
+            ),
+            SkillgymArgs::default(),
+        );
+        let own = CaseSpec {
+            min_pass_rate: Some(0.9),
+            ..base.clone()
+        };
+        assert_eq!(settings.min_pass_rate(&own, "a"), Some(0.9));
+        assert_eq!(settings.min_pass_rate(&base, "a"), Some(0.5));
+        assert_eq!(settings.min_pass_rate(&base, "b"), Some(0.8));
+        assert_eq!(settings.min_pass_rate(&base, "coded"), Some(0.8));
+        let none = resolve(config(""), SkillgymArgs::default());
+        assert_eq!(none.min_pass_rate(&base, "a"), None);
     }
 }

@@ -1096,6 +1096,7 @@ mod tests {
                 },
             },
             samples: None,
+            min_pass_rate: None,
             duration_ms: 1_500,
             usage: Usage::default(),
             snapshot: None,

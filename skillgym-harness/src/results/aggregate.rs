@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use skillgym::{AgentInfo, TokenCount, Usage};
+use skillgym::{AgentInfo, Failure, FailureOrigin, TokenCount, Usage};
 
 use super::{
     AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, SampleStats, Status,
@@ -30,6 +30,8 @@ pub(crate) struct ExecutionPlan {
     /// Whether the repetitions are samples (`samples = N`): one attempt each, none stopping
     /// the others.
     pub sampled: bool,
+    /// The gate on the pass rate (`min_pass_rate`), if any.
+    pub min_pass_rate: Option<f64>,
     /// `<run>/<case>/<runner>`.
     pub artifact_dir: PathBuf,
     /// Where the case is declared, `file:line`.
@@ -70,10 +72,11 @@ pub(crate) fn aggregate(
     let samples = plan
         .sampled
         .then(|| SampleStats::of(averaged.iter().copied()));
+    let min_pass_rate = plan.min_pass_rate;
     let all_attempts = repetitions.iter().flat_map(|r| &r.attempts);
     let total = all_attempts.clone().count() as u32;
     let passing = all_attempts.filter(|a| a.passed).count() as u32;
-    ExecutionResult {
+    let mut result = ExecutionResult {
         case_id: plan.case_id,
         runner_id: plan.runner_id,
         agent: plan.agent,
@@ -101,11 +104,78 @@ pub(crate) fn aggregate(
             pass_rate_95: wilson_95(passing, total),
         },
         samples,
+        min_pass_rate,
         duration_ms: mean(averaged.iter().map(|a| a.duration_ms)).unwrap_or(0),
         usage: mean_usage(averaged.iter().map(|a| &a.usage)),
         snapshot: None,
         artifact_dir: plan.artifact_dir,
         repetitions,
+    };
+    if let Some(gate) = min_pass_rate {
+        gated(&mut result, gate);
+    }
+    result
+}
+
+/// Applies `min_pass_rate`: the point estimate decides (the interval is shown beside it). A
+/// sampled execution passes when its pass rate over its samples meets the gate, whatever
+/// single samples did; a repeated one that passed (with retries) fails when the pass rate over
+/// its attempts is below it. Why the point estimate: the gate is the bar the author set on
+/// what runs show; asking the interval's lower bound to clear it would fail 9 passes out of 10
+/// against a gate of 0.8 (the 95% interval starts at 0.60) and punish small samples, its upper
+/// bound would let 5 out of 10 pass. How sure the rate is, is printed with it; stopping once
+/// the interval settles the question is the adaptive mode's job.
+fn gated(result: &mut ExecutionResult, gate: f64) {
+    let (rate, passed, total, of) = match &result.samples {
+        Some(samples) => (
+            samples.pass_rate,
+            samples.passed,
+            samples.sessions,
+            "samples",
+        ),
+        None if result.passed => (
+            result.attempts.pass_rate,
+            result.attempts.passing,
+            result.attempts.total,
+            "attempts",
+        ),
+        None => return,
+    };
+    let ran_all = result.completed_repetitions >= result.repeat_target;
+    if result.samples.is_some() && ran_all && total > 0 && rate >= gate {
+        if !result.passed {
+            result.passed = true;
+            result.status = Status::Passed;
+            result.failure = None;
+        }
+        return;
+    }
+    if rate >= gate || !ran_all {
+        return;
+    }
+    let interval = wilson_95(passed, total);
+    result.passed = false;
+    result.flaky = false;
+    result.status = Status::Failed;
+    result.failure = Some(Failure::new(
+        FailureOrigin::PassRate,
+        format!(
+            "pass rate {} ({passed}/{total} {of}, 95% CI {}-{}) is below min_pass_rate {}",
+            percent(rate),
+            percent(interval.low),
+            percent(interval.high),
+            percent(gate)
+        ),
+    ));
+}
+
+/// `0.6` as `60%`, `0.875` as `87.5%`.
+fn percent(fraction: f64) -> String {
+    let value = (fraction * 1000.0).round() / 10.0;
+    if value.fract() == 0.0 {
+        format!("{value:.0}%")
+    } else {
+        format!("{value:.1}%")
     }
 }
 
@@ -145,8 +215,6 @@ fn mean_usage<'a>(usages: impl Iterator<Item = &'a Usage> + Clone) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skillgym::{Failure, FailureOrigin};
-
     fn attempt(repetition: u32, attempt: u32, passed: bool, ms: u64, tokens: u64) -> AttemptResult {
         AttemptResult {
             repetition,
@@ -199,6 +267,7 @@ mod tests {
             repeat_target,
             repeat_failure,
             sampled: false,
+            min_pass_rate: None,
             artifact_dir: PathBuf::from("/run/c/r"),
             source: "tests/b.rs:1".into(),
             tags: Vec::new(),
@@ -452,5 +521,99 @@ mod tests {
                 proptest::prop_assert!((0.0..=1.0).contains(&rate), "{:?}", stats);
             }
         }
+    }
+
+    /// A sampled plan of `n` samples with `gate`, and its samples passing as `passes` says.
+    fn sampled(passes: &[bool], gate: Option<f64>) -> ExecutionResult {
+        let repetitions = passes
+            .iter()
+            .enumerate()
+            .map(|(i, passed)| repetition(vec![attempt(i as u32 + 1, 1, *passed, 10, 100)]))
+            .collect();
+        aggregate(
+            ExecutionPlan {
+                sampled: true,
+                min_pass_rate: gate,
+                ..plan(passes.len() as u32, 0)
+            },
+            repetitions,
+        )
+    }
+
+    #[test]
+    fn a_sampled_execution_passes_when_its_rate_meets_its_gate() {
+        let three_of_five = [true, false, true, false, true];
+        // No gate: every sample must pass; the first failed sample's failure stands.
+        let strict = sampled(&three_of_five, None);
+        assert!(!strict.passed);
+        assert_eq!(strict.failure.unwrap().message, "failed 2.1");
+        let met = sampled(&three_of_five, Some(0.6));
+        assert!(met.passed, "{:?}", met.failure);
+        assert_eq!((met.status, met.failure), (Status::Passed, None));
+        assert_eq!(met.min_pass_rate, Some(0.6));
+        let missed = sampled(&three_of_five, Some(0.8));
+        assert!(!missed.passed);
+        assert_eq!(missed.status, Status::Failed);
+        let failure = missed.failure.unwrap();
+        assert_eq!(failure.origin, FailureOrigin::PassRate);
+        assert_eq!(
+            failure.message,
+            "pass rate 60% (3/5 samples, 95% CI 23.1%-88.2%) is below min_pass_rate 80%"
+        );
+        // Samples cut short (an interrupt) are not judged by the gate.
+        let cut = aggregate(
+            ExecutionPlan {
+                sampled: true,
+                min_pass_rate: Some(0.5),
+                ..plan(5, 0)
+            },
+            vec![repetition(vec![attempt(1, 1, true, 10, 100)])],
+        );
+        assert!(!cut.passed);
+    }
+
+    #[test]
+    fn a_flaky_execution_below_its_gate_fails() {
+        let flaky = || {
+            vec![
+                repetition(vec![attempt(1, 1, true, 10, 100)]),
+                repetition(vec![
+                    attempt(2, 1, false, 10, 100),
+                    attempt(2, 2, true, 10, 100),
+                ]),
+                repetition(vec![attempt(3, 1, true, 10, 100)]),
+            ]
+        };
+        let gated = |gate| {
+            aggregate(
+                ExecutionPlan {
+                    min_pass_rate: Some(gate),
+                    ..plan(3, 1)
+                },
+                flaky(),
+            )
+        };
+        let below = gated(0.9);
+        assert!(!below.passed && !below.flaky);
+        let failure = below.failure.unwrap();
+        assert_eq!(failure.origin, FailureOrigin::PassRate);
+        assert!(
+            failure
+                .message
+                .starts_with("pass rate 75% (3/4 attempts, 95% CI "),
+            "{}",
+            failure.message
+        );
+        let met = gated(0.75);
+        assert!(met.passed && met.flaky);
+        // A failed execution keeps its own failure.
+        let failed = aggregate(
+            ExecutionPlan {
+                min_pass_rate: Some(0.9),
+                ..plan(2, 0)
+            },
+            vec![repetition(vec![attempt(1, 1, false, 10, 100)])],
+        );
+        assert_eq!(failed.failure.unwrap().origin, FailureOrigin::Assertion);
     }
 }

@@ -264,6 +264,7 @@ mod tests {
                 repeat_target: target,
                 repeat_failure: 1,
                 sampled: false,
+                min_pass_rate: None,
                 artifact_dir: PathBuf::from("/run/c/r"),
                 source: "tests/b.rs:1".into(),
                 tags: Vec::new(),

@@ -28,6 +28,8 @@ pub struct CaseSpec {
     pub repeat_failure: Option<u32>,
     /// `samples` of the case: that many independent sessions, none retried.
     pub samples: Option<u32>,
+    /// `min_pass_rate` of the case: the gate on its executions' pass rate.
+    pub min_pass_rate: Option<f64>,
     /// Whether a verdict failure is expected.
     pub expected_fail: bool,
     /// The case's timeout.
@@ -112,6 +114,7 @@ impl CaseSpec {
             repeat: def.repeat,
             repeat_failure: def.repeat_failure,
             samples: def.samples,
+            min_pass_rate: def.min_pass_rate,
             expected_fail: def.expected_fail,
             timeout: def.timeout_ms.map(Duration::from_millis),
             max_steps: def.max_steps,
@@ -172,6 +175,7 @@ mod tests {
             repeat: None,
             repeat_failure: None,
             samples: None,
+            min_pass_rate: None,
             expected_fail: false,
             timeout: None,
             max_steps: None,

@@ -16,6 +16,7 @@ pub const CHECKS: &[(&str, Check)] = &[
         figures_over_every_sample,
     ),
     ("samples::all_passing_samples_pass", all_pass),
+    ("samples::the_pass_rate_against_its_gate_decides", gates),
 ];
 
 /// Every `samples::` case on runner `a`, no config.
@@ -113,4 +114,48 @@ fn all_pass() {
         "no cost reported"
     );
     assert!(result["samples"].get("cost_per_success_usd").is_none());
+}
+
+fn gates() {
+    let run = run();
+    let met = run.execution("samples::gate_met", "a");
+    assert_eq!(met["status"], "passed", "{}", run.context());
+    assert_eq!(met["passed"], true);
+    assert_eq!(met["min_pass_rate"], 0.6);
+    assert_eq!(met["samples"]["passed"], 3);
+    assert!(met.get("failure").is_none(), "{met:#}");
+    let missed = run.execution("samples::gate_missed", "a");
+    assert_eq!(missed["status"], "failed");
+    assert_eq!(missed["failure"]["origin"], "pass-rate");
+    assert_eq!(missed["failure"]["class"]["id"], "pass-rate");
+    assert_eq!(
+        missed["failure"]["message"],
+        "pass rate 60% (3/5 samples, 95% CI 23.1%-88.2%) is below min_pass_rate 80%"
+    );
+    let trials = run.trials();
+    assert!(
+        trials.contains(&"[a] cases::samples::gate_met ok".to_owned())
+            && trials.contains(&"[a] cases::samples::gate_missed FAILED".to_owned()),
+        "{trials:?}"
+    );
+    // The summary's failure classes name the gate, and each line says how it went.
+    let stdout = run.stdout();
+    assert!(stdout.contains("Pass rate below its gate"), "{stdout}");
+    let line = |case: &str| {
+        stdout
+            .lines()
+            .find(|line| line.starts_with(&format!("skillgym: [a] cases::samples::{case}:")))
+            .unwrap_or_else(|| panic!("{stdout}"))
+            .to_owned()
+    };
+    assert!(
+        line("gate_met").ends_with(" · min_pass_rate 60% met"),
+        "{}",
+        line("gate_met")
+    );
+    assert!(
+        line("gate_missed").ends_with(" · min_pass_rate 80% missed"),
+        "{}",
+        line("gate_missed")
+    );
 }

@@ -995,6 +995,7 @@ fn case_of(
         repeat: run.repeat,
         repeat_failure: run.repeat_failure,
         samples: run.samples,
+        min_pass_rate: run.min_pass_rate,
         expected_fail: run.expected_fail,
         timeout: run.timeout,
         max_steps: run.max_steps,
@@ -1191,6 +1192,7 @@ struct CaseRun {
     repeat: Option<u64>,
     repeat_failure: Option<u64>,
     samples: Option<u64>,
+    min_pass_rate: Option<f64>,
     max_steps: Option<u64>,
     expected_fail: bool,
     timeout: Option<std::time::Duration>,
@@ -1201,7 +1203,7 @@ struct CaseRun {
     mock: Option<PathBuf>,
 }
 
-/// Reads `repeat`, `repeat_failure`, `samples`, `max_steps`, `expected_fail`, `timeout`,
+/// Reads `repeat`, `repeat_failure`, `samples`, `min_pass_rate`, `max_steps`, `expected_fail`, `timeout`,
 /// `runners`, `skills` and `mock`.
 fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun {
     let mut int = |k: &'static str, aliases: &[&'static str], min| {
@@ -1223,10 +1225,14 @@ fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun 
              `repeat` sessions passed; keep one of them",
         );
     }
+    let min_pass_rate = f
+        .take_some(source, "min_pass_rate", &[])
+        .and_then(|n| source.fraction("min_pass_rate", n));
     CaseRun {
         repeat,
         repeat_failure,
         samples,
+        min_pass_rate,
         max_steps,
         expected_fail: f
             .take_some(source, "expected_fail", &[])

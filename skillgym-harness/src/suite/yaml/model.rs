@@ -74,6 +74,8 @@ pub(crate) struct CaseDef {
     pub(crate) repeat_failure: Option<u64>,
     /// `samples`: independent sessions, none retried (never with `repeat`).
     pub(crate) samples: Option<u64>,
+    /// `min_pass_rate`: the gate on the case's pass rate.
+    pub(crate) min_pass_rate: Option<f64>,
     pub(crate) expected_fail: bool,
     pub(crate) timeout: Option<Duration>,
     pub(crate) max_steps: Option<u64>,

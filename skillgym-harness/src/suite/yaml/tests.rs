@@ -631,10 +631,11 @@ fn a_case_is_sampled_or_repeated_never_both() {
     write(
         t.path(),
         "cases/a/case.yaml",
-        "input: hi\ncriteria: ok\nsamples: 12\n",
+        "input: hi\ncriteria: ok\nsamples: 12\nmin_pass_rate: 0.75\n",
     );
     let loaded = load(t.path());
     assert_eq!(loaded.suite.cases[0].samples, Some(12));
+    assert_eq!(loaded.suite.cases[0].min_pass_rate, Some(0.75));
     check(
         &[
             ("EVAL.yaml", "tests: ./cases/\n"),
