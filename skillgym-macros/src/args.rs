@@ -18,6 +18,7 @@ const ARGUMENTS: &[(&str, &str)] = &[
     ("retry_failed", "retry_failed = 1"),
     ("samples", "samples = 20"),
     ("min_pass_rate", "min_pass_rate = 0.8"),
+    ("stop_when_decided", "stop_when_decided"),
     ("expected_fail", "expected_fail"),
     ("timeout", "timeout = \"90s\""),
     ("max_steps", "max_steps = 20"),
@@ -50,6 +51,11 @@ pub(crate) struct Args {
     pub samples: Option<u32>,
     /// `min_pass_rate`: the gate on the execution's pass rate, in `[0, 1]`.
     pub min_pass_rate: Option<f64>,
+    /// `stop_when_decided`: stop sampling once the gate is settled (needs `samples` and
+    /// `min_pass_rate`).
+    pub stop_when_decided: bool,
+    /// Where `stop_when_decided` was written, for its errors.
+    stop_span: Option<Span>,
     pub expected_fail: bool,
     pub timeout_ms: Option<u64>,
     pub max_steps: Option<u32>,
@@ -90,6 +96,16 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> Args {
     }
     // The legacy alias stops here: `repeat_failure` wins when both are given.
     args.repeat_failure = args.repeat_failure.or(args.retry_failed.take());
+    if let Some(span) = args.stop_span
+        && (args.samples.is_none() || args.min_pass_rate.is_none())
+    {
+        errors.push(Error::new(
+            span,
+            "`stop_when_decided` stops sampling once the pass rate is surely above or below \
+             its gate: it needs `samples = N` (the most sessions) and `min_pass_rate = R` \
+             (the gate)",
+        ));
+    }
     args
 }
 
@@ -187,14 +203,19 @@ impl Args {
         }
         seen.push(key.clone());
 
-        if key == "expected_fail" {
+        if key == "expected_fail" || key == "stop_when_decided" {
             if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
                 return Err(Error::new(
                     ident.span(),
-                    "`expected_fail` is a flag and takes no value: write just `expected_fail`",
+                    format!("`{key}` is a flag and takes no value: write just `{key}`"),
                 ));
             }
-            self.expected_fail = true;
+            if key == "expected_fail" {
+                self.expected_fail = true;
+            } else {
+                self.stop_when_decided = true;
+                self.stop_span = Some(ident.span());
+            }
             return Ok(());
         }
         if !meta.input.peek(Token![=]) {
@@ -555,6 +576,44 @@ mod tests {
         assert_eq!(
             errors(quote!(prompt = "p", min_pass_rate = "80%")),
             ["expected a number from 0 to 1 for `min_pass_rate`, e.g. `min_pass_rate = 0.8`"]
+        );
+    }
+
+    #[test]
+    fn stop_when_decided_is_a_flag_that_needs_samples_and_a_gate() {
+        use quote::quote;
+        let mut found = Vec::new();
+        let args = parse(
+            quote!(
+                prompt = "p",
+                samples = 40,
+                min_pass_rate = 0.8,
+                stop_when_decided
+            ),
+            &mut found,
+        );
+        assert!(found.is_empty(), "{found:?}");
+        assert!(args.stop_when_decided);
+        for tokens in [
+            quote!(prompt = "p", samples = 40, stop_when_decided),
+            quote!(prompt = "p", min_pass_rate = 0.8, stop_when_decided),
+        ] {
+            let found = errors(tokens);
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert!(
+                found[0].starts_with("`stop_when_decided` stops sampling"),
+                "{}",
+                found[0]
+            );
+        }
+        assert_eq!(
+            errors(quote!(
+                prompt = "p",
+                samples = 4,
+                min_pass_rate = 0.5,
+                stop_when_decided = true
+            )),
+            ["`stop_when_decided` is a flag and takes no value: write just `stop_when_decided`"]
         );
     }
 }

@@ -62,6 +62,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let timeout_ms = option_int(args.timeout_ms);
     let max_steps = option_int(args.max_steps.map(u64::from));
     let expected_fail = args.expected_fail;
+    let stop_when_decided = args.stop_when_decided;
     let workspace = option(args.workspace.as_ref().map(|dir| quote!(#dir)));
     let mock = option(args.mock.as_ref().map(|script| quote!(#script)));
     let skills = &args.skills;
@@ -95,6 +96,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                     samples: #samples,
                     min_pass_rate: #min_pass_rate,
                     expected_fail: #expected_fail,
+                    stop_when_decided: #stop_when_decided,
                     timeout_ms: #timeout_ms,
                     max_steps: #max_steps,
                     runners: &[#(#runners),*],

@@ -64,6 +64,8 @@ pub struct CaseDef {
     pub min_pass_rate: Option<f64>,
     /// `expected_fail`.
     pub expected_fail: bool,
+    /// `stop_when_decided`: stop sampling once the gate is settled.
+    pub stop_when_decided: bool,
     /// `timeout = "..."`, in milliseconds.
     pub timeout_ms: Option<u64>,
     /// `max_steps = N`.

@@ -58,6 +58,32 @@ not 2,4 emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
         answered_ok(report);
     }
 
+    // Sampling stops as soon as the gate is settled: every session passes (or fails), and the
+    // 95% confidence sequence leaves 0.5 behind after the seventh.
+    #[skillgym::case(
+        samples = 40,
+        min_pass_rate = 0.5,
+        stop_when_decided,
+        prompt = r#"
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn decided_meets(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    #[skillgym::case(
+        samples = 40,
+        min_pass_rate = 0.5,
+        stop_when_decided,
+        prompt = r#"
+emit {"type":"message","role":"assistant","phase":"final","text":"wrong"}
+"#
+    )]
+    fn decided_misses(report: &SessionReport) {
+        answered_ok(report);
+    }
+
     // Every sample passes.
     #[skillgym::case(
         samples = 3,

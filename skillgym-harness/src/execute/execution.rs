@@ -13,6 +13,7 @@ use crate::results::{
     AttemptResult, ExecutionPlan, ExecutionResult, RepetitionResult, Status, aggregate,
 };
 use crate::runner::Runner;
+use crate::stats::{GateDecision, Proportion, RateSequence};
 use crate::suite::CaseSpec;
 
 /// Runs every repetition and attempt of `case` on `runner` and writes the execution's
@@ -36,6 +37,7 @@ pub fn run_execution(run: &Engine, case: &CaseSpec, runner: &Runner) -> Executio
         repeat_target: plan.repeat_target,
         repeat_failure: plan.repeat_failure,
         sampled: plan.sampled,
+        stop_at_gate: plan.min_pass_rate.filter(|_| plan.stop_when_decided),
     };
     let (repetitions, unrecorded) = loop_.run();
     if repetitions.is_empty()
@@ -65,6 +67,7 @@ fn plan_of(run: &Engine, case: &CaseSpec, runner: &Runner) -> ExecutionPlan {
         repeat_failure: settings.repeat_failure,
         sampled: settings.samples.is_some(),
         min_pass_rate: run.settings.min_pass_rate(case, &runner.id),
+        stop_when_decided: case.stop_when_decided && settings.samples.is_some(),
         artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
         source: case.source.clone(),
         tags: case.tags.clone(),
@@ -116,6 +119,8 @@ struct Repetitions<'a> {
     repeat_failure: u32,
     /// Samples run on whatever fails (`samples = N`).
     sampled: bool,
+    /// With `stop_when_decided`: the gate whose settling ends the sampling.
+    stop_at_gate: Option<f64>,
 }
 
 impl Repetitions<'_> {
@@ -144,6 +149,11 @@ impl Repetitions<'_> {
             let passed = repetition.passed;
             repetitions.push(repetition);
             if !passed && !self.sampled {
+                break;
+            }
+            if let Some(gate) = self.stop_at_gate
+                && settled(&repetitions, gate)
+            {
                 break;
             }
         }
@@ -204,6 +214,16 @@ impl Repetitions<'_> {
         }
         (attempts, None)
     }
+}
+
+/// Whether the samples so far settle `gate` at 95% (an always-valid confidence sequence, so
+/// looking after every sample keeps its error rate).
+fn settled(samples: &[RepetitionResult], gate: f64) -> bool {
+    let rate = Proportion {
+        successes: samples.iter().filter(|s| s.passed).count() as u32,
+        trials: samples.len() as u32,
+    };
+    RateSequence::new(0.95).gate(rate, gate) != GateDecision::Undecided
 }
 
 /// Why the repetitions stop before the target.

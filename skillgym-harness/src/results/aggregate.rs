@@ -10,7 +10,7 @@ use super::{
     AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, SampleStats, Status,
 };
 use crate::figures::{self, mean};
-use crate::stats::{Proportion, Z_95};
+use crate::stats::{GateDecision, Proportion, RateSequence, Z_95};
 
 /// What an execution was asked to do, for [`aggregate`].
 #[derive(Debug, Clone)]
@@ -32,6 +32,8 @@ pub(crate) struct ExecutionPlan {
     pub sampled: bool,
     /// The gate on the pass rate (`min_pass_rate`), if any.
     pub min_pass_rate: Option<f64>,
+    /// Whether sampling stops once the gate is settled (`stop_when_decided`).
+    pub stop_when_decided: bool,
     /// `<run>/<case>/<runner>`.
     pub artifact_dir: PathBuf,
     /// Where the case is declared, `file:line`.
@@ -69,9 +71,13 @@ pub(crate) fn aggregate(
         Some(repetition) => repetition.final_attempt().into_iter().collect(),
         None => successful.clone(),
     };
-    let samples = plan
-        .sampled
-        .then(|| SampleStats::of(averaged.iter().copied()));
+    let samples = plan.sampled.then(|| {
+        let mut stats = SampleStats::of(averaged.iter().copied());
+        if let (true, Some(gate)) = (plan.stop_when_decided, plan.min_pass_rate) {
+            stats.decision = Some(RateSequence::new(0.95).gate(stats.proportion(), gate));
+        }
+        stats
+    });
     let min_pass_rate = plan.min_pass_rate;
     let all_attempts = repetitions.iter().flat_map(|r| &r.attempts);
     let total = all_attempts.clone().count() as u32;
@@ -141,7 +147,14 @@ fn gated(result: &mut ExecutionResult, gate: f64) {
         ),
         None => return,
     };
-    let ran_all = result.completed_repetitions >= result.repeat_target;
+    let decision = result.samples.as_ref().and_then(|samples| samples.decision);
+    if decision == Some(GateDecision::Misses) {
+        let failure = below_gate(rate, passed, total, of, gate);
+        fail_gate(result, failure);
+        return;
+    }
+    let ran_all = result.completed_repetitions >= result.repeat_target
+        || decision == Some(GateDecision::Meets);
     if result.samples.is_some() && ran_all && total > 0 && rate >= gate {
         if !result.passed {
             result.passed = true;
@@ -153,20 +166,35 @@ fn gated(result: &mut ExecutionResult, gate: f64) {
     if rate >= gate || !ran_all {
         return;
     }
+    fail_gate(result, below_gate(rate, passed, total, of, gate));
+}
+
+/// `pass rate 60% (3/5 samples, 95% CI 23.1%-88.2%) is below min_pass_rate 80%`.
+fn below_gate(rate: f64, passed: u32, total: u32, of: &str, gate: f64) -> String {
     let interval = wilson_95(passed, total);
+    format!(
+        "pass rate {} ({passed}/{total} {of}, 95% CI {}-{}) is below min_pass_rate {}",
+        percent(rate),
+        percent(interval.low),
+        percent(interval.high),
+        percent(gate)
+    )
+}
+
+/// Fails `result` for its gate with `message` (a decided one says when it was decided).
+fn fail_gate(result: &mut ExecutionResult, mut message: String) {
+    if let Some(samples) = &result.samples
+        && samples.decision == Some(GateDecision::Misses)
+    {
+        message.push_str(&format!(
+            "; decided after {} of at most {} samples (95% confidence sequence)",
+            samples.sessions, result.repeat_target
+        ));
+    }
     result.passed = false;
     result.flaky = false;
     result.status = Status::Failed;
-    result.failure = Some(Failure::new(
-        FailureOrigin::PassRate,
-        format!(
-            "pass rate {} ({passed}/{total} {of}, 95% CI {}-{}) is below min_pass_rate {}",
-            percent(rate),
-            percent(interval.low),
-            percent(interval.high),
-            percent(gate)
-        ),
-    ));
+    result.failure = Some(Failure::new(FailureOrigin::PassRate, message));
 }
 
 /// `0.6` as `60%`, `0.875` as `87.5%`.
@@ -268,6 +296,7 @@ mod tests {
             repeat_failure,
             sampled: false,
             min_pass_rate: None,
+            stop_when_decided: false,
             artifact_dir: PathBuf::from("/run/c/r"),
             source: "tests/b.rs:1".into(),
             tags: Vec::new(),

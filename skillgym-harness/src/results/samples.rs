@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{AttemptResult, Interval};
-use crate::stats::Proportion;
+use crate::stats::{GateDecision, Proportion};
 
 /// The figures of a sampled execution (`samples = N`), over all its sessions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,6 +39,10 @@ pub struct SampleStats {
     /// absent when no session passed or some session reported no cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_per_success_usd: Option<f64>,
+    /// With `stop_when_decided`: what the 95% confidence sequence said of the gate when
+    /// sampling stopped (`undecided` when every sample ran without settling it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<GateDecision>,
 }
 
 /// The mean and sample standard deviation of a figure over `n` sessions.
@@ -111,6 +115,15 @@ impl SampleStats {
             cost_usd: Spread::of(costs.iter().flatten().copied()),
             duration_ms: Spread::of(sessions.map(|a| a.duration_ms as f64)),
             cost_per_success_usd,
+            decision: None,
+        }
+    }
+
+    /// The passes out of the sessions.
+    pub fn proportion(&self) -> Proportion {
+        Proportion {
+            successes: self.passed,
+            trials: self.sessions,
         }
     }
 }

@@ -265,6 +265,7 @@ mod tests {
                 repeat_failure: 1,
                 sampled: false,
                 min_pass_rate: None,
+                stop_when_decided: false,
                 artifact_dir: PathBuf::from("/run/c/r"),
                 source: "tests/b.rs:1".into(),
                 tags: Vec::new(),

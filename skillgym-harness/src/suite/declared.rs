@@ -10,7 +10,7 @@
 //! | `execution.targets` (the case's, else the suite's), `execution.target` | the runners the case runs on: a target's `use_target`, else its `name`, names a runner; skillgym's `runners:` wins |
 //! | `tags` | the suite's tags, then the case's |
 //! | `assertions`, `criteria`, `threshold` | the graders and the pass threshold |
-//! | `repeat`, `repeat_failure`, `samples`, `min_pass_rate`, `expected_fail`, `timeout`, `max_steps`, `skills`, `mock` | as the `#[skillgym::case]` arguments of the same names |
+//! | `repeat`, `repeat_failure`, `samples`, `min_pass_rate`, `stop_when_decided`, `expected_fail`, `timeout`, `max_steps`, `skills`, `mock` | as the `#[skillgym::case]` arguments of the same names |
 //! | the case's file and line | the case's source (`cases/fix/case.yaml:1`) |
 
 use std::fmt;
@@ -161,6 +161,7 @@ fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseS
         repeat_failure: case.repeat_failure.map(saturate),
         samples: case.samples.map(saturate),
         min_pass_rate: case.min_pass_rate,
+        stop_when_decided: case.stop_when_decided,
         expected_fail: case.expected_fail,
         timeout: case.timeout,
         max_steps: case.max_steps.map(saturate),

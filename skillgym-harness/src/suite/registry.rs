@@ -30,6 +30,8 @@ pub struct CaseSpec {
     pub samples: Option<u32>,
     /// `min_pass_rate` of the case: the gate on its executions' pass rate.
     pub min_pass_rate: Option<f64>,
+    /// `stop_when_decided`: stop sampling once the gate is settled.
+    pub stop_when_decided: bool,
     /// Whether a verdict failure is expected.
     pub expected_fail: bool,
     /// The case's timeout.
@@ -115,6 +117,7 @@ impl CaseSpec {
             repeat_failure: def.repeat_failure,
             samples: def.samples,
             min_pass_rate: def.min_pass_rate,
+            stop_when_decided: def.stop_when_decided,
             expected_fail: def.expected_fail,
             timeout: def.timeout_ms.map(Duration::from_millis),
             max_steps: def.max_steps,
@@ -176,6 +179,7 @@ mod tests {
             repeat_failure: None,
             samples: None,
             min_pass_rate: None,
+            stop_when_decided: false,
             expected_fail: false,
             timeout: None,
             max_steps: None,

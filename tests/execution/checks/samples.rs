@@ -17,6 +17,10 @@ pub const CHECKS: &[(&str, Check)] = &[
     ),
     ("samples::all_passing_samples_pass", all_pass),
     ("samples::the_pass_rate_against_its_gate_decides", gates),
+    (
+        "samples::sampling_stops_once_the_gate_is_settled",
+        stop_when_decided,
+    ),
 ];
 
 /// Every `samples::` case on runner `a`, no config.
@@ -157,5 +161,24 @@ fn gates() {
         line("gate_missed").ends_with(" · min_pass_rate 80% missed"),
         "{}",
         line("gate_missed")
+    );
+}
+
+fn stop_when_decided() {
+    let run = run();
+    let meets = run.execution("samples::decided_meets", "a");
+    assert_eq!(meets["status"], "passed", "{}", run.context());
+    assert_eq!(meets["repeat_target"], 40);
+    assert_eq!(meets["completed_repetitions"], 7, "{meets:#}");
+    assert_eq!(meets["samples"]["sessions"], 7);
+    assert_eq!(meets["samples"]["decision"], "meets");
+    let misses = run.execution("samples::decided_misses", "a");
+    assert_eq!(misses["status"], "failed");
+    assert_eq!(misses["completed_repetitions"], 7, "{misses:#}");
+    assert_eq!(misses["samples"]["decision"], "misses");
+    assert_eq!(misses["failure"]["origin"], "pass-rate");
+    assert_eq!(
+        misses["failure"]["message"],
+        "pass rate 0% (0/7 samples, 95% CI 0%-35.4%) is below min_pass_rate 50%; decided after 7 of at most 40 samples (95% confidence sequence)"
     );
 }

@@ -996,6 +996,7 @@ fn case_of(
         repeat_failure: run.repeat_failure,
         samples: run.samples,
         min_pass_rate: run.min_pass_rate,
+        stop_when_decided: run.stop_when_decided,
         expected_fail: run.expected_fail,
         timeout: run.timeout,
         max_steps: run.max_steps,
@@ -1193,6 +1194,7 @@ struct CaseRun {
     repeat_failure: Option<u64>,
     samples: Option<u64>,
     min_pass_rate: Option<f64>,
+    stop_when_decided: bool,
     max_steps: Option<u64>,
     expected_fail: bool,
     timeout: Option<std::time::Duration>,
@@ -1228,11 +1230,26 @@ fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun 
     let min_pass_rate = f
         .take_some(source, "min_pass_rate", &[])
         .and_then(|n| source.fraction("min_pass_rate", n));
+    let stop_node = f.take_some(source, "stop_when_decided", &[]);
+    let stop_when_decided = stop_node
+        .and_then(|n| source.bool("stop_when_decided", n))
+        .unwrap_or(false);
+    if let Some(node) = stop_node
+        && stop_when_decided
+        && (samples.is_none() || min_pass_rate.is_none())
+    {
+        source.error(
+            node,
+            "`stop_when_decided` stops sampling once the pass rate is surely above or below its \
+             gate: it needs `samples` (the most sessions) and `min_pass_rate` (the gate)",
+        );
+    }
     CaseRun {
         repeat,
         repeat_failure,
         samples,
         min_pass_rate,
+        stop_when_decided,
         max_steps,
         expected_fail: f
             .take_some(source, "expected_fail", &[])

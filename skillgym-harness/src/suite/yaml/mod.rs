@@ -36,7 +36,7 @@
 //! other than `none`, `execution.workers`, `execution.trials`, `before_all` / `after_all` in a
 //! case.
 //!
-//! skillgym's own case keys: `repeat`, `repeat_failure` (`retry_failed`), `samples`, `min_pass_rate`, `expected_fail`,
+//! skillgym's own case keys: `repeat`, `repeat_failure` (`retry_failed`), `samples`, `min_pass_rate`, `stop_when_decided`, `expected_fail`,
 //! `timeout` (a duration such as `5m`), `max_steps`, `runners`, `skills`, `mock`, `tags`.
 
 mod fields;

@@ -76,6 +76,8 @@ pub(crate) struct CaseDef {
     pub(crate) samples: Option<u64>,
     /// `min_pass_rate`: the gate on the case's pass rate.
     pub(crate) min_pass_rate: Option<f64>,
+    /// `stop_when_decided`: stop sampling once the gate is settled.
+    pub(crate) stop_when_decided: bool,
     pub(crate) expected_fail: bool,
     pub(crate) timeout: Option<Duration>,
     pub(crate) max_steps: Option<u64>,

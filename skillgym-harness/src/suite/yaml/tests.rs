@@ -656,3 +656,27 @@ fn a_case_is_sampled_or_repeated_never_both() {
         &["cases/a/case.yaml:3:10: `samples` must be an integer >= 1, found 0"],
     );
 }
+
+#[test]
+fn stop_when_decided_needs_samples_and_a_gate() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "EVAL.yaml", "tests: ./cases/\n");
+    write(
+        t.path(),
+        "cases/a/case.yaml",
+        "input: hi\ncriteria: ok\nsamples: 30\nmin_pass_rate: 0.7\nstop_when_decided: true\n",
+    );
+    assert!(load(t.path()).suite.cases[0].stop_when_decided);
+    check(
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            (
+                "cases/a/case.yaml",
+                "input: hi\ncriteria: ok\nsamples: 30\nstop_when_decided: true\n",
+            ),
+        ],
+        &[
+            "cases/a/case.yaml:4:20: `stop_when_decided` stops sampling once the pass rate is surely above or below its gate: it needs `samples` (the most sessions) and `min_pass_rate` (the gate)",
+        ],
+    );
+}
