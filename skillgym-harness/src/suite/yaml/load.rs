@@ -957,10 +957,7 @@ fn case_of(
         criteria.as_deref(),
         has_expected_output,
     );
-    let metadata = match f.take_some(source, "metadata", &[]) {
-        Some(n) if source.mapping("metadata", n).is_some() => n.to_json(),
-        _ => serde_json::Value::Object(Default::default()),
-    };
+    let metadata = case_metadata(source, &mut f);
     let own_tags = f
         .take_some(source, "tags", &[])
         .and_then(|n| source.strings("tags", n));
@@ -1004,6 +1001,14 @@ fn case_of(
         skills: run.skills,
         mock: run.mock,
     })
+}
+
+/// A case's own `metadata:` (a mapping), else an empty object.
+fn case_metadata(source: &mut Source, f: &mut Fields<'_>) -> serde_json::Value {
+    match f.take_some(source, "metadata", &[]) {
+        Some(n) if source.mapping("metadata", n).is_some() => n.to_json(),
+        _ => serde_json::Value::Object(Default::default()),
+    }
 }
 
 /// A case's `id:`, else its directory's name (discovered cases); `None` after an error.
