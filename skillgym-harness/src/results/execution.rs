@@ -29,7 +29,8 @@ pub struct ExecutionResult {
     /// The verdict: the terminal repetition's status when the execution failed, else the last
     /// repetition's (`passed` or `expected-failed`).
     pub status: Status,
-    /// Whether it counts as passing: every wanted repetition passed.
+    /// Whether it counts as passing: every wanted repetition passed (a sampled execution with
+    /// a `min_pass_rate`: its pass rate met the gate), and its gates and snapshot held.
     pub passed: bool,
     /// Whether the case is marked `expected_fail`.
     pub expected_fail: bool,
