@@ -9,11 +9,12 @@ use super::runtimes::Lease;
 use crate::artifacts::write_json_or_note;
 use crate::progress::Running;
 use crate::replay::RecordedExecution;
+use crate::results::gate_decision;
 use crate::results::{
     AttemptResult, ExecutionPlan, ExecutionResult, RepetitionResult, Status, aggregate,
 };
 use crate::runner::Runner;
-use crate::stats::{GateDecision, Proportion, RateSequence};
+use crate::stats::{GateDecision, Proportion};
 use crate::suite::CaseSpec;
 
 /// Runs every repetition and attempt of `case` on `runner` and writes the execution's
@@ -223,7 +224,7 @@ fn settled(samples: &[RepetitionResult], gate: f64) -> bool {
         successes: samples.iter().filter(|s| s.passed).count() as u32,
         trials: samples.len() as u32,
     };
-    RateSequence::new(0.95).gate(rate, gate) != GateDecision::Undecided
+    gate_decision(rate, gate) != GateDecision::Undecided
 }
 
 /// Why the repetitions stop before the target.

@@ -6,11 +6,12 @@ use std::path::PathBuf;
 
 use skillgym::{AgentInfo, Failure, FailureOrigin, TokenCount, Usage};
 
+use super::samples::gate_decision;
 use super::{
     AttemptResult, AttemptStats, ExecutionResult, Interval, RepetitionResult, SampleStats, Status,
 };
 use crate::figures::{self, mean};
-use crate::stats::{GateDecision, Proportion, RateSequence, Z_95};
+use crate::stats::{GateDecision, Proportion, Z_95};
 
 /// What an execution was asked to do, for [`aggregate`].
 #[derive(Debug, Clone)]
@@ -74,7 +75,7 @@ pub(crate) fn aggregate(
     let samples = plan.sampled.then(|| {
         let mut stats = SampleStats::of(averaged.iter().copied());
         if let (true, Some(gate)) = (plan.stop_when_decided, plan.min_pass_rate) {
-            stats.decision = Some(RateSequence::new(0.95).gate(stats.proportion(), gate));
+            stats.decision = Some(gate_decision(stats.proportion(), gate));
         }
         stats
     });
@@ -132,69 +133,60 @@ pub(crate) fn aggregate(
 /// bound would let 5 out of 10 pass. How sure the rate is, is printed with it; stopping once
 /// the interval settles the question is the adaptive mode's job.
 fn gated(result: &mut ExecutionResult, gate: f64) {
-    let (rate, passed, total, of) = match &result.samples {
-        Some(samples) => (
-            samples.pass_rate,
-            samples.passed,
-            samples.sessions,
-            "samples",
-        ),
-        None if result.passed => (
-            result.attempts.pass_rate,
-            result.attempts.passing,
-            result.attempts.total,
-            "attempts",
-        ),
+    let ran_all = result.completed_repetitions >= result.repeat_target;
+    let failure = match &result.samples {
+        Some(samples) => match samples.decision {
+            Some(GateDecision::Misses) => Some(format!(
+                "{}; decided after {} of at most {} samples (95% confidence sequence)",
+                below_gate(samples.proportion(), "samples", gate),
+                samples.sessions,
+                result.repeat_target
+            )),
+            Some(GateDecision::Meets) => None,
+            // Samples cut short (an interrupt) are not judged: the result stands.
+            _ if !ran_all || samples.sessions == 0 => return,
+            _ if samples.pass_rate >= gate => None,
+            _ => Some(below_gate(samples.proportion(), "samples", gate)),
+        },
+        None if result.passed && ran_all && result.attempts.pass_rate < gate => {
+            let attempts = Proportion {
+                successes: result.attempts.passing,
+                trials: result.attempts.total,
+            };
+            Some(below_gate(attempts, "attempts", gate))
+        }
         None => return,
     };
-    let decision = result.samples.as_ref().and_then(|samples| samples.decision);
-    if decision == Some(GateDecision::Misses) {
-        let failure = below_gate(rate, passed, total, of, gate);
-        fail_gate(result, failure);
-        return;
-    }
-    let ran_all = result.completed_repetitions >= result.repeat_target
-        || decision == Some(GateDecision::Meets);
-    if result.samples.is_some() && ran_all && total > 0 && rate >= gate {
-        if !result.passed {
-            result.passed = true;
-            result.status = Status::Passed;
-            result.failure = None;
+    match failure {
+        // A sampled execution that meets its gate passes whatever single samples did.
+        None => {
+            if !result.passed {
+                result.passed = true;
+                result.status = Status::Passed;
+                result.failure = None;
+            }
         }
-        return;
+        Some(message) => {
+            result.passed = false;
+            result.flaky = false;
+            result.status = Status::Failed;
+            result.failure = Some(Failure::new(FailureOrigin::PassRate, message));
+        }
     }
-    if rate >= gate || !ran_all {
-        return;
-    }
-    fail_gate(result, below_gate(rate, passed, total, of, gate));
 }
 
 /// `pass rate 60% (3/5 samples, 95% CI 23.1%-88.2%) is below min_pass_rate 80%`.
-fn below_gate(rate: f64, passed: u32, total: u32, of: &str, gate: f64) -> String {
-    let interval = wilson_95(passed, total);
+fn below_gate(rate: Proportion, of: &str, gate: f64) -> String {
+    let interval = rate.wilson_z(Z_95);
     format!(
-        "pass rate {} ({passed}/{total} {of}, 95% CI {}-{}) is below min_pass_rate {}",
-        percent(rate),
+        "pass rate {} ({}/{} {of}, 95% CI {}-{}) is below min_pass_rate {}",
+        percent(rate.rate().unwrap_or(0.0)),
+        rate.successes,
+        rate.trials,
         percent(interval.low),
         percent(interval.high),
         percent(gate)
     )
-}
-
-/// Fails `result` for its gate with `message` (a decided one says when it was decided).
-fn fail_gate(result: &mut ExecutionResult, mut message: String) {
-    if let Some(samples) = &result.samples
-        && samples.decision == Some(GateDecision::Misses)
-    {
-        message.push_str(&format!(
-            "; decided after {} of at most {} samples (95% confidence sequence)",
-            samples.sessions, result.repeat_target
-        ));
-    }
-    result.passed = false;
-    result.flaky = false;
-    result.status = Status::Failed;
-    result.failure = Some(Failure::new(FailureOrigin::PassRate, message));
 }
 
 /// `0.6` as `60%`, `0.875` as `87.5%`.

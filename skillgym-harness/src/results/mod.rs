@@ -3,10 +3,11 @@
 //!
 //! This is the result data model and nothing else: plain serializable records that the engine
 //! (`execute`, `snapshot`, `sandbox`) fills in and the reporters, `cargo skillgym report` and
-//! replay read back, and the arithmetic that folds repetitions into an execution's figures. It
-//! imports no other module of the crate but the leaf `figures` (exact sums and means) and
-//! [`sanitize`] (a re-export), so every module may depend on it; `tests/house.rs` keeps it
-//! so.
+//! replay read back, and the arithmetic that folds repetitions into an execution's figures and
+//! verdict (gates included). It imports no other module of the crate but the leaves `figures`
+//! (exact sums and means) and [`crate::stats`] (intervals, pass@k, the confidence sequence), and
+//! `artifacts` for [`sanitize`] (a re-export) and JSON writing, so every module may depend on
+//! it; `tests/house.rs` keeps it so.
 //!
 //! | file | types | in the JSON |
 //! |---|---|---|
@@ -48,6 +49,7 @@ pub use execution::{AttemptStats, ExecutionResult};
 pub use grading::{GraderCheck, GraderResult, GraderVerdict, Grading};
 pub use repetition::RepetitionResult;
 pub use run_results::RunResults;
+pub(crate) use samples::gate_decision;
 pub use samples::{SampleStats, Spread};
 pub use sandbox::{Denial, DenialKind, SandboxMode, SandboxNetwork, SandboxRecord};
 pub(crate) use snapshot::version_note;

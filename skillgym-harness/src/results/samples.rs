@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{AttemptResult, Interval};
-use crate::stats::{GateDecision, Proportion};
+use crate::stats::{GateDecision, Proportion, RateSequence};
 
 /// The figures of a sampled execution (`samples = N`), over all its sessions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,6 +78,12 @@ impl Spread {
             },
         })
     }
+}
+
+/// What the 95% confidence sequence says of `gate` after `rate`'s samples: the one decision
+/// `stop_when_decided` stops on (checked after every sample) and records.
+pub(crate) fn gate_decision(rate: Proportion, gate: f64) -> GateDecision {
+    RateSequence::new(0.95).gate(rate, gate)
 }
 
 /// The k that pass@k and pass^k are given for.

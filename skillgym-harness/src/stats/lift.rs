@@ -127,10 +127,7 @@ pub fn samples_needed(baseline: f64, treatment: f64, alpha: f64, power: f64) -> 
 mod tests {
     use super::*;
     use crate::stats::Seeded;
-
-    fn p(successes: u32, trials: u32) -> Proportion {
-        Proportion::new(successes, trials).unwrap()
-    }
+    use crate::stats::tests::p;
 
     #[test]
     fn newcombe_matches_his_published_examples() {

@@ -22,3 +22,13 @@ pub(crate) use proportion::Z_95;
 pub use proportion::{Interval, Proportion};
 pub use seeded::Seeded;
 pub use sequential::{Discordant, GateDecision, RateSequence};
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::Proportion;
+
+    /// `successes` out of `trials`, for the tests.
+    pub(crate) fn p(successes: u32, trials: u32) -> Proportion {
+        Proportion::new(successes, trials).unwrap()
+    }
+}

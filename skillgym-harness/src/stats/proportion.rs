@@ -117,10 +117,7 @@ pub(crate) const Z_95: f64 = 1.959_963_984_540_054;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn p(successes: u32, trials: u32) -> Proportion {
-        Proportion::new(successes, trials).unwrap()
-    }
+    use crate::stats::tests::p;
 
     #[test]
     fn wilson_matches_published_values() {

@@ -145,10 +145,7 @@ impl RateSequence {
 mod tests {
     use super::*;
     use crate::stats::Seeded;
-
-    fn p(successes: u32, trials: u32) -> Proportion {
-        Proportion::new(successes, trials).unwrap()
-    }
+    use crate::stats::tests::p;
 
     #[test]
     fn the_sequence_holds_the_observed_rate_and_narrows_with_sessions() {
