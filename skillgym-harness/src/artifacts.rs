@@ -79,15 +79,26 @@ impl RunDir {
             .join(sanitize(runner_id))
     }
 
-    /// The directory of one attempt: `<run>/<case>/<runner>/repeat-N/attempt-M`.
+    /// The directory of one execution under a variant: `<run>/<case>/<runner>/<variant>`
+    /// (without a variant, [`Self::execution_dir`]).
+    pub fn variant_dir(&self, case_id: &str, runner_id: &str, variant: Option<&str>) -> PathBuf {
+        let dir = self.execution_dir(case_id, runner_id);
+        match variant {
+            Some(variant) => dir.join(sanitize(variant)),
+            None => dir,
+        }
+    }
+
+    /// The directory of one attempt: `<run>/<case>/<runner>[/<variant>]/repeat-N/attempt-M`.
     pub fn attempt_dir(
         &self,
         case_id: &str,
         runner_id: &str,
+        variant: Option<&str>,
         repetition: u32,
         attempt: u32,
     ) -> PathBuf {
-        self.execution_dir(case_id, runner_id)
+        self.variant_dir(case_id, runner_id, variant)
             .join(format!("repeat-{repetition}"))
             .join(format!("attempt-{attempt}"))
     }

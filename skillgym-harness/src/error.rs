@@ -33,6 +33,7 @@ pub use crate::preflight::{MissingProgram, MissingPromptFile, PreflightError, Sa
 pub use crate::settings::SettingsError;
 pub use crate::skills::SkillError;
 pub use crate::suite::registry::DuplicateCaseId;
+pub use crate::suite::plan::VariantError;
 pub use crate::suite::yaml::SuiteErrors;
 
 /// Why a run could not start: what [`Harness::run`](crate::Harness::run) prints as
@@ -104,6 +105,22 @@ pub enum Error {
     /// The token snapshots' baseline (or `.new`) file cannot be read or is invalid.
     #[error(transparent)]
     Snapshots(ConfigError),
+    /// A case runs under a variant that is not declared.
+    #[error(transparent)]
+    Variant(#[from] VariantError),
+    /// A case's `stop_when_decided` has no question to decide on a runner: no gate and no
+    /// variants.
+    #[error(
+        "case `{case}` ({source_location}) has `stop_when_decided`, but on runner `{runner}` it has neither a `min_pass_rate` gate nor variants, so there is nothing to decide\n  help: give it `min_pass_rate` (the case's, its runner's or `run.min_pass_rate`), run it under variants, or remove `stop_when_decided`"
+    )]
+    NothingToDecide {
+        /// The case id.
+        case: String,
+        /// Where the case is declared.
+        source_location: String,
+        /// The runner.
+        runner: String,
+    },
     /// A suite's `after_all` hook cannot run under nextest's process per test.
     #[error(
         "the suite `{suite}` has an `after_all` hook, which cannot run under nextest's process per test (no process knows it runs the suite's last trial)\n  help: run this suite with `cargo test`, or move the teardown to `after_each`"
@@ -135,6 +152,8 @@ impl Error {
             | Error::UnknownCaseRunners(_)
             | Error::Judge(_)
             | Error::Snapshots(_)
+            | Error::Variant(_)
+            | Error::NothingToDecide { .. }
             | Error::AfterAllUnderNextest { .. } => 2,
         }
     }

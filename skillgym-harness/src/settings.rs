@@ -13,13 +13,14 @@
 //!
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cli::UsageError;
 use crate::config::yaml::Located;
 use crate::config::{
     ConfigError, JudgeConfig, RunnerConfig, SandboxConfig, Schedule, SnapshotsConfig, UserSkills,
-    WorkspaceConfig,
+    Variant, WorkspaceConfig,
 };
 use crate::suite::CaseSpec;
 
@@ -88,6 +89,12 @@ pub struct Settings {
     pub snapshots: Option<SnapshotsConfig>,
     /// `--update-snapshots`: passing executions write their figures into the baseline.
     pub update_snapshots: bool,
+    /// `variants:` the ways of setting up each case an experiment compares, in file order.
+    pub variants: Vec<Arc<Variant>>,
+    /// `--variant`: run only these variants (empty: every one).
+    pub variant_filter: Vec<String>,
+    /// Whether `variant_filter` came from `SKILLGYM_VARIANT` (errors name it).
+    pub variant_filter_from_env: bool,
 }
 
 /// Per-case settings given by a flag or `SKILLGYM_*` variable; they beat the case's arguments.

@@ -36,12 +36,7 @@ pub(crate) fn execution_line(result: &ExecutionResult) -> String {
     if let Some(line) = repetition_line(result) {
         return line;
     }
-    let mut line = format!(
-        "[{}] {}: {}",
-        result.runner_id,
-        result.case_id,
-        result.status.as_str()
-    );
+    let mut line = format!("{}: {}", result.trial_name(), result.status.as_str());
     match result.status {
         Status::Skipped => {
             if let Some(failure) = &result.failure {
@@ -107,7 +102,7 @@ pub(crate) fn count_lines(
 fn repetition_line(result: &ExecutionResult) -> Option<String> {
     let attempts = result.attempts.total;
     let skipped = result.status == Status::Skipped;
-    let who = format!("[{}] {}", result.runner_id, result.case_id);
+    let who = result.trial_name();
     if let Some(samples) = result.samples.as_ref().filter(|_| !skipped) {
         return Some(sample_line(&who, result, samples));
     }

@@ -26,6 +26,7 @@ const ARGUMENTS: &[(&str, &str)] = &[
     ("workspace", "workspace = \"fixtures/app\""),
     ("mock", "mock = \"scripts/case.yaml\""),
     ("skills", "skills = [\"skills/find-skills\"]"),
+    ("variants", "variants = [\"without\", \"with\"]"),
     ("classify_failure", "classify_failure = classify"),
     ("crate", "crate = \"skillgym\""),
 ];
@@ -51,8 +52,8 @@ pub(crate) struct Args {
     pub samples: Option<u32>,
     /// `min_pass_rate`: the gate on the execution's pass rate, in `[0, 1]`.
     pub min_pass_rate: Option<f64>,
-    /// `stop_when_decided`: stop sampling once the gate is settled (needs `samples` and
-    /// `min_pass_rate`).
+    /// `stop_when_decided`: stop sampling once the gate (or, without one, the sign of each
+    /// variant's lift) is settled (needs `samples`).
     pub stop_when_decided: bool,
     /// Where `stop_when_decided` was written, for its errors.
     stop_span: Option<Span>,
@@ -63,6 +64,8 @@ pub(crate) struct Args {
     pub workspace: Option<LitStr>,
     pub mock: Option<LitStr>,
     pub skills: Vec<LitStr>,
+    /// `variants`: the run's variants this case runs under.
+    pub variants: Vec<LitStr>,
     pub classify_failure: Option<syn::Path>,
     pub krate: Option<syn::Path>,
 }
@@ -97,13 +100,13 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Vec<Error>) -> Args {
     // The legacy alias stops here: `repeat_failure` wins when both are given.
     args.repeat_failure = args.repeat_failure.or(args.retry_failed.take());
     if let Some(span) = args.stop_span
-        && (args.samples.is_none() || args.min_pass_rate.is_none())
+        && args.samples.is_none()
     {
         errors.push(Error::new(
             span,
             "`stop_when_decided` stops sampling once the pass rate is surely above or below \
-             its gate: it needs `samples = N` (the most sessions) and `min_pass_rate = R` \
-             (the gate)",
+             its gate (or each variant's lift surely above or below zero): it needs \
+             `samples = N`, the most sessions",
         ));
     }
     args
@@ -132,6 +135,27 @@ fn prompt(ident: &Ident, key: &str, seen: &[String], value: &Expr) -> syn::Resul
     } else {
         Prompt::File(text)
     })
+}
+
+/// `variants = [...]`: names that fit in a trial's name (`[runner/variant] case`).
+fn variant_names(value: &Expr) -> syn::Result<Vec<LitStr>> {
+    let names = string_array(value, "variants", false)?;
+    for name in &names {
+        if let Some(c) = name
+            .value()
+            .chars()
+            .find(|c| c.is_whitespace() || c.is_control() || ['/', ']', ','].contains(c))
+        {
+            return Err(Error::new(
+                name.span(),
+                format!(
+                    "a variant name must not contain whitespace, control characters, `/`, `]` \
+                     or `,` (found {c:?}): it is part of the trial's name `[runner/variant] case`"
+                ),
+            ));
+        }
+    }
+    Ok(names)
 }
 
 /// `samples` given beside `repeat`, `repeat_failure` or `retry_failed` (either order): a case
@@ -274,6 +298,7 @@ impl Args {
             "workspace" => self.workspace = Some(non_empty_string(value, key)?),
             "mock" => self.mock = Some(non_empty_string(value, key)?),
             "skills" => self.skills = string_array(value, key, false)?,
+            "variants" => self.variants = variant_names(value)?,
             "classify_failure" => self.classify_failure = Some(function_path(value)?),
             "crate" => {
                 let text = string(value, key)?;
@@ -580,7 +605,7 @@ mod tests {
     }
 
     #[test]
-    fn stop_when_decided_is_a_flag_that_needs_samples_and_a_gate() {
+    fn stop_when_decided_is_a_flag_that_needs_samples() {
         use quote::quote;
         let mut found = Vec::new();
         let args = parse(
@@ -594,9 +619,10 @@ mod tests {
         );
         assert!(found.is_empty(), "{found:?}");
         assert!(args.stop_when_decided);
+        assert!(errors(quote!(prompt = "p", samples = 40, stop_when_decided)).is_empty());
         for tokens in [
-            quote!(prompt = "p", samples = 40, stop_when_decided),
             quote!(prompt = "p", min_pass_rate = 0.8, stop_when_decided),
+            quote!(prompt = "p", stop_when_decided),
         ] {
             let found = errors(tokens);
             assert_eq!(found.len(), 1, "{found:?}");
@@ -614,6 +640,23 @@ mod tests {
                 stop_when_decided = true
             )),
             ["`stop_when_decided` is a flag and takes no value: write just `stop_when_decided`"]
+        );
+    }
+
+    #[test]
+    fn variants_name_the_run_s_variants_in_a_trial_s_name() {
+        use quote::quote;
+        let mut found = Vec::new();
+        let args = parse(quote!(prompt = "p", variants = ["without", "with"]), &mut found);
+        assert!(found.is_empty(), "{found:?}");
+        let names: Vec<String> = args.variants.iter().map(LitStr::value).collect();
+        assert_eq!(names, ["without", "with"]);
+        let found = errors(quote!(prompt = "p", variants = ["a/b"]));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].starts_with("a variant name must not contain"), "{}", found[0]);
+        assert_eq!(
+            errors(quote!(prompt = "p", variants = "with")),
+            ["expected an array of string literals for `variants`: write `variants = [\"with\"]`"]
         );
     }
 }

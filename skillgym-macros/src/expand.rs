@@ -66,6 +66,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let workspace = option(args.workspace.as_ref().map(|dir| quote!(#dir)));
     let mock = option(args.mock.as_ref().map(|script| quote!(#script)));
     let skills = &args.skills;
+    let variants = &args.variants;
 
     quote! {
         // A tool attribute rustc ignores and rust-analyzer takes for a test: it shows Run and
@@ -103,6 +104,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                     workspace: #workspace,
                     mock: #mock,
                     skills: &[#(#skills),*],
+                    variants: &[#(#variants),*],
                     classify_failure: #classify_field,
                     run: #run_field,
                 }

@@ -64,7 +64,7 @@ pub struct CaseDef {
     pub min_pass_rate: Option<f64>,
     /// `expected_fail`.
     pub expected_fail: bool,
-    /// `stop_when_decided`: stop sampling once the gate is settled.
+    /// `stop_when_decided`: stop sampling once the gate, or each variant's lift, is settled.
     pub stop_when_decided: bool,
     /// `timeout = "..."`, in milliseconds.
     pub timeout_ms: Option<u64>,
@@ -80,6 +80,9 @@ pub struct CaseDef {
     /// `skills = [...]`: skill directories installed for the agent in every attempt of the
     /// case, relative to the test crate's directory.
     pub skills: &'static [&'static str],
+    /// `variants = [...]`: the run's variants (`skillgym.yaml`'s `variants:`) the case runs
+    /// under; empty means every one.
+    pub variants: &'static [&'static str],
     /// `classify_failure = path`.
     pub classify_failure: Option<ClassifyFn>,
     /// The case function.

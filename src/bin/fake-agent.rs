@@ -30,6 +30,7 @@
 //! | `count <name>` | increments the counter in the state file `<name>` (under a lock) and makes its new value this session's call number |
 //! | `on <n>[,<n>...] <action>` | performs the action only when the call number is one of those |
 //! | `not <n>[,<n>...] <action>` | performs the action only when the call number is none of those |
+//! | `chance <VAR> <action>` | performs the action with the probability in the variable `VAR` (e.g. set by a variant's `env`): a draw seeded by the counter's name, `FAKE_AGENT_SEED` and the call number, so a run is reproducible (needs an earlier `count`) |
 //! | `log <file> <text>` | appends the line `<text> <FAKE_AGENT_NAME>` to the state file `<file>` |
 //! | `write <path> <text>` | writes the text and a newline to the file (relative to the cwd) |
 //! | `read <path>` | prints a `file_read` event for the path (relative to the cwd), with `"error":"File not found"` when it is not a file |
@@ -62,7 +63,11 @@ fn main() -> ExitCode {
     } else {
         script
     };
-    let mut session = Session { prompt, call: None };
+    let mut session = Session {
+        prompt,
+        call: None,
+        counter: String::new(),
+    };
     for (number, line) in script.lines().enumerate() {
         let line = line.trim_start();
         if line.trim_end().is_empty() || line.starts_with('#') {
@@ -126,6 +131,8 @@ struct Session {
     prompt: String,
     /// Set by `count`.
     call: Option<u64>,
+    /// The name `count` counted under.
+    counter: String,
 }
 
 fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Failure> {
@@ -152,7 +159,27 @@ fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Fa
         }
         "count" => {
             session.call = Some(count(&state_file(argument)?)?);
+            session.counter = argument.trim().to_owned();
             return Ok(());
+        }
+        "chance" => {
+            let (variable, rest) = argument
+                .trim_start()
+                .split_once(char::is_whitespace)
+                .ok_or_else(|| Failure::Script("`chance` needs a variable and an action".into()))?;
+            let call = session
+                .call
+                .ok_or_else(|| Failure::Script("`chance` needs an earlier `count`".into()))?;
+            let probability: f64 = std::env::var(variable)
+                .ok()
+                .and_then(|value| value.trim().parse().ok())
+                .ok_or_else(|| Failure::Script(format!("`chance`: `{variable}` holds no number")))?;
+            if draw(&session.counter, call) >= probability {
+                return Ok(());
+            }
+            let rest = rest.trim_start();
+            let (action, argument) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            return perform(action, argument, session);
         }
         "log" => {
             let (file, text) = argument
@@ -326,6 +353,15 @@ fn state_file(name: &str) -> Result<std::path::PathBuf, Failure> {
 }
 
 /// Increments the number in `path` under an exclusive lock and returns the new value.
+/// A uniform draw in [0, 1) fixed by the counter's name, `FAKE_AGENT_SEED` and the call
+/// number (std's SipHash with its fixed keys: the same draw on every run of one toolchain).
+fn draw(counter: &str, call: u64) -> f64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    (counter, std::env::var("FAKE_AGENT_SEED").unwrap_or_default(), call).hash(&mut hasher);
+    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
 fn count(path: &std::path::Path) -> Result<u64, Failure> {
     use std::io::{Read, Seek};
     use std::os::fd::AsRawFd;

@@ -97,6 +97,40 @@ emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
     }
 }
 
+/// Experiments: the same case under the variants of the run's config (`without`, `with`),
+/// whose `env` sets the stand-in agent's chance to pass (`PASS_RATE`) and its seed.
+pub mod experiment {
+    use super::*;
+
+    #[skillgym::case(
+        samples = 30,
+        variants = ["without", "with"],
+        prompt = r#"
+count experiment_lift
+emit {"type":"usage","total_tokens":100}
+chance EXTRA_TOKENS emit {"type":"usage","total_tokens":50}
+chance PASS_RATE emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn lift(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    // Stops once the sign of the lift is settled (the sequential sign test on pairs).
+    #[skillgym::case(
+        samples = 200,
+        variants = ["without", "with"],
+        stop_when_decided,
+        prompt = r#"
+count experiment_decided
+chance PASS_RATE emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn decided(report: &SessionReport) {
+        answered_ok(report);
+    }
+}
+
 pub mod repeat {
     use super::*;
 

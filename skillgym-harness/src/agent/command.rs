@@ -489,6 +489,7 @@ mod tests {
             state_dir: Path::new("/a/state"),
             provider: None,
             skills: &[],
+            env: &[],
         };
         let plain = CommandAgent::new("agent")
             .arg("--json")
@@ -515,6 +516,7 @@ mod tests {
             state_dir: Path::new("/a/state"),
             provider: None,
             skills: &[],
+            env: &[],
         };
         let plain = CommandAgent::new("agent").arg("--json");
         assert!(!plain.can_resume());

@@ -176,6 +176,8 @@ pub struct SessionSpec<'a> {
     pub provider: Option<&'a Provider>,
     /// The skills under test installed in the workspace for this session.
     pub skills: &'a [skillgym::InstalledSkill],
+    /// Variables set for the agent besides its runner's (a variant's `env`).
+    pub env: &'a [(String, String)],
 }
 
 impl<'a> SessionSpec<'a> {

@@ -45,6 +45,7 @@ pub(super) fn spec<'a>(
         state_dir: state,
         provider: None,
         skills: &[],
+        env: &[],
     }
 }
 

@@ -67,6 +67,9 @@ pub(super) struct Flags {
     /// Run only these runners; repeatable [env: SKILLGYM_RUNNER]
     #[arg(long = "runner", value_name = "ID[,ID...]", value_parser = list)]
     pub(super) runners: Vec<List>,
+    /// Run only these variants (skillgym.yaml's `variants:`, a suite's targets); repeatable [env: SKILLGYM_VARIANT]
+    #[arg(long = "variant", value_name = "NAME[,NAME...]", value_parser = list)]
+    pub(super) variants: Vec<List>,
     /// Passing samples wanted per case x runner (>= 1, default 1) [env: SKILLGYM_REPEAT]
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub(super) repeat: Option<u32>,

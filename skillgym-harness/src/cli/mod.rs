@@ -31,6 +31,10 @@ pub(crate) struct SkillgymArgs {
     pub tags: Vec<String>,
     /// `--runner`: run only these runner ids.
     pub runners: Vec<String>,
+    /// `--variant`: run only these variants.
+    pub variants: Vec<String>,
+    /// Whether `variants` came from `SKILLGYM_VARIANT` rather than `--variant` (errors name it).
+    pub variants_from_env: bool,
     /// `--repeat`: successful samples wanted per execution (>= 1).
     pub repeat: Option<u32>,
     /// `--repeat-failure`: extra attempts allowed per repetition (>= 0).
@@ -102,6 +106,16 @@ impl SkillgymArgs {
                 fallback.runners
             } else {
                 self.runners
+            },
+            variants_from_env: if self.variants.is_empty() {
+                fallback.variants_from_env
+            } else {
+                self.variants_from_env
+            },
+            variants: if self.variants.is_empty() {
+                fallback.variants
+            } else {
+                self.variants
             },
             repeat: self.repeat.or(fallback.repeat),
             samples: self.samples.or(fallback.samples),
@@ -254,6 +268,7 @@ pub(crate) fn from_env(
             let args = line.skillgym.into_args();
             SkillgymArgs {
                 runners_from_env: !args.runners.is_empty(),
+                variants_from_env: !args.variants.is_empty(),
                 update_snapshots_from_env: args.update_snapshots.is_some(),
                 ..args
             }
@@ -343,6 +358,8 @@ impl Flags {
         SkillgymArgs {
             tags: dedup(self.tags),
             runners: dedup(self.runners),
+            variants: dedup(self.variants),
+            variants_from_env: false,
             repeat: self.repeat,
             repeat_failure: self.repeat_failure,
             retry_failed: self.retry_failed,

@@ -19,6 +19,7 @@
 //! suites: [evals/EVAL.yaml]     # declarative suites (agentv EVAL.yaml, case.yaml directories)
 //! judge: { runner: claude }     # grades the suites' rubric items
 //! snapshots: { metric: total_tokens, tolerance: { percent: 10 } }   # token baselines
+//! variants: { without: { skills: none }, with: {} }   # an experiment: with vs without
 //! runners:
 //!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
 //! ```
@@ -31,6 +32,7 @@ mod sandbox;
 mod schema;
 mod size;
 mod snapshots;
+mod variants;
 pub(crate) mod yaml;
 
 #[cfg(test)]
@@ -48,6 +50,8 @@ pub use schema::{
 };
 pub use size::parse_size;
 pub use snapshots::{DEFAULT_SNAPSHOTS_FILE, Improvements, SnapshotsConfig, Tolerance};
+pub(crate) use variants::name_problem as variant_name_problem;
+pub use variants::{Variant, VariantSkills};
 
 /// The values a config file shares with what a run records (`result.json`).
 pub use crate::results::{SandboxMode, SandboxNetwork, SnapshotMetric};

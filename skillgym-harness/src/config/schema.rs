@@ -17,6 +17,7 @@ use super::ConfigError;
 use super::fields::{self, Millis, NonEmpty, PositiveDuration};
 use super::sandbox::SandboxConfig;
 use super::snapshots::SnapshotsConfig;
+use super::variants::{Variant, VariantSkills};
 use super::yaml::{self, Located};
 use crate::suggest::did_you_mean;
 
@@ -50,6 +51,9 @@ pub struct Config {
     /// `snapshots:` token snapshots, on when the section is there.
     #[serde(default, deserialize_with = "super::snapshots::deserialize")]
     pub snapshots: Option<SnapshotsConfig>,
+    /// `variants:` the ways of setting up each case that an experiment compares, in file order.
+    #[serde(default, deserialize_with = "super::variants::deserialize")]
+    pub variants: Vec<Variant>,
     /// The file this config was read from (`None` for [`Config::default_for`]).
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -132,6 +136,13 @@ impl Config {
         }
         if let Some(mock) = self.judge.as_mut().and_then(|judge| judge.mock.as_mut()) {
             *mock = resolve_path(dir, mock);
+        }
+        for variant in &mut self.variants {
+            if let VariantSkills::Dirs(dirs) = &mut variant.skills {
+                for skill in dirs {
+                    *skill = resolve_path(dir, skill);
+                }
+            }
         }
         let runner_skills = self.runners.iter_mut().map(|(_, r)| &mut r.skills);
         for skills in std::iter::once(&mut self.run.skills).chain(runner_skills) {

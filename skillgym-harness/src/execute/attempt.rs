@@ -1,6 +1,6 @@
 //! One attempt: prepare the workspace, run a session, check it, classify, write artifacts.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 use std::time::Instant;
@@ -19,6 +19,7 @@ use super::session::{SessionLimits, SessionOutput, run_session};
 use super::suite_hooks;
 use crate::agent::SessionSpec;
 use crate::artifacts::{write_json, write_json_or_note};
+use crate::config::Variant;
 use crate::grade::Judge;
 use crate::replay::RecordedExecution;
 use crate::results::{AttemptResult, Status};
@@ -34,6 +35,8 @@ use crate::workspace::{self, PreparedWorkspace};
 pub(super) struct AttemptId<'a> {
     pub case: &'a CaseSpec,
     pub runner: &'a Runner,
+    /// The variant the attempt runs under, if any.
+    pub variant: Option<&'a Variant>,
     pub repetition: u32,
     pub attempt: u32,
     /// Where the session publishes its model steps, for the run's live progress.
@@ -42,15 +45,26 @@ pub(super) struct AttemptId<'a> {
     pub recorded: Option<&'a RecordedExecution>,
 }
 
+impl AttemptId<'_> {
+    /// The attempt's directory: `<run>/<case>/<runner>[/<variant>]/repeat-N/attempt-M`.
+    fn dir(&self, run: &Engine) -> PathBuf {
+        run.run_dir.attempt_dir(
+            &self.case.id,
+            &self.runner.id,
+            self.variant.map(|v| v.name.as_str()),
+            self.repetition,
+            self.attempt,
+        )
+    }
+}
+
 /// Runs one attempt and writes its `report.json` and `result.json`. Never panics on agent or
 /// case misbehaviour: every problem becomes a failure with its origin, and so does a file of
 /// the attempt that could not be written (origin `artifacts`).
 pub(super) fn run_attempt(run: &Engine, runtime: &Lease, id: AttemptId<'_>) -> AttemptResult {
     let started = Instant::now();
     let case = id.case;
-    let artifact_dir = run
-        .run_dir
-        .attempt_dir(&case.id, &id.runner.id, id.repetition, id.attempt);
+    let artifact_dir = id.dir(run);
     let mut result = AttemptResult {
         repetition: id.repetition,
         attempt: id.attempt,
@@ -155,6 +169,7 @@ fn prepare_and_run(
             check,
             case_id: &case.id,
             runner_id: &runner.id,
+            variant: id.variant.map(|v| v.name.as_str()),
             run_id: run.run_dir.run_id(),
             workspace: workspace.cwd(),
             artifact_dir,
@@ -243,7 +258,14 @@ fn set_up(
     let artifact_dir = &result.artifact_dir;
     if let CaseCheck::Declared(check) = &case.check {
         let run_dir = run.run_dir.path();
-        suite_hooks::before_all(&run_dir, run.run_dir.run_id(), &check.suite, &runner.id)?;
+        let variant = id.variant.map(|v| v.name.as_str());
+        suite_hooks::before_all(
+            &run_dir,
+            run.run_dir.run_id(),
+            &check.suite,
+            &runner.id,
+            variant,
+        )?;
     }
     let prompt = case
         .prompt
@@ -265,7 +287,7 @@ fn set_up(
         result.kept_workspace = kept;
         failure
     })?;
-    let installed = install_skills(run, case, runner, workspace.cwd())?;
+    let installed = install_skills(run, id, workspace.cwd())?;
     Ok(SetUp {
         prompt,
         prompt_file,
@@ -382,6 +404,7 @@ fn replay_and_check(
         state_dir: &state_dir,
         provider: None,
         skills: &[],
+        env: &[],
     };
     let settings = run.settings.effective(case);
     let limits = SessionLimits {
@@ -438,9 +461,11 @@ fn run_agent(
     installed: &[InstalledSkill],
 ) -> SessionOutput {
     let AttemptId { case, runner, .. } = id;
-    let artifact_dir = run
-        .run_dir
-        .attempt_dir(&case.id, &runner.id, id.repetition, id.attempt);
+    let artifact_dir = id.dir(run);
+    let env: Vec<(String, String)> = id
+        .variant
+        .map(|v| v.env.clone().into_iter().collect())
+        .unwrap_or_default();
     let state_dir = artifact_dir.join("agent-state");
     let mut dry_run = run
         .dry_run
@@ -455,6 +480,7 @@ fn run_agent(
         state_dir: &state_dir,
         provider: dry_run.as_ref().map(|dry| &dry.provider),
         skills: installed,
+        env: &env,
     };
     let settings = run.settings.effective(case);
     let limits = SessionLimits {
@@ -531,13 +557,13 @@ fn verdict(expected_fail: bool, failure: Option<Failure>) -> (Status, Option<Fai
 /// discovers project skills.
 fn install_skills(
     run: &Engine,
-    case: &CaseSpec,
-    runner: &Runner,
+    id: AttemptId<'_>,
     workspace: &Path,
 ) -> Result<Vec<InstalledSkill>, Failure> {
+    let AttemptId { case, runner, .. } = id;
     let skills = run
         .skills
-        .for_attempt(&case.id, &runner.id)
+        .for_attempt(&case.id, &runner.id, id.variant)
         .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
     if skills.is_empty() {
         return Ok(Vec::new());

@@ -9,59 +9,125 @@ use super::runtimes::Lease;
 use crate::artifacts::write_json_or_note;
 use crate::progress::Running;
 use crate::replay::RecordedExecution;
-use crate::results::gate_decision;
+use crate::results::{gate_decision, lift_sign};
 use crate::results::{
     AttemptResult, ExecutionPlan, ExecutionResult, RepetitionResult, Status, aggregate,
 };
 use crate::runner::Runner;
-use crate::stats::{GateDecision, Proportion};
+use crate::config::Variant;
+use crate::stats::{Discordant, GateDecision, Proportion, Verdict};
 use crate::suite::CaseSpec;
 
 /// Runs every repetition and attempt of `case` on `runner` and writes the execution's
 /// `result.json`.
 pub fn run_execution(run: &Engine, case: &CaseSpec, runner: &Runner) -> ExecutionResult {
-    let plan = plan_of(run, case, runner);
-    let recorded = match not_run(run, case, runner) {
-        Ok(recorded) => recorded,
-        Err((origin, message)) => return write_result(skipped(plan, origin, message)),
-    };
-    let runtime = match Lease::take() {
-        Ok(runtime) => runtime,
-        Err(error) => panic!("skillgym: cannot start the async runtime: {error}"),
-    };
-    let loop_ = Repetitions {
-        run,
-        runtime: &runtime,
-        case,
-        runner,
-        recorded,
-        repeat_target: plan.repeat_target,
-        repeat_failure: plan.repeat_failure,
-        sampled: plan.sampled,
-        stop_at_gate: plan.min_pass_rate.filter(|_| plan.stop_when_decided),
-    };
-    let (repetitions, unrecorded) = loop_.run();
-    if repetitions.is_empty()
-        && let Some(signal) = crate::interrupt::received()
-    {
-        let message = format!("not run: the run was interrupted by {}", signal.name());
-        return write_result(skipped(plan, FailureOrigin::Interrupted, message));
-    }
-    let mut result = verdict(plan, repetitions, unrecorded);
-    if let Some(snapshots) = &run.snapshots {
-        // After the verdict: only a passing execution is checked, so a failure of its own is
-        // never replaced and a failed execution is never baselined.
-        snapshots.check(&mut result);
-    }
-    write_result(result)
+    let mut results = run_variants(run, case, runner, &[None]);
+    results.pop().unwrap_or_else(|| unreachable!("one result per variant"))
 }
 
-/// What the execution of `case` on `runner` is asked to do, with the case's own settings.
-fn plan_of(run: &Engine, case: &CaseSpec, runner: &Runner) -> ExecutionPlan {
+/// Runs `case` on `runner` under each of `variants` (`None`: the case without variants),
+/// interleaved: repetition 1 of every variant, then repetition 2 of every variant that goes
+/// on, ..., so drift in the agent's service hits them alike. Writes each execution's
+/// `result.json`; returns the results in the order of `variants`.
+pub fn run_variants(
+    run: &Engine,
+    case: &CaseSpec,
+    runner: &Runner,
+    variants: &[Option<&Variant>],
+) -> Vec<ExecutionResult> {
+    let mut slots: Vec<Result<Arm<'_>, ExecutionResult>> = variants
+        .iter()
+        .map(|&variant| {
+            let plan = plan_of(run, case, runner, variant);
+            match not_run(run, case, runner, variant) {
+                Ok(recorded) => Ok(Arm::new(run, case, runner, variant, plan, recorded)),
+                Err((origin, message)) => Err(write_result(skipped(plan, origin, message))),
+            }
+        })
+        .collect();
+    if slots.iter().any(Result::is_ok) {
+        let runtime = match Lease::take() {
+            Ok(runtime) => runtime,
+            Err(error) => panic!("skillgym: cannot start the async runtime: {error}"),
+        };
+        let mut arms: Vec<&mut Arm<'_>> = slots.iter_mut().filter_map(|s| s.as_mut().ok()).collect();
+        interleave(&runtime, &mut arms);
+    }
+    slots
+        .into_iter()
+        .map(|slot| match slot {
+            Ok(arm) => arm.finish(),
+            Err(result) => result,
+        })
+        .collect()
+}
+
+/// Runs the arms' repetitions round by round until each is done; with `stop_when_decided`
+/// and no gate, until the sign of every variant's lift against the baseline is settled.
+fn interleave(runtime: &Lease, arms: &mut [&mut Arm<'_>]) {
+    let rounds = arms.iter().map(|arm| arm.plan.repeat_target).max().unwrap_or(0);
+    for repetition in 1..=rounds {
+        for arm in arms.iter_mut() {
+            if !arm.done && repetition <= arm.plan.repeat_target {
+                arm.step(runtime, repetition);
+            }
+        }
+        if crate::interrupt::received().is_some() || arms.iter().all(|arm| arm.done) {
+            break;
+        }
+        if lifts_settled(arms) {
+            for arm in arms.iter_mut() {
+                arm.done = true;
+            }
+            break;
+        }
+    }
+}
+
+/// Whether the arms sample for the sign of a lift (`stop_when_decided` without a gate, under
+/// variants) and every treatment's sign against the baseline is settled: a sequential sign
+/// test on the discordant pairs (the same repetition of both), valid when checked after every
+/// round.
+fn lifts_settled(arms: &[&mut Arm<'_>]) -> bool {
+    let Some(baseline) = arms.iter().find(|arm| arm.plan.baseline) else {
+        return false;
+    };
+    let asks = |arm: &Arm<'_>| {
+        arm.plan.stop_when_decided && arm.plan.min_pass_rate.is_none() && arm.plan.variant.is_some()
+    };
+    let treatments: Vec<&&mut Arm<'_>> = arms.iter().filter(|arm| !arm.plan.baseline).collect();
+    if treatments.is_empty() || !arms.iter().all(|arm| asks(arm)) {
+        return false;
+    }
+    treatments.iter().all(|treatment| {
+        let pairs = discordant(&baseline.repetitions, &treatment.repetitions);
+        lift_sign(pairs) != Verdict::NoDetectableEffect
+    })
+}
+
+/// The discordant pairs of two variants' repetitions, paired by number.
+pub(crate) fn discordant(baseline: &[RepetitionResult], treatment: &[RepetitionResult]) -> Discordant {
+    let mut pairs = Discordant::default();
+    for (b, t) in baseline.iter().zip(treatment) {
+        match (b.passed, t.passed) {
+            (true, false) => pairs.baseline_only += 1,
+            (false, true) => pairs.treatment_only += 1,
+            _ => {}
+        }
+    }
+    pairs
+}
+
+/// What the execution of `case` on `runner` under `variant` is asked to do, with the case's
+/// own settings.
+fn plan_of(run: &Engine, case: &CaseSpec, runner: &Runner, variant: Option<&Variant>) -> ExecutionPlan {
     let settings = run.settings.effective(case);
+    let variant_name = variant.map(|v| v.name.as_str());
     ExecutionPlan {
         case_id: case.id.clone(),
         runner_id: runner.id.clone(),
+        variant: variant_name.map(str::to_owned),
+        baseline: variant.is_some_and(|v| v.baseline),
         agent: run.agent(runner),
         expected_fail: case.expected_fail,
         repeat_target: settings.repeat,
@@ -69,7 +135,7 @@ fn plan_of(run: &Engine, case: &CaseSpec, runner: &Runner) -> ExecutionPlan {
         sampled: settings.samples.is_some(),
         min_pass_rate: run.settings.min_pass_rate(case, &runner.id),
         stop_when_decided: case.stop_when_decided && settings.samples.is_some(),
-        artifact_dir: run.run_dir.execution_dir(&case.id, &runner.id),
+        artifact_dir: run.run_dir.variant_dir(&case.id, &runner.id, variant_name),
         source: case.source.clone(),
         tags: case.tags.clone(),
     }
@@ -82,6 +148,7 @@ fn not_run<'a>(
     run: &Engine,
     case: &CaseSpec,
     runner: &'a Runner,
+    variant: Option<&Variant>,
 ) -> Result<Option<&'a RecordedExecution>, (FailureOrigin, String)> {
     if let Some(signal) = crate::interrupt::received() {
         let message = format!("not run: the run was interrupted by {}", signal.name());
@@ -95,10 +162,13 @@ fn not_run<'a>(
         return Err((FailureOrigin::ModelRejected, message));
     }
     let recorded = match &runner.replay {
-        Some(replay) => match replay.execution(&case.id) {
-            Some(recorded) => Some(recorded),
-            None => return Err((FailureOrigin::Runner, replay.missing(&case.id))),
-        },
+        Some(replay) => {
+            let variant = variant.map(|v| v.name.as_str());
+            match replay.execution(&case.id, variant) {
+                Some(recorded) => Some(recorded),
+                None => return Err((FailureOrigin::Runner, replay.missing(&case.id, variant))),
+            }
+        }
         None => None,
     };
     if recorded.is_none()
@@ -109,67 +179,109 @@ fn not_run<'a>(
     Ok(recorded)
 }
 
-/// The repeat/retry loop of one execution.
-struct Repetitions<'a> {
+/// One execution (a case on a runner, under a variant or not), run a repetition at a time:
+/// the repeat/retry loop, or the samples.
+struct Arm<'a> {
     run: &'a Engine,
-    runtime: &'a Lease,
     case: &'a CaseSpec,
     runner: &'a Runner,
+    variant: Option<&'a Variant>,
     recorded: Option<&'a RecordedExecution>,
-    repeat_target: u32,
-    repeat_failure: u32,
-    /// Samples run on whatever fails (`samples = N`).
-    sampled: bool,
-    /// With `stop_when_decided`: the gate whose settling ends the sampling.
-    stop_at_gate: Option<f64>,
+    plan: ExecutionPlan,
+    running: Running<'a>,
+    /// The repetitions that ran.
+    repetitions: Vec<RepetitionResult>,
+    /// When a replay ended short of the target: how many repetitions its recording holds.
+    unrecorded: Option<u32>,
+    /// Whether no more repetitions run.
+    done: bool,
 }
 
-impl Repetitions<'_> {
-    /// Runs repetitions until the target is reached or one still fails after its retries (a
-    /// sampled execution runs every sample); an interrupt starts nothing more. Returns the repetitions that ran and, when a replay ended
-    /// short of the target, how many repetitions its recording holds.
-    fn run(&self) -> (Vec<RepetitionResult>, Option<u32>) {
-        let running = self
-            .run
-            .progress
-            .start(&self.runner.id, &self.case.id, self.repeat_target);
-        let mut repetitions = Vec::new();
-        for repetition in 1..=self.repeat_target {
-            let (attempts, stop) = self.attempts(repetition, &running);
-            if let Some(Stop::Unrecorded(held)) = stop {
-                return (repetitions, Some(held));
-            }
-            if stop == Some(Stop::Interrupted) {
-                // Nothing more starts; what already ran is kept.
-                if !attempts.is_empty() {
-                    repetitions.push(RepetitionResult::of(repetition, attempts));
-                }
-                break;
-            }
-            let repetition = RepetitionResult::of(repetition, attempts);
-            let passed = repetition.passed;
-            repetitions.push(repetition);
-            if !passed && !self.sampled {
-                break;
-            }
-            if let Some(gate) = self.stop_at_gate
-                && settled(&repetitions, gate)
-            {
-                break;
-            }
+impl<'a> Arm<'a> {
+    fn new(
+        run: &'a Engine,
+        case: &'a CaseSpec,
+        runner: &'a Runner,
+        variant: Option<&'a Variant>,
+        plan: ExecutionPlan,
+        recorded: Option<&'a RecordedExecution>,
+    ) -> Arm<'a> {
+        let shown = match variant {
+            Some(variant) => format!("{}/{}", runner.id, variant.name),
+            None => runner.id.clone(),
+        };
+        let running = run.progress.start(&shown, &case.id, plan.repeat_target);
+        Arm {
+            run,
+            case,
+            runner,
+            variant,
+            recorded,
+            plan,
+            running,
+            repetitions: Vec::new(),
+            unrecorded: None,
+            done: false,
         }
-        (repetitions, None)
+    }
+
+    /// Runs repetition `repetition`: done after a repetition that still fails (unless
+    /// sampled), once the gate is settled (`stop_when_decided`), on an interrupt (what ran is
+    /// kept) or when a replay's recording holds no more.
+    fn step(&mut self, runtime: &Lease, repetition: u32) {
+        let (attempts, stop) = self.attempts(runtime, repetition);
+        if let Some(Stop::Unrecorded(held)) = stop {
+            self.unrecorded = Some(held);
+            self.done = true;
+            return;
+        }
+        if stop == Some(Stop::Interrupted) {
+            if !attempts.is_empty() {
+                self.repetitions.push(RepetitionResult::of(repetition, attempts));
+            }
+            self.done = true;
+            return;
+        }
+        let repetition = RepetitionResult::of(repetition, attempts);
+        let passed = repetition.passed;
+        self.repetitions.push(repetition);
+        let gate = self.plan.min_pass_rate.filter(|_| self.plan.stop_when_decided);
+        if (!passed && !self.plan.sampled)
+            || gate.is_some_and(|gate| settled(&self.repetitions, gate))
+        {
+            self.done = true;
+        }
+    }
+
+    /// The execution's result, written to its `result.json`.
+    fn finish(self) -> ExecutionResult {
+        let Arm {
+            run,
+            plan,
+            repetitions,
+            unrecorded,
+            ..
+        } = self;
+        if repetitions.is_empty()
+            && let Some(signal) = crate::interrupt::received()
+        {
+            let message = format!("not run: the run was interrupted by {}", signal.name());
+            return write_result(skipped(plan, FailureOrigin::Interrupted, message));
+        }
+        let mut result = verdict(plan, repetitions, unrecorded);
+        if let Some(snapshots) = &run.snapshots {
+            // After the verdict: only a passing execution is checked, so a failure of its own
+            // is never replaced and a failed execution is never baselined.
+            snapshots.check(&mut result);
+        }
+        write_result(result)
     }
 
     /// The attempts of one repetition: the first, and retries of a failure up to
     /// `repeat_failure`; with why the repetitions stop here, if they do.
-    fn attempts(
-        &self,
-        repetition: u32,
-        running: &Running<'_>,
-    ) -> (Vec<AttemptResult>, Option<Stop>) {
+    fn attempts(&self, runtime: &Lease, repetition: u32) -> (Vec<AttemptResult>, Option<Stop>) {
         let mut attempts = Vec::new();
-        for attempt in 1..=self.repeat_failure.saturating_add(1) {
+        for attempt in 1..=self.plan.repeat_failure.saturating_add(1) {
             if crate::interrupt::received().is_some() {
                 return (attempts, Some(Stop::Interrupted));
             }
@@ -183,13 +295,14 @@ impl Repetitions<'_> {
                 }
                 break;
             }
-            let live_steps = running.attempt(repetition, attempt);
+            let live_steps = self.running.attempt(repetition, attempt);
             let result = run_attempt(
                 self.run,
-                self.runtime,
+                runtime,
                 AttemptId {
                     case: self.case,
                     runner: self.runner,
+                    variant: self.variant,
                     repetition,
                     attempt,
                     live_steps: &live_steps,
@@ -207,7 +320,7 @@ impl Repetitions<'_> {
                     ),
                 );
             }
-            let retry = retryable(&result) && attempt <= self.repeat_failure;
+            let retry = retryable(&result) && attempt <= self.plan.repeat_failure;
             attempts.push(result);
             if !retry {
                 break;

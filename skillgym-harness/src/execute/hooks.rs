@@ -38,6 +38,8 @@ pub(super) struct HookScene<'a> {
     pub(super) check: &'a DeclaredCheck,
     pub(super) case_id: &'a str,
     pub(super) runner_id: &'a str,
+    /// The variant, if any (a suite target's hooks when it is one of its targets).
+    pub(super) variant: Option<&'a str>,
     pub(super) run_id: &'a str,
     pub(super) workspace: &'a Path,
     pub(super) artifact_dir: &'a Path,
@@ -158,7 +160,7 @@ pub(super) fn after_each(scene: &HookScene<'_>, log: &mut HookLog) {
 /// The hook levels in setup order (workspace, target), or teardown order.
 fn levels<'a>(scene: &HookScene<'a>, teardown: bool) -> Vec<(&'static str, &'a Hooks)> {
     let mut levels = vec![("workspace", &scene.check.hooks)];
-    if let Some(target) = scene.check.suite.target_hooks(scene.runner_id) {
+    if let Some(target) = scene.check.suite.target_hooks(scene.runner_id, scene.variant) {
         levels.push(("target", target));
     }
     if teardown {

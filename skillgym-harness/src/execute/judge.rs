@@ -74,6 +74,7 @@ impl Judge for SessionJudge<'_> {
             state_dir: &state_dir,
             provider: dry_run.as_ref().map(|dry| &dry.provider),
             skills: &[],
+            env: &[],
         };
         let limits = SessionLimits {
             timeout: self.timeout,

@@ -27,5 +27,5 @@ mod session;
 pub(crate) mod suite_hooks;
 
 pub use engine::Engine;
-pub use execution::run_execution;
+pub use execution::{run_execution, run_variants};
 pub use session::{SessionLimits, SessionOutput, run_launch, run_session};

@@ -191,6 +191,9 @@ fn session_process(
     stdout_log: &Path,
     stderr_log: &Path,
 ) -> (ProcessSpec, isolation::Seeded) {
+    for (name, value) in spec.env {
+        launch.env.push((name.into(), value.into()));
+    }
     if spec.provider.is_some_and(|provider| provider.offline) {
         // The scripted server is on loopback: no proxy may stand in between.
         for key in ["NO_PROXY", "no_proxy"] {

@@ -24,17 +24,22 @@ fn suite_dir(run_dir: &Path, suite: &SuiteScope) -> PathBuf {
     run_dir.join("suites").join(&suite.name)
 }
 
-/// Runs (once per run) the suite's `before_all`, then the target's for `runner_id`.
+/// Runs (once per run) the suite's `before_all`, then the target's of `runner_id` (under
+/// `variant`, when the variant is one of the suite's targets).
 pub(super) fn before_all(
     run_dir: &Path,
     run_id: &str,
     suite: &SuiteScope,
     runner_id: &str,
+    variant: Option<&str>,
 ) -> Result<(), Failure> {
-    let target = suite.target_hooks(runner_id);
+    let target = suite.target(runner_id, variant);
     let levels = [
         ("workspace".to_owned(), Some(&suite.hooks)),
-        (format!("target-{runner_id}"), target),
+        (
+            target.map_or_else(String::new, |t| suite.level_of(t)),
+            target.map(|t| &t.hooks),
+        ),
     ];
     for (level, hooks) in levels {
         let Some(hook) = hooks.and_then(|hooks| enabled(hooks, |h| &h.before_all)) else {
@@ -126,10 +131,7 @@ fn run_once(
 /// Runs the suite's `after_all` hooks after its last execution: each target's (of
 /// `runner_ids`, the runners its cases ran on), then the workspace's. Failures are warnings.
 pub(crate) fn after_all(run_dir: &Path, run_id: &str, suite: &SuiteScope, runner_ids: &[&str]) {
-    let mut levels: Vec<(String, &Hooks)> = runner_ids
-        .iter()
-        .filter_map(|id| Some((format!("target-{id}"), suite.target_hooks(id)?)))
-        .collect();
+    let mut levels: Vec<(String, &Hooks)> = suite.targets_on(runner_ids).collect();
     levels.push(("workspace".to_owned(), &suite.hooks));
     let dir = suite_dir(run_dir, suite);
     for (level, hooks) in levels {

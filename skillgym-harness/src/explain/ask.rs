@@ -76,6 +76,7 @@ impl Asking<'_> {
             state_dir: &state_dir,
             provider: mock.as_ref().map(|session| &session.provider),
             skills: &[],
+            env: &[],
         };
         let agent = self.runner.agent.as_ref();
         let launch = agent

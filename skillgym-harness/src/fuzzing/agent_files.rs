@@ -84,6 +84,7 @@ pub fn agent_files(bytes: &[u8]) {
         state_dir: &state_dir,
         provider: None,
         skills: &[],
+        env: &[],
     };
     agent.collect(&spec, &mut builder);
     if let Some(copied) = builder.current_session_file() {

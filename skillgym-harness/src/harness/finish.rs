@@ -18,7 +18,7 @@ use crate::interrupt;
 use crate::progress;
 use crate::reaper;
 use crate::report::{RunReport, console};
-use crate::results::{Counts, ExecutionResult, RunResults};
+use crate::results::{Counts, ExecutionResult, Experiment, RunResults};
 use crate::suite::CaseCheck;
 use crate::suite::declared::SuiteScope;
 use crate::summary;
@@ -140,6 +140,7 @@ fn write_and_print(
             .map_or(0, |d| d.as_millis() as u64),
         selected_tags: &context.engine.settings.tags,
         summary: counts,
+        experiment: Experiment::of(executions.iter().copied()),
         executions,
     };
     let results_path = context.engine.run_dir.path().join("results.json");

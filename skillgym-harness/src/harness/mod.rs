@@ -30,10 +30,10 @@ use libtest_mimic::{Arguments, Trial};
 
 use crate::agent::Agent;
 use crate::artifacts::RunDir;
-use crate::cli::{self, SkillgymArgs};
+use crate::cli::{self, SkillgymArgs, UsageError};
 use crate::config::{self};
 use crate::dry_run::DryRun;
-use crate::error::Error;
+use crate::error::{Error, VariantError};
 use crate::execute::Engine;
 use crate::explain::Explainer;
 use crate::rejections::Rejections;
@@ -250,7 +250,7 @@ impl Harness {
             return Err(Error::NoRunners { config });
         }
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
-        let plan = Plan::new(&cases, &runner_ids, &settings.tags);
+        let plan = plan_of(&settings, &cases, &runner_ids)?;
         check_judge(&plan, &cases, judge.as_ref())?;
         check_before_run(&arguments, &plan, &cases, &runners, judge.as_ref())?;
         check_after_all(&arguments, &plan, &cases, &runners)?;
@@ -279,9 +279,55 @@ impl Harness {
         if !arguments.list {
             write_run_record(&context, &crate_dir, mock_run);
         }
-        let trials = trials::trials(&plan, &context);
+        let trials = trials::trials(&plan, &context, &arguments);
         Ok(Next::Run((arguments, context, trials)))
     }
+}
+
+/// The executions of the run: every selected case on its runners under its variants, kept to
+/// `--variant`'s; a case whose `stop_when_decided` has nothing to decide is an error.
+fn plan_of(settings: &Settings, cases: &[CaseSpec], runner_ids: &[&str]) -> Result<Plan, Error> {
+    let plan = Plan::with_variants(
+        cases,
+        runner_ids,
+        &settings.tags,
+        &settings.variants,
+        &settings.variant_filter,
+    )
+    .map_err(|error| match error {
+        VariantError::UnknownInFilter {
+            name,
+            known,
+            suggestion,
+        } => {
+            let (subject, given) = if settings.variant_filter_from_env {
+                let value = settings.variant_filter.join(",");
+                ("SKILLGYM_VARIANT", format!("`SKILLGYM_VARIANT={value}`"))
+            } else {
+                ("--variant", "`--variant`".to_owned())
+            };
+            Error::Usage(
+                UsageError::new(subject, format!("{given} names unknown variant `{name}` ({known})"))
+                    .with_suggestion(suggestion),
+            )
+        }
+        error => Error::Variant(error),
+    })?;
+    for planned in &plan.executions {
+        let case = &cases[planned.case];
+        let runner = runner_ids[planned.runner];
+        if case.stop_when_decided
+            && planned.variant.is_none()
+            && settings.min_pass_rate(case, runner).is_none()
+        {
+            return Err(Error::NothingToDecide {
+                case: case.id.clone(),
+                source_location: case.source.clone(),
+                runner: runner.to_owned(),
+            });
+        }
+    }
+    Ok(plan)
 }
 
 /// Writes `<run>/run.json` (the first process of a run writes it; a file that cannot be

@@ -10,6 +10,7 @@
 //! | repeat failure | `--repeat-failure <N>`, then `--retry-failed <N>` | `SKILLGYM_REPEAT_FAILURE`, then `SKILLGYM_RETRY_FAILED` | `run.repeat_failure` (`repeatFailure`), then `run.retry_failed` (`retryFailed`) | 0 |
 //! | tags | `--tag <T>[,<T>...]` (repeatable) | `SKILLGYM_TAG` | `run.tags` | none (every case) |
 //! | runners | `--runner <ID>[,<ID>...]` (repeatable) | `SKILLGYM_RUNNER` | — | every runner |
+//! | variants | `--variant <NAME>[,<NAME>...]` (repeatable) | `SKILLGYM_VARIANT` | `variants` (declares them) | every variant |
 //! | output dir | `--output-dir <DIR>` (vs process cwd) | `SKILLGYM_OUTPUT_DIR` | `run.output_dir` (`outputDir`, vs config dir) | `target/skillgym/runs` (chosen by the caller) |
 //! | reporters | `--reporter <NAME>[,<NAME>...]` (repeatable) | `SKILLGYM_REPORTER` | `run.reporters` (or one `run.reporter`) | none: the console summary (`standard`) alone |
 //! | max steps | — | — | `run.max_steps` (`maxSteps`) | none |
@@ -34,6 +35,7 @@
 //! Each case then gets its own settings from [`Settings::effective`] (see [`crate::settings`]).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::cli::{SkillgymArgs, UsageError};
 use crate::config::{
@@ -71,6 +73,7 @@ fn resolve_in(
         suites,
         judge,
         snapshots,
+        variants,
         path,
         dir,
         ..
@@ -134,6 +137,9 @@ fn resolve_in(
         judge,
         snapshots,
         update_snapshots,
+        variants: variants.into_iter().map(Arc::new).collect(),
+        variant_filter: args.variants.clone(),
+        variant_filter_from_env: args.variants_from_env && !args.variants.is_empty(),
     };
     Ok(settings)
 }

@@ -1,41 +1,114 @@
 //! The libtest trials: one per planned execution, named `[runner] case_id`, with `--exact`
 //! matched by case id, and each trial's verdict.
 
-use std::sync::{Arc, Once};
+use std::collections::HashMap;
+use std::sync::{Arc, Once, OnceLock};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use super::context::RunContext;
 use super::process_per_test;
-use crate::execute::run_execution;
+use crate::config::Variant;
+use crate::execute::{run_execution, run_variants};
 use crate::results::{ExecutionResult, Status};
 use crate::runner::Runner;
+use crate::schedule::GateGuard;
 use crate::secrets;
-use crate::suite::{CaseCheck, CaseSpec, Plan};
+use crate::suite::{CaseCheck, CaseSpec, Plan, PlannedExecution};
 use crate::terminal_text::{self, eprintln_escaped};
 
-/// The libtest name of a trial: `[runner] case_id`. The runner is part of the name (not
-/// libtest-mimic's "kind"), so that failure headers, `--format json` events and nextest name
-/// it.
-pub(super) fn trial_name(runner_id: &str, case_id: &str) -> String {
-    format!("[{runner_id}] {case_id}")
+/// The libtest name of a trial: `[runner] case_id`, or `[runner/variant] case_id` under a
+/// variant. The runner is part of the name (not libtest-mimic's "kind"), so that failure
+/// headers, `--format json` events and nextest name it.
+pub(super) fn trial_name(runner_id: &str, variant: Option<&str>, case_id: &str) -> String {
+    match variant {
+        Some(variant) => format!("[{runner_id}/{variant}] {case_id}"),
+        None => format!("[{runner_id}] {case_id}"),
+    }
 }
 
-/// One trial per planned execution, named by [`trial_name`].
-pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>) -> Vec<Trial> {
+/// The name of the planned execution `planned`.
+fn planned_name(planned: &PlannedExecution, cases: &[CaseSpec], runners: &[Runner]) -> String {
+    trial_name(
+        &runners[planned.runner].id,
+        planned.variant.as_ref().map(|v| v.name.as_str()),
+        &cases[planned.case].id,
+    )
+}
+
+/// The variants of one case × runner that this process runs, run together (interleaved) by
+/// whichever of their trials starts first; the others wait for it and report their own.
+struct Group {
+    /// The plan positions of the group's trials, in variant order.
+    positions: Vec<usize>,
+    /// Their variants, in the same order.
+    variants: Vec<Arc<Variant>>,
+    /// The results, in the order of `positions`, once the group ran; or why it could not.
+    results: OnceLock<Result<Vec<ExecutionResult>, String>>,
+}
+
+/// One trial per planned execution, named by [`trial_name`]. The trials of one case × runner
+/// under variants that `arguments` selects form a group that runs interleaved.
+pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>, arguments: &Arguments) -> Vec<Trial> {
+    let names: Vec<String> = plan
+        .executions
+        .iter()
+        .map(|planned| planned_name(planned, &context.cases, &context.runners))
+        .collect();
+    let groups = groups(plan, &names, arguments);
     plan.executions
         .iter()
+        .zip(names)
         .enumerate()
-        .map(|(position, planned)| {
-            let case = &context.cases[planned.case];
-            let runner = &context.runners[planned.runner];
+        .map(|(position, (planned, name))| {
             let context = Arc::clone(context);
+            let group = groups.get(&position).cloned();
             let (case_index, runner_index) = (planned.case, planned.runner);
-            Trial::ignorable_test(trial_name(&runner.id, &case.id), move || {
-                run_trial(&context, position, case_index, runner_index)
+            Trial::ignorable_test(name, move || {
+                let at = TrialAt {
+                    position,
+                    case: case_index,
+                    runner: runner_index,
+                };
+                run_trial(&context, at, group.as_deref())
             })
         })
         .collect()
+}
+
+/// The groups of the selected trials under variants, by plan position.
+fn groups(plan: &Plan, names: &[String], arguments: &Arguments) -> HashMap<usize, Arc<Group>> {
+    let mut by_pair: HashMap<(usize, usize), Vec<(usize, Arc<Variant>)>> = HashMap::new();
+    for (position, planned) in plan.executions.iter().enumerate() {
+        let selected = !arguments.is_filtered_out(&Trial::test(names[position].clone(), || Ok(())));
+        if let Some(variant) = planned.variant.as_ref().filter(|_| selected) {
+            by_pair
+                .entry((planned.case, planned.runner))
+                .or_default()
+                .push((position, Arc::clone(variant)));
+        }
+    }
+    let mut groups = HashMap::new();
+    for members in by_pair.into_values() {
+        let (positions, variants): (Vec<usize>, Vec<Arc<Variant>>) = members.into_iter().unzip();
+        let group = Arc::new(Group {
+            positions: positions.clone(),
+            variants,
+            results: OnceLock::new(),
+        });
+        for position in positions {
+            groups.insert(position, Arc::clone(&group));
+        }
+    }
+    groups
+}
+
+/// Which trial: its plan position, case and runner.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct TrialAt {
+    pub(super) position: usize,
+    pub(super) case: usize,
+    pub(super) runner: usize,
 }
 
 /// `--exact <case id>` (or, for a Rust case, its function's path, which IDEs' Run buttons
@@ -60,7 +133,7 @@ pub(super) fn select_exact(
     let mut others = Vec::new();
     for planned in &plan.executions {
         let case = &cases[planned.case];
-        let name = trial_name(&runners[planned.runner].id, &case.id);
+        let name = planned_name(planned, cases, runners);
         // A Rust case also answers to its function's path (an IDE's Run button sends it).
         let by_path = matches!(&case.check, CaseCheck::Rust(def) if def.rust_path() == filter);
         if case.id == filter || name == filter || by_path {
@@ -77,12 +150,12 @@ pub(super) fn select_exact(
     }
 }
 
-/// One trial: one execution, once the schedule's gates let it start.
-pub(super) fn run_trial(
+/// One trial: one execution, once the schedule's gates let it start; under variants, its
+/// group's executions run together by the first of its trials to start.
+fn run_trial(
     context: &RunContext,
-    position: usize,
-    case_index: usize,
-    runner_index: usize,
+    at: TrialAt,
+    group: Option<&Group>,
 ) -> Result<Completion, Failed> {
     static MARK_LATEST: Once = Once::new();
     MARK_LATEST.call_once(|| {
@@ -90,19 +163,49 @@ pub(super) fn run_trial(
             eprintln_escaped!("skillgym: cannot update the `latest` pointer: {error}");
         }
     });
-    let case = &context.cases[case_index];
-    let runner = &context.runners[runner_index];
-    let _gate = context.gates.enter(runner_index).map_err(|error| {
+    let result = match group {
+        Some(group) => {
+            // The first trial of the group to get here runs it; the others wait here.
+            let results = group
+                .results
+                .get_or_init(|| run_group(context, at, group))
+                .as_ref()
+                .map_err(|error| Failed::from(error.as_str()))?;
+            let index = group.positions.iter().position(|&p| p == at.position);
+            index
+                .and_then(|index| results.get(index).cloned())
+                .ok_or("skillgym: the trial is missing from its variant group")?
+        }
+        None => {
+            let _gate = enter(context, at.runner)?;
+            let case = &context.cases[at.case];
+            let runner = &context.runners[at.runner];
+            run_execution(&context.engine, case, runner)
+        }
+    };
+    let outcome = trial_outcome(&result);
+    context.record(at.position, result);
+    outcome
+}
+
+/// Runs the executions of `group` interleaved, inside the schedule's gates.
+fn run_group(context: &RunContext, at: TrialAt, group: &Group) -> Result<Vec<ExecutionResult>, String> {
+    let _gate = enter(context, at.runner)?;
+    let case = &context.cases[at.case];
+    let runner = &context.runners[at.runner];
+    let variants: Vec<Option<&Variant>> = group.variants.iter().map(|v| Some(v.as_ref())).collect();
+    Ok(run_variants(&context.engine, case, runner, &variants))
+}
+
+/// Waits for a slot of the schedule for `runner`.
+fn enter(context: &RunContext, runner: usize) -> Result<GateGuard<'_>, String> {
+    context.gates.enter(runner).map_err(|error| {
         format!(
             "skillgym: cannot wait for a {} slot in {}: {error}",
             context.engine.settings.schedule,
             context.engine.run_dir.path().join(".locks").display()
         )
-    })?;
-    let result = run_execution(&context.engine, case, runner);
-    let outcome = trial_outcome(&result);
-    context.record(position, result);
-    outcome
+    })
 }
 
 /// The trial's verdict and failure text. A skipped execution is an ignored trial; under
@@ -196,7 +299,7 @@ mod tests {
         let kept: Vec<String> = plan
             .executions
             .iter()
-            .map(|p| trial_name(&runners[p.runner].id, &cases[p.case].id))
+            .map(|p| planned_name(p, &cases, &runners))
             .filter(|name| arguments.filter.as_ref().is_none_or(|only| only == name))
             .filter(|name| !arguments.skip.contains(name))
             .collect();

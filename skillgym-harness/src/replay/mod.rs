@@ -35,14 +35,15 @@ pub struct ReplaySource {
 
 impl ReplaySource {
     /// The recorded execution of `case_id`, if any.
-    pub fn execution(&self, case_id: &str) -> Option<&RecordedExecution> {
-        self.recording.execution(case_id, &self.runner)
+    pub fn execution(&self, case_id: &str, variant: Option<&str>) -> Option<&RecordedExecution> {
+        self.recording.execution(case_id, &self.runner, variant)
     }
 
-    /// Why `case_id` cannot be replayed: the recording lacks it.
-    pub fn missing(&self, case_id: &str) -> String {
+    /// Why `case_id` (under `variant`) cannot be replayed: the recording lacks it.
+    pub fn missing(&self, case_id: &str, variant: Option<&str>) -> String {
+        let under = variant.map_or_else(String::new, |v| format!(" under variant `{v}`"));
         format!(
-            "not run: the recording {} holds no session of case `{case_id}` on runner `{}`",
+            "not run: the recording {} holds no session of case `{case_id}` on runner `{}`{under}",
             self.recording.root().display(),
             self.runner
         )

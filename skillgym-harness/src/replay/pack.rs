@@ -59,8 +59,8 @@ pub fn pack(run_dir: &Path, out: &Path, replace: bool) -> io::Result<PackSummary
         attempts: 0,
         bytes: 0,
     };
-    for ((case_id, runner_id), execution) in recording.executions() {
-        let target = super::recording::execution_dir(out, case_id, runner_id);
+    for (key, execution) in recording.executions() {
+        let target = super::recording::dir_of(out, key);
         fs::create_dir_all(&target)?;
         summary.bytes += crate::secrets::copy_file(
             &execution.dir.join("result.json"),

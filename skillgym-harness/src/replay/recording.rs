@@ -12,11 +12,22 @@ use skillgym::Failure;
 
 use crate::artifacts::{is_layout_name, sanitize};
 
-/// A recorded run, indexed by case and runner.
+/// A recorded run, indexed by case, runner and variant.
 #[derive(Debug)]
 pub struct Recording {
     root: PathBuf,
-    executions: BTreeMap<(String, String), RecordedExecution>,
+    executions: BTreeMap<ExecutionKey, RecordedExecution>,
+}
+
+/// Which execution of a recording: a case on a runner, under a variant or not.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ExecutionKey {
+    /// The case id.
+    pub case_id: String,
+    /// The runner id.
+    pub runner_id: String,
+    /// The variant, when the case ran under variants.
+    pub variant: Option<String>,
 }
 
 /// One recorded execution: its attempts, in recorded order.
@@ -46,6 +57,8 @@ struct ExecutionFile {
     case_id: String,
     runner_id: String,
     #[serde(default)]
+    variant: Option<String>,
+    #[serde(default)]
     repetitions: Vec<RepetitionFile>,
 }
 
@@ -71,10 +84,11 @@ pub(crate) struct AttemptFile {
 }
 
 /// The files a recording must hold to be replayed, said when one is missing.
-const REQUIRED: &str = "`<case>/<runner>/result.json` files";
+const REQUIRED: &str = "`<case>/<runner>/result.json` (or `<case>/<runner>/<variant>/result.json`) files";
 
 impl Recording {
-    /// Opens the recorded run at `root`: every `<case>/<runner>/result.json` below it but the
+    /// Opens the recorded run at `root`: every `<case>/<runner>/result.json` below it (a case
+    /// run under variants: `<case>/<runner>/<variant>/result.json`) but the
     /// run directory's own entries (`is_layout_name`). A symbolic link on the way to what
     /// replay reads (a case, runner, repetition or attempt directory, a `result.json`, a file
     /// of an attempt) must resolve inside `root`: one that leaves it is an error naming it.
@@ -98,24 +112,24 @@ impl Recording {
             for runner_dir in sorted(runner_dirs, &inside, false)? {
                 let file = runner_dir.join("result.json");
                 inside.check(&file)?;
-                if !file.is_file() {
+                if file.is_file() {
+                    let (key, recorded) = recorded_execution(&runner_dir, &inside)?;
+                    executions.insert(key, recorded);
                     continue;
                 }
-                let execution: ExecutionFile = read_json(&file)?;
-                let attempts: Vec<(u32, u32)> = execution
-                    .repetitions
-                    .iter()
-                    .flat_map(|repetition| &repetition.attempts)
-                    .map(|attempt| (attempt.repetition, attempt.attempt))
-                    .collect();
-                let recorded = RecordedExecution {
-                    attempts,
-                    dir: runner_dir,
+                let Ok(variant_dirs) = fs::read_dir(&runner_dir) else {
+                    continue;
                 };
-                for &(repetition, attempt) in &recorded.attempts {
-                    inside.check_attempt(&recorded, repetition, attempt)?;
+                for variant_dir in sorted(variant_dirs, &inside, false)? {
+                    let file = variant_dir.join("result.json");
+                    inside.check(&file)?;
+                    if file.is_file() {
+                        let (key, recorded) = recorded_execution(&variant_dir, &inside)?;
+                        if key.variant.is_some() {
+                            executions.insert(key, recorded);
+                        }
+                    }
                 }
-                executions.insert((execution.case_id, execution.runner_id), recorded);
             }
         }
         if executions.is_empty() {
@@ -139,19 +153,27 @@ impl Recording {
     }
 
     /// The recorded execution of `case_id` on `runner_id`, if any.
-    pub fn execution(&self, case_id: &str, runner_id: &str) -> Option<&RecordedExecution> {
-        self.executions
-            .get(&(case_id.to_owned(), runner_id.to_owned()))
+    pub fn execution(
+        &self,
+        case_id: &str,
+        runner_id: &str,
+        variant: Option<&str>,
+    ) -> Option<&RecordedExecution> {
+        self.executions.get(&ExecutionKey {
+            case_id: case_id.to_owned(),
+            runner_id: runner_id.to_owned(),
+            variant: variant.map(str::to_owned),
+        })
     }
 
-    /// Every recorded execution, keyed by (case id, runner id), sorted.
-    pub fn executions(&self) -> impl Iterator<Item = (&(String, String), &RecordedExecution)> {
+    /// Every recorded execution, by key, sorted.
+    pub fn executions(&self) -> impl Iterator<Item = (&ExecutionKey, &RecordedExecution)> {
         self.executions.iter()
     }
 
     /// The runner ids the recording holds, sorted.
     pub fn runner_ids(&self) -> Vec<&str> {
-        let mut ids: Vec<&str> = self.executions.keys().map(|(_, r)| r.as_str()).collect();
+        let mut ids: Vec<&str> = self.executions.keys().map(|k| k.runner_id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
         ids
@@ -178,7 +200,7 @@ impl Recording {
         }
         self.executions
             .iter()
-            .filter(|((_, runner), _)| runner == runner_id)
+            .filter(|(key, _)| key.runner_id == runner_id)
             .flat_map(|(_, execution)| {
                 execution
                     .attempts
@@ -295,6 +317,39 @@ pub fn execution_dir(root: &Path, case_id: &str, runner_id: &str) -> PathBuf {
     root.join(sanitize(case_id)).join(sanitize(runner_id))
 }
 
+/// The directory of the execution `key` in `root`: [`execution_dir`], then the variant's.
+pub(crate) fn dir_of(root: &Path, key: &ExecutionKey) -> PathBuf {
+    let dir = execution_dir(root, &key.case_id, &key.runner_id);
+    match &key.variant {
+        Some(variant) => dir.join(sanitize(variant)),
+        None => dir,
+    }
+}
+
+/// The recorded execution in `dir` (which holds its `result.json`), with its key.
+fn recorded_execution(dir: &Path, inside: &Inside<'_>) -> io::Result<(ExecutionKey, RecordedExecution)> {
+    let execution: ExecutionFile = read_json(&dir.join("result.json"))?;
+    let attempts: Vec<(u32, u32)> = execution
+        .repetitions
+        .iter()
+        .flat_map(|repetition| &repetition.attempts)
+        .map(|attempt| (attempt.repetition, attempt.attempt))
+        .collect();
+    let recorded = RecordedExecution {
+        attempts,
+        dir: dir.to_path_buf(),
+    };
+    for &(repetition, attempt) in &recorded.attempts {
+        inside.check_attempt(&recorded, repetition, attempt)?;
+    }
+    let key = ExecutionKey {
+        case_id: execution.case_id,
+        runner_id: execution.runner_id,
+        variant: execution.variant,
+    };
+    Ok((key, recorded))
+}
+
 /// Copies the regular files at the top of the attempt directory `from` (not its directories)
 /// into `to`, but those named in `skip`, every secret this process remembers masked on the
 /// way (streaming: a file of any size); returns the bytes written.
@@ -349,11 +404,11 @@ pub(super) mod tests {
         );
         write(&root.join("workspaces/x/y/file"), "");
         let recording = Recording::open(root).unwrap();
-        let recorded = recording.execution("cases::greets", "claude").unwrap();
+        let recorded = recording.execution("cases::greets", "claude", None).unwrap();
         assert_eq!(recorded.attempts, [(1, 1), (1, 2), (2, 1)]);
         assert!(recorded.has(1, 2) && !recorded.has(2, 2));
         assert_eq!(recorded.repetitions(), 2);
-        assert!(recording.execution("cases::greets", "codex").is_none());
+        assert!(recording.execution("cases::greets", "codex", None).is_none());
         assert_eq!(recording.runner_ids(), ["claude"]);
         assert_eq!(
             recording.agent("claude"),
@@ -469,7 +524,7 @@ pub(super) mod tests {
         link(Path::new("stdout.log"), &attempt.join("session.jsonl"));
         let latest = link(&root, &tmp.path().join("latest"));
         let recording = Recording::open(&latest).expect("links inside the recording");
-        assert!(recording.execution("greets", "claude").is_some());
+        assert!(recording.execution("greets", "claude", None).is_some());
     }
 
     #[test]
@@ -489,8 +544,8 @@ pub(super) mod tests {
         write(&root.join("workspaces/shared/result.json"), "not a result");
         std::os::unix::fs::symlink("/", root.join("workspaces/outside")).unwrap();
         let recording = Recording::open(root).unwrap();
-        assert!(recording.execution("suites", "crash").is_some());
-        assert!(recording.execution("greets", "claude").is_some());
+        assert!(recording.execution("suites", "crash", None).is_some());
+        assert!(recording.execution("greets", "claude", None).is_some());
         assert_eq!(recording.executions().count(), 2);
     }
 

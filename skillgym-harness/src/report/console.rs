@@ -16,6 +16,9 @@ use crate::results::Status;
 /// The summary text (ends with a newline).
 pub(crate) fn summary(report: &RunReport) -> String {
     let mut text = table(&report.runner_rows());
+    text.push_str(&super::lift_table::lift_table(
+        crate::results::Experiment::of(&report.executions).as_ref(),
+    ));
     let failures = failures_by_class(report);
     if !failures.is_empty() {
         text.push_str(&failures);
@@ -212,9 +215,8 @@ fn failures_by_class(report: &RunReport) -> String {
                 .unwrap_or_else(|| execution.source.clone());
             let _ = writeln!(
                 text,
-                "skillgym:   [{}] {}: {message}\nskillgym:     at {location} · {}",
-                execution.runner_id,
-                execution.case_id,
+                "skillgym:   {}: {message}\nskillgym:     at {location} · {}",
+                execution.trial_name(),
                 execution.artifact_dir.display()
             );
             for kept in execution.kept_workspaces() {

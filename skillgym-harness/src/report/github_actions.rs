@@ -109,7 +109,7 @@ pub(crate) fn annotations(report: &RunReport) -> String {
         }
         properties.push(format!(
             "title={}",
-            property(&format!("[{}] {}", execution.runner_id, execution.case_id))
+            property(&execution.trial_name())
         ));
         let mut message = first_line(execution).to_owned();
         if let Some(note) = repetition_note(execution) {
@@ -207,7 +207,7 @@ pub(crate) fn job_summary(report: &RunReport) -> String {
             let _ = writeln!(
                 text,
                 "- {} ({}): {} — {}",
-                code(&format!("[{}] {}", execution.runner_id, execution.case_id)),
+                code(&execution.trial_name()),
                 execution.status.as_str(),
                 markdown(first_line(execution)),
                 code(&execution.artifact_dir.display().to_string()),

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::{Reporter, RunReport};
 use crate::artifacts::write_json;
+use crate::results::Experiment;
 
 /// `json`: everything, as `results.json`.
 #[derive(Debug)]
@@ -60,7 +61,7 @@ pub(crate) fn summary(report: &RunReport) -> Value {
         .executions
         .iter()
         .map(|e| {
-            json!({
+            let mut row = json!({
                 "case_id": e.case_id,
                 "runner_id": e.runner_id,
                 "agent": e.agent,
@@ -89,17 +90,26 @@ pub(crate) fn summary(report: &RunReport) -> Value {
                         .and_then(|a| a.usage.total_tokens)
                         .map(|t| t.value),
                 })).collect::<Vec<_>>(),
-            })
+            });
+            if let Some(variant) = &e.variant {
+                row["variant"] = json!(variant);
+                row["baseline"] = json!(e.baseline);
+            }
+            row
         })
         .collect();
-    json!({
+    let mut document = json!({
         "run_ids": report.run_ids,
         "started_at": report.started_at,
         "ended_at": report.ended_at,
         "summary": report.counts(),
         "runners": report.runner_rows(),
         "executions": executions,
-    })
+    });
+    if let Some(experiment) = Experiment::of(&report.executions) {
+        document["experiment"] = json!(experiment);
+    }
+    document
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! | `testsuites` | report | `name="skillgym"`, `tests`, `failures`, `errors` (always 0), `skipped`, `time` (the run's wall time when its start and end are known, else the suites' sum) | the suites |
 //! | `testsuite` | runner, in order of first appearance | `name` (the runner id), the same totals, `time` (its test cases' sum), `timestamp` (the run's start, UTC, when known) | its `properties`, then its test cases |
 //! | `property` | what is known of the runner's agent | `name` `agent` (the type), `agent.version` (comma-separated when merged runs used several), `agent.model`; `value` | — |
-//! | `testcase` | execution, in the report's order (case id, then runner) | `name="[runner] case"`, `classname="skillgym.<runner>"`, `time` (every attempt's wall time, retries included), `file` and `line` of the case's source when it reads as `file:line` | a `failure` or `skipped`, then `system-out` |
+//! | `testcase` | execution, in the report's order (case id, then runner) | `name="[runner] case"` (`[runner/variant] case` under a variant), `classname="skillgym.<runner>"`, `time` (every attempt's wall time, retries included), `file` and `line` of the case's source when it reads as `file:line` | a `failure` or `skipped`, then `system-out` |
 //! | `failure` | failed, unexpected-passed or interrupted execution | `message` (the failure's first line), `type` (`<origin>/<class id>`) | the whole message, the repetition counts when repeated, the artifact directory |
 //! | `skipped` | skipped execution | `message` (why it did not run) | — |
 //! | `system-out` | execution | — | its artifact directory; an expected failure's origin, class and first line; a flaky pass's retries |
@@ -157,7 +157,7 @@ fn testcase(out: &mut String, execution: &ExecutionResult) {
     let _ = write!(
         out,
         "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
-        attr(&format!("[{runner}] {}", execution.case_id)),
+        attr(&execution.trial_name()),
         attr(&format!("skillgym.{runner}")),
         decimal_seconds(time_ms(execution))
     );

@@ -24,6 +24,7 @@ mod hint;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod junit;
+mod lift_table;
 mod load;
 
 use std::io;

@@ -20,6 +20,10 @@ pub(crate) struct ExecutionPlan {
     pub case_id: String,
     /// The runner id.
     pub runner_id: String,
+    /// The variant, if any.
+    pub variant: Option<String>,
+    /// Whether the variant is its case × runner's baseline.
+    pub baseline: bool,
     /// The runner's agent.
     pub agent: AgentInfo,
     /// Whether the case is marked `expected_fail`.
@@ -35,7 +39,7 @@ pub(crate) struct ExecutionPlan {
     pub min_pass_rate: Option<f64>,
     /// Whether sampling stops once the gate is settled (`stop_when_decided`).
     pub stop_when_decided: bool,
-    /// `<run>/<case>/<runner>`.
+    /// `<run>/<case>/<runner>[/<variant>]`.
     pub artifact_dir: PathBuf,
     /// Where the case is declared, `file:line`.
     pub source: String,
@@ -86,6 +90,8 @@ pub(crate) fn aggregate(
     let mut result = ExecutionResult {
         case_id: plan.case_id,
         runner_id: plan.runner_id,
+        variant: plan.variant,
+        baseline: plan.baseline,
         agent: plan.agent,
         source: plan.source,
         tags: plan.tags,
@@ -282,6 +288,8 @@ mod tests {
         ExecutionPlan {
             case_id: "c".into(),
             runner_id: "r".into(),
+            variant: None,
+            baseline: false,
             agent: AgentInfo::default(),
             expected_fail: false,
             repeat_target,

@@ -16,6 +16,12 @@ pub struct ExecutionResult {
     pub case_id: String,
     /// The runner id.
     pub runner_id: String,
+    /// The variant the case ran under, if it has variants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// Whether the variant is the baseline the case × runner's other variants are compared with.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub baseline: bool,
     /// The runner's agent: type, model and version, as the run knew them (a result written
     /// before they were recorded reads back with an empty type).
     #[serde(default)]
@@ -77,6 +83,15 @@ pub struct ExecutionResult {
 }
 
 impl ExecutionResult {
+    /// How a report names the execution, as its trial is named: `[runner] case`, or
+    /// `[runner/variant] case` under a variant.
+    pub fn trial_name(&self) -> String {
+        match &self.variant {
+            Some(variant) => format!("[{}/{variant}] {}", self.runner_id, self.case_id),
+            None => format!("[{}] {}", self.runner_id, self.case_id),
+        }
+    }
+
     /// Where its attempts' isolated workspaces were kept, in attempt order.
     pub fn kept_workspaces(&self) -> impl Iterator<Item = &Path> {
         self.repetitions

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{Counts, ExecutionResult};
+use super::{Counts, ExecutionResult, Experiment};
 
 /// The content of `<run>/results.json`.
 #[derive(Debug, Serialize)]
@@ -24,6 +24,9 @@ pub struct RunResults<'a> {
     pub selected_tags: &'a [String],
     /// Counts per status.
     pub summary: Counts,
-    /// Every execution that ran, in plan order (case id, then runner order).
+    /// Every execution that ran, in plan order (case id, then runner order, then variant).
     pub executions: Vec<&'a ExecutionResult>,
+    /// What the variants say against their baselines, when cases ran under variants.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<Experiment>,
 }

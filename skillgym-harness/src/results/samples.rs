@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{AttemptResult, Interval};
-use crate::stats::{GateDecision, Proportion, RateSequence};
+use crate::stats::{Discordant, GateDecision, Proportion, RateSequence, Verdict};
 
 /// The figures of a sampled execution (`samples = N`), over all its sessions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,6 +84,12 @@ impl Spread {
 /// `stop_when_decided` stops on (checked after every sample) and records.
 pub(crate) fn gate_decision(rate: Proportion, gate: f64) -> GateDecision {
     RateSequence::new(0.95).gate(rate, gate)
+}
+
+/// What the 95% sequential sign test says of a lift after `pairs`: the decision
+/// `stop_when_decided` stops variants on (checked after every round) and records.
+pub(crate) fn lift_sign(pairs: Discordant) -> Verdict {
+    RateSequence::new(0.95).lift_sign(pairs)
 }
 
 /// The k that pass@k and pass^k are given for.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::{Skill, SkillCache, merge};
 use crate::config::yaml::Located;
-use crate::config::{ConfigError, WorkspaceMode};
+use crate::config::{ConfigError, Variant, VariantSkills, WorkspaceMode};
 use crate::settings::Settings;
 use crate::skills::SkillError;
 use crate::suite::CaseSpec;
@@ -22,6 +22,8 @@ pub(crate) struct SkillPlan {
     runners: HashMap<String, Vec<Arc<Skill>>>,
     /// Each case's own skills, or why the case cannot have them.
     cases: HashMap<String, Result<Vec<Arc<Skill>>, SkillError>>,
+    /// The skills of each variant that lists its own directories, or why it cannot have them.
+    variants: HashMap<String, Result<Vec<Arc<Skill>>, SkillError>>,
     /// Whether attempts run in their own workspace (else only cases with a template do).
     isolated: bool,
 }
@@ -53,6 +55,16 @@ impl SkillPlan {
                 settings,
             ));
         }
+        for variant in &settings.variants {
+            if let VariantSkills::Dirs(dirs) = &variant.skills {
+                let skills = dirs
+                    .iter()
+                    .map(|dir| cache.get(dir).map_err(SkillError::InvalidForCase))
+                    .collect::<Result<Vec<_>, SkillError>>()
+                    .and_then(|skills| merge([skills.as_slice()]));
+                plan.variants.insert(variant.name.clone(), skills);
+            }
+        }
         for case in cases {
             let skills = case
                 .skills
@@ -70,13 +82,22 @@ impl SkillPlan {
         Ok(plan)
     }
 
-    /// The skills an attempt of `case` on `runner` installs, in order: the run's, the
+    /// The skills an attempt of `case` on `runner` under `variant` installs: the variant's
+    /// (none, or its own directories), else the skills under test in order: the run's, the
     /// runner's, the case's; or why the case cannot have them.
     pub(crate) fn for_attempt(
         &self,
         case: &str,
         runner: &str,
+        variant: Option<&Variant>,
     ) -> Result<Vec<Arc<Skill>>, SkillError> {
+        match variant.map(|v| (&v.skills, &v.name)) {
+            Some((VariantSkills::Without, _)) => return Ok(Vec::new()),
+            Some((VariantSkills::Dirs(_), name)) => {
+                return self.variants.get(name).cloned().unwrap_or(Ok(Vec::new()));
+            }
+            _ => {}
+        }
         let none: &[Arc<Skill>] = &[];
         let own = match self.cases.get(case) {
             Some(Ok(skills)) => skills.as_slice(),

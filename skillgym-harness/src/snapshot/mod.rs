@@ -259,6 +259,8 @@ mod tests {
             ExecutionPlan {
                 case_id: "c".into(),
                 runner_id: "r".into(),
+                variant: None,
+                baseline: false,
                 agent: agent("1.0.0"),
                 expected_fail: false,
                 repeat_target: target,

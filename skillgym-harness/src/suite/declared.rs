@@ -8,6 +8,7 @@
 //! | `workspace` template (`<case>/workspace/` first) | the case's template, copied afresh for every attempt |
 //! | `workspace.hooks`, a target's `hooks` | run around each attempt (see [`crate::execute`]'s hooks) |
 //! | `execution.targets` (the case's, else the suite's), `execution.target` | the runners the case runs on: a target's `use_target`, else its `name`, names a runner; skillgym's `runners:` wins |
+//! | several targets sharing one runner (`use_target`) | that runner's variants, named by the targets, the first listed the baseline, each with its target's hooks |
 //! | `tags` | the suite's tags, then the case's |
 //! | `assertions`, `criteria`, `threshold` | the graders and the pass threshold |
 //! | `repeat`, `repeat_failure`, `samples`, `min_pass_rate`, `stop_when_decided`, `expected_fail`, `timeout`, `max_steps`, `skills`, `mock` | as the `#[skillgym::case]` arguments of the same names |
@@ -22,6 +23,7 @@ use skillgym::SourceLocation;
 
 use super::registry::{CaseCheck, CaseSpec, PromptSpec};
 use super::yaml::{CaseDef, Content, Hooks, Message, Role, SuiteDef};
+use crate::config::Variant;
 use crate::grade::spec::{GraderKind, GraderSpec};
 
 /// What a declarative case checks, and what its graders and hooks are told.
@@ -57,27 +59,65 @@ pub(crate) struct SuiteScope {
     pub(crate) dir: PathBuf,
     /// The suite's own workspace hooks (`before_all`, `after_all`).
     pub(crate) hooks: Hooks,
-    /// Each target's hooks, by the runner it maps onto.
-    pub(crate) targets: Vec<(String, Hooks)>,
+    /// Each target: the runner it maps onto, its name, its hooks.
+    pub(crate) targets: Vec<TargetScope>,
+}
+
+/// One target of a suite.
+#[derive(Debug)]
+pub(crate) struct TargetScope {
+    /// The runner it maps onto (its `use_target`, else its name).
+    pub(crate) runner: String,
+    /// Its name: a variant's name when several targets share one runner.
+    pub(crate) name: String,
+    /// Its hooks.
+    pub(crate) hooks: Hooks,
 }
 
 impl SuiteScope {
-    /// The target hooks for `runner_id`, if a target maps onto it.
-    pub(crate) fn target_hooks(&self, runner_id: &str) -> Option<&Hooks> {
+    /// The target hooks of an execution on `runner_id` under `variant`: the target of that
+    /// name when the variant is one of the suite's targets, else the first target mapping onto
+    /// the runner.
+    pub(crate) fn target_hooks(&self, runner_id: &str, variant: Option<&str>) -> Option<&Hooks> {
+        self.target(runner_id, variant).map(|target| &target.hooks)
+    }
+
+    /// The targets mapping onto one of `runner_ids`, with their hook level's name
+    /// (`target-<runner>`, or `target-<name>` when targets share the runner).
+    pub(crate) fn targets_on<'a>(
+        &'a self,
+        runner_ids: &'a [&'a str],
+    ) -> impl Iterator<Item = (String, &'a Hooks)> + 'a {
         self.targets
             .iter()
-            .find(|(id, _)| id == runner_id)
-            .map(|(_, hooks)| hooks)
+            .filter(|t| runner_ids.contains(&t.runner.as_str()))
+            .map(|t| (self.level_of(t), &t.hooks))
+    }
+
+    /// The hook level's name of `target`: `target-<runner>`, or `target-<name>` when several
+    /// targets share its runner (variants).
+    pub(crate) fn level_of(&self, target: &TargetScope) -> String {
+        let shared = self.targets.iter().filter(|t| t.runner == target.runner).count() > 1;
+        if shared {
+            format!("target-{}", target.name)
+        } else {
+            format!("target-{}", target.runner)
+        }
+    }
+
+    /// The target of an execution on `runner_id` under `variant`: the target of that name when
+    /// the variant is one of the suite's targets, else the first target mapping onto the runner.
+    pub(crate) fn target(&self, runner_id: &str, variant: Option<&str>) -> Option<&TargetScope> {
+        let on_runner = || self.targets.iter().filter(move |t| t.runner == runner_id);
+        variant
+            .and_then(|name| on_runner().find(|t| t.name == name))
+            .or_else(|| on_runner().next())
     }
 
     /// Whether an `after_all` hook would run for one of `runner_ids`.
     pub(crate) fn has_after_all(&self, runner_ids: &[&str]) -> bool {
         let enabled = |hooks: &Hooks| hooks.enabled && hooks.after_all.is_some();
-        enabled(&self.hooks)
-            || runner_ids
-                .iter()
-                .filter_map(|id| self.target_hooks(id))
-                .any(enabled)
+        enabled(&self.hooks) || self.targets_on(runner_ids).any(|(_, hooks)| enabled(hooks))
     }
 }
 
@@ -110,9 +150,10 @@ pub(crate) fn case_specs(suite: &SuiteDef) -> Vec<CaseSpec> {
         targets: suite
             .targets
             .iter()
-            .map(|target| {
-                let runner = target.use_target.as_ref().unwrap_or(&target.name);
-                (runner.clone(), target.hooks.clone())
+            .map(|target| TargetScope {
+                runner: target.use_target.as_ref().unwrap_or(&target.name).clone(),
+                name: target.name.clone(),
+                hooks: target.hooks.clone(),
             })
             .collect(),
     });
@@ -170,8 +211,25 @@ fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseS
         mock_script: case.mock.clone(),
         skills: case.skills.clone(),
         base_dir: case.dir.clone(),
+        variants: case.variants.clone(),
+        own_variants: target_variants(scope),
         check: CaseCheck::Declared(Arc::new(check)),
     }
+}
+
+/// The suite's targets that share a runner, as that runner's variants (named by the targets,
+/// the first listed the baseline); a runner with one target has none.
+fn target_variants(scope: &SuiteScope) -> Vec<(String, Vec<Arc<Variant>>)> {
+    let mut by_runner: Vec<(String, Vec<Arc<Variant>>)> = Vec::new();
+    for target in &scope.targets {
+        let variant = Variant::new(target.name.clone());
+        match by_runner.iter_mut().find(|(runner, _)| *runner == target.runner) {
+            Some((_, variants)) => variants.push(Arc::new(variant)),
+            None => by_runner.push((target.runner.clone(), vec![Arc::new(variant.baseline())])),
+        }
+    }
+    by_runner.retain(|(_, variants)| variants.len() > 1);
+    by_runner
 }
 
 /// The runners of the case's targets (its own `execution.targets`, else the suite's, else
@@ -373,7 +431,7 @@ mod tests {
         };
         assert!(check.needs_judge(), "criteria alone is judged");
         assert_eq!(check.criteria, Value::String("ok".into()));
-        assert!(check.suite.target_hooks("claude").is_some());
-        assert!(check.suite.target_hooks("codex").is_none());
+        assert!(check.suite.target_hooks("claude", None).is_some());
+        assert!(check.suite.target_hooks("codex", None).is_none());
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use skillgym::__private::{CaseDef, PromptSource};
 
 use super::declared::DeclaredCheck;
+use crate::config::Variant;
 use crate::io_error::IoError;
 
 /// One case, whatever its source, as the harness plans and runs it.
@@ -48,6 +49,12 @@ pub struct CaseSpec {
     pub skills: Vec<PathBuf>,
     /// The directory relative paths of the case resolve against.
     pub base_dir: PathBuf,
+    /// `variants = [...]`: the run's variants (`skillgym.yaml`'s `variants:`) this case runs
+    /// under; empty: every one.
+    pub variants: Vec<String>,
+    /// Variants of the case's own on some runners, by runner id: the targets of an agentv
+    /// suite that share one `use_target`.
+    pub own_variants: Vec<(String, Vec<Arc<Variant>>)>,
     /// How the session is checked.
     pub check: CaseCheck,
 }
@@ -126,6 +133,8 @@ impl CaseSpec {
             mock_script: def.mock.map(|script| base_dir.join(script)),
             skills: def.skills.iter().map(|dir| base_dir.join(dir)).collect(),
             base_dir: base_dir.to_path_buf(),
+            variants: def.variants.iter().map(|v| (*v).to_owned()).collect(),
+            own_variants: Vec::new(),
             check: CaseCheck::Rust(def),
         }
     }

@@ -8,6 +8,7 @@ mod limits;
 mod origins;
 mod rejections;
 mod repeat;
+mod experiment;
 mod samples;
 #[cfg(target_os = "linux")]
 mod sandbox;
@@ -27,6 +28,7 @@ pub fn all() -> Vec<(&'static str, Check)> {
     [
         repeat::CHECKS,
         samples::CHECKS,
+        experiment::CHECKS,
         statuses::CHECKS,
         origins::CHECKS,
         schedules::CHECKS,

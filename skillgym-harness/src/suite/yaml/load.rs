@@ -1000,6 +1000,7 @@ fn case_of(
         runners: run.runners,
         skills: run.skills,
         mock: run.mock,
+        variants: run.variants,
     })
 }
 
@@ -1208,6 +1209,8 @@ struct CaseRun {
     skills: Vec<PathBuf>,
     /// The scripted model's script.
     mock: Option<PathBuf>,
+    /// The run's variants the case runs under.
+    variants: Vec<String>,
 }
 
 /// Reads `repeat`, `repeat_failure`, `samples`, `min_pass_rate`, `max_steps`, `expected_fail`, `timeout`,
@@ -1241,12 +1244,13 @@ fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun 
         .unwrap_or(false);
     if let Some(node) = stop_node
         && stop_when_decided
-        && (samples.is_none() || min_pass_rate.is_none())
+        && samples.is_none()
     {
         source.error(
             node,
             "`stop_when_decided` stops sampling once the pass rate is surely above or below its \
-             gate: it needs `samples` (the most sessions) and `min_pass_rate` (the gate)",
+             gate (or each variant's lift surely above or below zero): it needs `samples`, the \
+             most sessions",
         );
     }
     CaseRun {
@@ -1276,7 +1280,23 @@ fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun 
                 .non_empty("mock", n)
                 .and_then(|s| resolve_file(source, n, &s, dirs))
         }),
+        variants: f
+            .take_some(source, "variants", &[])
+            .and_then(|n| variant_names(source, n))
+            .unwrap_or_default(),
     }
+}
+
+/// `variants:`: names of the run's variants, each fit for a trial's name.
+fn variant_names(source: &mut Source, n: &Node) -> Option<Vec<String>> {
+    let names = source.strings("variants", n)?;
+    for name in &names {
+        if let Some(problem) = crate::config::variant_name_problem(name) {
+            source.error(n, &problem);
+            return None;
+        }
+    }
+    Some(names)
 }
 
 /// `skills:`: a list of skill directories, each resolved.

@@ -37,7 +37,8 @@
 //! case.
 //!
 //! skillgym's own case keys: `repeat`, `repeat_failure` (`retry_failed`), `samples`, `min_pass_rate`, `stop_when_decided`, `expected_fail`,
-//! `timeout` (a duration such as `5m`), `max_steps`, `runners`, `skills`, `mock`, `tags`.
+//! `timeout` (a duration such as `5m`), `max_steps`, `runners`, `skills`, `mock`, `tags`,
+//! `variants` (names of `skillgym.yaml`'s variants).
 
 mod fields;
 mod graders;

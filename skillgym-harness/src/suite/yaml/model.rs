@@ -76,7 +76,7 @@ pub(crate) struct CaseDef {
     pub(crate) samples: Option<u64>,
     /// `min_pass_rate`: the gate on the case's pass rate.
     pub(crate) min_pass_rate: Option<f64>,
-    /// `stop_when_decided`: stop sampling once the gate is settled.
+    /// `stop_when_decided`: stop sampling once the gate, or each variant's lift, is settled.
     pub(crate) stop_when_decided: bool,
     pub(crate) expected_fail: bool,
     pub(crate) timeout: Option<Duration>,
@@ -84,6 +84,8 @@ pub(crate) struct CaseDef {
     pub(crate) runners: Vec<String>,
     /// Skill directories under test (resolved, existing).
     pub(crate) skills: Vec<PathBuf>,
+    /// `variants`: the run's variants the case runs under (empty: every one).
+    pub(crate) variants: Vec<String>,
     /// The scripted model's script for `--mock` runs (resolved, existing).
     pub(crate) mock: Option<PathBuf>,
 }

@@ -1,0 +1,268 @@
+//! [`Experiment`]: what a run's variants say against their baselines: each variant's pass rate
+//! with its interval and n, each treatment's lift with its interval, exact test, verdict and
+//! cost deltas, and the lifts pooled per runner.
+//!
+//! | figure | how |
+//! |---|---|
+//! | a variant's pass rate | its attempts that passed out of all (a sample is one attempt), with the 95% Wilson interval |
+//! | lift | treatment rate minus baseline rate, Newcombe's 95% hybrid score interval, Fisher's exact two-sided p, normalized gain ([`crate::stats::Lift`]) |
+//! | verdict | helps / hurts when the interval excludes 0, else no detectable effect, with the sessions per variant that would detect the observed difference (80% power) |
+//! | token, cost, time deltas | treatment mean minus baseline mean per session (cost only when every session has one) |
+//! | per runner | the unweighted mean of its cases' lifts (each case counts once, whatever its n), with a 95% interval from the cases' Agresti–Caffo variances (one pass and one failure added to each arm) summed as independent strata |
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{AttemptResult, ExecutionResult, Interval, Spread};
+use crate::stats::{Lift, Proportion, Verdict, Z_95, samples_needed};
+
+/// The `experiment` section of `results.json` and `summary.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Experiment {
+    /// One row per case × runner × treatment variant, in plan order.
+    pub lifts: Vec<LiftRow>,
+    /// The lifts pooled per runner and treatment.
+    pub runners: Vec<RunnerLift>,
+}
+
+/// One variant's sessions of one case × runner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct VariantRate {
+    /// The variant.
+    pub variant: String,
+    /// Sessions run.
+    pub sessions: u32,
+    /// Sessions that passed.
+    pub passed: u32,
+    /// `passed / sessions`.
+    pub pass_rate: f64,
+    /// Its 95% Wilson interval.
+    pub pass_rate_95: Interval,
+    /// Total tokens per session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<Spread>,
+    /// Cost per session, US dollars (when every session has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<Spread>,
+    /// Wall time per session, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<Spread>,
+}
+
+/// A treatment against its baseline on one case × runner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LiftRow {
+    /// The case.
+    pub case_id: String,
+    /// The runner.
+    pub runner_id: String,
+    /// The baseline's sessions.
+    pub baseline: VariantRate,
+    /// The treatment's sessions.
+    pub treatment: VariantRate,
+    /// The lift, its interval, test and verdict.
+    pub lift: Lift,
+    /// Sessions per variant that would detect a difference this large (95%, 80% power);
+    /// absent when there is no difference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_needed: Option<u32>,
+    /// Treatment minus baseline mean tokens per session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_delta: Option<f64>,
+    /// Treatment minus baseline mean cost per session, US dollars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_delta_usd: Option<f64>,
+    /// Treatment minus baseline mean time per session, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_delta_ms: Option<f64>,
+}
+
+/// A treatment's lifts on one runner, pooled over its cases.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RunnerLift {
+    /// The runner.
+    pub runner_id: String,
+    /// The baseline variant.
+    pub baseline: String,
+    /// The treatment variant.
+    pub treatment: String,
+    /// Cases pooled.
+    pub cases: u32,
+    /// Sessions of the baseline, over the cases.
+    pub baseline_sessions: u32,
+    /// Sessions of the treatment, over the cases.
+    pub treatment_sessions: u32,
+    /// The mean of the cases' lifts.
+    pub lift: f64,
+    /// Its 95% interval (stratified, Agresti–Caffo variances).
+    pub lift_95: Interval,
+    /// What the interval says.
+    pub verdict: Verdict,
+}
+
+impl Experiment {
+    /// The experiment of `executions`; `None` when no case ran under a baseline and another
+    /// variant.
+    pub fn of<'a>(executions: impl IntoIterator<Item = &'a ExecutionResult>) -> Option<Experiment> {
+        let mut pairs: Vec<((&str, &str), Vec<&ExecutionResult>)> = Vec::new();
+        for execution in executions {
+            if execution.variant.is_none() {
+                continue;
+            }
+            let key = (execution.case_id.as_str(), execution.runner_id.as_str());
+            match pairs.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, members)) => members.push(execution),
+                None => pairs.push((key, vec![execution])),
+            }
+        }
+        let mut lifts = Vec::new();
+        for (_, members) in &pairs {
+            let Some(baseline) = members.iter().find(|e| e.baseline) else {
+                continue;
+            };
+            for treatment in members.iter().filter(|e| !e.baseline) {
+                if let Some(row) = LiftRow::of(baseline, treatment) {
+                    lifts.push(row);
+                }
+            }
+        }
+        if lifts.is_empty() {
+            return None;
+        }
+        let runners = pooled(&lifts);
+        Some(Experiment { lifts, runners })
+    }
+}
+
+impl VariantRate {
+    /// The sessions of `execution`: every attempt that ran.
+    fn of(execution: &ExecutionResult) -> VariantRate {
+        let attempts: Vec<&AttemptResult> = execution
+            .repetitions
+            .iter()
+            .flat_map(|r| &r.attempts)
+            .collect();
+        let rate = Proportion {
+            successes: attempts.iter().filter(|a| a.passed).count() as u32,
+            trials: attempts.len() as u32,
+        };
+        let costs: Option<Vec<f64>> = attempts.iter().map(|a| a.usage.cost_usd).collect();
+        VariantRate {
+            variant: execution.variant.clone().unwrap_or_default(),
+            sessions: rate.trials,
+            passed: rate.successes,
+            pass_rate: rate.rate().unwrap_or(0.0),
+            pass_rate_95: rate.wilson(0.95),
+            total_tokens: Spread::of(
+                attempts
+                    .iter()
+                    .filter_map(|a| a.usage.total_tokens.map(|t| t.value as f64)),
+            ),
+            cost_usd: costs.and_then(Spread::of),
+            duration_ms: Spread::of(attempts.iter().map(|a| a.duration_ms as f64)),
+        }
+    }
+
+    /// Its sessions as a proportion.
+    pub fn proportion(&self) -> Proportion {
+        Proportion {
+            successes: self.passed,
+            trials: self.sessions,
+        }
+    }
+}
+
+impl LiftRow {
+    /// `treatment` against `baseline`; `None` when either ran no session.
+    fn of(baseline: &ExecutionResult, treatment: &ExecutionResult) -> Option<LiftRow> {
+        let (base, treat) = (VariantRate::of(baseline), VariantRate::of(treatment));
+        let lift = Lift::of(base.proportion(), treat.proportion(), 0.95)?;
+        let delta = |b: Option<Spread>, t: Option<Spread>| Some(t?.mean - b?.mean);
+        Some(LiftRow {
+            case_id: baseline.case_id.clone(),
+            runner_id: baseline.runner_id.clone(),
+            samples_needed: samples_needed(base.pass_rate, treat.pass_rate, 0.05, 0.8),
+            tokens_delta: delta(base.total_tokens, treat.total_tokens),
+            cost_delta_usd: delta(base.cost_usd, treat.cost_usd),
+            duration_delta_ms: delta(base.duration_ms, treat.duration_ms),
+            baseline: base,
+            treatment: treat,
+            lift,
+        })
+    }
+}
+
+/// The lifts pooled per runner × baseline × treatment, in the order first seen.
+fn pooled(lifts: &[LiftRow]) -> Vec<RunnerLift> {
+    let mut groups: BTreeMap<(usize, &str, &str, &str), Vec<&LiftRow>> = BTreeMap::new();
+    let mut order: Vec<(&str, &str, &str)> = Vec::new();
+    for row in lifts {
+        let key = (
+            row.runner_id.as_str(),
+            row.baseline.variant.as_str(),
+            row.treatment.variant.as_str(),
+        );
+        let index = match order.iter().position(|k| *k == key) {
+            Some(index) => index,
+            None => {
+                order.push(key);
+                order.len() - 1
+            }
+        };
+        groups
+            .entry((index, key.0, key.1, key.2))
+            .or_default()
+            .push(row);
+    }
+    groups
+        .into_iter()
+        .map(|((_, runner, baseline, treatment), rows)| {
+            let (lift, lift_95) = stratified(&rows);
+            RunnerLift {
+                runner_id: runner.to_owned(),
+                baseline: baseline.to_owned(),
+                treatment: treatment.to_owned(),
+                cases: rows.len() as u32,
+                baseline_sessions: rows.iter().map(|r| r.baseline.sessions).sum(),
+                treatment_sessions: rows.iter().map(|r| r.treatment.sessions).sum(),
+                lift,
+                lift_95,
+                verdict: if lift_95.low > 0.0 {
+                    Verdict::Helps
+                } else if lift_95.high < 0.0 {
+                    Verdict::Hurts
+                } else {
+                    Verdict::NoDetectableEffect
+                },
+            }
+        })
+        .collect()
+}
+
+/// The unweighted mean of the rows' lifts and its 95% interval: each case an independent
+/// stratum whose variance is Agresti–Caffo's (one pass and one failure added to each arm),
+/// the mean's variance their sum over the number of cases squared.
+pub(crate) fn stratified(rows: &[&LiftRow]) -> (f64, Interval) {
+    let k = rows.len() as f64;
+    let mean = rows.iter().map(|r| r.lift.difference).sum::<f64>() / k;
+    let arm_variance = |rate: &VariantRate| {
+        let n = f64::from(rate.sessions) + 2.0;
+        let p = (f64::from(rate.passed) + 1.0) / n;
+        p * (1.0 - p) / n
+    };
+    let variance = rows
+        .iter()
+        .map(|r| arm_variance(&r.baseline) + arm_variance(&r.treatment))
+        .sum::<f64>()
+        / (k * k);
+    let half = Z_95 * variance.sqrt();
+    (
+        mean,
+        Interval::new((mean - half).max(-1.0), (mean + half).min(1.0)),
+    )
+}

@@ -1,0 +1,207 @@
+//! Experiments: a case under variants (`variants:` in the config, `variants = [...]` on the
+//! case): one trial per variant named `[runner/variant] case`, the variants interleaved, each
+//! variant's `env` reaching the agent, the `experiment` section of `results.json` and the
+//! console's lift table.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::Check;
+use crate::{Run, Spec};
+
+pub const CHECKS: &[(&str, Check)] = &[
+    (
+        "experiment::each_variant_is_a_trial_named_by_it",
+        trials_named_by_variant,
+    ),
+    (
+        "experiment::variants_run_interleaved_in_their_own_directories",
+        interleaved,
+    ),
+    (
+        "experiment::the_lift_is_in_results_json_with_its_interval",
+        lift_in_results,
+    ),
+    ("experiment::the_console_prints_a_lift_table", lift_table),
+    (
+        "experiment::stop_when_decided_stops_once_the_lift_s_sign_is_settled",
+        decided,
+    ),
+    (
+        "experiment::variant_selects_variants_and_an_unknown_one_is_a_usage_error",
+        variant_flag,
+    ),
+];
+
+/// Without the skill the stand-in passes 20% of its sessions, with it 90%.
+const CONFIG: &str = r#"
+variants:
+  without: { env: { PASS_RATE: "0.2", EXTRA_TOKENS: "0", FAKE_AGENT_SEED: without } }
+  with: { env: { PASS_RATE: "0.9", EXTRA_TOKENS: "1", FAKE_AGENT_SEED: with } }
+"#;
+
+fn run() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| {
+        Run::new(
+            "experiment",
+            Spec {
+                args: &["--runner", "a", "cases::experiment::"],
+                config: CONFIG,
+                ..Spec::default()
+            },
+        )
+    })
+}
+
+fn results(run: &Run) -> Value {
+    let text = std::fs::read_to_string(run.run_dir().join("results.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn trials_named_by_variant() {
+    let run = run();
+    let trials = run.trials();
+    for variant in ["without", "with"] {
+        assert!(
+            trials
+                .iter()
+                .any(|t| t.starts_with(&format!("[a/{variant}] cases::experiment::lift "))),
+            "{trials:?}\n{}",
+            run.context()
+        );
+    }
+}
+
+/// The variant's executions sit in `<case>/<runner>/<variant>`, and their sessions alternate:
+/// the shared counter numbers them in the order they ran.
+fn interleaved() {
+    let run = run();
+    let dir = run.execution_dir("experiment::lift", "a");
+    for variant in ["without", "with"] {
+        let result: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(variant).join("result.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(result["variant"], variant, "{result:#}");
+        assert_eq!(result["baseline"].as_bool().unwrap_or(false), variant == "without");
+        assert_eq!(result["samples"]["sessions"], 30, "{result:#}");
+    }
+    // With the extra tokens the `with` variant's sessions report 150, the others' 100; the
+    // order of the first four sessions' tokens shows the alternation.
+    let tokens = |variant: &str, sample: u32| -> u64 {
+        let path = dir
+            .join(variant)
+            .join(format!("repeat-{sample}/attempt-1/result.json"));
+        let attempt: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        attempt["usage"]["total_tokens"]["value"].as_u64().unwrap_or(0)
+    };
+    assert_eq!(tokens("without", 1), 100);
+    assert_eq!(tokens("with", 1), 150, "the variant's env reached the agent");
+    let started = |variant: &str, sample: u32| {
+        let path = dir.join(variant).join(format!("repeat-{sample}/attempt-1"));
+        std::fs::metadata(path).unwrap().modified().unwrap()
+    };
+    assert!(started("without", 1) <= started("with", 1));
+    assert!(started("with", 1) <= started("without", 2));
+    assert!(started("without", 2) <= started("with", 2));
+}
+
+fn lift_in_results() {
+    let run = run();
+    let results = results(run);
+    let lifts = results["experiment"]["lifts"].as_array().expect("lifts");
+    let row = lifts
+        .iter()
+        .find(|r| r["case_id"] == "cases::experiment::lift")
+        .expect("the lift of the case");
+    assert_eq!(row["baseline"]["variant"], "without");
+    assert_eq!(row["treatment"]["variant"], "with");
+    assert_eq!(row["baseline"]["sessions"], 30);
+    let base = row["baseline"]["pass_rate"].as_f64().unwrap();
+    let treat = row["treatment"]["pass_rate"].as_f64().unwrap();
+    let difference = row["lift"]["difference"].as_f64().unwrap();
+    assert!((difference - (treat - base)).abs() < 1e-12, "{row:#}");
+    let low = row["lift"]["interval"]["low"].as_f64().unwrap();
+    let high = row["lift"]["interval"]["high"].as_f64().unwrap();
+    assert!(low < difference && difference < high, "{row:#}");
+    // 0.2 against 0.9 over 30 sessions each: far apart.
+    assert_eq!(row["lift"]["verdict"], "helps", "{row:#}");
+    assert!(row["lift"]["p_value"].as_f64().unwrap() < 0.001, "{row:#}");
+    assert_eq!(row["tokens_delta"].as_f64().unwrap(), 50.0, "{row:#}");
+    let pooled = &results["experiment"]["runners"][0];
+    assert_eq!(pooled["runner_id"], "a", "{pooled:#}");
+    assert_eq!(pooled["treatment"], "with");
+    assert_eq!(pooled["verdict"], "helps");
+}
+
+fn lift_table() {
+    let run = run();
+    let stdout = run.stdout();
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("cases::experiment::lift") && l.contains("without "))
+        .unwrap_or_else(|| panic!("no lift row:\n{stdout}"));
+    assert!(line.contains("helps"), "{line}");
+    assert!(line.contains("+50"), "the token delta: {line}");
+    assert!(
+        stdout.contains("skillgym: a: with vs without over 2 case(s)"),
+        "{stdout}"
+    );
+}
+
+/// 0.2 against 0.9: the sign of the lift is settled long before 200 pairs.
+fn decided() {
+    let run = run();
+    let dir = run.execution_dir("experiment::decided", "a");
+    let sessions: Vec<u64> = ["without", "with"]
+        .iter()
+        .map(|variant| {
+            let result: Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.join(variant).join("result.json")).unwrap(),
+            )
+            .unwrap();
+            result["samples"]["sessions"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(sessions[0], sessions[1], "pairs stop together");
+    assert!(sessions[0] < 40, "stopped after {} pairs", sessions[0]);
+    assert!(sessions[0] >= 5, "a sign needs a few discordant pairs");
+}
+
+fn variant_flag() {
+    let only = Run::new(
+        "experiment-variant",
+        Spec {
+            args: &[
+                "--runner",
+                "a",
+                "--variant",
+                "with",
+                "--list",
+                "cases::experiment::",
+            ],
+            config: CONFIG,
+            ..Spec::default()
+        },
+    );
+    let listed = only.stdout();
+    assert!(listed.contains("[a/with] cases::experiment::lift"), "{listed}");
+    assert!(!listed.contains("[a/without]"), "{listed}");
+    let unknown = Run::new(
+        "experiment-variant-unknown",
+        Spec {
+            args: &["--runner", "a", "--variant", "wiht", "--list"],
+            config: CONFIG,
+            ..Spec::default()
+        },
+    );
+    assert_eq!(unknown.code(), Some(2), "{}", unknown.context());
+    let stderr = unknown.stderr();
+    assert!(
+        stderr.contains("`--variant` names unknown variant `wiht`")
+            && stderr.contains("did you mean `with`"),
+        "{stderr}"
+    );
+}
