@@ -67,6 +67,8 @@ fn parses_every_flag_in_both_forms() {
     let expected = SkillgymArgs {
         tags: strings(&["a", "b"]),
         runners: strings(&["claude", "codex"]),
+        variants: strings(&["with", "without"]),
+        variants_from_env: false,
         repeat: Some(3),
         repeat_failure: Some(1),
         retry_failed: Some(2),
@@ -90,6 +92,7 @@ fn parses_every_flag_in_both_forms() {
     let pairs = [
         ("--tag", " a , b "),
         ("--runner", "claude,codex"),
+        ("--variant", "with,without"),
         ("--repeat", "3"),
         ("--repeat-failure", "1"),
         ("--retry-failed", "2"),
@@ -393,6 +396,7 @@ fn reads_every_env_var() {
     let args = from_env(env(&[
         ("SKILLGYM_TAG", "a,b"),
         ("SKILLGYM_RUNNER", "claude"),
+        ("SKILLGYM_VARIANT", "with"),
         ("SKILLGYM_REPEAT", "2"),
         ("SKILLGYM_REPEAT_FAILURE", "1"),
         ("SKILLGYM_RETRY_FAILED", "3"),
@@ -414,6 +418,8 @@ fn reads_every_env_var() {
         SkillgymArgs {
             tags: strings(&["a", "b"]),
             runners: strings(&["claude"]),
+            variants: strings(&["with"]),
+            variants_from_env: true,
             repeat: Some(2),
             repeat_failure: Some(1),
             retry_failed: Some(3),
@@ -442,7 +448,7 @@ fn every_flag_has_its_variable_in_the_help() {
     let help = help_text();
     let command = <flags::EnvLine as clap::CommandFactory>::command();
     let longs = long_flags(&command);
-    assert_eq!(longs.len(), 16, "{longs:?}");
+    assert_eq!(longs.len(), 17, "{longs:?}");
     for long in longs {
         let name = env_name(long);
         // Every variable is read, as its flag...
@@ -459,6 +465,7 @@ fn every_flag_has_its_variable_in_the_help() {
         // (Apart from remembering that it came from the variable, which errors then name.)
         let read = SkillgymArgs {
             runners_from_env: false,
+            variants_from_env: false,
             update_snapshots_from_env: false,
             ..read
         };

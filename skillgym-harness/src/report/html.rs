@@ -1068,6 +1068,8 @@ mod tests {
         ExecutionResult {
             case_id: case.into(),
             runner_id: runner.into(),
+            variant: None,
+            baseline: false,
             agent: skillgym::AgentInfo {
                 kind: "command".into(),
                 model: None,

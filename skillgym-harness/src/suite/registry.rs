@@ -197,6 +197,8 @@ mod tests {
             mock_script: None,
             skills: Vec::new(),
             base_dir: PathBuf::new(),
+            variants: Vec::new(),
+            own_variants: Vec::new(),
             check: CaseCheck::Rust(
                 CaseDef::all()
                     .next()

@@ -658,7 +658,7 @@ fn a_case_is_sampled_or_repeated_never_both() {
 }
 
 #[test]
-fn stop_when_decided_needs_samples_and_a_gate() {
+fn stop_when_decided_needs_samples() {
     let t = tempfile::tempdir().unwrap();
     write(t.path(), "EVAL.yaml", "tests: ./cases/\n");
     write(
@@ -672,11 +672,34 @@ fn stop_when_decided_needs_samples_and_a_gate() {
             ("EVAL.yaml", "tests: ./cases/\n"),
             (
                 "cases/a/case.yaml",
-                "input: hi\ncriteria: ok\nsamples: 30\nstop_when_decided: true\n",
+                "input: hi\ncriteria: ok\nmin_pass_rate: 0.7\nstop_when_decided: true\n",
             ),
         ],
         &[
-            "cases/a/case.yaml:4:20: `stop_when_decided` stops sampling once the pass rate is surely above or below its gate: it needs `samples` (the most sessions) and `min_pass_rate` (the gate)",
+            "cases/a/case.yaml:4:20: `stop_when_decided` stops sampling once the pass rate is surely above or below its gate (or each variant's lift surely above or below zero): it needs `samples`, the most sessions",
         ],
+    );
+}
+
+#[test]
+fn variants_name_the_run_s_variants_and_must_fit_a_trial_s_name() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "EVAL.yaml", "tests: ./cases/\n");
+    write(
+        t.path(),
+        "cases/a/case.yaml",
+        "input: hi\ncriteria: ok\nvariants: [without, with]\n",
+    );
+    assert_eq!(load(t.path()).suite.cases[0].variants, ["without", "with"]);
+    write(
+        t.path(),
+        "cases/a/case.yaml",
+        "input: hi\ncriteria: ok\nvariants: [a/b]\n",
+    );
+    let found = errors(t.path());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("cases/a/case.yaml:3:11: variant name `a/b` holds `/`"),
+        "{found:?}"
     );
 }
