@@ -894,3 +894,65 @@ fn assert_no_secret(dir: &Path, secret: &str) {
         }
     }
 }
+
+/// agentv's variant pattern: targets sharing one `use_target`, differing in their hooks,
+/// become variants of that runner (named by the targets, the first the baseline), each
+/// attempt running its own target's hooks, compared in the run's experiment.
+#[test]
+fn targets_sharing_a_use_target_are_variants_of_one_runner() {
+    let dir = temp_dir("suite-variants");
+    let suite = dir.path().join("exp");
+    let hook = |mode: &str| {
+        format!("{{ before_each: {{ command: [sh, -c, 'echo {mode} > \"$SKILLGYM_WORKSPACE_PATH/mode.txt\"'] }} }}")
+    };
+    write_tree(
+        &suite,
+        &[
+            (
+                "EVAL.yaml",
+                &format!(
+                    "name: exp\nexecution:\n  targets:\n    - {{ name: baseline, use_target: fake, hooks: {} }}\n    - {{ name: with-skills, use_target: fake, hooks: {} }}\ntests: ./cases/\n",
+                    hook("plain"),
+                    hook("skills")
+                ),
+            ),
+            (
+                "cases/uses/case.yaml",
+                &format!(
+                    "input: |\n  {}\nsamples: 6\nassertions:\n  - type: code-grader\n    command: grep -q skills mode.txt\n",
+                    say("done")
+                ),
+            ),
+        ],
+    );
+    let config = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let listed = stdout(&run(dir.path(), &config, &["--list", "exp::"]));
+    assert!(
+        listed.contains("[fake/baseline] exp::uses: test")
+            && listed.contains("[fake/with-skills] exp::uses: test"),
+        "{listed}"
+    );
+    let output = run(dir.path(), &config, &["exp::"]);
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(101), "the baseline fails:\n{out}");
+    let run_dir = latest(dir.path());
+    for (variant, passed, mode) in [("baseline", 0, "plain"), ("with-skills", 6, "skills")] {
+        let execution = run_dir.join("exp.uses/fake").join(variant);
+        let result = read_json(&execution.join("result.json"));
+        assert_eq!(result["variant"], variant);
+        assert_eq!(result["samples"]["passed"], passed, "{result:#}");
+        let hooks = read_json(&execution.join("repeat-1/attempt-1/hooks.json"));
+        assert_eq!(hooks[0]["hook"], "target-before_each", "{hooks:#}");
+        assert!(
+            hooks[0]["command"].to_string().contains(&format!("echo {mode}")),
+            "the variant's own target hook ran: {hooks:#}"
+        );
+    }
+    let results = read_json(&run_dir.join("results.json"));
+    let lift = &results["experiment"]["lifts"][0];
+    assert_eq!(lift["baseline"]["variant"], "baseline", "{lift:#}");
+    assert_eq!(lift["treatment"]["variant"], "with-skills");
+    assert_eq!(lift["lift"]["difference"], 1.0);
+    assert_eq!(lift["lift"]["verdict"], "helps");
+    assert!(out.contains("exp::uses") && out.contains("helps"), "{out}");
+}

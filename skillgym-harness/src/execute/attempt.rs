@@ -563,7 +563,7 @@ fn install_skills(
     let AttemptId { case, runner, .. } = id;
     let skills = run
         .skills
-        .for_attempt(&case.id, &runner.id, id.variant)
+        .for_attempt(&case.id, &runner.id, id.variant, &run.run_dir.path())
         .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
     if skills.is_empty() {
         return Ok(Vec::new());

@@ -31,7 +31,7 @@ use libtest_mimic::{Arguments, Trial};
 use crate::agent::Agent;
 use crate::artifacts::RunDir;
 use crate::cli::{self, SkillgymArgs, UsageError};
-use crate::config::{self};
+use crate::config::{self, Variant};
 use crate::dry_run::DryRun;
 use crate::error::{Error, VariantError};
 use crate::execute::Engine;
@@ -84,6 +84,7 @@ pub fn main() -> ExitCode {
 #[derive(Debug, Default)]
 pub struct Harness {
     runners: Vec<Runner>,
+    variants: Vec<Variant>,
     reporters: CustomReporters,
     judge: Option<Runner>,
     suites: Vec<PathBuf>,
@@ -106,6 +107,26 @@ impl Harness {
             agent: Arc::new(agent),
             replay: None,
         });
+        self
+    }
+
+    /// Adds (or replaces) a variant: a named way of setting up every case for every runner that
+    /// an experiment compares with the baseline (see `variants:` in [`crate::config`]).
+    /// Variants given here come after the file's, replacing any with the same name.
+    ///
+    /// ```no_run
+    /// use skillgym_harness::config::{Variant, VariantSkills};
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     skillgym_harness::Harness::new()
+    ///         .variant(Variant::new("without").skills(VariantSkills::Without))
+    ///         .variant(Variant::new("with"))
+    ///         .run()
+    /// }
+    /// ```
+    pub fn variant(mut self, variant: Variant) -> Self {
+        self.variants.retain(|v| v.name != variant.name);
+        self.variants.push(variant);
         self
     }
 
@@ -224,7 +245,8 @@ impl Harness {
             .or(self.config_path)
             .map(|path| absolute(&path))
             .or_else(|| config::discover(&crate_dir));
-        let settings = load_settings(config_path.as_deref(), &crate_dir, &overrides)?;
+        let mut settings = load_settings(config_path.as_deref(), &crate_dir, &overrides)?;
+        add_variants(&mut settings, self.variants)?;
         if let Some(dir) = &overrides.explain {
             let runners = all_runners(&settings, self.runners)?;
             return explain(&settings, &runners, &rust_cases, &overrides, dir).map(Next::Done);
@@ -443,6 +465,37 @@ fn load_settings(
         overrides,
         &default_output_dir(crate_dir),
     )?)
+}
+
+/// Adds the variants given in code after the file's, replacing any of the same name; a name
+/// that cannot name a trial, or a second baseline, is an error.
+fn add_variants(settings: &mut Settings, variants: Vec<Variant>) -> Result<(), Error> {
+    for variant in variants {
+        if let Some(problem) = config::variant_name_problem(&variant.name) {
+            return Err(Error::Config(config::ConfigError::new(None, format!("Harness::variant: {problem}"))));
+        }
+        settings.variants.retain(|v| v.name != variant.name);
+        settings.variants.push(Arc::new(variant));
+    }
+    let baselines: Vec<&str> = settings
+        .variants
+        .iter()
+        .filter(|v| v.baseline)
+        .map(|v| v.name.as_str())
+        .collect();
+    if baselines.len() > 1 {
+        return Err(Error::Config(
+            config::ConfigError::new(
+                settings.config_path.as_deref(),
+                format!(
+                    "variants `{}` are each marked as the baseline",
+                    baselines.join("`, `")
+                ),
+            )
+            .with_help("an experiment compares every variant with one baseline: mark one"),
+        ));
+    }
+    Ok(())
 }
 
 /// Reporters added with [`Harness::reporter`].

@@ -7,11 +7,13 @@
 //! | [`manifest`] | a `SKILL.md`'s frontmatter: validation with file:line:column errors, the name lookup detection uses |
 //! | [`install`] | copying skills into an attempt's workspace |
 //! | [`plan`] | which skills each attempt installs, checked at start |
+//! | [`git_version`] | a skill under test as committed at a git revision (a variant's `skills: { git: REF }`) |
 //!
 //! Skills come from three places, merged in this order: `run.skills` of the configuration,
 //! the runner's `skills`, and the case's `skills = [...]`. Two different directories with the
 //! same skill name are an error; the same directory listed twice is installed once.
 
+pub(crate) mod git_version;
 pub(crate) mod install;
 pub(crate) mod manifest;
 pub(crate) mod plan;

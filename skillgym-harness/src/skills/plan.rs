@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use super::{Skill, SkillCache, merge};
+use super::{Skill, SkillCache, git_version, merge};
 use crate::config::yaml::Located;
 use crate::config::{ConfigError, Variant, VariantSkills, WorkspaceMode};
 use crate::settings::Settings;
@@ -24,6 +24,9 @@ pub(crate) struct SkillPlan {
     cases: HashMap<String, Result<Vec<Arc<Skill>>, SkillError>>,
     /// The skills of each variant that lists its own directories, or why it cannot have them.
     variants: HashMap<String, Result<Vec<Arc<Skill>>, SkillError>>,
+    /// Skills under test as committed at a variant's git revision, written on first use, by
+    /// variant and source directory.
+    git_versions: Mutex<HashMap<(String, PathBuf), Result<Arc<Skill>, SkillError>>>,
     /// Whether attempts run in their own workspace (else only cases with a template do).
     isolated: bool,
 }
@@ -55,6 +58,10 @@ impl SkillPlan {
                 settings,
             ));
         }
+        let installs = |v: &Variant| matches!(v.skills, VariantSkills::Dirs(_) | VariantSkills::Git(_));
+        if !plan.isolated && settings.variants.iter().any(|v| installs(v)) {
+            return Err(needs_isolation("a variant's `skills`", settings));
+        }
         for variant in &settings.variants {
             if let VariantSkills::Dirs(dirs) = &variant.skills {
                 let skills = dirs
@@ -85,19 +92,64 @@ impl SkillPlan {
     /// The skills an attempt of `case` on `runner` under `variant` installs: the variant's
     /// (none, or its own directories), else the skills under test in order: the run's, the
     /// runner's, the case's; or why the case cannot have them.
+    ///
+    /// A variant's `{ git: REF }` skills are written below `<run_dir>/.variants/` on first use.
     pub(crate) fn for_attempt(
         &self,
         case: &str,
         runner: &str,
         variant: Option<&Variant>,
+        run_dir: &Path,
     ) -> Result<Vec<Arc<Skill>>, SkillError> {
-        match variant.map(|v| (&v.skills, &v.name)) {
-            Some((VariantSkills::Without, _)) => return Ok(Vec::new()),
-            Some((VariantSkills::Dirs(_), name)) => {
-                return self.variants.get(name).cloned().unwrap_or(Ok(Vec::new()));
-            }
-            _ => {}
+        let Some(variant) = variant else {
+            return self.under_test(case, runner);
+        };
+        match &variant.skills {
+            VariantSkills::UnderTest => self.under_test(case, runner),
+            VariantSkills::Without => Ok(Vec::new()),
+            VariantSkills::Dirs(_) => self.variants.get(&variant.name).cloned().unwrap_or(Ok(Vec::new())),
+            VariantSkills::Git(revision) => self
+                .under_test(case, runner)?
+                .iter()
+                .enumerate()
+                .map(|(index, skill)| self.at_revision(skill, variant, revision, index, run_dir))
+                .collect(),
         }
+    }
+
+    /// `skill` as committed at `revision`, for `variant` (written once a run).
+    fn at_revision(
+        &self,
+        skill: &Skill,
+        variant: &Variant,
+        revision: &str,
+        index: usize,
+        run_dir: &Path,
+    ) -> Result<Arc<Skill>, SkillError> {
+        let mut versions = self.git_versions.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = (variant.name.clone(), skill.source.clone());
+        versions
+            .entry(key)
+            .or_insert_with(|| {
+                let dir_name = skill
+                    .source
+                    .file_name()
+                    .map_or_else(|| skill.name.clone(), |n| n.to_string_lossy().into_owned());
+                let into = run_dir
+                    .join(".variants")
+                    .join(crate::artifacts::sanitize(&variant.name))
+                    .join(format!("{index}-{dir_name}"));
+                git_version::materialize(&skill.source, revision, &into)
+                    .and_then(|dir| super::load(&dir))
+                    .map(Arc::new)
+                    .map_err(SkillError::Invalid)
+            })
+            .clone()
+    }
+
+    /// The skills under test of `case` on `runner`, in order: the run's, the runner's, the
+    /// case's; or why the case cannot have them.
+    fn under_test(&self, case: &str, runner: &str) -> Result<Vec<Arc<Skill>>, SkillError> {
         let none: &[Arc<Skill>] = &[];
         let own = match self.cases.get(case) {
             Some(Ok(skills)) => skills.as_slice(),
