@@ -45,6 +45,9 @@ pub struct Settings {
     /// `run.min_pass_rate`: the gate on every execution's pass rate (see
     /// [`Self::min_pass_rate`]).
     pub min_pass_rate: Option<f64>,
+    /// `run.min_lift`: the gate on every variant's lift over its baseline (see
+    /// [`Self::min_lift`]).
+    pub min_lift: Option<f64>,
     /// The per-case settings a flag or variable gave, which beat the case's own.
     pub overrides: CaseOverrides,
     /// Run only cases with one of these tags (empty: every case).
@@ -197,6 +200,19 @@ impl Settings {
             timeout: case.timeout.unwrap_or(self.default_timeout),
             max_steps: case.max_steps.or(self.max_steps),
         }
+    }
+
+    /// The gate on the lift of `case`'s variants over their baseline on runner `runner_id`:
+    /// the case's `min_lift`, else the runner's, else `run.min_lift`.
+    pub fn min_lift(&self, case: &CaseSpec, runner_id: &str) -> Option<f64> {
+        case.min_lift
+            .or_else(|| {
+                self.runners
+                    .iter()
+                    .find(|(id, _)| id == runner_id)
+                    .and_then(|(_, runner)| runner.min_lift)
+            })
+            .or(self.min_lift)
     }
 
     /// The gate on the pass rate of `case` on runner `runner_id`: the case's `min_pass_rate`,

@@ -18,6 +18,7 @@ const ARGUMENTS: &[(&str, &str)] = &[
     ("retry_failed", "retry_failed = 1"),
     ("samples", "samples = 20"),
     ("min_pass_rate", "min_pass_rate = 0.8"),
+    ("min_lift", "min_lift = 0.1"),
     ("stop_when_decided", "stop_when_decided"),
     ("expected_fail", "expected_fail"),
     ("timeout", "timeout = \"90s\""),
@@ -52,6 +53,8 @@ pub(crate) struct Args {
     pub samples: Option<u32>,
     /// `min_pass_rate`: the gate on the execution's pass rate, in `[0, 1]`.
     pub min_pass_rate: Option<f64>,
+    /// `min_lift`: the gate on each variant's lift over its baseline, in `[-1, 1]`.
+    pub min_lift: Option<f64>,
     /// `stop_when_decided`: stop sampling once the gate (or, without one, the sign of each
     /// variant's lift) is settled (needs `samples`).
     pub stop_when_decided: bool,
@@ -289,6 +292,7 @@ impl Args {
             }
             "max_steps" => self.max_steps = Some(integer(value, key, 1)?),
             "min_pass_rate" => self.min_pass_rate = Some(fraction(value, key)?),
+            "min_lift" => self.min_lift = Some(difference(value, key)?),
             "timeout" => {
                 let text = string(value, key)?;
                 let millis = duration::timeout_millis(&text.value())
@@ -441,6 +445,39 @@ fn fraction(value: &Expr, key: &str) -> syn::Result<f64> {
         return Err(Error::new_spanned(
             value,
             format!("`{key}` is a share of sessions, from 0 to 1: found {number}"),
+        ));
+    }
+    Ok(number)
+}
+
+/// A difference of two shares, from -1 to 1 (`min_lift = 0.1`, `min_lift = -0.05`).
+fn difference(value: &Expr, key: &str) -> syn::Result<f64> {
+    let (negative, inner) = match value {
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => (true, expr.as_ref()),
+        other => (false, other),
+    };
+    let number = match lit(inner) {
+        Some(Lit::Float(float)) => float.base10_parse::<f64>()?,
+        Some(Lit::Int(int)) => int.base10_parse::<f64>()?,
+        _ => {
+            return Err(Error::new_spanned(
+                value,
+                format!(
+                    "expected a number from -1 to 1 for `{key}`, e.g. `{}`",
+                    example(key)
+                ),
+            ));
+        }
+    };
+    let number = if negative { -number } else { number };
+    if !(-1.0..=1.0).contains(&number) {
+        return Err(Error::new_spanned(
+            value,
+            format!("`{key}` is a difference of two pass rates, from -1 to 1: found {number}"),
         ));
     }
     Ok(number)

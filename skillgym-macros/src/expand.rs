@@ -59,6 +59,10 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
         Some(rate) => quote!(::core::option::Option::Some(#rate)),
         None => quote!(::core::option::Option::None),
     };
+    let min_lift = match args.min_lift {
+        Some(lift) => quote!(::core::option::Option::Some(#lift)),
+        None => quote!(::core::option::Option::None),
+    };
     let timeout_ms = option_int(args.timeout_ms);
     let max_steps = option_int(args.max_steps.map(u64::from));
     let expected_fail = args.expected_fail;
@@ -96,6 +100,7 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
                     repeat_failure: #repeat_failure,
                     samples: #samples,
                     min_pass_rate: #min_pass_rate,
+                    min_lift: #min_lift,
                     expected_fail: #expected_fail,
                     stop_when_decided: #stop_when_decided,
                     timeout_ms: #timeout_ms,

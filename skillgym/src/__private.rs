@@ -62,6 +62,8 @@ pub struct CaseDef {
     pub samples: Option<u32>,
     /// `min_pass_rate = R`: the gate on the execution's pass rate.
     pub min_pass_rate: Option<f64>,
+    /// `min_lift = D`: the gate on each variant's lift over its baseline.
+    pub min_lift: Option<f64>,
     /// `expected_fail`.
     pub expected_fail: bool,
     /// `stop_when_decided`: stop sampling once the gate, or each variant's lift, is settled.

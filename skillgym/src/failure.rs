@@ -46,6 +46,9 @@ pub enum FailureOrigin {
     /// The execution's pass rate (over its samples, or its attempts) is below its
     /// `min_pass_rate`.
     PassRate,
+    /// A variant's lift over its baseline (the difference of their pass rates) is below its
+    /// `min_lift`.
+    Lift,
     /// The agent printed more than the session's `max_output` and was killed.
     OutputLimit,
     /// The run was interrupted (SIGINT, SIGTERM or SIGHUP) and the agent was killed.
@@ -89,6 +92,7 @@ impl FailureOrigin {
             FailureOrigin::Normalization => ("normalization", "Report normalization"),
             FailureOrigin::Snapshot => ("snapshot", "Snapshot verification"),
             FailureOrigin::PassRate => ("pass-rate", "Pass rate below its gate"),
+            FailureOrigin::Lift => ("lift", "Lift below its gate"),
             FailureOrigin::OutputLimit => ("output-limit", "Output limit exceeded"),
             FailureOrigin::Interrupted => ("interrupted", "Run interrupted"),
             FailureOrigin::Artifacts => ("artifacts", "Artifacts not written"),
@@ -117,6 +121,7 @@ impl FailureOrigin {
             FailureOrigin::Normalization => "normalization",
             FailureOrigin::Snapshot => "snapshot",
             FailureOrigin::PassRate => "pass-rate",
+            FailureOrigin::Lift => "lift",
             FailureOrigin::OutputLimit => "output-limit",
             FailureOrigin::Interrupted => "interrupted",
             FailureOrigin::Artifacts => "artifacts",

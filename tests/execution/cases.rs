@@ -116,6 +116,33 @@ chance PASS_RATE emit {"type":"message","role":"assistant","phase":"final","text
         answered_ok(report);
     }
 
+    // Gates on the lift: met (the skill adds about 70 points), and missed.
+    #[skillgym::case(
+        samples = 20,
+        variants = ["without", "with"],
+        min_lift = 0.3,
+        prompt = r#"
+count experiment_lift_met
+chance PASS_RATE emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn lift_met(report: &SessionReport) {
+        answered_ok(report);
+    }
+
+    #[skillgym::case(
+        samples = 20,
+        variants = ["without", "with"],
+        min_lift = 0.95,
+        prompt = r#"
+count experiment_lift_missed
+chance PASS_RATE emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn lift_missed(report: &SessionReport) {
+        answered_ok(report);
+    }
+
     // Stops once the sign of the lift is settled (the sequential sign test on pairs).
     #[skillgym::case(
         samples = 200,

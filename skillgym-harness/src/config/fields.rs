@@ -41,6 +41,22 @@ pub(super) fn opt_fraction<'de, D: Deserializer<'de>>(
     Ok(value)
 }
 
+/// An optional difference of two shares for `key`, from -1 to 1 (`null` = `None`).
+pub(super) fn opt_difference<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    key: &'static str,
+) -> Result<Option<f64>, D::Error> {
+    let value = Option::<f64>::deserialize(deserializer)?;
+    if let Some(n) = value
+        && !(-1.0..=1.0).contains(&n)
+    {
+        return Err(de::Error::custom(format!(
+            "`{key}` is a difference of two pass rates, from -1 to 1, found {n}"
+        )));
+    }
+    Ok(value)
+}
+
 /// An optional string for `key` that must not be blank (`null` = `None`).
 pub(super) fn opt_non_empty<'de, D: Deserializer<'de>>(
     deserializer: D,

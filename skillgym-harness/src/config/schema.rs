@@ -261,6 +261,8 @@ pub struct RunConfig {
     pub samples: Option<u32>,
     /// `min_pass_rate` (0 to 1): the gate on every execution's pass rate.
     pub min_pass_rate: Option<f64>,
+    /// `min_lift` (-1 to 1): the gate on every variant's lift over its baseline.
+    pub min_lift: Option<f64>,
     /// `max_steps` (>= 1).
     pub max_steps: Option<u32>,
     /// `tags`: the default tag filter when no `--tag` is given.
@@ -322,6 +324,10 @@ fn de_min_pass_rate<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option
     fields::opt_fraction(deserializer, "min_pass_rate")
 }
 
+fn de_min_lift<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    fields::opt_difference(deserializer, "min_lift")
+}
+
 fn de_reporter<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
     fields::opt_non_empty(deserializer, "reporter")
 }
@@ -351,6 +357,8 @@ struct RawRun {
     samples: Option<u32>,
     #[serde(default, alias = "minPassRate", deserialize_with = "de_min_pass_rate")]
     min_pass_rate: Option<f64>,
+    #[serde(default, alias = "minLift", deserialize_with = "de_min_lift")]
+    min_lift: Option<f64>,
     #[serde(default, alias = "maxSteps", deserialize_with = "de_max_steps")]
     max_steps: Option<u32>,
     #[serde(default)]
@@ -439,6 +447,7 @@ impl TryFrom<RawRun> for RunConfig {
             repeat_failure: raw.repeat_failure.or(raw.retry_failed),
             samples: raw.samples,
             min_pass_rate: raw.min_pass_rate,
+            min_lift: raw.min_lift,
             max_steps: raw.max_steps,
             tags,
             output_dir: raw.output_dir,
@@ -709,6 +718,10 @@ pub struct RunnerConfig {
     /// it; it beats `run.min_pass_rate`).
     #[serde(default, deserialize_with = "de_min_pass_rate")]
     pub min_pass_rate: Option<f64>,
+    /// `min_lift`: the gate on the lift of this runner's variants over their baseline (a
+    /// case's own beats it; it beats `run.min_lift`).
+    #[serde(default, deserialize_with = "de_min_lift")]
+    pub min_lift: Option<f64>,
 }
 
 /// The model APIs a provider endpoint speaks (`agent.provider.wire_api`).

@@ -9,7 +9,7 @@ use super::runtimes::Lease;
 use crate::artifacts::write_json_or_note;
 use crate::progress::Running;
 use crate::replay::RecordedExecution;
-use crate::results::{gate_decision, lift_sign};
+use crate::results::{apply_lift_gates, gate_decision, lift_sign};
 use crate::results::{
     AttemptResult, ExecutionPlan, ExecutionResult, RepetitionResult, Status, aggregate,
 };
@@ -41,7 +41,7 @@ pub fn run_variants(
             let plan = plan_of(run, case, runner, variant);
             match not_run(run, case, runner, variant) {
                 Ok(recorded) => Ok(Arm::new(run, case, runner, variant, plan, recorded)),
-                Err((origin, message)) => Err(write_result(skipped(plan, origin, message))),
+                Err((origin, message)) => Err(skipped(plan, origin, message)),
             }
         })
         .collect();
@@ -53,13 +53,15 @@ pub fn run_variants(
         let mut arms: Vec<&mut Arm<'_>> = slots.iter_mut().filter_map(|s| s.as_mut().ok()).collect();
         interleave(&runtime, &mut arms);
     }
-    slots
+    let mut results: Vec<ExecutionResult> = slots
         .into_iter()
         .map(|slot| match slot {
             Ok(arm) => arm.finish(),
             Err(result) => result,
         })
-        .collect()
+        .collect();
+    apply_lift_gates(&mut results);
+    results.into_iter().map(write_result).collect()
 }
 
 /// Runs the arms' repetitions round by round until each is done; with `stop_when_decided`
@@ -134,6 +136,7 @@ fn plan_of(run: &Engine, case: &CaseSpec, runner: &Runner, variant: Option<&Vari
         repeat_failure: settings.repeat_failure,
         sampled: settings.samples.is_some(),
         min_pass_rate: run.settings.min_pass_rate(case, &runner.id),
+        min_lift: variant.and_then(|_| run.settings.min_lift(case, &runner.id)),
         stop_when_decided: case.stop_when_decided && settings.samples.is_some(),
         artifact_dir: run.run_dir.variant_dir(&case.id, &runner.id, variant_name),
         source: case.source.clone(),
@@ -253,7 +256,7 @@ impl<'a> Arm<'a> {
         }
     }
 
-    /// The execution's result, written to its `result.json`.
+    /// The execution's result (its gate on the lift not yet applied, its file not written).
     fn finish(self) -> ExecutionResult {
         let Arm {
             run,
@@ -266,7 +269,7 @@ impl<'a> Arm<'a> {
             && let Some(signal) = crate::interrupt::received()
         {
             let message = format!("not run: the run was interrupted by {}", signal.name());
-            return write_result(skipped(plan, FailureOrigin::Interrupted, message));
+            return skipped(plan, FailureOrigin::Interrupted, message);
         }
         let mut result = verdict(plan, repetitions, unrecorded);
         if let Some(snapshots) = &run.snapshots {
@@ -274,7 +277,7 @@ impl<'a> Arm<'a> {
             // is never replaced and a failed execution is never baselined.
             snapshots.check(&mut result);
         }
-        write_result(result)
+        result
     }
 
     /// The attempts of one repetition: the first, and retries of a failure up to

@@ -116,6 +116,7 @@ fn resolve_in(
         repeat_failure: overrides.repeat_failure.or(run.repeat_failure).unwrap_or(0),
         samples: run.samples,
         min_pass_rate: run.min_pass_rate,
+        min_lift: run.min_lift,
         overrides,
         tags,
         runner_filter: args.runners.clone(),

@@ -44,7 +44,7 @@ pub(crate) fn lift_table(experiment: Option<&Experiment>) -> String {
                 signed_percent(row.lift.interval.low),
                 signed_percent(row.lift.interval.high)
             ),
-            format!("{:.3}", row.lift.p_value),
+            p_value(row.lift.p_value),
             verdict(row.lift.verdict, row.samples_needed),
             row.tokens_delta
                 .map_or_else(|| "-".to_owned(), |d| signed_thousands(d)),
@@ -59,6 +59,15 @@ pub(crate) fn lift_table(experiment: Option<&Experiment>) -> String {
         text.push_str(&runner_line(pooled));
     }
     text
+}
+
+/// `0.012`, or `<0.001`.
+fn p_value(p: f64) -> String {
+    if p < 0.001 {
+        "<0.001".to_owned()
+    } else {
+        format!("{p:.3}")
+    }
 }
 
 fn verdict_rank(verdict: Verdict) -> u8 {

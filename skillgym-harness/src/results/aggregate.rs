@@ -37,6 +37,8 @@ pub(crate) struct ExecutionPlan {
     pub sampled: bool,
     /// The gate on the pass rate (`min_pass_rate`), if any.
     pub min_pass_rate: Option<f64>,
+    /// The gate on the variant's lift over its baseline (`min_lift`), if any.
+    pub min_lift: Option<f64>,
     /// Whether sampling stops once the gate is settled (`stop_when_decided`).
     pub stop_when_decided: bool,
     /// `<run>/<case>/<runner>[/<variant>]`.
@@ -118,6 +120,7 @@ pub(crate) fn aggregate(
         },
         samples,
         min_pass_rate,
+        min_lift: plan.min_lift,
         duration_ms: mean(averaged.iter().map(|a| a.duration_ms)).unwrap_or(0),
         usage: mean_usage(averaged.iter().map(|a| &a.usage)),
         snapshot: None,
@@ -296,6 +299,7 @@ mod tests {
             repeat_failure,
             sampled: false,
             min_pass_rate: None,
+            min_lift: None,
             stop_when_decided: false,
             artifact_dir: PathBuf::from("/run/c/r"),
             source: "tests/b.rs:1".into(),
@@ -563,6 +567,7 @@ mod tests {
             ExecutionPlan {
                 sampled: true,
                 min_pass_rate: gate,
+                min_lift: None,
                 ..plan(passes.len() as u32, 0)
             },
             repetitions,
@@ -594,6 +599,7 @@ mod tests {
             ExecutionPlan {
                 sampled: true,
                 min_pass_rate: Some(0.5),
+                min_lift: None,
                 ..plan(5, 0)
             },
             vec![repetition(vec![attempt(1, 1, true, 10, 100)])],
@@ -617,6 +623,7 @@ mod tests {
             aggregate(
                 ExecutionPlan {
                     min_pass_rate: Some(gate),
+                    min_lift: None,
                     ..plan(3, 1)
                 },
                 flaky(),
@@ -639,6 +646,7 @@ mod tests {
         let failed = aggregate(
             ExecutionPlan {
                 min_pass_rate: Some(0.9),
+                min_lift: None,
                 ..plan(2, 0)
             },
             vec![repetition(vec![attempt(1, 1, false, 10, 100)])],

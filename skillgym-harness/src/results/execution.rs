@@ -68,6 +68,9 @@ pub struct ExecutionResult {
     /// The gate on the pass rate (`min_pass_rate`) the execution was held to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_pass_rate: Option<f64>,
+    /// The gate on the variant's lift over its baseline (`min_lift`) it was held to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_lift: Option<f64>,
     /// Mean wall time of the final attempts of the successful repetitions (the terminal
     /// attempt's when the execution failed), in milliseconds. Discarded attempts never count.
     pub duration_ms: u64,

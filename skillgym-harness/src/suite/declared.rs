@@ -11,7 +11,7 @@
 //! | several targets sharing one runner (`use_target`) | that runner's variants, named by the targets, the first listed the baseline, each with its target's hooks |
 //! | `tags` | the suite's tags, then the case's |
 //! | `assertions`, `criteria`, `threshold` | the graders and the pass threshold |
-//! | `repeat`, `repeat_failure`, `samples`, `min_pass_rate`, `stop_when_decided`, `expected_fail`, `timeout`, `max_steps`, `skills`, `mock` | as the `#[skillgym::case]` arguments of the same names |
+//! | `repeat`, `repeat_failure`, `samples`, `min_pass_rate`, `min_lift`, `stop_when_decided`, `expected_fail`, `timeout`, `max_steps`, `skills`, `mock` | as the `#[skillgym::case]` arguments of the same names |
 //! | the case's file and line | the case's source (`cases/fix/case.yaml:1`) |
 
 use std::fmt;
@@ -202,6 +202,7 @@ fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseS
         repeat_failure: case.repeat_failure.map(saturate),
         samples: case.samples.map(saturate),
         min_pass_rate: case.min_pass_rate,
+        min_lift: case.min_lift,
         stop_when_decided: case.stop_when_decided,
         expected_fail: case.expected_fail,
         timeout: case.timeout,

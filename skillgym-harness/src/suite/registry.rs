@@ -31,6 +31,8 @@ pub struct CaseSpec {
     pub samples: Option<u32>,
     /// `min_pass_rate` of the case: the gate on its executions' pass rate.
     pub min_pass_rate: Option<f64>,
+    /// `min_lift` of the case: the gate on each variant's lift over its baseline.
+    pub min_lift: Option<f64>,
     /// `stop_when_decided`: stop sampling once the gate is settled.
     pub stop_when_decided: bool,
     /// Whether a verdict failure is expected.
@@ -124,6 +126,7 @@ impl CaseSpec {
             repeat_failure: def.repeat_failure,
             samples: def.samples,
             min_pass_rate: def.min_pass_rate,
+            min_lift: def.min_lift,
             stop_when_decided: def.stop_when_decided,
             expected_fail: def.expected_fail,
             timeout: def.timeout_ms.map(Duration::from_millis),
@@ -188,6 +191,7 @@ mod tests {
             repeat_failure: None,
             samples: None,
             min_pass_rate: None,
+            min_lift: None,
             stop_when_decided: false,
             expected_fail: false,
             timeout: None,

@@ -32,6 +32,7 @@ pub const CHECKS: &[(&str, Check)] = &[
         "experiment::variant_selects_variants_and_an_unknown_one_is_a_usage_error",
         variant_flag,
     ),
+    ("experiment::min_lift_gates_the_treatment", min_lift),
 ];
 
 /// Without the skill the stand-in passes 20% of its sessions, with it 90%.
@@ -141,12 +142,12 @@ fn lift_table() {
     let stdout = run.stdout();
     let line = stdout
         .lines()
-        .find(|l| l.contains("cases::experiment::lift") && l.contains("without "))
+        .find(|l| l.contains("cases::experiment::lift ") && l.contains("without "))
         .unwrap_or_else(|| panic!("no lift row:\n{stdout}"));
     assert!(line.contains("helps"), "{line}");
     assert!(line.contains("+50"), "the token delta: {line}");
     assert!(
-        stdout.contains("skillgym: a: with vs without over 2 case(s)"),
+        stdout.contains("skillgym: a: with vs without over 4 case(s)"),
         "{stdout}"
     );
 }
@@ -203,5 +204,36 @@ fn variant_flag() {
         stderr.contains("`--variant` names unknown variant `wiht`")
             && stderr.contains("did you mean `with`"),
         "{stderr}"
+    );
+}
+
+/// `min_lift`: the treatment passes when its lift meets the gate whatever single samples did,
+/// fails with origin `lift` below it; the baseline is the measure and passes once it ran.
+fn min_lift() {
+    let run = run();
+    let result = |case: &str, variant: &str| -> Value {
+        let dir = run.execution_dir(case, "a").join(variant);
+        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap()
+    };
+    let met = result("experiment::lift_met", "with");
+    assert_eq!(met["status"], "passed", "{met:#}");
+    assert_eq!(met["min_lift"], 0.3);
+    assert!(met["samples"]["passed"].as_u64().unwrap() < 20, "some sample failed: {met:#}");
+    let baseline = result("experiment::lift_met", "without");
+    assert_eq!(baseline["status"], "passed", "{baseline:#}");
+    let missed = result("experiment::lift_missed", "with");
+    assert_eq!(missed["status"], "failed", "{missed:#}");
+    assert_eq!(missed["failure"]["origin"], "lift");
+    assert_eq!(missed["failure"]["class"]["id"], "lift");
+    let message = missed["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("lift +") && message.ends_with("is below min_lift +95%"),
+        "{message}"
+    );
+    assert!(
+        run.trials()
+            .contains(&"[a/with] cases::experiment::lift_missed FAILED".to_owned()),
+        "{:?}",
+        run.trials()
     );
 }

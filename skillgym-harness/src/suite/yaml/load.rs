@@ -31,6 +31,10 @@ struct SuiteParts {
     targets: Vec<TargetDef>,
     threshold: Option<f64>,
     assertions: Vec<GraderSpec>,
+    /// The suite's `min_pass_rate`: every case's gate unless it has its own.
+    min_pass_rate: Option<f64>,
+    /// The suite's `min_lift`: every case's gate unless it has its own.
+    min_lift: Option<f64>,
 }
 
 /// A case mapping waiting to be converted: which file it is in and its directory.
@@ -255,6 +259,12 @@ fn suite_fields(
     if let Some(n) = f.take_some(source, "threshold", &[]) {
         parts.threshold = source.fraction("threshold", n);
     }
+    parts.min_pass_rate = f
+        .take_some(source, "min_pass_rate", &[])
+        .and_then(|n| source.fraction("min_pass_rate", n));
+    parts.min_lift = f
+        .take_some(source, "min_lift", &[])
+        .and_then(|n| lift_gate(source, n));
     if let Some(n) = f.take_some(source, "providers", &[]) {
         parts.targets = targets(source, n, dir);
     }
@@ -992,7 +1002,8 @@ fn case_of(
         repeat: run.repeat,
         repeat_failure: run.repeat_failure,
         samples: run.samples,
-        min_pass_rate: run.min_pass_rate,
+        min_pass_rate: run.min_pass_rate.or(parts.min_pass_rate),
+        min_lift: run.min_lift.or(parts.min_lift),
         stop_when_decided: run.stop_when_decided,
         expected_fail: run.expected_fail,
         timeout: run.timeout,
@@ -1200,6 +1211,7 @@ struct CaseRun {
     repeat_failure: Option<u64>,
     samples: Option<u64>,
     min_pass_rate: Option<f64>,
+    min_lift: Option<f64>,
     stop_when_decided: bool,
     max_steps: Option<u64>,
     expected_fail: bool,
@@ -1238,6 +1250,9 @@ fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun 
     let min_pass_rate = f
         .take_some(source, "min_pass_rate", &[])
         .and_then(|n| source.fraction("min_pass_rate", n));
+    let min_lift = f
+        .take_some(source, "min_lift", &[])
+        .and_then(|n| lift_gate(source, n));
     let stop_node = f.take_some(source, "stop_when_decided", &[]);
     let stop_when_decided = stop_node
         .and_then(|n| source.bool("stop_when_decided", n))
@@ -1258,6 +1273,7 @@ fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun 
         repeat_failure,
         samples,
         min_pass_rate,
+        min_lift,
         stop_when_decided,
         max_steps,
         expected_fail: f
@@ -1285,6 +1301,19 @@ fn case_run(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> CaseRun 
             .and_then(|n| variant_names(source, n))
             .unwrap_or_default(),
     }
+}
+
+/// `min_lift:`: a difference of two pass rates, from -1 to 1.
+fn lift_gate(source: &mut Source, n: &Node) -> Option<f64> {
+    let value = source.number("min_lift", n)?;
+    if !(-1.0..=1.0).contains(&value) {
+        source.error(
+            n,
+            format!("`min_lift` is a difference of two pass rates, from -1 to 1, found {value}"),
+        );
+        return None;
+    }
+    Some(value)
 }
 
 /// `variants:`: names of the run's variants, each fit for a trial's name.

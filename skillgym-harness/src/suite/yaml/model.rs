@@ -76,6 +76,9 @@ pub(crate) struct CaseDef {
     pub(crate) samples: Option<u64>,
     /// `min_pass_rate`: the gate on the case's pass rate.
     pub(crate) min_pass_rate: Option<f64>,
+    /// `min_lift`: the gate on each variant's lift over its baseline (the suite's unless the
+    /// case has its own).
+    pub(crate) min_lift: Option<f64>,
     /// `stop_when_decided`: stop sampling once the gate, or each variant's lift, is settled.
     pub(crate) stop_when_decided: bool,
     pub(crate) expected_fail: bool,
