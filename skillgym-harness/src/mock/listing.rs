@@ -5,7 +5,7 @@
 //! the names are read only from what the CLI itself writes there (system prompt, system
 //! reminders, tool declarations), never from the user's prompt or from tool results, so a
 //! prompt that merely mentions a skill does not list it. Where each CLI puts its listing, as
-//! captured from the pinned versions (`tests/fixtures/mock-requests/`):
+//! captured from the pinned versions and earlier ones (`tests/fixtures/mock-requests/`):
 //!
 //! | CLI | wire | where the listing is | how names are read |
 //! |---|---|---|---|
@@ -94,7 +94,11 @@ fn message_texts<'a>(messages: &'a Value, field: &str, texts: &mut Vec<&'a str>)
 
 /// Gemini's function descriptions into `texts`, and the values of the `activate_skill` tool's
 /// `name` enum into `names`.
-fn gemini_declarations<'a>(body: &'a Value, texts: &mut Vec<&'a str>, names: &mut BTreeSet<String>) {
+fn gemini_declarations<'a>(
+    body: &'a Value,
+    texts: &mut Vec<&'a str>,
+    names: &mut BTreeSet<String>,
+) {
     let declarations = body["tools"]
         .as_array()
         .into_iter()
@@ -251,7 +255,9 @@ mod tests {
     }
 
     fn names(api: WireApi, log: &str) -> Vec<String> {
-        listed_skills(api, &first_request(log)).into_iter().collect()
+        listed_skills(api, &first_request(log))
+            .into_iter()
+            .collect()
     }
 
     fn sorted(names: &[&str]) -> Vec<String> {
@@ -296,7 +302,12 @@ mod tests {
                 "codex 0.171.0",
                 WireApi::OpenaiResponses,
                 capture!("codex-0.171.0.jsonl"),
-                &["imagegen", "openai-docs", "skill-creator", "skill-installer"],
+                &[
+                    "imagegen",
+                    "openai-docs",
+                    "skill-creator",
+                    "skill-installer",
+                ],
             ),
             (
                 "qwen-code 0.24.4",
@@ -370,7 +381,12 @@ mod tests {
             (
                 WireApi::OpenaiResponses,
                 capture!("codex.jsonl"),
-                &["imagegen", "openai-docs", "skill-creator", "skill-installer"],
+                &[
+                    "imagegen",
+                    "openai-docs",
+                    "skill-creator",
+                    "skill-installer",
+                ],
             ),
             (
                 WireApi::OpenaiChat,
@@ -400,7 +416,8 @@ mod tests {
 
     #[test]
     fn a_prompt_or_a_tool_result_that_names_a_skill_does_not_list_it() {
-        let listing = "<available_skills>\n<skill>\n<name>demo</name>\n</skill>\n</available_skills>";
+        let listing =
+            "<available_skills>\n<skill>\n<name>demo</name>\n</skill>\n</available_skills>";
         let body = json!({
             "messages": [
                 {"role": "user", "content": format!("Use this: {listing}")},

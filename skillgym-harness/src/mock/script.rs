@@ -238,11 +238,6 @@ impl Script {
         flatten(&self.steps, listed, &mut number, &mut flat);
         plan(&flat)
     }
-
-    /// Whether some step depends on the request's skill listing.
-    pub fn depends_on_listing(&self) -> bool {
-        self.steps.iter().any(|step| matches!(step, Step::IfListed(_)))
-    }
 }
 
 impl Plan {
@@ -414,45 +409,61 @@ fn convert(path: &Path, text: &str, raw: Vec<Located<RawStep>>) -> Result<Vec<St
             }
             RawStep::Fail(fail) => Step::Fail(fail),
             RawStep::IfListed(condition) => {
-                let skills = &condition.skill;
-                let skill_at = |message: String| {
-                    ConfigError::at(path, text, skills.line, skills.column, message)
-                };
-                if skills.value.is_empty() {
-                    return Err(skill_at("`if_listed` needs a skill name".to_owned())
-                        .with_help("name one, `skill: demo`, or a list, `skill: [demo, other]`"));
-                }
-                if let Some(name) = skills
-                    .value
-                    .iter()
-                    .find(|name| name.is_empty() || name.contains(char::is_whitespace))
-                {
-                    return Err(skill_at(format!(
-                        "`if_listed` skill name `{name}` can never be listed"
-                    ))
-                    .with_help("a skill's name is its directory's name: letters, digits and hyphens"));
-                }
-                if condition.then.is_empty() && condition.otherwise.is_empty() {
-                    return Err(at("`if_listed` needs steps in `then` or `else`".to_owned())
-                        .with_help(
-                            "e.g. `then: [{skill: demo}]` for a request that lists the skill, \
-                             `else: [{run: ls}]` for one that does not",
-                        ));
-                }
-                Step::IfListed(IfListed {
-                    skills: skills.value.clone(),
-                    then: convert(path, text, condition.then)?,
-                    otherwise: convert(path, text, condition.otherwise)?,
-                })
+                Step::IfListed(if_listed(path, text, (step.line, step.column), condition)?)
             }
         });
     }
     Ok(steps)
 }
 
+/// An `if_listed` step as written at `step` (line, column), checked, its branches converted.
+fn if_listed(
+    path: &Path,
+    text: &str,
+    step: (u32, u32),
+    condition: RawIfListed,
+) -> Result<IfListed, ConfigError> {
+    let at_step = |message: String| ConfigError::at(path, text, step.0, step.1, message);
+    let Some(skills) = condition.skill else {
+        return Err(
+            at_step("`if_listed` needs `skill`, the skill a request must list".to_owned())
+                .with_help("e.g. `if_listed: { skill: demo, then: [{ skill: demo }] }`"),
+        );
+    };
+    let skill_at =
+        |message: String| ConfigError::at(path, text, skills.line, skills.column, message);
+    if skills.value.is_empty() {
+        return Err(skill_at("`if_listed` needs a skill name".to_owned())
+            .with_help("name one, `skill: demo`, or a list, `skill: [demo, other]`"));
+    }
+    if let Some(name) = skills
+        .value
+        .iter()
+        .find(|name| name.is_empty() || name.contains(char::is_whitespace))
+    {
+        return Err(skill_at(format!(
+            "`if_listed` skill name `{name}` can never be listed"
+        ))
+        .with_help("a listed skill's name has no whitespace: `demo`, `plugin:skill`"));
+    }
+    if condition.then.is_empty() && condition.otherwise.is_empty() {
+        return Err(
+            at_step("`if_listed` needs steps in `then` or `else`".to_owned()).with_help(
+                "e.g. `then: [{skill: demo}]` for a request that lists the skill, \
+                 `else: [{run: ls}]` for one that does not",
+            ),
+        );
+    }
+    Ok(IfListed {
+        skills: skills.value,
+        then: convert(path, text, condition.then)?,
+        otherwise: convert(path, text, condition.otherwise)?,
+    })
+}
+
 /// `if_listed: {skill, then, else}` as written.
 struct RawIfListed {
-    skill: Located<Vec<String>>,
+    skill: Option<Located<Vec<String>>>,
     then: Vec<Located<RawStep>>,
     otherwise: Vec<Located<RawStep>>,
 }
@@ -463,7 +474,8 @@ impl<'de> Deserialize<'de> for RawIfListed {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Full {
-            skill: Located<SkillNames>,
+            #[serde(default)]
+            skill: Option<Located<SkillNames>>,
             #[serde(default)]
             then: Vec<Located<RawStep>>,
             #[serde(default, rename = "else")]
@@ -492,11 +504,11 @@ impl<'de> Deserialize<'de> for RawIfListed {
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawIfListed, A::Error> {
                 let full = Full::deserialize(de::value::MapAccessDeserializer::new(map))?;
                 Ok(RawIfListed {
-                    skill: Located {
-                        value: full.skill.value.0,
-                        line: full.skill.line,
-                        column: full.skill.column,
-                    },
+                    skill: full.skill.map(|skill| Located {
+                        value: skill.value.0,
+                        line: skill.line,
+                        column: skill.column,
+                    }),
                     then: full.then,
                     otherwise: full.otherwise,
                 })
@@ -775,8 +787,6 @@ mod tests {
                 otherwise: vec![Step::Say("Done without a skill.".into())],
             })
         );
-        assert!(script.depends_on_listing());
-        assert!(!Script::answer("hi").depends_on_listing());
         let nested = parse(
             "- if_listed:\n    skill: [demo, other]\n    else:\n      - if_listed: \
              { skill: other, then: [{ run: ls }] }\n",
@@ -822,7 +832,10 @@ mod tests {
                 action: None
             }]
         );
-        assert_eq!(without.final_answer(), "Checking for a skill.\n\nDone without a skill.");
+        assert_eq!(
+            without.final_answer(),
+            "Checking for a skill.\n\nDone without a skill."
+        );
         // Turn by turn, each in its own branch.
         let mut fired = HashSet::new();
         assert_eq!(with.position(1, &mut fired).index, 1);
@@ -876,26 +889,35 @@ mod tests {
         let error = parse("- run: ls\n- if_listed: demo\n").unwrap_err();
         assert_eq!(error.location().unwrap().1, 2, "{error}");
         assert!(
-            error.to_string().contains("`if_listed` takes a mapping, found the text `demo`"),
+            error
+                .to_string()
+                .contains("`if_listed` takes a mapping, found the text `demo`"),
             "{error}"
         );
         assert!(
-            error.help().unwrap().contains("if_listed: { skill: demo, then: [...]"),
+            error
+                .help()
+                .unwrap()
+                .contains("if_listed: { skill: demo, then: [...]"),
             "{error}"
         );
 
-        let error = parse("- if_listed:\n    skill: demo\n    than:\n      - run: ls\n").unwrap_err();
+        let error =
+            parse("- if_listed:\n    skill: demo\n    than:\n      - run: ls\n").unwrap_err();
         assert_eq!(error.location().unwrap().1, 3, "{error}");
         assert_eq!(error.help(), Some("did you mean `then`?"), "{error}");
 
-        let error = parse("- if_listed:\n    skill: demo\n    then:\n      - rn: ls\n").unwrap_err();
+        let error =
+            parse("- if_listed:\n    skill: demo\n    then:\n      - rn: ls\n").unwrap_err();
         assert_eq!(error.location().unwrap().1, 4, "{error}");
         assert_eq!(error.help(), Some("did you mean `run`?"), "{error}");
 
         let error = parse("- say: hi\n- if_listed: { skill: demo }\n").unwrap_err();
         assert_eq!(error.location().unwrap().1, 2, "{error}");
         assert!(
-            error.to_string().contains("needs steps in `then` or `else`"),
+            error
+                .to_string()
+                .contains("needs steps in `then` or `else`"),
             "{error}"
         );
 
@@ -907,17 +929,28 @@ mod tests {
         );
         assert!(error.to_string().contains("needs a skill name"), "{error}");
 
-        let error =
-            parse("- if_listed:\n    skill: [demo, my skill]\n    then: [{ run: ls }]\n").unwrap_err();
+        let error = parse("- if_listed:\n    skill: [demo, my skill]\n    then: [{ run: ls }]\n")
+            .unwrap_err();
         assert_eq!(error.location().unwrap().1, 2, "{error}");
-        assert!(error.to_string().contains("`my skill` can never be listed"), "{error}");
+        assert!(
+            error.to_string().contains("`my skill` can never be listed"),
+            "{error}"
+        );
 
-        let error = parse("- if_listed:\n    then: [{ run: ls }]\n").unwrap_err();
-        assert!(error.to_string().contains("missing field `skill`"), "{error}");
-        assert!(error.location().is_some(), "{error}");
+        let error = parse("- say: hi\n- if_listed:\n    then: [{ run: ls }]\n").unwrap_err();
+        assert_eq!(error.location().unwrap().1, 2, "{error}");
+        assert!(
+            error.to_string().contains("`if_listed` needs `skill`"),
+            "{error}"
+        );
+        assert!(error.help().unwrap().contains("skill: demo"), "{error}");
 
-        let error = parse("- if_listed:\n    skill: demo\n    then:\n      - run: ''\n").unwrap_err();
+        let error =
+            parse("- if_listed:\n    skill: demo\n    then:\n      - run: ''\n").unwrap_err();
         assert_eq!(error.location().unwrap().1, 4, "{error}");
-        assert!(error.to_string().contains("`run` needs a command"), "{error}");
+        assert!(
+            error.to_string().contains("`run` needs a command"),
+            "{error}"
+        );
     }
 }
