@@ -1,7 +1,10 @@
 //! The scripted model server, through its socket, independent of any agent: each wire's
 //! framing (SSE and whole JSON), tool calls shaped by the tool schemas real agents sent
 //! (`fixtures/mock-requests/<agent>.jsonl`, captured from the real CLIs), scripted errors,
-//! usage figures, side requests, session routing and the request log.
+//! usage figures, side requests, session routing, the request log, and `if_listed` steps decided
+//! by the skills a captured request lists (`<agent>-<version>.if-listed.jsonl`: the first
+//! request of the real-agent tier's `if_listed` scenario, paths rewritten as in the other
+//! captures).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -492,6 +495,141 @@ fn skills_load_through_the_skill_tool_or_a_read_of_their_skill_md() {
             json!({"cmd": "cat /ws/.agents/skills/demo/SKILL.md"})
         ))
     );
+}
+
+/// Posts a captured request to `session` on its wire, its path made relative to the base URL.
+fn post_captured(
+    session: &skillgym_harness::mock::MockSession,
+    api: WireApi,
+    path: &str,
+    body: &Value,
+) -> Decoded {
+    let path = if matches!(api, WireApi::OpenaiResponses | WireApi::OpenaiChat) {
+        path.trim_start_matches("/v1")
+    } else {
+        path
+    };
+    decode(api, &post(&session.base_url(api), path, body))
+}
+
+/// One script, two branches of different lengths: the tier's skill listed (the pinned
+/// versions' captures, made with it installed) or not (the earlier captures, made without).
+const IF_LISTED: &str = "\
+- say: Checking.
+- if_listed:
+    skill: tier-skill
+    then:
+      - run: echo with
+      - read: SKILL.md
+      - say: Done with tier-skill.
+    else:
+      - say: Done without tier-skill.
+";
+
+#[test]
+fn if_listed_answers_each_cli_by_the_skills_its_request_lists() {
+    let server = server();
+    let script = Arc::new(Script::parse(Path::new("if-listed.yaml"), IF_LISTED).unwrap());
+    let open = || {
+        let mut setup = SessionSetup::new(Arc::clone(&script));
+        setup.cwd = Some(PathBuf::from("/ws"));
+        server.open_session(setup)
+    };
+    // (with the skill listed, without, wire, shell tool)
+    let agents = [
+        (
+            "claude-code-2.1.332",
+            "claude-code",
+            WireApi::Anthropic,
+            "Bash",
+        ),
+        (
+            "codex-0.171.0",
+            "codex",
+            WireApi::OpenaiResponses,
+            "exec_command",
+        ),
+        (
+            "qwen-code-0.24.4",
+            "qwen-code",
+            WireApi::OpenaiChat,
+            "run_shell_command",
+        ),
+        (
+            "copilot-1.0.102.if-listed",
+            "copilot",
+            WireApi::OpenaiChat,
+            "bash",
+        ),
+        (
+            "gemini-cli-0.61.0.if-listed",
+            "gemini-cli",
+            WireApi::Gemini,
+            "run_shell_command",
+        ),
+        (
+            "opencode-1.18.33.if-listed",
+            "opencode",
+            WireApi::OpenaiChat,
+            "bash",
+        ),
+    ];
+    for (with, without, api, shell) in agents {
+        // Listed: the `then` branch, turn by turn as far as the capture goes (three requests
+        // with 0, 1 and 2 tool results, or the first one).
+        let session = open();
+        let replies: Vec<Decoded> = fixture_requests(with)
+            .iter()
+            .map(|(path, body)| post_captured(&session, api, path, body))
+            .collect();
+        let (name, args) = replies[0]
+            .call
+            .clone()
+            .unwrap_or_else(|| panic!("{with}: {:?}", replies[0]));
+        assert_eq!(replies[0].text, "Checking.", "{with}");
+        assert_eq!(name, shell, "{with}");
+        assert!(args.to_string().contains("echo with"), "{with}: {args}");
+        if replies.len() == 3 {
+            let (_, args) = replies[1]
+                .call
+                .clone()
+                .unwrap_or_else(|| panic!("{with}: {:?}", replies[1]));
+            assert!(args.to_string().contains("SKILL.md"), "{with}: {args}");
+            assert_eq!(replies[2].call, None, "{with}");
+            assert_eq!(replies[2].text, "Done with tier-skill.", "{with}");
+        }
+        // Not listed: the `else` branch is the final answer at once, and stays it for every
+        // later request of the session.
+        let session = open();
+        for (path, body) in fixture_requests(without) {
+            let reply = post_captured(&session, api, &path, &body);
+            assert_eq!(reply.call, None, "{without}");
+            assert_eq!(
+                reply.text, "Checking.\n\nDone without tier-skill.",
+                "{without}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_log_shows_the_skills_a_request_listed() {
+    let tmp = scratch("log-listed");
+    let server = server();
+    let mut setup = SessionSetup::new(Arc::new(
+        Script::parse(Path::new("if-listed.yaml"), IF_LISTED).unwrap(),
+    ));
+    setup.log = Some(tmp.path().join("mock-requests.jsonl"));
+    let session = server.open_session(setup);
+    let (path, body) = fixture_requests("opencode-1.18.33.if-listed").remove(0);
+    post_captured(&session, WireApi::OpenaiChat, &path, &body);
+    let text = std::fs::read_to_string(tmp.path().join("mock-requests.jsonl")).unwrap();
+    let entry = json(text.lines().next().unwrap());
+    assert_eq!(
+        entry["skills_listed"],
+        json!(["customize-opencode", "demo", "tier-skill"])
+    );
+    tmp.close().unwrap();
 }
 
 #[test]

@@ -70,3 +70,48 @@ fn every_yaml_example_parses() {
         "the provider examples are parsed: {providers}"
     );
 }
+
+/// The README's `if_listed` example plays its `then` steps for a request that lists the skill
+/// and its `else` steps for one that does not, and the script error it shows is the one given.
+#[test]
+fn the_mock_script_examples_play_and_fail_as_shown() {
+    use std::collections::{BTreeSet, HashSet};
+
+    use skillgym_harness::mock::script::{Action, Turn};
+
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (_, text) = yaml_blocks(&readme)
+        .into_iter()
+        .find(|(_, text)| text.contains("if_listed:"))
+        .expect("the README shows an if_listed script");
+    let script = Script::parse(Path::new("/repo/example.yaml"), &text).unwrap();
+    let first_action = |listed: &[&str]| {
+        let listed: BTreeSet<String> = listed.iter().map(|name| (*name).to_owned()).collect();
+        let plan = script.plan(&listed);
+        match plan.position(0, &mut HashSet::new()).turn {
+            Turn::Reply { action, .. } => action.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(
+        first_action(&["upgrading-expo", "other"]),
+        Some(Action::Skill("upgrading-expo".into()))
+    );
+    assert_eq!(
+        first_action(&["other"]),
+        Some(Action::Run("npm outdated".into()))
+    );
+
+    let shown = readme
+        .split("```text\n")
+        .filter_map(|block| block.split_once("```").map(|(block, _)| block))
+        .find(|block| block.starts_with("error: /repo/tests/scripts/smoke.yaml"))
+        .expect("the README shows a script error");
+    let error = Script::parse(
+        Path::new("/repo/tests/scripts/smoke.yaml"),
+        "- say: Looking.\n- rn: npx skills find expo\n",
+    )
+    .unwrap_err();
+    assert_eq!(format!("error: {error}\n"), shown);
+}

@@ -138,6 +138,28 @@ fn skill_tool(report: &SessionReport) {
     assert_session_basics(report);
 }
 
+/// (i) A script with `if_listed` steps, decided on each of the agent's requests: the skill
+/// under test is listed (the skill tool loads it), `ghost-skill`, which only the prompt names,
+/// is not.
+#[skillgym::case(
+    prompt = "Load the tier skill if it is listed, and the ghost-skill skill if it is listed.",
+    mock = "tests/real_agents/scripts/if-listed.yaml"
+)]
+fn if_listed(report: &SessionReport) {
+    skill(report, "tier-skill");
+    report.expect().skills().not_has("ghost-skill");
+    report
+        .expect()
+        .commands()
+        .not_includes(CommandMatcher::new("echo"));
+    report
+        .expect()
+        .output()
+        .includes("tier-skill is listed.")
+        .includes("ghost-skill is not listed.")
+        .not_includes("tier-skill is not listed.");
+}
+
 /// (c) A skill installed nowhere, asked for through the skill tool, then a read of a missing
 /// `SKILL.md`: no skill is detected at any confidence; the failures are attempts.
 #[skillgym::case(

@@ -140,9 +140,10 @@ const SEEN_FROM_INSIDE: [(&str, &[&str]); 6] = [
 const CONTROL_SCENARIO: &str = "cases::shell_read_answer";
 
 /// The scenarios, and the status each agent's execution must end with.
-const SCENARIOS: [(&str, &str); 9] = [
+const SCENARIOS: [(&str, &str); 10] = [
     ("shell_read_answer", "passed"),
     ("skill_tool", "passed"),
+    ("if_listed", "passed"),
     ("missing_skill", "passed"),
     ("root_skill_named_by_frontmatter", "passed"),
     ("failing_command", "passed"),

@@ -6,6 +6,7 @@
 //! | [`MockServer`] | binds `127.0.0.1` (an ephemeral port by default), serves HTTP/1.1 on a thread of its own until dropped |
 //! | [`MockSession`] | one agent session's route: its script, cwd and request log, reached through a base URL of its own (`/s/<token>` prefix) or its API key |
 //! | [`script`] | the YAML script format and which reply a request is at |
+//! | [`listing`] | which skills a request lists as available to the model, per CLI (what `if_listed` steps test) |
 //! | [`wire`](mod@wire) | Anthropic Messages, OpenAI Responses, OpenAI Chat Completions, Gemini |
 //! | [`tools`] | a script step onto the tool names and argument names the agent offered |
 //! | [`schema`] | values that fit a JSON schema (structured side replies, tool arguments) |
@@ -18,8 +19,8 @@
 //! | `HEAD` anything | `200` |
 //! | `GET …/models` | the session's model (Anthropic, OpenAI or Gemini list shape) |
 //! | count-tokens endpoints | a quarter of the request's bytes |
-//! | a model request that offers tools | the script's turn for the number of tool results in its history: text and one tool call, the final answer, or a scripted HTTP error |
-//! | a model request without tools (titles, summaries, structured side questions) | plain text: JSON fitting the requested schema when it asks for JSON; `Mock session` when it mentions a title; else the script's final answer. The script does not advance. |
+//! | a model request that offers tools | the script's turn for the number of tool results in its history, in the branches the request's skill listing chooses: text and one tool call, the final answer, or a scripted HTTP error |
+//! | a model request without tools (titles, summaries, structured side questions) | plain text: JSON fitting the requested schema when it asks for JSON; `Mock session` when it mentions a title; else the script's final answer (for that request's listing). The script does not advance. |
 //!
 //! The accept loop takes a connection only while fewer than [`Limits::max_connections`] are
 //! open, and after an `accept` that fails for want of descriptors or memory (`EMFILE`,
@@ -39,6 +40,7 @@
 
 pub mod http;
 mod idle;
+pub mod listing;
 pub mod schema;
 pub mod script;
 pub mod tools;
@@ -415,6 +417,7 @@ fn handle(shared: &Shared, request: &Request) -> Response {
             if conversation.model.is_none() {
                 conversation.model = path_model;
             }
+            conversation.skills = listing::listed_skills(wire.api(), &body);
             generate(shared, &session, request, wire, &conversation, &body)
         }
     }
@@ -528,21 +531,17 @@ fn generate(
     body: &Value,
 ) -> Response {
     let seq = shared.seq.fetch_add(1, Ordering::Relaxed);
-    let script = &session.setup.script;
-    let final_answer = || match script.turns().last() {
-        Some(Turn::Reply { texts, .. }) => texts.join("\n\n"),
-        _ => script::DEFAULT_ANSWER.to_owned(),
-    };
+    let plan = session.setup.script.plan(&conversation.skills);
     let (turn, text, call) = if conversation.tools.is_empty() {
         (
             None,
-            side_answer(conversation).unwrap_or_else(final_answer),
+            side_answer(conversation).unwrap_or_else(|| plan.final_answer()),
             None,
         )
     } else {
         let (index, turn) = {
             let mut fired = session.fired.lock().unwrap_or_else(PoisonError::into_inner);
-            let position = script.position(conversation.tool_results, &mut fired);
+            let position = plan.position(conversation.tool_results, &mut fired);
             (position.index, position.turn.clone())
         };
         match turn {
@@ -671,6 +670,7 @@ fn log(
                 .collect::<Vec<_>>()
         );
         entry["tool_results"] = json!(conversation.tool_results);
+        entry["skills_listed"] = json!(conversation.skills);
         entry["reply"] = reply.clone();
         let headers: Map<String, Value> = request
             .headers

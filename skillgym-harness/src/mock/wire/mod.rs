@@ -13,6 +13,8 @@ pub mod chat;
 pub mod gemini;
 pub mod responses;
 
+use std::collections::BTreeSet;
+
 use serde_json::Value;
 
 use super::http::Response;
@@ -39,6 +41,9 @@ pub struct Conversation {
     pub json_schema: Option<Value>,
     /// Whether the request asks for a JSON reply (with or without a schema).
     pub wants_json: bool,
+    /// The skills the request lists as available to the model
+    /// ([`listed_skills`](crate::mock::listing::listed_skills)).
+    pub skills: BTreeSet<String>,
 }
 
 impl Conversation {
