@@ -88,6 +88,8 @@ pub struct Settings {
     pub snapshots: Option<SnapshotsConfig>,
     /// `--update-snapshots`: passing executions write their figures into the baseline.
     pub update_snapshots: bool,
+    /// The prices estimated costs use: the built-in ones with `pricing:` over them.
+    pub pricing: crate::pricing::PriceTable,
 }
 
 /// Per-case settings given by a flag or `SKILLGYM_*` variable; they beat the case's arguments.

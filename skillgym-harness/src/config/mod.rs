@@ -19,6 +19,7 @@
 //! suites: [evals/EVAL.yaml]     # declarative suites (agentv EVAL.yaml, case.yaml directories)
 //! judge: { runner: claude }     # grades the suites' rubric items
 //! snapshots: { metric: total_tokens, tolerance: { percent: 10 } }   # token baselines
+//! pricing: { my-model: { input: 1, output: 4 } }   # USD per million tokens, for estimated costs
 //! runners:
 //!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
 //! ```
@@ -27,6 +28,7 @@ mod discover;
 mod duration;
 mod error;
 mod fields;
+mod pricing;
 mod sandbox;
 mod schema;
 mod size;

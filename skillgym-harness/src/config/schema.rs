@@ -50,6 +50,10 @@ pub struct Config {
     /// `snapshots:` token snapshots, on when the section is there.
     #[serde(default, deserialize_with = "super::snapshots::deserialize")]
     pub snapshots: Option<SnapshotsConfig>,
+    /// `pricing:` prices per model id that replace or extend the built-in ones
+    /// ([`crate::pricing`]), for costs estimated from token counts.
+    #[serde(default, deserialize_with = "super::pricing::deserialize")]
+    pub pricing: BTreeMap<String, crate::pricing::ModelPrice>,
     /// The file this config was read from (`None` for [`Config::default_for`]).
     #[serde(skip)]
     pub path: Option<PathBuf>,

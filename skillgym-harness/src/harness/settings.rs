@@ -20,6 +20,7 @@
 //! | declarative suites | — | — | `suites` (vs config dir) | none |
 //! | judge runner | — | — | `judge.runner` | none (rubric graders are a start-up error) |
 //! | token snapshots | — | — | `snapshots` | off |
+//! | prices for estimated costs | — | — | `pricing` (per model id, over the built-in ones) | the built-in prices ([`crate::pricing`]) |
 //! | update snapshots | `--update-snapshots[=BOOL]` (needs `snapshots`) | `SKILLGYM_UPDATE_SNAPSHOTS` | — | off |
 //! | sandbox | — | — | `run.sandbox`, replaced per runner by `runners.<id>.sandbox` ([`Settings::sandbox_for`]) | `none` |
 //!
@@ -71,6 +72,7 @@ fn resolve_in(
         suites,
         judge,
         snapshots,
+        pricing,
         path,
         dir,
         ..
@@ -134,6 +136,7 @@ fn resolve_in(
         judge,
         snapshots,
         update_snapshots,
+        pricing: crate::pricing::PriceTable::builtin().with(pricing),
     };
     Ok(settings)
 }

@@ -93,7 +93,7 @@ pub(super) fn row_cells(row: &RunnerRow) -> [String; 12] {
         tokens(row.reasoning_tokens),
         tokens(row.cache_tokens),
         tokens(row.total_tokens),
-        crate::figures::usd(row.cost_usd),
+        crate::figures::usd_marked(row.cost_usd, row.cost_estimated),
         row.mean_duration_ms.map_or_else(|| "-".to_owned(), rounded),
     ]
 }
@@ -161,8 +161,14 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
         text.push_str(out.trim_end());
         text.push('\n');
     }
+    if rows.iter().any(|row| row.cost_estimated) {
+        text.push_str(ESTIMATED_NOTE);
+    }
     text
 }
+
+/// The line under a table with an estimated cost in it.
+pub(crate) const ESTIMATED_NOTE: &str = "skillgym: ~ marks a cost estimated from token counts at list prices (the agent reported none; `pricing:` in skillgym.yaml sets them)\n";
 
 /// Failed executions grouped by failure class (in order of first appearance).
 fn failures_by_class(report: &RunReport) -> String {

@@ -176,9 +176,10 @@ pub(crate) fn job_summary(report: &RunReport) -> String {
         "| runner | agent | version | model | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |\n\
          |---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
     );
-    for row in report.runner_rows() {
+    let rows = report.runner_rows();
+    for row in &rows {
         let c = &row.counts;
-        let [agent, version, model] = agent_cells(&row);
+        let [agent, version, model] = agent_cells(row);
         let _ = writeln!(
             text,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -192,8 +193,14 @@ pub(crate) fn job_summary(report: &RunReport) -> String {
             row.flaky,
             c.skipped,
             row.total_tokens.map_or_else(|| "-".to_owned(), thousands),
-            crate::figures::usd(row.cost_usd),
+            // `\~`: a tilde Markdown does not read as strikethrough.
+            crate::figures::usd_marked(row.cost_usd, row.cost_estimated).replace('~', "\\~"),
             row.mean_duration_ms.map_or_else(|| "-".to_owned(), rounded),
+        );
+    }
+    if rows.iter().any(|row| row.cost_estimated) {
+        text.push_str(
+            "\n\\~ a cost estimated from token counts at list prices (the agent reported none; `pricing:` in skillgym.yaml sets them)\n",
         );
     }
     let failed: Vec<&ExecutionResult> = report

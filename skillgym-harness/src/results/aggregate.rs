@@ -226,6 +226,9 @@ fn mean_usage<'a>(usages: impl Iterator<Item = &'a Usage> + Clone) -> Usage {
         cache_tokens: tokens(|u| u.cache_tokens),
         total_tokens: tokens(|u| u.total_tokens),
         cost_usd: figures::mean_cost(usages.clone().filter_map(|u| u.cost_usd)),
+        cost_estimated: usages
+            .clone()
+            .any(|u| u.cost_estimated && u.cost_usd.is_some()),
         input_chars: mean(usages.clone().map(|u| u.input_chars)).unwrap_or(0),
         output_chars: mean(usages.clone().map(|u| u.output_chars)).unwrap_or(0),
         reasoning_chars: mean(usages.map(|u| u.reasoning_chars)).unwrap_or(0),

@@ -39,6 +39,11 @@ pub struct SampleStats {
     /// absent when no session passed or some session reported no cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_per_success_usd: Option<f64>,
+    /// Whether some session's cost in [`cost_usd`](Self::cost_usd) and
+    /// [`cost_per_success_usd`](Self::cost_per_success_usd) is estimated from its token counts
+    /// ([`crate::pricing`]); serialized only when `true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cost_estimated: bool,
     /// With `stop_when_decided`: what the 95% confidence sequence said of the gate when
     /// sampling stopped (`undecided` when every sample ran without settling it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,6 +109,9 @@ impl SampleStats {
                 .collect::<BTreeMap<u32, f64>>()
         };
         let costs: Vec<Option<f64>> = sessions.clone().map(|a| a.usage.cost_usd).collect();
+        let sessions_estimated = sessions
+            .clone()
+            .any(|a| a.usage.cost_estimated && a.usage.cost_usd.is_some());
         let cost_per_success_usd = (passed > 0 && costs.iter().all(Option::is_some))
             .then(|| costs.iter().flatten().sum::<f64>() / f64::from(passed));
         SampleStats {
@@ -121,6 +129,7 @@ impl SampleStats {
             cost_usd: Spread::of(costs.iter().flatten().copied()),
             duration_ms: Spread::of(sessions.map(|a| a.duration_ms as f64)),
             cost_per_success_usd,
+            cost_estimated: sessions_estimated,
             decision: None,
         }
     }
