@@ -805,7 +805,13 @@ fn costs_the_agents_do_not_report_are_estimated_in_every_report() -> Result<(), 
     let replayed = child(dir.path(), "replayed", &config, &replay_args, &summary_env);
     for (run_id, output) in [("live", &live), ("replayed", &replayed)] {
         let fail = |what: String| Failed::from(format!("{run_id}: {what}\n{}", context(output)));
-        if !dir.path().join("out").join(run_id).join("results.json").is_file() {
+        if !dir
+            .path()
+            .join("out")
+            .join(run_id)
+            .join("results.json")
+            .is_file()
+        {
             return Err(fail("no results.json".to_owned()));
         }
         let results = results(dir.path(), run_id);

@@ -254,3 +254,31 @@ fn the_marker_is_written_only_when_set_and_old_results_still_load() {
     let old: Usage = serde_json::from_str(r#"{"cost_usd": 0.5, "input_chars": 3}"#).unwrap();
     assert_eq!((old.cost_usd, old.cost_estimated), (Some(0.5), false));
 }
+
+#[test]
+fn the_module_docs_table_is_the_builtin_table() {
+    let rows: Vec<(String, [f64; 4])> = include_str!("mod.rs")
+        .lines()
+        .filter_map(|line| line.strip_prefix("//! | `"))
+        .map(|row| row.split('|').map(str::trim).collect::<Vec<&str>>())
+        // The price table's rows: model, four prices, provider (the kinds table has three).
+        .filter(|cells| cells.len() == 7)
+        .map(|cells| {
+            let price = |i: usize| cells[i].parse::<f64>().unwrap();
+            (
+                cells[0].trim_end_matches('`').to_owned(),
+                [price(1), price(2), price(3), price(4)],
+            )
+        })
+        .collect();
+    let builtin: Vec<(String, [f64; 4])> = builtin()
+        .iter()
+        .map(|(id, p)| {
+            (
+                (*id).to_owned(),
+                [p.input, p.cached_input, p.output, p.reasoning],
+            )
+        })
+        .collect();
+    assert_eq!(rows, builtin);
+}

@@ -319,4 +319,25 @@ skillgym: local   command      -                 -                       0      
 "
         );
     }
+
+    #[test]
+    fn an_estimated_cost_is_marked_and_explained_under_the_table() {
+        let row = |runner: &str, estimated: bool| RunnerRow {
+            runner: runner.into(),
+            agent: "codex".into(),
+            cost_usd: Some(0.146855),
+            cost_estimated: estimated,
+            ..RunnerRow::default()
+        };
+        let table = table(&[row("codex", true), row("reported", false)]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[1].ends_with("~$0.1469          -"), "{table}");
+        assert!(lines[2].ends_with(" $0.1469          -"), "{table}");
+        assert_eq!(lines[3], ESTIMATED_NOTE.trim_end());
+        assert_eq!(lines.len(), 4);
+        assert!(
+            !super::table(&[row("reported", false)]).contains("~"),
+            "no estimate, no note"
+        );
+    }
 }

@@ -352,6 +352,34 @@ mod tests {
     }
 
     #[test]
+    fn an_estimated_cost_is_marked_in_the_job_summary() {
+        let mut report = sample();
+        for execution in &mut report.executions {
+            for attempt in execution
+                .repetitions
+                .iter_mut()
+                .flat_map(|r| &mut r.attempts)
+            {
+                attempt.usage.cost_estimated = execution.runner_id == "careful";
+            }
+        }
+        let summary = job_summary(&report);
+        assert!(
+            summary.contains("| 4,000 | \\~$0.0400 | 1.2s |"),
+            "{summary}"
+        );
+        assert!(summary.contains("| 3,000 | $0.0300 | 2.0s |"), "{summary}");
+        assert!(
+            summary.contains("\n\\~ a cost estimated from token counts at list prices"),
+            "{summary}"
+        );
+        assert!(
+            !job_summary(&sample()).contains('~'),
+            "no estimate, no mark"
+        );
+    }
+
+    #[test]
     fn markdown_and_code_spans_show_text_literally() {
         assert_eq!(
             markdown("a|b *c* [d](e) <f>\nx"),

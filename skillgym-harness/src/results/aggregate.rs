@@ -418,6 +418,15 @@ mod tests {
         assert_eq!(usage.output_tokens, Some(TokenCount::provider(4)));
         assert_eq!(usage.cost_usd, Some(0.5));
         assert_eq!(usage.total_tokens, None);
+        assert!(!usage.cost_estimated);
+        // A mean with an estimated cost in it is an estimate.
+        let c = Usage {
+            cost_usd: Some(1.5),
+            cost_estimated: true,
+            ..Usage::default()
+        };
+        let usage = mean_usage([&a, &c].into_iter());
+        assert_eq!((usage.cost_usd, usage.cost_estimated), (Some(1.0), true));
     }
 
     #[test]

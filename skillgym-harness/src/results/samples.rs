@@ -156,4 +156,27 @@ mod tests {
         assert_eq!(Spread::of([3.0]).unwrap().sd, 0.0);
         assert_eq!(Spread::of(std::iter::empty()), None);
     }
+
+    #[test]
+    fn costs_with_an_estimate_among_them_are_marked_estimated() {
+        let session = |passed: bool, cost: f64, estimated: bool| {
+            let mut attempt: AttemptResult = serde_json::from_value(serde_json::json!({
+                "repetition": 1, "attempt": 1, "status": if passed { "passed" } else { "failed" },
+                "passed": passed, "duration_ms": 10, "steps": 1, "artifact_dir": "/a", "usage": {},
+            }))
+            .unwrap();
+            attempt.usage.cost_usd = Some(cost);
+            attempt.usage.cost_estimated = estimated;
+            attempt
+        };
+        let reported = [session(true, 0.2, false), session(false, 0.1, false)];
+        let stats = SampleStats::of(reported.iter());
+        assert!(!stats.cost_estimated);
+        let mixed = [session(true, 0.2, false), session(false, 0.1, true)];
+        let stats = SampleStats::of(mixed.iter());
+        assert!(stats.cost_estimated);
+        assert!((stats.cost_per_success_usd.unwrap() - 0.3).abs() < 1e-12);
+        let json = serde_json::to_value(&stats).unwrap();
+        assert_eq!(json["cost_estimated"], serde_json::json!(true));
+    }
 }
