@@ -194,7 +194,8 @@ fn without_date(id: &str) -> &str {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let strip = |len: usize| -> Option<&str> {
         let cut = id.len().checked_sub(len + 1)?;
-        let (head, tail) = id.split_at(cut);
+        // `get`: `None` when the cut falls inside a character (an id in another script).
+        let (head, tail) = (id.get(..cut)?, id.get(cut..)?);
         let date = tail.strip_prefix('-')?;
         let parts: Vec<&str> = date.split('-').collect();
         let dated = match parts.as_slice() {

@@ -171,6 +171,12 @@ fn only_a_trailing_date_is_cut() {
     );
     assert_eq!(without_date("20250929"), "20250929");
     assert_eq!(without_date("m-2025-09-2x"), "m-2025-09-2x");
+    assert_eq!(without_date("模型-20250929"), "模型");
+    assert_eq!(
+        without_date("模型模型模型"),
+        "模型模型模型",
+        "no cut inside a character"
+    );
 }
 
 #[test]
