@@ -3,8 +3,10 @@
 //! `type: replay` runners and from a recording packed by `cargo skillgym record`; the replays
 //! must reach the recorded verdicts and reports without starting any agent, and a changed
 //! assertion must change the verdict. Also: the examples' recording of the six real agent CLIs
-//! replays to the verdicts and reports it recorded. And a recording whose durations and token
-//! figures sit at `u64::MAX` replays with saturated sums, its table and reports written.
+//! replays to the verdicts and reports it recorded (with estimated costs for the agents that
+//! report none). And a recording whose durations and token figures sit at `u64::MAX` replays
+//! with saturated sums, its table and reports written. And costs the agents do not report are
+//! estimated from their tokens and shown as estimates, live and replayed.
 //!
 //! This target is its own harness (`harness = false`). Run as a child (`REPLAY_CHILD=1`) it is
 //! a skillgym benchmark binary whose runners come from the config each check writes; run by

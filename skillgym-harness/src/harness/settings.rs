@@ -105,8 +105,7 @@ fn resolve_in(
         (_, Some(cwd)) => cwd,
         _ => dir.clone(),
     };
-
-    let settings = Settings {
+    Ok(Settings {
         config_path: path,
         config_dir: dir,
         schedule,
@@ -137,8 +136,7 @@ fn resolve_in(
         snapshots,
         update_snapshots,
         pricing: crate::pricing::PriceTable::builtin().with(pricing),
-    };
-    Ok(settings)
+    })
 }
 
 /// `--update-snapshots` (or its variable) given while snapshots are off: a flag that would do
