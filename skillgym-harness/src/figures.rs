@@ -81,6 +81,9 @@ pub(crate) fn usd_marked(value: Option<f64>, estimated: bool) -> String {
     }
 }
 
+/// What `~` before a cost means, under every table that shows one.
+pub(crate) const ESTIMATED: &str = "a cost estimated from token counts at list prices (the agent reported none; `pricing:` in skillgym.yaml sets them)";
+
 /// The mean of `(weight, value)` pairs (values in 0..=1) weighted by their finite,
 /// non-negative weights; `None` when the weights add up to 0. When the weights' sum overflows
 /// (a suite may give `f64::MAX` weights), they are scaled by the largest first.

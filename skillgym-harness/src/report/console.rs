@@ -162,13 +162,13 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
         text.push('\n');
     }
     if rows.iter().any(|row| row.cost_estimated) {
-        text.push_str(ESTIMATED_NOTE);
+        text.push_str(&format!(
+            "skillgym: ~ marks {}\n",
+            crate::figures::ESTIMATED
+        ));
     }
     text
 }
-
-/// The line under a table with an estimated cost in it.
-pub(crate) const ESTIMATED_NOTE: &str = "skillgym: ~ marks a cost estimated from token counts at list prices (the agent reported none; `pricing:` in skillgym.yaml sets them)\n";
 
 /// Failed executions grouped by failure class (in order of first appearance).
 fn failures_by_class(report: &RunReport) -> String {
@@ -333,7 +333,10 @@ skillgym: local   command      -                 -                       0      
         let lines: Vec<&str> = table.lines().collect();
         assert!(lines[1].ends_with("~$0.1469          -"), "{table}");
         assert!(lines[2].ends_with(" $0.1469          -"), "{table}");
-        assert_eq!(lines[3], ESTIMATED_NOTE.trim_end());
+        assert_eq!(
+            lines[3],
+            "skillgym: ~ marks a cost estimated from token counts at list prices (the agent reported none; `pricing:` in skillgym.yaml sets them)"
+        );
         assert_eq!(lines.len(), 4);
         assert!(
             !super::table(&[row("reported", false)]).contains("~"),

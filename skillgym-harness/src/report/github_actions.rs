@@ -199,9 +199,7 @@ pub(crate) fn job_summary(report: &RunReport) -> String {
         );
     }
     if rows.iter().any(|row| row.cost_estimated) {
-        text.push_str(
-            "\n\\~ a cost estimated from token counts at list prices (the agent reported none; `pricing:` in skillgym.yaml sets them)\n",
-        );
+        let _ = writeln!(text, "\n\\~ {}", crate::figures::ESTIMATED);
     }
     let failed: Vec<&ExecutionResult> = report
         .executions

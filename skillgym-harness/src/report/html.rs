@@ -300,7 +300,9 @@ fn runners_table(out: &mut String, report: &RunReport) -> fmt::Result {
     }
     out.write_str("</tbody>\n</table>\n")?;
     if rows.iter().any(|row| row.cost_estimated) {
-        out.write_str("<p class=\"note\">~ a cost estimated from token counts at list prices (the agent reported none; <code>pricing:</code> in skillgym.yaml sets them)</p>\n")?;
+        out.write_str("<p class=\"note\">~ ")?;
+        text(out, crate::figures::ESTIMATED)?;
+        out.write_str("</p>\n")?;
     }
     out.write_str("</section>\n")
 }
