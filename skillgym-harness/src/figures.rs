@@ -70,6 +70,20 @@ pub(crate) fn usd(value: Option<f64>) -> String {
         .map_or_else(|| "-".to_owned(), |cost| format!("${cost:.4}"))
 }
 
+/// A cost as tables show it, marked `~` when it is [estimated](skillgym::Usage::cost_estimated)
+/// (or a sum or mean with an estimate in it): `~$0.0123`; `-` for none.
+pub(crate) fn usd_marked(value: Option<f64>, estimated: bool) -> String {
+    let text = usd(value);
+    if estimated && text != "-" {
+        format!("~{text}")
+    } else {
+        text
+    }
+}
+
+/// What `~` before a cost means, under every table that shows one.
+pub(crate) const ESTIMATED: &str = "a cost estimated from token counts at list prices (the agent reported none; `pricing:` in skillgym.yaml sets them)";
+
 /// The mean of `(weight, value)` pairs (values in 0..=1) weighted by their finite,
 /// non-negative weights; `None` when the weights add up to 0. When the weights' sum overflows
 /// (a suite may give `f64::MAX` weights), they are scaled by the largest first.
@@ -158,6 +172,10 @@ mod tests {
         assert_eq!(usd(Some(f64::NAN)), "-");
         assert_eq!(usd(Some(-0.0)), "$0.0000");
         assert_eq!(usd(None), "-");
+        assert_eq!(usd_marked(Some(0.0123), true), "~$0.0123");
+        assert_eq!(usd_marked(Some(0.0123), false), "$0.0123");
+        assert_eq!(usd_marked(None, true), "-", "no figure, no mark");
+        assert_eq!(usd_marked(Some(f64::NAN), true), "-");
     }
 
     #[test]

@@ -38,6 +38,7 @@
 //! | [`mock`] | the scripted model server behind `--mock` and `cargo skillgym mock-model` |
 //! | [`replay`] | recorded runs replayed through today's checks (`--replay`, `type: replay`), and `cargo skillgym record` |
 //! | [`run_record`] | `<run>/run.json`: the benchmark binary that made a run, behind `cargo skillgym explain` |
+//! | [`pricing`] | estimated costs: the built-in prices per model, `pricing:` overrides, the matching rule |
 //! | [`snapshot`] | token snapshots: the baseline and `.new` files, the check, behind `cargo skillgym review` |
 //! | [`sandbox`] | the bubblewrap sandbox (`sandbox: bubblewrap`): what a sandboxed attempt's `result.json` records |
 //! | [`terminal_text`] | [`escape`](terminal_text::escape): text skillgym did not write, made safe for a terminal and a CI log |
@@ -77,6 +78,7 @@ pub mod mock;
 pub mod normalize;
 mod oneshot;
 mod preflight;
+pub mod pricing;
 mod private_dir;
 #[doc(hidden)]
 pub mod process;

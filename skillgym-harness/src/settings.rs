@@ -98,6 +98,8 @@ pub struct Settings {
     pub variant_filter: Vec<String>,
     /// Whether `variant_filter` came from `SKILLGYM_VARIANT` (errors name it).
     pub variant_filter_from_env: bool,
+    /// The prices estimated costs use: the built-in ones with `pricing:` over them.
+    pub pricing: crate::pricing::PriceTable,
 }
 
 /// Per-case settings given by a flag or `SKILLGYM_*` variable; they beat the case's arguments.

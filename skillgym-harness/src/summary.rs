@@ -189,11 +189,13 @@ fn sample_line(who: &str, result: &ExecutionResult, samples: &SampleStats) -> St
             thousands(tokens.sd.round() as u64)
         ));
     }
+    // `~`: estimated from token counts, as in the runner table.
+    let mark = if samples.cost_estimated { "~" } else { "" };
     if let Some(cost) = samples.cost_usd {
-        line.push_str(&format!(" · ${:.4} ± {:.4}", cost.mean, cost.sd));
+        line.push_str(&format!(" · {mark}${:.4} ± {:.4}", cost.mean, cost.sd));
     }
     if let Some(per_success) = samples.cost_per_success_usd {
-        line.push_str(&format!(" · ${per_success:.4} per success"));
+        line.push_str(&format!(" · {mark}${per_success:.4} per success"));
     }
     if let Some(gate) = result.min_pass_rate {
         let verdict = if samples.pass_rate >= gate {

@@ -115,3 +115,56 @@ fn the_mock_script_examples_play_and_fail_as_shown() {
     .unwrap_err();
     assert_eq!(format!("error: {error}\n"), shown);
 }
+
+/// The README's table of built-in prices (section "Cost") is the built-in table, row for row,
+/// and its `pricing:` example replaces one price and adds a model with the stated defaults.
+#[test]
+fn the_cost_section_shows_the_builtin_prices_and_a_working_override() {
+    use skillgym_harness::pricing::{ModelPrice, PriceTable, builtin};
+
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let section = readme
+        .split("\n## Cost\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("the README has a Cost section");
+    let rows: Vec<(String, [f64; 4])> = section
+        .lines()
+        .filter(|line| line.starts_with("| `"))
+        .map(|line| {
+            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            let price = |i: usize| cells[i].parse::<f64>().unwrap();
+            (
+                cells[0].trim_matches('`').to_owned(),
+                [price(1), price(2), price(3), price(4)],
+            )
+        })
+        .collect();
+    let builtin: Vec<(String, [f64; 4])> = builtin()
+        .iter()
+        .map(|(id, p)| {
+            (
+                (*id).to_owned(),
+                [p.input, p.cached_input, p.output, p.reasoning],
+            )
+        })
+        .collect();
+    assert_eq!(rows, builtin);
+
+    let example = yaml_blocks(section)
+        .into_iter()
+        .map(|(_, text)| text)
+        .find(|text| text.starts_with("pricing:"))
+        .expect("the Cost section shows `pricing:`");
+    let config = Config::parse(Path::new("/repo/skillgym.yaml"), &example).unwrap();
+    let table = PriceTable::builtin().with(config.pricing);
+    assert_eq!(
+        table.lookup("openai/gpt-5.5"),
+        Some(&ModelPrice::new(5.0, 0.5, 30.0, 30.0))
+    );
+    assert_eq!(
+        table.lookup("my-gateway-model"),
+        Some(&ModelPrice::new(0.8, 0.8, 3.2, 3.2))
+    );
+}

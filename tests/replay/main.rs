@@ -3,8 +3,10 @@
 //! `type: replay` runners and from a recording packed by `cargo skillgym record`; the replays
 //! must reach the recorded verdicts and reports without starting any agent, and a changed
 //! assertion must change the verdict. Also: the examples' recording of the six real agent CLIs
-//! replays to the verdicts and reports it recorded. And a recording whose durations and token
-//! figures sit at `u64::MAX` replays with saturated sums, its table and reports written.
+//! replays to the verdicts and reports it recorded (with estimated costs for the agents that
+//! report none). And a recording whose durations and token figures sit at `u64::MAX` replays
+//! with saturated sums, its table and reports written. And costs the agents do not report are
+//! estimated from their tokens and shown as estimates, live and replayed.
 //!
 //! This target is its own harness (`harness = false`). Run as a child (`REPLAY_CHILD=1`) it is
 //! a skillgym benchmark binary whose runners come from the config each check writes; run by
@@ -44,7 +46,7 @@ fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
         return skillgym_harness::Harness::new().run();
     }
-    let checks: [(&str, Check); 8] = [
+    let checks: [(&str, Check); 9] = [
         (
             "every_adapter_replays_to_its_recorded_verdicts_and_reports",
             every_adapter_replays_to_its_recorded_verdicts_and_reports,
@@ -76,6 +78,10 @@ fn main() -> ExitCode {
         (
             "a_recording_of_extreme_figures_replays_with_saturated_sums",
             a_recording_of_extreme_figures_replays_with_saturated_sums,
+        ),
+        (
+            "costs_the_agents_do_not_report_are_estimated_in_every_report",
+            costs_the_agents_do_not_report_are_estimated_in_every_report,
         ),
     ];
     let trials = checks
@@ -560,10 +566,20 @@ fn the_six_real_agents_recording_replays_as_recorded() -> Result<(), Failed> {
     let run = out.path().join("replayed");
     let mut checked = 0;
     let mut agents = std::collections::BTreeSet::new();
-    for (key, report) in reports(&run) {
+    let mut estimated = std::collections::BTreeSet::new();
+    for (key, mut report) in reports(&run) {
         let recorded_path = recording.join(&key).join("report.json");
         let mut recorded = read_json(&recorded_path);
         recorded["raw_artifacts"] = Value::Null;
+        // The recording predates estimated costs: a cost the agent did not report is the
+        // replay's estimate from the recorded tokens, and the rest must match.
+        if report["usage"]["cost_estimated"] == Value::Bool(true)
+            && let Some(usage) = report["usage"].as_object_mut()
+        {
+            usage.remove("cost_usd");
+            usage.remove("cost_estimated");
+            estimated.insert(report["runner"]["agent"]["type"].to_string());
+        }
         if recorded != report {
             return Err(format!("{key}: the replayed report differs from the recorded one").into());
         }
@@ -591,6 +607,16 @@ fn the_six_real_agents_recording_replays_as_recorded() -> Result<(), Failed> {
     ];
     if checked != 24 || !agents.iter().eq(expected.iter()) {
         return Err(format!("{checked} attempts of {agents:?} checked").into());
+    }
+    // Every agent that reports no cost gets one from the model's price.
+    let without_cost = [
+        "\"codex\"",
+        "\"copilot\"",
+        "\"gemini-cli\"",
+        "\"qwen-code\"",
+    ];
+    if !estimated.iter().eq(without_cost.iter()) {
+        return Err(format!("costs estimated for {estimated:?}").into());
     }
     Ok(())
 }
@@ -736,6 +762,112 @@ fn a_recording_of_extreme_figures_replays_with_saturated_sums() -> Result<(), Fa
         || replayed["usage"]["input_tokens"]["value"] != u64::MAX - 1
     {
         return Err(format!("the replayed means: {replayed}").into());
+    }
+    Ok(())
+}
+
+/// Codex (`gpt-5.5`, a built-in price) and Gemini CLI (`acme/flash-x`, priced by `pricing:`)
+/// report no cost; Claude Code does. The estimates, from the transcripts' token figures, reach
+/// `results.json` (marked), the console table, the job summary and the HTML report (as `~$`),
+/// run live and replayed alike; Claude Code's own figure stays unmarked.
+fn costs_the_agents_do_not_report_are_estimated_in_every_report() -> Result<(), Failed> {
+    let fake = env!("CARGO_BIN_EXE_fake-agent");
+    let fixtures = workspace_root().join("skillgym-harness/tests/fixtures/transcripts");
+    let mut config = String::from("runners:\n");
+    for (kind, model) in [
+        ("codex", "gpt-5.5"),
+        ("gemini-cli", "acme/flash-x"),
+        ("claude-code", "claude-sonnet-4-6"),
+    ] {
+        config.push_str(&format!(
+            "  {kind}: {{ agent: {{ type: {kind}, model: {model}, command: {fake}, env: {{ FAKE_AGENT_SCRIPT: \"replay {}\" }} }} }}\n",
+            fixtures.join(format!("{kind}.jsonl")).display()
+        ));
+    }
+    // The child's other case names the `command` runner.
+    config.push_str(&format!(
+        "  command: {{ agent: {{ type: command, command: {fake}, env: {{ FAKE_AGENT_SCRIPT: \"-\" }} }} }}\n"
+    ));
+    config.push_str("pricing:\n  flash-x: { input: 2, cached_input: 0.5, output: 8 }\n");
+    // Codex: 29,245 input and 21 output tokens at $5 and $30 per million: $0.146855.
+    // Gemini CLI: 35,961 input and 21 output tokens at $2 and $8 per million: $0.07209.
+    // Claude Code reported $0.151928 itself.
+    let expected = [
+        ("codex", 0.146855, true),
+        ("gemini-cli", 0.07209, true),
+        ("claude-code", 0.151928, false),
+    ];
+    let dir = temp_dir("replay-estimated-costs");
+    let summary = dir.path().join("step-summary.md");
+    let summary_env = [("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())];
+    let args = ["--reporter", "html,github-actions", "transcript"];
+    let live = child(dir.path(), "live", &config, &args, &summary_env);
+    let recording = dir.path().join("out/live");
+    let replay_args = [&args[..], &["--replay", recording.to_str().unwrap()]].concat();
+    let replayed = child(dir.path(), "replayed", &config, &replay_args, &summary_env);
+    for (run_id, output) in [("live", &live), ("replayed", &replayed)] {
+        let fail = |what: String| Failed::from(format!("{run_id}: {what}\n{}", context(output)));
+        if !dir
+            .path()
+            .join("out")
+            .join(run_id)
+            .join("results.json")
+            .is_file()
+        {
+            return Err(fail("no results.json".to_owned()));
+        }
+        let results = results(dir.path(), run_id);
+        for (runner, cost, estimated) in expected {
+            let execution = results["executions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|e| e["runner_id"] == runner)
+                .ok_or_else(|| fail(format!("no execution on {runner}")))?;
+            let attempt = &execution["repetitions"][0]["attempts"][0]["usage"];
+            for usage in [attempt, &execution["usage"]] {
+                let found = usage["cost_usd"].as_f64().unwrap_or(f64::NAN);
+                let marker = usage.get("cost_estimated").cloned();
+                if (found - cost).abs() > 1e-9 || marker != estimated.then_some(Value::Bool(true)) {
+                    return Err(fail(format!(
+                        "{runner}: cost {found}, marker {marker:?}; expected {cost}, estimated {estimated}"
+                    )));
+                }
+            }
+        }
+        let text = stdout(output);
+        let html = std::fs::read_to_string(dir.path().join("out").join(run_id).join("report.html"))
+            .unwrap_or_default();
+        for (what, haystack, needles) in [
+            (
+                "the console table",
+                text.as_str(),
+                &[
+                    "~$0.1469",
+                    "~$0.0721",
+                    " $0.1519",
+                    "skillgym: ~ marks a cost estimated from token counts",
+                ][..],
+            ),
+            (
+                "the HTML report",
+                html.as_str(),
+                &["~$0.1469", "~$0.0721", ">$0.1519<", "estimated from tokens"][..],
+            ),
+        ] {
+            if let Some(missing) = needles.iter().find(|needle| !haystack.contains(*needle)) {
+                return Err(fail(format!("{what} lacks `{missing}`")));
+            }
+        }
+        if text.contains("~$0.1519") {
+            return Err(fail(
+                "Claude Code's own cost is marked as estimated".to_owned(),
+            ));
+        }
+    }
+    let job_summary = std::fs::read_to_string(&summary).unwrap_or_default();
+    if !job_summary.contains("| \\~$0.1469 |") || !job_summary.contains("\\~ a cost estimated") {
+        return Err(format!("the job summary:\n{job_summary}").into());
     }
     Ok(())
 }

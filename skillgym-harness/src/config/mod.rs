@@ -20,6 +20,7 @@
 //! judge: { runner: claude }     # grades the suites' rubric items
 //! snapshots: { metric: total_tokens, tolerance: { percent: 10 } }   # token baselines
 //! variants: { without: { skills: none }, with: {} }   # an experiment: with vs without
+//! pricing: { my-model: { input: 1, output: 4 } }   # USD per million tokens, for estimated costs
 //! runners:
 //!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
 //! ```
@@ -28,6 +29,7 @@ mod discover;
 mod duration;
 mod error;
 mod fields;
+mod pricing;
 mod sandbox;
 mod schema;
 mod size;

@@ -54,6 +54,10 @@ pub struct Config {
     /// `variants:` the ways of setting up each case that an experiment compares, in file order.
     #[serde(default, deserialize_with = "super::variants::deserialize")]
     pub variants: Vec<Variant>,
+    /// `pricing:` prices per model id that replace or extend the built-in ones
+    /// ([`crate::pricing`]), for costs estimated from token counts.
+    #[serde(default, deserialize_with = "super::pricing::deserialize")]
+    pub pricing: BTreeMap<String, crate::pricing::ModelPrice>,
     /// The file this config was read from (`None` for [`Config::default_for`]).
     #[serde(skip)]
     pub path: Option<PathBuf>,

@@ -215,7 +215,7 @@ fn unknown_key_at_top_level() {
         &err,
         1,
         1,
-        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`, `snapshots`, `variants`",
+        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`, `snapshots`, `variants`, `pricing`",
         Some("did you mean `run`?"),
     );
 }
@@ -755,7 +755,7 @@ fn snapshots_errors_are_located_with_help() {
         &fail("snapshot:\n  tolerance: { percent: 5 }\n"),
         1,
         1,
-        "unknown field `snapshot`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`, `snapshots`, `variants`",
+        "unknown field `snapshot`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`, `snapshots`, `variants`, `pricing`",
         Some("did you mean `snapshots`?"),
     );
 }

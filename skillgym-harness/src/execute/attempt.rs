@@ -418,7 +418,8 @@ fn replay_and_check(
         dir: &recorded_dir,
         agent: &source.agent,
     };
-    let (session, workspace) = replay_session(runner.agent.as_ref(), &spec, attempt, &limits);
+    let (mut session, workspace) = replay_session(runner.agent.as_ref(), &spec, attempt, &limits);
+    run.settings.pricing.estimate(&mut session.report);
     if !prompt_file.is_file() {
         let _ = crate::secrets::write_file(&prompt_file, prompt.as_bytes());
     }
@@ -492,6 +493,7 @@ fn run_agent(
     };
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
     run.versions.settle(&mut session.report, runner);
+    run.settings.pricing.estimate(&mut session.report);
     if dry_run.take().is_some() {
         let log = artifact_dir.join(crate::artifacts::REQUEST_LOG);
         session.report.raw_artifacts.model_requests = log.is_file().then_some(log);

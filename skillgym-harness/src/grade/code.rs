@@ -25,7 +25,7 @@
 //! | `metadata` | the case's `metadata` (or null) |
 //! | `report` | the normalized `SessionReport` as JSON (events, tool calls, skills, usage, timing) |
 //! | `token_usage` | `{input, output, cached, reasoning, total}` (each a number or null), or null when no figure is known |
-//! | `cost_usd` | number or null |
+//! | `cost_usd` | number or null (an estimate from token counts when `report.usage.cost_estimated`) |
 //! | `duration_ms` | the session's duration, number or null |
 //! | `workspace_path` | the attempt's workspace (string or null) |
 //! | `config` | the grader's `config:` and its unknown keys |

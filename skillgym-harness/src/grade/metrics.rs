@@ -5,7 +5,7 @@
 //! | tool calls | its tool-call events ([`SessionReport::tool_calls`]) | never unknown |
 //! | LLM calls | its assistant messages that are not thinking (one per model step that spoke) | never unknown |
 //! | tokens | `input + output` (skillgym's input includes cached input) | failed check |
-//! | cost | `usage.cost_usd` | failed check |
+//! | cost | `usage.cost_usd` (the agent's, else estimated from token counts) | failed check |
 //! | duration | the session's duration ([`GradeInput::duration`]) | failed check |
 //! | exploration ratio | calls to exploration tools / tool calls | no tool calls: failed check |
 //!
@@ -94,9 +94,16 @@ fn at_most_u64(what: &str, value: Option<u64>, max: u64, unit: &str) -> Check {
     }
 }
 
-fn at_most_usd(value: Option<f64>, max: f64) -> Check {
+/// The session's cost at most `max`; an estimated cost ([`crate::pricing`]) counts, and its
+/// evidence says so.
+fn at_most_usd(usage: &skillgym::Usage, max: f64) -> Check {
     let text = format!("cost <= ${max}");
-    match value {
+    match usage.cost_usd {
+        Some(value) if usage.cost_estimated => Check::with(
+            text,
+            value <= max,
+            format!("~${value} (estimated from token counts)"),
+        ),
         Some(value) => Check::with(text, value <= max, format!("${value}")),
         None => Check::with(text, false, "no cost reported"),
     }
@@ -119,7 +126,7 @@ pub(crate) fn execution_metrics(limits: &MetricLimits, input: &GradeInput<'_>) -
         checks.push(at_most_u64("tokens", tokens(report), max, ""));
     }
     if let Some(max) = limits.max_cost_usd {
-        checks.push(at_most_usd(report.usage.cost_usd, max));
+        checks.push(at_most_usd(&report.usage, max));
     }
     if let Some(max) = limits.max_duration_ms {
         checks.push(at_most_u64("duration", duration_ms, max, " ms"));
@@ -196,7 +203,7 @@ pub(crate) fn latency(threshold_ms: u64, duration: Option<std::time::Duration>) 
 
 /// `cost`: the session cost at most `budget_usd`.
 pub(crate) fn cost(budget_usd: f64, report: &SessionReport) -> GraderOutcome {
-    GraderOutcome::binary(vec![at_most_usd(report.usage.cost_usd, budget_usd)])
+    GraderOutcome::binary(vec![at_most_usd(&report.usage, budget_usd)])
 }
 
 #[cfg(test)]
@@ -424,5 +431,18 @@ mod tests {
             (none.score, none.checks[0].evidence.as_deref()),
             (0.0, Some("no cost reported"))
         );
+    }
+
+    #[test]
+    fn an_estimated_cost_meets_a_budget_and_says_it_is_estimated() {
+        let mut report = with_usage(SessionReport::default(), 1, 1, 0.25);
+        report.usage.cost_estimated = true;
+        let outcome = cost(0.3, &report);
+        assert_eq!(outcome.verdict, Verdict::Pass);
+        assert_eq!(
+            outcome.checks[0].evidence.as_deref(),
+            Some("~$0.25 (estimated from token counts)")
+        );
+        assert_eq!(cost(0.2, &report).verdict, Verdict::Fail);
     }
 }

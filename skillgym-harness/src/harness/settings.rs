@@ -21,6 +21,7 @@
 //! | declarative suites | — | — | `suites` (vs config dir) | none |
 //! | judge runner | — | — | `judge.runner` | none (rubric graders are a start-up error) |
 //! | token snapshots | — | — | `snapshots` | off |
+//! | prices for estimated costs | — | — | `pricing` (per model id, over the built-in ones) | the built-in prices ([`crate::pricing`]) |
 //! | update snapshots | `--update-snapshots[=BOOL]` (needs `snapshots`) | `SKILLGYM_UPDATE_SNAPSHOTS` | — | off |
 //! | sandbox | — | — | `run.sandbox`, replaced per runner by `runners.<id>.sandbox` ([`Settings::sandbox_for`]) | `none` |
 //!
@@ -74,6 +75,7 @@ fn resolve_in(
         judge,
         snapshots,
         variants,
+        pricing,
         path,
         dir,
         ..
@@ -106,8 +108,7 @@ fn resolve_in(
         (_, Some(cwd)) => cwd,
         _ => dir.clone(),
     };
-
-    let settings = Settings {
+    Ok(Settings {
         config_path: path,
         config_dir: dir,
         schedule,
@@ -141,8 +142,8 @@ fn resolve_in(
         variants: variants.into_iter().map(Arc::new).collect(),
         variant_filter: args.variants.clone(),
         variant_filter_from_env: args.variants_from_env && !args.variants.is_empty(),
-    };
-    Ok(settings)
+        pricing: crate::pricing::PriceTable::builtin().with(pricing),
+    })
 }
 
 /// `--update-snapshots` (or its variable) given while snapshots are off: a flag that would do

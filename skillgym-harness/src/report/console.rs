@@ -96,7 +96,7 @@ pub(super) fn row_cells(row: &RunnerRow) -> [String; 12] {
         tokens(row.reasoning_tokens),
         tokens(row.cache_tokens),
         tokens(row.total_tokens),
-        crate::figures::usd(row.cost_usd),
+        crate::figures::usd_marked(row.cost_usd, row.cost_estimated),
         row.mean_duration_ms.map_or_else(|| "-".to_owned(), rounded),
     ]
 }
@@ -163,6 +163,12 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
         }
         text.push_str(out.trim_end());
         text.push('\n');
+    }
+    if rows.iter().any(|row| row.cost_estimated) {
+        text.push_str(&format!(
+            "skillgym: ~ marks {}\n",
+            crate::figures::ESTIMATED
+        ));
     }
     text
 }
@@ -313,6 +319,30 @@ skillgym: runner  agent        version           model              passed  fail
 skillgym: claude  claude-code  2.1.330, 2.1.332  claude-sonnet-4-6       3       1      0      1        0  12,000     800          -      -  12,800  $0.0123      1m 1s
 skillgym: local   command      -                 -                       0       0      0      0        2       -       -          -      -       -        -          -
 "
+        );
+    }
+
+    #[test]
+    fn an_estimated_cost_is_marked_and_explained_under_the_table() {
+        let row = |runner: &str, estimated: bool| RunnerRow {
+            runner: runner.into(),
+            agent: "codex".into(),
+            cost_usd: Some(0.146855),
+            cost_estimated: estimated,
+            ..RunnerRow::default()
+        };
+        let table = table(&[row("codex", true), row("reported", false)]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[1].ends_with("~$0.1469          -"), "{table}");
+        assert!(lines[2].ends_with(" $0.1469          -"), "{table}");
+        assert_eq!(
+            lines[3],
+            "skillgym: ~ marks a cost estimated from token counts at list prices (the agent reported none; `pricing:` in skillgym.yaml sets them)"
+        );
+        assert_eq!(lines.len(), 4);
+        assert!(
+            !super::table(&[row("reported", false)]).contains("~"),
+            "no estimate, no note"
         );
     }
 }

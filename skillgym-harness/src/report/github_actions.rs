@@ -176,9 +176,10 @@ pub(crate) fn job_summary(report: &RunReport) -> String {
         "| runner | agent | version | model | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |\n\
          |---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
     );
-    for row in report.runner_rows() {
+    let rows = report.runner_rows();
+    for row in &rows {
         let c = &row.counts;
-        let [agent, version, model] = agent_cells(&row);
+        let [agent, version, model] = agent_cells(row);
         let _ = writeln!(
             text,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -192,9 +193,13 @@ pub(crate) fn job_summary(report: &RunReport) -> String {
             row.flaky,
             c.skipped,
             row.total_tokens.map_or_else(|| "-".to_owned(), thousands),
-            crate::figures::usd(row.cost_usd),
+            // `\~`: a tilde Markdown does not read as strikethrough.
+            crate::figures::usd_marked(row.cost_usd, row.cost_estimated).replace('~', "\\~"),
             row.mean_duration_ms.map_or_else(|| "-".to_owned(), rounded),
         );
+    }
+    if rows.iter().any(|row| row.cost_estimated) {
+        let _ = writeln!(text, "\n\\~ {}", crate::figures::ESTIMATED);
     }
     let failed: Vec<&ExecutionResult> = report
         .executions
@@ -341,6 +346,34 @@ mod tests {
 - `[hasty] greets` (failed): expected \"a \\& b\" \\<got\\> 'c' — `/runs/r1/greets/hasty`
 
 "
+        );
+    }
+
+    #[test]
+    fn an_estimated_cost_is_marked_in_the_job_summary() {
+        let mut report = sample();
+        for execution in &mut report.executions {
+            for attempt in execution
+                .repetitions
+                .iter_mut()
+                .flat_map(|r| &mut r.attempts)
+            {
+                attempt.usage.cost_estimated = execution.runner_id == "careful";
+            }
+        }
+        let summary = job_summary(&report);
+        assert!(
+            summary.contains("| 4,000 | \\~$0.0400 | 1.2s |"),
+            "{summary}"
+        );
+        assert!(summary.contains("| 3,000 | $0.0300 | 2.0s |"), "{summary}");
+        assert!(
+            summary.contains("\n\\~ a cost estimated from token counts at list prices"),
+            "{summary}"
+        );
+        assert!(
+            !job_summary(&sample()).contains('~'),
+            "no estimate, no mark"
         );
     }
 

@@ -144,8 +144,9 @@ fn tokens(count: Option<TokenCount>) -> String {
     count.map_or_else(|| "-".to_owned(), |c| thousands(c.value))
 }
 
-fn cost(value: Option<f64>) -> String {
-    crate::figures::usd(value)
+/// A session's cost, `~` when estimated from its token counts.
+fn cost(usage: &Usage) -> String {
+    crate::figures::usd_marked(usage.cost_usd, usage.cost_estimated)
 }
 
 /// A rate in 0..=1 as a percentage (a rate out of that range, read from a file, is clamped).
@@ -282,21 +283,28 @@ fn runners_table(out: &mut String, report: &RunReport) -> fmt::Result {
         write!(out, "<th class=\"num\">{column}</th>")?;
     }
     out.write_str("</tr></thead>\n<tbody>\n")?;
-    for row in report.runner_rows() {
+    let rows = report.runner_rows();
+    for row in &rows {
         out.write_str("<tr><td>")?;
         text(out, &row.runner)?;
         out.write_str("</td>")?;
-        for cell in agent_cells(&row) {
+        for cell in agent_cells(row) {
             out.write_str("<td>")?;
             text(out, &cell)?;
             out.write_str("</td>")?;
         }
-        for cell in row_cells(&row) {
+        for cell in row_cells(row) {
             write!(out, "<td class=\"num\">{cell}</td>")?;
         }
         out.write_str("</tr>\n")?;
     }
-    out.write_str("</tbody>\n</table>\n</section>\n")
+    out.write_str("</tbody>\n</table>\n")?;
+    if rows.iter().any(|row| row.cost_estimated) {
+        out.write_str("<p class=\"note\">~ ")?;
+        text(out, crate::figures::ESTIMATED)?;
+        out.write_str("</p>\n")?;
+    }
+    out.write_str("</section>\n")
 }
 
 fn matrix(out: &mut String, report: &RunReport) -> fmt::Result {
@@ -434,8 +442,8 @@ fn usage_line(usage: &Usage) -> String {
             parts.push(format!("{name} {}", thousands(count.value)));
         }
     }
-    if let Some(cost) = usage.cost_usd.and_then(crate::figures::cost) {
-        parts.push(crate::figures::usd(Some(cost)));
+    if usage.cost_usd.and_then(crate::figures::cost).is_some() {
+        parts.push(cost(usage));
     }
     if parts.is_empty() {
         "-".to_owned()
@@ -497,7 +505,7 @@ fn attempts_table(out: &mut String, e: &ExecutionResult, id: &str) -> fmt::Resul
                 tokens(usage.input_tokens),
                 tokens(usage.output_tokens),
                 tokens(usage.total_tokens),
-                cost(usage.cost_usd),
+                cost(usage),
                 match (attempt.exit_code, attempt.signal) {
                     (_, Some(signal)) => format!("signal {signal}"),
                     (Some(code), None) => format!("code {code}"),
@@ -714,10 +722,15 @@ fn usage_table(out: &mut String, usage: &Usage) -> fmt::Result {
             tokens(count)
         )?;
     }
+    let cost_source = match (usage.cost_usd, usage.cost_estimated) {
+        (None, _) => "-",
+        (Some(_), true) => "estimated from tokens",
+        (Some(_), false) => "agent",
+    };
     write!(
         out,
-        "<tr><td>cost</td><td class=\"num\">{}</td><td></td></tr>\n<tr><td>characters in / out / reasoning</td><td class=\"num\">{} / {} / {}</td><td></td></tr>\n</tbody>\n</table>\n",
-        cost(usage.cost_usd),
+        "<tr><td>cost</td><td class=\"num\">{}</td><td>{cost_source}</td></tr>\n<tr><td>characters in / out / reasoning</td><td class=\"num\">{} / {} / {}</td><td></td></tr>\n</tbody>\n</table>\n",
+        cost(usage),
         thousands(usage.input_chars),
         thousands(usage.output_chars),
         thousands(usage.reasoning_chars)

@@ -48,8 +48,14 @@ pub(crate) fn lift_table(experiment: Option<&Experiment>) -> String {
             verdict(row.lift.verdict, row.samples_needed),
             row.tokens_delta
                 .map_or_else(|| "-".to_owned(), |d| signed_thousands(d)),
-            row.cost_delta_usd
-                .map_or_else(|| "-".to_owned(), |d| format!("{}${:.4}", sign(d), d.abs())),
+            row.cost_delta_usd.map_or_else(
+                || "-".to_owned(),
+                |d| {
+                    let estimated = row.baseline.cost_estimated || row.treatment.cost_estimated;
+                    let mark = if estimated { "~" } else { "" };
+                    format!("{mark}{}${:.4}", sign(d), d.abs())
+                },
+            ),
         ]);
     }
     let mut text =

@@ -156,6 +156,10 @@ pub struct RunnerRow {
     /// Cost in US dollars of every attempt that reported one (a NaN or negative figure is left
     /// out); the sum saturates at $10^15.
     pub cost_usd: Option<f64>,
+    /// Whether any attempt's cost in [`cost_usd`](Self::cost_usd) is an estimate from its
+    /// token counts (then the sum is one too); serialized only when `true`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cost_estimated: bool,
     /// Mean duration of the executions that ran, in milliseconds (exact: no sum overflows).
     pub mean_duration_ms: Option<u64>,
 }
@@ -194,6 +198,7 @@ impl RunnerRow {
             figures::add(&mut row.cache_tokens, value(usage.cache_tokens));
             figures::add(&mut row.total_tokens, value(usage.total_tokens));
             figures::add_cost(&mut row.cost_usd, usage.cost_usd);
+            row.cost_estimated |= usage.cost_estimated && usage.cost_usd.is_some();
         }
         row.mean_duration_ms = figures::mean(
             executions

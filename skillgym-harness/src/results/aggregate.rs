@@ -235,6 +235,9 @@ fn mean_usage<'a>(usages: impl Iterator<Item = &'a Usage> + Clone) -> Usage {
         cache_tokens: tokens(|u| u.cache_tokens),
         total_tokens: tokens(|u| u.total_tokens),
         cost_usd: figures::mean_cost(usages.clone().filter_map(|u| u.cost_usd)),
+        cost_estimated: usages
+            .clone()
+            .any(|u| u.cost_estimated && u.cost_usd.is_some()),
         input_chars: mean(usages.clone().map(|u| u.input_chars)).unwrap_or(0),
         output_chars: mean(usages.clone().map(|u| u.output_chars)).unwrap_or(0),
         reasoning_chars: mean(usages.map(|u| u.reasoning_chars)).unwrap_or(0),
@@ -427,6 +430,15 @@ mod tests {
         assert_eq!(usage.output_tokens, Some(TokenCount::provider(4)));
         assert_eq!(usage.cost_usd, Some(0.5));
         assert_eq!(usage.total_tokens, None);
+        assert!(!usage.cost_estimated);
+        // A mean with an estimated cost in it is an estimate.
+        let c = Usage {
+            cost_usd: Some(1.5),
+            cost_estimated: true,
+            ..Usage::default()
+        };
+        let usage = mean_usage([&a, &c].into_iter());
+        assert_eq!((usage.cost_usd, usage.cost_estimated), (Some(1.0), true));
     }
 
     #[test]

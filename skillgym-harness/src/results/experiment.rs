@@ -7,7 +7,7 @@
 //! | a variant's pass rate | its attempts that passed out of all (a sample is one attempt), with the 95% Wilson interval |
 //! | lift | treatment rate minus baseline rate, Newcombe's 95% hybrid score interval, Fisher's exact two-sided p, normalized gain ([`crate::stats::Lift`]) |
 //! | verdict | helps / hurts when the interval excludes 0, else no detectable effect, with the sessions per variant that would detect the observed difference (80% power) |
-//! | token, cost, time deltas | treatment mean minus baseline mean per session (cost only when every session has one) |
+//! | token, cost, time deltas | treatment mean minus baseline mean per session (cost only when every session has one; estimated from tokens where the agent reports none) |
 //! | per runner | the unweighted mean of its cases' lifts (each case counts once, whatever its n), with a 95% interval from the cases' Agresti–Caffo variances (one pass and one failure added to each arm) summed as independent strata |
 
 use std::collections::BTreeMap;
@@ -47,6 +47,9 @@ pub struct VariantRate {
     /// Cost per session, US dollars (when every session has one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<Spread>,
+    /// Whether some session's cost was estimated from its tokens ([`crate::pricing`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cost_estimated: bool,
     /// Wall time per session, milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<Spread>,
@@ -164,6 +167,7 @@ impl VariantRate {
                     .filter_map(|a| a.usage.total_tokens.map(|t| t.value as f64)),
             ),
             cost_usd: costs.and_then(Spread::of),
+            cost_estimated: attempts.iter().any(|a| a.usage.cost_estimated),
             duration_ms: Spread::of(attempts.iter().map(|a| a.duration_ms as f64)),
         }
     }

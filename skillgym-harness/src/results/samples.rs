@@ -39,6 +39,11 @@ pub struct SampleStats {
     /// absent when no session passed or some session reported no cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_per_success_usd: Option<f64>,
+    /// Whether some session's cost in [`cost_usd`](Self::cost_usd) and
+    /// [`cost_per_success_usd`](Self::cost_per_success_usd) is estimated from its token counts
+    /// ([`crate::pricing`]); serialized only when `true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cost_estimated: bool,
     /// With `stop_when_decided`: what the 95% confidence sequence said of the gate when
     /// sampling stopped (`undecided` when every sample ran without settling it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,6 +115,9 @@ impl SampleStats {
                 .collect::<BTreeMap<u32, f64>>()
         };
         let costs: Vec<Option<f64>> = sessions.clone().map(|a| a.usage.cost_usd).collect();
+        let sessions_estimated = sessions
+            .clone()
+            .any(|a| a.usage.cost_estimated && a.usage.cost_usd.is_some());
         let cost_per_success_usd = (passed > 0 && costs.iter().all(Option::is_some))
             .then(|| costs.iter().flatten().sum::<f64>() / f64::from(passed));
         SampleStats {
@@ -127,6 +135,7 @@ impl SampleStats {
             cost_usd: Spread::of(costs.iter().flatten().copied()),
             duration_ms: Spread::of(sessions.map(|a| a.duration_ms as f64)),
             cost_per_success_usd,
+            cost_estimated: sessions_estimated,
             decision: None,
         }
     }
@@ -152,5 +161,28 @@ mod tests {
         assert!((spread.sd - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
         assert_eq!(Spread::of([3.0]).unwrap().sd, 0.0);
         assert_eq!(Spread::of(std::iter::empty()), None);
+    }
+
+    #[test]
+    fn costs_with_an_estimate_among_them_are_marked_estimated() {
+        let session = |passed: bool, cost: f64, estimated: bool| {
+            let mut attempt: AttemptResult = serde_json::from_value(serde_json::json!({
+                "repetition": 1, "attempt": 1, "status": if passed { "passed" } else { "failed" },
+                "passed": passed, "duration_ms": 10, "steps": 1, "artifact_dir": "/a", "usage": {},
+            }))
+            .unwrap();
+            attempt.usage.cost_usd = Some(cost);
+            attempt.usage.cost_estimated = estimated;
+            attempt
+        };
+        let reported = [session(true, 0.2, false), session(false, 0.1, false)];
+        let stats = SampleStats::of(reported.iter());
+        assert!(!stats.cost_estimated);
+        let mixed = [session(true, 0.2, false), session(false, 0.1, true)];
+        let stats = SampleStats::of(mixed.iter());
+        assert!(stats.cost_estimated);
+        assert!((stats.cost_per_success_usd.unwrap() - 0.3).abs() < 1e-12);
+        let json = serde_json::to_value(&stats).unwrap();
+        assert_eq!(json["cost_estimated"], serde_json::json!(true));
     }
 }

@@ -106,6 +106,12 @@ impl Snapshots {
         ) {
             message.push_str(&format!("\n  {}", crate::results::version_note(then, now)));
         }
+        if let Some(message) = failure.as_mut()
+            && self.config.metric == SnapshotMetric::Cost
+            && result.usage.cost_estimated
+        {
+            message.push_str("\n  note: the cost is estimated from token counts at list prices (`pricing:` in skillgym.yaml)");
+        }
         if let Some(value) = check.value
             && let Err(error) = self.write(&key, value, write, &result.agent)
         {
@@ -414,5 +420,34 @@ mod tests {
         unknown.agent.version = None;
         snapshots(dir.path(), false, false).check(&mut unknown);
         assert_eq!(unknown.snapshot.unwrap().baseline_version, None);
+    }
+
+    #[test]
+    fn a_failed_cost_snapshot_of_an_estimate_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let cost = |tokens: u64, estimated: bool| {
+            let mut attempt = attempt(1, 1, true, Some(tokens));
+            attempt.usage.cost_estimated = estimated;
+            execution(vec![vec![attempt]])
+        };
+        let of_cost = |update: bool| {
+            let mut snapshots = snapshots(dir.path(), false, update);
+            snapshots.config.metric = SnapshotMetric::Cost;
+            snapshots.config.tolerance = crate::config::Tolerance::new(Some(0.1), None);
+            snapshots
+        };
+        of_cost(true).check(&mut cost(1000, true));
+        // A baseline of $1; $2 is beyond the tolerance of $0.10.
+        let snapshots = of_cost(false);
+        let mut estimated = cost(2000, true);
+        snapshots.check(&mut estimated);
+        let message = estimated.failure.unwrap().message;
+        assert!(
+            message.ends_with("\n  note: the cost is estimated from token counts at list prices (`pricing:` in skillgym.yaml)"),
+            "{message}"
+        );
+        let mut reported = cost(2000, false);
+        snapshots.check(&mut reported);
+        assert!(!reported.failure.unwrap().message.contains("estimated"));
     }
 }

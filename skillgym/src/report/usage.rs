@@ -31,15 +31,26 @@ pub struct Usage {
     /// `input + output + reasoning - cache`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_tokens: Option<TokenCount>,
-    /// Cost in US dollars, when the agent reports it.
+    /// Cost in US dollars: what the agent reported, else (with
+    /// [`cost_estimated`](Self::cost_estimated)) skillgym's estimate from the token figures and
+    /// the model's price; `None` when neither is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Whether [`cost_usd`](Self::cost_usd) is an estimate from the token figures at list
+    /// prices rather than the agent's own figure; serialized only when `true`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cost_estimated: bool,
     /// Characters of the prompt.
     pub input_chars: u64,
     /// Characters of the final output.
     pub output_chars: u64,
     /// Characters of thinking text.
     pub reasoning_chars: u64,
+}
+
+/// Serde's test for a flag left out of the JSON when it is off.
+fn is_false(value: &bool) -> bool {
+    !value
 }
 
 /// A token figure and its source.
