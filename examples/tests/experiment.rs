@@ -12,7 +12,7 @@ use skillgym::prelude::*;
 #[skillgym::case(
     prompt = "Find a skill for upgrading Expo SDK and tell me how to install it.",
     tags = ["experiment"],
-    samples = 3,
+    samples = 5,
     min_lift = 0.5,
     mock = "experiment/scripts/find-skills.yaml"
 )]

@@ -9,7 +9,7 @@
 //! ```
 
 use crate::figures::thousands;
-use crate::results::{Experiment, LiftRow, RunnerLift, VariantRate};
+use crate::results::{Experiment, LiftRow, PooledLift, VariantRate};
 use crate::stats::Verdict;
 
 /// The table, or nothing when the run has no experiment.
@@ -61,8 +61,17 @@ pub(crate) fn lift_table(experiment: Option<&Experiment>) -> String {
     let mut text =
         String::from("skillgym: experiment (each variant's passes/sessions; lift = treatment's pass rate - baseline's, 95% Newcombe interval, Fisher's exact p)\n");
     text.push_str(&aligned(&rows));
-    for pooled in &experiment.runners {
-        text.push_str(&runner_line(pooled));
+    // A pooled line says something a row does not only over two cases or more, and the line
+    // over every runner only when there are several.
+    let several_runners = experiment
+        .lifts
+        .iter()
+        .any(|row| row.runner_id != experiment.lifts[0].runner_id);
+    let overall = experiment.overall.iter().filter(|_| several_runners);
+    for pooled in experiment.runners.iter().chain(overall) {
+        if pooled.cases > 1 {
+            text.push_str(&pooled_line(pooled));
+        }
     }
     text
 }
@@ -108,11 +117,12 @@ fn verdict(verdict: Verdict, needed: Option<u32>) -> String {
     }
 }
 
-/// `skillgym: claude: with vs without over 3 cases (30 + 30 sessions): +52% [+31%, +73%] helps`.
-fn runner_line(pooled: &RunnerLift) -> String {
+/// `skillgym: claude: with vs without over 3 cases (30 + 30 sessions): +52% [+31%, +73%] helps`
+/// (`every runner:` when pooled over the runners).
+fn pooled_line(pooled: &PooledLift) -> String {
     format!(
         "skillgym: {}: {} vs {} over {} case(s) ({} + {} sessions): {} [{}, {}] {} (mean of the cases' lifts, stratified interval)\n",
-        pooled.runner_id,
+        pooled.runner_id.as_deref().unwrap_or("every runner"),
         pooled.treatment,
         pooled.baseline,
         pooled.cases,

@@ -8,7 +8,7 @@
 //! | lift | treatment rate minus baseline rate, Newcombe's 95% hybrid score interval, Fisher's exact two-sided p, normalized gain ([`crate::stats::Lift`]) |
 //! | verdict | helps / hurts when the interval excludes 0, else no detectable effect, with the sessions per variant that would detect the observed difference (80% power) |
 //! | token, cost, time deltas | treatment mean minus baseline mean per session (cost only when every session has one; estimated from tokens where the agent reports none) |
-//! | per runner | the unweighted mean of its cases' lifts (each case counts once, whatever its n), with a 95% interval from the cases' Agresti–Caffo variances (one pass and one failure added to each arm) summed as independent strata |
+//! | per runner, and over every runner | the unweighted mean of the cases' lifts (each case × runner counts once, whatever its n), with a 95% interval from their Agresti–Caffo variances (one pass and one failure added to each arm) summed as independent strata; one case keeps its own interval |
 
 use std::collections::BTreeMap;
 
@@ -24,7 +24,9 @@ pub struct Experiment {
     /// One row per case × runner × treatment variant, in plan order.
     pub lifts: Vec<LiftRow>,
     /// The lifts pooled per runner and treatment.
-    pub runners: Vec<RunnerLift>,
+    pub runners: Vec<PooledLift>,
+    /// The lifts pooled over every runner, per treatment.
+    pub overall: Vec<PooledLift>,
 }
 
 /// One variant's sessions of one case × runner.
@@ -84,17 +86,18 @@ pub struct LiftRow {
     pub duration_delta_ms: Option<f64>,
 }
 
-/// A treatment's lifts on one runner, pooled over its cases.
+/// A treatment's lifts pooled over cases: those of one runner, or of every runner.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
-pub struct RunnerLift {
-    /// The runner.
-    pub runner_id: String,
+pub struct PooledLift {
+    /// The runner; absent when pooled over every runner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_id: Option<String>,
     /// The baseline variant.
     pub baseline: String,
     /// The treatment variant.
     pub treatment: String,
-    /// Cases pooled.
+    /// Case × runner pairs pooled (cases, for one runner).
     pub cases: u32,
     /// Sessions of the baseline, over the cases.
     pub baseline_sessions: u32,
@@ -137,8 +140,13 @@ impl Experiment {
         if lifts.is_empty() {
             return None;
         }
-        let runners = pooled(&lifts);
-        Some(Experiment { lifts, runners })
+        let runners = pooled(&lifts, true);
+        let overall = pooled(&lifts, false);
+        Some(Experiment {
+            lifts,
+            runners,
+            overall,
+        })
     }
 }
 
@@ -201,13 +209,14 @@ impl LiftRow {
     }
 }
 
-/// The lifts pooled per runner × baseline × treatment, in the order first seen.
-fn pooled(lifts: &[LiftRow]) -> Vec<RunnerLift> {
+/// The lifts pooled per baseline × treatment, and per runner when `per_runner`, in the order
+/// first seen.
+fn pooled(lifts: &[LiftRow], per_runner: bool) -> Vec<PooledLift> {
     let mut groups: BTreeMap<(usize, &str, &str, &str), Vec<&LiftRow>> = BTreeMap::new();
     let mut order: Vec<(&str, &str, &str)> = Vec::new();
     for row in lifts {
         let key = (
-            row.runner_id.as_str(),
+            if per_runner { row.runner_id.as_str() } else { "" },
             row.baseline.variant.as_str(),
             row.treatment.variant.as_str(),
         );
@@ -227,8 +236,8 @@ fn pooled(lifts: &[LiftRow]) -> Vec<RunnerLift> {
         .into_iter()
         .map(|((_, runner, baseline, treatment), rows)| {
             let (lift, lift_95) = stratified(&rows);
-            RunnerLift {
-                runner_id: runner.to_owned(),
+            PooledLift {
+                runner_id: per_runner.then(|| runner.to_owned()),
                 baseline: baseline.to_owned(),
                 treatment: treatment.to_owned(),
                 cases: rows.len() as u32,
@@ -250,8 +259,12 @@ fn pooled(lifts: &[LiftRow]) -> Vec<RunnerLift> {
 
 /// The unweighted mean of the rows' lifts and its 95% interval: each case an independent
 /// stratum whose variance is Agresti–Caffo's (one pass and one failure added to each arm),
-/// the mean's variance their sum over the number of cases squared.
+/// the mean's variance their sum over the number of cases squared. One row keeps its own
+/// (Newcombe) interval.
 pub(crate) fn stratified(rows: &[&LiftRow]) -> (f64, Interval) {
+    if let [row] = rows {
+        return (row.lift.difference, row.lift.interval);
+    }
     let k = rows.len() as f64;
     let mean = rows.iter().map(|r| r.lift.difference).sum::<f64>() / k;
     let arm_variance = |rate: &VariantRate| {

@@ -48,7 +48,7 @@ pub(crate) use aggregate::{ExecutionPlan, aggregate};
 pub use attempt::AttemptResult;
 pub use counts::Counts;
 pub use execution::{AttemptStats, ExecutionResult};
-pub use experiment::{Experiment, LiftRow, RunnerLift, VariantRate};
+pub use experiment::{Experiment, LiftRow, PooledLift, VariantRate};
 pub use grading::{GraderCheck, GraderResult, GraderVerdict, Grading};
 pub use repetition::RepetitionResult;
 pub use run_results::RunResults;
