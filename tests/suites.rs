@@ -903,7 +903,9 @@ fn targets_sharing_a_use_target_are_variants_of_one_runner() {
     let dir = temp_dir("suite-variants");
     let suite = dir.path().join("exp");
     let hook = |mode: &str| {
-        format!("{{ before_each: {{ command: [sh, -c, 'echo {mode} > \"$SKILLGYM_WORKSPACE_PATH/mode.txt\"'] }} }}")
+        format!(
+            "{{ before_each: {{ command: [sh, -c, 'echo {mode} > \"$SKILLGYM_WORKSPACE_PATH/mode.txt\"'] }} }}"
+        )
     };
     write_tree(
         &suite,
@@ -934,7 +936,11 @@ fn targets_sharing_a_use_target_are_variants_of_one_runner() {
     );
     let output = run(dir.path(), &config, &["exp::"]);
     let out = stdout(&output);
-    assert_eq!(output.status.code(), Some(101), "the baseline fails:\n{out}");
+    assert_eq!(
+        output.status.code(),
+        Some(101),
+        "the baseline fails:\n{out}"
+    );
     let run_dir = latest(dir.path());
     for (variant, passed, mode) in [("baseline", 0, "plain"), ("with-skills", 6, "skills")] {
         let execution = run_dir.join("exp.uses/fake").join(variant);
@@ -944,7 +950,9 @@ fn targets_sharing_a_use_target_are_variants_of_one_runner() {
         let hooks = read_json(&execution.join("repeat-1/attempt-1/hooks.json"));
         assert_eq!(hooks[0]["hook"], "target-before_each", "{hooks:#}");
         assert!(
-            hooks[0]["command"].to_string().contains(&format!("echo {mode}")),
+            hooks[0]["command"]
+                .to_string()
+                .contains(&format!("echo {mode}")),
             "the variant's own target hook ran: {hooks:#}"
         );
     }

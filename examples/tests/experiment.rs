@@ -25,6 +25,9 @@ fn finds_the_install_command(report: &SessionReport) {
 
 fn main() -> std::process::ExitCode {
     skillgym_harness::Harness::new()
-        .config_file(concat!(env!("CARGO_MANIFEST_DIR"), "/experiment/skillgym.yaml"))
+        .config_file(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/experiment/skillgym.yaml"
+        ))
         .run()
 }

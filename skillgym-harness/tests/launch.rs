@@ -160,6 +160,7 @@ impl Scene {
             state_dir: &state,
             provider: endpoint,
             skills: &[],
+            env: &[],
         };
         tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -331,6 +331,7 @@ fn session_with(
         state_dir: &artifacts.join("agent-state"),
         provider: None,
         skills: &[],
+        env: &[],
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

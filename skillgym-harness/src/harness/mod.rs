@@ -329,8 +329,11 @@ fn plan_of(settings: &Settings, cases: &[CaseSpec], runner_ids: &[&str]) -> Resu
                 ("--variant", "`--variant`".to_owned())
             };
             Error::Usage(
-                UsageError::new(subject, format!("{given} names unknown variant `{name}` ({known})"))
-                    .with_suggestion(suggestion),
+                UsageError::new(
+                    subject,
+                    format!("{given} names unknown variant `{name}` ({known})"),
+                )
+                .with_suggestion(suggestion),
             )
         }
         error => Error::Variant(error),
@@ -472,7 +475,10 @@ fn load_settings(
 fn add_variants(settings: &mut Settings, variants: Vec<Variant>) -> Result<(), Error> {
     for variant in variants {
         if let Some(problem) = config::variant_name_problem(&variant.name) {
-            return Err(Error::Config(config::ConfigError::new(None, format!("Harness::variant: {problem}"))));
+            return Err(Error::Config(config::ConfigError::new(
+                None,
+                format!("Harness::variant: {problem}"),
+            )));
         }
         settings.variants.retain(|v| v.name != variant.name);
         settings.variants.push(Arc::new(variant));

@@ -78,7 +78,9 @@ pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>, arguments: &Argumen
 
 /// The groups of the selected trials under variants, by plan position.
 fn groups(plan: &Plan, names: &[String], arguments: &Arguments) -> HashMap<usize, Arc<Group>> {
-    let mut by_pair: HashMap<(usize, usize), Vec<(usize, Arc<Variant>)>> = HashMap::new();
+    // The selected trials of each case × runner: their plan positions and variants.
+    type Members = Vec<(usize, Arc<Variant>)>;
+    let mut by_pair: HashMap<(usize, usize), Members> = HashMap::new();
     for (position, planned) in plan.executions.iter().enumerate() {
         let selected = !arguments.is_filtered_out(&Trial::test(names[position].clone(), || Ok(())));
         if let Some(variant) = planned.variant.as_ref().filter(|_| selected) {
@@ -189,7 +191,11 @@ fn run_trial(
 }
 
 /// Runs the executions of `group` interleaved, inside the schedule's gates.
-fn run_group(context: &RunContext, at: TrialAt, group: &Group) -> Result<Vec<ExecutionResult>, String> {
+fn run_group(
+    context: &RunContext,
+    at: TrialAt,
+    group: &Group,
+) -> Result<Vec<ExecutionResult>, String> {
     let _gate = enter(context, at.runner)?;
     let case = &context.cases[at.case];
     let runner = &context.runners[at.runner];

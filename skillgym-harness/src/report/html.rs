@@ -1112,6 +1112,7 @@ mod tests {
             },
             samples: None,
             min_pass_rate: None,
+            min_lift: None,
             duration_ms: 1_500,
             usage: Usage::default(),
             snapshot: None,

@@ -47,7 +47,7 @@ pub(crate) fn lift_table(experiment: Option<&Experiment>) -> String {
             p_value(row.lift.p_value),
             verdict(row.lift.verdict, row.samples_needed),
             row.tokens_delta
-                .map_or_else(|| "-".to_owned(), |d| signed_thousands(d)),
+                .map_or_else(|| "-".to_owned(), signed_thousands),
             row.cost_delta_usd.map_or_else(
                 || "-".to_owned(),
                 |d| {
@@ -58,8 +58,9 @@ pub(crate) fn lift_table(experiment: Option<&Experiment>) -> String {
             ),
         ]);
     }
-    let mut text =
-        String::from("skillgym: experiment (each variant's passes/sessions; lift = treatment's pass rate - baseline's, 95% Newcombe interval, Fisher's exact p)\n");
+    let mut text = String::from(
+        "skillgym: experiment (each variant's passes/sessions; lift = treatment's pass rate - baseline's, 95% Newcombe interval, Fisher's exact p)\n",
+    );
     text.push_str(&aligned(&rows));
     // A pooled line says something a row does not only over two cases or more, and the line
     // over every runner only when there are several.

@@ -8,7 +8,7 @@
 //! | lift | treatment rate minus baseline rate, Newcombe's 95% hybrid score interval, Fisher's exact two-sided p, normalized gain ([`crate::stats::Lift`]) |
 //! | verdict | helps / hurts when the interval excludes 0, else no detectable effect, with the sessions per variant that would detect the observed difference (80% power) |
 //! | token, cost, time deltas | treatment mean minus baseline mean per session (cost only when every session has one; estimated from tokens where the agent reports none) |
-//! | per runner, and over every runner | the unweighted mean of the cases' lifts (each case × runner counts once, whatever its n), with a 95% interval from their Agresti–Caffo variances (one pass and one failure added to each arm) summed as independent strata; one case keeps its own interval |
+//! | per runner, and over every runner | the unweighted mean of the cases' lifts (each case × runner counts once, whatever its n), with a 95% interval from the strata adjusted as Agresti and Caffo do (one pass and one failure added to each arm), centred on the mean adjusted difference; one case keeps its own interval |
 
 use std::collections::BTreeMap;
 
@@ -216,7 +216,11 @@ fn pooled(lifts: &[LiftRow], per_runner: bool) -> Vec<PooledLift> {
     let mut order: Vec<(&str, &str, &str)> = Vec::new();
     for row in lifts {
         let key = (
-            if per_runner { row.runner_id.as_str() } else { "" },
+            if per_runner {
+                row.runner_id.as_str()
+            } else {
+                ""
+            },
             row.baseline.variant.as_str(),
             row.treatment.variant.as_str(),
         );
@@ -258,28 +262,150 @@ fn pooled(lifts: &[LiftRow], per_runner: bool) -> Vec<PooledLift> {
 }
 
 /// The unweighted mean of the rows' lifts and its 95% interval: each case an independent
-/// stratum whose variance is Agresti–Caffo's (one pass and one failure added to each arm),
-/// the mean's variance their sum over the number of cases squared. One row keeps its own
-/// (Newcombe) interval.
+/// stratum adjusted as Agresti and Caffo do (one pass and one failure added to each arm), the
+/// interval centred on the mean adjusted difference, the strata's variances summed over the
+/// number of cases squared (over 10,000 seeded simulated experiments of four cases with 15
+/// sessions per variant, it covered the true mean lift in 95.45% of them; a test). One case
+/// keeps its own (Newcombe) interval, as in its row.
 pub(crate) fn stratified(rows: &[&LiftRow]) -> (f64, Interval) {
     if let [row] = rows {
         return (row.lift.difference, row.lift.interval);
     }
     let k = rows.len() as f64;
     let mean = rows.iter().map(|r| r.lift.difference).sum::<f64>() / k;
-    let arm_variance = |rate: &VariantRate| {
+    let adjusted = |rate: &VariantRate| {
         let n = f64::from(rate.sessions) + 2.0;
         let p = (f64::from(rate.passed) + 1.0) / n;
-        p * (1.0 - p) / n
+        (p, p * (1.0 - p) / n)
     };
-    let variance = rows
-        .iter()
-        .map(|r| arm_variance(&r.baseline) + arm_variance(&r.treatment))
-        .sum::<f64>()
-        / (k * k);
+    let (mut centre, mut variance) = (0.0, 0.0);
+    for row in rows {
+        let (base, base_variance) = adjusted(&row.baseline);
+        let (treat, treat_variance) = adjusted(&row.treatment);
+        centre += treat - base;
+        variance += base_variance + treat_variance;
+    }
+    let (centre, variance) = (centre / k, variance / (k * k));
     let half = Z_95 * variance.sqrt();
     (
         mean,
-        Interval::new((mean - half).max(-1.0), (mean + half).min(1.0)),
+        Interval::new((centre - half).max(-1.0), (centre + half).min(1.0)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Seeded;
+
+    /// The sessions of a stand-in agent that passes with probability `p`, each session's
+    /// draw seeded by its experiment, case, variant and sample (reproducible run to run).
+    fn stand_in(experiment: usize, case: usize, variant: &str, p: f64, n: u32) -> VariantRate {
+        let passed = (1..=n)
+            .filter(|sample| {
+                let parts = [
+                    experiment.to_string(),
+                    case.to_string(),
+                    variant.to_owned(),
+                    sample.to_string(),
+                ];
+                let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+                Seeded::for_parts(&parts).bernoulli(p)
+            })
+            .count() as u32;
+        let rate = Proportion {
+            successes: passed,
+            trials: n,
+        };
+        VariantRate {
+            variant: variant.to_owned(),
+            sessions: n,
+            passed,
+            pass_rate: rate.rate().unwrap_or(0.0),
+            pass_rate_95: rate.wilson(0.95),
+            total_tokens: None,
+            cost_usd: None,
+            cost_estimated: false,
+            duration_ms: None,
+        }
+    }
+
+    fn row(baseline: VariantRate, treatment: VariantRate) -> LiftRow {
+        LiftRow {
+            case_id: "c".into(),
+            runner_id: "r".into(),
+            lift: Lift::of(baseline.proportion(), treatment.proportion(), 0.95).unwrap(),
+            baseline,
+            treatment,
+            samples_needed: None,
+            tokens_delta: None,
+            cost_delta_usd: None,
+            duration_delta_ms: None,
+        }
+    }
+
+    /// 1,000 simulated experiments of one case (200 per pair of true rates, 20 sessions per
+    /// variant): the lift's interval covers the true difference at least 95% of the time.
+    #[test]
+    fn the_lift_interval_covers_the_true_difference_at_its_nominal_rate() {
+        let pairs = [(0.2, 0.8), (0.5, 0.5), (0.6, 0.9), (0.1, 0.3), (0.9, 0.7)];
+        let mut covered = 0;
+        let mut total = 0;
+        for (index, (base, treat)) in pairs.iter().enumerate() {
+            for experiment in 0..200 {
+                let id = index * 1000 + experiment;
+                let lift = row(
+                    stand_in(id, 0, "without", *base, 20),
+                    stand_in(id, 0, "with", *treat, 20),
+                )
+                .lift;
+                total += 1;
+                covered += usize::from(lift.interval.contains(treat - base));
+            }
+        }
+        let coverage = covered as f64 / total as f64;
+        eprintln!("the lift interval covered the true difference in {covered} of {total}");
+        assert_eq!(total, 1000);
+        assert!(coverage >= 0.95, "covered {covered} of {total}");
+    }
+
+    /// 10,000 simulated experiments of four cases with different true rates: the pooled
+    /// (stratified) interval covers the true mean lift at least 95% of the time.
+    #[test]
+    fn the_pooled_interval_covers_the_true_mean_lift() {
+        let cases = [(0.2, 0.6), (0.5, 0.7), (0.8, 0.9), (0.4, 0.4)];
+        let truth = cases.iter().map(|(b, t)| t - b).sum::<f64>() / cases.len() as f64;
+        let mut covered = 0;
+        for experiment in 0..10_000 {
+            let rows: Vec<LiftRow> = cases
+                .iter()
+                .enumerate()
+                .map(|(case, (base, treat))| {
+                    row(
+                        stand_in(experiment, case, "without", *base, 15),
+                        stand_in(experiment, case, "with", *treat, 15),
+                    )
+                })
+                .collect();
+            let refs: Vec<&LiftRow> = rows.iter().collect();
+            let (_, interval) = stratified(&refs);
+            covered += usize::from(interval.contains(truth));
+        }
+        eprintln!("the pooled interval covered the true mean lift in {covered} of 10,000");
+        assert!(covered >= 9_500, "covered {covered} of 10,000");
+    }
+
+    #[test]
+    fn one_case_keeps_its_own_interval_and_the_stand_in_is_reproducible() {
+        let a = row(
+            stand_in(1, 0, "without", 0.3, 10),
+            stand_in(1, 0, "with", 0.8, 10),
+        );
+        let b = row(
+            stand_in(1, 0, "without", 0.3, 10),
+            stand_in(1, 0, "with", 0.8, 10),
+        );
+        assert_eq!(a, b, "the same seeds give the same sessions");
+        assert_eq!(stratified(&[&a]), (a.lift.difference, a.lift.interval));
+    }
 }

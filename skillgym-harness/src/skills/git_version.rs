@@ -36,11 +36,28 @@ pub(crate) fn materialize(dir: &Path, revision: &str, into: &Path) -> Result<Pat
         .map_err(|_| fail(format!("is not inside its repository {}", root.display())))?;
     let tree = format!("{revision}:{}", inside.display());
     // Fails early with git's words when the revision or the path at it does not exist.
-    git_output(&root, &["rev-parse", "--verify", "--quiet", &format!("{tree}^{{tree}}")])
-        .map_err(|_| fail(format!("has no version at git revision `{revision}` (`{tree}` is not a directory there)")))?;
-    std::fs::create_dir_all(into).map_err(|error| fail(format!("cannot be written to {}: {error}", into.display())))?;
-    archive_into(&root, &tree, into)
-        .map_err(|error| fail(format!("cannot be extracted at `{revision}` into {}: {error}", into.display())))?;
+    git_output(
+        &root,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{tree}^{{tree}}"),
+        ],
+    )
+    .map_err(|_| {
+        fail(format!(
+            "has no version at git revision `{revision}` (`{tree}` is not a directory there)"
+        ))
+    })?;
+    std::fs::create_dir_all(into)
+        .map_err(|error| fail(format!("cannot be written to {}: {error}", into.display())))?;
+    archive_into(&root, &tree, into).map_err(|error| {
+        fail(format!(
+            "cannot be extracted at `{revision}` into {}: {error}",
+            into.display()
+        ))
+    })?;
     Ok(into.to_path_buf())
 }
 
@@ -104,7 +121,14 @@ mod tests {
         let status = Command::new("git")
             .arg("-C")
             .arg(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
             .args(args)
             .status()
             .unwrap();
@@ -117,24 +141,40 @@ mod tests {
         let skill = repo.path().join("skills/demo");
         std::fs::create_dir_all(&skill).unwrap();
         git(repo.path(), &["init", "-q"]);
-        std::fs::write(skill.join("SKILL.md"), "---\nname: demo\ndescription: old\n---\nv1\n").unwrap();
+        std::fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: demo\ndescription: old\n---\nv1\n",
+        )
+        .unwrap();
         git(repo.path(), &["add", "-A"]);
         git(repo.path(), &["commit", "-qm", "v1"]);
         git(repo.path(), &["tag", "v1"]);
-        std::fs::write(skill.join("SKILL.md"), "---\nname: demo\ndescription: new\n---\nv2\n").unwrap();
+        std::fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: demo\ndescription: new\n---\nv2\n",
+        )
+        .unwrap();
         let out = tempfile::tempdir().unwrap();
         let into = out.path().join("v1/0-demo");
         let written = materialize(&skill, "v1", &into).unwrap();
         let text = std::fs::read_to_string(written.join("SKILL.md")).unwrap();
-        assert!(text.contains("description: old") && text.ends_with("v1\n"), "{text}");
+        assert!(
+            text.contains("description: old") && text.ends_with("v1\n"),
+            "{text}"
+        );
 
         let missing = materialize(&skill, "v9", &out.path().join("v9")).unwrap_err();
         assert!(
-            missing.to_string().contains("has no version at git revision `v9`"),
+            missing
+                .to_string()
+                .contains("has no version at git revision `v9`"),
             "{missing}"
         );
         let outside = tempfile::tempdir().unwrap();
         let lone = materialize(outside.path(), "v1", &out.path().join("x")).unwrap_err();
-        assert!(lone.to_string().contains("is not in a git repository"), "{lone}");
+        assert!(
+            lone.to_string().contains("is not in a git repository"),
+            "{lone}"
+        );
     }
 }

@@ -15,6 +15,9 @@ use crate::settings::Settings;
 use crate::skills::SkillError;
 use crate::suite::CaseSpec;
 
+/// Skills under test at a variant's git revision, by variant name and source directory.
+type GitVersions = HashMap<(String, PathBuf), Result<Arc<Skill>, SkillError>>;
+
 /// The skills under test of a run: the configuration's, each runner's, each case's.
 #[derive(Debug, Default)]
 pub(crate) struct SkillPlan {
@@ -26,7 +29,7 @@ pub(crate) struct SkillPlan {
     variants: HashMap<String, Result<Vec<Arc<Skill>>, SkillError>>,
     /// Skills under test as committed at a variant's git revision, written on first use, by
     /// variant and source directory.
-    git_versions: Mutex<HashMap<(String, PathBuf), Result<Arc<Skill>, SkillError>>>,
+    git_versions: Mutex<GitVersions>,
     /// Whether attempts run in their own workspace (else only cases with a template do).
     isolated: bool,
 }
@@ -58,7 +61,8 @@ impl SkillPlan {
                 settings,
             ));
         }
-        let installs = |v: &Variant| matches!(v.skills, VariantSkills::Dirs(_) | VariantSkills::Git(_));
+        let installs =
+            |v: &Variant| matches!(v.skills, VariantSkills::Dirs(_) | VariantSkills::Git(_));
         if !plan.isolated && settings.variants.iter().any(|v| installs(v)) {
             return Err(needs_isolation("a variant's `skills`", settings));
         }
@@ -107,7 +111,11 @@ impl SkillPlan {
         match &variant.skills {
             VariantSkills::UnderTest => self.under_test(case, runner),
             VariantSkills::Without => Ok(Vec::new()),
-            VariantSkills::Dirs(_) => self.variants.get(&variant.name).cloned().unwrap_or(Ok(Vec::new())),
+            VariantSkills::Dirs(_) => self
+                .variants
+                .get(&variant.name)
+                .cloned()
+                .unwrap_or(Ok(Vec::new())),
             VariantSkills::Git(revision) => self
                 .under_test(case, runner)?
                 .iter()
@@ -126,7 +134,10 @@ impl SkillPlan {
         index: usize,
         run_dir: &Path,
     ) -> Result<Arc<Skill>, SkillError> {
-        let mut versions = self.git_versions.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut versions = self
+            .git_versions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         let key = (variant.name.clone(), skill.source.clone());
         versions
             .entry(key)

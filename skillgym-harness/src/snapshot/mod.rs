@@ -273,6 +273,7 @@ mod tests {
                 repeat_failure: 1,
                 sampled: false,
                 min_pass_rate: None,
+                min_lift: None,
                 stop_when_decided: false,
                 artifact_dir: PathBuf::from("/run/c/r"),
                 source: "tests/b.rs:1".into(),
