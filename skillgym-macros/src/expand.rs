@@ -55,14 +55,8 @@ pub(crate) fn expand(item: &ItemFn, args: &Args, case: &CaseFn) -> TokenStream {
     let repeat = option_int(args.repeat.map(u64::from));
     let repeat_failure = option_int(args.repeat_failure.map(u64::from));
     let samples = option_int(args.samples.map(u64::from));
-    let min_pass_rate = match args.min_pass_rate {
-        Some(rate) => quote!(::core::option::Option::Some(#rate)),
-        None => quote!(::core::option::Option::None),
-    };
-    let min_lift = match args.min_lift {
-        Some(lift) => quote!(::core::option::Option::Some(#lift)),
-        None => quote!(::core::option::Option::None),
-    };
+    let min_pass_rate = option(args.min_pass_rate.map(|rate| quote!(#rate)));
+    let min_lift = option(args.min_lift.map(|lift| quote!(#lift)));
     let timeout_ms = option_int(args.timeout_ms);
     let max_steps = option_int(args.max_steps.map(u64::from));
     let expected_fail = args.expected_fail;

@@ -43,6 +43,47 @@ const KINDS: [AgentKind; AgentKind::CLIS.len() + 1] = {
 /// Writes the recording `bytes` make (see the module), opens it, replays each of its attempts
 /// and packs it; checks that replayed reports survive a JSON round trip and that the packed
 /// recording holds the same executions and attempts. For fuzz targets; not a stable API.
+/// Replays one recorded attempt into `artifact_dir`; its report must read back.
+fn replay_one(
+    adapter: &dyn crate::agent::Agent,
+    agent: &RecordedAgent,
+    runner: &str,
+    attempt_dir: &std::path::Path,
+    artifact_dir: &std::path::Path,
+) {
+    let _ = recorded_duration(attempt_dir);
+    std::fs::create_dir_all(artifact_dir).expect("the replay's directory");
+    let prompt_file = artifact_dir.join("prompt.md");
+    let state_dir = artifact_dir.join("agent-state");
+    let spec = SessionSpec {
+        runner_id: runner,
+        prompt: "fuzz prompt",
+        prompt_file: &prompt_file,
+        cwd: artifact_dir,
+        artifact_dir,
+        state_dir: &state_dir,
+        provider: None,
+        skills: &[],
+        env: &[],
+    };
+    let limits = SessionLimits {
+        timeout: Duration::from_secs(60),
+        max_steps: Some(50),
+        max_output: 1 << 20,
+        live_steps: None,
+        sandbox: None,
+    };
+    let recorded_attempt = RecordedAttempt {
+        dir: attempt_dir,
+        agent,
+    };
+    let (output, _) = replay_session(adapter, &spec, recorded_attempt, &limits);
+    let json = serde_json::to_string(&output.report).expect("the report serializes");
+    if let Err(error) = serde_json::from_str::<skillgym::SessionReport>(&json) {
+        panic!("the replayed report does not read back: {error}\n{json}");
+    }
+}
+
 pub fn recording(bytes: &[u8]) {
     let Some((&kind, rest)) = bytes.split_first() else {
         return;
@@ -76,40 +117,15 @@ pub fn recording(bytes: &[u8]) {
             .filter(|(key, _)| key.runner_id == *runner)
         {
             for (number, &(repetition, attempt)) in recorded.attempts.iter().enumerate() {
-                let attempt_dir = recorded.attempt_dir(repetition, attempt);
-                let _ = recorded_duration(&attempt_dir);
                 let artifact_dir = dir.join(format!("replayed/{number}"));
-                std::fs::create_dir_all(&artifact_dir).expect("the replay's directory");
-                let prompt_file = artifact_dir.join("prompt.md");
-                let state_dir = artifact_dir.join("agent-state");
-                let spec = SessionSpec {
-                    runner_id: runner,
-                    prompt: "fuzz prompt",
-                    prompt_file: &prompt_file,
-                    cwd: &artifact_dir,
-                    artifact_dir: &artifact_dir,
-                    state_dir: &state_dir,
-                    provider: None,
-                    skills: &[],
-                    env: &[],
-                };
-                let limits = SessionLimits {
-                    timeout: Duration::from_secs(60),
-                    max_steps: Some(50),
-                    max_output: 1 << 20,
-                    live_steps: None,
-                    sandbox: None,
-                };
-                let recorded_attempt = RecordedAttempt {
-                    dir: &attempt_dir,
-                    agent: &agent,
-                };
-                let (output, _) =
-                    replay_session(adapter.as_ref(), &spec, recorded_attempt, &limits);
-                let json = serde_json::to_string(&output.report).expect("the report serializes");
-                if let Err(error) = serde_json::from_str::<skillgym::SessionReport>(&json) {
-                    panic!("the replayed report does not read back: {error}\n{json}");
-                }
+                let attempt_dir = recorded.attempt_dir(repetition, attempt);
+                replay_one(
+                    adapter.as_ref(),
+                    &agent,
+                    runner,
+                    &attempt_dir,
+                    &artifact_dir,
+                );
             }
         }
     }

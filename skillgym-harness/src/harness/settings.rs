@@ -35,7 +35,7 @@
 //!
 //! Each case then gets its own settings from [`Settings::effective`] (see [`crate::settings`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cli::{SkillgymArgs, UsageError};
@@ -80,7 +80,6 @@ fn resolve_in(
         dir,
         ..
     } = config;
-    let update_snapshots = args.update_snapshots.unwrap_or(false);
     check_flags(args, snapshots.is_some(), path.as_deref())?;
     let (schedule, max_parallel) = schedule_of(args, &run);
     let overrides = CaseOverrides {
@@ -92,16 +91,13 @@ fn resolve_in(
     };
     // An empty CLI list means "not given": it must not hide `run.tags` (or `run.reporters`).
     let tags = flag_list_or(&args.tags, run.tags.unwrap_or_default());
-    let output_dir = match (&args.output_dir, run.output_dir) {
-        (Some(flag), _) => resolve_path(process_cwd, flag),
-        (None, Some(file)) => file,
-        (None, None) => resolve_path(process_cwd, default_output_dir),
-    };
+    let (output_dir, workspace_root) = places(
+        args,
+        (run.output_dir, run.workspace_root),
+        default_output_dir,
+        process_cwd,
+    );
     let reporters = flag_list_or(&args.reporters, run.reporters);
-    let workspace_root = match (&args.workspace_root, run.workspace_root) {
-        (Some(flag), _) => Some(resolve_path(process_cwd, flag)),
-        (None, file) => file,
-    };
     let workspace = run.workspace.unwrap_or_default();
     let cwd = match (&workspace.cwd, run.cwd) {
         (Some(cwd), _) if workspace.mode == WorkspaceMode::None => cwd.clone(),
@@ -138,12 +134,33 @@ fn resolve_in(
         suites,
         judge,
         snapshots,
-        update_snapshots,
+        update_snapshots: args.update_snapshots.unwrap_or(false),
         variants: variants.into_iter().map(Arc::new).collect(),
         variant_filter: args.variants.clone(),
         variant_filter_from_env: args.variants_from_env && !args.variants.is_empty(),
         pricing: crate::pricing::PriceTable::builtin().with(pricing),
     })
+}
+
+/// The output directory and the workspace root: a flag's (vs the process cwd), else the
+/// file's (`files`: `run.output_dir`, `run.workspace_root`), else the default output
+/// directory (vs the process cwd) and no workspace root.
+fn places(
+    args: &SkillgymArgs,
+    files: (Option<PathBuf>, Option<PathBuf>),
+    default_output_dir: &Path,
+    process_cwd: &Path,
+) -> (PathBuf, Option<PathBuf>) {
+    let output_dir = match (&args.output_dir, files.0) {
+        (Some(flag), _) => resolve_path(process_cwd, flag),
+        (None, Some(file)) => file,
+        (None, None) => resolve_path(process_cwd, default_output_dir),
+    };
+    let workspace_root = match (&args.workspace_root, files.1) {
+        (Some(flag), _) => Some(resolve_path(process_cwd, flag)),
+        (None, file) => file,
+    };
+    (output_dir, workspace_root)
 }
 
 /// `--update-snapshots` (or its variable) given while snapshots are off: a flag that would do
