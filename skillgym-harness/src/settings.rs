@@ -19,8 +19,8 @@ use std::time::Duration;
 use crate::cli::UsageError;
 use crate::config::yaml::Located;
 use crate::config::{
-    ConfigError, JudgeConfig, RunnerConfig, SandboxConfig, Schedule, SnapshotsConfig, UserSkills,
-    Variant, WorkspaceConfig,
+    BudgetConfig, ConfigError, JudgeConfig, RunnerConfig, SandboxConfig, Schedule, SnapshotsConfig,
+    UserSkills, Variant, WorkspaceConfig,
 };
 use crate::suite::CaseSpec;
 
@@ -81,6 +81,8 @@ pub struct Settings {
     pub max_output: u64,
     /// `run.secrets`: variable names masked besides those that look secret.
     pub secrets: Vec<String>,
+    /// `run.budget`: what the run may spend before it starts no more sessions.
+    pub budget: Option<BudgetConfig>,
     /// `run.sandbox`: how agents are confined, unless their runner says otherwise (see
     /// [`Settings::sandbox_for`]).
     pub sandbox: SandboxConfig,

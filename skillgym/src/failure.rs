@@ -49,6 +49,8 @@ pub enum FailureOrigin {
     /// A variant's lift over its baseline (the difference of their pass rates) is below its
     /// `min_lift`.
     Lift,
+    /// The run's budget (`run.budget`) was reached before the execution was decided.
+    Budget,
     /// The agent printed more than the session's `max_output` and was killed.
     OutputLimit,
     /// The run was interrupted (SIGINT, SIGTERM or SIGHUP) and the agent was killed.
@@ -93,6 +95,7 @@ impl FailureOrigin {
             FailureOrigin::Snapshot => ("snapshot", "Snapshot verification"),
             FailureOrigin::PassRate => ("pass-rate", "Pass rate below its gate"),
             FailureOrigin::Lift => ("lift", "Lift below its gate"),
+            FailureOrigin::Budget => ("budget", "Budget reached"),
             FailureOrigin::OutputLimit => ("output-limit", "Output limit exceeded"),
             FailureOrigin::Interrupted => ("interrupted", "Run interrupted"),
             FailureOrigin::Artifacts => ("artifacts", "Artifacts not written"),
@@ -122,6 +125,7 @@ impl FailureOrigin {
             FailureOrigin::Snapshot => "snapshot",
             FailureOrigin::PassRate => "pass-rate",
             FailureOrigin::Lift => "lift",
+            FailureOrigin::Budget => "budget",
             FailureOrigin::OutputLimit => "output-limit",
             FailureOrigin::Interrupted => "interrupted",
             FailureOrigin::Artifacts => "artifacts",

@@ -15,6 +15,7 @@
 //!   max_output: 512MiB          # per session; more stops the agent (origin output-limit)
 //!   secrets: [MY_SERVICE_AUTH]  # masked too, besides *_KEY, *_TOKEN, *_SECRET, *PASSWORD*, *_CREDENTIALS
 //!   sandbox: bubblewrap         # none | bubblewrap | { mode, network, read_only }; per runner too
+//!   budget: { sessions: 200, cost_usd: 20 }   # start no session past either
 //! defaults: { timeout: 2m }
 //! suites: [evals/EVAL.yaml]     # declarative suites (agentv EVAL.yaml, case.yaml directories)
 //! judge: { runner: claude }     # grades the suites' rubric items
@@ -25,6 +26,7 @@
 //!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
 //! ```
 
+mod budget;
 mod discover;
 mod duration;
 mod error;
@@ -40,6 +42,7 @@ pub(crate) mod yaml;
 #[cfg(test)]
 mod tests;
 
+pub use budget::BudgetConfig;
 pub use discover::{FILE_NAMES, discover, discover_checked, load, load_for_run};
 pub use duration::{DurationError, DurationErrorKind, parse_duration};
 pub use error::ConfigError;

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use super::ConfigError;
+use super::budget::BudgetConfig;
 use super::fields::{self, Millis, NonEmpty, PositiveDuration};
 use super::sandbox::SandboxConfig;
 use super::snapshots::SnapshotsConfig;
@@ -294,6 +295,8 @@ pub struct RunConfig {
     pub secrets: Vec<String>,
     /// `sandbox`: how every runner's agent is confined (a runner's own `sandbox` replaces it).
     pub sandbox: SandboxConfig,
+    /// `budget`: what the run may spend before it starts no more sessions.
+    pub budget: Option<BudgetConfig>,
 }
 
 /// Whether agents see the skills installed in the user's own home (`run.user_skills`).
@@ -393,6 +396,8 @@ struct RawRun {
     secrets: Vec<NonEmpty>,
     #[serde(default)]
     sandbox: Option<SandboxConfig>,
+    #[serde(default, deserialize_with = "super::budget::deserialize")]
+    budget: Option<BudgetConfig>,
 }
 
 impl TryFrom<RawRun> for RunConfig {
@@ -468,6 +473,7 @@ impl TryFrom<RawRun> for RunConfig {
             max_output: raw.max_output,
             secrets: raw.secrets.into_iter().map(|NonEmpty(name)| name).collect(),
             sandbox: raw.sandbox.unwrap_or_default(),
+            budget: raw.budget,
         })
     }
 }

@@ -1,5 +1,6 @@
 //! What every execution of a run reads: the [`Engine`].
 
+use super::budget::Budget;
 use crate::artifacts::RunDir;
 use crate::dry_run::DryRun;
 use crate::progress::Board;
@@ -33,6 +34,8 @@ pub struct Engine {
     pub(crate) versions: RunVersions,
     /// The executions running now, for the live progress.
     pub(crate) progress: Arc<Board>,
+    /// What the run has spent against `run.budget`.
+    pub(crate) budget: Budget,
 }
 
 impl std::fmt::Debug for Engine {

@@ -211,6 +211,8 @@ struct Arm<'a> {
     repetitions: Vec<RepetitionResult>,
     /// When a replay ended short of the target: how many repetitions its recording holds.
     unrecorded: Option<u32>,
+    /// When the run's budget stopped it: which limit was reached.
+    budget_reached: Option<String>,
     /// Whether no more repetitions run.
     done: bool,
 }
@@ -239,27 +241,34 @@ impl<'a> Arm<'a> {
             running,
             repetitions: Vec::new(),
             unrecorded: None,
+            budget_reached: None,
             done: false,
         }
     }
 
     /// Runs repetition `repetition`: done after a repetition that still fails (unless
-    /// sampled), once the gate is settled (`stop_when_decided`), on an interrupt (what ran is
-    /// kept) or when a replay's recording holds no more.
+    /// sampled), once the gate is settled (`stop_when_decided`), on an interrupt or when the
+    /// run's budget is reached (what ran is kept), or when a replay's recording holds no more.
     fn step(&mut self, runtime: &Lease, repetition: u32) {
         let (attempts, stop) = self.attempts(runtime, repetition);
-        if let Some(Stop::Unrecorded(held)) = stop {
-            self.unrecorded = Some(held);
-            self.done = true;
-            return;
-        }
-        if stop == Some(Stop::Interrupted) {
-            if !attempts.is_empty() {
-                self.repetitions
-                    .push(RepetitionResult::of(repetition, attempts));
+        match stop {
+            Some(Stop::Unrecorded(held)) => {
+                self.unrecorded = Some(held);
+                self.done = true;
+                return;
             }
-            self.done = true;
-            return;
+            Some(stop @ (Stop::Interrupted | Stop::Budget(_))) => {
+                if !attempts.is_empty() {
+                    self.repetitions
+                        .push(RepetitionResult::of(repetition, attempts));
+                }
+                if let Stop::Budget(reached) = stop {
+                    self.budget_reached = Some(reached);
+                }
+                self.done = true;
+                return;
+            }
+            None => {}
         }
         let repetition = RepetitionResult::of(repetition, attempts);
         let passed = repetition.passed;
@@ -282,6 +291,7 @@ impl<'a> Arm<'a> {
             plan,
             repetitions,
             unrecorded,
+            budget_reached,
             ..
         } = self;
         if repetitions.is_empty()
@@ -289,6 +299,9 @@ impl<'a> Arm<'a> {
         {
             let message = format!("not run: the run was interrupted by {}", signal.name());
             return skipped(plan, FailureOrigin::Interrupted, message);
+        }
+        if let Some(reached) = budget_reached {
+            return undecided(plan, repetitions, &reached);
         }
         let mut result = verdict(plan, repetitions, unrecorded);
         if let Some(snapshots) = &run.snapshots {
@@ -306,6 +319,11 @@ impl<'a> Arm<'a> {
         for attempt in 1..=self.plan.repeat_failure.saturating_add(1) {
             if crate::interrupt::received().is_some() {
                 return (attempts, Some(Stop::Interrupted));
+            }
+            if self.recorded.is_none()
+                && let Err(reached) = self.run.budget.start_session()
+            {
+                return (attempts, Some(Stop::Budget(reached)));
             }
             if let Some(recorded) = self.recorded
                 && !recorded.has(repetition, attempt)
@@ -342,6 +360,7 @@ impl<'a> Arm<'a> {
                     ),
                 );
             }
+            self.run.budget.spend(&result.usage);
             let retry = retryable(&result) && attempt <= self.plan.repeat_failure;
             attempts.push(result);
             if !retry {
@@ -363,10 +382,12 @@ fn settled(samples: &[RepetitionResult], gate: f64) -> bool {
 }
 
 /// Why the repetitions stop before the target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Stop {
     /// The run was interrupted.
     Interrupted,
+    /// The run's budget was reached (this limit).
+    Budget(String),
     /// The recording being replayed holds no more repetitions (this many).
     Unrecorded(u32),
 }
@@ -401,6 +422,43 @@ fn verdict(
             ),
         ));
     }
+    result
+}
+
+/// An execution the run's budget (`reached`, the limit) stopped before its end: skipped with
+/// origin `budget`, what ran kept in its figures, unless sampling had already been decided
+/// (`stop_when_decided`), whose verdict stands.
+fn undecided(
+    plan: ExecutionPlan,
+    repetitions: Vec<RepetitionResult>,
+    reached: &str,
+) -> ExecutionResult {
+    let ran = repetitions.len();
+    let passed = repetitions.iter().filter(|r| r.passed).count();
+    let mut result = aggregate(plan, repetitions);
+    if result.samples.as_ref().is_some_and(|s| {
+        s.decision
+            .is_some_and(|decision| decision != GateDecision::Undecided)
+    }) {
+        return result;
+    }
+    let message = if ran == 0 {
+        format!("not run: {reached} was reached")
+    } else {
+        format!(
+            "not decided: {reached} was reached after {ran} of {} {} ({passed} passed)",
+            result.repeat_target,
+            if result.samples.is_some() {
+                "samples"
+            } else {
+                "repetitions"
+            }
+        )
+    };
+    result.status = Status::Skipped;
+    result.passed = false;
+    result.flaky = false;
+    result.failure = Some(Failure::new(FailureOrigin::Budget, message));
     result
 }
 

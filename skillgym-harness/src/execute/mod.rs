@@ -3,6 +3,7 @@
 //! | module | role |
 //! |---|---|
 //! | `engine` | [`Engine`]: what every execution of the run reads |
+//! | `budget` | what the run has spent against `run.budget`, checked before each session |
 //! | `execution` | the repeat/retry loop of one case on one runner |
 //! | `attempt` | one attempt: workspace, skills, hooks, session, checks, artifacts |
 //! | `session` | one agent session: the process, its stream, the report |
@@ -15,6 +16,7 @@
 //! | `runtimes` | the async runtimes executions lease, kept from one execution to the next |
 
 mod attempt;
+mod budget;
 mod check;
 mod engine;
 mod execution;
@@ -26,6 +28,7 @@ mod runtimes;
 mod session;
 pub(crate) mod suite_hooks;
 
+pub(crate) use budget::Budget;
 pub use engine::Engine;
 pub use execution::{run_execution, run_variants};
 pub use session::{SessionLimits, SessionOutput, run_launch, run_session};

@@ -616,6 +616,7 @@ fn run_context(
     }
     Ok(Arc::new(RunContext {
         engine: Engine {
+            budget: crate::execute::Budget::new(settings.budget),
             settings,
             run_dir,
             rejections,

@@ -131,6 +131,7 @@ fn resolve_in(
         max_output: run.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
         secrets: run.secrets,
         sandbox: run.sandbox,
+        budget: run.budget,
         suites,
         judge,
         snapshots,

@@ -11,7 +11,7 @@ use super::hint::user_dir;
 use super::{RunReport, RunnerRow, hint};
 use crate::duration::rounded;
 use crate::figures::thousands;
-use crate::results::Status;
+use crate::results::{ExecutionResult, Status};
 
 /// The summary text (ends with a newline).
 pub(crate) fn summary(report: &RunReport) -> String {
@@ -23,9 +23,37 @@ pub(crate) fn summary(report: &RunReport) -> String {
     if !failures.is_empty() {
         text.push_str(&failures);
     }
+    text.push_str(&budget_line(report));
     text.push_str(&snapshot_version_notes(report));
     text.push_str(&pending_snapshots(report));
     text
+}
+
+/// `skillgym: the run's budget of 40 sessions was reached: 2 of 5 executions not decided
+/// (skipped, origin budget)`, or nothing.
+fn budget_line(report: &RunReport) -> String {
+    let cut: Vec<&ExecutionResult> = report
+        .executions
+        .iter()
+        .filter(|e| {
+            e.failure
+                .as_ref()
+                .is_some_and(|f| f.origin == skillgym::FailureOrigin::Budget)
+        })
+        .collect();
+    let Some(first) = cut.first().and_then(|e| e.failure.as_ref()) else {
+        return String::new();
+    };
+    let limit = first
+        .message
+        .split_once(": ")
+        .and_then(|(_, rest)| rest.split(" was reached").next())
+        .unwrap_or("the run's budget");
+    format!(
+        "skillgym: {limit} was reached: {} of {} executions not decided (skipped, origin budget)\n",
+        cut.len(),
+        report.executions.len()
+    )
 }
 
 /// One line per token snapshot compared with a baseline recorded with another version of the

@@ -33,6 +33,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         variant_flag,
     ),
     ("experiment::min_lift_gates_the_treatment", min_lift),
+    (
+        "experiment::the_run_s_budget_stops_new_sessions_and_says_what_is_undecided",
+        budget,
+    ),
 ];
 
 /// Without the skill the stand-in passes 20% of its sessions, with it 90%.
@@ -251,4 +255,43 @@ fn min_lift() {
         "{:?}",
         run.trials()
     );
+}
+
+/// `run.budget`: the run starts no session past 10; the variants, interleaved, got 5 each, and
+/// both executions are skipped as undecided with origin `budget`.
+fn budget() {
+    let config = format!("{CONFIG}run:\n  budget: {{ sessions: 10 }}\n");
+    let run = Run::new(
+        "experiment-budget",
+        Spec {
+            args: &["--runner", "a", "--exact", "cases::experiment::lift"],
+            config: &config,
+            ..Spec::default()
+        },
+    );
+    let dir = run.execution_dir("experiment::lift", "a");
+    for variant in ["without", "with"] {
+        let result: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(variant).join("result.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(result["status"], "skipped", "{result:#}");
+        assert_eq!(result["failure"]["origin"], "budget");
+        assert_eq!(result["samples"]["sessions"], 5, "{result:#}");
+        let message = result["failure"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(
+                "not decided: the run's budget of 10 sessions was reached after 5 of 30 samples ("
+            ),
+            "{message}"
+        );
+    }
+    let stdout = run.stdout();
+    assert!(
+        stdout.contains(
+            "skillgym: the run's budget of 10 sessions was reached: 2 of 2 executions not decided (skipped, origin budget)"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.context());
 }
