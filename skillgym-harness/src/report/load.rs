@@ -1,5 +1,6 @@
 //! Loading a [`RunReport`] from run directories: each execution's `<case>/<runner>/result.json`
-//! (written by every process, nextest's included), merged over the directories given.
+//! (`<case>/<runner>/<variant>/result.json` under variants; written by every process,
+//! nextest's included), merged over the directories given.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,7 +31,7 @@ pub enum LoadError {
     },
     /// No execution result in any of the directories.
     #[error(
-        "no execution results (`<case>/<runner>/result.json`) in {}",
+        "no execution results (`<case>/<runner>/result.json` or `<case>/<runner>/<variant>/result.json`) in {}",
         joined(dirs)
     )]
     Empty {
@@ -64,7 +65,9 @@ pub(super) fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
         );
         for execution in executions_in(&dir)? {
             executions.retain(|(e, _)| {
-                !(e.case_id == execution.case_id && e.runner_id == execution.runner_id)
+                !(e.case_id == execution.case_id
+                    && e.runner_id == execution.runner_id
+                    && e.variant == execution.variant)
             });
             executions.push((execution, run_ids.len() - 1));
         }
@@ -127,8 +130,9 @@ fn version_warnings(executions: &[(ExecutionResult, usize)], run_ids: &[String])
     warnings
 }
 
-/// The executions of one run directory, from `<case>/<runner>/result.json`: every entry but the
-/// run directory's own ([`is_layout_name`], which no case id's directory is).
+/// The executions of one run directory, from `<case>/<runner>/result.json`, or under variants
+/// `<case>/<runner>/<variant>/result.json`: every entry but the run directory's own
+/// ([`is_layout_name`], which no case id's directory is).
 fn executions_in(dir: &Path) -> Result<Vec<ExecutionResult>, LoadError> {
     let read = |path: &Path| {
         fs::read_dir(path).map_err(|source| LoadError::Read {
@@ -145,22 +149,38 @@ fn executions_in(dir: &Path) -> Result<Vec<ExecutionResult>, LoadError> {
         }
         for runner in read(&case.path())?.flatten() {
             let file = runner.path().join("result.json");
-            if !file.is_file() {
+            if file.is_file() {
+                found.push(execution_at(&file)?);
                 continue;
             }
-            let text = fs::read_to_string(&file).map_err(|source| LoadError::Read {
-                path: file.clone(),
-                source,
-            })?;
-            let execution: ExecutionResult =
-                serde_json::from_str(&text).map_err(|error| LoadError::Parse {
-                    path: file.clone(),
-                    message: error.to_string(),
-                })?;
-            found.push(execution);
+            if !runner.path().is_dir() {
+                continue;
+            }
+            for variant in read(&runner.path())?.flatten() {
+                let file = variant.path().join("result.json");
+                if file.is_file() {
+                    let execution = execution_at(&file)?;
+                    // `repeat-N/` holds no result.json of its own; only a variant's counts.
+                    if execution.variant.is_some() {
+                        found.push(execution);
+                    }
+                }
+            }
         }
     }
     Ok(found)
+}
+
+/// The execution whose `result.json` is `file`.
+fn execution_at(file: &Path) -> Result<ExecutionResult, LoadError> {
+    let text = fs::read_to_string(file).map_err(|source| LoadError::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|error| LoadError::Parse {
+        path: file.to_path_buf(),
+        message: error.to_string(),
+    })
 }
 
 /// The start and end of an in-process run, from its `results.json`.

@@ -10,12 +10,18 @@
 //! | `github_actions` | `github-actions` | an `::error` (a skipped execution: `::warning`) workflow command per execution that did not pass, on stdout and in `github-actions.txt`; the Markdown job summary appended to `$GITHUB_STEP_SUMMARY` when set |
 //! | `html` | `html` | one self-contained page, `report.html`: the counts, the per-runner table, the case × runner matrix, and per execution its failure, attempts, graders and each attempt's session (timeline, commands, file reads, skills, usage) read from its `report.json` |
 //!
-//! Beside them, `hint` makes the `cargo skillgym explain <dir>` line a failed execution's output
+//! Beside them, `compare` and `compare_table` make what `cargo skillgym compare RUN_A RUN_B`
+//! prints ([`Comparison`], [`comparison_text`]): pass rates, lifts and costs of two runs side by
+//! side with the change's interval; `html_experiment` is the HTML page's experiment section.
+//!
+//! `hint` makes the `cargo skillgym explain <dir>` line a failed execution's output
 //! carries (console and the test's own failure message).
 //!
 //! Custom reporters implement [`Reporter`] and are added with
 //! [`Harness::reporter`](crate::Harness::reporter).
 
+mod compare;
+mod compare_table;
 pub(crate) mod console;
 #[cfg(test)]
 mod fixtures;
@@ -33,6 +39,11 @@ use std::path::{Path, PathBuf};
 use crate::figures;
 use crate::results::{Counts, ExecutionResult};
 
+pub use compare::{
+    Comparison, Direction, ExecutionChange, ExecutionKey, LiftChange, LiftFigure, RateChange,
+    Sessions,
+};
+pub use compare_table::comparison_text;
 pub(crate) use hint::hint;
 pub use load::LoadError;
 
@@ -48,7 +59,7 @@ pub struct RunReport {
     pub started_at: Option<String>,
     /// End of the (latest) run, RFC 3339, when known.
     pub ended_at: Option<String>,
-    /// Every execution, sorted by case id, then runner id.
+    /// Every execution, sorted by case id, then runner id, then variant (the baseline first).
     pub executions: Vec<ExecutionResult>,
     /// What merging run directories found worth a warning: a runner whose agent ran in
     /// different versions in different runs, whose figures may not be comparable.
@@ -66,6 +77,8 @@ impl RunReport {
             a.case_id
                 .cmp(&b.case_id)
                 .then_with(|| a.runner_id.cmp(&b.runner_id))
+                .then_with(|| b.baseline.cmp(&a.baseline))
+                .then_with(|| a.variant.cmp(&b.variant))
         });
         RunReport {
             run_ids,
