@@ -3,13 +3,13 @@
 //!
 //! ```text
 //! skillgym: compare: A = nightly-1, B = nightly-2 (B against A; 95% intervals: Wilson for each pass rate, Newcombe for the change)
-//! skillgym: case   runner  variant  A                   B                   change (95%)       p      verdict  tokens  cost  time
-//! skillgym: greet  claude  with     9/10 90% [60%, 98%] 2/10 20% [6%, 51%]  -70% [-87%, -33%]  0.005  worse    +1,204  -     +1.2s
-//! skillgym: lifts (treatment's pass rate - baseline's; change = B's lift - A's, 95% MOVER interval)
-//! skillgym: case   runner  lift             A                         B                          change
-//! skillgym: greet  claude  with vs without  +70% [+33%, +87%] helps   0% [-37%, +37%] no detectable effect  -70% [-118%, -22%]
-//! skillgym: only in A: [claude/with] farewell
-//! skillgym: 1 execution in both runs: 1 worse, 0 better, 0 without a detectable change; 1 only in A, 0 only in B
+//! skillgym: case    runner  variant  A                     B                     change (95%)       p      verdict               tokens  cost  time
+//! skillgym: greet   claude  -        9/10 90% [60%, 98%]   3/10 30% [11%, 60%]   -60% [-81%, -17%]  0.020  worse                 +50     -     0
+//! skillgym: steady  claude  -        5/10 50% [24%, 76%]   6/10 60% [31%, 83%]   +10% [-29%, +45%]  1.000  no detectable change  0       -     0
+//! skillgym: lifts (treatment's pass rate - baseline's in each run; change = B's lift - A's, 95% MOVER interval)
+//! skillgym: case         runner  lift             A                        B                                     change (95%)
+//! skillgym: (all cases)  claude  with vs without  +60% [+26%, +94%] helps  0% [-38%, +38%] no detectable effect  -60% [-111%, -9%]
+//! skillgym: only in B: [claude] welcome
 //! ```
 
 use super::compare::{Comparison, Direction, ExecutionChange, LiftChange, LiftFigure, Sessions};
@@ -107,11 +107,12 @@ fn executions_table(executions: &[ExecutionChange]) -> String {
             change,
             p,
             direction,
-            e.tokens_delta.map_or_else(none, signed_thousands),
-            e.cost_delta_usd
-                .map_or_else(none, |d| format!("{}${:.4}", sign(d), d.abs())),
+            e.tokens_delta.map_or_else(none, |d| signed(d, signed_thousands)),
+            e.cost_delta_usd.map_or_else(none, |d| {
+                signed(d * 1e4, |_| format!("{}${:.4}", sign(d), d.abs()))
+            }),
             e.duration_delta_ms.map_or_else(none, |d| {
-                format!("{}{}", sign(d.round()), rounded(d.abs().round() as u64))
+                signed(d, |d| format!("{}{}", sign(d), rounded(d.abs() as u64)))
             }),
         ]);
     }
@@ -156,6 +157,16 @@ fn rate(sessions: &Sessions) -> String {
             sessions.pass_rate_95.high * 100.0
         ),
         None => "0/0".to_owned(),
+    }
+}
+
+/// `value` rounded, through `show` (which signs it), or `0` when it rounds to zero.
+fn signed(value: f64, show: impl Fn(f64) -> String) -> String {
+    let rounded = value.round();
+    if rounded == 0.0 {
+        "0".to_owned()
+    } else {
+        show(rounded)
     }
 }
 
