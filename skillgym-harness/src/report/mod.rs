@@ -28,6 +28,7 @@ mod fixtures;
 pub(crate) mod github_actions;
 mod hint;
 pub(crate) mod html;
+mod html_experiment;
 pub(crate) mod json;
 pub(crate) mod junit;
 mod lift_table;
