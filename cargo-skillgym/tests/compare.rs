@@ -197,11 +197,23 @@ fn pass_rates_lifts_and_costs_change_with_their_intervals() {
     // 9/10 -> 3/10: Newcombe (1998, table II) gives 9/10 - 3/10 a 95% interval of
     // 0.1705 to 0.8090, so B - A is -0.6 in -0.8090 to -0.1705; Fisher's p 0.019767.
     let greet = execution("greet", "claude", None);
-    assert_eq!((&greet["a"]["passed"], &greet["a"]["sessions"]), (&json!(9), &json!(10)));
-    assert_eq!((&greet["b"]["passed"], &greet["b"]["sessions"]), (&json!(3), &json!(10)));
+    assert_eq!(
+        (&greet["a"]["passed"], &greet["a"]["sessions"]),
+        (&json!(9), &json!(10))
+    );
+    assert_eq!(
+        (&greet["b"]["passed"], &greet["b"]["sessions"]),
+        (&json!(3), &json!(10))
+    );
     // Wilson's 95% interval of 3/10: 0.1078 to 0.6032.
-    assert!(close(&greet["b"]["pass_rate_95"]["low"], 0.1078), "{greet:#}");
-    assert!(close(&greet["b"]["pass_rate_95"]["high"], 0.6032), "{greet:#}");
+    assert!(
+        close(&greet["b"]["pass_rate_95"]["low"], 0.1078),
+        "{greet:#}"
+    );
+    assert!(
+        close(&greet["b"]["pass_rate_95"]["high"], 0.6032),
+        "{greet:#}"
+    );
     let change = &greet["change"];
     assert!(close(&change["difference"], -0.6), "{greet:#}");
     assert!(close(&change["interval"]["low"], -0.8090), "{greet:#}");
@@ -210,7 +222,10 @@ fn pass_rates_lifts_and_costs_change_with_their_intervals() {
     assert_eq!(change["direction"], "worse");
     assert_eq!(greet["tokens_delta"], 50.0);
     assert_eq!(greet["duration_delta_ms"], 0.0);
-    assert!(greet.get("cost_delta_usd").is_none(), "no session had a cost");
+    assert!(
+        greet.get("cost_delta_usd").is_none(),
+        "no session had a cost"
+    );
 
     let steady = execution("steady", "claude", None);
     assert_eq!(steady["change"]["direction"], "no-detectable-change");
@@ -230,7 +245,11 @@ fn pass_rates_lifts_and_costs_change_with_their_intervals() {
     // interval -0.6 - sqrt(0.3590² + (0.8090 - 0.6)²) = -1.0154 to
     // -0.6 + sqrt(0.3590² + (0.6 - 0.1705)²) = -0.0402.
     let lifts = document["lifts"].as_array().unwrap();
-    assert_eq!(lifts.len(), 2, "the case's lift and the runner's pooled one");
+    assert_eq!(
+        lifts.len(),
+        2,
+        "the case's lift and the runner's pooled one"
+    );
     let lift = &lifts[0];
     assert_eq!(
         (&lift["case_id"], &lift["baseline"], &lift["treatment"]),
@@ -263,7 +282,9 @@ fn a_changed_agent_version_gets_a_warning() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(
         stderr.lines().collect::<Vec<_>>(),
-        ["warning: runner `claude` ran a different agent in the two runs (version 2.1.330 in A, 2.1.332 in B): its figures may not be comparable"],
+        [
+            "warning: runner `claude` ran a different agent in the two runs (version 2.1.330 in A, 2.1.332 in B): its figures may not be comparable"
+        ],
         "one warning, for claude only: {}",
         context(&output)
     );
@@ -324,7 +345,8 @@ fn a_directory_that_is_not_a_run_is_a_clear_error() {
     let output = compare(&[], &[&a, &broken]);
     assert_eq!(output.status.code(), Some(2), "{}", context(&output));
     assert!(
-        String::from_utf8_lossy(&output.stderr).contains("result.json is not an execution's result: "),
+        String::from_utf8_lossy(&output.stderr)
+            .contains("result.json is not an execution's result: "),
         "{}",
         context(&output)
     );

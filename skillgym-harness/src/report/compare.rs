@@ -290,10 +290,8 @@ impl ExecutionChange {
 
 /// The lifts of both runs' experiments that both have: per case, then pooled per runner.
 fn lift_changes(a: &RunReport, b: &RunReport) -> Vec<LiftChange> {
-    let (Some(ea), Some(eb)) = (
-        Experiment::of(&a.executions),
-        Experiment::of(&b.executions),
-    ) else {
+    let (Some(ea), Some(eb)) = (Experiment::of(&a.executions), Experiment::of(&b.executions))
+    else {
         return Vec::new();
     };
     let mut changes = Vec::new();

@@ -32,10 +32,7 @@ pub fn comparison_text(comparison: &Comparison) -> String {
     for (run, only) in [("A", &comparison.only_in_a), ("B", &comparison.only_in_b)] {
         if !only.is_empty() {
             let names: Vec<String> = only.iter().map(|key| key.trial_name()).collect();
-            text.push_str(&format!(
-                "skillgym: only in {run}: {}\n",
-                names.join(", ")
-            ));
+            text.push_str(&format!("skillgym: only in {run}: {}\n", names.join(", ")));
         }
     }
     let count = |direction: Direction| {
@@ -107,7 +104,8 @@ fn executions_table(executions: &[ExecutionChange]) -> String {
             change,
             p,
             direction,
-            e.tokens_delta.map_or_else(none, |d| signed(d, signed_thousands)),
+            e.tokens_delta
+                .map_or_else(none, |d| signed(d, signed_thousands)),
             e.cost_delta_usd.map_or_else(none, |d| {
                 signed(d * 1e4, |_| format!("{}${:.4}", sign(d), d.abs()))
             }),

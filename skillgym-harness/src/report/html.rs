@@ -356,10 +356,7 @@ fn matrix(out: &mut String, report: &RunReport) -> fmt::Result {
                     out.write_str("<br>")?;
                 }
                 out.write_str("<a href=\"#")?;
-                text(
-                    out,
-                    &anchor(&e.case_id, &e.runner_id, e.variant.as_deref()),
-                )?;
+                text(out, &anchor(&e.case_id, &e.runner_id, e.variant.as_deref()))?;
                 out.write_str("\">")?;
                 if let Some(variant) = &e.variant {
                     text(out, variant)?;

@@ -25,7 +25,8 @@ use crate::stats::Verdict;
 
 /// The section's CSS, appended to the page's.
 pub(super) const STYLE: &str = "\
-table.experiment td{vertical-align:middle}svg.chart{display:block}\
+table.experiment td{vertical-align:middle}table.experiment .badge{white-space:nowrap}\
+.experiment-runner{margin:1.2rem 0}svg.chart{display:block}\
 svg.chart text{font:11px system-ui,sans-serif;fill:var(--fg)}\
 svg.chart .axis{stroke:var(--line)}svg.chart .zero{stroke:var(--muted);stroke-dasharray:2 2}\
 svg.chart .ci{stroke:var(--fg);stroke-width:2}svg.chart .bar{fill:#54aeff}\
@@ -180,11 +181,11 @@ fn case_row(out: &mut String, row: &CaseRow<'_>) -> fmt::Result {
 }
 
 /// Left of every chart: the variant's name.
-const LABEL_WIDTH: f64 = 90.0;
+const LABEL_WIDTH: f64 = 60.0;
 /// The scale of a chart.
-const SCALE_WIDTH: f64 = 160.0;
+const SCALE_WIDTH: f64 = 110.0;
 /// Right of the scale: the figure.
-const FIGURE_WIDTH: f64 = 90.0;
+const FIGURE_WIDTH: f64 = 64.0;
 /// One variant's line.
 const ROW_HEIGHT: f64 = 20.0;
 
@@ -202,7 +203,11 @@ fn svg_open(out: &mut String, class: &str, rows: usize, label: &str) -> fmt::Res
 /// The label of variant `i` and the y of its line's middle.
 fn variant_label(out: &mut String, i: usize, variant: &str) -> Result<f64, fmt::Error> {
     let y = ROW_HEIGHT * i as f64 + ROW_HEIGHT / 2.0 + 2.0;
-    write!(out, "<text x=\"0\" y=\"{:.1}\" dominant-baseline=\"middle\">", y)?;
+    write!(
+        out,
+        "<text x=\"0\" y=\"{:.1}\" dominant-baseline=\"middle\">",
+        y
+    )?;
     text(out, variant)?;
     out.write_str("</text>")?;
     Ok(y)
@@ -214,7 +219,12 @@ fn x_of(rate: f64) -> f64 {
 }
 
 fn rates_chart(out: &mut String, variants: &[&VariantRate]) -> fmt::Result {
-    svg_open(out, "rates", variants.len(), "pass rate per variant, 95% interval")?;
+    svg_open(
+        out,
+        "rates",
+        variants.len(),
+        "pass rate per variant, 95% interval",
+    )?;
     let bottom = ROW_HEIGHT * variants.len() as f64 + 2.0;
     for tick in [0.0, 0.5, 1.0] {
         let x = x_of(tick);
@@ -240,7 +250,7 @@ fn rates_chart(out: &mut String, variants: &[&VariantRate]) -> fmt::Result {
         write!(
             out,
             "<text x=\"{:.1}\" y=\"{y:.1}\" dominant-baseline=\"middle\">{}/{} {:.0}%</text>",
-            LABEL_WIDTH + SCALE_WIDTH + 8.0,
+            LABEL_WIDTH + SCALE_WIDTH + 6.0,
             variant.passed,
             variant.sessions,
             crate::figures::finite(variant.pass_rate).clamp(0.0, 1.0) * 100.0
@@ -289,7 +299,7 @@ fn bars_chart(
         write!(
             out,
             "<text x=\"{:.1}\" y=\"{y:.1}\" dominant-baseline=\"middle\">{}</text>",
-            LABEL_WIDTH + SCALE_WIDTH + 8.0,
+            LABEL_WIDTH + SCALE_WIDTH + 6.0,
             show(*mean)
         )?;
     }
@@ -326,7 +336,7 @@ fn lift_chart(out: &mut String, row: &LiftRow) -> fmt::Result {
     write!(
         out,
         "<text x=\"{:.1}\" y=\"{y:.1}\" dominant-baseline=\"middle\">{}</text></svg>",
-        LABEL_WIDTH + SCALE_WIDTH + 8.0,
+        LABEL_WIDTH + SCALE_WIDTH + 6.0,
         signed_percent(lift.difference)
     )?;
     write!(
@@ -416,7 +426,9 @@ mod tests {
 
     /// The `#experiment` section of the page.
     fn section_of(html: &str) -> &str {
-        let start = html.find("<section id=\"experiment\">").expect("the section");
+        let start = html
+            .find("<section id=\"experiment\">")
+            .expect("the section");
         let end = html[start..].find("<section id=\"executions\">").unwrap();
         &html[start..start + end]
     }
@@ -460,8 +472,13 @@ mod tests {
             at("hurt") < at("helped") && at("helped") < at("noisy") && at("noisy") < at("flat"),
             "hurts, then failed executions, then the rest: {claude}"
         );
-        assert!(claude.contains("<code>helped</code> <span class=\"badge s-failed\">failed</span>"));
-        assert!(claude.contains("<code>flat</code></th>"), "no failure: no badge");
+        assert!(
+            claude.contains("<code>helped</code> <span class=\"badge s-failed\">failed</span>")
+        );
+        assert!(
+            claude.contains("<code>flat</code></th>"),
+            "no failure: no badge"
+        );
         // 10/10 against 1/10: -90%; the Wilson intervals 0.7232-1 and 0.0179-0.4042 give
         // Newcombe's -0.9 - 0.0821 = -0.9821 to -0.9 + sqrt(0.3042² + 0.2768²) = -0.4887.
         assert!(claude.contains("-90% [-98%, -49%] (p 0.000)"), "{claude}");
@@ -482,7 +499,10 @@ mod tests {
             variant("<script>x</script>", "r\"&", "it's", false, (2, 2)),
         ]));
         let section = section_of(&html);
-        assert!(!section.contains("<script") && !section.contains("<b>"), "{section}");
+        assert!(
+            !section.contains("<script") && !section.contains("<b>"),
+            "{section}"
+        );
         assert!(section.contains("<code>&lt;script&gt;x&lt;/script&gt;</code>"));
         assert!(section.contains("&lt;b&gt;none&lt;/b&gt;</text>"));
         assert!(section.contains(">it&#39;s</text>"));

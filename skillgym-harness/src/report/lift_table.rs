@@ -52,8 +52,9 @@ pub(crate) fn lift_table(experiment: Option<&Experiment>) -> String {
                 .map_or_else(|| "-".to_owned(), |d| format!("{}${:.4}", sign(d), d.abs())),
         ]);
     }
-    let mut text =
-        String::from("skillgym: experiment (each variant's passes/sessions; lift = treatment's pass rate - baseline's, 95% Newcombe interval, Fisher's exact p)\n");
+    let mut text = String::from(
+        "skillgym: experiment (each variant's passes/sessions; lift = treatment's pass rate - baseline's, 95% Newcombe interval, Fisher's exact p)\n",
+    );
     text.push_str(&aligned(&rows));
     for pooled in &experiment.runners {
         text.push_str(&runner_line(pooled));

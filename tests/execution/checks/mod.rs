@@ -1,6 +1,7 @@
 //! The checks, one libtest trial each, grouped by concern.
 
 mod dry_run;
+mod experiment;
 mod figures;
 mod ids;
 mod interrupt;
@@ -8,7 +9,6 @@ mod limits;
 mod origins;
 mod rejections;
 mod repeat;
-mod experiment;
 mod samples;
 #[cfg(target_os = "linux")]
 mod sandbox;
