@@ -364,18 +364,25 @@ fn a_directory_that_is_not_a_run_is_a_clear_error() {
 fn the_readme_example_is_this_comparison() {
     let (_tmp, a, b) = runs();
     let output = compare(&[], &[&a, &b]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
             .unwrap();
     let section = readme
         .split("\n### Comparing runs: `cargo skillgym compare`\n")
         .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
         .expect("the README's section on compare");
-    let shown = section
+    let shown: Vec<&str> = section
         .split("```text\n")
-        .nth(1)
-        .and_then(|rest| rest.split("```").next())
-        .expect("a text block");
-    assert_eq!(shown, stdout, "the README shows this test's output");
+        .skip(1)
+        .filter_map(|rest| rest.split("```").next())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ],
+        "the README shows this test's output and its warning"
+    );
 }

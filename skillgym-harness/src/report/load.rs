@@ -46,7 +46,7 @@ fn joined(dirs: &[PathBuf]) -> String {
     dirs.join(", ")
 }
 
-/// Loads every execution of `run_dirs`; an execution (case and runner) found in several
+/// Loads every execution of `run_dirs`; an execution (case, runner and variant) found in several
 /// directories is taken from the last one given.
 pub(super) fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
     // Each execution with the id of the run it is taken from.
@@ -203,7 +203,11 @@ mod tests {
     /// Writes `executions` as the `result.json` files of the run directory `dir`.
     fn run(dir: &Path, executions: &[ExecutionResult]) {
         for e in executions {
-            let path = dir.join(&e.case_id).join(&e.runner_id).join("result.json");
+            let mut path = dir.join(&e.case_id).join(&e.runner_id);
+            if let Some(variant) = &e.variant {
+                path = path.join(variant);
+            }
+            let path = path.join("result.json");
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(&path, serde_json::to_string(e).unwrap()).unwrap();
         }
@@ -271,5 +275,34 @@ mod tests {
         assert_eq!(loaded.executions[0].agent, skillgym::AgentInfo::default());
         let row = &loaded.runner_rows()[0];
         assert_eq!((row.agent.as_str(), row.versions.len()), ("", 0));
+    }
+
+    #[test]
+    fn executions_under_variants_are_loaded_each_and_merged_by_variant() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("run-a"), tmp.path().join("run-b"));
+        let under = |variant: &str, baseline: bool, source: &str| {
+            execution(
+                "x",
+                "r",
+                json!({"variant": variant, "baseline": baseline, "source": source}),
+            )
+        };
+        run(
+            &a,
+            &[under("without", true, "a"), under("with", false, "a")],
+        );
+        run(&b, &[under("with", false, "b")]);
+        let merged = load(&[a, b]).unwrap();
+        let found: Vec<(Option<&str>, &str)> = merged
+            .executions
+            .iter()
+            .map(|e| (e.variant.as_deref(), e.source.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [(Some("without"), "a"), (Some("with"), "b")],
+            "the baseline first; the variant found again taken from the last run"
+        );
     }
 }
