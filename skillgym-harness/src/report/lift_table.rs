@@ -47,7 +47,7 @@ pub(crate) fn lift_table(experiment: Option<&Experiment>) -> String {
             format!("{:.3}", row.lift.p_value),
             verdict(row.lift.verdict, row.samples_needed),
             row.tokens_delta
-                .map_or_else(|| "-".to_owned(), |d| signed_thousands(d)),
+                .map_or_else(|| "-".to_owned(), signed_thousands),
             row.cost_delta_usd
                 .map_or_else(|| "-".to_owned(), |d| format!("{}${:.4}", sign(d), d.abs())),
         ]);

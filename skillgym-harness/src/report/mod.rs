@@ -100,8 +100,8 @@ impl RunReport {
     }
 
     /// Loads and merges the executions (`result.json` files) of run directories; an execution
-    /// (case, runner and variant) found in several directories is taken from the last one given. A
-    /// runner whose agent ran in different versions in the runs merged gets a warning
+    /// (case, runner and variant) found in several directories is taken from the last one
+    /// given. A runner whose agent ran in different versions in the runs merged gets a warning
     /// ([`warnings`](Self::warnings)).
     pub fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
         load::load(run_dirs)
