@@ -7,8 +7,11 @@ use std::process::ExitCode;
 
 use skillgym_harness::report::{self, Comparison, RunReport};
 
-/// Compare two runs: per case × runner × variant in both, each run's pass rate (95% Wilson
-/// interval, n), B's change against A (Newcombe's 95% interval, Fisher's p, better / worse / no
+/// Compare two runs: pass rates, experiment lifts, tokens, cost and time, each change with its
+/// interval.
+///
+/// Run A is the baseline. Per case × runner × variant in both runs: each run's pass rate (95%
+/// Wilson interval, n), B's change against A (Newcombe's 95% interval, Fisher's p, better / worse / no
 /// detectable change) and the change of mean tokens, cost and time per session; each
 /// experiment lift in both runs, side by side with its change; the executions found in one run
 /// only. A runner whose agent type, version or model differs between the runs gets a warning.
