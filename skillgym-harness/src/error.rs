@@ -32,8 +32,8 @@ use crate::preflight::lines;
 pub use crate::preflight::{MissingProgram, MissingPromptFile, PreflightError, SandboxProblem};
 pub use crate::settings::SettingsError;
 pub use crate::skills::SkillError;
-pub use crate::suite::plan::VariantError;
 pub use crate::suite::registry::DuplicateCaseId;
+pub use crate::suite::plan::VariantError;
 pub use crate::suite::yaml::SuiteErrors;
 
 /// Why a run could not start: what [`Harness::run`](crate::Harness::run) prints as

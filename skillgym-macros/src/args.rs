@@ -647,20 +647,13 @@ mod tests {
     fn variants_name_the_run_s_variants_in_a_trial_s_name() {
         use quote::quote;
         let mut found = Vec::new();
-        let args = parse(
-            quote!(prompt = "p", variants = ["without", "with"]),
-            &mut found,
-        );
+        let args = parse(quote!(prompt = "p", variants = ["without", "with"]), &mut found);
         assert!(found.is_empty(), "{found:?}");
         let names: Vec<String> = args.variants.iter().map(LitStr::value).collect();
         assert_eq!(names, ["without", "with"]);
         let found = errors(quote!(prompt = "p", variants = ["a/b"]));
         assert_eq!(found.len(), 1, "{found:?}");
-        assert!(
-            found[0].starts_with("a variant name must not contain"),
-            "{}",
-            found[0]
-        );
+        assert!(found[0].starts_with("a variant name must not contain"), "{}", found[0]);
         assert_eq!(
             errors(quote!(prompt = "p", variants = "with")),
             ["expected an array of string literals for `variants`: write `variants = [\"with\"]`"]

@@ -173,9 +173,7 @@ fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Fa
             let probability: f64 = std::env::var(variable)
                 .ok()
                 .and_then(|value| value.trim().parse().ok())
-                .ok_or_else(|| {
-                    Failure::Script(format!("`chance`: `{variable}` holds no number"))
-                })?;
+                .ok_or_else(|| Failure::Script(format!("`chance`: `{variable}` holds no number")))?;
             if draw(&session.counter, call) >= probability {
                 return Ok(());
             }
@@ -360,12 +358,7 @@ fn state_file(name: &str) -> Result<std::path::PathBuf, Failure> {
 fn draw(counter: &str, call: u64) -> f64 {
     use std::hash::{DefaultHasher, Hash, Hasher};
     let mut hasher = DefaultHasher::new();
-    (
-        counter,
-        std::env::var("FAKE_AGENT_SEED").unwrap_or_default(),
-        call,
-    )
-        .hash(&mut hasher);
+    (counter, std::env::var("FAKE_AGENT_SEED").unwrap_or_default(), call).hash(&mut hasher);
     (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
 }
 

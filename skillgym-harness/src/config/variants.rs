@@ -205,9 +205,7 @@ pub(crate) fn name_problem(name: &str) -> Option<String> {
     }
     if let Some(c) = name.chars().find(|c| NAME_BREAKERS.contains(c)) {
         return Some(yaml::with_help(
-            format!(
-                "variant name `{name}` holds `{c}`: it is part of the trial's name `[runner/{name}] case`, where `/` and `]` end the runner part, and `,` separates `--variant` values"
-            ),
+            format!("variant name `{name}` holds `{c}`: it is part of the trial's name `[runner/{name}] case`, where `/` and `]` end the runner part, and `,` separates `--variant` values"),
             &format!("e.g. `{}`", name.replace(NAME_BREAKERS, "-")),
         ));
     }

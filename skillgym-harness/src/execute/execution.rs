@@ -7,14 +7,14 @@ use super::Engine;
 use super::attempt::{AttemptId, run_attempt};
 use super::runtimes::Lease;
 use crate::artifacts::write_json_or_note;
-use crate::config::Variant;
 use crate::progress::Running;
 use crate::replay::RecordedExecution;
+use crate::results::{gate_decision, lift_sign};
 use crate::results::{
     AttemptResult, ExecutionPlan, ExecutionResult, RepetitionResult, Status, aggregate,
 };
-use crate::results::{gate_decision, lift_sign};
 use crate::runner::Runner;
+use crate::config::Variant;
 use crate::stats::{Discordant, GateDecision, Proportion, Verdict};
 use crate::suite::CaseSpec;
 
@@ -22,9 +22,7 @@ use crate::suite::CaseSpec;
 /// `result.json`.
 pub fn run_execution(run: &Engine, case: &CaseSpec, runner: &Runner) -> ExecutionResult {
     let mut results = run_variants(run, case, runner, &[None]);
-    results
-        .pop()
-        .unwrap_or_else(|| unreachable!("one result per variant"))
+    results.pop().unwrap_or_else(|| unreachable!("one result per variant"))
 }
 
 /// Runs `case` on `runner` under each of `variants` (`None`: the case without variants),
@@ -52,8 +50,7 @@ pub fn run_variants(
             Ok(runtime) => runtime,
             Err(error) => panic!("skillgym: cannot start the async runtime: {error}"),
         };
-        let mut arms: Vec<&mut Arm<'_>> =
-            slots.iter_mut().filter_map(|s| s.as_mut().ok()).collect();
+        let mut arms: Vec<&mut Arm<'_>> = slots.iter_mut().filter_map(|s| s.as_mut().ok()).collect();
         interleave(&runtime, &mut arms);
     }
     slots
@@ -68,11 +65,7 @@ pub fn run_variants(
 /// Runs the arms' repetitions round by round until each is done; with `stop_when_decided`
 /// and no gate, until the sign of every variant's lift against the baseline is settled.
 fn interleave(runtime: &Lease, arms: &mut [&mut Arm<'_>]) {
-    let rounds = arms
-        .iter()
-        .map(|arm| arm.plan.repeat_target)
-        .max()
-        .unwrap_or(0);
+    let rounds = arms.iter().map(|arm| arm.plan.repeat_target).max().unwrap_or(0);
     for repetition in 1..=rounds {
         for arm in arms.iter_mut() {
             if !arm.done && repetition <= arm.plan.repeat_target {
@@ -113,10 +106,7 @@ fn lifts_settled(arms: &[&mut Arm<'_>]) -> bool {
 }
 
 /// The discordant pairs of two variants' repetitions, paired by number.
-pub(crate) fn discordant(
-    baseline: &[RepetitionResult],
-    treatment: &[RepetitionResult],
-) -> Discordant {
+pub(crate) fn discordant(baseline: &[RepetitionResult], treatment: &[RepetitionResult]) -> Discordant {
     let mut pairs = Discordant::default();
     for (b, t) in baseline.iter().zip(treatment) {
         match (b.passed, t.passed) {
@@ -130,12 +120,7 @@ pub(crate) fn discordant(
 
 /// What the execution of `case` on `runner` under `variant` is asked to do, with the case's
 /// own settings.
-fn plan_of(
-    run: &Engine,
-    case: &CaseSpec,
-    runner: &Runner,
-    variant: Option<&Variant>,
-) -> ExecutionPlan {
+fn plan_of(run: &Engine, case: &CaseSpec, runner: &Runner, variant: Option<&Variant>) -> ExecutionPlan {
     let settings = run.settings.effective(case);
     let variant_name = variant.map(|v| v.name.as_str());
     ExecutionPlan {
@@ -252,8 +237,7 @@ impl<'a> Arm<'a> {
         }
         if stop == Some(Stop::Interrupted) {
             if !attempts.is_empty() {
-                self.repetitions
-                    .push(RepetitionResult::of(repetition, attempts));
+                self.repetitions.push(RepetitionResult::of(repetition, attempts));
             }
             self.done = true;
             return;
@@ -261,10 +245,7 @@ impl<'a> Arm<'a> {
         let repetition = RepetitionResult::of(repetition, attempts);
         let passed = repetition.passed;
         self.repetitions.push(repetition);
-        let gate = self
-            .plan
-            .min_pass_rate
-            .filter(|_| self.plan.stop_when_decided);
+        let gate = self.plan.min_pass_rate.filter(|_| self.plan.stop_when_decided);
         if (!passed && !self.plan.sampled)
             || gate.is_some_and(|gate| settled(&self.repetitions, gate))
         {

@@ -160,11 +160,7 @@ pub(super) fn after_each(scene: &HookScene<'_>, log: &mut HookLog) {
 /// The hook levels in setup order (workspace, target), or teardown order.
 fn levels<'a>(scene: &HookScene<'a>, teardown: bool) -> Vec<(&'static str, &'a Hooks)> {
     let mut levels = vec![("workspace", &scene.check.hooks)];
-    if let Some(target) = scene
-        .check
-        .suite
-        .target_hooks(scene.runner_id, scene.variant)
-    {
+    if let Some(target) = scene.check.suite.target_hooks(scene.runner_id, scene.variant) {
         levels.push(("target", target));
     }
     if teardown {

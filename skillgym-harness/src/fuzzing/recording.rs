@@ -71,10 +71,7 @@ pub fn recording(bytes: &[u8]) {
         let Ok(adapter) = adapter(&agent) else {
             continue;
         };
-        for (_, recorded) in recording
-            .executions()
-            .filter(|(key, _)| key.runner_id == *runner)
-        {
+        for (_, recorded) in recording.executions().filter(|(key, _)| key.runner_id == *runner) {
             for (number, &(repetition, attempt)) in recorded.attempts.iter().enumerate() {
                 let attempt_dir = recorded.attempt_dir(repetition, attempt);
                 let _ = recorded_duration(&attempt_dir);

@@ -307,11 +307,8 @@ fn plan_of(settings: &Settings, cases: &[CaseSpec], runner_ids: &[&str]) -> Resu
                 ("--variant", "`--variant`".to_owned())
             };
             Error::Usage(
-                UsageError::new(
-                    subject,
-                    format!("{given} names unknown variant `{name}` ({known})"),
-                )
-                .with_suggestion(suggestion),
+                UsageError::new(subject, format!("{given} names unknown variant `{name}` ({known})"))
+                    .with_suggestion(suggestion),
             )
         }
         error => Error::Variant(error),

@@ -189,11 +189,7 @@ fn run_trial(
 }
 
 /// Runs the executions of `group` interleaved, inside the schedule's gates.
-fn run_group(
-    context: &RunContext,
-    at: TrialAt,
-    group: &Group,
-) -> Result<Vec<ExecutionResult>, String> {
+fn run_group(context: &RunContext, at: TrialAt, group: &Group) -> Result<Vec<ExecutionResult>, String> {
     let _gate = enter(context, at.runner)?;
     let case = &context.cases[at.case];
     let runner = &context.runners[at.runner];

@@ -84,8 +84,7 @@ pub(crate) struct AttemptFile {
 }
 
 /// The files a recording must hold to be replayed, said when one is missing.
-const REQUIRED: &str =
-    "`<case>/<runner>/result.json` (or `<case>/<runner>/<variant>/result.json`) files";
+const REQUIRED: &str = "`<case>/<runner>/result.json` (or `<case>/<runner>/<variant>/result.json`) files";
 
 impl Recording {
     /// Opens the recorded run at `root`: every `<case>/<runner>/result.json` below it (a case
@@ -174,11 +173,7 @@ impl Recording {
 
     /// The runner ids the recording holds, sorted.
     pub fn runner_ids(&self) -> Vec<&str> {
-        let mut ids: Vec<&str> = self
-            .executions
-            .keys()
-            .map(|k| k.runner_id.as_str())
-            .collect();
+        let mut ids: Vec<&str> = self.executions.keys().map(|k| k.runner_id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
         ids
@@ -332,10 +327,7 @@ pub(crate) fn dir_of(root: &Path, key: &ExecutionKey) -> PathBuf {
 }
 
 /// The recorded execution in `dir` (which holds its `result.json`), with its key.
-fn recorded_execution(
-    dir: &Path,
-    inside: &Inside<'_>,
-) -> io::Result<(ExecutionKey, RecordedExecution)> {
+fn recorded_execution(dir: &Path, inside: &Inside<'_>) -> io::Result<(ExecutionKey, RecordedExecution)> {
     let execution: ExecutionFile = read_json(&dir.join("result.json"))?;
     let attempts: Vec<(u32, u32)> = execution
         .repetitions
@@ -412,17 +404,11 @@ pub(super) mod tests {
         );
         write(&root.join("workspaces/x/y/file"), "");
         let recording = Recording::open(root).unwrap();
-        let recorded = recording
-            .execution("cases::greets", "claude", None)
-            .unwrap();
+        let recorded = recording.execution("cases::greets", "claude", None).unwrap();
         assert_eq!(recorded.attempts, [(1, 1), (1, 2), (2, 1)]);
         assert!(recorded.has(1, 2) && !recorded.has(2, 2));
         assert_eq!(recorded.repetitions(), 2);
-        assert!(
-            recording
-                .execution("cases::greets", "codex", None)
-                .is_none()
-        );
+        assert!(recording.execution("cases::greets", "codex", None).is_none());
         assert_eq!(recording.runner_ids(), ["claude"]);
         assert_eq!(
             recording.agent("claude"),

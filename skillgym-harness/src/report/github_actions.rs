@@ -107,7 +107,10 @@ pub(crate) fn annotations(report: &RunReport) -> String {
             properties.push(format!("file={}", property(file)));
             properties.push(format!("line={line}"));
         }
-        properties.push(format!("title={}", property(&execution.trial_name())));
+        properties.push(format!(
+            "title={}",
+            property(&execution.trial_name())
+        ));
         let mut message = first_line(execution).to_owned();
         if let Some(note) = repetition_note(execution) {
             message.push(' ');

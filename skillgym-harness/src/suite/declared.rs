@@ -97,12 +97,7 @@ impl SuiteScope {
     /// The hook level's name of `target`: `target-<runner>`, or `target-<name>` when several
     /// targets share its runner (variants).
     pub(crate) fn level_of(&self, target: &TargetScope) -> String {
-        let shared = self
-            .targets
-            .iter()
-            .filter(|t| t.runner == target.runner)
-            .count()
-            > 1;
+        let shared = self.targets.iter().filter(|t| t.runner == target.runner).count() > 1;
         if shared {
             format!("target-{}", target.name)
         } else {
@@ -228,10 +223,7 @@ fn target_variants(scope: &SuiteScope) -> Vec<(String, Vec<Arc<Variant>>)> {
     let mut by_runner: Vec<(String, Vec<Arc<Variant>>)> = Vec::new();
     for target in &scope.targets {
         let variant = Variant::new(target.name.clone());
-        match by_runner
-            .iter_mut()
-            .find(|(runner, _)| *runner == target.runner)
-        {
+        match by_runner.iter_mut().find(|(runner, _)| *runner == target.runner) {
             Some((_, variants)) => variants.push(Arc::new(variant)),
             None => by_runner.push((target.runner.clone(), vec![Arc::new(variant.baseline())])),
         }

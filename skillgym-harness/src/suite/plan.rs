@@ -161,8 +161,7 @@ impl Plan {
 /// The indices of the runners `case` runs on: none when no selected tag is among its tags,
 /// else those its `runners = [...]` allows.
 fn runners_of(case: &CaseSpec, runner_ids: &[&str], selected_tags: &[String]) -> Vec<usize> {
-    let tagged =
-        selected_tags.is_empty() || case.tags.iter().any(|tag| selected_tags.contains(tag));
+    let tagged = selected_tags.is_empty() || case.tags.iter().any(|tag| selected_tags.contains(tag));
     if !tagged {
         return Vec::new();
     }

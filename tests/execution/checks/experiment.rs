@@ -85,10 +85,7 @@ fn interleaved() {
         )
         .unwrap();
         assert_eq!(result["variant"], variant, "{result:#}");
-        assert_eq!(
-            result["baseline"].as_bool().unwrap_or(false),
-            variant == "without"
-        );
+        assert_eq!(result["baseline"].as_bool().unwrap_or(false), variant == "without");
         assert_eq!(result["samples"]["sessions"], 30, "{result:#}");
     }
     // With the extra tokens the `with` variant's sessions report 150, the others' 100; the
@@ -98,16 +95,10 @@ fn interleaved() {
             .join(variant)
             .join(format!("repeat-{sample}/attempt-1/result.json"));
         let attempt: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        attempt["usage"]["total_tokens"]["value"]
-            .as_u64()
-            .unwrap_or(0)
+        attempt["usage"]["total_tokens"]["value"].as_u64().unwrap_or(0)
     };
     assert_eq!(tokens("without", 1), 100);
-    assert_eq!(
-        tokens("with", 1),
-        150,
-        "the variant's env reached the agent"
-    );
+    assert_eq!(tokens("with", 1), 150, "the variant's env reached the agent");
     let started = |variant: &str, sample: u32| {
         let path = dir.join(variant).join(format!("repeat-{sample}/attempt-1"));
         std::fs::metadata(path).unwrap().modified().unwrap()
@@ -196,10 +187,7 @@ fn variant_flag() {
         },
     );
     let listed = only.stdout();
-    assert!(
-        listed.contains("[a/with] cases::experiment::lift"),
-        "{listed}"
-    );
+    assert!(listed.contains("[a/with] cases::experiment::lift"), "{listed}");
     assert!(!listed.contains("[a/without]"), "{listed}");
     let unknown = Run::new(
         "experiment-variant-unknown",

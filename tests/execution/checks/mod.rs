@@ -1,7 +1,6 @@
 //! The checks, one libtest trial each, grouped by concern.
 
 mod dry_run;
-mod experiment;
 mod figures;
 mod ids;
 mod interrupt;
@@ -9,6 +8,7 @@ mod limits;
 mod origins;
 mod rejections;
 mod repeat;
+mod experiment;
 mod samples;
 #[cfg(target_os = "linux")]
 mod sandbox;
