@@ -8,7 +8,7 @@
 //! | `json` | `json`, `json-summary` | `report.json`-free run results: everything (`results.json`), or without per-attempt detail but with each repetition |
 //! | `junit` | `junit` | `junit.xml`: a test suite per runner (its agent, version and model as properties), a test case per execution, failures with their type, message, repetition counts and artifact directory |
 //! | `github_actions` | `github-actions` | an `::error` (a skipped execution: `::warning`) workflow command per execution that did not pass, on stdout and in `github-actions.txt`; the Markdown job summary appended to `$GITHUB_STEP_SUMMARY` when set |
-//! | `html` | `html` | one self-contained page, `report.html`: the counts, the per-runner table, the case × runner matrix, and per execution its failure, attempts, graders and each attempt's session (timeline, commands, file reads, skills, usage) read from its `report.json` |
+//! | `html` | `html` | one self-contained page, `report.html`: the counts, the per-runner table, the case × runner matrix, the experiment (per runner, each case's pass rate per variant as a dot with its interval, tokens and cost bars, each lift) when cases ran under variants, and per execution its failure, attempts, graders and each attempt's session (timeline, commands, file reads, skills, usage) read from its `report.json` |
 //!
 //! Beside them, `compare` and `compare_table` make what `cargo skillgym compare RUN_A RUN_B`
 //! prints ([`Comparison`], [`comparison_text`]): pass rates, lifts and costs of two runs side by
