@@ -8,6 +8,7 @@
 //! | it renders | `--screenshot` at 1280×4000, kept as `target/e2e-artifacts/html-report/report.png` (with `report.html` and `dom.html`) |
 //! | it loads cleanly | `--enable-logging=stderr`: no `CONSOLE` line (the page has no script, so any message is the browser's complaint, such as a blocked load); a probe page first proves that console errors are captured |
 //! | it is self-contained | no `src=` or `href=` to a remote URL, no script, stylesheet link, image, frame, font or import |
+//! | the experiment section | a run with variants (written as `result.json` files, reported by `cargo skillgym report --reporter html`): `#experiment` with a part per runner, every dot (SVG `circle`) and bar (`rect`) parsed into the DOM inside its `svg`, hurts first, the anchors unique; a screenshot; no console message (a CSP violation would log one) |
 //!
 //! Chromium (`apt-get install chromium`, as `.ci/run` does) and `unshare` are required: without
 //! them the test fails, saying what is missing.
@@ -20,7 +21,8 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use skillgym_e2e::{run_examples, stderr, stdout, temp_dir, workspace_root};
+use serde_json::{Value, json};
+use skillgym_e2e::{cargo_skillgym, run_examples, stderr, stdout, temp_dir, workspace_root};
 
 /// How long one Chromium run may take.
 const BROWSER_TIMEOUT: Duration = Duration::from_secs(120);
@@ -209,6 +211,32 @@ fn only_run_dir(output_dir: &Path) -> PathBuf {
     runs.into_iter().next().unwrap()
 }
 
+/// Nothing in `html` could load a resource, and every link stays on the page.
+fn assert_self_contained(html: &str) {
+    for value in link_values(html) {
+        let value = value.to_ascii_lowercase();
+        assert!(
+            !value.starts_with("http://")
+                && !value.starts_with("https://")
+                && !value.starts_with("//"),
+            "a remote resource reference: {value}"
+        );
+        assert!(value.starts_with('#'), "a link off the page: {value}");
+    }
+    for tag in [
+        "<script",
+        "<link",
+        "<img",
+        "<iframe",
+        "<object",
+        "<embed",
+        "@import",
+        "@font-face",
+    ] {
+        assert!(!html.contains(tag), "report.html holds `{tag}`");
+    }
+}
+
 /// The section anchor of an execution: its ids as directory names (`::` -> `.`).
 fn anchor(runner: &str, case: &str) -> String {
     format!("exec:{}:{runner}", case.replace("::", "."))
@@ -239,29 +267,7 @@ fn the_html_report_opens_in_a_browser_with_every_execution_and_nothing_remote() 
     );
     let html = fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
 
-    // Self-contained: nothing that could load a resource, and every link stays on the page.
-    for value in link_values(&html) {
-        let value = value.to_ascii_lowercase();
-        assert!(
-            !value.starts_with("http://")
-                && !value.starts_with("https://")
-                && !value.starts_with("//"),
-            "a remote resource reference: {value}"
-        );
-        assert!(value.starts_with('#'), "a link off the page: {value}");
-    }
-    for tag in [
-        "<script",
-        "<link",
-        "<img",
-        "<iframe",
-        "<object",
-        "<embed",
-        "@import",
-        "@font-face",
-    ] {
-        assert!(!html.contains(tag), "report.html holds `{tag}`");
-    }
+    assert_self_contained(&html);
 
     let artifacts = artifacts_dir();
     fs::create_dir_all(&artifacts).unwrap();
@@ -374,4 +380,166 @@ fn the_html_report_opens_in_a_browser_with_every_execution_and_nothing_remote() 
         );
     }
     eprintln!("screenshot: {}", screenshot.display());
+}
+
+/// Writes the `result.json` of `case` on `runner` under `variant` into `run`: `passes` of
+/// `sessions` passed, each session `tokens` tokens and `cost` dollars.
+fn variant_result(
+    run: &Path,
+    (case, runner): (&str, &str),
+    (variant, baseline): (&str, bool),
+    (passes, sessions): (u32, u32),
+    (tokens, cost): (u64, f64),
+) {
+    let dir = run.join(case).join(runner).join(variant);
+    let repetitions: Vec<Value> = (1..=sessions)
+        .map(|n| {
+            let status = if n <= passes { "passed" } else { "failed" };
+            json!({"repetition": n, "status": status, "passed": n <= passes, "attempts": [{
+                "repetition": n, "attempt": 1, "status": status, "passed": n <= passes,
+                "duration_ms": 2000, "steps": 1,
+                "usage": {"total_tokens": {"value": tokens, "source": "provider"}, "cost_usd": cost},
+                "artifact_dir": dir.join(format!("repeat-{n}/attempt-1")),
+            }]})
+        })
+        .collect();
+    let all = passes == sessions;
+    let result = json!({
+        "case_id": case, "runner_id": runner, "variant": variant, "baseline": baseline,
+        "agent": {"type": "command"},
+        "status": if all { "passed" } else { "failed" }, "passed": all, "expected_fail": false,
+        "repeat_target": sessions, "repeat_failure": 0, "completed_repetitions": sessions,
+        "successful_repetitions": passes, "failed_repetitions": u32::from(!all), "flaky": false,
+        "attempts": {"total": sessions, "passing": passes, "pass_rate": 0.0,
+                     "pass_rate_95": {"low": 0.0, "high": 1.0}},
+        "duration_ms": 2000, "usage": {}, "artifact_dir": dir, "repetitions": repetitions,
+    });
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("result.json"), result.to_string()).unwrap();
+}
+
+#[test]
+fn the_experiment_section_draws_its_charts_in_the_browser() {
+    let chromium = chromium();
+    require_unshare();
+    let out = temp_dir("html-experiment");
+    let run = out.path().join("experiment-run");
+    // (case, runner), baseline `without` and treatment `with`: passes of 10 sessions each.
+    let cases = [
+        (("greets", "careful"), 2, 9),
+        (("lists-<files>", "careful"), 9, 1),
+        (("greets", "hasty"), 5, 5),
+    ];
+    for (at, without, with) in cases {
+        variant_result(&run, at, ("without", true), (without, 10), (1000, 0.01));
+        variant_result(&run, at, ("with", false), (with, 10), (1500, 0.02));
+    }
+    let output = Command::new(cargo_skillgym())
+        .args(["skillgym", "report", "--reporter", "html"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "executions failed: {}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let page = run.join("report.html");
+    let html = fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+    assert_self_contained(&html);
+    let artifacts = artifacts_dir();
+    fs::create_dir_all(&artifacts).unwrap();
+    fs::copy(&page, artifacts.join("experiment.html")).unwrap();
+    let profiles = temp_dir("html-experiment-chromium");
+
+    let dumped = headless(&page, &profiles.path().join("dom"), &["--dump-dom"]);
+    assert!(dumped.status.success(), "{}", stderr(&dumped));
+    let dom = stdout(&dumped);
+    fs::write(artifacts.join("experiment-dom.html"), &dom).unwrap();
+    let start = dom
+        .find("<section id=\"experiment\">")
+        .unwrap_or_else(|| panic!("no experiment section in:\n{dom}"));
+    let section = &dom[start..start + dom[start..].find("<section id=\"executions\">").unwrap()];
+    for runner in ["careful", "hasty"] {
+        assert!(
+            section.contains(&format!(
+                "<section class=\"experiment-runner\" id=\"experiment:{runner}\">"
+            )),
+            "{section}"
+        );
+    }
+    // The browser parsed every chart: per case two variants' dots and the lift's, each
+    // closed as an SVG element inside its svg; two bars per case for tokens and two for cost.
+    let circles = section.matches("<circle ").count();
+    assert_eq!(circles, cases.len() * 3, "{section}");
+    assert_eq!(
+        section.matches("</circle>").count(),
+        circles,
+        "circles are SVG elements"
+    );
+    assert_eq!(
+        section.matches("<rect class=\"bar\"").count(),
+        cases.len() * 4
+    );
+    for svg in section.split("<svg").skip(1) {
+        let inside = &svg[..svg.find("</svg>").expect("every svg is closed")];
+        assert!(
+            inside.contains("<line ") || inside.contains("<rect "),
+            "{inside}"
+        );
+    }
+    assert_eq!(section.matches("<svg").count(), cases.len() * 4);
+    // 9/10 then 1/10: hurts, listed first on its runner; the id was escaped.
+    let hurt = section
+        .find("<code>lists-&lt;files&gt;</code>")
+        .expect("the escaped case id");
+    assert!(
+        hurt < section.find("<code>greets</code>").unwrap(),
+        "hurts first"
+    );
+    assert!(section.contains("<span class=\"badge v-hurts\">hurts</span>"));
+    assert!(section.contains("<span class=\"badge v-helps\">helps</span>"));
+    // Each variant's execution has its own section, and every id is unique.
+    let ids: Vec<&str> = dom
+        .match_indices(" id=\"")
+        .map(|(i, m)| {
+            let rest = &dom[i + m.len()..];
+            &rest[..rest.find('"').unwrap()]
+        })
+        .collect();
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "duplicate ids: {ids:?}");
+    assert!(ids.contains(&"exec:greets:careful:with"), "{ids:?}");
+    for value in link_values(&dom) {
+        let target = value.strip_prefix('#').expect("an in-page link");
+        assert!(ids.contains(&target), "the link #{target} has no target");
+    }
+
+    let screenshot = artifacts.join("experiment.png");
+    let _ = fs::remove_file(&screenshot);
+    let shot = headless(
+        &page,
+        &profiles.path().join("shot"),
+        &[
+            &format!("--screenshot={}", screenshot.display()),
+            "--window-size=1280,1600",
+        ],
+    );
+    assert!(shot.status.success(), "{}", stderr(&shot));
+    let png = fs::read(&screenshot)
+        .unwrap_or_else(|e| panic!("no screenshot at {}: {e}", screenshot.display()));
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000);
+    for output in [&dumped, &shot] {
+        let console = console_lines(output);
+        assert!(
+            console.is_empty(),
+            "the page logged to the console ({}):\n{}",
+            chromium.display(),
+            console.join("\n")
+        );
+    }
 }

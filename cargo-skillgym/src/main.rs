@@ -6,6 +6,7 @@
 //! | `cargo skillgym doctor` | checks that each configured runner's agent is installed and has credentials |
 //! | `cargo skillgym mock-model` | serves the scripted model on 127.0.0.1 until stopped |
 //! | `cargo skillgym report RUN_DIR...` | the summary and the reporters' files of finished runs, merged |
+//! | `cargo skillgym compare RUN_A RUN_B` | pass rates, lifts, tokens, cost and time of two runs, with the interval of each change |
 //! | `cargo skillgym record RUN_DIR DIR` | packs a run's recorded sessions for `--replay` and `type: replay` runners |
 //! | `cargo skillgym review` | accepts or rejects the token snapshot values waiting in `<baseline>.new` |
 //! | `cargo skillgym explain DIR` | asks the agent of each failed attempt in DIR the questions of its failed assertions |
@@ -13,6 +14,7 @@
 //! Installed as `cargo-skillgym`, cargo runs it for `cargo skillgym ...` with `skillgym` as its
 //! first argument; run directly, `cargo-skillgym init` works too. Usage errors exit with 2.
 
+mod compare;
 mod doctor;
 mod explain;
 mod init;
@@ -33,8 +35,8 @@ use skillgym_harness::terminal_text::escape;
 #[derive(Debug, Parser)]
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
-    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report, record and
-    /// explain runs, review token snapshots.
+    /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report, compare,
+    /// record and explain runs, review token snapshots.
     Skillgym(App),
 }
 
@@ -55,6 +57,7 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     MockModel(mock_model::MockModelArgs),
     Report(report::ReportArgs),
+    Compare(compare::CompareArgs),
     Record(record::RecordArgs),
     Review(review::ReviewArgs),
     Explain(explain::ExplainArgs),
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Doctor(args) => doctor::run(&args),
         Command::MockModel(args) => mock_model::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Compare(args) => compare::run(&args),
         Command::Record(args) => record::run(&args),
         Command::Review(args) => review::run(&args),
         Command::Explain(args) => explain::run(&args),

@@ -4,11 +4,12 @@
 //! |---|---|
 //! | header | the run ids and directories, start and end, the executions by status |
 //! | `#runners` | one row per runner: its agent, the agent's version and the model; passed, failed, expected-failed, flaky, skipped; input, output, reasoning, cache and total tokens; cost; mean time (the console table's figures) |
-//! | `#matrix` | rows = cases, columns = runners; each cell the execution's status, linked to its section; empty where the case does not run on that runner |
-//! | `#exec:<case>:<runner>` | one section per execution, in report order: status, source, tags, repetitions, pass rate, duration, tokens, its failure (origin, class, full message, location), and a table of every attempt (status, duration, steps, tokens, exit) |
+//! | `#matrix` | rows = cases, columns = runners; each cell the execution's status, linked to its section (under variants, each variant's, the cell colored by the first that did not pass); empty where the case does not run on that runner |
+//! | `#experiment` | when cases ran under variants: per runner, each case's pass rate per variant as a dot with its interval, tokens and cost bars per variant, each lift with its interval and verdict (`html_experiment`) |
+//! | `#exec:<case>:<runner>[:<variant>]` | one section per execution, in report order: status, source, tags, repetitions, pass rate, duration, tokens, its failure (origin, class, full message, location), and a table of every attempt (status, duration, steps, tokens, exit) |
 //! | `#exec:<case>:<runner>:r<N>a<M>` | one block per attempt: its failure when it differs from the execution's, the graders' results (name, type, score, verdict, failed checks), and from its `report.json` (a note when there is none): the agent (type, version, model), the prompt, the final output, the token usage, the skills (installed, detected with confidence and evidence, failed loads), the tool calls, the commands, the file reads, the timeline of events and the normalizer's warnings |
 //!
-//! The page holds its CSS and nothing else: no script, no font, image or link that loads
+//! The page holds its CSS (and inline SVG charts) and nothing else: no script, no font, image or link that loads
 //! anything, and a `Content-Security-Policy` of `default-src 'none'` that forbids loading.
 //! Every text and attribute is masked (`secrets::mask`) and [`escape`]d. Big
 //! transcripts stay readable: a text is cut at [`TEXT_CAP`] characters and the timeline, the
@@ -83,14 +84,23 @@ pub(crate) fn render(report: &RunReport) -> String {
     out
 }
 
-/// The anchor of an execution's section: `exec:<case>:<runner>`, each id written as its
-/// artifact directory's name (injective, and free of `:`), so two executions never share one.
-pub(crate) fn anchor(case_id: &str, runner_id: &str) -> String {
-    format!("exec:{}:{}", sanitize(case_id), sanitize(runner_id))
+/// The anchor of an execution's section: `exec:<case>:<runner>`, or `exec:<case>:<runner>:<variant>`
+/// under a variant, each id written as its artifact directory's name (injective, and free of
+/// `:`), so two executions never share one.
+pub(crate) fn anchor(case_id: &str, runner_id: &str, variant: Option<&str>) -> String {
+    match variant {
+        Some(variant) => format!(
+            "exec:{}:{}:{}",
+            sanitize(case_id),
+            sanitize(runner_id),
+            sanitize(variant)
+        ),
+        None => format!("exec:{}:{}", sanitize(case_id), sanitize(runner_id)),
+    }
 }
 
 /// Writes `value` masked and escaped.
-fn text(out: &mut String, value: &str) -> fmt::Result {
+pub(super) fn text(out: &mut String, value: &str) -> fmt::Result {
     out.write_str(&escape(&secrets::mask(value)))
 }
 
@@ -198,11 +208,16 @@ fn page(out: &mut String, report: &RunReport) -> fmt::Result {
     out.write_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")?;
     out.write_str("<title>skillgym run ")?;
     text(out, &report.run_ids.join(", "))?;
-    write!(out, "</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n")?;
+    write!(
+        out,
+        "</title>\n<style>\n{STYLE}{}</style>\n</head>\n<body>\n",
+        super::html_experiment::STYLE
+    )?;
     header(out, report)?;
     out.write_str("<main>\n")?;
     runners_table(out, report)?;
     matrix(out, report)?;
+    super::html_experiment::section(out, report)?;
     out.write_str("<section id=\"executions\">\n<h2>Executions</h2>\n")?;
     for execution in &report.executions {
         execution_section(out, execution)?;
@@ -329,23 +344,39 @@ fn matrix(out: &mut String, report: &RunReport) -> fmt::Result {
         text(out, case)?;
         out.write_str("</code></th>")?;
         for runner in &runners {
-            let execution = report
+            let executions: Vec<&ExecutionResult> = report
                 .executions
                 .iter()
-                .find(|e| e.case_id == case && e.runner_id == *runner);
-            match execution {
-                None => out.write_str("<td class=\"none\"></td>")?,
-                Some(e) => {
-                    let name = e.status.as_str();
-                    write!(out, "<td class=\"cell s-{name}\"><a href=\"#")?;
-                    text(out, &anchor(&e.case_id, &e.runner_id))?;
-                    write!(out, "\">{name}")?;
-                    if e.flaky {
-                        out.write_str(" (flaky)")?;
-                    }
-                    out.write_str("</a></td>")?;
+                .filter(|e| e.case_id == case && e.runner_id == *runner)
+                .collect();
+            // Under variants, the cell takes the status of the first variant that did not pass.
+            let shown = executions
+                .iter()
+                .find(|e| !e.status.is_passing())
+                .or(executions.first());
+            let Some(shown) = shown else {
+                out.write_str("<td class=\"none\"></td>")?;
+                continue;
+            };
+            write!(out, "<td class=\"cell s-{}\">", shown.status.as_str())?;
+            for (i, e) in executions.iter().enumerate() {
+                if i > 0 {
+                    out.write_str("<br>")?;
                 }
+                out.write_str("<a href=\"#")?;
+                text(out, &anchor(&e.case_id, &e.runner_id, e.variant.as_deref()))?;
+                out.write_str("\">")?;
+                if let Some(variant) = &e.variant {
+                    text(out, variant)?;
+                    out.write_str(": ")?;
+                }
+                out.write_str(e.status.as_str())?;
+                if e.flaky {
+                    out.write_str(" (flaky)")?;
+                }
+                out.write_str("</a>")?;
             }
+            out.write_str("</td>")?;
         }
         out.write_str("</tr>\n")?;
     }
@@ -353,13 +384,11 @@ fn matrix(out: &mut String, report: &RunReport) -> fmt::Result {
 }
 
 fn execution_section(out: &mut String, e: &ExecutionResult) -> fmt::Result {
-    let id = anchor(&e.case_id, &e.runner_id);
+    let id = anchor(&e.case_id, &e.runner_id, e.variant.as_deref());
     out.write_str("<section class=\"exec\" id=\"")?;
     text(out, &id)?;
-    out.write_str("\">\n<h3>[")?;
-    text(out, &e.runner_id)?;
-    out.write_str("] ")?;
-    text(out, &e.case_id)?;
+    out.write_str("\">\n<h3>")?;
+    text(out, &e.trial_name())?;
     out.write_str(" ")?;
     status_badge(out, e.status)?;
     if e.flaky {
@@ -1232,9 +1261,14 @@ mod tests {
 
     #[test]
     fn ids_that_differ_only_in_punctuation_get_distinct_anchors() {
-        assert_eq!(anchor("skills::find", "claude"), "exec:skills.find:claude");
-        assert_ne!(anchor("a.b", "r"), anchor("a::b", "r"));
-        assert_ne!(anchor("a:b", "r"), anchor("a", "b:r"));
+        assert_eq!(
+            anchor("skills::find", "claude", None),
+            "exec:skills.find:claude"
+        );
+        assert_ne!(anchor("a.b", "r", None), anchor("a::b", "r", None));
+        assert_ne!(anchor("a:b", "r", None), anchor("a", "b:r", None));
+        assert_eq!(anchor("a", "r", Some("with")), "exec:a:r:with");
+        assert_ne!(anchor("a", "r", Some("with")), anchor("a", "r", None));
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //!
 //! | reporter | file | holds |
 //! |---|---|---|
-//! | `json` | `results.json` | the run ids and times, the counts, every execution with every repetition and attempt (failures with their assertion parts, graders with their evidence, usage, artifact paths) — the same document an in-process run writes |
-//! | `json-summary` | `summary.json` | the run ids and times, the counts, the per-runner rows (each with its agent, the agent's versions and the model), and per execution its agent, status, source, pass rate, mean duration and usage, its failure's origin, class and first line, and each repetition's status, attempts, duration and tokens (no per-attempt detail, no events) |
+//! | `json` | `results.json` | the run ids and times, the counts, every execution with every repetition and attempt (failures with their assertion parts, graders with their evidence, usage, artifact paths), the `experiment` when cases ran under variants — the same document an in-process run writes |
+//! | `json-summary` | `summary.json` | the run ids and times, the counts, the per-runner rows (each with its agent, the agent's versions and the model), and per execution its agent, status, source, pass rate, mean duration and usage, its failure's origin, class and first line, and each repetition's status, attempts, duration and tokens (no per-attempt detail, no events); its variant and the `experiment` when cases ran under variants |
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -25,16 +25,17 @@ impl Reporter for Full {
 
     fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
         let path = dir.join("results.json");
-        write_json(
-            &path,
-            &json!({
-                "run_ids": report.run_ids,
-                "started_at": report.started_at,
-                "ended_at": report.ended_at,
-                "summary": report.counts(),
-                "executions": report.executions,
-            }),
-        )?;
+        let mut document = json!({
+            "run_ids": report.run_ids,
+            "started_at": report.started_at,
+            "ended_at": report.ended_at,
+            "summary": report.counts(),
+            "executions": report.executions,
+        });
+        if let Some(experiment) = Experiment::of(&report.executions) {
+            document["experiment"] = json!(experiment);
+        }
+        write_json(&path, &document)?;
         Ok(vec![path])
     }
 }

@@ -107,7 +107,7 @@ fn rate(rate: &VariantRate) -> String {
     )
 }
 
-fn verdict(verdict: Verdict, needed: Option<u32>) -> String {
+pub(super) fn verdict(verdict: Verdict, needed: Option<u32>) -> String {
     match (verdict, needed) {
         (Verdict::Helps, _) => "helps".to_owned(),
         (Verdict::Hurts, _) => "hurts".to_owned(),
@@ -136,11 +136,11 @@ fn pooled_line(pooled: &PooledLift) -> String {
     )
 }
 
-fn sign(value: f64) -> &'static str {
+pub(super) fn sign(value: f64) -> &'static str {
     if value < 0.0 { "-" } else { "+" }
 }
 
-fn signed_percent(value: f64) -> String {
+pub(super) fn signed_percent(value: f64) -> String {
     let rounded = (value * 100.0).round();
     if rounded == 0.0 {
         return "0%".to_owned();
@@ -148,13 +148,13 @@ fn signed_percent(value: f64) -> String {
     format!("{}{:.0}%", sign(rounded), rounded.abs())
 }
 
-fn signed_thousands(value: f64) -> String {
+pub(super) fn signed_thousands(value: f64) -> String {
     let rounded = value.round();
     format!("{}{}", sign(rounded), thousands(rounded.abs() as u64))
 }
 
 /// The rows as left-aligned columns, each line prefixed `skillgym: `.
-fn aligned(rows: &[Vec<String>]) -> String {
+pub(super) fn aligned(rows: &[Vec<String>]) -> String {
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))

@@ -1,5 +1,6 @@
 //! Loading a [`RunReport`] from run directories: each execution's `<case>/<runner>/result.json`
-//! (written by every process, nextest's included), merged over the directories given.
+//! (`<case>/<runner>/<variant>/result.json` under variants; written by every process,
+//! nextest's included), merged over the directories given.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,7 +31,7 @@ pub enum LoadError {
     },
     /// No execution result in any of the directories.
     #[error(
-        "no execution results (`<case>/<runner>/result.json`) in {}",
+        "no execution results (`<case>/<runner>/result.json` or `<case>/<runner>/<variant>/result.json`) in {}",
         joined(dirs)
     )]
     Empty {
@@ -45,7 +46,7 @@ fn joined(dirs: &[PathBuf]) -> String {
     dirs.join(", ")
 }
 
-/// Loads every execution of `run_dirs`; an execution (case and runner) found in several
+/// Loads every execution of `run_dirs`; an execution (case, runner and variant) found in several
 /// directories is taken from the last one given.
 pub(super) fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
     // Each execution with the id of the run it is taken from.
@@ -64,7 +65,9 @@ pub(super) fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
         );
         for execution in executions_in(&dir)? {
             executions.retain(|(e, _)| {
-                !(e.case_id == execution.case_id && e.runner_id == execution.runner_id)
+                !(e.case_id == execution.case_id
+                    && e.runner_id == execution.runner_id
+                    && e.variant == execution.variant)
             });
             executions.push((execution, run_ids.len() - 1));
         }
@@ -127,8 +130,9 @@ fn version_warnings(executions: &[(ExecutionResult, usize)], run_ids: &[String])
     warnings
 }
 
-/// The executions of one run directory, from `<case>/<runner>/result.json`: every entry but the
-/// run directory's own ([`is_layout_name`], which no case id's directory is).
+/// The executions of one run directory, from `<case>/<runner>/result.json`, or under variants
+/// `<case>/<runner>/<variant>/result.json`: every entry but the run directory's own
+/// ([`is_layout_name`], which no case id's directory is).
 fn executions_in(dir: &Path) -> Result<Vec<ExecutionResult>, LoadError> {
     let read = |path: &Path| {
         fs::read_dir(path).map_err(|source| LoadError::Read {
@@ -145,22 +149,38 @@ fn executions_in(dir: &Path) -> Result<Vec<ExecutionResult>, LoadError> {
         }
         for runner in read(&case.path())?.flatten() {
             let file = runner.path().join("result.json");
-            if !file.is_file() {
+            if file.is_file() {
+                found.push(execution_at(&file)?);
                 continue;
             }
-            let text = fs::read_to_string(&file).map_err(|source| LoadError::Read {
-                path: file.clone(),
-                source,
-            })?;
-            let execution: ExecutionResult =
-                serde_json::from_str(&text).map_err(|error| LoadError::Parse {
-                    path: file.clone(),
-                    message: error.to_string(),
-                })?;
-            found.push(execution);
+            if !runner.path().is_dir() {
+                continue;
+            }
+            for variant in read(&runner.path())?.flatten() {
+                let file = variant.path().join("result.json");
+                if file.is_file() {
+                    let execution = execution_at(&file)?;
+                    // `repeat-N/` holds no result.json of its own; only a variant's counts.
+                    if execution.variant.is_some() {
+                        found.push(execution);
+                    }
+                }
+            }
         }
     }
     Ok(found)
+}
+
+/// The execution whose `result.json` is `file`.
+fn execution_at(file: &Path) -> Result<ExecutionResult, LoadError> {
+    let text = fs::read_to_string(file).map_err(|source| LoadError::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|error| LoadError::Parse {
+        path: file.to_path_buf(),
+        message: error.to_string(),
+    })
 }
 
 /// The start and end of an in-process run, from its `results.json`.
@@ -183,7 +203,11 @@ mod tests {
     /// Writes `executions` as the `result.json` files of the run directory `dir`.
     fn run(dir: &Path, executions: &[ExecutionResult]) {
         for e in executions {
-            let path = dir.join(&e.case_id).join(&e.runner_id).join("result.json");
+            let mut path = dir.join(&e.case_id).join(&e.runner_id);
+            if let Some(variant) = &e.variant {
+                path = path.join(variant);
+            }
+            let path = path.join("result.json");
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(&path, serde_json::to_string(e).unwrap()).unwrap();
         }
@@ -251,5 +275,34 @@ mod tests {
         assert_eq!(loaded.executions[0].agent, skillgym::AgentInfo::default());
         let row = &loaded.runner_rows()[0];
         assert_eq!((row.agent.as_str(), row.versions.len()), ("", 0));
+    }
+
+    #[test]
+    fn executions_under_variants_are_loaded_each_and_merged_by_variant() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("run-a"), tmp.path().join("run-b"));
+        let under = |variant: &str, baseline: bool, source: &str| {
+            execution(
+                "x",
+                "r",
+                json!({"variant": variant, "baseline": baseline, "source": source}),
+            )
+        };
+        run(
+            &a,
+            &[under("without", true, "a"), under("with", false, "a")],
+        );
+        run(&b, &[under("with", false, "b")]);
+        let merged = load(&[a, b]).unwrap();
+        let found: Vec<(Option<&str>, &str)> = merged
+            .executions
+            .iter()
+            .map(|e| (e.variant.as_deref(), e.source.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [(Some("without"), "a"), (Some("with"), "b")],
+            "the baseline first; the variant found again taken from the last run"
+        );
     }
 }

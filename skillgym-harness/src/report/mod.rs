@@ -8,20 +8,27 @@
 //! | `json` | `json`, `json-summary` | `report.json`-free run results: everything (`results.json`), or without per-attempt detail but with each repetition |
 //! | `junit` | `junit` | `junit.xml`: a test suite per runner (its agent, version and model as properties), a test case per execution, failures with their type, message, repetition counts and artifact directory |
 //! | `github_actions` | `github-actions` | an `::error` (a skipped execution: `::warning`) workflow command per execution that did not pass, on stdout and in `github-actions.txt`; the Markdown job summary appended to `$GITHUB_STEP_SUMMARY` when set |
-//! | `html` | `html` | one self-contained page, `report.html`: the counts, the per-runner table, the case × runner matrix, and per execution its failure, attempts, graders and each attempt's session (timeline, commands, file reads, skills, usage) read from its `report.json` |
+//! | `html` | `html` | one self-contained page, `report.html`: the counts, the per-runner table, the case × runner matrix, the experiment (per runner, each case's pass rate per variant as a dot with its interval, tokens and cost bars, each lift) when cases ran under variants, and per execution its failure, attempts, graders and each attempt's session (timeline, commands, file reads, skills, usage) read from its `report.json` |
 //!
-//! Beside them, `hint` makes the `cargo skillgym explain <dir>` line a failed execution's output
+//! Beside them, `compare` and `compare_table` make what `cargo skillgym compare RUN_A RUN_B`
+//! prints ([`Comparison`], [`comparison_text`]): pass rates, lifts and costs of two runs side by
+//! side with the change's interval; `html_experiment` is the HTML page's experiment section.
+//!
+//! `hint` makes the `cargo skillgym explain <dir>` line a failed execution's output
 //! carries (console and the test's own failure message).
 //!
 //! Custom reporters implement [`Reporter`] and are added with
 //! [`Harness::reporter`](crate::Harness::reporter).
 
+mod compare;
+mod compare_table;
 pub(crate) mod console;
 #[cfg(test)]
 mod fixtures;
 pub(crate) mod github_actions;
 mod hint;
 pub(crate) mod html;
+mod html_experiment;
 pub(crate) mod json;
 pub(crate) mod junit;
 mod lift_table;
@@ -33,6 +40,11 @@ use std::path::{Path, PathBuf};
 use crate::figures;
 use crate::results::{Counts, ExecutionResult};
 
+pub use compare::{
+    Comparison, Direction, ExecutionChange, ExecutionKey, LiftChange, LiftFigure, RateChange,
+    Sessions,
+};
+pub use compare_table::comparison_text;
 pub(crate) use hint::hint;
 pub use load::LoadError;
 
@@ -48,7 +60,7 @@ pub struct RunReport {
     pub started_at: Option<String>,
     /// End of the (latest) run, RFC 3339, when known.
     pub ended_at: Option<String>,
-    /// Every execution, sorted by case id, then runner id.
+    /// Every execution, sorted by case id, then runner id, then variant (the baseline first).
     pub executions: Vec<ExecutionResult>,
     /// What merging run directories found worth a warning: a runner whose agent ran in
     /// different versions in different runs, whose figures may not be comparable.
@@ -66,6 +78,8 @@ impl RunReport {
             a.case_id
                 .cmp(&b.case_id)
                 .then_with(|| a.runner_id.cmp(&b.runner_id))
+                .then_with(|| b.baseline.cmp(&a.baseline))
+                .then_with(|| a.variant.cmp(&b.variant))
         });
         RunReport {
             run_ids,
@@ -86,8 +100,8 @@ impl RunReport {
     }
 
     /// Loads and merges the executions (`result.json` files) of run directories; an execution
-    /// (case and runner) found in several directories is taken from the last one given. A
-    /// runner whose agent ran in different versions in the runs merged gets a warning
+    /// (case, runner and variant) found in several directories is taken from the last one
+    /// given. A runner whose agent ran in different versions in the runs merged gets a warning
     /// ([`warnings`](Self::warnings)).
     pub fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
         load::load(run_dirs)
