@@ -913,7 +913,7 @@ fn targets_sharing_a_use_target_are_variants_of_one_runner() {
             (
                 "EVAL.yaml",
                 &format!(
-                    "name: exp\nexecution:\n  targets:\n    - {{ name: baseline, use_target: fake, hooks: {} }}\n    - {{ name: with-skills, use_target: fake, hooks: {} }}\ntests: ./cases/\n",
+                    "name: exp\nmin_lift: 0.5\nexecution:\n  targets:\n    - {{ name: baseline, use_target: fake, hooks: {} }}\n    - {{ name: with-skills, use_target: fake, hooks: {} }}\ntests: ./cases/\n",
                     hook("plain"),
                     hook("skills")
                 ),
@@ -922,6 +922,14 @@ fn targets_sharing_a_use_target_are_variants_of_one_runner() {
                 "cases/uses/case.yaml",
                 &format!(
                     "input: |\n  {}\nsamples: 6\nassertions:\n  - type: code-grader\n    command: grep -q skills mode.txt\n",
+                    say("done")
+                ),
+            ),
+            // The same whatever the hook wrote: no lift, so the suite's gate fails it.
+            (
+                "cases/same/case.yaml",
+                &format!(
+                    "input: |\n  {}\nsamples: 6\nassertions:\n  - type: code-grader\n    command: test -s mode.txt\n",
                     say("done")
                 ),
             ),
@@ -939,7 +947,7 @@ fn targets_sharing_a_use_target_are_variants_of_one_runner() {
     assert_eq!(
         output.status.code(),
         Some(101),
-        "the baseline fails:\n{out}"
+        "the gate fails `same`:\n{out}"
     );
     let run_dir = latest(dir.path());
     for (variant, passed, mode) in [("baseline", 0, "plain"), ("with-skills", 6, "skills")] {
@@ -947,6 +955,9 @@ fn targets_sharing_a_use_target_are_variants_of_one_runner() {
         let result = read_json(&execution.join("result.json"));
         assert_eq!(result["variant"], variant);
         assert_eq!(result["samples"]["passed"], passed, "{result:#}");
+        // The suite's `min_lift`: the treatment meets it, the baseline is the measure.
+        assert_eq!(result["status"], "passed", "{result:#}");
+        assert_eq!(result["min_lift"], 0.5);
         let hooks = read_json(&execution.join("repeat-1/attempt-1/hooks.json"));
         assert_eq!(hooks[0]["hook"], "target-before_each", "{hooks:#}");
         assert!(
@@ -956,8 +967,21 @@ fn targets_sharing_a_use_target_are_variants_of_one_runner() {
             "the variant's own target hook ran: {hooks:#}"
         );
     }
+    let same = read_json(&run_dir.join("exp.same/fake/with-skills/result.json"));
+    assert_eq!(same["status"], "failed", "{same:#}");
+    assert_eq!(same["failure"]["origin"], "lift");
+    let message = same["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("lift 0% (6/6 against the baseline's 6/6"),
+        "{message}"
+    );
     let results = read_json(&run_dir.join("results.json"));
-    let lift = &results["experiment"]["lifts"][0];
+    let lift = results["experiment"]["lifts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["case_id"] == "exp::uses")
+        .unwrap();
     assert_eq!(lift["baseline"]["variant"], "baseline", "{lift:#}");
     assert_eq!(lift["treatment"]["variant"], "with-skills");
     assert_eq!(lift["lift"]["difference"], 1.0);

@@ -254,7 +254,12 @@ pub(super) fn trial_outcome(result: &ExecutionResult) -> Result<Completion, Fail
         .is_some_and(|f| f.origin == skillgym::FailureOrigin::Snapshot);
     let repeated =
         result.repeat_target > 1 || result.repetitions.iter().any(|r| r.attempts.len() > 1);
-    if repeated && !snapshot {
+    if let Some(samples) = &result.samples {
+        text.push_str(&format!(
+            "\n  {}/{} samples passed ({} asked for)",
+            samples.passed, samples.sessions, result.repeat_target
+        ));
+    } else if repeated && !snapshot {
         text.push_str(&format!(
             "\n  stopped at repetition {}/{} ({} passed)",
             result

@@ -233,8 +233,14 @@ fn testcase(out: &mut String, execution: &ExecutionResult) {
 }
 
 /// `stopped at repetition 2/3 (1 passed, 3 attempts)` for a failed execution that was repeated
-/// or retried.
+/// or retried; `18/20 samples passed (20 asked for)` for a sampled one.
 fn repetition_note(execution: &ExecutionResult) -> Option<String> {
+    if let Some(samples) = &execution.samples {
+        return Some(format!(
+            "{}/{} samples passed ({} asked for)",
+            samples.passed, samples.sessions, execution.repeat_target
+        ));
+    }
     let attempts = execution.attempts.total;
     if execution.repeat_target <= 1 && attempts <= 1 {
         return None;

@@ -34,6 +34,10 @@ pub const CHECKS: &[(&str, Check)] = &[
     ),
     ("experiment::min_lift_gates_the_treatment", min_lift),
     (
+        "experiment::gate_failures_reach_junit_and_github_annotations",
+        gates_in_reports,
+    ),
+    (
         "experiment::the_run_s_budget_stops_new_sessions_and_says_what_is_undecided",
         budget,
     ),
@@ -52,7 +56,13 @@ fn run() -> &'static Run {
         Run::new(
             "experiment",
             Spec {
-                args: &["--runner", "a", "cases::experiment::"],
+                args: &[
+                    "--runner",
+                    "a",
+                    "--reporter",
+                    "junit,github-actions",
+                    "cases::experiment::",
+                ],
                 config: CONFIG,
                 ..Spec::default()
             },
@@ -294,4 +304,29 @@ fn budget() {
         "{stdout}"
     );
     assert_eq!(run.code(), Some(0), "{}", run.context());
+}
+
+/// A missed lift gate is a failure like any other in JUnit and in GitHub's annotations, named
+/// by the trial.
+fn gates_in_reports() {
+    let run = run();
+    let junit = std::fs::read_to_string(run.run_dir().join("junit.xml")).unwrap();
+    let case = junit
+        .split("<testcase ")
+        .find(|c| c.contains("name=\"[a/with] cases::experiment::lift_missed\""))
+        .unwrap_or_else(|| panic!("no testcase:\n{junit}"));
+    assert!(
+        case.contains("<failure") && case.contains("type=\"lift/lift\""),
+        "{case}"
+    );
+    let annotations = std::fs::read_to_string(run.run_dir().join("github-actions.txt")).unwrap();
+    let line = annotations
+        .lines()
+        .find(|l| l.contains("title=[a/with] cases%3A%3Aexperiment%3A%3Alift_missed"))
+        .unwrap_or_else(|| panic!("no annotation:\n{annotations}"));
+    assert!(line.starts_with("::error ") && line.contains("::lift +"), "{line}");
+    assert!(
+        case.contains("20/20 samples passed") || case.contains("samples passed (20 asked for)"),
+        "a sampled execution's failure says its samples: {case}"
+    );
 }
