@@ -703,4 +703,24 @@ mod tests {
             ["expected an array of string literals for `variants`: write `variants = [\"with\"]`"]
         );
     }
+
+    #[test]
+    fn min_lift_is_a_difference_from_minus_1_to_1() {
+        use quote::quote;
+        let mut found = Vec::new();
+        let args = parse(quote!(prompt = "p", min_lift = 0.2), &mut found);
+        assert!(found.is_empty(), "{found:?}");
+        assert_eq!(args.min_lift, Some(0.2));
+        let args = parse(quote!(prompt = "p", min_lift = -0.05), &mut found);
+        assert!(found.is_empty(), "{found:?}");
+        assert_eq!(args.min_lift, Some(-0.05));
+        assert_eq!(
+            errors(quote!(prompt = "p", min_lift = 1.5)),
+            ["`min_lift` is a difference of two pass rates, from -1 to 1: found 1.5"]
+        );
+        assert_eq!(
+            errors(quote!(prompt = "p", min_lift = "10%")),
+            ["expected a number from -1 to 1 for `min_lift`, e.g. `min_lift = 0.1`"]
+        );
+    }
 }

@@ -228,15 +228,15 @@ fn unknown_key_nested_renders_file_line_column_help_and_snippet() {
         2,
         3,
         "unknown field `max_paralel`, expected one of `schedule`, `max_parallel`, `repeat`, \
-         `repeat_failure`, `retry_failed`, `samples`, `min_pass_rate`, `max_steps`, `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, \
-         `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`, `sandbox`",
+         `repeat_failure`, `retry_failed`, `samples`, `min_pass_rate`, `min_lift`, `max_steps`, `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, \
+         `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`, `sandbox`, `budget`",
         Some("did you mean `max_parallel`?"),
     );
     assert_eq!(
         err.to_string(),
         "/proj/bench/skillgym.yaml:2:3: unknown field `max_paralel`, expected one of \
-         `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `samples`, `min_pass_rate`, `max_steps`, \
-         `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`, `sandbox`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
+         `schedule`, `max_parallel`, `repeat`, `repeat_failure`, `retry_failed`, `samples`, `min_pass_rate`, `min_lift`, `max_steps`, \
+         `tags`, `output_dir`, `reporter`, `reporters`, `cwd`, `workspace`, `workspace_root`, `skills`, `user_skills`, `max_output`, `secrets`, `sandbox`, `budget`\n  help: did you mean `max_parallel`?\n   |\n 2 |   max_paralel: 3\n   |   ^"
     );
     // Deeper: workspace and bootstrap.
     let err = fail("run:\n  workspace:\n    mode: isolated\n    template: x\n");
@@ -310,7 +310,7 @@ fn unknown_key_in_a_runner() {
         &err,
         3,
         5,
-        "unknown field `agnet`, expected one of `agent`, `skills`, `sandbox`, `min_pass_rate`",
+        "unknown field `agnet`, expected one of `agent`, `skills`, `sandbox`, `min_pass_rate`, `min_lift`",
         Some("did you mean `agent`?"),
     );
 }
@@ -1159,5 +1159,87 @@ fn min_pass_rate_is_a_share_for_the_run_and_each_runner() {
         18,
         "`min_pass_rate` is a share of sessions, from 0 to 1, found 80",
         None,
+    );
+}
+
+#[test]
+fn variants_parse_in_order_with_their_skills_env_and_baseline() {
+    let config = parse(
+        "variants:\n  without: { skills: none }\n  with: {}\n  old: { skills: { git: v1.2.0 }, baseline: true }\n  draft: { skills: [../drafts/s], env: { K: V } }\n",
+    );
+    let names: Vec<&str> = config.variants.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["without", "with", "old", "draft"]);
+    assert_eq!(config.variants[0].skills, VariantSkills::Without);
+    assert_eq!(config.variants[1].skills, VariantSkills::UnderTest);
+    assert_eq!(
+        config.variants[2].skills,
+        VariantSkills::Git("v1.2.0".into())
+    );
+    assert!(config.variants[2].baseline && !config.variants[0].baseline);
+    assert_eq!(
+        config.variants[3].skills,
+        VariantSkills::Dirs(vec![p("/proj/bench/../drafts/s")])
+    );
+    assert_eq!(
+        config.variants[3].env.get("K").map(String::as_str),
+        Some("V")
+    );
+}
+
+#[test]
+fn bad_variants_are_located_with_help() {
+    let err = fail("variants:\n  a/b: {}\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((2, 3)));
+    assert!(
+        err.message().starts_with("variant name `a/b` holds `/`"),
+        "{err}"
+    );
+    let err = fail("variants:\n  without: { skills: nothing }\n");
+    assert_error(
+        &err,
+        2,
+        22,
+        "`skills: nothing` is not a variant's skills",
+        Some("write `skills: none`, a list of skill directories, or `skills: { git: v1.2.0 }`"),
+    );
+    let err = fail("variants:\n  a: { baseline: true }\n  b: { baseline: true }\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((3, 3)));
+    assert_eq!(err.message(), "variant `b` is a second baseline");
+    let err = fail("variants:\n  a: { skils: none }\n");
+    assert_eq!(err.help(), Some("did you mean `skills`?"));
+}
+
+#[test]
+fn budget_and_min_lift_are_checked() {
+    let config = parse("run:\n  budget: { sessions: 10, cost_usd: 2.5 }\n  min_lift: -0.05\n");
+    let budget = config.run.budget.unwrap();
+    assert_eq!(
+        (budget.sessions, budget.tokens, budget.cost_usd),
+        (Some(10), None, Some(2.5))
+    );
+    assert_eq!(config.run.min_lift, Some(-0.05));
+    let err = fail("run:\n  budget: {}\n");
+    assert_eq!(err.location().map(|l| (l.1, l.2)), Some((2, 11)));
+    assert_eq!(
+        err.message(),
+        "`budget` needs `sessions`, `tokens` or `cost_usd`"
+    );
+    let err = fail("run:\n  budget: { sessions: 0 }\n");
+    assert_error(&err, 2, 23, "`budget.sessions` must be at least 1", None);
+    let err = fail("run:\n  budget: { cost_usd: -1 }\n");
+    assert_error(
+        &err,
+        2,
+        23,
+        "`budget.cost_usd` must be a positive number of US dollars, found -1",
+        None,
+    );
+    let err = fail("run:\n  budget: { session: 3 }\n");
+    assert_eq!(err.help(), Some("did you mean `sessions`?"));
+    let err = fail("run:\n  min_lift: 1.5\n");
+    assert!(
+        err.message()
+            .contains("`min_lift` is a difference of two pass rates, from -1 to 1, found 1.5"),
+        "{err}"
     );
 }

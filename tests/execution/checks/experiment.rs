@@ -324,7 +324,10 @@ fn gates_in_reports() {
         .lines()
         .find(|l| l.contains("title=[a/with] cases%3A%3Aexperiment%3A%3Alift_missed"))
         .unwrap_or_else(|| panic!("no annotation:\n{annotations}"));
-    assert!(line.starts_with("::error ") && line.contains("::lift +"), "{line}");
+    assert!(
+        line.starts_with("::error ") && line.contains("::lift +"),
+        "{line}"
+    );
     assert!(
         case.contains("20/20 samples passed") || case.contains("samples passed (20 asked for)"),
         "a sampled execution's failure says its samples: {case}"
