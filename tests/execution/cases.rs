@@ -143,6 +143,18 @@ chance PASS_RATE emit {"type":"message","role":"assistant","phase":"final","text
         answered_ok(report);
     }
 
+    // Passes when the variant's instruction file is in the workspace.
+    #[skillgym::case(
+        variants = ["without", "with"],
+        prompt = r#"
+read AGENTS.md
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn briefed(report: &SessionReport) {
+        report.expect().file_reads().includes("AGENTS.md");
+    }
+
     // Stops once the sign of the lift is settled (the sequential sign test on pairs).
     #[skillgym::case(
         samples = 200,

@@ -143,6 +143,9 @@ impl Config {
             *mock = resolve_path(dir, mock);
         }
         for variant in &mut self.variants {
+            for source in variant.files.values_mut() {
+                *source = resolve_path(dir, source);
+            }
             if let VariantSkills::Dirs(dirs) = &mut variant.skills {
                 for skill in dirs {
                     *skill = resolve_path(dir, skill);

@@ -8,12 +8,14 @@
 //!   previous: { skills: { git: v1.2.0 } }    # the skills under test as they were at a git ref
 //!   draft: { skills: [../drafts/my-skill] }  # these skill directories instead
 //!   verbose: { env: { MY_SKILL_VERBOSE: "1" } }
+//!   briefed: { files: { AGENTS.md: instructions/agents.md } }
 //! ```
 //!
 //! | key | meaning |
 //! |---|---|
 //! | `skills` | `none`; a list of skill directories (vs the config file) installed instead of the skills under test; `{ git: REF }`: each skill under test as committed at `REF` of its repository; absent: the skills under test |
 //! | `env` | extra environment variables for the agent |
+//! | `files` | files written into each attempt's workspace before the agent starts (instruction files such as `AGENTS.md` or `CLAUDE.md`): workspace-relative path → source file (vs the config file) |
 //! | `baseline` | `true` on the variant the others are compared with (default: the first listed) |
 
 use std::collections::BTreeMap;
@@ -35,6 +37,9 @@ pub struct Variant {
     pub skills: VariantSkills,
     /// Extra environment variables for the agent.
     pub env: BTreeMap<String, String>,
+    /// Files copied into each attempt's workspace: workspace-relative path → source file
+    /// (absolute after parsing).
+    pub files: BTreeMap<PathBuf, PathBuf>,
     /// Whether it is the baseline the others are compared with.
     pub baseline: bool,
 }
@@ -46,8 +51,15 @@ impl Variant {
             name: name.into(),
             skills: VariantSkills::UnderTest,
             env: BTreeMap::new(),
+            files: BTreeMap::new(),
             baseline: false,
         }
+    }
+
+    /// The same variant, copying `source` to `path` (relative) in each attempt's workspace.
+    pub fn file(mut self, path: impl Into<PathBuf>, source: impl Into<PathBuf>) -> Variant {
+        self.files.insert(path.into(), source.into());
+        self
     }
 
     /// The same variant, installing `skills` instead.
@@ -115,6 +127,8 @@ struct RawVariant {
     skills: Option<Located<RawSkills>>,
     #[serde(default, deserialize_with = "super::fields::null_as_default")]
     env: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "super::fields::null_as_default")]
+    files: BTreeMap<PathBuf, PathBuf>,
     #[serde(default)]
     baseline: Option<Located<bool>>,
 }
@@ -171,7 +185,7 @@ pub(super) fn deserialize<'de, D: Deserializer<'de>>(
                     ));
                 }
                 let raw = map.next_value::<Option<RawVariant>>()?;
-                let variant = variant_of(&name.value, raw).map_err(de::Error::custom)?;
+                let variant = variant_of(&name, raw).map_err(de::Error::custom)?;
                 if variant.baseline && std::mem::replace(&mut baseline_seen, true) {
                     return Err(de::Error::custom(name.error(yaml::with_help(
                         format!("variant `{}` is a second baseline", name.value),
@@ -214,7 +228,22 @@ pub(crate) fn name_problem(name: &str) -> Option<String> {
     None
 }
 
-fn variant_of(name: &str, raw: Option<RawVariant>) -> Result<Variant, String> {
+/// Why `path` cannot name a file inside a workspace, if it cannot.
+fn workspace_path_problem(path: &std::path::Path) -> Option<&'static str> {
+    use std::path::Component;
+    if path.as_os_str().is_empty() {
+        return Some("is empty");
+    }
+    if path.is_absolute() {
+        return Some("is absolute");
+    }
+    path.components()
+        .any(|c| !matches!(c, Component::Normal(_)))
+        .then_some("leaves the workspace or names it (`..`, `.`)")
+}
+
+fn variant_of(located: &Located<String>, raw: Option<RawVariant>) -> Result<Variant, String> {
+    let name = located.value.as_str();
     let Some(raw) = raw else {
         return Ok(Variant::new(name));
     };
@@ -250,10 +279,21 @@ fn variant_of(name: &str, raw: Option<RawVariant>) -> Result<Variant, String> {
             RawSkills::Git(git) => VariantSkills::Git(git.git),
         },
     };
+    let mut files = BTreeMap::new();
+    for (path, source) in raw.files {
+        if let Some(problem) = workspace_path_problem(&path) {
+            return Err(located.error(yaml::with_help(
+                format!("variant `{name}`: `files` key `{}` {problem}", path.display()),
+                "a key of `files` is where the file goes, relative to the attempt's workspace, e.g. `AGENTS.md` or `.github/copilot-instructions.md`",
+            )));
+        }
+        files.insert(path, source);
+    }
     Ok(Variant {
         name: name.to_owned(),
         skills,
         env: raw.env,
+        files,
         baseline: raw.baseline.is_some_and(|b| b.value),
     })
 }

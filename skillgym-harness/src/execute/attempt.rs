@@ -287,6 +287,9 @@ fn set_up(
         result.kept_workspace = kept;
         failure
     })?;
+    if let Some(variant) = id.variant {
+        write_variant_files(variant, workspace.cwd())?;
+    }
     let installed = install_skills(run, id, workspace.cwd())?;
     Ok(SetUp {
         prompt,
@@ -553,6 +556,29 @@ fn verdict(expected_fail: bool, failure: Option<Failure>) -> (Status, Option<Fai
         (true, Some(failure)) if failure.origin.is_verdict() => (Status::ExpectedFailed, Some(failure)),
         (true, Some(failure)) => (Status::Failed, Some(failure)),
     }
+}
+
+/// Copies a variant's `files` (instruction files) into the attempt's workspace.
+fn write_variant_files(variant: &Variant, workspace: &Path) -> Result<(), Failure> {
+    for (path, source) in &variant.files {
+        let to = workspace.join(path);
+        let copied = to
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::copy(source, &to));
+        if let Err(error) = copied {
+            return Err(Failure::new(
+                FailureOrigin::Workspace,
+                format!(
+                    "variant `{}`: cannot copy {} to {}: {error}",
+                    variant.name,
+                    source.display(),
+                    to.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Installs the attempt's skills under test into its workspace, where the runner's agent

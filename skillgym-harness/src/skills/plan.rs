@@ -61,10 +61,30 @@ impl SkillPlan {
                 settings,
             ));
         }
-        let installs =
-            |v: &Variant| matches!(v.skills, VariantSkills::Dirs(_) | VariantSkills::Git(_));
+        let installs = |v: &Variant| {
+            matches!(v.skills, VariantSkills::Dirs(_) | VariantSkills::Git(_))
+                || !v.files.is_empty()
+        };
         if !plan.isolated && settings.variants.iter().any(|v| installs(v)) {
-            return Err(needs_isolation("a variant's `skills`", settings));
+            return Err(needs_isolation("a variant's `skills` or `files`", settings));
+        }
+        if let Some((variant, source)) = settings.variants.iter().find_map(|v| {
+            v.files
+                .values()
+                .find(|source| !source.is_file())
+                .map(|source| (v, source))
+        }) {
+            return Err(SkillError::Invalid(
+                ConfigError::new(
+                    settings.config_path.as_deref(),
+                    format!(
+                        "variant `{}`: its file {} is not a file",
+                        variant.name,
+                        source.display()
+                    ),
+                )
+                .with_help("`files` copies existing files into each attempt's workspace"),
+            ));
         }
         for variant in &settings.variants {
             if let VariantSkills::Dirs(dirs) = &variant.skills {

@@ -38,6 +38,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         gates_in_reports,
     ),
     (
+        "experiment::a_variant_s_files_are_in_its_workspaces_only",
+        variant_files,
+    ),
+    (
         "experiment::the_run_s_budget_stops_new_sessions_and_says_what_is_undecided",
         budget,
     ),
@@ -170,7 +174,7 @@ fn lift_table() {
     assert!(line.contains("helps"), "{line}");
     assert!(line.contains("+50"), "the token delta: {line}");
     assert!(
-        stdout.contains("skillgym: a: with vs without over 4 case(s)"),
+        stdout.contains("skillgym: a: with vs without over 5 case(s)"),
         "{stdout}"
     );
 }
@@ -331,5 +335,44 @@ fn gates_in_reports() {
     assert!(
         case.contains("20/20 samples passed") || case.contains("samples passed (20 asked for)"),
         "a sampled execution's failure says its samples: {case}"
+    );
+}
+
+/// A variant's `files` (an instruction file) are copied into its attempts' workspaces, and
+/// only its own: the other variant's agent does not find them.
+fn variant_files() {
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let config =
+        format!("variants:\n  without: {{}}\n  with: {{ files: {{ AGENTS.md: {source} }} }}\n");
+    let run = Run::new(
+        "experiment-files",
+        Spec {
+            args: &["--runner", "a", "cases::experiment::briefed"],
+            config: &config,
+            ..Spec::default()
+        },
+    );
+    let dir = run.execution_dir("experiment::briefed", "a");
+    let status = |variant: &str| -> Value {
+        let text = std::fs::read_to_string(dir.join(variant).join("result.json")).unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()["status"].clone()
+    };
+    assert_eq!(status("with"), "passed", "{}", run.context());
+    assert_eq!(status("without"), "failed", "{}", run.context());
+    let missing = Run::new(
+        "experiment-files-missing",
+        Spec {
+            args: &["--runner", "a", "cases::experiment::briefed"],
+            config: "variants:\n  without: {}\n  with: { files: { AGENTS.md: /nonexistent/brief.md } }\n",
+            ..Spec::default()
+        },
+    );
+    assert_eq!(missing.code(), Some(2), "{}", missing.context());
+    assert!(
+        missing
+            .stderr()
+            .contains("variant `with`: its file /nonexistent/brief.md is not a file"),
+        "{}",
+        missing.stderr()
     );
 }
