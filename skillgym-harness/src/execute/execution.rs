@@ -17,6 +17,7 @@ use crate::results::{apply_lift_gates, gate_decision, lift_sign};
 use crate::runner::Runner;
 use crate::stats::{Discordant, GateDecision, Proportion, Verdict};
 use crate::suite::CaseSpec;
+use crate::terminal_text::eprintln_escaped;
 
 /// Runs every repetition and attempt of `case` on `runner` and writes the execution's
 /// `result.json`.
@@ -63,7 +64,12 @@ pub fn run_variants(
             Err(result) => *result,
         })
         .collect();
-    apply_lift_gates(&mut results);
+    for alone in apply_lift_gates(&mut results) {
+        eprintln_escaped!(
+            "skillgym: warning: {}: `min_lift` not applied: its baseline did not run in this process (nextest runs each variant alone); `cargo skillgym report` shows the lift",
+            alone.trial_name()
+        );
+    }
     results.into_iter().map(write_result).collect()
 }
 

@@ -296,6 +296,8 @@ impl Harness {
             warnings: declared.warnings,
         };
         select_exact(&mut arguments, &plan, &selection.cases, &selection.runners);
+        let ids: Vec<&str> = selection.runners.iter().map(|r| r.id.as_str()).collect();
+        check_selected_cases(&arguments, &plan, &settings, &selection.cases, &ids)?;
         let mock_run = mock && !arguments.list;
         let context = run_context(&arguments, settings, &overrides, selection)?;
         if !arguments.list {
@@ -307,9 +309,9 @@ impl Harness {
 }
 
 /// The executions of the run: every selected case on its runners under its variants, kept to
-/// `--variant`'s; a case whose `stop_when_decided` has nothing to decide is an error.
+/// `--variant`'s.
 fn plan_of(settings: &Settings, cases: &[CaseSpec], runner_ids: &[&str]) -> Result<Plan, Error> {
-    let plan = Plan::with_variants(
+    Plan::with_variants(
         cases,
         runner_ids,
         &settings.tags,
@@ -337,10 +339,40 @@ fn plan_of(settings: &Settings, cases: &[CaseSpec], runner_ids: &[&str]) -> Resu
             )
         }
         error => Error::Variant(error),
-    })?;
+    })
+}
+
+/// The problems of the cases whose trials run (`--list` and filters that leave a case out are
+/// not stopped by it): `variants = [...]` naming an undeclared variant, and a
+/// `stop_when_decided` with nothing to decide (no gate, no variants).
+fn check_selected_cases(
+    arguments: &Arguments,
+    plan: &Plan,
+    settings: &Settings,
+    cases: &[CaseSpec],
+    runner_ids: &[&str],
+) -> Result<(), Error> {
+    if arguments.list {
+        return Ok(());
+    }
     for planned in &plan.executions {
         let case = &cases[planned.case];
         let runner = runner_ids[planned.runner];
+        let name = trials::trial_name(
+            runner,
+            planned.variant.as_ref().map(|v| v.name.as_str()),
+            &case.id,
+        );
+        if arguments.is_filtered_out(&Trial::test(name, || Ok(()))) {
+            continue;
+        }
+        if let Some((_, error)) = plan
+            .unknown_variants
+            .iter()
+            .find(|(index, _)| *index == planned.case)
+        {
+            return Err(Error::Variant(error.clone()));
+        }
         if case.stop_when_decided
             && planned.variant.is_none()
             && settings.min_pass_rate(case, runner).is_none()
@@ -352,7 +384,7 @@ fn plan_of(settings: &Settings, cases: &[CaseSpec], runner_ids: &[&str]) -> Resu
             });
         }
     }
-    Ok(plan)
+    Ok(())
 }
 
 /// Writes `<run>/run.json` (the first process of a run writes it; a file that cannot be

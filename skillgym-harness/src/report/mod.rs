@@ -224,9 +224,10 @@ impl RunnerRow {
     }
 }
 
-/// The console summary of `report`: the per-runner table, the failures by class, and the
-/// counts (what an in-process run prints after libtest's own lines), ready to print: the
-/// agents' text in it has its control characters escaped, and no line of it starts with `::`.
+/// The console summary of `report`: the per-runner table, the lift table when cases ran under
+/// variants, the failures by class, and the counts (what an in-process run prints after
+/// libtest's own lines), ready to print: the agents' text in it has its control characters
+/// escaped, and no line of it starts with `::`.
 pub fn summary_text(report: &RunReport) -> String {
     let counts = report.counts();
     let mut text = console::summary(report);

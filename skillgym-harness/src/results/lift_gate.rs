@@ -7,6 +7,7 @@
 //! | a treatment that also has a `min_pass_rate` | must meet both: a pass-rate failure stands |
 //! | the baseline | the measure, not the measured: passes when its samples all ran (its own `min_pass_rate`, if any, still applies) |
 //! | cut short (an interrupt), or the baseline ran nothing | not judged: the result stands |
+//! | a treatment whose baseline ran in another process (nextest's process per test runs each variant alone) | not judged here: its own verdict stands, and the caller warns |
 //!
 //! The point estimate decides, as for `min_pass_rate` (its interval is printed beside it):
 //! asking the interval's lower bound to clear the gate would fail most small experiments whose
@@ -19,10 +20,14 @@ use super::{ExecutionResult, Status};
 use crate::stats::{Lift, Proportion};
 
 /// Applies each execution's `min_lift` to the variants of one case × runner (the group, in
-/// any order); executions without variants or without a gate are left as they are.
-pub(crate) fn apply(group: &mut [ExecutionResult]) {
+/// any order); executions without variants or without a gate are left as they are. Returns
+/// the treatments under a gate whose baseline is not in the group (they are not judged).
+pub(crate) fn apply(group: &mut [ExecutionResult]) -> Vec<&ExecutionResult> {
     let Some(baseline_index) = group.iter().position(|e| e.baseline) else {
-        return;
+        return group
+            .iter()
+            .filter(|e| e.min_lift.is_some() && e.variant.is_some())
+            .collect();
     };
     let baseline_rate = rate(&group[baseline_index]);
     for (index, execution) in group.iter_mut().enumerate() {
@@ -56,6 +61,7 @@ pub(crate) fn apply(group: &mut [ExecutionResult]) {
             execution.failure = Some(Failure::new(FailureOrigin::Lift, below(&lift, gate)));
         }
     }
+    Vec::new()
 }
 
 /// The passes out of the attempts that ran.

@@ -32,6 +32,10 @@ pub struct PlannedExecution {
 pub struct Plan {
     /// The executions.
     pub executions: Vec<PlannedExecution>,
+    /// Cases (by index) whose `variants = [...]` name a variant the run does not declare: they
+    /// are planned without variants, and running one of them is an error (a case the filters
+    /// leave out never stops a run).
+    pub unknown_variants: Vec<(usize, VariantError)>,
 }
 
 /// A variant named where none of that name exists.
@@ -98,7 +102,10 @@ impl Plan {
                 });
             }
         }
-        Plan { executions }
+        Plan {
+            executions,
+            unknown_variants: Vec::new(),
+        }
     }
 
     /// Plans every selected case on every runner it may run on, under each of its variants
@@ -111,13 +118,20 @@ impl Plan {
         only: &[String],
     ) -> Result<Plan, VariantError> {
         let mut executions = Vec::with_capacity(cases.len() * runner_ids.len());
+        let mut unknown_variants = Vec::new();
         let mut seen_names: Vec<String> = variants.iter().map(|v| v.name.clone()).collect();
         for (case_index, case) in cases.iter().enumerate() {
             let runners = runners_of(case, runner_ids, selected_tags);
             if runners.is_empty() {
                 continue;
             }
-            let selected = selected_variants(case, variants)?;
+            let selected = match selected_variants(case, variants) {
+                Ok(selected) => selected,
+                Err(error) => {
+                    unknown_variants.push((case_index, error));
+                    Vec::new()
+                }
+            };
             for runner_index in runners {
                 let runner_id = runner_ids[runner_index];
                 let own = case.own_variants.iter().find(|(id, _)| id == runner_id);
@@ -154,7 +168,10 @@ impl Plan {
                 suggestion: did_you_mean(name, names.iter().copied()).map(str::to_owned),
             });
         }
-        Ok(Plan { executions })
+        Ok(Plan {
+            executions,
+            unknown_variants,
+        })
     }
 }
 

@@ -235,6 +235,25 @@ fn variant_flag() {
             && stderr.contains("did you mean `with`"),
         "{stderr}"
     );
+    // A case naming a variant the run does not declare stops the run when it runs (only).
+    let undeclared = Run::new(
+        "experiment-undeclared",
+        Spec {
+            args: &["--runner", "a", "cases::experiment::lift_met"],
+            ..Spec::default()
+        },
+    );
+    assert_eq!(undeclared.code(), Some(2), "{}", undeclared.context());
+    assert!(
+        undeclared
+            .stderr()
+            .contains("case `cases::experiment::lift_met` (tests/execution/cases.rs:")
+            && undeclared.stderr().contains(
+                "runs under variant `without`, which is not declared (no variants are declared)"
+            ),
+        "{}",
+        undeclared.stderr()
+    );
 }
 
 /// `min_lift`: the treatment passes when its lift meets the gate whatever single samples did,
