@@ -155,6 +155,18 @@ emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
         report.expect().file_reads().includes("AGENTS.md");
     }
 
+    // Reads the skill under test as each variant installed it.
+    #[skillgym::case(
+        variants = ["now", "old"],
+        prompt = r#"
+read .agents/skills/demo/SKILL.md
+emit {"type":"message","role":"assistant","phase":"final","text":"ok"}
+"#
+    )]
+    fn git_version(report: &SessionReport) {
+        answered_ok(report);
+    }
+
     // Stops once the sign of the lift is settled (the sequential sign test on pairs).
     #[skillgym::case(
         samples = 200,

@@ -82,13 +82,7 @@ fn resolve_in(
     } = config;
     check_flags(args, snapshots.is_some(), path.as_deref())?;
     let (schedule, max_parallel) = schedule_of(args, &run);
-    let overrides = CaseOverrides {
-        repeat: args.repeat,
-        // The legacy `--retry-failed` stops here (`SkillgymArgs::or` already let a flag, either
-        // one, beat a variable).
-        repeat_failure: args.repeat_failure.or(args.retry_failed),
-        samples: args.samples,
-    };
+    let overrides = overrides_of(args);
     // An empty CLI list means "not given": it must not hide `run.tags` (or `run.reporters`).
     let tags = flag_list_or(&args.tags, run.tags.unwrap_or_default());
     let (output_dir, workspace_root) = places(
@@ -141,6 +135,17 @@ fn resolve_in(
         variant_filter_from_env: args.variants_from_env && !args.variants.is_empty(),
         pricing: crate::pricing::PriceTable::builtin().with(pricing),
     })
+}
+
+/// The per-case settings the flags (or variables) give.
+fn overrides_of(args: &SkillgymArgs) -> CaseOverrides {
+    CaseOverrides {
+        repeat: args.repeat,
+        // The legacy `--retry-failed` stops here (`SkillgymArgs::or` already let a flag, either
+        // one, beat a variable).
+        repeat_failure: args.repeat_failure.or(args.retry_failed),
+        samples: args.samples,
+    }
 }
 
 /// The output directory and the workspace root: a flag's (vs the process cwd), else the

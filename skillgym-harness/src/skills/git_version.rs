@@ -35,21 +35,13 @@ pub(crate) fn materialize(dir: &Path, revision: &str, into: &Path) -> Result<Pat
         .strip_prefix(&root)
         .map_err(|_| fail(format!("is not inside its repository {}", root.display())))?;
     let tree = format!("{revision}:{}", inside.display());
-    // Fails early with git's words when the revision or the path at it does not exist.
-    git_output(
-        &root,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{tree}^{{tree}}"),
-        ],
-    )
-    .map_err(|_| {
-        fail(format!(
+    // Fails early when the revision, or the skill's directory at it, does not exist.
+    let kind = git_output(&root, &["cat-file", "-t", &tree]).unwrap_or_default();
+    if kind != "tree" {
+        return Err(fail(format!(
             "has no version at git revision `{revision}` (`{tree}` is not a directory there)"
-        ))
-    })?;
+        )));
+    }
     std::fs::create_dir_all(into)
         .map_err(|error| fail(format!("cannot be written to {}: {error}", into.display())))?;
     archive_into(&root, &tree, into).map_err(|error| {

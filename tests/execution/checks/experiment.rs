@@ -42,6 +42,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         variant_files,
     ),
     (
+        "experiment::a_git_variant_installs_the_skill_as_committed_at_its_revision",
+        git_variant,
+    ),
+    (
         "experiment::the_run_s_budget_stops_new_sessions_and_says_what_is_undecided",
         budget,
     ),
@@ -65,6 +69,8 @@ fn run() -> &'static Run {
                     "a",
                     "--reporter",
                     "junit,github-actions",
+                    "--skip",
+                    "cases::experiment::git_version",
                     "cases::experiment::",
                 ],
                 config: CONFIG,
@@ -394,4 +400,66 @@ fn variant_files() {
         "{}",
         missing.stderr()
     );
+}
+
+/// `skills: { git: v1 }`: the skill under test as committed at the tag, written under
+/// `<run>/.variants/old/`, beside the working copy's for the other variant.
+fn git_variant() {
+    let repo = skillgym_e2e::temp_dir("experiment-git");
+    let skill = repo.path().join("skills/demo");
+    std::fs::create_dir_all(&skill).unwrap();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(repo.path())
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    let manifest =
+        |description: &str| format!("---\nname: demo\ndescription: {description}\n---\n");
+    git(&["init", "-q"]);
+    std::fs::write(skill.join("SKILL.md"), manifest("The committed version.")).unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "v1"]);
+    git(&["tag", "v1"]);
+    std::fs::write(skill.join("SKILL.md"), manifest("The working copy.")).unwrap();
+    let config = format!(
+        "run:\n  workspace: {{ mode: isolated }}\n  skills: [{}]\nvariants:\n  now: {{}}\n  old: {{ skills: {{ git: v1 }} }}\n",
+        skill.display()
+    );
+    let run = Run::new(
+        "experiment-git-run",
+        Spec {
+            args: &["--runner", "a", "cases::experiment::git_version"],
+            config: &config,
+            ..Spec::default()
+        },
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.context());
+    let source = |variant: &str| -> String {
+        let report = crate::read_json(
+            &run.execution_dir("experiment::git_version", "a")
+                .join(variant)
+                .join("repeat-1/attempt-1/report.json"),
+        );
+        report["installed_skills"][0]["source"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(source("now"), skill.display().to_string());
+    let old = run.run_dir().join(".variants/old/0-demo");
+    assert_eq!(source("old"), old.display().to_string());
+    let text = std::fs::read_to_string(old.join("SKILL.md")).unwrap();
+    assert!(text.contains("The committed version."), "{text}");
 }
