@@ -16,7 +16,7 @@
 //! and came from the provider (or were derived from its figures), never when they are
 //! estimated from characters; a missing cache or reasoning figure counts as 0.
 //!
-//! Built-in prices ([`builtin`]), for the models the adapters and examples name: list prices,
+//! Built-in prices ([`builtin()`]), for the models the adapters and examples name: list prices,
 //! standard tier, the shortest context tier, as the providers published them and
 //! [models.dev](https://models.dev) records them, checked on 2026-11-27. Prices change, and
 //! long-context tiers (a request beyond 200K or 272K input tokens costs more), batch and
