@@ -99,7 +99,11 @@ fn a_good_skill_is_clean_and_warnings_alone_exit_0() {
     assert_eq!(output.status.code(), Some(0));
     let output = lint(&dir.path().join("bad/vague"), &[]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
-    assert!(stdout(&output).ends_with("1 skill linted: 0 errors, 4 warnings (tokens estimated as characters / 4)\n"));
+    assert!(
+        stdout(&output).ends_with(
+            "1 skill linted: 0 errors, 4 warnings (tokens estimated as characters / 4)\n"
+        )
+    );
 }
 
 #[test]
@@ -168,8 +172,14 @@ fn usage_errors_exit_2() {
     std::fs::create_dir(dir.path().join("empty")).unwrap();
     for (args, error) in [
         (&["missing"][..], "error: missing: does not exist\n"),
-        (&["empty"][..], "error: empty: no SKILL.md in it or below it\n"),
-        (&["good/find-skills/SKILL.md"][..], "error: good/find-skills/SKILL.md: is not a directory\n"),
+        (
+            &["empty"][..],
+            "error: empty: no SKILL.md in it or below it\n",
+        ),
+        (
+            &["good/find-skills/SKILL.md"][..],
+            "error: good/find-skills/SKILL.md: is not a directory\n",
+        ),
     ] {
         let output = lint(dir.path(), args);
         assert_eq!(String::from_utf8_lossy(&output.stderr), error, "{args:?}");

@@ -223,3 +223,6 @@ fn from_config_error(
         help: error.help().map(str::to_owned),
     }
 }
+
+#[cfg(test)]
+mod tests;
