@@ -20,6 +20,10 @@
 //! Tokens are estimated as characters / 4 (rounded up): there is no tokenizer dependency,
 //! and the figure says so in every output.
 //!
+//! When a run installs skills under test, the same rules run once at start and their
+//! findings are printed as warnings (`duplicate-name` aside: clashing names are an error of
+//! the attempts that merge them).
+//!
 //! Output ([`render`]): human (`path:line:column: error[rule]: message` and a `help:` line),
 //! JSON (the schema is documented on [`render::json`]) and GitHub Actions workflow commands.
 
@@ -180,6 +184,25 @@ pub(crate) fn lint_skills(dirs: &[PathBuf], options: &Options) -> Report {
         skills: skills.len(),
         findings,
     }
+}
+
+/// The findings of the skills under test in `dirs`, as (file, message) warnings for a run:
+/// every rule's but `duplicate-name`, since each attempt's skills are checked for clashing
+/// names when its lists merge. What the loader rejects has already stopped the run or failed
+/// the case, so the rest are warnings there, whatever their severity here.
+pub(crate) fn install_warnings(dirs: &[PathBuf]) -> Vec<(PathBuf, String)> {
+    lint_skills(dirs, &Options::default())
+        .findings
+        .into_iter()
+        .filter(|finding| finding.rule != "duplicate-name")
+        .map(|finding| {
+            let message = format!(
+                "{} (line {}, column {}; `cargo skillgym lint` rule `{}`)",
+                finding.message, finding.line, finding.column, finding.rule
+            );
+            (finding.file, message)
+        })
+        .collect()
 }
 
 /// Pushes `dir` when it holds a `SKILL.md`, else the skill directories below it, in name order.

@@ -272,3 +272,18 @@ fn directories_are_searched_without_following_symlinks() {
         format!("{}: does not exist", root.path().join("nope").display())
     );
 }
+
+#[test]
+fn installed_skills_get_the_findings_as_warnings_but_duplicate_names() {
+    let root = tempfile::tempdir().unwrap();
+    let vague = "---\nname: ok\ndescription: PDF tools.\n---\n";
+    let first = skill(root.path(), "a/ok", &[("SKILL.md", vague)]);
+    let second = skill(root.path(), "b/ok", &[("SKILL.md", GOOD)]);
+    assert_eq!(
+        install_warnings(&[first.clone(), second]),
+        [(
+            first.join("SKILL.md"),
+            "`description` never says when to use the skill (line 3, column 14; `cargo skillgym lint` rule `when-to-use`)".to_owned()
+        )]
+    );
+}
