@@ -1,28 +1,29 @@
 //! `cargo skillgym lint`: static checks of skill directories, no agent started.
 //!
-//! Every rule is one row of [`rules::RULES`] (its id, severity and check):
+//! Every rule is one row of [`rules::RULES`] (its id, its severity, whether a run that installs
+//! the skill prints its findings, its check):
 //!
-//! | rule | severity | checks | why |
-//! |---|---|---|---|
-//! | `frontmatter` | error | `SKILL.md` opens with YAML frontmatter between `---` lines that parses | agents read the skill's name and description from it |
-//! | `name` | error | `name` is present, 1–64 lowercase letters, digits and single hyphens | the agentskills.io spec; agents refuse other names |
-//! | `name-matches-directory` | error | `name` equals the skill directory's name | the agentskills.io spec; agents that install by directory show another name |
-//! | `description` | error | `description` is present, a string, not empty | agents choose a skill by its description alone |
-//! | `description-length` | error | `description` within every agent's limit ([`rules::AGENT_LIMITS`]) | Codex refuses a skill whose description has more than 1,024 characters; so does the spec |
-//! | `optional-key` | warning | other keys are `license`, `compatibility` (≤ 500 characters), `metadata` (a mapping), `allowed-tools` | the agentskills.io spec's optional keys; anything else is agent-specific or a typo |
-//! | `when-to-use` | warning | the description says when to use the skill (`when`, `if`, `use for`, …) | agents decide from the description; one that says only what the skill is fires less reliably |
-//! | `body-tokens` | warning | the body after the frontmatter is within `--max-body-tokens` (default 5,000) estimated tokens | agentskills.io recommends under 5,000 tokens for the body, loaded whole when the skill fires |
-//! | `broken-link` | error | relative Markdown links outside code blocks point at files that exist | the agent follows them to files that are not there |
-//! | `missing-file` | warning | `scripts/…`, `references/…` and `assets/…` paths the body names exist | the agent runs or reads them; a bare mention may also mean a file of the user's project |
-//! | `script-not-executable` | warning | files under `scripts/` that start with `#!` have an executable bit (Unix only) | the agent runs them as `scripts/x`, which fails with "permission denied" |
-//! | `duplicate-name` | error | no two skills among the given directories share a `name` | an agent loads one of them, and which one is undefined |
+//! | rule | severity | at install | checks | why |
+//! |---|---|---|---|---|
+//! | `frontmatter` | error | – (the loader stops it) | `SKILL.md` opens with YAML frontmatter between `---` lines that parses | agents read the skill's name and description from it |
+//! | `name` | error | – (the loader stops it) | `name` is present, 1–64 lowercase letters, digits and single hyphens | the agentskills.io spec; agents refuse other names |
+//! | `name-matches-directory` | error | – (installed under its name) | `name` equals the skill directory's name | the agentskills.io spec; agents that install by directory show another name |
+//! | `description` | error | – (the loader stops it) | `description` is present, a string, not empty | agents choose a skill by its description alone |
+//! | `description-length` | error | – (the loader stops it) | `description` within every agent's limit ([`rules::AGENT_LIMITS`]) | Codex refuses a skill whose description has more than 1,024 characters; so does the spec |
+//! | `optional-key` | warning | yes | other keys are `license`, `compatibility` (≤ 500 characters), `metadata` (a mapping), `allowed-tools` | the agentskills.io spec's optional keys; anything else is agent-specific or a typo |
+//! | `when-to-use` | warning | – (advice to the author) | the description says when to use the skill (`when`, `if`, `use for`, …) | agents decide from the description; one that says only what the skill is fires less reliably |
+//! | `body-tokens` | warning | yes | the body after the frontmatter is within `--max-body-tokens` (default 5,000) estimated tokens | agentskills.io recommends under 5,000 tokens for the body, loaded whole when the skill fires |
+//! | `broken-link` | error | yes | relative Markdown links outside code blocks point at files that exist | the agent follows them to files that are not there |
+//! | `missing-file` | warning | yes | `scripts/…`, `references/…` and `assets/…` paths the body names exist | the agent runs or reads them; a bare mention may also mean a file of the user's project |
+//! | `script-not-executable` | warning | yes | files under `scripts/` that start with `#!` have an executable bit (Unix only) | the agent runs them as `scripts/x`, which fails with "permission denied" |
+//! | `duplicate-name` | error | – (each attempt's merge stops it) | no two skills among the given directories share a `name` | an agent loads one of them, and which one is undefined |
 //!
 //! Tokens are estimated as characters / 4 (rounded up): there is no tokenizer dependency,
 //! and the figure says so in every output.
 //!
-//! When a run installs skills under test, the same rules run once at start and their
-//! findings are printed as warnings (`duplicate-name` aside: clashing names are an error of
-//! the attempts that merge them).
+//! When a run installs skills under test, the rules marked "at install" run once at start
+//! and their findings are printed as warnings, once a run (with the suites' warnings, kept in
+//! `suite-warnings.txt`); what the skill loader rejects already stops the run or fails the case.
 //!
 //! Output ([`render`]): human (`path:line:column: error[rule]: message` and a `help:` line),
 //! JSON (the schema is documented on [`render::json`]) and GitHub Actions workflow commands.
@@ -186,15 +187,17 @@ pub(crate) fn lint_skills(dirs: &[PathBuf], options: &Options) -> Report {
     }
 }
 
-/// The findings of the skills under test in `dirs`, as (file, message) warnings for a run:
-/// every rule's but `duplicate-name`, since each attempt's skills are checked for clashing
-/// names when its lists merge. What the loader rejects has already stopped the run or failed
-/// the case, so the rest are warnings there, whatever their severity here.
+/// The findings of the skills under test in `dirs` that a run prints, as (file, message)
+/// warnings: those of the rules marked "at install" in the module table.
 pub(crate) fn install_warnings(dirs: &[PathBuf]) -> Vec<(PathBuf, String)> {
     lint_skills(dirs, &Options::default())
         .findings
         .into_iter()
-        .filter(|finding| finding.rule != "duplicate-name")
+        .filter(|finding| {
+            rules::RULES
+                .iter()
+                .any(|rule| rule.id == finding.rule && rule.at_install)
+        })
         .map(|finding| {
             let message = format!(
                 "{} (line {}, column {}; `cargo skillgym lint` rule `{}`)",

@@ -55,42 +55,53 @@ pub(crate) struct Rule {
     pub id: &'static str,
     /// How severe its findings are.
     pub severity: Severity,
+    /// Whether a run that installs the skill prints its findings (as warnings).
+    pub at_install: bool,
     /// What it finds in one skill.
     pub check: fn(&SkillFile, &Context) -> Vec<Hit>,
 }
 
 /// Every rule, in the order of the module table.
 pub(crate) const RULES: &[Rule] = &[
-    rule("frontmatter", Severity::Error, frontmatter),
-    rule("name", Severity::Error, name),
+    rule("frontmatter", Severity::Error, false, frontmatter),
+    rule("name", Severity::Error, false, name),
     rule(
         "name-matches-directory",
         Severity::Error,
+        false,
         name_matches_directory,
     ),
-    rule("description", Severity::Error, description),
-    rule("description-length", Severity::Error, description_length),
-    rule("optional-key", Severity::Warning, optional_key),
-    rule("when-to-use", Severity::Warning, when_to_use),
-    rule("body-tokens", Severity::Warning, body_tokens),
-    rule("broken-link", Severity::Error, scan::broken_links),
-    rule("missing-file", Severity::Warning, scan::missing_files),
+    rule("description", Severity::Error, false, description),
+    rule(
+        "description-length",
+        Severity::Error,
+        false,
+        description_length,
+    ),
+    rule("optional-key", Severity::Warning, true, optional_key),
+    rule("when-to-use", Severity::Warning, false, when_to_use),
+    rule("body-tokens", Severity::Warning, true, body_tokens),
+    rule("broken-link", Severity::Error, true, scan::broken_links),
+    rule("missing-file", Severity::Warning, true, scan::missing_files),
     rule(
         "script-not-executable",
         Severity::Warning,
+        true,
         scan::scripts_not_executable,
     ),
-    rule("duplicate-name", Severity::Error, duplicate_name),
+    rule("duplicate-name", Severity::Error, false, duplicate_name),
 ];
 
 const fn rule(
     id: &'static str,
     severity: Severity,
+    at_install: bool,
     check: fn(&SkillFile, &Context) -> Vec<Hit>,
 ) -> Rule {
     Rule {
         id,
         severity,
+        at_install,
         check,
     }
 }

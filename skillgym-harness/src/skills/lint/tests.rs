@@ -274,16 +274,16 @@ fn directories_are_searched_without_following_symlinks() {
 }
 
 #[test]
-fn installed_skills_get_the_findings_as_warnings_but_duplicate_names() {
+fn installed_skills_get_the_install_rules_findings_as_warnings() {
     let root = tempfile::tempdir().unwrap();
-    let vague = "---\nname: ok\ndescription: PDF tools.\n---\n";
+    let vague = "---\nname: ok\ndescription: PDF tools.\n---\nSee [x](x.md).\n";
     let first = skill(root.path(), "a/ok", &[("SKILL.md", vague)]);
     let second = skill(root.path(), "b/ok", &[("SKILL.md", GOOD)]);
     assert_eq!(
         install_warnings(&[first.clone(), second]),
         [(
             first.join("SKILL.md"),
-            "`description` never says when to use the skill (line 3, column 14; `cargo skillgym lint` rule `when-to-use`)".to_owned()
+            "the link target `x.md` does not exist (line 5, column 9; `cargo skillgym lint` rule `broken-link`)".to_owned()
         )]
     );
 }
