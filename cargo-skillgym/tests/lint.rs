@@ -189,3 +189,17 @@ fn usage_errors_exit_2() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("invalid value 'xml' for '--format"));
 }
+
+#[test]
+fn the_readme_example_is_what_lint_prints() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    let dir = fixtures();
+    let output = lint(dir.path(), &["bad/vague"]);
+    let example = format!(
+        "```console\n$ cargo skillgym lint bad/vague\n{}```\n",
+        stdout(&output)
+    );
+    assert!(readme.contains(&example), "the README shows:\n{example}");
+}
