@@ -1,6 +1,6 @@
 //! `cargo skillgym lint`: static checks of skill directories, no agent started.
 //!
-//! Every rule is one row of [`rules::RULES`] (its id, its severity, whether a run that installs
+//! Every rule is one row of `rules::RULES` (its id, its severity, whether a run that installs
 //! the skill prints its findings, its check):
 //!
 //! | rule | severity | at install | checks | why |
@@ -9,7 +9,7 @@
 //! | `name` | error | – (the loader stops it) | `name` is present, 1–64 lowercase letters, digits and single hyphens | the agentskills.io spec; agents refuse other names |
 //! | `name-matches-directory` | error | – (installed under its name) | `name` equals the skill directory's name | the agentskills.io spec; agents that install by directory show another name |
 //! | `description` | error | – (the loader stops it) | `description` is present, a string, not empty | agents choose a skill by its description alone |
-//! | `description-length` | error | – (the loader stops it) | `description` within every agent's limit ([`rules::AGENT_LIMITS`]) | Codex refuses a skill whose description has more than 1,024 characters; so does the spec |
+//! | `description-length` | error | – (the loader stops it) | `description` within every agent's limit (`rules::AGENT_LIMITS`) | Codex refuses a skill whose description has more than 1,024 characters; so does the spec |
 //! | `optional-key` | warning | yes | other keys are `license`, `compatibility` (≤ 500 characters), `metadata` (a mapping), `allowed-tools` | the agentskills.io spec's optional keys; anything else is agent-specific or a typo |
 //! | `when-to-use` | warning | – (advice to the author) | the description says when to use the skill (`when`, `if`, `use for`, …) | agents decide from the description; one that says only what the skill is fires less reliably |
 //! | `body-tokens` | warning | yes | the body after the frontmatter is within `--max-body-tokens` (default 5,000) estimated tokens | agentskills.io recommends under 5,000 tokens for the body, loaded whole when the skill fires |

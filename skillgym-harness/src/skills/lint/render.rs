@@ -2,9 +2,9 @@
 //!
 //! | format | function | shape |
 //! |---|---|---|
-//! | human | [`human`] | `path:line:column: error[rule]: message`, a `  help: ...` line, a summary line |
-//! | JSON | [`json`] | one object, the schema documented on [`json`] |
-//! | GitHub | [`github`] | one `::error` / `::warning` workflow command per finding, then the summary |
+//! | human | [`human()`] | `path:line:column: error[rule]: message`, a `  help: ...` line, a summary line |
+//! | JSON | [`json()`] | one object, the schema documented on [`json()`] |
+//! | GitHub | [`github()`] | one `::error` / `::warning` workflow command per finding, then the summary |
 
 use serde_json::json;
 

@@ -142,6 +142,9 @@ impl Hit {
     }
 }
 
+/// A frontmatter's keys with their positions, or why there are none.
+type Front = Result<BTreeMap<String, Located<Value>>, ConfigError>;
+
 /// A skill directory read for linting.
 pub(crate) struct SkillFile {
     /// The directory.
@@ -151,7 +154,7 @@ pub(crate) struct SkillFile {
     /// The `SKILL.md` text (empty when it could not be read).
     pub text: String,
     /// The frontmatter's keys, or why it has none.
-    pub front: Result<BTreeMap<String, Located<Value>>, ConfigError>,
+    pub front: Front,
     /// Where the body starts: byte offset into `text`, 1-based line.
     pub body_at: (usize, u32),
 }
@@ -214,13 +217,7 @@ impl SkillFile {
 
 /// The frontmatter of `text` as keys with positions (lines of the file), and where the body
 /// starts; a missing or broken frontmatter is the manifest parser's error.
-fn parse_front(
-    path: &Path,
-    text: &str,
-) -> (
-    Result<BTreeMap<String, Located<Value>>, ConfigError>,
-    (usize, u32),
-) {
+fn parse_front(path: &Path, text: &str) -> (Front, (usize, u32)) {
     let Some((yaml_text, first_line)) = manifest::frontmatter(text) else {
         let error = manifest::parse(path, text).expect_err("no frontmatter is an error");
         return (Err(error), (0, 1));
