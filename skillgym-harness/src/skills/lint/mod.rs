@@ -6,8 +6,8 @@
 //! | rule | severity | at install | checks | why |
 //! |---|---|---|---|---|
 //! | `frontmatter` | error | – (the loader stops it) | `SKILL.md` opens with YAML frontmatter between `---` lines that parses | agents read the skill's name and description from it |
-//! | `name` | error | – (the loader stops it) | `name` is present, 1–64 lowercase letters, digits and single hyphens | the agentskills.io spec; agents refuse other names |
-//! | `name-matches-directory` | error | – (installed under its name) | `name` equals the skill directory's name | the agentskills.io spec; agents that install by directory show another name |
+//! | `name` | error | – (the loader stops it) | `name` is present, 1–64 lowercase letters, digits and single hyphens | the agentskills.io spec; skillgym's loader refuses other names too |
+//! | `name-matches-directory` | error | – (installed under its name) | `name` equals the skill directory's name | the agentskills.io spec requires it (skillgym itself installs a skill under its name) |
 //! | `description` | error | – (the loader stops it) | `description` is present, a string, not empty | agents choose a skill by its description alone |
 //! | `description-length` | error | – (the loader stops it) | `description` within every agent's limit (`rules::AGENT_LIMITS`) | Codex refuses a skill whose description has more than 1,024 characters; so does the spec |
 //! | `optional-key` | warning | yes | other keys are `license`, `compatibility` (≤ 500 characters), `metadata` (a mapping), `allowed-tools` | the agentskills.io spec's optional keys; anything else is agent-specific or a typo |
