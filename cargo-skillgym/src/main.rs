@@ -10,6 +10,7 @@
 //! | `cargo skillgym record RUN_DIR DIR` | packs a run's recorded sessions for `--replay` and `type: replay` runners |
 //! | `cargo skillgym review` | accepts or rejects the token snapshot values waiting in `<baseline>.new` |
 //! | `cargo skillgym explain DIR` | asks the agent of each failed attempt in DIR the questions of its failed assertions |
+//! | `cargo skillgym lint [DIR...]` | checks skills without an agent: frontmatter, agents' limits, body size, links, scripts, duplicate names |
 //!
 //! Installed as `cargo-skillgym`, cargo runs it for `cargo skillgym ...` with `skillgym` as its
 //! first argument; run directly, `cargo-skillgym init` works too. Usage errors exit with 2.
@@ -18,6 +19,7 @@ mod compare;
 mod doctor;
 mod explain;
 mod init;
+mod lint;
 mod mock_model;
 mod record;
 mod report;
@@ -36,7 +38,7 @@ use skillgym_harness::terminal_text::escape;
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
     /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report, compare,
-    /// record and explain runs, review token snapshots.
+    /// record and explain runs, review token snapshots, lint skills.
     Skillgym(App),
 }
 
@@ -61,6 +63,7 @@ enum Command {
     Record(record::RecordArgs),
     Review(review::ReviewArgs),
     Explain(explain::ExplainArgs),
+    Lint(lint::LintArgs),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Record(args) => record::run(&args),
         Command::Review(args) => review::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Lint(args) => lint::run(&args),
     }
 }
 

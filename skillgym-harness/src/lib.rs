@@ -42,6 +42,7 @@
 //! | [`snapshot`] | token snapshots: the baseline and `.new` files, the check, behind `cargo skillgym review` |
 //! | [`sandbox`] | the bubblewrap sandbox (`sandbox: bubblewrap`): what a sandboxed attempt's `result.json` records |
 //! | [`terminal_text`] | [`escape`](terminal_text::escape): text skillgym did not write, made safe for a terminal and a CI log |
+//! | [`skill_lint`] | static checks of skill directories, behind `cargo skillgym lint`: the rule table, the human, JSON and GitHub outputs |
 //!
 //! Everything else is private, but for a few modules that are public and hidden
 //! (`#[doc(hidden)]`) because the framework's own tests, benchmarks and fuzz targets reach into
@@ -113,3 +114,4 @@ pub use agent::{Agent, CommandAgent, StreamParser};
 pub use error::Error;
 pub use harness::{Harness, main};
 pub use normalize::{ReportBuilder, normalize_stream};
+pub use skills::lint as skill_lint;

@@ -632,6 +632,8 @@ fn run_context(
     let mut versions = RunVersions::default();
     if !arguments.list {
         claim(&run_dir)?;
+        let mut warnings = warnings;
+        warnings.extend(skills.lint_warnings());
         sources::warn_once(&run_dir.path(), &warnings);
         // Asked once per run: replaying runners have theirs recorded, and a runner the dry
         // run leaves out is not asked.

@@ -38,7 +38,7 @@ struct Frontmatter {
 
 /// The frontmatter block of `text`: its YAML and the 1-based line it starts on, or `None`
 /// when `text` does not open with a `---` line.
-fn frontmatter(text: &str) -> Option<(&str, usize)> {
+pub(crate) fn frontmatter(text: &str) -> Option<(&str, usize)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     let first = lines.next()?;

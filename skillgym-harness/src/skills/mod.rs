@@ -6,6 +6,7 @@
 //! |---|---|
 //! | [`manifest`] | a `SKILL.md`'s frontmatter: validation with file:line:column errors, the name lookup detection uses |
 //! | [`install`] | copying skills into an attempt's workspace |
+//! | [`lint`] | static checks of skill directories (`cargo skillgym lint`), one table of rules |
 //! | [`plan`] | which skills each attempt installs, checked at start |
 //! | [`git_version`] | a skill under test as committed at a git revision (a variant's `skills: { git: REF }`) |
 //!
@@ -15,6 +16,7 @@
 
 pub(crate) mod git_version;
 pub(crate) mod install;
+pub mod lint;
 pub(crate) mod manifest;
 pub(crate) mod plan;
 

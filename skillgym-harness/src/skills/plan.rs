@@ -14,6 +14,7 @@ use crate::config::{ConfigError, Variant, VariantSkills, WorkspaceMode};
 use crate::settings::Settings;
 use crate::skills::SkillError;
 use crate::suite::CaseSpec;
+use crate::suite::yaml::Warning;
 
 /// Skills under test at a variant's git revision, by variant name and source directory.
 type GitVersions = HashMap<(String, PathBuf), Result<Arc<Skill>, SkillError>>;
@@ -111,6 +112,29 @@ impl SkillPlan {
             plan.cases.insert(case.id.clone(), skills);
         }
         Ok(plan)
+    }
+
+    /// The `cargo skillgym lint` findings of every skill under test (the run's, the runners',
+    /// the cases' and the variants' directories), as warnings to print once a run.
+    pub(crate) fn lint_warnings(&self) -> Vec<Warning> {
+        let listed = self.run.iter().chain(self.runners.values().flatten());
+        let own = self
+            .cases
+            .values()
+            .chain(self.variants.values())
+            .filter_map(|skills| skills.as_ref().ok())
+            .flatten();
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for skill in listed.chain(own) {
+            if !dirs.contains(&skill.source) {
+                dirs.push(skill.source.clone());
+            }
+        }
+        dirs.sort();
+        super::lint::install_warnings(&dirs)
+            .into_iter()
+            .map(|(path, message)| Warning { path, message })
+            .collect()
     }
 
     /// The skills an attempt of `case` on `runner` under `variant` installs: the variant's

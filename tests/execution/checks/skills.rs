@@ -1,6 +1,7 @@
 //! Skills under test: installed from `run.skills` and a case's `skills` into every attempt's
 //! workspace where the agent finds them, listed in the report, named by their frontmatter; a
-//! workspace that is not isolated and a bad skill directory are clear errors.
+//! workspace that is not isolated and a bad skill directory are clear errors; what
+//! `cargo skillgym lint` finds in them is printed once as a warning.
 
 use super::Check;
 use crate::{Run, Spec, read_json};
@@ -20,13 +21,14 @@ pub const CHECKS: &[(&str, Check)] = &[
     ),
 ];
 
-/// A skill directory `src-dir` named `listed` by its frontmatter, under `dir`.
+/// A skill directory `src-dir` named `listed` by its frontmatter, under `dir`, with a link to
+/// a file it does not have.
 fn listed_skill(dir: &std::path::Path) -> std::path::PathBuf {
     let skill = dir.join("src-dir");
     std::fs::create_dir_all(&skill).unwrap();
     std::fs::write(
         skill.join("SKILL.md"),
-        "---\nname: listed\ndescription: A skill listed in run.skills.\n---\n",
+        "---\nname: listed\ndescription: A skill listed in run.skills.\n---\nSee [the guide](guide.md).\n",
     )
     .unwrap();
     skill
@@ -56,6 +58,15 @@ fn installed() {
     );
     let result = run.execution("skills::installed", "a");
     assert_eq!(result["status"], "passed", "{}", run.context());
+    // The path is printed relative to the current directory.
+    let warning = "/src-dir/SKILL.md: the link target `guide.md` does not exist (line 5, column 17; `cargo skillgym lint` rule `broken-link`)\n";
+    let printed = run.stderr();
+    let lines: Vec<&str> = printed
+        .lines()
+        .filter(|line| line.starts_with("skillgym: warning: "))
+        .collect();
+    assert_eq!(lines.len(), 1, "{printed}");
+    assert!(format!("{}\n", lines[0]).ends_with(warning), "{printed}");
     for repetition in [1, 2] {
         let attempt = run
             .execution_dir("skills::installed", "a")
