@@ -9,6 +9,7 @@
 //! | `cargo skillgym compare RUN_A RUN_B` | pass rates, lifts, tokens, cost and time of two runs, with the interval of each change |
 //! | `cargo skillgym record RUN_DIR DIR` | packs a run's recorded sessions for `--replay` and `type: replay` runners |
 //! | `cargo skillgym review` | accepts or rejects the token snapshot values waiting in `<baseline>.new` |
+//! | `cargo skillgym probe` | what each agent CLI shows its model of the skills: listed, description as shown, listing size in tokens (scripted model, zero model tokens) |
 //! | `cargo skillgym explain DIR` | asks the agent of each failed attempt in DIR the questions of its failed assertions |
 //!
 //! Installed as `cargo-skillgym`, cargo runs it for `cargo skillgym ...` with `skillgym` as its
@@ -19,6 +20,7 @@ mod doctor;
 mod explain;
 mod init;
 mod mock_model;
+mod probe;
 mod record;
 mod report;
 mod review;
@@ -36,7 +38,7 @@ use skillgym_harness::terminal_text::escape;
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
     /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report, compare,
-    /// record and explain runs, review token snapshots.
+    /// record and explain runs, review token snapshots, probe what agents see of skills.
     Skillgym(App),
 }
 
@@ -61,6 +63,7 @@ enum Command {
     Record(record::RecordArgs),
     Review(review::ReviewArgs),
     Explain(explain::ExplainArgs),
+    Probe(probe::ProbeArgs),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Record(args) => record::run(&args),
         Command::Review(args) => review::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Probe(args) => probe::run(&args),
     }
 }
 

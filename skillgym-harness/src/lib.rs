@@ -80,6 +80,7 @@ mod oneshot;
 mod preflight;
 pub mod pricing;
 mod private_dir;
+pub mod probe;
 #[doc(hidden)]
 pub mod process;
 mod progress;
