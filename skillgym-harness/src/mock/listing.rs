@@ -476,6 +476,128 @@ mod tests {
     }
 
     #[test]
+    fn each_cli_shows_the_tier_skill_description_in_its_own_way() {
+        // The pinned versions, as the real-agent tier captured them: the description of
+        // `tests/real_agents/skills/tier-skill`, where each CLI puts it and how it writes it.
+        let written = "The skill under test of skillgym's real-agent tier. Use it when asked to load the tier skill.";
+        let escaped = written.replace('\'', "&apos;");
+        let cases: [(&str, WireApi, &str, String, Option<&str>, &str); 6] = [
+            (
+                "claude-code 2.1.332",
+                WireApi::Anthropic,
+                capture!("claude-code-2.1.332.jsonl"),
+                written.to_owned(),
+                None,
+                "/messages/0/content/4/text",
+            ),
+            (
+                "codex 0.171.0",
+                WireApi::OpenaiResponses,
+                capture!("codex-0.171.0.jsonl"),
+                written.to_owned(),
+                Some("r1/tier-skill/SKILL.md"),
+                "/input/1/content/0/text",
+            ),
+            (
+                "qwen-code 0.24.4",
+                WireApi::OpenaiChat,
+                capture!("qwen-code-0.24.4.jsonl"),
+                format!("{escaped} (project)"),
+                Some("project"),
+                "/messages/1/content/0/text",
+            ),
+            (
+                "copilot 1.0.102",
+                WireApi::OpenaiChat,
+                capture!("copilot-1.0.102.if-listed.jsonl"),
+                escaped.clone(),
+                Some("project"),
+                "/messages/0/content",
+            ),
+            (
+                "gemini-cli 0.61.0",
+                WireApi::Gemini,
+                capture!("gemini-cli-0.61.0.if-listed.jsonl"),
+                written.to_owned(),
+                Some("/home/dev/demo/.gemini/skills/tier-skill/SKILL.md"),
+                "/systemInstruction/parts/0/text",
+            ),
+            (
+                "opencode 1.18.33",
+                WireApi::OpenaiChat,
+                capture!("opencode-1.18.33.if-listed.jsonl"),
+                written.to_owned(),
+                Some("/home/dev/demo/.opencode/skills/tier-skill/SKILL.md"),
+                "/messages/0/content",
+            ),
+        ];
+        for (cli, api, log, shown, location, place) in cases {
+            let listing = skill_listing(api, &first_request(log));
+            let entry = listing
+                .skills
+                .iter()
+                .find(|skill| skill.name == "tier-skill" && skill.description.is_some())
+                .unwrap_or_else(|| panic!("{cli}: tier-skill with a description"));
+            assert_eq!(entry.description.as_deref(), Some(shown.as_str()), "{cli}");
+            assert_eq!(entry.location.as_deref(), location, "{cli}");
+            assert_eq!(entry.place, place, "{cli}");
+            assert!(listing.chars > 500, "{cli}: {}", listing.chars);
+            assert_eq!(
+                listing.estimated_tokens(),
+                listing.chars.div_ceil(4),
+                "{cli}"
+            );
+        }
+    }
+
+    #[test]
+    fn gemini_lists_each_name_twice_and_only_the_system_text_has_descriptions() {
+        let listing = skill_listing(
+            WireApi::Gemini,
+            &first_request(capture!("gemini-cli-0.61.0.if-listed.jsonl")),
+        );
+        let places: Vec<(&str, bool)> = listing
+            .skills
+            .iter()
+            .filter(|skill| skill.name == "demo")
+            .map(|skill| (skill.place.as_str(), skill.description.is_some()))
+            .collect();
+        assert_eq!(
+            places,
+            [
+                (
+                    "/tools/0/functionDeclarations/15/parametersJsonSchema/properties/name/enum",
+                    false
+                ),
+                ("/systemInstruction/parts/0/text", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_listing_size_counts_the_listing_text_only() {
+        let block = "<available_skills><skill><name>a</name><description>Does a.</description></skill></available_skills>";
+        let body = json!({"messages": [{"role": "system", "content": format!("Intro text. {block} Outro.")}]});
+        let listing = skill_listing(WireApi::OpenaiChat, &body);
+        assert_eq!(listing.chars, block.len());
+        assert_eq!(listing.estimated_tokens(), block.len().div_ceil(4));
+        let reminder = format!(
+            "<system-reminder>\n{CLAUDE_HEADER}\n\n- demo: one\nsecond line\n\nAfter.\n</system-reminder>"
+        );
+        let body = json!({"messages": [{"role": "user", "content": [{"type": "text", "text": reminder}]}]});
+        let listing = skill_listing(WireApi::Anthropic, &body);
+        assert_eq!(
+            listing.chars,
+            CLAUDE_HEADER.len() + "- demo: one\n".len() + "second line\n".len()
+        );
+        assert_eq!(
+            listing.skills[0].description.as_deref(),
+            Some("one\nsecond line")
+        );
+        assert_eq!(listing.skills[0].place, "/messages/0/content/0/text");
+    }
+
+    #[test]
     fn the_earlier_captures_list_only_the_clis_own_skills() {
         // Earlier versions, captured with no skill installed: each CLI's built-in skills.
         let cases: [(WireApi, &str, &[&str]); 6] = [

@@ -268,7 +268,9 @@ fn select_runners(options: &ProbeOptions) -> Result<Vec<Runner>, ProbeError> {
         let found: Vec<Runner> = INSTALLABLE
             .iter()
             .filter_map(|kind| crate::agent::of_kind(*kind))
-            .filter(|spec| crate::process::find_program(std::path::Path::new(spec.program)).is_some())
+            .filter(|spec| {
+                crate::process::find_program(std::path::Path::new(spec.program)).is_some()
+            })
             .filter(|spec| {
                 options.runners.is_empty() || options.runners.iter().any(|id| id == spec.name)
             })

@@ -198,8 +198,12 @@ fn skill_probe(skill: &Skill, listed: &[ListedSkill]) -> SkillProbe {
         .filter(|entry| entry.name == skill.name)
         .collect();
     let shown = entries.iter().find_map(|entry| entry.description.clone());
-    let mut places: Vec<String> = entries.iter().map(|entry| entry.place.clone()).collect();
-    places.dedup();
+    let mut places: Vec<String> = Vec::new();
+    for entry in &entries {
+        if !places.contains(&entry.place) {
+            places.push(entry.place.clone());
+        }
+    }
     SkillProbe {
         name: skill.name.clone(),
         description: skill.description.clone(),
@@ -259,4 +263,120 @@ fn skills_dir(location: &str) -> Option<String> {
     }
     let dir = path.parent()?.parent()?;
     Some(dir.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    #[test]
+    fn a_description_is_exact_escaped_annotated_cut_or_changed() {
+        let written = "The author's <b> skill & more.";
+        let cases = [
+            (written, Rendering::Exact),
+            (
+                "The author&apos;s &lt;b&gt; skill &amp; more.",
+                Rendering::Escaped,
+            ),
+            ("The author&#39;s <b> skill & more.", Rendering::Escaped),
+            (
+                "The author's <b> skill & more. (project)",
+                Rendering::Annotated,
+            ),
+            ("The author's <b> sk…", Rendering::Cut),
+            ("The author's <b> skill...", Rendering::Cut),
+            ("The author's", Rendering::Cut),
+            ("Another text.", Rendering::Changed),
+            ("…", Rendering::Changed),
+        ];
+        for (shown, expected) in cases {
+            assert_eq!(rendering(written, shown), expected, "{shown}");
+        }
+    }
+
+    fn entry(
+        name: &str,
+        description: Option<&str>,
+        location: Option<&str>,
+        place: &str,
+    ) -> ListedSkill {
+        ListedSkill {
+            name: name.to_owned(),
+            description: description.map(str::to_owned),
+            location: location.map(str::to_owned),
+            place: place.to_owned(),
+        }
+    }
+
+    #[test]
+    fn the_report_names_places_other_skills_duplicates_and_skill_directories() {
+        let skills = [
+            Arc::new(Skill {
+                name: "mine".to_owned(),
+                description: "Mine.".to_owned(),
+                source: PathBuf::from("/src/mine"),
+            }),
+            Arc::new(Skill {
+                name: "absent".to_owned(),
+                description: "Absent.".to_owned(),
+                source: PathBuf::from("/src/absent"),
+            }),
+        ];
+        let mut listing = Listing::default();
+        listing.chars = 401;
+        listing.skills = vec![
+            entry("mine", None, None, "/tools/0/enum"),
+            entry(
+                "mine",
+                Some("Mine."),
+                Some("/w/.gemini/skills/mine/SKILL.md"),
+                "/system",
+            ),
+            entry(
+                "builtin",
+                Some("B."),
+                Some("/opt/cli/builtin/builtin/SKILL.md"),
+                "/system",
+            ),
+            entry("builtin", Some("B."), Some("<built-in>"), "/system"),
+        ];
+        let mut probe = RunnerProbe {
+            runner: "r".to_owned(),
+            agent: "gemini-cli".to_owned(),
+            version: None,
+            installed_in: ".gemini/skills".to_owned(),
+            requests: 1,
+            failure: None,
+            listing: ListingSize::default(),
+            skills: Vec::new(),
+            discovered_from: Vec::new(),
+            other_skills: Vec::new(),
+            duplicates: Vec::new(),
+        };
+        describe(&mut probe, &listing, &skills);
+        assert_eq!(probe.listing.chars, 401);
+        assert_eq!(probe.listing.tokens, 101);
+        assert_eq!(probe.listing.places, ["/system", "/tools/0/enum"]);
+        let mine = &probe.skills[0];
+        assert!(mine.listed);
+        assert_eq!(mine.shown.as_deref(), Some("Mine."));
+        assert_eq!(mine.rendering, Rendering::Exact);
+        assert_eq!(mine.places, ["/tools/0/enum", "/system"]);
+        assert_eq!(
+            mine.location.as_deref(),
+            Some("/w/.gemini/skills/mine/SKILL.md")
+        );
+        let absent = &probe.skills[1];
+        assert!(!absent.listed);
+        assert_eq!(absent.rendering, Rendering::NotShown);
+        assert!(absent.places.is_empty());
+        assert_eq!(probe.other_skills, ["builtin"]);
+        assert_eq!(probe.duplicates, ["builtin"]);
+        assert_eq!(
+            probe.discovered_from,
+            ["/opt/cli/builtin", "/w/.gemini/skills"]
+        );
+    }
 }
