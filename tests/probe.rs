@@ -45,7 +45,9 @@ fn probe_reports_what_the_agent_listed() {
     let output = probe(
         root,
         "chat .agents/skills",
-        &["--skill", "plain", "--skill", "quoted", "--format", "json"],
+        &[
+            "--skill", "plain", "--skill", "quoted", "--format", "json", "--keep", "kept",
+        ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
@@ -81,6 +83,14 @@ fn probe_reports_what_the_agent_listed() {
     let from = runner["discovered_from"][0].as_str().unwrap();
     assert!(from.ends_with("/workspace/.agents/skills"), "{from}");
     assert_eq!(runner["other_skills"], serde_json::json!([]));
+    // What `--keep` keeps: the request the agent sent, and the workspace with the skills.
+    let log =
+        std::fs::read_to_string(root.join("kept/fake/artifacts/mock-requests.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 1);
+    assert!(
+        root.join("kept/fake/workspace/.agents/skills/quoted/SKILL.md")
+            .is_file()
+    );
 }
 
 #[test]
@@ -129,6 +139,14 @@ fn usage_errors_name_what_is_wrong() {
         stderr(&output).contains(
             "no skill to probe: give skill directories (`--skill DIR`) or list them in `run.skills`"
         ),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::create_dir_all(root.join("kept/x")).unwrap();
+    let output = probe(root, "chat", &["--skill", "plain", "--keep", "kept"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("/kept: the directory is not empty; give a new or empty one"),
         "{}",
         stderr(&output)
     );

@@ -29,7 +29,7 @@ pub(crate) struct ProbeArgs {
     /// The output
     #[arg(long, value_enum, default_value_t = Format::Console)]
     format: Format,
-    /// Keep the workspaces and request logs in DIR (removed otherwise)
+    /// Keep the workspaces and request logs in DIR, a new or empty directory (removed otherwise)
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
 }
@@ -57,7 +57,18 @@ pub(crate) fn run(args: &ProbeArgs) -> ExitCode {
         },
     };
     let dir = match (&args.keep, &scratch) {
-        (Some(dir), _) => cwd.join(dir),
+        (Some(dir), _) => {
+            let dir = cwd.join(dir);
+            let empty =
+                std::fs::read_dir(&dir).map_or(true, |mut entries| entries.next().is_none());
+            if !empty {
+                return crate::fail(format!(
+                    "--keep {}: the directory is not empty; give a new or empty one",
+                    dir.display()
+                ));
+            }
+            dir
+        }
         (None, Some(scratch)) => scratch.path().to_path_buf(),
         (None, None) => unreachable!("a scratch directory is made when --keep is not given"),
     };

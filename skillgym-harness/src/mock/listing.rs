@@ -1,5 +1,7 @@
 //! Which skills a model request lists as available to the model: what an `if_listed` step of a
-//! [script](super::script) tests.
+//! [script](super::script) tests ([`listed_skills`]), and how it lists them ([`skill_listing`]:
+//! each description as shown, where it is, the listing's size), what `cargo skillgym probe`
+//! reports.
 //!
 //! Every agent CLI tells its model which skills are installed, each in its own place and shape;
 //! the names are read only from what the CLI itself writes there (system prompt, system
@@ -22,6 +24,15 @@
 //! message text blocks that start with `<system-reminder>` (whatever their role: the CLI writes
 //! them, not the user), and tool declarations; each with the three readers of the last column
 //! (`<available_skills>`, Claude Code's sentence, Codex's heading).
+//!
+//! What [`skill_listing`] reads of each entry:
+//!
+//! | listing | description | location |
+//! |---|---|---|
+//! | `<available_skills>` | the `<description>` element, trimmed, entities kept (`&apos;`) | the `<location>` element (a path, `project`, `<built-in>`) |
+//! | Claude Code's sentence | what follows `NAME: `, its continuation lines joined with `\n` | none |
+//! | Codex's heading | what follows `NAME: `, without the trailing ` (file: …)` | that file |
+//! | Gemini CLI's enum | none | none |
 
 use std::collections::BTreeSet;
 

@@ -3,8 +3,10 @@
 //! listed.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use skillgym::InstalledSkill;
 
 use serde_json::Value;
 
@@ -83,20 +85,7 @@ fn run(
             runner.agent.kind()
         ));
     };
-    let cwd = dir.join("workspace");
-    let artifacts = dir.join("artifacts");
-    let _ = std::fs::remove_dir_all(dir);
-    let prepared = std::fs::create_dir_all(&cwd)
-        .and_then(|()| std::fs::create_dir_all(&artifacts))
-        .and_then(|()| crate::workspace::boundary::ensure_repository(&cwd).map(|_| ()))
-        .map_err(|error| format!("cannot make the workspace {}: {error}", cwd.display()))?;
-    let () = prepared;
-    let installed = crate::skills::install::install(
-        skills,
-        &cwd,
-        crate::agent::project_skills(runner.agent.kind()),
-    )
-    .map_err(|error| error.to_string())?;
+    let (cwd, artifacts, installed) = prepare(runner, skills, dir)?;
     let prompt_md = artifacts.join("prompt.md");
     let (prompt_file, _private) = crate::agent::isolation::write_prompt(&prompt_md, PROMPT)
         .map_err(|error| format!("cannot write {}: {error}", prompt_md.display()))?;
@@ -140,6 +129,31 @@ fn run(
     drop(session);
     let failure = output.failure.map(|failure| failure.message);
     Ok((read_requests(&log), failure))
+}
+
+/// A fresh `<dir>/workspace` (an empty repository) with the skills installed where the
+/// runner's agent discovers project skills, and `<dir>/artifacts`.
+fn prepare(
+    runner: &Runner,
+    skills: &[Arc<Skill>],
+    dir: &Path,
+) -> Result<(PathBuf, PathBuf, Vec<InstalledSkill>), String> {
+    let cwd = dir.join("workspace");
+    let artifacts = dir.join("artifacts");
+    if dir.exists() {
+        return Err(format!(
+            "{} exists already; the probe writes only into new directories",
+            dir.display()
+        ));
+    }
+    std::fs::create_dir_all(&cwd)
+        .and_then(|()| std::fs::create_dir_all(&artifacts))
+        .and_then(|()| crate::workspace::boundary::ensure_repository(&cwd))
+        .map_err(|error| format!("cannot make the workspace {}: {error}", cwd.display()))?;
+    let into = crate::agent::project_skills(runner.agent.kind());
+    let installed =
+        crate::skills::install::install(skills, &cwd, into).map_err(|error| error.to_string())?;
+    Ok((cwd, artifacts, installed))
 }
 
 /// The request bodies of a request log (lines that do not parse are skipped).
@@ -267,8 +281,6 @@ fn skills_dir(location: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use super::*;
 
     #[test]
