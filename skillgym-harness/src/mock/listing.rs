@@ -31,7 +31,7 @@
 //! |---|---|---|
 //! | `<available_skills>` | the `<description>` element, trimmed, entities kept (`&apos;`) | the `<location>` element (a path, `project`, `<built-in>`) |
 //! | Claude Code's sentence | what follows `NAME: `, its continuation lines joined with `\n` | none |
-//! | Codex's heading | what follows `NAME: `, without the trailing ` (file: …)` | that file |
+//! | Codex's heading | what follows `NAME: `, without the trailing ` (file: …)` | that file, its root alias expanded with the `### Skill roots` section above (`` - `r1` = `/w/.agents/skills` ``) |
 //! | Gemini CLI's enum | none | none |
 
 use std::collections::BTreeSet;
@@ -339,11 +339,33 @@ fn read_claude_reminder(text: &Text<'_>, found: &mut Listing) {
     }
 }
 
+/// The aliases of Codex's `### Skill roots` section (``- `r0` = `/path` ``) in `text`.
+fn codex_roots(text: &str) -> Vec<(&str, &str)> {
+    let Some((_, section)) = text.rsplit_once("### Skill roots") else {
+        return Vec::new();
+    };
+    section
+        .lines()
+        .filter_map(|line| line.strip_prefix("- `")?.split_once("` = `"))
+        .filter_map(|(alias, path)| Some((alias, path.strip_suffix('`')?)))
+        .collect()
+}
+
+/// A Codex short path (`r1/demo/SKILL.md`) with its root alias expanded, when `roots` has it.
+fn expand_root(roots: &[(&str, &str)], file: &str) -> String {
+    let expanded = file.split_once('/').and_then(|(alias, rest)| {
+        let (_, root) = roots.iter().find(|(known, _)| *known == alias)?;
+        Some(format!("{root}/{rest}"))
+    });
+    expanded.unwrap_or_else(|| file.to_owned())
+}
+
 /// Codex's `### Available skills` section: its `- NAME: description (file: …)` lines.
 fn read_codex_section(text: &Text<'_>, found: &mut Listing) {
-    let Some((_, section)) = text.text.split_once(CODEX_HEADING) else {
+    let Some((before, section)) = text.text.split_once(CODEX_HEADING) else {
         return;
     };
+    let roots = codex_roots(before);
     let lines = section
         .lines()
         .skip(1)
@@ -358,7 +380,7 @@ fn read_codex_section(text: &Text<'_>, found: &mut Listing) {
             .strip_suffix(')')
             .and_then(|rest| rest.rsplit_once(" (file: "))
         {
-            Some((description, file)) => (description.to_owned(), Some(file.to_owned())),
+            Some((description, file)) => (description.to_owned(), Some(expand_root(&roots, file))),
             None => (shown, None),
         };
         found.skills.push(ListedSkill {
@@ -492,7 +514,9 @@ mod tests {
         // `tests/real_agents/skills/tier-skill`, where each CLI puts it and how it writes it.
         let written = "The skill under test of skillgym's real-agent tier. Use it when asked to load the tier skill.";
         let escaped = written.replace('\'', "&apos;");
-        let cases: [(&str, WireApi, &str, String, Option<&str>, &str); 6] = [
+        // (CLI, wire, capture, description shown, location, place)
+        type Case<'a> = (&'a str, WireApi, &'a str, String, Option<&'a str>, &'a str);
+        let cases: [Case<'_>; 6] = [
             (
                 "claude-code 2.1.332",
                 WireApi::Anthropic,
@@ -506,7 +530,7 @@ mod tests {
                 WireApi::OpenaiResponses,
                 capture!("codex-0.171.0.jsonl"),
                 written.to_owned(),
-                Some("r1/tier-skill/SKILL.md"),
+                Some("/home/dev/demo/.agents/skills/tier-skill/SKILL.md"),
                 "/input/1/content/0/text",
             ),
             (
@@ -606,6 +630,23 @@ mod tests {
             Some("one\nsecond line")
         );
         assert_eq!(listing.skills[0].place, "/messages/0/content/0/text");
+        let codex = format!(
+            "### Skill roots\n- `r0` = `/w/.agents/skills`\n{CODEX_HEADING}\n- a: A. (file: r0/a/SKILL.md)\n- b: B. (file: r9/b/SKILL.md)\n- c: C."
+        );
+        let listing = skill_listing(WireApi::OpenaiResponses, &json!({"instructions": codex}));
+        let locations: Vec<Option<&str>> = listing
+            .skills
+            .iter()
+            .map(|skill| skill.location.as_deref())
+            .collect();
+        assert_eq!(
+            locations,
+            [
+                Some("/w/.agents/skills/a/SKILL.md"),
+                Some("r9/b/SKILL.md"),
+                None
+            ]
+        );
     }
 
     #[test]

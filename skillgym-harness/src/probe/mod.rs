@@ -25,7 +25,7 @@
 //! | `….skills[].shown` | string or null | the description exactly as the request shows it |
 //! | `….skills[].rendering` | string | how `shown` relates to `description`: `exact`, `escaped` (equal once XML entities are decoded), `annotated` (something added after it), `cut` (a prefix of it, with or without an ellipsis), `changed`, `not-shown` (listed by name only, or not listed) |
 //! | `….skills[].places` | array of strings | where it is listed (JSON pointers) |
-//! | `….skills[].location` | string or null | the skill file's location as the listing gives it |
+//! | `….skills[].location` | string or null | the skill file's location as the listing gives it (Codex's short path expanded with its skill roots) |
 //! | `runners[].discovered_from` | array of strings | the skill directories the listed locations are in (the CLI's own, the workspace's): which directories the CLI reads skills from |
 //! | `runners[].other_skills` | array of strings | listed names that are not skills under test: the CLI's built-in skills, or skills leaking from elsewhere |
 //! | `runners[].duplicates` | array of strings | names listed more than once in one place |

@@ -336,24 +336,25 @@ mod tests {
                 source: PathBuf::from("/src/absent"),
             }),
         ];
-        let mut listing = Listing::default();
-        listing.chars = 401;
-        listing.skills = vec![
-            entry("mine", None, None, "/tools/0/enum"),
-            entry(
-                "mine",
-                Some("Mine."),
-                Some("/w/.gemini/skills/mine/SKILL.md"),
-                "/system",
-            ),
-            entry(
-                "builtin",
-                Some("B."),
-                Some("/opt/cli/builtin/builtin/SKILL.md"),
-                "/system",
-            ),
-            entry("builtin", Some("B."), Some("<built-in>"), "/system"),
-        ];
+        let listing = Listing {
+            chars: 401,
+            skills: vec![
+                entry("mine", None, None, "/tools/0/enum"),
+                entry(
+                    "mine",
+                    Some("Mine."),
+                    Some("/w/.gemini/skills/mine/SKILL.md"),
+                    "/system",
+                ),
+                entry(
+                    "builtin",
+                    Some("B."),
+                    Some("/opt/cli/builtin/builtin/SKILL.md"),
+                    "/system",
+                ),
+                entry("builtin", Some("B."), Some("<built-in>"), "/system"),
+            ],
+        };
         let mut probe = RunnerProbe {
             runner: "r".to_owned(),
             agent: "gemini-cli".to_owned(),
