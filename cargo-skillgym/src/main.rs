@@ -9,6 +9,7 @@
 //! | `cargo skillgym compare RUN_A RUN_B` | pass rates, lifts, tokens, cost and time of two runs, with the interval of each change |
 //! | `cargo skillgym record RUN_DIR DIR` | packs a run's recorded sessions for `--replay` and `type: replay` runners |
 //! | `cargo skillgym review` | accepts or rejects the token snapshot values waiting in `<baseline>.new` |
+//! | `cargo skillgym probe` | what each agent CLI shows its model of the skills: listed, description as shown, listing size in tokens (scripted model, zero model tokens) |
 //! | `cargo skillgym explain DIR` | asks the agent of each failed attempt in DIR the questions of its failed assertions |
 //! | `cargo skillgym lint [DIR...]` | checks skills without an agent: frontmatter, agents' limits, body size, links, scripts, duplicate names |
 //!
@@ -21,6 +22,7 @@ mod explain;
 mod init;
 mod lint;
 mod mock_model;
+mod probe;
 mod record;
 mod report;
 mod review;
@@ -38,7 +40,8 @@ use skillgym_harness::terminal_text::escape;
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
     /// Scaffold skillgym benchmarks, check agents, serve the scripted model, report, compare,
-    /// record and explain runs, review token snapshots, lint skills.
+    /// record and explain runs, review token snapshots, lint skills, probe what agents see of
+    /// them.
     Skillgym(App),
 }
 
@@ -64,6 +67,7 @@ enum Command {
     Review(review::ReviewArgs),
     Explain(explain::ExplainArgs),
     Lint(lint::LintArgs),
+    Probe(probe::ProbeArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +82,7 @@ fn main() -> ExitCode {
         Command::Review(args) => review::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Lint(args) => lint::run(&args),
+        Command::Probe(args) => probe::run(&args),
     }
 }
 

@@ -36,6 +36,7 @@
 //! | [`error`] | [`Error`] and the error of each join |
 //! | [`doctor`] | the checks behind `cargo skillgym doctor` |
 //! | [`mock`] | the scripted model server behind `--mock` and `cargo skillgym mock-model` |
+//! | [`probe`] | what each agent CLI shows its model of the skills, behind `cargo skillgym probe` |
 //! | [`replay`] | recorded runs replayed through today's checks (`--replay`, `type: replay`), and `cargo skillgym record` |
 //! | [`run_record`] | `<run>/run.json`: the benchmark binary that made a run, behind `cargo skillgym explain` |
 //! | [`pricing`] | estimated costs: the built-in prices per model, `pricing:` overrides, the matching rule |
@@ -81,6 +82,7 @@ mod oneshot;
 mod preflight;
 pub mod pricing;
 mod private_dir;
+pub mod probe;
 #[doc(hidden)]
 pub mod process;
 mod progress;

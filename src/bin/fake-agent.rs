@@ -35,13 +35,14 @@
 //! | `write <path> <text>` | writes the text and a newline to the file (relative to the cwd) |
 //! | `read <path>` | prints a `file_read` event for the path (relative to the cwd), with `"error":"File not found"` when it is not a file |
 //! | `replay <path>` | copies the file's bytes to stdout (a captured transcript) |
-//! | `chat` | asks the model endpoint skillgym hands a `command` agent (`SKILLGYM_PROVIDER_BASE_URL`, `SKILLGYM_PROVIDER_API_KEY`; Chat Completions, not streamed) once, with the prompt and a `bash` tool, and prints its answer as events: the text (final when no tool is called), the tool call with a `command`, the usage |
+//! | `chat [DIR]` | asks the model endpoint skillgym hands a `command` agent (`SKILLGYM_PROVIDER_BASE_URL`, `SKILLGYM_PROVIDER_API_KEY`; Chat Completions, not streamed) once, with the prompt and a `bash` tool (and, with DIR, a system message listing the skills in DIR as `<available_skills>`, `'` escaped as `&apos;`), and prints its answer as events: the text (final when no tool is called), the tool call with a `command`, the usage |
 //!
 //! An unknown or malformed action prints a message on stderr and exits with code 3; a failed
 //! write exits with code 4. Stdout is flushed after each action.
 
 use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
@@ -266,16 +267,50 @@ fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Fa
             write(io::copy(&mut file, &mut out).map(drop))
         }
         "chat" => {
-            let events = chat(prompt)?;
+            let events = chat(prompt, argument.trim())?;
             write(out.write_all(events.as_bytes()))
         }
         other => Err(Failure::Script(format!("unknown action `{other}`"))),
     }
 }
 
+/// The skills of `dir` (each `<dir>/<skill>/SKILL.md`, by name) as OpenCode and Copilot list
+/// them: `<available_skills>` with each skill's frontmatter `name` and `description`, `'`
+/// written `&apos;` as Copilot does.
+fn skill_listing(dir: &Path) -> Result<String, Failure> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| Failure::Io(format!("{}: {e}", dir.display())))?;
+    let mut manifests: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path().join("SKILL.md"))
+        .filter(|path| path.is_file())
+        .collect();
+    manifests.sort();
+    let mut listing = String::from("<available_skills>\n");
+    for path in manifests {
+        let text = std::fs::read_to_string(&path).map_err(|e| Failure::Io(e.to_string()))?;
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|line| line.strip_prefix(key))
+                .unwrap_or_default()
+                .trim()
+                .replace('\'', "&apos;")
+        };
+        listing.push_str(&format!(
+            "<skill>\n  <name>{}</name>\n  <description>{}</description>\n  <location>{}</location>\n</skill>\n",
+            field("name:"),
+            field("description:"),
+            path.display()
+        ));
+    }
+    listing.push_str("</available_skills>");
+    Ok(listing)
+}
+
 /// One Chat Completions request to the endpoint in `SKILLGYM_PROVIDER_*`, its answer as
-/// skillgym event lines.
-fn chat(prompt: &str) -> Result<String, Failure> {
+/// skillgym event lines; with `skills_dir` (not empty), a system message lists the skills in
+/// it first.
+fn chat(prompt: &str, skills_dir: &str) -> Result<String, Failure> {
     use serde_json::{Value, json};
     use std::io::Read;
     let variable = |name: &str| {
@@ -287,9 +322,14 @@ fn chat(prompt: &str) -> Result<String, Failure> {
         .strip_prefix("http://")
         .ok_or_else(|| Failure::Script(format!("`chat` speaks plain http only: {base_url}")))?;
     let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut messages = vec![json!({"role": "user", "content": prompt})];
+    if !skills_dir.is_empty() {
+        let listing = skill_listing(Path::new(skills_dir))?;
+        messages.insert(0, json!({"role": "system", "content": listing}));
+    }
     let body = json!({
         "model": std::env::var("SKILLGYM_MODEL").unwrap_or_else(|_| "fake".to_owned()),
-        "messages": [{"role": "user", "content": prompt}],
+        "messages": messages,
         "tools": [{"type": "function", "function": {"name": "bash", "parameters": {
             "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}],
     })

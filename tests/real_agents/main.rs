@@ -12,7 +12,8 @@
 //! each runner's rejected execution comes before the one it skips); then once more with
 //! `--replay` of the scenarios' run directory (the same verdicts and reports, no agent
 //! started); then once per agent in explain mode (`--explain <attempt dir> --mock`: the failed
-//! `explain_why` attempt's question asked by resuming the agent's session). Each agent's result
+//! `explain_why` attempt's question asked by resuming the agent's session); then once to probe
+//! every agent (`probe.rs`: what `cargo skillgym probe` reports of two skills). Each agent's result
 //! for each scenario, and its replay, is one trial.
 //!
 //! The child runs as a benchmark author's would: from a temporary "author repository" (a
@@ -32,6 +33,7 @@
 //! unless `CI` is set: then a missing CLI fails its trials.
 
 mod cases;
+mod probe;
 mod usage;
 
 use std::path::{Path, PathBuf};
@@ -187,6 +189,10 @@ fn main() -> ExitCode {
             ));
         }
         trials.push(Trial::ignorable_test(
+            format!("{}::probe_shows_the_skills", agent.runner),
+            move || check_probe(agent),
+        ));
+        trials.push(Trial::ignorable_test(
             format!("{}::replayed_as_recorded", agent.runner),
             move || check_replay(agent),
         ));
@@ -234,6 +240,9 @@ fn child() -> ExitCode {
         return ExitCode::from(3);
     }
     println!("{LOOPBACK_ONLY}");
+    if let Some(config) = std::env::var_os(probe::PROBE_CONFIG) {
+        return probe::child(Path::new(&config));
+    }
     Harness::new().run()
 }
 
@@ -294,6 +303,19 @@ fn not_ready(agent: &AgentCli) -> Result<Option<Completion>, Failed> {
         .into());
     }
     Ok(None)
+}
+
+/// The probe shows `agent`'s CLI listing both probe skills as the pinned version shows them,
+/// with the listing's token figure (`probe.rs`).
+fn check_probe(agent: &AgentCli) -> Result<Completion, Failed> {
+    if let Some(skipped) = not_ready(agent)? {
+        return Ok(skipped);
+    }
+    let run = tier_run()?;
+    let figures = probe::check(agent.runner, &stdout(&run.probe), USER_SKILL)
+        .map_err(|problem| format!("{problem}\n  probe stderr:\n{}", stderr(&run.probe)))?;
+    eprintln!("real-agents: probe: {figures}");
+    Ok(Completion::Completed)
 }
 
 /// One agent's execution of one scenario ended with `status`.
@@ -695,6 +717,8 @@ struct TierRun {
     results: Vec<Value>,
     /// Each agent's explain run of its `explain_why` attempt.
     explains: Vec<(&'static str, Output)>,
+    /// The probe run (`probe.rs`): its JSON report on stdout.
+    probe: Output,
     /// Their directory (the author repository, the home, the control run's template).
     dir: PathBuf,
     /// The author repository (config, artifacts in `out/`).
@@ -868,6 +892,12 @@ fn start_tier() -> Result<TierRun, String> {
     )?;
     let explained = started.elapsed();
     let explains = explain_runs(&agents, &author, &config, &child)?;
+    let probed = started.elapsed();
+    let probe = child.run(&[], &[(probe::PROBE_CONFIG, config.as_str())])?;
+    eprintln!(
+        "real-agents: probed the six CLIs in {:.1} s",
+        (started.elapsed() - probed).as_secs_f64()
+    );
     let runners: Vec<&str> = agents.iter().map(|agent| agent.runner).collect();
     eprintln!(
         "real-agents: {} ran the scenarios in {:.1} s, the rejection in {:.1} s, the control in {:.1} s and explain in {:.1} s",
@@ -902,6 +932,7 @@ fn start_tier() -> Result<TierRun, String> {
         outputs,
         results,
         explains,
+        probe,
         out: author.join("out"),
         author,
         tmp,

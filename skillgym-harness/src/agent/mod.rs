@@ -86,6 +86,7 @@ pub use opencode::Opencode;
 pub use options::AgentOptions;
 pub use provider::{ApiKey, Provider};
 pub use qwen::QwenCode;
+pub(crate) use spec::of_kind;
 pub use spec::project_skills;
 pub use spec::stream_version;
 pub use version::parse as parse_version;

@@ -26,7 +26,7 @@ use crate::process::{self, LineVerdict, ProcessSpec, Termination};
 use crate::settings::Settings;
 use crate::suite::CaseSpec;
 
-mod boundary;
+pub(crate) mod boundary;
 mod copy;
 pub(crate) mod recorded;
 pub(crate) mod root;

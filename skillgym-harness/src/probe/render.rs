@@ -1,0 +1,137 @@
+//! A probe's report as text for a terminal, as JSON (the schema in the module above) and as a
+//! self-contained HTML page (no script, a `Content-Security-Policy` forbidding every load, as
+//! the run's HTML report).
+
+use std::fmt::Write as _;
+
+use super::{ProbeReport, Rendering, RunnerProbe};
+use crate::report::html::escape;
+
+/// The report as pretty-printed JSON.
+pub fn json(report: &ProbeReport) -> String {
+    serde_json::to_string_pretty(report).unwrap_or_default() + "\n"
+}
+
+/// The report as a console table: one line per runner and skill under test, then each
+/// runner's listing size, discovery and conflicts, and each description shown otherwise than
+/// written.
+pub fn console(report: &ProbeReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<14} {:<22} {:<24} {:<6} {:<10} listing",
+        "runner", "version", "skill", "listed", "rendering"
+    );
+    for runner in &report.runners {
+        for skill in &runner.skills {
+            let _ = writeln!(
+                out,
+                "{:<14} {:<22} {:<24} {:<6} {:<10} {} chars, ~{} tokens ({})",
+                runner.runner,
+                runner.version.as_deref().unwrap_or("unknown"),
+                skill.name,
+                if skill.listed { "yes" } else { "no" },
+                rendering_name(skill.rendering),
+                runner.listing.chars,
+                runner.listing.tokens,
+                runner.listing.estimate
+            );
+        }
+    }
+    for runner in &report.runners {
+        runner_notes(&mut out, runner);
+    }
+    out
+}
+
+/// The notes of one runner: failure, descriptions shown otherwise, places, conflicts.
+fn runner_notes(out: &mut String, runner: &RunnerProbe) {
+    let _ = writeln!(out, "\n{} ({}):", runner.runner, runner.agent);
+    if let Some(failure) = &runner.failure {
+        let _ = writeln!(out, "  failed: {failure}");
+    }
+    let _ = writeln!(
+        out,
+        "  installed in {}; {} request(s); listing at {}",
+        runner.installed_in,
+        runner.requests,
+        list(&runner.listing.places)
+    );
+    for skill in &runner.skills {
+        if let (Some(shown), false) = (&skill.shown, skill.rendering == Rendering::Exact) {
+            let _ = writeln!(out, "  {} shown as: {shown}", skill.name);
+        }
+    }
+    let _ = writeln!(out, "  skills read from: {}", list(&runner.discovered_from));
+    let _ = writeln!(out, "  other skills listed: {}", list(&runner.other_skills));
+    if !runner.duplicates.is_empty() {
+        let _ = writeln!(out, "  listed twice: {}", runner.duplicates.join(", "));
+    }
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items.join(", ")
+    }
+}
+
+fn rendering_name(rendering: Rendering) -> &'static str {
+    match rendering {
+        Rendering::Exact => "exact",
+        Rendering::Escaped => "escaped",
+        Rendering::Annotated => "annotated",
+        Rendering::Cut => "cut",
+        Rendering::Changed => "changed",
+        Rendering::NotShown => "not-shown",
+    }
+}
+
+/// The report as a self-contained HTML page: one table per runner.
+pub fn html(report: &ProbeReport) -> String {
+    let mut out = String::from(concat!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n",
+        "<title>skillgym probe</title>\n<style>body{font-family:sans-serif}td,th{border:1px solid #ccc;padding:4px;vertical-align:top;text-align:left}table{border-collapse:collapse}pre{white-space:pre-wrap;margin:0}</style>\n",
+        "</head>\n<body>\n<h1>skillgym probe</h1>\n"
+    ));
+    for runner in &report.runners {
+        let _ = writeln!(
+            out,
+            "<h2>{} ({}, version {})</h2>\n<p>Listing: {} characters, ~{} tokens ({}), at {}. Skills installed in <code>{}</code>; {} request(s).</p>",
+            escape(&runner.runner),
+            escape(&runner.agent),
+            escape(runner.version.as_deref().unwrap_or("unknown")),
+            runner.listing.chars,
+            runner.listing.tokens,
+            runner.listing.estimate,
+            escape(&list(&runner.listing.places)),
+            escape(&runner.installed_in),
+            runner.requests
+        );
+        if let Some(failure) = &runner.failure {
+            let _ = writeln!(out, "<p>Failed: {}</p>", escape(failure));
+        }
+        out.push_str("<table>\n<tr><th>skill</th><th>listed</th><th>rendering</th><th>shown to the model</th></tr>\n");
+        for skill in &runner.skills {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td><pre>{}</pre></td></tr>",
+                escape(&skill.name),
+                if skill.listed { "yes" } else { "no" },
+                rendering_name(skill.rendering),
+                escape(skill.shown.as_deref().unwrap_or(""))
+            );
+        }
+        let _ = writeln!(
+            out,
+            "</table>\n<p>Skills read from: {}. Other skills listed: {}. Listed twice: {}.</p>",
+            escape(&list(&runner.discovered_from)),
+            escape(&list(&runner.other_skills)),
+            escape(&list(&runner.duplicates))
+        );
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
