@@ -19,7 +19,7 @@ use crate::replay::Recording;
 pub use crate::process::find_program;
 
 /// How long `--version` may take.
-const VERSION_TIMEOUT: Duration = Duration::from_secs(20);
+const VERSION_TIMEOUT: Duration = crate::versions::TIMEOUT;
 
 /// The verdict on one runner.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -37,8 +37,9 @@ use crate::terminal_text::eprintln_escaped;
 
 /// How long a version command may take (as long as `skillgym doctor` waits for one): Gemini CLI
 /// 0.61.0 answers in about 3 seconds alone, and took over 10 with five other CLIs starting on
-/// a busy two-core machine.
-pub(crate) const TIMEOUT: Duration = Duration::from_secs(20);
+/// a busy two-core machine; Codex, OpenCode and Copilot took over 20 there while other sessions
+/// ran.
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(45);
 
 /// The directory of the answers, in the run directory.
 pub(crate) const DIR: &str = ".versions";
