@@ -426,32 +426,18 @@ fn string_array(value: &Expr, key: &str, is_tags: bool) -> syn::Result<Vec<LitSt
     }
 }
 
-/// A number in `[0, 1]` (`0.8`, `1`, `0`).
+/// A share of sessions, from 0 to 1 (`min_pass_rate = 0.8`).
 fn fraction(value: &Expr, key: &str) -> syn::Result<f64> {
-    let number = match lit(value) {
-        Some(Lit::Float(float)) => float.base10_parse::<f64>()?,
-        Some(Lit::Int(int)) => int.base10_parse::<f64>()?,
-        _ => {
-            return Err(Error::new_spanned(
-                value,
-                format!(
-                    "expected a number from 0 to 1 for `{key}`, e.g. `{}`",
-                    example(key)
-                ),
-            ));
-        }
-    };
-    if !(0.0..=1.0).contains(&number) {
-        return Err(Error::new_spanned(
-            value,
-            format!("`{key}` is a share of sessions, from 0 to 1: found {number}"),
-        ));
-    }
-    Ok(number)
+    number_in(value, key, 0.0, "a share of sessions")
 }
 
 /// A difference of two shares, from -1 to 1 (`min_lift = 0.1`, `min_lift = -0.05`).
 fn difference(value: &Expr, key: &str) -> syn::Result<f64> {
+    number_in(value, key, -1.0, "a difference of two pass rates")
+}
+
+/// A number literal (negative ones too) from `low` to 1; `what` says what it measures.
+fn number_in(value: &Expr, key: &str, low: f64, what: &str) -> syn::Result<f64> {
     let (negative, inner) = match value {
         Expr::Unary(syn::ExprUnary {
             op: syn::UnOp::Neg(_),
@@ -467,17 +453,17 @@ fn difference(value: &Expr, key: &str) -> syn::Result<f64> {
             return Err(Error::new_spanned(
                 value,
                 format!(
-                    "expected a number from -1 to 1 for `{key}`, e.g. `{}`",
+                    "expected a number from {low} to 1 for `{key}`, e.g. `{}`",
                     example(key)
                 ),
             ));
         }
     };
     let number = if negative { -number } else { number };
-    if !(-1.0..=1.0).contains(&number) {
+    if !(low..=1.0).contains(&number) {
         return Err(Error::new_spanned(
             value,
-            format!("`{key}` is a difference of two pass rates, from -1 to 1: found {number}"),
+            format!("`{key}` is {what}, from {low} to 1: found {number}"),
         ));
     }
     Ok(number)

@@ -18,7 +18,7 @@ use crate::interrupt;
 use crate::progress;
 use crate::reaper;
 use crate::report::{RunReport, console};
-use crate::results::{Counts, ExecutionResult, Experiment, RunResults};
+use crate::results::{Counts, ExecutionResult, RunResults};
 use crate::suite::CaseCheck;
 use crate::suite::declared::SuiteScope;
 use crate::summary;
@@ -130,17 +130,27 @@ fn write_and_print(
 ) -> FailedReports {
     let counts = Counts::of(executions.iter().copied());
     let ended = SystemTime::now();
+    let (started_at, ended_at) = (
+        Timestamp::from(started).rfc3339(),
+        Timestamp::from(ended).rfc3339(),
+    );
+    let report = RunReport::new(
+        vec![context.engine.run_dir.run_id().to_owned()],
+        vec![context.engine.run_dir.path()],
+        executions.iter().map(|e| (*e).clone()).collect(),
+    )
+    .with_times(started_at.clone(), ended_at.clone());
     let run_results = RunResults {
         run_id: context.engine.run_dir.run_id(),
         run_dir: context.engine.run_dir.path(),
-        started_at: Timestamp::from(started).rfc3339(),
-        ended_at: Timestamp::from(ended).rfc3339(),
+        started_at,
+        ended_at,
         duration_ms: ended
             .duration_since(started)
             .map_or(0, |d| d.as_millis() as u64),
         selected_tags: &context.engine.settings.tags,
         summary: counts,
-        experiment: Experiment::of(executions.iter().copied()),
+        experiment: report.experiment.clone(),
         executions,
     };
     let results_path = context.engine.run_dir.path().join("results.json");
@@ -151,16 +161,6 @@ fn write_and_print(
     let quiet = arguments.quiet
         || context.format_junit
         || matches!(arguments.format, Some(libtest_mimic::FormatSetting::Json));
-    let report = RunReport::new(
-        vec![context.engine.run_dir.run_id().to_owned()],
-        vec![context.engine.run_dir.path()],
-        run_results
-            .executions
-            .iter()
-            .map(|e| (*e).clone())
-            .collect(),
-    )
-    .with_times(run_results.started_at.clone(), run_results.ended_at.clone());
     if !quiet {
         let mut lines = summary::repetition_lines(run_results.executions.iter().copied());
         lines.push_str(&console::summary(&report));

@@ -21,6 +21,7 @@ use finish::execute;
 use runners::{all_runners, check_case_runners, judge_runner, select_runners};
 use trials::select_exact;
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -355,33 +356,36 @@ fn check_selected_cases(
     if arguments.list {
         return Ok(());
     }
+    let unknown: HashMap<usize, &VariantError> = plan
+        .unknown_variants
+        .iter()
+        .map(|(case, e)| (*case, e))
+        .collect();
     for planned in &plan.executions {
         let case = &cases[planned.case];
         let runner = runner_ids[planned.runner];
+        // The cheap question first: only a problem needs the trial's name and the filters.
+        let problem = match unknown.get(&planned.case) {
+            Some(error) => Error::Variant((*error).clone()),
+            None if case.stop_when_decided
+                && planned.variant.is_none()
+                && settings.min_pass_rate(case, runner).is_none() =>
+            {
+                Error::NothingToDecide {
+                    case: case.id.clone(),
+                    source_location: case.source.clone(),
+                    runner: runner.to_owned(),
+                }
+            }
+            None => continue,
+        };
         let name = trials::trial_name(
             runner,
             planned.variant.as_ref().map(|v| v.name.as_str()),
             &case.id,
         );
-        if arguments.is_filtered_out(&Trial::test(name, || Ok(()))) {
-            continue;
-        }
-        if let Some((_, error)) = plan
-            .unknown_variants
-            .iter()
-            .find(|(index, _)| *index == planned.case)
-        {
-            return Err(Error::Variant(error.clone()));
-        }
-        if case.stop_when_decided
-            && planned.variant.is_none()
-            && settings.min_pass_rate(case, runner).is_none()
-        {
-            return Err(Error::NothingToDecide {
-                case: case.id.clone(),
-                source_location: case.source.clone(),
-                runner: runner.to_owned(),
-            });
+        if !arguments.is_filtered_out(&Trial::test(name, || Ok(()))) {
+            return Err(problem);
         }
     }
     Ok(())

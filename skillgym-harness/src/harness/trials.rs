@@ -21,10 +21,7 @@ use crate::terminal_text::{self, eprintln_escaped};
 /// variant. The runner is part of the name (not libtest-mimic's "kind"), so that failure
 /// headers, `--format json` events and nextest name it.
 pub(super) fn trial_name(runner_id: &str, variant: Option<&str>, case_id: &str) -> String {
-    match variant {
-        Some(variant) => format!("[{runner_id}/{variant}] {case_id}"),
-        None => format!("[{runner_id}] {case_id}"),
-    }
+    crate::results::trial_name(runner_id, variant, case_id)
 }
 
 /// The name of the planned execution `planned`.
@@ -81,9 +78,16 @@ fn groups(plan: &Plan, names: &[String], arguments: &Arguments) -> HashMap<usize
     // The selected trials of each case × runner: their plan positions and variants.
     type Members = Vec<(usize, Arc<Variant>)>;
     let mut by_pair: HashMap<(usize, usize), Members> = HashMap::new();
-    for (position, planned) in plan.executions.iter().enumerate() {
+    // `--list` runs nothing; only trials under variants form groups.
+    let under_variants = plan
+        .executions
+        .iter()
+        .enumerate()
+        .filter(|_| !arguments.list)
+        .filter_map(|(position, planned)| Some((position, planned, planned.variant.as_ref()?)));
+    for (position, planned, variant) in under_variants {
         let selected = !arguments.is_filtered_out(&Trial::test(names[position].clone(), || Ok(())));
-        if let Some(variant) = planned.variant.as_ref().filter(|_| selected) {
+        if selected {
             by_pair
                 .entry((planned.case, planned.runner))
                 .or_default()

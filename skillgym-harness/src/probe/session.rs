@@ -22,6 +22,26 @@ use crate::skills::Skill;
 /// The prompt the CLI is started with.
 const PROMPT: &str = "Say done.";
 
+impl RunnerProbe {
+    /// The probe of runner `runner` (agent `kind`, skills installed in `installed_in`) before
+    /// anything is known of its requests.
+    fn empty(runner: &str, kind: &str, installed_in: &str) -> RunnerProbe {
+        RunnerProbe {
+            runner: runner.to_owned(),
+            agent: kind.to_owned(),
+            version: None,
+            installed_in: installed_in.to_owned(),
+            requests: 0,
+            failure: None,
+            listing: ListingSize::default(),
+            skills: Vec::new(),
+            discovered_from: Vec::new(),
+            other_skills: Vec::new(),
+            duplicates: Vec::new(),
+        }
+    }
+}
+
 /// Probes `runner`: never fails, a problem is the entry's `failure`.
 pub(super) fn probe_runner(
     server: &MockServer,
@@ -31,19 +51,7 @@ pub(super) fn probe_runner(
 ) -> RunnerProbe {
     let kind = runner.agent.kind();
     let installed_in = crate::agent::project_skills(kind);
-    let mut probe = RunnerProbe {
-        runner: runner.id.clone(),
-        agent: kind.to_owned(),
-        version: None,
-        installed_in: installed_in.to_owned(),
-        requests: 0,
-        failure: None,
-        listing: ListingSize::default(),
-        skills: Vec::new(),
-        discovered_from: Vec::new(),
-        other_skills: Vec::new(),
-        duplicates: Vec::new(),
-    };
+    let mut probe = RunnerProbe::empty(&runner.id, kind, installed_in);
     let dir = options.dir.join(crate::artifacts::sanitize(&runner.id));
     let requests = match run(server, runner, skills, options, &dir) {
         Ok((requests, failure)) => {
@@ -355,19 +363,8 @@ mod tests {
                 entry("builtin", Some("B."), Some("<built-in>"), "/system"),
             ],
         };
-        let mut probe = RunnerProbe {
-            runner: "r".to_owned(),
-            agent: "gemini-cli".to_owned(),
-            version: None,
-            installed_in: ".gemini/skills".to_owned(),
-            requests: 1,
-            failure: None,
-            listing: ListingSize::default(),
-            skills: Vec::new(),
-            discovered_from: Vec::new(),
-            other_skills: Vec::new(),
-            duplicates: Vec::new(),
-        };
+        let mut probe = RunnerProbe::empty("r", "gemini-cli", ".gemini/skills");
+        probe.requests = 1;
         describe(&mut probe, &listing, &skills);
         assert_eq!(probe.listing.chars, 401);
         assert_eq!(probe.listing.tokens, 101);

@@ -20,15 +20,7 @@ pub struct Recording {
 }
 
 /// Which execution of a recording: a case on a runner, under a variant or not.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ExecutionKey {
-    /// The case id.
-    pub case_id: String,
-    /// The runner id.
-    pub runner_id: String,
-    /// The variant, when the case ran under variants.
-    pub variant: Option<String>,
-}
+pub use crate::results::ExecutionKey;
 
 /// One recorded execution: its attempts, in recorded order.
 #[derive(Debug, Clone)]
@@ -160,11 +152,8 @@ impl Recording {
         runner_id: &str,
         variant: Option<&str>,
     ) -> Option<&RecordedExecution> {
-        self.executions.get(&ExecutionKey {
-            case_id: case_id.to_owned(),
-            runner_id: runner_id.to_owned(),
-            variant: variant.map(str::to_owned),
-        })
+        self.executions
+            .get(&ExecutionKey::new(case_id, runner_id, variant))
     }
 
     /// Every recorded execution, by key, sorted.
@@ -350,11 +339,11 @@ fn recorded_execution(
     for &(repetition, attempt) in &recorded.attempts {
         inside.check_attempt(&recorded, repetition, attempt)?;
     }
-    let key = ExecutionKey {
-        case_id: execution.case_id,
-        runner_id: execution.runner_id,
-        variant: execution.variant,
-    };
+    let key = ExecutionKey::new(
+        &execution.case_id,
+        &execution.runner_id,
+        execution.variant.as_deref(),
+    );
     Ok((key, recorded))
 }
 

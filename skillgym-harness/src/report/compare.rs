@@ -13,7 +13,8 @@
 use serde::Serialize;
 
 use super::RunReport;
-use crate::results::{AttemptResult, ExecutionResult, Experiment, Interval, Spread};
+pub use crate::results::ExecutionKey;
+use crate::results::{ExecutionResult, Interval, Spread, VariantRate};
 use crate::stats::{Lift, Proportion, Verdict};
 
 /// Two runs compared, A as the baseline.
@@ -35,19 +36,6 @@ pub struct Comparison {
     pub only_in_b: Vec<ExecutionKey>,
     /// Runners whose agent differs between the runs.
     pub warnings: Vec<String>,
-}
-
-/// Which execution: a case on a runner, under a variant or not.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct ExecutionKey {
-    /// The case.
-    pub case_id: String,
-    /// The runner.
-    pub runner_id: String,
-    /// The variant, when the case ran under variants.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
 }
 
 /// One execution's sessions in one run.
@@ -168,14 +156,14 @@ impl Comparison {
         for ea in &a.executions {
             match b.executions.iter().find(|eb| same(ea, eb)) {
                 Some(eb) => executions.push(ExecutionChange::of(ea, eb)),
-                None => only_in_a.push(ExecutionKey::of(ea)),
+                None => only_in_a.push(ea.key()),
             }
         }
         let only_in_b = b
             .executions
             .iter()
             .filter(|eb| !a.executions.iter().any(|ea| same(ea, eb)))
-            .map(ExecutionKey::of)
+            .map(ExecutionResult::key)
             .collect();
         Comparison {
             run_a: a.run_ids.clone(),
@@ -206,49 +194,19 @@ fn same(a: &ExecutionResult, b: &ExecutionResult) -> bool {
     a.case_id == b.case_id && a.runner_id == b.runner_id && a.variant == b.variant
 }
 
-impl ExecutionKey {
-    fn of(execution: &ExecutionResult) -> ExecutionKey {
-        ExecutionKey {
-            case_id: execution.case_id.clone(),
-            runner_id: execution.runner_id.clone(),
-            variant: execution.variant.clone(),
-        }
-    }
-
-    /// `[runner] case`, or `[runner/variant] case`: as the trial is named.
-    pub fn trial_name(&self) -> String {
-        match &self.variant {
-            Some(variant) => format!("[{}/{variant}] {}", self.runner_id, self.case_id),
-            None => format!("[{}] {}", self.runner_id, self.case_id),
-        }
-    }
-}
-
 impl Sessions {
-    /// Every attempt of `execution` that ran, as the experiment counts sessions.
+    /// Every attempt of `execution` that ran, as the experiment counts sessions
+    /// ([`VariantRate`]).
     pub fn of(execution: &ExecutionResult) -> Sessions {
-        let attempts: Vec<&AttemptResult> = execution
-            .repetitions
-            .iter()
-            .flat_map(|r| &r.attempts)
-            .collect();
-        let rate = Proportion {
-            successes: attempts.iter().filter(|a| a.passed).count() as u32,
-            trials: attempts.len() as u32,
-        };
-        let costs: Option<Vec<f64>> = attempts.iter().map(|a| a.usage.cost_usd).collect();
+        let rate = VariantRate::of(execution);
         Sessions {
-            sessions: rate.trials,
-            passed: rate.successes,
-            pass_rate: rate.rate(),
-            pass_rate_95: rate.wilson(0.95),
-            total_tokens: Spread::of(
-                attempts
-                    .iter()
-                    .filter_map(|a| a.usage.total_tokens.map(|t| t.value as f64)),
-            ),
-            cost_usd: costs.and_then(Spread::of),
-            duration_ms: Spread::of(attempts.iter().map(|a| a.duration_ms as f64)),
+            sessions: rate.sessions,
+            passed: rate.passed,
+            pass_rate: rate.proportion().rate(),
+            pass_rate_95: rate.pass_rate_95,
+            total_tokens: rate.total_tokens,
+            cost_usd: rate.cost_usd,
+            duration_ms: rate.duration_ms,
         }
     }
 
@@ -277,7 +235,7 @@ impl ExecutionChange {
         });
         let delta = |a: Option<Spread>, b: Option<Spread>| Some(b?.mean - a?.mean);
         ExecutionChange {
-            key: ExecutionKey::of(a),
+            key: a.key(),
             change,
             tokens_delta: delta(a_sessions.total_tokens, b_sessions.total_tokens),
             cost_delta_usd: delta(a_sessions.cost_usd, b_sessions.cost_usd),
@@ -290,8 +248,7 @@ impl ExecutionChange {
 
 /// The lifts of both runs' experiments that both have: per case, then pooled per runner.
 fn lift_changes(a: &RunReport, b: &RunReport) -> Vec<LiftChange> {
-    let (Some(ea), Some(eb)) = (Experiment::of(&a.executions), Experiment::of(&b.executions))
-    else {
+    let (Some(ea), Some(eb)) = (&a.experiment, &b.experiment) else {
         return Vec::new();
     };
     let mut changes = Vec::new();

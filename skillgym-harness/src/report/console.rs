@@ -16,9 +16,7 @@ use crate::results::{ExecutionResult, Status};
 /// The summary text (ends with a newline).
 pub(crate) fn summary(report: &RunReport) -> String {
     let mut text = table(&report.runner_rows());
-    text.push_str(&super::lift_table::lift_table(
-        crate::results::Experiment::of(&report.executions).as_ref(),
-    ));
+    text.push_str(&super::lift_table::lift_table(report.experiment.as_ref()));
     let failures = failures_by_class(report);
     if !failures.is_empty() {
         text.push_str(&failures);

@@ -45,7 +45,7 @@ struct CaseRow<'a> {
 
 /// Writes the section, or nothing when the run has no experiment.
 pub(super) fn section(out: &mut String, report: &RunReport) -> fmt::Result {
-    let Some(experiment) = Experiment::of(&report.executions) else {
+    let Some(experiment) = &report.experiment else {
         return Ok(());
     };
     out.write_str("<section id=\"experiment\">\n<h2>Experiment</h2>\n")?;
@@ -61,7 +61,7 @@ interval. Cases a treatment hurts come first, then cases with a failed execution
         }
     }
     for runner in runners {
-        runner_part(out, report, &experiment, runner)?;
+        runner_part(out, report, experiment, runner)?;
     }
     out.write_str("</section>\n")
 }
@@ -239,11 +239,11 @@ fn rates_chart(out: &mut String, variants: &[&VariantRate]) -> fmt::Result {
     }
     for (i, variant) in variants.iter().enumerate() {
         let y = variant_label(out, i, &variant.variant)?;
-        write!(
+        interval_line(
             out,
-            "<line class=\"ci\" x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/>",
             x_of(variant.pass_rate_95.low),
-            x_of(variant.pass_rate_95.high)
+            x_of(variant.pass_rate_95.high),
+            y,
         )?;
         let role = if i == 0 { "dot baseline" } else { "dot" };
         write!(
@@ -325,11 +325,11 @@ fn lift_chart(out: &mut String, row: &LiftRow) -> fmt::Result {
         "<line class=\"zero\" x1=\"{zero:.1}\" y1=\"2\" x2=\"{zero:.1}\" y2=\"{:.1}\"/>",
         ROW_HEIGHT + 2.0
     )?;
-    write!(
+    interval_line(
         out,
-        "<line class=\"ci\" x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/>",
         x_of_lift(lift.interval.low),
-        x_of_lift(lift.interval.high)
+        x_of_lift(lift.interval.high),
+        y,
     )?;
     write!(
         out,
@@ -383,6 +383,14 @@ fn interval_text(value: f64, low: f64, high: f64) -> String {
         signed_percent(value),
         signed_percent(low),
         signed_percent(high)
+    )
+}
+
+/// An interval drawn as a horizontal line from `x1` to `x2` at height `y`.
+fn interval_line(out: &mut String, x1: f64, x2: f64, y: f64) -> fmt::Result {
+    write!(
+        out,
+        "<line class=\"ci\" x1=\"{x1:.1}\" y1=\"{y:.1}\" x2=\"{x2:.1}\" y2=\"{y:.1}\"/>"
     )
 }
 

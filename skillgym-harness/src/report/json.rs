@@ -12,7 +12,6 @@ use serde_json::{Value, json};
 
 use super::{Reporter, RunReport};
 use crate::artifacts::write_json;
-use crate::results::Experiment;
 
 /// `json`: everything, as `results.json`.
 #[derive(Debug)]
@@ -32,7 +31,7 @@ impl Reporter for Full {
             "summary": report.counts(),
             "executions": report.executions,
         });
-        if let Some(experiment) = Experiment::of(&report.executions) {
+        if let Some(experiment) = &report.experiment {
             document["experiment"] = json!(experiment);
         }
         write_json(&path, &document)?;
@@ -107,7 +106,7 @@ pub(crate) fn summary(report: &RunReport) -> Value {
         "runners": report.runner_rows(),
         "executions": executions,
     });
-    if let Some(experiment) = Experiment::of(&report.executions) {
+    if let Some(experiment) = &report.experiment {
         document["experiment"] = json!(experiment);
     }
     document

@@ -38,7 +38,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::figures;
-use crate::results::{Counts, ExecutionResult};
+use crate::results::{Counts, ExecutionResult, Experiment};
 
 pub use compare::{
     Comparison, Direction, ExecutionChange, ExecutionKey, LiftChange, LiftFigure, RateChange,
@@ -65,6 +65,9 @@ pub struct RunReport {
     /// What merging run directories found worth a warning: a runner whose agent ran in
     /// different versions in different runs, whose figures may not be comparable.
     pub warnings: Vec<String>,
+    /// What the variants say against their baselines ([`Experiment::of`] the executions,
+    /// computed once by [`RunReport::new`]), when cases ran under variants.
+    pub experiment: Option<Experiment>,
 }
 
 impl RunReport {
@@ -86,6 +89,7 @@ impl RunReport {
             run_dirs,
             started_at: None,
             ended_at: None,
+            experiment: Experiment::of(&executions),
             executions,
             warnings: Vec::new(),
         }

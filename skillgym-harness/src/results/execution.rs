@@ -85,14 +85,53 @@ pub struct ExecutionResult {
     pub repetitions: Vec<RepetitionResult>,
 }
 
+/// The name of a trial: `[runner] case`, or `[runner/variant] case` under a variant.
+pub fn trial_name(runner_id: &str, variant: Option<&str>, case_id: &str) -> String {
+    match variant {
+        Some(variant) => format!("[{runner_id}/{variant}] {case_id}"),
+        None => format!("[{runner_id}] {case_id}"),
+    }
+}
+
+/// Which execution: a case on a runner, under a variant or not.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ExecutionKey {
+    /// The case id.
+    pub case_id: String,
+    /// The runner id.
+    pub runner_id: String,
+    /// The variant, when the case ran under variants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+}
+
+impl ExecutionKey {
+    /// The key of `case_id` on `runner_id` under `variant`.
+    pub fn new(case_id: &str, runner_id: &str, variant: Option<&str>) -> ExecutionKey {
+        ExecutionKey {
+            case_id: case_id.to_owned(),
+            runner_id: runner_id.to_owned(),
+            variant: variant.map(str::to_owned),
+        }
+    }
+
+    /// [`trial_name`]: how the execution's trial is named.
+    pub fn trial_name(&self) -> String {
+        trial_name(&self.runner_id, self.variant.as_deref(), &self.case_id)
+    }
+}
+
 impl ExecutionResult {
     /// How a report names the execution, as its trial is named: `[runner] case`, or
     /// `[runner/variant] case` under a variant.
     pub fn trial_name(&self) -> String {
-        match &self.variant {
-            Some(variant) => format!("[{}/{variant}] {}", self.runner_id, self.case_id),
-            None => format!("[{}] {}", self.runner_id, self.case_id),
-        }
+        trial_name(&self.runner_id, self.variant.as_deref(), &self.case_id)
+    }
+
+    /// Which execution this is.
+    pub fn key(&self) -> ExecutionKey {
+        ExecutionKey::new(&self.case_id, &self.runner_id, self.variant.as_deref())
     }
 
     /// Where its attempts' isolated workspaces were kept, in attempt order.

@@ -152,7 +152,7 @@ impl Experiment {
 
 impl VariantRate {
     /// The sessions of `execution`: every attempt that ran.
-    fn of(execution: &ExecutionResult) -> VariantRate {
+    pub(crate) fn of(execution: &ExecutionResult) -> VariantRate {
         let attempts: Vec<&AttemptResult> = execution
             .repetitions
             .iter()

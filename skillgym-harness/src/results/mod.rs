@@ -47,7 +47,7 @@ pub use aggregate::wilson_95;
 pub(crate) use aggregate::{ExecutionPlan, aggregate};
 pub use attempt::AttemptResult;
 pub use counts::Counts;
-pub use execution::{AttemptStats, ExecutionResult};
+pub use execution::{AttemptStats, ExecutionKey, ExecutionResult, trial_name};
 pub use experiment::{Experiment, LiftRow, PooledLift, VariantRate};
 pub use grading::{GraderCheck, GraderResult, GraderVerdict, Grading};
 pub(crate) use lift_gate::apply as apply_lift_gates;
