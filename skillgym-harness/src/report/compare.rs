@@ -6,7 +6,7 @@
 //! | pass rate in A and in B | each case × runner × variant in both runs | every attempt that ran is a session (as the experiment counts them): passes out of sessions, with the 95% Wilson interval and n |
 //! | change of the pass rate | the same | B's rate minus A's, Newcombe's 95% hybrid score interval, Fisher's exact two-sided p ([`crate::stats::Lift`]); `worse` when the whole interval is below 0, `better` when above, else `no-detectable-change` |
 //! | token, cost, time change | the same | B's mean per session minus A's (cost only when every session of both has one) |
-//! | lift in A and in B | each case × runner × treatment in both runs' experiments, and each runner's pooled lift | each run's lift with its interval and verdict ([`Experiment`]); their change B − A with a MOVER interval (Zou and Donner: the two intervals' distances from their estimates combined in squares, as Newcombe's method combines two Wilson intervals) |
+//! | lift in A and in B | each case × runner × treatment in both runs' experiments, and each runner's pooled lift | each run's lift with its interval and verdict ([`Experiment`](crate::results::Experiment)); their change B − A with a MOVER interval (Zou and Donner: the two intervals' distances from their estimates combined in squares, as Newcombe's method combines two Wilson intervals) |
 //! | only in A, only in B | executions (case × runner × variant) in one run alone | listed |
 //! | warnings | a runner whose agent type, version or model differs between the runs | one line each: their figures may not be comparable |
 
