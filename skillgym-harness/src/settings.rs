@@ -102,6 +102,8 @@ pub struct Settings {
     pub variant_filter_from_env: bool,
     /// The prices estimated costs use: the built-in ones with `pricing:` over them.
     pub pricing: crate::pricing::PriceTable,
+    /// `triggers:` how the skills' trigger suites run.
+    pub triggers: crate::config::TriggersConfig,
 }
 
 /// Per-case settings given by a flag or `SKILLGYM_*` variable; they beat the case's arguments.

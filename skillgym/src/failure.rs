@@ -49,6 +49,9 @@ pub enum FailureOrigin {
     /// A variant's lift over its baseline (the difference of their pass rates) is below its
     /// `min_lift`.
     Lift,
+    /// A skill's trigger recall or precision over its trigger prompts is below its
+    /// `min_recall` or `min_precision`.
+    Trigger,
     /// The run's budget (`run.budget`) was reached before the execution was decided.
     Budget,
     /// The agent printed more than the session's `max_output` and was killed.
@@ -95,6 +98,7 @@ impl FailureOrigin {
             FailureOrigin::Snapshot => ("snapshot", "Snapshot verification"),
             FailureOrigin::PassRate => ("pass-rate", "Pass rate below its gate"),
             FailureOrigin::Lift => ("lift", "Lift below its gate"),
+            FailureOrigin::Trigger => ("trigger", "Trigger score below its gate"),
             FailureOrigin::Budget => ("budget", "Budget reached"),
             FailureOrigin::OutputLimit => ("output-limit", "Output limit exceeded"),
             FailureOrigin::Interrupted => ("interrupted", "Run interrupted"),
@@ -125,6 +129,7 @@ impl FailureOrigin {
             FailureOrigin::Snapshot => "snapshot",
             FailureOrigin::PassRate => "pass-rate",
             FailureOrigin::Lift => "lift",
+            FailureOrigin::Trigger => "trigger",
             FailureOrigin::Budget => "budget",
             FailureOrigin::OutputLimit => "output-limit",
             FailureOrigin::Interrupted => "interrupted",

@@ -31,6 +31,7 @@
 //! | `on <n>[,<n>...] <action>` | performs the action only when the call number is one of those |
 //! | `not <n>[,<n>...] <action>` | performs the action only when the call number is none of those |
 //! | `chance <VAR> <action>` | performs the action with the probability in the variable `VAR` (e.g. set by a variant's `env`): a draw seeded by the counter's name, `FAKE_AGENT_SEED` and the call number, so a run is reproducible (needs an earlier `count`) |
+//! | `when-prompt <word> <action>` | performs the action only when the prompt contains the word (any case) |
 //! | `log <file> <text>` | appends the line `<text> <FAKE_AGENT_NAME>` to the state file `<file>` |
 //! | `write <path> <text>` | writes the text and a newline to the file (relative to the cwd) |
 //! | `read <path>` | prints a `file_read` event for the path (relative to the cwd), with `"error":"File not found"` when it is not a file |
@@ -152,6 +153,20 @@ fn perform(action: &str, argument: &str, session: &mut Session) -> Result<(), Fa
                 .collect::<Result<Vec<_>, _>>()?
                 .contains(&call);
             if listed != (action == "on") {
+                return Ok(());
+            }
+            let rest = rest.trim_start();
+            let (action, argument) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            return perform(action, argument, session);
+        }
+        "when-prompt" => {
+            let (word, rest) = argument
+                .trim_start()
+                .split_once(char::is_whitespace)
+                .ok_or_else(|| {
+                    Failure::Script("`when-prompt` needs a word and an action".into())
+                })?;
+            if !session.prompt.to_lowercase().contains(&word.to_lowercase()) {
                 return Ok(());
             }
             let rest = rest.trim_start();

@@ -22,6 +22,7 @@
 //! snapshots: { metric: total_tokens, tolerance: { percent: 10 } }   # token baselines
 //! variants: { without: { skills: none }, with: {} }   # an experiment: with vs without
 //! pricing: { my-model: { input: 1, output: 4 } }   # USD per million tokens, for estimated costs
+//! triggers: { distractors: [distractors/pdf-forms], min_recall: 0.8 }   # trigger suites
 //! runners:
 //!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
 //! ```
@@ -36,6 +37,7 @@ mod sandbox;
 mod schema;
 mod size;
 mod snapshots;
+mod triggers;
 mod variants;
 pub(crate) mod yaml;
 
@@ -55,6 +57,7 @@ pub use schema::{
 };
 pub use size::parse_size;
 pub use snapshots::{DEFAULT_SNAPSHOTS_FILE, Improvements, SnapshotsConfig, Tolerance};
+pub use triggers::{DEFAULT_QUIET_AFTER, TriggersConfig};
 pub(crate) use variants::name_problem as variant_name_problem;
 pub use variants::{Variant, VariantSkills};
 

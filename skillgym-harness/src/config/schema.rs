@@ -59,6 +59,9 @@ pub struct Config {
     /// ([`crate::pricing`]), for costs estimated from token counts.
     #[serde(default, deserialize_with = "super::pricing::deserialize")]
     pub pricing: BTreeMap<String, crate::pricing::ModelPrice>,
+    /// `triggers:` how the skills' trigger suites run.
+    #[serde(default, deserialize_with = "fields::null_as_default")]
+    pub triggers: super::TriggersConfig,
     /// The file this config was read from (`None` for [`Config::default_for`]).
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -153,7 +156,11 @@ impl Config {
             }
         }
         let runner_skills = self.runners.iter_mut().map(|(_, r)| &mut r.skills);
-        for skills in std::iter::once(&mut self.run.skills).chain(runner_skills) {
+        let triggers = [&mut self.triggers.files, &mut self.triggers.distractors];
+        for skills in std::iter::once(&mut self.run.skills)
+            .chain(runner_skills)
+            .chain(triggers)
+        {
             for skill in skills {
                 skill.value = resolve_path(dir, &skill.value);
             }

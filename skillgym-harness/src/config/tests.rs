@@ -215,7 +215,7 @@ fn unknown_key_at_top_level() {
         &err,
         1,
         1,
-        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`, `snapshots`, `variants`, `pricing`",
+        "unknown field `rnu`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`, `snapshots`, `variants`, `pricing`, `triggers`",
         Some("did you mean `run`?"),
     );
 }
@@ -755,7 +755,7 @@ fn snapshots_errors_are_located_with_help() {
         &fail("snapshot:\n  tolerance: { percent: 5 }\n"),
         1,
         1,
-        "unknown field `snapshot`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`, `snapshots`, `variants`, `pricing`",
+        "unknown field `snapshot`, expected one of `run`, `defaults`, `runners`, `suites`, `judge`, `snapshots`, `variants`, `pricing`, `triggers`",
         Some("did you mean `snapshots`?"),
     );
 }
@@ -1242,4 +1242,29 @@ fn budget_and_min_lift_are_checked() {
             .contains("`min_lift` is a difference of two pass rates, from -1 to 1, found 1.5"),
         "{err}"
     );
+}
+
+#[test]
+fn triggers_are_read_and_checked() {
+    let config = parse(
+        "triggers:\n  files: [t/notes.yaml]\n  distractors: [d/pdf]\n  samples: 3\n  quiet_after: 2\n  min_recall: 0.8\n",
+    );
+    let triggers = &config.triggers;
+    assert_eq!(
+        triggers.files[0].value,
+        Path::new("/proj/bench/t/notes.yaml")
+    );
+    assert_eq!(
+        triggers.distractors[0].value,
+        Path::new("/proj/bench/d/pdf")
+    );
+    assert_eq!(
+        (triggers.samples, triggers.quiet_after, triggers.min_recall),
+        (Some(3), Some(2), Some(0.8))
+    );
+    let err = fail("triggers:\n  quiet_after: 0\n");
+    assert_eq!(err.location().map(|l| l.1), Some(2));
+    assert!(err.message().contains("`quiet_after`"), "{err}");
+    let err = fail("triggers:\n  min_precison: 0.9\n");
+    assert_eq!(err.help(), Some("did you mean `min_precision`?"));
 }

@@ -83,6 +83,7 @@ pub(super) fn run_attempt(run: &Engine, runtime: &Lease, id: AttemptId<'_>) -> A
             .recorded
             .map(|recorded| recorded.attempt_dir(id.repetition, id.attempt)),
         sandbox: None,
+        trigger: None,
     };
     let failure = match prepare_and_run(run, runtime, id, &mut result) {
         Ok(failure) => failure,
@@ -174,7 +175,7 @@ fn prepare_and_run(
             workspace: workspace.cwd(),
             artifact_dir,
         }),
-        CaseCheck::Rust(_) => None,
+        CaseCheck::Rust(_) | CaseCheck::Trigger(_) => None,
     };
     let mut hook_log = HookLog::default();
     if let Some(scene) = &hook_scene
@@ -314,6 +315,9 @@ fn keep_session(result: &mut AttemptResult, session: &SessionOutput) {
     result.exit_code = session.exit_code;
     result.signal = session.signal;
     result.sandbox = session.sandbox.clone();
+    result.trigger = session
+        .trigger_end
+        .map(|ended| super::trigger::observation(&session.report, ended));
     write_json_or_note(&result.artifact_dir.join("report.json"), &session.report);
 }
 
@@ -374,6 +378,18 @@ fn check_session(
             result.grading = Some(grading);
             failure
         }
+        CaseCheck::Trigger(trigger) => {
+            let observed = result.trigger.as_ref()?;
+            super::trigger::check(trigger, observed)
+        }
+    }
+}
+
+/// A trigger case's `quiet_after`: its sessions end once their decision is observable.
+fn quiet_after(case: &CaseSpec) -> Option<u32> {
+    match &case.check {
+        CaseCheck::Trigger(trigger) => Some(trigger.quiet_after),
+        _ => None,
     }
 }
 
@@ -416,6 +432,7 @@ fn replay_and_check(
         max_output: run.settings.max_output,
         live_steps: None,
         sandbox: None,
+        trigger_quiet_after: quiet_after(case),
     };
     let attempt = RecordedAttempt {
         dir: &recorded_dir,
@@ -493,6 +510,7 @@ fn run_agent(
         max_output: run.settings.max_output,
         live_steps: Some(Arc::clone(id.live_steps)),
         sandbox: SandboxPolicy::for_runner(&run.settings, &runner.id),
+        trigger_quiet_after: quiet_after(case),
     };
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
     run.versions.settle(&mut session.report, runner);

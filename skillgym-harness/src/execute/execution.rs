@@ -13,10 +13,10 @@ use crate::replay::RecordedExecution;
 use crate::results::{
     AttemptResult, ExecutionPlan, ExecutionResult, RepetitionResult, Status, aggregate,
 };
-use crate::results::{apply_lift_gates, gate_decision, lift_sign};
+use crate::results::{apply_lift_gates, apply_trigger_gates, gate_decision, lift_sign};
 use crate::runner::Runner;
 use crate::stats::{Discordant, GateDecision, Proportion, Verdict};
-use crate::suite::CaseSpec;
+use crate::suite::{CaseCheck, CaseSpec};
 use crate::terminal_text::eprintln_escaped;
 
 /// Runs every repetition and attempt of `case` on `runner` and writes the execution's
@@ -33,6 +33,52 @@ pub fn run_execution(run: &Engine, case: &CaseSpec, runner: &Runner) -> Executio
 /// on, ..., so drift in the agent's service hits them alike. Writes each execution's
 /// `result.json`; returns the results in the order of `variants`.
 pub fn run_variants(
+    run: &Engine,
+    case: &CaseSpec,
+    runner: &Runner,
+    variants: &[Option<&Variant>],
+) -> Vec<ExecutionResult> {
+    let mut results = unwritten(run, case, runner, variants);
+    for alone in apply_lift_gates(&mut results) {
+        eprintln_escaped!(
+            "skillgym: warning: {}: `min_lift` not applied: its baseline did not run in this process (nextest runs each variant alone); `cargo skillgym report` shows the lift",
+            alone.trial_name()
+        );
+    }
+    results.into_iter().map(write_result).collect()
+}
+
+/// Runs the trigger cases of one skill on `runner` (each under its variant), one after
+/// another; when `complete` (every prompt of the skill on the runner is among them), applies
+/// the skill's `min_recall` / `min_precision` ([`apply_trigger_gates`]), else warns that they
+/// were not applied. Writes each execution's `result.json`; returns the results in order.
+pub fn run_triggers(
+    run: &Engine,
+    cases: &[(&CaseSpec, Option<&Variant>)],
+    runner: &Runner,
+    complete: bool,
+) -> Vec<ExecutionResult> {
+    let mut results: Vec<ExecutionResult> = cases
+        .iter()
+        .flat_map(|&(case, variant)| unwritten(run, case, runner, &[variant]))
+        .collect();
+    if complete {
+        apply_trigger_gates(&mut results);
+    } else if let Some(first) = results.first()
+        && let Some(trigger) = first.trigger.as_ref()
+        && (trigger.min_recall.is_some() || trigger.min_precision.is_some())
+    {
+        eprintln_escaped!(
+            "skillgym: warning: the trigger gates of skill `{}` on `{}` not applied: only some of its prompts ran in this process (a filter, or nextest's process per test); each prompt's own verdict stands, and `cargo skillgym report` shows the skill's figures",
+            trigger.skill,
+            runner.id
+        );
+    }
+    results.into_iter().map(write_result).collect()
+}
+
+/// [`run_variants`] without the lift gates and without writing the results.
+fn unwritten(
     run: &Engine,
     case: &CaseSpec,
     runner: &Runner,
@@ -57,20 +103,13 @@ pub fn run_variants(
             slots.iter_mut().filter_map(|s| s.as_mut().ok()).collect();
         interleave(&runtime, &mut arms);
     }
-    let mut results: Vec<ExecutionResult> = slots
+    slots
         .into_iter()
         .map(|slot| match slot {
             Ok(arm) => arm.finish(),
             Err(result) => *result,
         })
-        .collect();
-    for alone in apply_lift_gates(&mut results) {
-        eprintln_escaped!(
-            "skillgym: warning: {}: `min_lift` not applied: its baseline did not run in this process (nextest runs each variant alone); `cargo skillgym report` shows the lift",
-            alone.trial_name()
-        );
-    }
-    results.into_iter().map(write_result).collect()
+        .collect()
 }
 
 /// Runs the arms' repetitions round by round until each is done; with `stop_when_decided`
@@ -162,6 +201,10 @@ fn plan_of(
         artifact_dir: run.run_dir.variant_dir(&case.id, &runner.id, variant_name),
         source: case.source.clone(),
         tags: case.tags.clone(),
+        trigger: match &case.check {
+            CaseCheck::Trigger(trigger) => Some(trigger.expectation.clone()),
+            _ => None,
+        },
     }
 }
 

@@ -27,8 +27,9 @@ pub(crate) mod replay;
 mod runtimes;
 mod session;
 pub(crate) mod suite_hooks;
+mod trigger;
 
 pub(crate) use budget::Budget;
 pub use engine::Engine;
-pub use execution::{run_execution, run_variants};
+pub use execution::{run_execution, run_triggers, run_variants};
 pub use session::{SessionLimits, SessionOutput, run_launch, run_session};

@@ -12,6 +12,7 @@ use super::session::{MANIFESTS, SessionLimits, SessionOutput, exited_failure};
 use crate::agent::{Agent, SessionSpec};
 use crate::normalize::{KnownSkills, ReportBuilder, feed_stream};
 use crate::replay::recording::{AttemptFile, RecordedAgent, copy_attempt_files, read_json};
+use crate::results::TriggerEnd;
 
 /// The files of an attempt directory that replay writes anew instead of copying.
 const REGENERATED: [&str; 6] = [
@@ -119,6 +120,12 @@ pub(crate) fn replay_session(
         provider_error,
         // No agent runs in a replay.
         sandbox: None,
+        trigger_end: limits.trigger_quiet_after.map(|_| {
+            result
+                .trigger
+                .as_ref()
+                .map_or(TriggerEnd::Finished, |t| t.ended)
+        }),
     };
     let ended = Ended {
         stderr_log: &stderr_log,
@@ -204,6 +211,13 @@ fn replayed_failure(
     ended: Ended<'_>,
     limits: &SessionLimits,
 ) -> Option<Failure> {
+    if output
+        .trigger_end
+        .is_some_and(|end| end != TriggerEnd::Finished)
+    {
+        // A trigger session skillgym ended on purpose was killed, and is no failure.
+        return None;
+    }
     let failure = match recorded {
         Some(failure) if ENDED_FROM_OUTSIDE.contains(&failure.origin) => Some(failure),
         Some(failure)

@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport, Timing};
 
+use super::trigger::TriggerWatch;
 use crate::agent::{Agent, Launch, SessionSpec, StreamParser, isolation};
 use crate::io_error::IoError;
 use crate::normalize::{KnownSkills, ManifestReads, ProviderError, ReportBuilder};
 use crate::process::{self, LineSink, LineVerdict, ProcessOutcome, ProcessSpec, Termination};
+use crate::results::TriggerEnd;
 use crate::sandbox::{self, SandboxPolicy, SandboxRecord};
 use crate::time::Timestamp;
 
@@ -28,6 +30,9 @@ pub struct SessionLimits {
     pub live_steps: Option<Arc<AtomicU32>>,
     /// The sandbox the agent runs in (`crate::sandbox`); `None`: none.
     pub sandbox: Option<SandboxPolicy>,
+    /// A trigger session: `quiet_after`, the actions without a skill after which it ends
+    /// (it also ends at the first skill load: `super::trigger`); `None`: not one.
+    pub trigger_quiet_after: Option<u32>,
 }
 
 /// What one session produced.
@@ -48,6 +53,8 @@ pub struct SessionOutput {
     pub provider_error: Option<ProviderError>,
     /// How the agent was confined and what it was denied, when it ran in a sandbox.
     pub sandbox: Option<SandboxRecord>,
+    /// How a trigger session ended (`None`: not one).
+    pub trigger_end: Option<TriggerEnd>,
 }
 
 struct ParsingSink {
@@ -55,6 +62,8 @@ struct ParsingSink {
     builder: ReportBuilder,
     max_steps: Option<u32>,
     live_steps: Option<Arc<AtomicU32>>,
+    /// A trigger session's watch, and its decision once observed.
+    trigger: Option<(TriggerWatch, Option<TriggerEnd>)>,
 }
 
 impl LineSink for ParsingSink {
@@ -67,6 +76,14 @@ impl LineSink for ParsingSink {
         self.parser.parse_line(line, &mut self.builder);
         if let Some(live) = &self.live_steps {
             live.store(self.builder.steps(), Ordering::Relaxed);
+        }
+        if let Some((watch, decided)) = &mut self.trigger
+            && let Some(end) = watch.observe(self.builder.events())
+        {
+            *decided = Some(end);
+            return LineVerdict::Stop {
+                reason: format!("trigger decided: {end:?}"),
+            };
         }
         match self.max_steps {
             Some(limit) if self.builder.steps() > limit => LineVerdict::Stop {
@@ -106,6 +123,10 @@ pub async fn run_launch(
         builder: ReportBuilder::new(spec.cwd).with_known_skills(known_skills(spec)),
         max_steps: limits.max_steps,
         live_steps: limits.live_steps.clone(),
+        trigger: limits.trigger_quiet_after.map(|quiet_after| {
+            let dirs = spec.skills.iter().map(|s| s.path.clone()).collect();
+            (TriggerWatch::new(quiet_after, dirs), None)
+        }),
     };
     let (launched, seeded, confined) = match launch {
         Ok(launch) => {
@@ -127,6 +148,7 @@ pub async fn run_launch(
         }
         Err(error) => (Err(error), isolation::Seeded::default(), None),
     };
+    let decided = sink.trigger.as_ref().and_then(|(_, decided)| *decided);
     let (mut output, manifest_reads) = finish_report(agent, spec, sink, seeded);
     output.sandbox = confined.map(|confined| confined.finish(&output.report, &stderr_log));
     write_manifests(spec, &output.report, &manifest_reads);
@@ -139,8 +161,15 @@ pub async fn run_launch(
                 crate::unwritten::note(&log.path, &log.error);
             }
             output.report.timing = timing(&outcome);
-            output.failure = outcome_failure(&outcome, &limits, &output, &stderr_log, agent.kind());
+            output.failure = match (&outcome.termination, decided) {
+                // Stopped on purpose once the trigger decision was seen: no failure.
+                (Termination::Stopped { .. }, Some(_)) => None,
+                _ => outcome_failure(&outcome, &limits, &output, &stderr_log, agent.kind()),
+            };
             (output.exit_code, output.signal) = (outcome.exit_code, outcome.signal);
+            if limits.trigger_quiet_after.is_some() {
+                output.trigger_end = Some(decided.unwrap_or(TriggerEnd::Finished));
+            }
         }
     }
     output
@@ -261,6 +290,7 @@ fn finish_report(
         steps,
         provider_error,
         sandbox: None,
+        trigger_end: None,
     };
     (output, manifest_reads)
 }

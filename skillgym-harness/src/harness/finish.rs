@@ -151,6 +151,7 @@ fn write_and_print(
         selected_tags: &context.engine.settings.tags,
         summary: counts,
         experiment: report.experiment.clone(),
+        triggers: &report.triggers,
         executions,
     };
     let results_path = context.engine.run_dir.path().join("results.json");

@@ -48,6 +48,7 @@ use crate::skills::plan::SkillPlan;
 use crate::snapshot::Snapshots;
 use crate::suite::registry::sort_and_check;
 use crate::suite::sources::{self, Origin, SuitePath};
+use crate::suite::triggers::{self, TriggerSet};
 use crate::suite::yaml::Warning;
 use crate::suite::{CaseSpec, Plan, collect_registered};
 use crate::terminal_text;
@@ -89,6 +90,7 @@ pub struct Harness {
     reporters: CustomReporters,
     judge: Option<Runner>,
     suites: Vec<PathBuf>,
+    triggers: Vec<TriggerSet>,
     config_path: Option<PathBuf>,
     argv: Option<Vec<OsString>>,
 }
@@ -142,6 +144,25 @@ impl Harness {
     /// ```
     pub fn suite(mut self, path: impl Into<PathBuf>) -> Self {
         self.suites.push(path.into());
+        self
+    }
+
+    /// Adds a skill's trigger set: prompts that should make the agent load the skill and
+    /// prompts that should not, each a case of its own on every runner
+    /// ([`crate::suite::triggers`]); they run after the `triggers.yaml` files found beside the
+    /// skills under test and those of `triggers.files`.
+    ///
+    /// ```no_run
+    /// use skillgym_harness::suite::triggers::TriggerSet;
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     skillgym_harness::Harness::new()
+    ///         .triggers(TriggerSet::new("release-notes").should("Write the release notes."))
+    ///         .run()
+    /// }
+    /// ```
+    pub fn triggers(mut self, set: TriggerSet) -> Self {
+        self.triggers.push(set);
         self
     }
 
@@ -257,6 +278,7 @@ impl Harness {
         let declared = sources::load_all(&suite_paths(&settings, &self.suites, &crate_dir))?;
         let mut cases = rust_cases;
         cases.extend(declared.cases);
+        cases.extend(trigger_cases(&settings, &self.triggers, &crate_dir)?);
         let cases = sort_and_check(cases)?;
         let mut configured = all_runners(&settings, self.runners)?;
         if let Some(dir) = &overrides.replay {
@@ -455,6 +477,29 @@ struct Selection {
 }
 
 /// The suites to load: `suites:` of the configuration, then those given in code.
+/// The cases of every trigger set of the run ([`crate::suite::triggers`]).
+fn trigger_cases(
+    settings: &Settings,
+    from_code: &[TriggerSet],
+    crate_dir: &Path,
+) -> Result<Vec<CaseSpec>, Error> {
+    let skill_dirs: Vec<_> = settings
+        .skills
+        .iter()
+        .chain(settings.runners.iter().flat_map(|(_, r)| &r.skills))
+        .collect();
+    let config_path = settings.config_path.as_deref();
+    let name_of = |dir: &Path| crate::skills::name_of_dir(dir);
+    let sets = triggers::discover(
+        &skill_dirs,
+        &settings.triggers,
+        config_path,
+        from_code,
+        &name_of,
+    )?;
+    Ok(triggers::case_specs(&sets, &settings.triggers, crate_dir))
+}
+
 fn suite_paths(settings: &Settings, from_code: &[PathBuf], crate_dir: &Path) -> Vec<SuitePath> {
     let configured = settings.suites.iter().map(|suite| SuitePath {
         path: suite.value.clone(),

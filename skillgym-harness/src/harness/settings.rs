@@ -76,6 +76,7 @@ fn resolve_in(
         snapshots,
         variants,
         pricing,
+        triggers,
         path,
         dir,
         ..
@@ -134,6 +135,7 @@ fn resolve_in(
         variant_filter: args.variants.clone(),
         variant_filter_from_env: args.variants_from_env && !args.variants.is_empty(),
         pricing: crate::pricing::PriceTable::builtin().with(pricing),
+        triggers,
     })
 }
 

@@ -9,7 +9,7 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use super::context::RunContext;
 use super::process_per_test;
 use crate::config::Variant;
-use crate::execute::{run_execution, run_variants};
+use crate::execute::{run_execution, run_triggers, run_variants};
 use crate::results::{ExecutionResult, Status};
 use crate::runner::Runner;
 use crate::schedule::GateGuard;
@@ -33,15 +33,29 @@ fn planned_name(planned: &PlannedExecution, cases: &[CaseSpec], runners: &[Runne
     )
 }
 
-/// The variants of one case × runner that this process runs, run together (interleaved) by
-/// whichever of their trials starts first; the others wait for it and report their own.
+/// Trials that this process runs together, by whichever of them starts first; the others
+/// wait for it and report their own.
 struct Group {
-    /// The plan positions of the group's trials, in variant order.
+    /// The plan positions of the group's trials, in plan order.
     positions: Vec<usize>,
-    /// Their variants, in the same order.
-    variants: Vec<Arc<Variant>>,
+    /// What the group is.
+    kind: GroupKind,
     /// The results, in the order of `positions`, once the group ran; or why it could not.
     results: OnceLock<Result<Vec<ExecutionResult>, String>>,
+}
+
+/// What ties a group's trials together.
+enum GroupKind {
+    /// The variants of one case × runner (in the order of `positions`), run interleaved.
+    Variants(Vec<Arc<Variant>>),
+    /// The trigger prompts of one skill on one runner (under one variant), run one after
+    /// another, then held to the skill's gates when `complete`: every prompt of the skill on
+    /// the runner is in the group. `members`: each trial's case and variant, in the order of
+    /// `positions`.
+    Triggers {
+        complete: bool,
+        members: Vec<(usize, Option<Arc<Variant>>)>,
+    },
 }
 
 /// One trial per planned execution, named by [`trial_name`]. The trials of one case × runner
@@ -52,7 +66,7 @@ pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>, arguments: &Argumen
         .iter()
         .map(|planned| planned_name(planned, &context.cases, &context.runners))
         .collect();
-    let groups = groups(plan, &names, arguments);
+    let groups = groups(plan, &context.cases, &names, arguments);
     plan.executions
         .iter()
         .zip(names)
@@ -73,21 +87,98 @@ pub(super) fn trials(plan: &Plan, context: &Arc<RunContext>, arguments: &Argumen
         .collect()
 }
 
-/// The groups of the selected trials under variants, by plan position.
-fn groups(plan: &Plan, names: &[String], arguments: &Arguments) -> HashMap<usize, Arc<Group>> {
+/// The groups of the selected trials (under variants; of one skill's trigger prompts), by
+/// plan position.
+fn groups(
+    plan: &Plan,
+    cases: &[CaseSpec],
+    names: &[String],
+    arguments: &Arguments,
+) -> HashMap<usize, Arc<Group>> {
+    if arguments.list {
+        // `--list` runs nothing.
+        return HashMap::new();
+    }
+    let selected = |position: usize| {
+        !arguments.is_filtered_out(&Trial::test(names[position].clone(), || Ok(())))
+    };
+    let mut groups = trigger_groups(plan, cases, &selected);
+    groups.extend(variant_groups(plan, cases, &selected));
+    groups
+}
+
+/// The groups of the selected trials of each skill's trigger prompts on each runner (under
+/// each variant).
+fn trigger_groups(
+    plan: &Plan,
+    cases: &[CaseSpec],
+    selected: &dyn Fn(usize) -> bool,
+) -> HashMap<usize, Arc<Group>> {
+    // Per skill × runner × variant: the planned positions, and whether each is selected.
+    type Key<'a> = (&'a str, usize, Option<&'a str>);
+    let mut by_key: Vec<(Key<'_>, Vec<usize>, usize)> = Vec::new();
+    for (position, planned) in plan.executions.iter().enumerate() {
+        let CaseCheck::Trigger(trigger) = &cases[planned.case].check else {
+            continue;
+        };
+        let key = (
+            trigger.expectation.skill.as_str(),
+            planned.runner,
+            planned.variant.as_ref().map(|v| v.name.as_str()),
+        );
+        let index = match by_key.iter().position(|(k, ..)| *k == key) {
+            Some(index) => index,
+            None => {
+                by_key.push((key, Vec::new(), 0));
+                by_key.len() - 1
+            }
+        };
+        by_key[index].2 += 1;
+        if selected(position) {
+            by_key[index].1.push(position);
+        }
+    }
+    let mut groups = HashMap::new();
+    for (_, positions, planned) in by_key {
+        let group = Arc::new(Group {
+            kind: GroupKind::Triggers {
+                complete: positions.len() == planned,
+                members: positions
+                    .iter()
+                    .map(|&p| {
+                        let planned = &plan.executions[p];
+                        (planned.case, planned.variant.clone())
+                    })
+                    .collect(),
+            },
+            positions: positions.clone(),
+            results: OnceLock::new(),
+        });
+        for position in positions {
+            groups.insert(position, Arc::clone(&group));
+        }
+    }
+    groups
+}
+
+/// The groups of the selected trials of each case × runner under variants (trigger cases
+/// aside).
+fn variant_groups(
+    plan: &Plan,
+    cases: &[CaseSpec],
+    selected: &dyn Fn(usize) -> bool,
+) -> HashMap<usize, Arc<Group>> {
     // The selected trials of each case × runner: their plan positions and variants.
     type Members = Vec<(usize, Arc<Variant>)>;
     let mut by_pair: HashMap<(usize, usize), Members> = HashMap::new();
-    // `--list` runs nothing; only trials under variants form groups.
     let under_variants = plan
         .executions
         .iter()
         .enumerate()
-        .filter(|_| !arguments.list)
+        .filter(|(_, planned)| !matches!(cases[planned.case].check, CaseCheck::Trigger(_)))
         .filter_map(|(position, planned)| Some((position, planned, planned.variant.as_ref()?)));
     for (position, planned, variant) in under_variants {
-        let selected = !arguments.is_filtered_out(&Trial::test(names[position].clone(), || Ok(())));
-        if selected {
+        if selected(position) {
             by_pair
                 .entry((planned.case, planned.runner))
                 .or_default()
@@ -99,7 +190,7 @@ fn groups(plan: &Plan, names: &[String], arguments: &Arguments) -> HashMap<usize
         let (positions, variants): (Vec<usize>, Vec<Arc<Variant>>) = members.into_iter().unzip();
         let group = Arc::new(Group {
             positions: positions.clone(),
-            variants,
+            kind: GroupKind::Variants(variants),
             results: OnceLock::new(),
         });
         for position in positions {
@@ -180,7 +271,7 @@ fn run_trial(
             let index = group.positions.iter().position(|&p| p == at.position);
             index
                 .and_then(|index| results.get(index).cloned())
-                .ok_or("skillgym: the trial is missing from its variant group")?
+                .ok_or("skillgym: the trial is missing from its group")?
         }
         None => {
             let _gate = enter(context, at.runner)?;
@@ -194,7 +285,8 @@ fn run_trial(
     outcome
 }
 
-/// Runs the executions of `group` interleaved, inside the schedule's gates.
+/// Runs the executions of `group` (variants interleaved; trigger prompts one after another),
+/// inside the schedule's gates.
 fn run_group(
     context: &RunContext,
     at: TrialAt,
@@ -203,8 +295,20 @@ fn run_group(
     let _gate = enter(context, at.runner)?;
     let case = &context.cases[at.case];
     let runner = &context.runners[at.runner];
-    let variants: Vec<Option<&Variant>> = group.variants.iter().map(|v| Some(v.as_ref())).collect();
-    Ok(run_variants(&context.engine, case, runner, &variants))
+    match &group.kind {
+        GroupKind::Variants(variants) => {
+            let variants: Vec<Option<&Variant>> =
+                variants.iter().map(|v| Some(v.as_ref())).collect();
+            Ok(run_variants(&context.engine, case, runner, &variants))
+        }
+        GroupKind::Triggers { complete, members } => {
+            let members: Vec<(&CaseSpec, Option<&Variant>)> = members
+                .iter()
+                .map(|(case, variant)| (&context.cases[*case], variant.as_deref()))
+                .collect();
+            Ok(run_triggers(&context.engine, &members, runner, *complete))
+        }
+    }
 }
 
 /// Waits for a slot of the schedule for `runner`.

@@ -73,6 +73,9 @@ pub(crate) struct AttemptFile {
     pub exit_code: Option<i32>,
     #[serde(default)]
     pub signal: Option<i32>,
+    /// What a trigger session showed (its `ended` is replayed; what fired is read again).
+    #[serde(default)]
+    pub trigger: Option<crate::results::TriggerObservation>,
 }
 
 /// The files a recording must hold to be replayed, said when one is missing.

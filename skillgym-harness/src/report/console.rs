@@ -17,6 +17,7 @@ use crate::results::{ExecutionResult, Status};
 pub(crate) fn summary(report: &RunReport) -> String {
     let mut text = table(&report.runner_rows());
     text.push_str(&super::lift_table::lift_table(report.experiment.as_ref()));
+    text.push_str(&super::trigger_table::trigger_table(&report.triggers));
     let failures = failures_by_class(report);
     if !failures.is_empty() {
         text.push_str(&failures);

@@ -5,6 +5,7 @@
 //! | header | the run ids and directories, start and end, the executions by status |
 //! | `#runners` | one row per runner: its agent, the agent's version and the model; passed, failed, expected-failed, flaky, skipped; input, output, reasoning, cache and total tokens; cost; mean time (the console table's figures) |
 //! | `#matrix` | rows = cases, columns = runners; each cell the execution's status, linked to its section (under variants, each variant's, the cell colored by the first that did not pass); empty where the case does not run on that runner |
+//! | `#triggers` | when trigger prompts ran: per skill × runner, the sessions that did what they should, recall, precision and F1 with their intervals and gates, near misses, tokens and cost per session; then the prompts that misfired, linked to their executions (`html_triggers`) |
 //! | `#experiment` | when cases ran under variants: per runner, each case's pass rate per variant as a dot with its interval, tokens and cost bars per variant, each lift with its interval and verdict (`html_experiment`) |
 //! | `#exec:<case>:<runner>[:<variant>]` | one section per execution, in report order: status, source, tags, repetitions, pass rate, duration, tokens, its failure (origin, class, full message, location), and a table of every attempt (status, duration, steps, tokens, exit) |
 //! | `#exec:<case>:<runner>:r<N>a<M>` | one block per attempt: its failure when it differs from the execution's, the graders' results (name, type, score, verdict, failed checks), and from its `report.json` (a note when there is none): the agent (type, version, model), the prompt, the final output, the token usage, the skills (installed, detected with confidence and evidence, failed loads), the tool calls, the commands, the file reads, the timeline of events and the normalizer's warnings |
@@ -218,6 +219,7 @@ fn page(out: &mut String, report: &RunReport) -> fmt::Result {
     runners_table(out, report)?;
     matrix(out, report)?;
     super::html_experiment::section(out, report)?;
+    super::html_triggers::section(out, report)?;
     out.write_str("<section id=\"executions\">\n<h2>Executions</h2>\n")?;
     for execution in &report.executions {
         execution_section(out, execution)?;
@@ -1100,6 +1102,7 @@ mod tests {
             replayed_from: None,
             kept_workspace: None,
             sandbox: None,
+            trigger: None,
         }
     }
 
@@ -1147,6 +1150,7 @@ mod tests {
             snapshot: None,
             artifact_dir: dir.to_path_buf(),
             repetitions: vec![RepetitionResult::of(1, attempts)],
+            trigger: None,
         }
     }
 

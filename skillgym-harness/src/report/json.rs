@@ -2,8 +2,8 @@
 //!
 //! | reporter | file | holds |
 //! |---|---|---|
-//! | `json` | `results.json` | the run ids and times, the counts, every execution with every repetition and attempt (failures with their assertion parts, graders with their evidence, usage, artifact paths), the `experiment` when cases ran under variants — the same document an in-process run writes |
-//! | `json-summary` | `summary.json` | the run ids and times, the counts, the per-runner rows (each with its agent, the agent's versions and the model), and per execution its agent, status, source, pass rate, mean duration and usage, its failure's origin, class and first line, and each repetition's status, attempts, duration and tokens (no per-attempt detail, no events); its variant and the `experiment` when cases ran under variants |
+//! | `json` | `results.json` | the run ids and times, the counts, every execution with every repetition and attempt (failures with their assertion parts, graders with their evidence, usage, artifact paths), the `experiment` when cases ran under variants, the `triggers` figures when trigger prompts ran — the same document an in-process run writes |
+//! | `json-summary` | `summary.json` | the run ids and times, the counts, the per-runner rows (each with its agent, the agent's versions and the model), and per execution its agent, status, source, pass rate, mean duration and usage, its failure's origin, class and first line, and each repetition's status, attempts, duration and tokens (no per-attempt detail, no events); its variant, the `experiment` when cases ran under variants, and the `triggers` figures (per skill × runner: counts, recall, precision and F1 with intervals, misfires, near misses, tokens and cost per session) when trigger prompts ran |
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -33,6 +33,9 @@ impl Reporter for Full {
         });
         if let Some(experiment) = &report.experiment {
             document["experiment"] = json!(experiment);
+        }
+        if !report.triggers.is_empty() {
+            document["triggers"] = json!(report.triggers);
         }
         write_json(&path, &document)?;
         Ok(vec![path])
@@ -108,6 +111,9 @@ pub(crate) fn summary(report: &RunReport) -> Value {
     });
     if let Some(experiment) = &report.experiment {
         document["experiment"] = json!(experiment);
+    }
+    if !report.triggers.is_empty() {
+        document["triggers"] = json!(report.triggers);
     }
     document
 }

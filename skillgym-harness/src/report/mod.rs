@@ -29,16 +29,18 @@ pub(crate) mod github_actions;
 mod hint;
 pub(crate) mod html;
 mod html_experiment;
+mod html_triggers;
 pub(crate) mod json;
 pub(crate) mod junit;
 mod lift_table;
 mod load;
+mod trigger_table;
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::figures;
-use crate::results::{Counts, ExecutionResult, Experiment};
+use crate::results::{Counts, ExecutionResult, Experiment, TriggerScore};
 
 pub use compare::{
     Comparison, Direction, ExecutionChange, ExecutionKey, LiftChange, LiftFigure, RateChange,
@@ -68,6 +70,9 @@ pub struct RunReport {
     /// What the variants say against their baselines ([`Experiment::of`] the executions,
     /// computed once by [`RunReport::new`]), when cases ran under variants.
     pub experiment: Option<Experiment>,
+    /// Each skill's trigger figures per runner (and variant), when trigger prompts ran
+    /// ([`trigger_scores`](crate::results::trigger_scores), computed once by [`RunReport::new`]).
+    pub triggers: Vec<TriggerScore>,
 }
 
 impl RunReport {
@@ -90,6 +95,7 @@ impl RunReport {
             started_at: None,
             ended_at: None,
             experiment: Experiment::of(&executions),
+            triggers: crate::results::trigger_scores(&executions),
             executions,
             warnings: Vec::new(),
         }

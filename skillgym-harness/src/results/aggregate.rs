@@ -47,6 +47,8 @@ pub(crate) struct ExecutionPlan {
     pub source: String,
     /// The case's tags.
     pub tags: Vec<String>,
+    /// A trigger case's expectation.
+    pub trigger: Option<super::TriggerExpectation>,
 }
 
 /// The execution's result from its repetitions, in order. The execution passes only when
@@ -124,6 +126,7 @@ pub(crate) fn aggregate(
         duration_ms: mean(averaged.iter().map(|a| a.duration_ms)).unwrap_or(0),
         usage: mean_usage(averaged.iter().map(|a| &a.usage)),
         snapshot: None,
+        trigger: plan.trigger,
         artifact_dir: plan.artifact_dir,
         repetitions,
     };
@@ -277,6 +280,7 @@ mod tests {
             replayed_from: None,
             kept_workspace: None,
             sandbox: None,
+            trigger: None,
         }
     }
 
@@ -307,6 +311,7 @@ mod tests {
             artifact_dir: PathBuf::from("/run/c/r"),
             source: "tests/b.rs:1".into(),
             tags: Vec::new(),
+            trigger: None,
         }
     }
 

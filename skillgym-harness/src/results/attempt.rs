@@ -52,4 +52,8 @@ pub struct AttemptResult {
     /// absent: no sandbox).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxRecord>,
+    /// What a trigger case's session showed: the skills that fired and how it ended (absent
+    /// for other cases, and when the session failed before that was observable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<super::TriggerObservation>,
 }

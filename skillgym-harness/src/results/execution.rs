@@ -79,6 +79,9 @@ pub struct ExecutionResult {
     /// The token snapshot check of a passing execution, when `snapshots:` is configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<SnapshotCheck>,
+    /// A trigger case's skill, expectation and gates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<super::TriggerExpectation>,
     /// The execution's directory `<run>/<case>/<runner>`.
     pub artifact_dir: PathBuf,
     /// Every repetition, in order, each with its attempts.

@@ -19,6 +19,7 @@
 //! | `sandbox` | [`SandboxRecord`], [`Denial`], [`DenialKind`], [`SandboxMode`], [`SandboxNetwork`] | an attempt's `sandbox` |
 //! | `snapshot` | [`SnapshotCheck`], [`SnapshotVerdict`], [`Allowed`], [`SnapshotMetric`] | an execution's `snapshot` |
 //! | `samples` | [`SampleStats`], [`Spread`] | a sampled execution's `samples`: pass rate with interval, pass@k, pass^k, tokens, cost and time per session |
+//! | `triggers` | [`TriggerExpectation`], [`TriggerObservation`], [`TriggerScore`], [`Misfire`], [`Estimate`] | a trigger case's `trigger` and its sessions'; `triggers` of `results.json`: recall, precision, F1 with intervals per skill × runner |
 //! | `counts` | [`Counts`] | `summary` of `results.json` |
 //! | `run_results` | [`RunResults`] | `results.json`: every execution and the counts |
 //! | `explain` | `ExplainRequest`, `Explanations` | an attempt's `explain.json` (its questions) and `explanations.json` (the answers) |
@@ -40,6 +41,8 @@ mod samples;
 mod sandbox;
 mod snapshot;
 mod status;
+mod trigger_gate;
+mod triggers;
 
 /// A closed interval `[low, high]` (the statistics' own, [`crate::stats::Interval`]).
 pub use crate::stats::Interval;
@@ -59,6 +62,11 @@ pub use sandbox::{Denial, DenialKind, SandboxMode, SandboxNetwork, SandboxRecord
 pub(crate) use snapshot::version_note;
 pub use snapshot::{Allowed, SnapshotCheck, SnapshotMetric, SnapshotVerdict};
 pub use status::Status;
+pub(crate) use trigger_gate::apply as apply_trigger_gates;
+pub use triggers::{
+    Estimate, Misfire, TriggerEnd, TriggerExpect, TriggerExpectation, TriggerObservation,
+    TriggerScore, scores as trigger_scores,
+};
 
 /// How a case or runner id becomes a directory name (a re-export: the run directory's layout
 /// lives with the artifacts).

@@ -29,4 +29,7 @@ pub struct RunResults<'a> {
     /// What the variants say against their baselines, when cases ran under variants.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub experiment: Option<Experiment>,
+    /// Each skill's trigger figures per runner, when trigger prompts ran.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub triggers: &'a [super::TriggerScore],
 }

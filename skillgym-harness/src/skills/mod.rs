@@ -37,6 +37,12 @@ pub(crate) struct Skill {
     pub source: PathBuf,
 }
 
+/// The name the `SKILL.md` of skill directory `dir` gives, when it can be read (validation
+/// aside).
+pub(crate) fn name_of_dir(dir: &Path) -> Option<String> {
+    manifest::name_at(&manifest::manifest_path(dir))
+}
+
 /// Loads the skill directory `dir`: it must hold a valid `SKILL.md`.
 pub(crate) fn load(dir: &Path) -> Result<Skill, ConfigError> {
     if !dir.is_dir() {

@@ -242,6 +242,7 @@ mod tests {
             replayed_from: None,
             kept_workspace: None,
             sandbox: None,
+            trigger: None,
         }
     }
 
@@ -278,6 +279,7 @@ mod tests {
                 artifact_dir: PathBuf::from("/run/c/r"),
                 source: "tests/b.rs:1".into(),
                 tags: Vec::new(),
+                trigger: None,
             },
             repetitions,
         )

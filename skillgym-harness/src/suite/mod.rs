@@ -4,6 +4,7 @@ pub mod declared;
 pub mod plan;
 pub mod registry;
 pub(crate) mod sources;
+pub mod triggers;
 pub(crate) mod yaml;
 
 pub use declared::DeclaredCheck;

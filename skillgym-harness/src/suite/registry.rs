@@ -93,6 +93,8 @@ pub enum CaseCheck {
     Rust(&'static CaseDef),
     /// The graders of a declarative case (`case.yaml`, `EVAL.yaml`).
     Declared(Arc<DeclaredCheck>),
+    /// A trigger prompt's expectation ([`super::triggers`]).
+    Trigger(Arc<super::triggers::TriggerCase>),
 }
 
 impl fmt::Debug for CaseCheck {
@@ -100,6 +102,7 @@ impl fmt::Debug for CaseCheck {
         match self {
             CaseCheck::Rust(def) => write!(f, "Rust({}::{})", def.module_path, def.name),
             CaseCheck::Declared(check) => check.fmt(f),
+            CaseCheck::Trigger(trigger) => trigger.fmt(f),
         }
     }
 }

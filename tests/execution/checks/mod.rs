@@ -16,6 +16,7 @@ mod schedules;
 mod secrets;
 mod skills;
 mod statuses;
+mod triggers;
 mod workspaces;
 
 use serde_json::Value;
@@ -37,6 +38,7 @@ pub fn all() -> Vec<(&'static str, Check)> {
         rejections::CHECKS,
         dry_run::CHECKS,
         skills::CHECKS,
+        triggers::CHECKS,
         interrupt::CHECKS,
         ids::CHECKS,
         secrets::CHECKS,
