@@ -118,7 +118,7 @@ impl Scene {
             max_output: skillgym_harness::config::DEFAULT_MAX_OUTPUT,
             live_steps: Some(Arc::clone(&live_steps)),
             sandbox: None,
-            trigger_quiet_after: None,
+            trigger: None,
         };
         let output = self.session(agent.as_ref(), limits, endpoint);
         let read = |name: &str| std::fs::read_to_string(record.join(name)).unwrap_or_default();
@@ -1152,7 +1152,7 @@ impl Scene {
             max_output: skillgym_harness::config::DEFAULT_MAX_OUTPUT,
             live_steps: None,
             sandbox: None,
-            trigger_quiet_after: None,
+            trigger: None,
         };
         self.session(agent.as_ref(), limits, None)
     }

@@ -346,7 +346,7 @@ fn session_with(
             max_output,
             live_steps: None,
             sandbox: None,
-            trigger_quiet_after: None,
+            trigger: None,
         },
     ));
     let logged = std::fs::metadata(artifacts.join("stdout.log")).map_or(0, |m| m.len());

@@ -15,7 +15,7 @@ use super::hooks::{self, HookLog, HookScene};
 use super::judge::SessionJudge;
 use super::replay::{self, RecordedAttempt, replay_session};
 use super::runtimes::Lease;
-use super::session::{SessionLimits, SessionOutput, run_session};
+use super::session::{SessionLimits, SessionOutput, TriggerStop, run_session};
 use super::suite_hooks;
 use crate::agent::SessionSpec;
 use crate::artifacts::{write_json, write_json_or_note};
@@ -385,11 +385,19 @@ fn check_session(
     }
 }
 
-/// A trigger case's `quiet_after`: its sessions end once their decision is observable.
-fn quiet_after(case: &CaseSpec) -> Option<u32> {
+/// When a trigger case's sessions end: once their decision is observable. A declarative
+/// `skill-trigger` case's end only when its skill loads (its one grader cannot change its
+/// verdict after that; before, the agent may still load it).
+fn trigger_stop(case: &CaseSpec) -> Option<TriggerStop> {
     match &case.check {
-        CaseCheck::Trigger(trigger) => Some(trigger.quiet_after),
-        _ => None,
+        CaseCheck::Trigger(trigger) => Some(TriggerStop {
+            quiet_after: Some(trigger.quiet_after),
+            skill: None,
+        }),
+        _ => super::trigger::expectation(case).map(|expectation| TriggerStop {
+            quiet_after: None,
+            skill: Some(expectation.skill),
+        }),
     }
 }
 
@@ -432,7 +440,7 @@ fn replay_and_check(
         max_output: run.settings.max_output,
         live_steps: None,
         sandbox: None,
-        trigger_quiet_after: quiet_after(case),
+        trigger: trigger_stop(case),
     };
     let attempt = RecordedAttempt {
         dir: &recorded_dir,
@@ -510,7 +518,7 @@ fn run_agent(
         max_output: run.settings.max_output,
         live_steps: Some(Arc::clone(id.live_steps)),
         sandbox: SandboxPolicy::for_runner(&run.settings, &runner.id),
-        trigger_quiet_after: quiet_after(case),
+        trigger: trigger_stop(case),
     };
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
     run.versions.settle(&mut session.report, runner);

@@ -16,7 +16,7 @@ use crate::results::{
 use crate::results::{apply_lift_gates, apply_trigger_gates, gate_decision, lift_sign};
 use crate::runner::Runner;
 use crate::stats::{Discordant, GateDecision, Proportion, Verdict};
-use crate::suite::{CaseCheck, CaseSpec};
+use crate::suite::CaseSpec;
 use crate::terminal_text::eprintln_escaped;
 
 /// Runs every repetition and attempt of `case` on `runner` and writes the execution's
@@ -201,10 +201,7 @@ fn plan_of(
         artifact_dir: run.run_dir.variant_dir(&case.id, &runner.id, variant_name),
         source: case.source.clone(),
         tags: case.tags.clone(),
-        trigger: match &case.check {
-            CaseCheck::Trigger(trigger) => Some(trigger.expectation.clone()),
-            _ => None,
-        },
+        trigger: super::trigger::expectation(case),
     }
 }
 

@@ -82,7 +82,7 @@ impl Judge for SessionJudge<'_> {
             max_output: self.run.settings.max_output,
             live_steps: None,
             sandbox: crate::sandbox::SandboxPolicy::for_runner(&self.run.settings, &self.runner.id),
-            trigger_quiet_after: None,
+            trigger: None,
         };
         let session = self
             .runtime

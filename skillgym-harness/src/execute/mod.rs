@@ -32,4 +32,4 @@ mod trigger;
 pub(crate) use budget::Budget;
 pub use engine::Engine;
 pub use execution::{run_execution, run_triggers, run_variants};
-pub use session::{SessionLimits, SessionOutput, run_launch, run_session};
+pub use session::{SessionLimits, SessionOutput, TriggerStop, run_launch, run_session};

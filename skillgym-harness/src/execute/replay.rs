@@ -120,7 +120,7 @@ pub(crate) fn replay_session(
         provider_error,
         // No agent runs in a replay.
         sandbox: None,
-        trigger_end: limits.trigger_quiet_after.map(|_| {
+        trigger_end: limits.trigger.as_ref().map(|_| {
             result
                 .trigger
                 .as_ref()

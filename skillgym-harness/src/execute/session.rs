@@ -30,9 +30,17 @@ pub struct SessionLimits {
     pub live_steps: Option<Arc<AtomicU32>>,
     /// The sandbox the agent runs in (`crate::sandbox`); `None`: none.
     pub sandbox: Option<SandboxPolicy>,
-    /// A trigger session: `quiet_after`, the actions without a skill after which it ends
-    /// (it also ends at the first skill load: `super::trigger`); `None`: not one.
-    pub trigger_quiet_after: Option<u32>,
+    /// When a trigger session ends early (`super::trigger`); `None`: not a trigger session.
+    pub trigger: Option<TriggerStop>,
+}
+
+/// When a trigger session ends, as soon as its decision is observable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriggerStop {
+    /// At the agent's `quiet_after`th action that loads no skill (`None`: not then).
+    pub quiet_after: Option<u32>,
+    /// At a skill load: of any skill (`None`), or of this one only.
+    pub skill: Option<String>,
 }
 
 /// What one session produced.
@@ -123,9 +131,13 @@ pub async fn run_launch(
         builder: ReportBuilder::new(spec.cwd).with_known_skills(known_skills(spec)),
         max_steps: limits.max_steps,
         live_steps: limits.live_steps.clone(),
-        trigger: limits.trigger_quiet_after.map(|quiet_after| {
-            let dirs = spec.skills.iter().map(|s| s.path.clone()).collect();
-            (TriggerWatch::new(quiet_after, dirs), None)
+        trigger: limits.trigger.as_ref().map(|stop| {
+            let skills = spec
+                .skills
+                .iter()
+                .map(|s| (s.path.clone(), s.name.clone()))
+                .collect();
+            (TriggerWatch::new(stop.clone(), skills), None)
         }),
     };
     let (launched, seeded, confined) = match launch {
@@ -167,7 +179,7 @@ pub async fn run_launch(
                 _ => outcome_failure(&outcome, &limits, &output, &stderr_log, agent.kind()),
             };
             (output.exit_code, output.signal) = (outcome.exit_code, outcome.signal);
-            if limits.trigger_quiet_after.is_some() {
+            if limits.trigger.is_some() {
                 output.trigger_end = Some(decided.unwrap_or(TriggerEnd::Finished));
             }
         }

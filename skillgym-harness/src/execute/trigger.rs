@@ -6,6 +6,10 @@
 //! | makes tool calls that load no skill (without tool calls in the stream: runs commands or reads files) | counts them; ends as `quiet` at the `quiet_after`th |
 //! | ends by itself | `finished` |
 //!
+//! A declarative case whose one grader is `skill-trigger` (agentv's `skill-used` /
+//! `not-skill-used`) is watched too, but ends only at a skill load: its verdict cannot change
+//! after that, while before it the agent may still load the skill.
+//!
 //! Skillgym then kills the agent's process group; what it printed is kept, and the session
 //! is no failure. Its token figures are those the agent reported before it was stopped (some
 //! agents report usage only at the end: their trigger sessions may show none).
@@ -14,8 +18,45 @@ use std::path::{Path, PathBuf};
 
 use skillgym::{Failure, FailureOrigin, SessionEvent, SessionReport};
 
-use crate::results::{TriggerEnd, TriggerExpect, TriggerObservation};
+use super::session::TriggerStop;
+use crate::grade::spec::GraderKind;
+use crate::results::{TriggerEnd, TriggerExpect, TriggerExpectation, TriggerObservation};
 use crate::suite::triggers::TriggerCase;
+use crate::suite::{CaseCheck, CaseSpec, PromptSpec};
+
+/// What a case expects as a trigger prompt: a trigger case's expectation, or that of a
+/// declarative case whose one grader is `skill-trigger` (agentv's `skill-used` /
+/// `not-skill-used`), whose sessions then count in the skill's trigger figures (run whole:
+/// no gate, no early end).
+pub(crate) fn expectation(case: &CaseSpec) -> Option<TriggerExpectation> {
+    match &case.check {
+        CaseCheck::Trigger(trigger) => Some(trigger.expectation.clone()),
+        CaseCheck::Declared(check) => match check.graders.as_slice() {
+            [grader] if !grader.negate => match &grader.kind {
+                GraderKind::SkillTrigger {
+                    skill,
+                    should_trigger,
+                } => Some(TriggerExpectation {
+                    skill: skill.clone(),
+                    expect: if *should_trigger {
+                        TriggerExpect::Fire
+                    } else {
+                        TriggerExpect::Quiet
+                    },
+                    prompt: match &case.prompt {
+                        PromptSpec::Inline(text) => text.clone(),
+                        PromptSpec::File(path) => path.display().to_string(),
+                    },
+                    min_recall: None,
+                    min_precision: None,
+                }),
+                _ => None,
+            },
+            _ => None,
+        },
+        CaseCheck::Rust(_) => None,
+    }
+}
 
 /// What the session showed: the skills it used (any confidence), and how it ended.
 pub(crate) fn observation(report: &SessionReport, ended: TriggerEnd) -> TriggerObservation {
@@ -56,19 +97,20 @@ pub(crate) fn check(trigger: &TriggerCase, observed: &TriggerObservation) -> Opt
 /// Watches a trigger session's events for its decision.
 #[derive(Debug)]
 pub(crate) struct TriggerWatch {
-    quiet_after: u32,
-    skill_dirs: Vec<PathBuf>,
+    stop: TriggerStop,
+    /// The installed skills: directory and name.
+    skills: Vec<(PathBuf, String)>,
     actions: u32,
     seen: usize,
 }
 
 impl TriggerWatch {
-    /// A watch ending quiet at the `quiet_after`th action; files inside `skill_dirs` are
-    /// skill reads.
-    pub(crate) fn new(quiet_after: u32, skill_dirs: Vec<PathBuf>) -> TriggerWatch {
+    /// A watch ending as `stop` says; `skills` are the installed skills' directories and names
+    /// (a read inside one is a load of it).
+    pub(crate) fn new(stop: TriggerStop, skills: Vec<(PathBuf, String)>) -> TriggerWatch {
         TriggerWatch {
-            quiet_after: quiet_after.max(1),
-            skill_dirs,
+            stop,
+            skills,
             actions: 0,
             seen: 0,
         }
@@ -79,8 +121,13 @@ impl TriggerWatch {
     pub(crate) fn observe(&mut self, events: &[SessionEvent]) -> Option<TriggerEnd> {
         let new = events.get(self.seen..).unwrap_or_default();
         self.seen = events.len();
-        if new.iter().any(|event| self.loads_a_skill(event)) {
-            return Some(TriggerEnd::Fired);
+        let loaded: Vec<String> = new.iter().filter_map(|e| self.loaded(e)).collect();
+        if !loaded.is_empty() {
+            let decides = match &self.stop.skill {
+                Some(skill) => loaded.contains(skill),
+                None => true,
+            };
+            return decides.then_some(TriggerEnd::Fired);
         }
         let calls = new
             .iter()
@@ -99,21 +146,29 @@ impl TriggerWatch {
             calls => calls,
         };
         self.actions = self.actions.saturating_add(actions as u32);
-        (self.actions >= self.quiet_after).then_some(TriggerEnd::Quiet)
+        let quiet_after = self.stop.quiet_after?;
+        (self.actions >= quiet_after.max(1)).then_some(TriggerEnd::Quiet)
     }
 
-    fn loads_a_skill(&self, event: &SessionEvent) -> bool {
+    /// The skill `event` loads, if it loads one: through a skill tool, or a read of a
+    /// `SKILL.md` (named by its installed skill, else its directory) or of a file inside an
+    /// installed skill's directory.
+    fn loaded(&self, event: &SessionEvent) -> Option<String> {
         match event {
-            SessionEvent::SkillSignal { .. } => true,
+            SessionEvent::SkillSignal { skill, .. } => Some(skill.clone()),
             SessionEvent::FileRead { path, .. } => {
-                path.file_name() == Some("SKILL.md".as_ref()) || self.inside_a_skill(path)
+                let installed = self.skills.iter().find(|(dir, _)| path.starts_with(dir));
+                match installed {
+                    Some((_, name)) => Some(name.clone()),
+                    None if path.file_name() == Some("SKILL.md".as_ref()) => path
+                        .parent()
+                        .and_then(Path::file_name)
+                        .map(|name| name.to_string_lossy().into_owned()),
+                    None => None,
+                }
             }
-            _ => false,
+            _ => None,
         }
-    }
-
-    fn inside_a_skill(&self, path: &Path) -> bool {
-        self.skill_dirs.iter().any(|dir| path.starts_with(dir))
     }
 }
 
@@ -130,15 +185,48 @@ mod tests {
             .unwrap()
     }
 
+    fn any(quiet_after: u32) -> TriggerStop {
+        TriggerStop {
+            quiet_after: Some(quiet_after),
+            skill: None,
+        }
+    }
+
+    #[test]
+    fn a_declarative_case_ends_only_at_its_own_skill() {
+        let pdf = (
+            PathBuf::from("/ws/.agents/skills/pdf"),
+            "pdf-forms".to_owned(),
+        );
+        let stop = TriggerStop {
+            quiet_after: None,
+            skill: Some("pdf-forms".to_owned()),
+        };
+        let mut watch = TriggerWatch::new(stop, vec![pdf]);
+        let mut events: Vec<SessionEvent> = (0..10).map(|_| call("Bash")).collect();
+        events.push(read("/ws/.agents/skills/docx/SKILL.md"));
+        assert_eq!(
+            watch.observe(&events),
+            None,
+            "another skill, and no quiet end"
+        );
+        events.push(read("/ws/.agents/skills/pdf/SKILL.md"));
+        assert_eq!(watch.observe(&events), Some(TriggerEnd::Fired));
+    }
+
     #[test]
     fn a_skill_load_decides_at_once_and_other_actions_count_to_quiet() {
-        let mut watch = TriggerWatch::new(2, vec![PathBuf::from("/ws/.claude/skills/pdf")]);
+        let pdf = (
+            PathBuf::from("/ws/.claude/skills/pdf"),
+            "pdf-forms".to_owned(),
+        );
+        let mut watch = TriggerWatch::new(any(2), vec![pdf.clone()]);
         let mut events = vec![call("Bash"), SessionEvent::command("ls")];
         assert_eq!(watch.observe(&events), None, "one tool call: one action");
         events.push(read("/ws/.claude/skills/pdf/reference.md"));
         assert_eq!(watch.observe(&events), Some(TriggerEnd::Fired));
 
-        let mut watch = TriggerWatch::new(2, Vec::new());
+        let mut watch = TriggerWatch::new(any(2), Vec::new());
         let mut events = vec![call("Read"), read("/ws/src/main.rs")];
         assert_eq!(watch.observe(&events), None);
         events.push(SessionEvent::command("cargo test"));
@@ -148,7 +236,7 @@ mod tests {
             "a command without a tool call counts too"
         );
 
-        let mut watch = TriggerWatch::new(1, Vec::new());
+        let mut watch = TriggerWatch::new(any(1), Vec::new());
         let skill_call = [call("Skill"), read("/ws/.agents/skills/x/SKILL.md")];
         assert_eq!(
             watch.observe(&skill_call),

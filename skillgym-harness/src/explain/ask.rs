@@ -88,7 +88,7 @@ impl Asking<'_> {
             max_output: self.max_output,
             live_steps: None,
             sandbox: self.sandbox.clone(),
-            trigger_quiet_after: None,
+            trigger: None,
         };
         let mut session = self
             .runtime

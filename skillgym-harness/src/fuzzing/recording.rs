@@ -72,7 +72,7 @@ fn replay_one(
         max_output: 1 << 20,
         live_steps: None,
         sandbox: None,
-        trigger_quiet_after: None,
+        trigger: None,
     };
     let recorded_attempt = RecordedAttempt {
         dir: attempt_dir,

@@ -128,7 +128,7 @@ fn run(
         max_output: 64 << 20,
         live_steps: None,
         sandbox: None,
-        trigger_quiet_after: None,
+        trigger: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -26,6 +26,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         gates,
     ),
     ("triggers::the_console_prints_the_trigger_table", console),
+    (
+        "triggers::agentv_skill_used_cases_count_and_end_at_their_skill",
+        agentv,
+    ),
 ];
 
 fn fixtures() -> PathBuf {
@@ -214,4 +218,50 @@ fn console() {
         stdout.contains("skillgym:   pdf-forms on t: triggers::pdf-forms::should::4 did not fire in 2 of 2 sessions (fired instead: docx-edit x2): \"Turn this document into a fillable form.\""),
         "{stdout}"
     );
+}
+
+/// agentv's `skill-used` / `not-skill-used` cases count in the skill's figures; a session
+/// ends when its skill loads, never as quiet (the stand-in's four tool calls first).
+fn agentv() {
+    let dir = fixtures();
+    let config = format!(
+        r#"
+run:
+  workspace: {{ mode: isolated }}
+  skills: [{skills}/pdf-forms]
+suites: [{dir}/agentv/EVAL.yaml]
+runners:
+  t: {{ agent: {{ type: command, command: {fake}, env: {{ FAKE_AGENT_SCRIPT: "@{dir}/agent-whole.txt" }} }} }}
+"#,
+        skills = dir.join("skills").display(),
+        dir = dir.display(),
+        fake = env!("CARGO_BIN_EXE_fake-agent"),
+    );
+    let run = Run::new(
+        "triggers-agentv",
+        Spec {
+            args: &["--runner", "t", "agentv-triggers::"],
+            config: &config,
+            ..Spec::default()
+        },
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.context());
+    let results = results(&run);
+    let pdf = &results["triggers"][0];
+    assert_eq!(pdf["skill"], "pdf-forms", "{results:#}");
+    assert_eq!(
+        (
+            pdf["true_positives"].as_u64(),
+            pdf["true_negatives"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "{pdf:#}"
+    );
+    assert_eq!(pdf["ended_early"], 1, "the load ended one session: {pdf:#}");
+    let fill = execution(&run, "agentv-triggers::fill", "t");
+    let attempt = &fill["repetitions"][0]["attempts"][0];
+    assert_eq!(attempt["trigger"]["ended"], "fired", "{fill:#}");
+    let rename = execution(&run, "agentv-triggers::rename", "t");
+    let attempt = &rename["repetitions"][0]["attempts"][0];
+    assert_eq!(attempt["trigger"]["ended"], "finished", "{rename:#}");
 }
