@@ -1,5 +1,6 @@
 //! The README's YAML examples are valid as written: every `yaml` block parses as a
-//! `skillgym.yaml`, or, when it starts with `# mock script`, as a mock script. Blocks that
+//! `skillgym.yaml`, or, when it starts with `# mock script`, as a mock script, or, when it
+//! starts with `# triggers.yaml`, as a trigger file. Blocks that
 //! start with `# examples/evals/` show the example package's suite files, which the
 //! end-to-end tests compare with the files (`tests/quickstart.rs`) and load in every run;
 //! `# .github/` blocks are workflows.
@@ -44,6 +45,17 @@ fn every_yaml_example_parses() {
         // The example package's suite files (compared with the files elsewhere), and a
         // GitHub Actions workflow.
         if text.starts_with("# examples/evals/") || text.starts_with("# .github/") {
+            continue;
+        }
+        if text.starts_with("# triggers.yaml") {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("triggers.yaml");
+            std::fs::write(&path, &text).unwrap();
+            if let Err(error) =
+                skillgym_harness::suite::triggers::TriggerSet::load(&path, Some("s"))
+            {
+                panic!("README.md line {line}: the trigger file example fails:\n{error}");
+            }
             continue;
         }
         if text.starts_with("# mock script") {

@@ -34,6 +34,7 @@
 
 mod cases;
 mod probe;
+mod triggers;
 mod usage;
 
 use std::path::{Path, PathBuf};
@@ -193,6 +194,10 @@ fn main() -> ExitCode {
             move || check_probe(agent),
         ));
         trials.push(Trial::ignorable_test(
+            format!("{}::trigger_suite", agent.runner),
+            move || check_triggers(agent),
+        ));
+        trials.push(Trial::ignorable_test(
             format!("{}::replayed_as_recorded", agent.runner),
             move || check_replay(agent),
         ));
@@ -315,6 +320,18 @@ fn check_probe(agent: &AgentCli) -> Result<Completion, Failed> {
     let figures = probe::check(agent.runner, &stdout(&run.probe), USER_SKILL)
         .map_err(|problem| format!("{problem}\n  probe stderr:\n{}", stderr(&run.probe)))?;
     eprintln!("real-agents: probe: {figures}");
+    Ok(Completion::Completed)
+}
+
+/// The trigger suite found beside the skill under test ran on `agent`'s CLI: the skill fired
+/// on one prompt (the session ended there) and not on the other (`triggers.rs`).
+fn check_triggers(agent: &AgentCli) -> Result<Completion, Failed> {
+    if let Some(skipped) = not_ready(agent)? {
+        return Ok(skipped);
+    }
+    let run = tier_run()?;
+    let summary = triggers::check(agent.runner, &run.results[0], &run.results[2])?;
+    eprintln!("real-agents: triggers: {summary}");
     Ok(Completion::Completed)
 }
 

@@ -12,6 +12,8 @@ use crate::workspace::copy_tree;
 
 /// Copies each skill to `<workspace>/<dir>/<name>/` (its whole directory: `SKILL.md`,
 /// references, scripts), replacing whatever the template had there, and says where each went.
+/// A `triggers.yaml` at the skill's root is the benchmark's, not the skill's: it is left out,
+/// so that no agent sees the prompts it is tested on.
 pub(crate) fn install(
     skills: &[Arc<Skill>],
     workspace: &Path,
@@ -32,6 +34,15 @@ pub(crate) fn install(
             to: target.clone(),
             source,
         })?;
+        let triggers = target.join(crate::suite::triggers::FILE_NAME);
+        if triggers.is_file() {
+            std::fs::remove_file(&triggers).map_err(|source| IoError::InstallSkill {
+                name: skill.name.clone(),
+                from: skill.source.clone(),
+                to: triggers.clone(),
+                source,
+            })?;
+        }
         installed.push(InstalledSkill {
             name: skill.name.clone(),
             source: skill.source.clone(),
@@ -58,6 +69,7 @@ mod tests {
         std::fs::create_dir_all(source.join("references")).unwrap();
         std::fs::write(source.join("SKILL.md"), "---\nname: demo\n---\n").unwrap();
         std::fs::write(source.join("references/notes.md"), "notes").unwrap();
+        std::fs::write(source.join("triggers.yaml"), "should_trigger: [x]\n").unwrap();
         let workspace = root.join("ws");
         std::fs::create_dir_all(workspace.join(".claude/skills/demo")).unwrap();
         std::fs::write(workspace.join(".claude/skills/demo/stale.md"), "old").unwrap();
@@ -81,6 +93,10 @@ mod tests {
             "notes"
         );
         assert!(!target.join("stale.md").exists());
+        assert!(
+            !target.join("triggers.yaml").exists(),
+            "the prompts the agent is tested on stay out of its reach"
+        );
         tmp.close().unwrap();
     }
 }

@@ -60,7 +60,13 @@ runners:
         Run::new(
             "triggers",
             Spec {
-                args: &["--runner", "t", "triggers::"],
+                args: &[
+                    "--runner",
+                    "t",
+                    "--reporter",
+                    "junit,github-actions,html",
+                    "triggers::",
+                ],
                 config: Box::leak(config.into_boxed_str()),
                 ..Spec::default()
             },
@@ -198,6 +204,30 @@ fn gates() {
         "recall 50% (4/8 sessions, 95% CI 21.5% to 78.5%) of skill `pdf-forms` is below min_recall 60%: this prompt did not fire it in 2 of 2 sessions"
     );
     assert_ne!(run.code(), Some(0), "{}", run.context());
+    let junit = std::fs::read_to_string(run.run_dir().join("junit.xml")).unwrap();
+    let case = junit
+        .split("<testcase ")
+        .find(|c| c.contains("name=\"[t] triggers::pdf-forms::should::3\""))
+        .unwrap_or_else(|| panic!("no testcase:\n{junit}"));
+    assert!(
+        case.contains("<failure") && case.contains("type=\"trigger/trigger\""),
+        "{case}"
+    );
+    let annotations = std::fs::read_to_string(run.run_dir().join("github-actions.txt")).unwrap();
+    assert!(
+        annotations
+            .lines()
+            .any(|l| l.starts_with("::error ") && l.contains("min_recall 60%")),
+        "{annotations}"
+    );
+    let html = std::fs::read_to_string(run.run_dir().join("report.html")).unwrap();
+    let section = &html[html.find("<section id=\"triggers\">").expect("a triggers section")..];
+    assert!(
+        section.contains("50% [22%, 78%] <span class=\"badge s-failed\">below 60%</span>")
+            && section.contains("href=\"#exec:triggers.pdf-forms.should.4:t\""),
+        "{}",
+        &section[..section.len().min(3000)]
+    );
 }
 
 fn console() {
