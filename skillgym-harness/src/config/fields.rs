@@ -26,7 +26,7 @@ where
 }
 
 /// An optional share of sessions for `key`, from 0 to 1 (`null` = `None`).
-pub(super) fn opt_fraction<'de, D: Deserializer<'de>>(
+pub(crate) fn opt_fraction<'de, D: Deserializer<'de>>(
     deserializer: D,
     key: &'static str,
 ) -> Result<Option<f64>, D::Error> {

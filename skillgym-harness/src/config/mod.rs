@@ -48,6 +48,7 @@ pub use budget::BudgetConfig;
 pub use discover::{FILE_NAMES, discover, discover_checked, load, load_for_run};
 pub use duration::{DurationError, DurationErrorKind, parse_duration};
 pub use error::ConfigError;
+pub(crate) use fields::opt_fraction;
 pub use sandbox::SandboxConfig;
 pub(crate) use schema::resolve_path;
 pub use schema::{

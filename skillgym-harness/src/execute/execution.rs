@@ -50,7 +50,7 @@ pub fn run_variants(
 
 /// Runs the trigger cases of one skill on `runner` (each under its variant), one after
 /// another; when `complete` (every prompt of the skill on the runner is among them), applies
-/// the skill's `min_recall` / `min_precision` ([`apply_trigger_gates`]), else warns that they
+/// the skill's `min_recall` / `min_precision` (`crate::results::trigger_gate`), else warns that they
 /// were not applied. Writes each execution's `result.json`; returns the results in order.
 pub fn run_triggers(
     run: &Engine,

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use skillgym::{AgentInfo, Failure, FailureOrigin, RunnerInfo, SessionReport};
 
 use super::session::{MANIFESTS, SessionLimits, SessionOutput, exited_failure};
+use super::trigger::TriggerWatch;
 use crate::agent::{Agent, SessionSpec};
-use crate::normalize::{KnownSkills, ReportBuilder, feed_stream};
+use crate::normalize::{KnownSkills, ReportBuilder, feed_stream_until};
 use crate::replay::recording::{AttemptFile, RecordedAgent, copy_attempt_files, read_json};
 use crate::results::TriggerEnd;
 
@@ -88,7 +89,8 @@ pub(crate) fn replay_session(
     }
     let stdout_log = spec.artifact_dir.join("stdout.log");
     let stderr_log = spec.artifact_dir.join("stderr.log");
-    let stdout_bytes = reparse(agent, spec, &cwd, &stdout_log, &mut builder);
+    let watch = replayed_watch(limits, &result, &before);
+    let stdout_bytes = reparse(agent, spec, &cwd, &stdout_log, &mut builder, watch);
     let steps = builder.steps();
     let (mut report, provider_error) = builder.finish_with_error(&prompt);
     // The recorded version (none in a recording made before versions were recorded).
@@ -136,6 +138,22 @@ pub(crate) fn replay_session(
     (output, ReplayedWorkspace { cwd })
 }
 
+/// A trigger session ended early live is read up to where it was ended: the watch that ends
+/// it, when it was.
+fn replayed_watch(
+    limits: &SessionLimits,
+    recorded: &AttemptFile,
+    before: &SessionReport,
+) -> Option<TriggerWatch> {
+    let stop = limits.trigger.as_ref()?;
+    if recorded.trigger.as_ref()?.ended == TriggerEnd::Finished {
+        return None;
+    }
+    let skills = before.installed_skills.iter();
+    let skills = skills.map(|s| (s.path.clone(), s.name.clone())).collect();
+    Some(TriggerWatch::new(stop.clone(), skills))
+}
+
 /// The skills the recorded session could see: those installed when it was recorded, and the
 /// manifests found then.
 fn known_skills(cwd: &Path, before: &SessionReport, artifact_dir: &Path) -> KnownSkills {
@@ -160,15 +178,20 @@ fn reparse(
     cwd: &Path,
     stdout_log: &Path,
     builder: &mut ReportBuilder,
+    mut watch: Option<TriggerWatch>,
 ) -> u64 {
     let mut parser = agent.parser();
+    let mut stop = |builder: &ReportBuilder| {
+        watch
+            .as_mut()
+            .is_some_and(|watch| watch.observe(builder.events()).is_some())
+    };
     let stdout_bytes = match fs::File::open(stdout_log) {
-        Ok(file) => {
-            feed_stream(parser.as_mut(), BufReader::new(file), builder).unwrap_or_else(|error| {
+        Ok(file) => feed_stream_until(parser.as_mut(), BufReader::new(file), builder, &mut stop)
+            .unwrap_or_else(|error| {
                 builder.warn(format!("cannot read {}: {error}", stdout_log.display()));
                 0
-            })
-        }
+            }),
         Err(error) => {
             builder.warn(format!(
                 "the recording has no stdout.log for this attempt: {error}"

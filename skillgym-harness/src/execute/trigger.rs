@@ -2,7 +2,8 @@
 //!
 //! | the agent, in the events of one line of its stream | the session |
 //! |---|---|
-//! | loads a skill through its skill tool, or reads a `SKILL.md` or a file inside an installed skill's directory | ends as `fired` |
+//! | reads a `SKILL.md` or a file inside an installed skill's directory | ends as `fired` |
+//! | loads a skill through its skill tool | ends as `fired` once the tool's result is in (cut before it, the load would read as one that failed) |
 //! | makes tool calls that load no skill (without tool calls in the stream: runs commands or reads files) | counts them; ends as `quiet` at the `quiet_after`th |
 //! | ends by itself | `finished` |
 //!
@@ -102,6 +103,8 @@ pub(crate) struct TriggerWatch {
     skills: Vec<(PathBuf, String)>,
     actions: u32,
     seen: usize,
+    /// A skill tool's load was seen: the index and id of its call, whose result is awaited.
+    awaiting_result: Option<(usize, Option<String>)>,
 }
 
 impl TriggerWatch {
@@ -113,21 +116,43 @@ impl TriggerWatch {
             skills,
             actions: 0,
             seen: 0,
+            awaiting_result: None,
         }
     }
 
     /// Looks at the events added since the last call (`events` is all of them, in order);
     /// the decision, once there is one.
     pub(crate) fn observe(&mut self, events: &[SessionEvent]) -> Option<TriggerEnd> {
-        let new = events.get(self.seen..).unwrap_or_default();
+        let start = self.seen.min(events.len());
+        let new = &events[start..];
         self.seen = events.len();
-        let loaded: Vec<String> = new.iter().filter_map(|e| self.loaded(e)).collect();
-        if !loaded.is_empty() {
-            let decides = match &self.stop.skill {
-                Some(skill) => loaded.contains(skill),
-                None => true,
+        let mut loads = false;
+        for (index, event) in events.iter().enumerate().skip(start) {
+            let Some(name) = self.loaded(event) else {
+                continue;
             };
-            return decides.then_some(TriggerEnd::Fired);
+            loads = true;
+            if self.stop.skill.as_ref().is_some_and(|skill| *skill != name) {
+                continue;
+            }
+            match event {
+                // A skill tool's load ends the session once its result is in: cut before it,
+                // the load would read as one that failed.
+                SessionEvent::SkillSignal { .. } => {
+                    self.awaiting_result = Some(call_for(events, index, &name));
+                }
+                _ => return Some(TriggerEnd::Fired),
+            }
+        }
+        if let Some((call_index, id)) = &self.awaiting_result {
+            let answered = events[*call_index..].iter().any(|e| match e {
+                SessionEvent::ToolResult { id: result, .. } => id.is_none() || result == id,
+                _ => false,
+            });
+            return answered.then_some(TriggerEnd::Fired);
+        }
+        if loads {
+            return None;
         }
         let calls = new
             .iter()
@@ -149,7 +174,40 @@ impl TriggerWatch {
         let quiet_after = self.stop.quiet_after?;
         (self.actions >= quiet_after.max(1)).then_some(TriggerEnd::Quiet)
     }
+}
 
+/// The tool call of the skill load at `index` of `skill`, as (index, id): the last call
+/// whose arguments name the skill (agents report the load before or after its call), else
+/// the nearest call before it, else the load itself with no id (any later result answers it).
+fn call_for(events: &[SessionEvent], index: usize, skill: &str) -> (usize, Option<String>) {
+    let calls = || {
+        events
+            .iter()
+            .enumerate()
+            .filter_map(|(at, event)| match event {
+                SessionEvent::ToolCall { id, args, .. } => Some((at, id, args)),
+                _ => None,
+            })
+    };
+    let naming = calls().filter(|(_, _, args)| names(args, skill)).last();
+    let before = || calls().filter(|(at, ..)| *at < index).last();
+    match naming.or_else(before) {
+        Some((at, id, _)) => (at, id.clone()),
+        None => (index, None),
+    }
+}
+
+/// Whether `value` holds the string `skill` anywhere.
+fn names(value: &serde_json::Value, skill: &str) -> bool {
+    match value {
+        serde_json::Value::String(text) => text == skill,
+        serde_json::Value::Array(items) => items.iter().any(|item| names(item, skill)),
+        serde_json::Value::Object(map) => map.values().any(|item| names(item, skill)),
+        _ => false,
+    }
+}
+
+impl TriggerWatch {
     /// The skill `event` loads, if it loads one: through a skill tool, or a read of a
     /// `SKILL.md` (named by its installed skill, else its directory) or of a file inside an
     /// installed skill's directory.
@@ -183,6 +241,17 @@ mod tests {
     fn call(tool: &str) -> SessionEvent {
         serde_json::from_value(serde_json::json!({"type": "tool_call", "tool": tool, "args": {}}))
             .unwrap()
+    }
+
+    fn signal(skill: &str) -> SessionEvent {
+        serde_json::from_value(serde_json::json!({
+            "type": "skill_signal", "skill": skill, "signal": "tool:Skill"
+        }))
+        .unwrap()
+    }
+
+    fn result() -> SessionEvent {
+        serde_json::from_value(serde_json::json!({"type": "tool_result", "output": "ok"})).unwrap()
     }
 
     fn any(quiet_after: u32) -> TriggerStop {
@@ -243,5 +312,36 @@ mod tests {
             Some(TriggerEnd::Fired),
             "the skill tool's own call is no other action"
         );
+
+        let mut watch = TriggerWatch::new(any(1), Vec::new());
+        let mut events = vec![call("Skill"), signal("x")];
+        assert_eq!(watch.observe(&events), None, "its result is awaited");
+        events.push(result());
+        assert_eq!(watch.observe(&events), Some(TriggerEnd::Fired));
+
+        // Copilot and Gemini CLI report the load before its call.
+        let mut watch = TriggerWatch::new(any(1), Vec::new());
+        let call = serde_json::json!({"type": "tool_call", "id": "c9", "tool": "skill",
+            "args": {"skill": "x"}});
+        let mut events = vec![signal("x"), serde_json::from_value(call).unwrap()];
+        assert_eq!(watch.observe(&events), None);
+        let other = serde_json::json!({"type": "tool_result", "id": "c8", "output": "ok"});
+        events.push(serde_json::from_value(other).unwrap());
+        assert_eq!(watch.observe(&events), None, "another call's result");
+        let answered = serde_json::json!({"type": "tool_result", "id": "c9", "output": "ok"});
+        events.push(serde_json::from_value(answered).unwrap());
+        assert_eq!(watch.observe(&events), Some(TriggerEnd::Fired));
+
+        // OpenCode reports the call with its result, then the load, in one line.
+        let mut watch = TriggerWatch::new(any(1), Vec::new());
+        let call =
+            serde_json::json!({"type": "tool_call", "id": "c1", "tool": "skill", "args": {}});
+        let answered = serde_json::json!({"type": "tool_result", "id": "c1", "output": "ok"});
+        let events = vec![
+            serde_json::from_value(call).unwrap(),
+            serde_json::from_value(answered).unwrap(),
+            signal("x"),
+        ];
+        assert_eq!(watch.observe(&events), Some(TriggerEnd::Fired));
     }
 }

@@ -32,8 +32,8 @@ pub use json::{JsonLine, abbreviate, epoch_millis_to_rfc3339};
 pub use paths::resolve_path;
 pub use skills::{KnownSkills, detect_skills};
 pub(crate) use skills::{ManifestReads, manifests_read};
-pub(crate) use stream::feed_stream;
 pub use stream::{Normalized, StreamParser, normalize_stream};
+pub(crate) use stream::{feed_stream, feed_stream_until};
 
 /// Collects what an adapter parses from one session's stream, then builds the report.
 ///

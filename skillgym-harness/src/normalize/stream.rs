@@ -56,8 +56,19 @@ pub fn normalize_stream(
 /// finishing the parse; returns the bytes read.
 pub(crate) fn feed_stream(
     parser: &mut dyn StreamParser,
+    input: impl BufRead,
+    out: &mut ReportBuilder,
+) -> io::Result<u64> {
+    feed_stream_until(parser, input, out, &mut |_| false)
+}
+
+/// [`feed_stream`], stopping after the first line once `stop` says so (a replayed session that
+/// was ended there live): the bytes read up to there.
+pub(crate) fn feed_stream_until(
+    parser: &mut dyn StreamParser,
     mut input: impl BufRead,
     out: &mut ReportBuilder,
+    stop: &mut dyn FnMut(&ReportBuilder) -> bool,
 ) -> io::Result<u64> {
     let mut line = LineAssembler::default();
     let mut number: u64 = 0;
@@ -75,6 +86,9 @@ pub(crate) fn feed_stream(
                 Line::Text(bytes) => parser.parse_line(&utf8_line(bytes), out),
             }
             line.clear();
+            if stop(out) {
+                return Ok(bytes);
+            }
         }
         if at_end {
             return Ok(bytes);

@@ -284,21 +284,11 @@ enum RawPrompt {
 }
 
 fn de_min_recall<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    share(d, "min_recall")
+    crate::config::opt_fraction(d, "min_recall")
 }
 
 fn de_min_precision<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    share(d, "min_precision")
-}
-
-fn share<'de, D: serde::Deserializer<'de>>(d: D, key: &str) -> Result<Option<f64>, D::Error> {
-    let value = Option::<f64>::deserialize(d)?;
-    if let Some(n) = value.filter(|n| !(0.0..=1.0).contains(n)) {
-        return Err(serde::de::Error::custom(format!(
-            "`{key}` is a share of sessions, from 0 to 1, found {n}"
-        )));
-    }
-    Ok(value)
+    crate::config::opt_fraction(d, "min_precision")
 }
 
 /// What a trigger case checks, and how its sessions end.
@@ -502,6 +492,34 @@ mod tests {
             (Some(0.75), Some(0.9))
         );
         assert_eq!(trigger.quiet_after, DEFAULT_QUIET_AFTER);
+    }
+
+    #[test]
+    fn the_rust_form_gives_the_same_cases() {
+        let set = TriggerSet::new("pdf")
+            .should("Fill form.pdf")
+            .should_not("Rename x")
+            .samples(2)
+            .min_recall(0.5)
+            .mock("mock/pdf.yaml");
+        let cases = case_specs(&[set], &TriggersConfig::default(), Path::new("/crate"));
+        let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["triggers::pdf::should::1", "triggers::pdf::should-not::1"]
+        );
+        assert_eq!(cases[0].source, "Harness::triggers");
+        assert_eq!(cases[0].tags, [TAG]);
+        assert_eq!(cases[1].samples, Some(2));
+        assert_eq!(
+            cases[1].mock_script,
+            Some(PathBuf::from("/crate/mock/pdf.yaml"))
+        );
+        assert_eq!(cases[1].prompt, PromptSpec::Inline("Rename x".into()));
+        let CaseCheck::Trigger(trigger) = &cases[0].check else {
+            panic!("a trigger case");
+        };
+        assert_eq!(trigger.expectation.min_recall, Some(0.5));
     }
 
     #[test]

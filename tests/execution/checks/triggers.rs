@@ -221,7 +221,9 @@ fn gates() {
         "{annotations}"
     );
     let html = std::fs::read_to_string(run.run_dir().join("report.html")).unwrap();
-    let section = &html[html.find("<section id=\"triggers\">").expect("a triggers section")..];
+    let section = &html[html
+        .find("<section id=\"triggers\">")
+        .expect("a triggers section")..];
     assert!(
         section.contains("50% [22%, 78%] <span class=\"badge s-failed\">below 60%</span>")
             && section.contains("href=\"#exec:triggers.pdf-forms.should.4:t\""),
