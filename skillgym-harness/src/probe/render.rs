@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{ProbeReport, Rendering, RunnerProbe};
+use super::{InstructionFile, ProbeReport, Rendering, RunnerProbe};
 use crate::report::html::escape;
 
 /// The report as pretty-printed JSON.
@@ -13,8 +13,8 @@ pub fn json(report: &ProbeReport) -> String {
 }
 
 /// The report as a console table: one line per runner and skill under test, then each
-/// runner's listing size, discovery and conflicts, and each description shown otherwise than
-/// written.
+/// runner's listing size, discovery and conflicts (other skills, names listed twice, the
+/// instruction files in the request), and each description shown otherwise than written.
 pub fn console(report: &ProbeReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -66,6 +66,75 @@ fn runner_notes(out: &mut String, runner: &RunnerProbe) {
     let _ = writeln!(out, "  other skills listed: {}", list(&runner.other_skills));
     if !runner.duplicates.is_empty() {
         let _ = writeln!(out, "  listed twice: {}", runner.duplicates.join(", "));
+    }
+    if runner.instruction_files.is_empty() {
+        let _ = writeln!(out, "  instruction files in the request: none");
+    } else {
+        let _ = writeln!(out, "  instruction files in the request:");
+        for file in &runner.instruction_files {
+            let _ = writeln!(
+                out,
+                "    {}{} at {}",
+                file.file,
+                planted_note(file),
+                file.places.join(", ")
+            );
+        }
+    }
+    let missing = not_sent(runner);
+    if !missing.is_empty() {
+        let _ = writeln!(out, "  planted, not in the request: {}", missing.join(", "));
+    }
+}
+
+/// ` (planted)` when the entry is a planted file named as planted, ` (planted FILE)` when the
+/// request names it otherwise, nothing when it was not planted.
+fn planted_note(file: &InstructionFile) -> String {
+    match &file.planted {
+        Some(planted) if *planted == file.file => " (planted)".to_owned(),
+        Some(planted) => format!(" (planted {planted})"),
+        None => String::new(),
+    }
+}
+
+/// The planted instruction files the request does not hold.
+fn not_sent(runner: &RunnerProbe) -> Vec<String> {
+    runner
+        .planted_instructions
+        .iter()
+        .filter(|planted| {
+            !runner
+                .instruction_files
+                .iter()
+                .any(|file| file.planted.as_ref() == Some(*planted))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The HTML of `runner`'s instruction files: a table, and the planted files not sent.
+fn html_instructions(out: &mut String, runner: &RunnerProbe) {
+    if runner.instruction_files.is_empty() {
+        out.push_str("<p>Instruction files in the request: none.</p>\n");
+    } else {
+        out.push_str("<table>\n<tr><th>instruction file in the request</th><th>planted</th><th>where</th></tr>\n");
+        for file in &runner.instruction_files {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&file.file),
+                escape(file.planted.as_deref().unwrap_or("no")),
+                escape(&file.places.join(", "))
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    if !runner.planted_instructions.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p>Planted, not in the request: {}.</p>",
+            escape(&list(&not_sent(runner)))
+        );
     }
 }
 
@@ -131,6 +200,7 @@ pub fn html(report: &ProbeReport) -> String {
             escape(&list(&runner.other_skills)),
             escape(&list(&runner.duplicates))
         );
+        html_instructions(&mut out, runner);
     }
     out.push_str("</body>\n</html>\n");
     out
