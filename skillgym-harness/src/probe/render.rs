@@ -205,3 +205,85 @@ pub fn html(report: &ProbeReport) -> String {
     out.push_str("</body>\n</html>\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report of one runner with two files planted: one sent under another name, one not
+    /// sent, and a file it was not given.
+    fn report() -> ProbeReport {
+        let mut runner = RunnerProbe::empty("claude", "claude-code", ".claude/skills");
+        runner.planted_instructions = vec!["AGENTS.md".to_owned(), "CLAUDE.md".to_owned()];
+        runner.instruction_files = vec![
+            InstructionFile {
+                file: "/w/CLAUDE.md".to_owned(),
+                planted: Some("CLAUDE.md".to_owned()),
+                places: vec!["/messages/0/content/6/text".to_owned()],
+            },
+            InstructionFile {
+                file: "/home/u/<x>.md".to_owned(),
+                planted: None,
+                places: vec!["/system".to_owned(), "/messages/1/content".to_owned()],
+            },
+        ];
+        ProbeReport {
+            schema: super::super::SCHEMA,
+            runners: vec![runner],
+        }
+    }
+
+    #[test]
+    fn the_console_names_each_instruction_file_and_the_planted_ones_not_sent() {
+        let text = console(&report());
+        assert!(
+            text.contains(concat!(
+                "  instruction files in the request:\n",
+                "    /w/CLAUDE.md (planted CLAUDE.md) at /messages/0/content/6/text\n",
+                "    /home/u/<x>.md at /system, /messages/1/content\n",
+                "  planted, not in the request: AGENTS.md\n"
+            )),
+            "{text}"
+        );
+        let mut bare = report();
+        bare.runners[0].instruction_files.clear();
+        bare.runners[0].planted_instructions.clear();
+        let text = console(&bare);
+        assert!(
+            text.contains("  instruction files in the request: none\n"),
+            "{text}"
+        );
+        assert!(!text.contains("planted, not in the request"), "{text}");
+    }
+
+    #[test]
+    fn the_html_tables_the_instruction_files_escaped() {
+        let page = html(&report());
+        assert!(
+            page.contains("<tr><td>/home/u/&lt;x&gt;.md</td><td>no</td><td>/system, /messages/1/content</td></tr>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<tr><td>/w/CLAUDE.md</td><td>CLAUDE.md</td>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<p>Planted, not in the request: AGENTS.md.</p>"),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn the_json_has_the_instruction_keys() {
+        let value: serde_json::Value = serde_json::from_str(&json(&report())).unwrap();
+        let runner = &value["runners"][0];
+        assert_eq!(
+            runner["planted_instructions"],
+            serde_json::json!(["AGENTS.md", "CLAUDE.md"])
+        );
+        assert_eq!(
+            runner["instruction_files"][1],
+            serde_json::json!({"file": "/home/u/<x>.md", "planted": null, "places": ["/system", "/messages/1/content"]})
+        );
+    }
+}

@@ -26,7 +26,7 @@ const PROMPT: &str = "Say done.";
 impl RunnerProbe {
     /// The probe of runner `runner` (agent `kind`, skills installed in `installed_in`) before
     /// anything is known of its requests.
-    fn empty(runner: &str, kind: &str, installed_in: &str) -> RunnerProbe {
+    pub(super) fn empty(runner: &str, kind: &str, installed_in: &str) -> RunnerProbe {
         RunnerProbe {
             runner: runner.to_owned(),
             agent: kind.to_owned(),
