@@ -16,14 +16,15 @@
 //! | Copilot | `<custom_instruction>` (names no file) | `<custom_instruction>`, or the planted file whose marker it holds | `</custom_instruction>` |
 //!
 //! - **The marker line of a planted file**: [`MARKER`] followed by the file's path relative to
-//!   the workspace, which [`plant`] writes into each of [`PLANTED`]. A marker inside a header's
-//!   block makes that file's entry name what was planted (`planted`); a marker outside any
-//!   block is an entry of its own, named by the marker.
+//!   the workspace, which the probe writes into each of [`PLANTED`] it plants. A marker inside
+//!   a header's block makes that file's entry name what was planted (`planted`); a marker
+//!   outside any block is an entry of its own, named by the marker.
 //!
-//! Entries are the distinct (file, planted) pairs, in request order, each with the JSON
-//! pointers of the strings it is in. A header without a marker is still an entry (`planted`
-//! null): an instruction file the probe did not plant (the CLI's own, or one leaking from a
-//! user-level configuration).
+//! The headers are those of the pinned versions (`tests/fixtures/probe-instructions/`: each
+//! CLI's request with the five files planted). Entries are the distinct (file, planted) pairs,
+//! in request order, each with the JSON pointers of the strings it is in. A header without a
+//! marker is still an entry (`planted` null): an instruction file the probe did not plant (the
+//! CLI's own, or one leaking from a user-level configuration).
 
 use std::path::Path;
 
@@ -114,24 +115,21 @@ struct Block {
 
 /// The (file, planted) pairs of one text, in order.
 fn read_text(text: &str) -> Vec<(String, Option<String>)> {
-    if !text.contains(MARKER) && headers(text).is_empty() {
+    let headers = headers(text);
+    let markers = markers(text);
+    if headers.is_empty() && markers.is_empty() {
         return Vec::new();
     }
-    let blocks = blocks(text);
-    let markers = markers(text);
+    let blocks = blocks(text, &headers);
     let mut pairs: Vec<(usize, String, Option<String>)> = Vec::new();
     for block in &blocks {
         let inside: Vec<&(usize, String)> = markers
             .iter()
             .filter(|(at, _)| (block.start..block.end).contains(at))
             .collect();
-        let unnamed = || UNNAMED.to_owned();
         if inside.is_empty() {
-            pairs.push((
-                block.start,
-                block.file.clone().unwrap_or_else(unnamed),
-                None,
-            ));
+            let file = block.file.clone().unwrap_or_else(|| UNNAMED.to_owned());
+            pairs.push((block.start, file, None));
         }
         for (at, planted) in inside {
             let file = block.file.clone().unwrap_or_else(|| planted.clone());
@@ -203,9 +201,8 @@ fn header(line: &str) -> Option<(Option<String>, Option<&'static str>)> {
         .then_some((None, Some("</custom_instruction>")))
 }
 
-/// The blocks of `text`'s headers.
-fn blocks(text: &str) -> Vec<Block> {
-    let headers = headers(text);
+/// The blocks of `headers`, the header lines of `text`.
+fn blocks(text: &str, headers: &[Header]) -> Vec<Block> {
     headers
         .iter()
         .enumerate()
