@@ -82,6 +82,10 @@ fn probe_reports_what_the_agent_listed() {
         serde_json::json!([".agents/skills"])
     );
     assert_eq!(runner["other_skills"], serde_json::json!([]));
+    // No instruction file planted (no `--instructions`), none sent.
+    assert_eq!(runner["planted_instructions"], serde_json::json!([]));
+    assert_eq!(runner["instruction_files"], serde_json::json!([]));
+    assert!(!root.join("kept/fake/workspace/AGENTS.md").exists());
     // What `--keep` keeps: the request the agent sent, and the workspace with the skills.
     let log =
         std::fs::read_to_string(root.join("kept/fake/artifacts/mock-requests.jsonl")).unwrap();
@@ -121,6 +125,60 @@ fn an_unlisted_skill_exits_1_and_the_console_and_html_say_so() {
 }
 
 #[test]
+fn instructions_plants_the_five_files_and_reports_those_not_sent() {
+    let tmp = temp_dir("probe");
+    let root = tmp.path();
+    skill(root, "plain", "Plain.");
+    let planted = [
+        "AGENTS.md",
+        "CLAUDE.md",
+        "GEMINI.md",
+        "QWEN.md",
+        ".github/copilot-instructions.md",
+    ];
+    let output = probe(
+        root,
+        "chat .agents/skills",
+        &[
+            "--skill",
+            "plain",
+            "--instructions",
+            "--format",
+            "json",
+            "--keep",
+            "kept",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let runner = &report["runners"][0];
+    assert_eq!(runner["planted_instructions"], serde_json::json!(planted));
+    // The stand-in sends its model the skill listing only.
+    assert_eq!(runner["instruction_files"], serde_json::json!([]));
+    for file in planted {
+        let text = std::fs::read_to_string(root.join("kept/fake/workspace").join(file)).unwrap();
+        assert!(
+            text.contains(&format!("skillgym-probe-planted: {file}\n")),
+            "{file}: {text}"
+        );
+    }
+    let output = probe(
+        root,
+        "chat .agents/skills",
+        &["--skill", "plain", "--instructions"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains(concat!(
+            "  instruction files in the request: none\n",
+            "  planted, not in the request: AGENTS.md, CLAUDE.md, GEMINI.md, QWEN.md, .github/copilot-instructions.md\n"
+        )),
+        "{text}"
+    );
+}
+
+#[test]
 fn usage_errors_name_what_is_wrong() {
     let tmp = temp_dir("probe");
     let root = tmp.path();
@@ -146,6 +204,13 @@ fn usage_errors_name_what_is_wrong() {
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("/kept: the directory is not empty; give a new or empty one"),
+        "{}",
+        stderr(&output)
+    );
+    let output = probe(root, "chat", &["--skill", "plain", "--instructions=yes"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("unexpected value 'yes' for '--instructions'"),
         "{}",
         stderr(&output)
     );

@@ -8,7 +8,8 @@ use skillgym_harness::config;
 use skillgym_harness::probe::{self, ProbeOptions};
 
 /// Show what each agent sees of the skills: listed or not, the description as shown, the
-/// listing's size in tokens, where the CLI reads skills from, its version.
+/// listing's size in tokens, where the CLI reads skills from, the instruction files it sends,
+/// its version.
 ///
 /// Each runner's CLI starts once in a fresh workspace with the skills installed, against the
 /// scripted model on 127.0.0.1 (no model tokens); the report comes from the requests it sent.
@@ -32,6 +33,10 @@ pub(crate) struct ProbeArgs {
     /// Keep the workspaces and request logs in DIR, a new or empty directory (removed otherwise)
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
+    /// Plant a marked AGENTS.md, CLAUDE.md, GEMINI.md, QWEN.md and
+    /// .github/copilot-instructions.md in each workspace, to see which of them each CLI sends
+    #[arg(long)]
+    instructions: bool,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -74,6 +79,7 @@ pub(crate) fn run(args: &ProbeArgs) -> ExitCode {
     };
     let mut options = ProbeOptions::new(config, dir);
     options.runners.clone_from(&args.runners);
+    options.instructions = args.instructions;
     options.skills = args.skills.iter().map(|dir| cwd.join(dir)).collect();
     let report = match probe::probe(&options) {
         Ok(report) => report,

@@ -13,8 +13,9 @@
 //! `--replay` of the scenarios' run directory (the same verdicts and reports, no agent
 //! started); then once per agent in explain mode (`--explain <attempt dir> --mock`: the failed
 //! `explain_why` attempt's question asked by resuming the agent's session); then once to probe
-//! every agent (`probe.rs`: what `cargo skillgym probe` reports of two skills). Each agent's result
-//! for each scenario, and its replay, is one trial.
+//! every agent (`probe.rs`: what `cargo skillgym probe --instructions` reports of two skills and
+//! the planted instruction files). Each agent's result for each scenario, and its replay, is
+//! one trial.
 //!
 //! The child runs as a benchmark author's would: from a temporary "author repository" (a
 //! `.git`, the config and the output directory inside it) whose root holds the author's own
@@ -311,7 +312,7 @@ fn not_ready(agent: &AgentCli) -> Result<Option<Completion>, Failed> {
 }
 
 /// The probe shows `agent`'s CLI listing both probe skills as the pinned version shows them,
-/// with the listing's token figure (`probe.rs`).
+/// with the listing's token figure, and the planted instruction files it sends (`probe.rs`).
 fn check_probe(agent: &AgentCli) -> Result<Completion, Failed> {
     if let Some(skipped) = not_ready(agent)? {
         return Ok(skipped);

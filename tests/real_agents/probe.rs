@@ -1,12 +1,19 @@
 //! `cargo skillgym probe` on the six CLIs: the child, in its loopback-only namespace, probes
 //! every runner of the tier's config with the two skills of `probe-skills/` (one short
-//! description, one of 1,017 characters) and prints the JSON report; each agent's trial checks
-//! its entry against what the pinned version is known to show.
+//! description, one of 1,017 characters) and the five instruction files planted
+//! (`--instructions`), and prints the JSON report; each agent's trial checks its entry against
+//! what the pinned version is known to show.
 //!
-//! | CLI | shows a description |
-//! |---|---|
-//! | Qwen Code | as written, then ` (project)` (XML-escaped: `'` as `&apos;`; these have none) |
-//! | the five others | as written, whole (none cuts at 1,017 characters) |
+//! | CLI | shows a description | sends of the planted instruction files | sends besides |
+//! |---|---|---|---|
+//! | Claude Code | as written, whole | `CLAUDE.md` | nothing |
+//! | Codex | as written, whole | `AGENTS.md` | nothing |
+//! | OpenCode | as written, whole | `AGENTS.md` | nothing |
+//! | Copilot | as written, whole | `.github/copilot-instructions.md`, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` | nothing |
+//! | Gemini CLI | as written, whole | `GEMINI.md` | nothing |
+//! | Qwen Code | as written, then ` (project)` (XML-escaped: `'` as `&apos;`; these have none) | `QWEN.md`, `AGENTS.md` | its `output-language.md`, from its state directory |
+//!
+//! None cuts a description at 1,017 characters.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +46,7 @@ pub(crate) fn child(config: &std::path::Path) -> ExitCode {
     let dir = std::env::temp_dir().join(format!("real-agents-probe-{}", std::process::id()));
     let mut options = ProbeOptions::new(config, dir);
     options.skills = SKILLS.iter().map(|name| skill_dir(name)).collect();
+    options.instructions = true;
     match probe::probe(&options) {
         Ok(report) => {
             print!("{}", probe::json(&report));
@@ -68,8 +76,77 @@ fn expected(runner: &str, written: &str) -> (String, &'static str) {
     }
 }
 
-/// `runner`'s entry of the probe report `stdout` shows both skills as its CLI does, and the
-/// listing's token figure; no user-level skill leaks in.
+/// The planted instruction files `runner`'s pinned CLI sends its model, sorted.
+fn instructions_sent(runner: &str) -> &'static [&'static str] {
+    match runner {
+        "claude-code" => &["CLAUDE.md"],
+        "copilot" => &[
+            ".github/copilot-instructions.md",
+            "AGENTS.md",
+            "CLAUDE.md",
+            "GEMINI.md",
+        ],
+        "gemini-cli" => &["GEMINI.md"],
+        "qwen-code" => &["AGENTS.md", "QWEN.md"],
+        _ => &["AGENTS.md"],
+    }
+}
+
+/// The instruction files `runner`'s pinned CLI sends that the probe did not plant: the end of
+/// each one's path.
+fn own_instructions(runner: &str) -> &'static [&'static str] {
+    match runner {
+        "qwen-code" => &["/agent-state/qwen/output-language.md"],
+        _ => &[],
+    }
+}
+
+/// `entry`'s instruction files are the planted ones `runner`'s CLI sends (each named by a
+/// path ending with its name) and its own, nothing else.
+fn check_instructions(runner: &str, entry: &Value) -> Result<(), String> {
+    let files = entry["instruction_files"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut sent: Vec<&str> = files
+        .iter()
+        .filter_map(|file| file["planted"].as_str())
+        .collect();
+    sent.sort_unstable();
+    if sent != instructions_sent(runner) {
+        return Err(format!(
+            "sent the planted instruction files {sent:?}, expected {:?}",
+            instructions_sent(runner)
+        ));
+    }
+    for file in &files {
+        let name = file["file"].as_str().unwrap_or_default();
+        let named = match file["planted"].as_str() {
+            Some(planted) => name == planted || name.ends_with(&format!("/{planted}")),
+            None => own_instructions(runner)
+                .iter()
+                .any(|own| name.ends_with(own)),
+        };
+        if !named || file["places"].as_array().is_none_or(Vec::is_empty) {
+            return Err(format!("unexpected instruction file entry {file}"));
+        }
+    }
+    let others = files
+        .iter()
+        .filter(|file| file["planted"].is_null())
+        .count();
+    if others != own_instructions(runner).len() {
+        return Err(format!(
+            "sent {others} instruction file(s) the probe did not plant, expected {:?}",
+            own_instructions(runner)
+        ));
+    }
+    Ok(())
+}
+
+/// `runner`'s entry of the probe report `stdout` shows both skills as its CLI does, the
+/// listing's token figure, and the planted instruction files its CLI sends; no user-level
+/// skill leaks in.
 pub(crate) fn check(runner: &str, stdout: &str, user_skill: &str) -> Result<String, String> {
     let json = stdout
         .find('{')
@@ -125,11 +202,13 @@ pub(crate) fn check(runner: &str, stdout: &str, user_skill: &str) -> Result<Stri
     if others.iter().any(|name| name == user_skill) {
         return Err(fail(format!("the user's own skill {user_skill} is listed")));
     }
+    check_instructions(runner, entry).map_err(fail)?;
     Ok(format!(
-        "{runner} {}: both listed, long description {} characters shown as {}, listing {chars} chars ~{} tokens",
+        "{runner} {}: both listed, long description {} characters shown as {}, listing {chars} chars ~{} tokens; sends {}",
         entry["version"].as_str().unwrap_or_default(),
         written[1].len(),
         expected(runner, &written[1]).1,
-        listing["tokens"]
+        listing["tokens"],
+        instructions_sent(runner).join(", ")
     ))
 }

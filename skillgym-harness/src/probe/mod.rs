@@ -3,8 +3,12 @@
 //! of its own, a private home as in a run: `crate::agent::isolation`) with the skills installed
 //! where it discovers project skills, against the scripted model server, which answers every
 //! request with [`ANSWER`]; the report is read from the requests the CLI sent
-//! (`mock-requests.jsonl`), by [`skill_listing`](crate::mock::listing::skill_listing) on the
-//! first request holding a skill listing (else the first request).
+//! (`mock-requests.jsonl`), by [`skill_listing`](crate::mock::listing::skill_listing) and
+//! [`instruction_files`](instructions::instruction_files) on the first request holding a skill
+//! listing (else the first request). With [`ProbeOptions::instructions`] the workspace also
+//! holds a marked `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`, `QWEN.md` and
+//! `.github/copilot-instructions.md` ([`instructions::PLANTED`]), so the report shows which of
+//! them each CLI sends its model.
 //!
 //! The JSON form ([`render::json`]), schema version [`SCHEMA`]:
 //!
@@ -29,7 +33,13 @@
 //! | `runners[].discovered_from` | array of strings | the skill directories the listed locations are in (the CLI's own, the workspace's): which directories the CLI reads skills from |
 //! | `runners[].other_skills` | array of strings | listed names that are not skills under test: the CLI's built-in skills, or skills leaking from elsewhere |
 //! | `runners[].duplicates` | array of strings | names listed more than once in one place |
+//! | `runners[].planted_instructions` | array of strings | the instruction files planted in the workspace (`--instructions`), relative to it; empty without |
+//! | `runners[].instruction_files[]` | array | the instruction files whose contents the request holds, planted or not, in request order ([`instructions`] says how they are found) |
+//! | `….instruction_files[].file` | string | the file as the request names it (a path, a name, Codex's `DIR/AGENTS.md`), else the planted file whose marker it holds, else `<custom_instruction>` (Copilot names none) |
+//! | `….instruction_files[].planted` | string or null | the planted file whose marker its contents hold; null: not planted by the probe (the CLI's own, or leaking from a user-level configuration) |
+//! | `….instruction_files[].places` | array of strings | where its contents are (JSON pointers) |
 
+pub mod instructions;
 mod render;
 mod session;
 
@@ -65,6 +75,9 @@ pub struct ProbeOptions {
     pub dir: PathBuf,
     /// How long one CLI may take.
     pub timeout: Duration,
+    /// Whether to plant the marked instruction files of [`instructions::PLANTED`] in each
+    /// workspace.
+    pub instructions: bool,
 }
 
 impl ProbeOptions {
@@ -76,6 +89,7 @@ impl ProbeOptions {
             skills: Vec::new(),
             dir,
             timeout: Duration::from_secs(180),
+            instructions: false,
         }
     }
 }
@@ -116,6 +130,22 @@ pub struct RunnerProbe {
     pub other_skills: Vec<String>,
     /// Names listed more than once in one place.
     pub duplicates: Vec<String>,
+    /// The instruction files planted in the workspace, relative to it.
+    pub planted_instructions: Vec<String>,
+    /// The instruction files whose contents the request holds.
+    pub instruction_files: Vec<InstructionFile>,
+}
+
+/// An instruction file whose contents a request holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct InstructionFile {
+    /// The file as the request names it, else the planted file, else `<custom_instruction>`.
+    pub file: String,
+    /// The planted file (relative to the workspace) whose marker its contents hold.
+    pub planted: Option<String>,
+    /// JSON pointers to the strings holding its contents.
+    pub places: Vec<String>,
 }
 
 /// The size of a request's skill listing.

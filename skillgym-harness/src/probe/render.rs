@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{ProbeReport, Rendering, RunnerProbe};
+use super::{InstructionFile, ProbeReport, Rendering, RunnerProbe};
 use crate::report::html::escape;
 
 /// The report as pretty-printed JSON.
@@ -13,8 +13,8 @@ pub fn json(report: &ProbeReport) -> String {
 }
 
 /// The report as a console table: one line per runner and skill under test, then each
-/// runner's listing size, discovery and conflicts, and each description shown otherwise than
-/// written.
+/// runner's listing size, discovery and conflicts (other skills, names listed twice, the
+/// instruction files in the request), and each description shown otherwise than written.
 pub fn console(report: &ProbeReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -66,6 +66,75 @@ fn runner_notes(out: &mut String, runner: &RunnerProbe) {
     let _ = writeln!(out, "  other skills listed: {}", list(&runner.other_skills));
     if !runner.duplicates.is_empty() {
         let _ = writeln!(out, "  listed twice: {}", runner.duplicates.join(", "));
+    }
+    if runner.instruction_files.is_empty() {
+        let _ = writeln!(out, "  instruction files in the request: none");
+    } else {
+        let _ = writeln!(out, "  instruction files in the request:");
+        for file in &runner.instruction_files {
+            let _ = writeln!(
+                out,
+                "    {}{} at {}",
+                file.file,
+                planted_note(file),
+                file.places.join(", ")
+            );
+        }
+    }
+    let missing = not_sent(runner);
+    if !missing.is_empty() {
+        let _ = writeln!(out, "  planted, not in the request: {}", missing.join(", "));
+    }
+}
+
+/// ` (planted)` when the entry is a planted file named as planted, ` (planted FILE)` when the
+/// request names it otherwise, nothing when it was not planted.
+fn planted_note(file: &InstructionFile) -> String {
+    match &file.planted {
+        Some(planted) if *planted == file.file => " (planted)".to_owned(),
+        Some(planted) => format!(" (planted {planted})"),
+        None => String::new(),
+    }
+}
+
+/// The planted instruction files the request does not hold.
+fn not_sent(runner: &RunnerProbe) -> Vec<String> {
+    runner
+        .planted_instructions
+        .iter()
+        .filter(|planted| {
+            !runner
+                .instruction_files
+                .iter()
+                .any(|file| file.planted.as_ref() == Some(*planted))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The HTML of `runner`'s instruction files: a table, and the planted files not sent.
+fn html_instructions(out: &mut String, runner: &RunnerProbe) {
+    if runner.instruction_files.is_empty() {
+        out.push_str("<p>Instruction files in the request: none.</p>\n");
+    } else {
+        out.push_str("<table>\n<tr><th>instruction file in the request</th><th>planted</th><th>where</th></tr>\n");
+        for file in &runner.instruction_files {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&file.file),
+                escape(file.planted.as_deref().unwrap_or("no")),
+                escape(&file.places.join(", "))
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    if !runner.planted_instructions.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p>Planted, not in the request: {}.</p>",
+            escape(&list(&not_sent(runner)))
+        );
     }
 }
 
@@ -131,7 +200,90 @@ pub fn html(report: &ProbeReport) -> String {
             escape(&list(&runner.other_skills)),
             escape(&list(&runner.duplicates))
         );
+        html_instructions(&mut out, runner);
     }
     out.push_str("</body>\n</html>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report of one runner with two files planted: one sent under another name, one not
+    /// sent, and a file it was not given.
+    fn report() -> ProbeReport {
+        let mut runner = RunnerProbe::empty("claude", "claude-code", ".claude/skills");
+        runner.planted_instructions = vec!["AGENTS.md".to_owned(), "CLAUDE.md".to_owned()];
+        runner.instruction_files = vec![
+            InstructionFile {
+                file: "/w/CLAUDE.md".to_owned(),
+                planted: Some("CLAUDE.md".to_owned()),
+                places: vec!["/messages/0/content/6/text".to_owned()],
+            },
+            InstructionFile {
+                file: "/home/u/<x>.md".to_owned(),
+                planted: None,
+                places: vec!["/system".to_owned(), "/messages/1/content".to_owned()],
+            },
+        ];
+        ProbeReport {
+            schema: super::super::SCHEMA,
+            runners: vec![runner],
+        }
+    }
+
+    #[test]
+    fn the_console_names_each_instruction_file_and_the_planted_ones_not_sent() {
+        let text = console(&report());
+        assert!(
+            text.contains(concat!(
+                "  instruction files in the request:\n",
+                "    /w/CLAUDE.md (planted CLAUDE.md) at /messages/0/content/6/text\n",
+                "    /home/u/<x>.md at /system, /messages/1/content\n",
+                "  planted, not in the request: AGENTS.md\n"
+            )),
+            "{text}"
+        );
+        let mut bare = report();
+        bare.runners[0].instruction_files.clear();
+        bare.runners[0].planted_instructions.clear();
+        let text = console(&bare);
+        assert!(
+            text.contains("  instruction files in the request: none\n"),
+            "{text}"
+        );
+        assert!(!text.contains("planted, not in the request"), "{text}");
+    }
+
+    #[test]
+    fn the_html_tables_the_instruction_files_escaped() {
+        let page = html(&report());
+        assert!(
+            page.contains("<tr><td>/home/u/&lt;x&gt;.md</td><td>no</td><td>/system, /messages/1/content</td></tr>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<tr><td>/w/CLAUDE.md</td><td>CLAUDE.md</td>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<p>Planted, not in the request: AGENTS.md.</p>"),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn the_json_has_the_instruction_keys() {
+        let value: serde_json::Value = serde_json::from_str(&json(&report())).unwrap();
+        let runner = &value["runners"][0];
+        assert_eq!(
+            runner["planted_instructions"],
+            serde_json::json!(["AGENTS.md", "CLAUDE.md"])
+        );
+        assert_eq!(
+            runner["instruction_files"][1],
+            serde_json::json!({"file": "/home/u/<x>.md", "planted": null, "places": ["/system", "/messages/1/content"]})
+        );
+    }
 }

@@ -10,6 +10,7 @@ use skillgym::InstalledSkill;
 
 use serde_json::Value;
 
+use super::instructions::{PLANTED, instruction_files};
 use super::{ListingSize, ProbeOptions, Rendering, RunnerProbe, SkillProbe};
 use crate::agent::{ApiKey, Provider, SessionSpec};
 use crate::config::WireApi;
@@ -25,7 +26,7 @@ const PROMPT: &str = "Say done.";
 impl RunnerProbe {
     /// The probe of runner `runner` (agent `kind`, skills installed in `installed_in`) before
     /// anything is known of its requests.
-    fn empty(runner: &str, kind: &str, installed_in: &str) -> RunnerProbe {
+    pub(super) fn empty(runner: &str, kind: &str, installed_in: &str) -> RunnerProbe {
         RunnerProbe {
             runner: runner.to_owned(),
             agent: kind.to_owned(),
@@ -38,6 +39,8 @@ impl RunnerProbe {
             discovered_from: Vec::new(),
             other_skills: Vec::new(),
             duplicates: Vec::new(),
+            planted_instructions: Vec::new(),
+            instruction_files: Vec::new(),
         }
     }
 }
@@ -65,12 +68,24 @@ pub(super) fn probe_runner(
     };
     probe.requests = requests.len();
     let api = runner.agent.wire_api().unwrap_or(WireApi::OpenaiChat);
-    let listing = requests
+    let listed = requests
         .iter()
-        .map(|body| skill_listing(api, body))
-        .find(|listing| !listing.skills.is_empty())
-        .unwrap_or_default();
+        .map(|body| (body, skill_listing(api, body)))
+        .find(|(_, listing)| !listing.skills.is_empty());
+    let (probed, listing) = match listed {
+        Some((body, listing)) => (Some(body), listing),
+        None => (requests.first(), Listing::default()),
+    };
     describe(&mut probe, &listing, skills);
+    probe.instruction_files = probed.map(instruction_files).unwrap_or_default();
+    if options.instructions {
+        let workspace = dir.join("workspace");
+        probe.planted_instructions = PLANTED
+            .iter()
+            .filter(|file| workspace.join(file).is_file())
+            .map(|file| (*file).to_owned())
+            .collect();
+    }
     if probe.failure.is_none() && probe.requests == 0 {
         probe.failure = Some("the CLI sent no model request".to_owned());
     }
@@ -93,7 +108,7 @@ fn run(
             runner.agent.kind()
         ));
     };
-    let (cwd, artifacts, installed) = prepare(runner, skills, dir)?;
+    let (cwd, artifacts, installed) = prepare(runner, skills, dir, options.instructions)?;
     let prompt_md = artifacts.join("prompt.md");
     let (prompt_file, _private) = crate::agent::isolation::write_prompt(&prompt_md, PROMPT)
         .map_err(|error| format!("cannot write {}: {error}", prompt_md.display()))?;
@@ -141,11 +156,13 @@ fn run(
 }
 
 /// A fresh `<dir>/workspace` (an empty repository) with the skills installed where the
-/// runner's agent discovers project skills, and `<dir>/artifacts`.
+/// runner's agent discovers project skills (and, with `instructions`, the planted instruction
+/// files), and `<dir>/artifacts`.
 fn prepare(
     runner: &Runner,
     skills: &[Arc<Skill>],
     dir: &Path,
+    instructions: bool,
 ) -> Result<(PathBuf, PathBuf, Vec<InstalledSkill>), String> {
     let cwd = dir.join("workspace");
     let artifacts = dir.join("artifacts");
@@ -162,14 +179,25 @@ fn prepare(
     let into = crate::agent::project_skills(runner.agent.kind());
     let installed =
         crate::skills::install::install(skills, &cwd, into).map_err(|error| error.to_string())?;
+    if instructions {
+        super::instructions::plant(&cwd).map_err(|error| {
+            format!(
+                "cannot plant the instruction files in {}: {error}",
+                cwd.display()
+            )
+        })?;
+    }
     Ok((cwd, artifacts, installed))
 }
 
-/// The request bodies of a request log (lines that do not parse are skipped).
+/// The request bodies of a request log file (none when it cannot be read).
 fn read_requests(log: &Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
+    parse_requests(&std::fs::read_to_string(log).unwrap_or_default())
+}
+
+/// The request bodies of a request log's text (lines that do not parse are skipped).
+pub(super) fn parse_requests(log: &str) -> Vec<Value> {
+    log.lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .map(|mut entry| entry["body"].take())
         .filter(|body| !body.is_null())
