@@ -189,8 +189,8 @@ fn call_for(events: &[SessionEvent], index: usize, skill: &str) -> (usize, Optio
                 _ => None,
             })
     };
-    let naming = calls().filter(|(_, _, args)| names(args, skill)).last();
-    let before = || calls().filter(|(at, ..)| *at < index).last();
+    let naming = calls().rev().find(|(_, _, args)| names(args, skill));
+    let before = || calls().rev().find(|(at, ..)| *at < index);
     match naming.or_else(before) {
         Some((at, id, _)) => (at, id.clone()),
         None => (index, None),
