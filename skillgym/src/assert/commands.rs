@@ -1,16 +1,14 @@
 //! Checks over the shell commands the agent ran.
 
-use std::borrow::Cow;
-
 use regex::Regex;
 
 use super::TextMatcher;
 use super::check::{Check, check_options};
-use super::command::{CommandMatcher, parse_command};
+use super::command::{CommandMatcher, observed_exit, parse_command};
 use super::list::{COMMANDS, ItemList, ItemPattern};
 use super::list_checks::list_checks;
 use super::sink::Sink;
-use crate::SessionReport;
+use crate::{SessionEvent, SessionReport};
 
 /// What a command check looks for: text in the raw command line (`&str` = substring,
 /// [`Regex`]) or a structured [`CommandMatcher`].
@@ -34,7 +32,8 @@ pub enum CommandPattern {
 }
 
 impl CommandPattern {
-    /// Whether the raw command line matches.
+    /// Whether the raw command line matches (its exit code is unknown here: a matcher that
+    /// expects one does not match).
     ///
     /// ```
     /// use skillgym::assert::CommandPattern;
@@ -50,9 +49,20 @@ impl CommandPattern {
     }
 }
 
-impl ItemPattern<Cow<'_, str>> for CommandPattern {
-    fn is_match(&self, item: &Cow<'_, str>) -> bool {
-        CommandPattern::is_match(self, item)
+/// A command the agent ran: its line and its exit code, if reported.
+pub(crate) struct RanCommand<'a> {
+    line: &'a str,
+    exit_code: Option<i32>,
+}
+
+impl ItemPattern<RanCommand<'_>> for CommandPattern {
+    fn is_match(&self, item: &RanCommand<'_>) -> bool {
+        match self {
+            CommandPattern::Text(text) => text.is_match(item.line),
+            CommandPattern::Matcher(matcher) => {
+                matcher.matches_with_exit_code(item.line, item.exit_code)
+            }
+        }
     }
 
     fn describe(&self) -> String {
@@ -62,13 +72,18 @@ impl ItemPattern<Cow<'_, str>> for CommandPattern {
         }
     }
 
-    fn details(&self, item: &Cow<'_, str>) -> Vec<String> {
-        match self {
-            CommandPattern::Text(_) => Vec::new(),
-            CommandPattern::Matcher(_) => parse_command(item)
-                .iter()
-                .map(|parsed| format!("parsed: {parsed}"))
-                .collect(),
+    /// How a matcher parsed the line, then its exit code when the matcher expects one.
+    fn details(&self, item: &RanCommand<'_>) -> Vec<String> {
+        let CommandPattern::Matcher(matcher) = self else {
+            return Vec::new();
+        };
+        let parsed = parse_command(item.line)
+            .iter()
+            .map(|parsed| format!("parsed: {parsed}"))
+            .collect();
+        match matcher.expects_exit_code() {
+            true => [parsed, vec![observed_exit(item.exit_code)]].concat(),
+            false => parsed,
         }
     }
 }
@@ -103,7 +118,8 @@ impl From<&CommandMatcher> for CommandPattern {
 ///
 /// Patterns are `&str` (substring of the raw command line), [`Regex`] or a
 /// [`CommandMatcher`]. Failure messages list every observed command; with a
-/// `CommandMatcher` each is shown as the matcher parsed it.
+/// `CommandMatcher` each is shown as the matcher parsed it, and with its exit code when the
+/// matcher expects one ([`succeeded`](CommandMatcher::succeeded)).
 ///
 /// ```
 /// # use skillgym::prelude::*;
@@ -120,7 +136,7 @@ impl From<&CommandMatcher> for CommandPattern {
 /// ```
 pub struct Commands<'a> {
     check: Check<'a>,
-    list: ItemList<Cow<'a, str>>,
+    list: ItemList<RanCommand<'a>>,
 }
 
 check_options!(Commands, "commands", "includes(\"npm test\")");
@@ -130,8 +146,20 @@ impl<'a> Commands<'a> {
         Commands {
             list: ItemList {
                 kind: &COMMANDS,
-                items: report.commands().map(Into::into).collect(),
-                show: |item| item.to_string(),
+                items: report
+                    .events
+                    .iter()
+                    .filter_map(|event| match event {
+                        SessionEvent::Command {
+                            command, exit_code, ..
+                        } => Some(RanCommand {
+                            line: command,
+                            exit_code: *exit_code,
+                        }),
+                        _ => None,
+                    })
+                    .collect(),
+                show: |item| item.line.to_owned(),
             },
             check: Check::new(report, sink),
         }

@@ -87,10 +87,7 @@ impl<T> ItemList<T> {
             .enumerate()
             .map(|(index, item)| Entry {
                 text: (self.show)(item),
-                details: details_of
-                    .iter()
-                    .flat_map(|pattern| pattern.details(item))
-                    .collect(),
+                details: details(details_of, item),
                 marked: marked.contains(&index),
             })
             .collect();
@@ -305,6 +302,18 @@ impl<T> ItemList<T> {
             ),
         )
     }
+}
+
+/// The detail lines the patterns give for one item, each once: two command matchers (`before`,
+/// `only`) parse a line the same way.
+fn details<T>(patterns: &[&dyn ItemPattern<T>], item: &T) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for line in patterns.iter().flat_map(|pattern| pattern.details(item)) {
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
 }
 
 /// `once`, `3 times`.

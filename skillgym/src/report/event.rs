@@ -128,6 +128,37 @@ impl SessionEvent {
         }
     }
 
+    /// This event with `code` as its exit code, when it is a command (other events are
+    /// returned as they are).
+    ///
+    /// ```
+    /// use skillgym::SessionEvent;
+    ///
+    /// let event = SessionEvent::command("cargo fmt").with_exit_code(1);
+    /// assert_eq!(event.exit_code(), Some(1));
+    /// assert_eq!(SessionEvent::command("cargo fmt").exit_code(), None);
+    /// ```
+    #[must_use]
+    pub fn with_exit_code(mut self, code: i32) -> Self {
+        if let SessionEvent::Command { exit_code, .. } = &mut self {
+            *exit_code = Some(code);
+        }
+        self
+    }
+
+    /// The exit code of a command, if the agent reported it.
+    ///
+    /// ```
+    /// let event = skillgym::SessionEvent::command("npm test").with_exit_code(0);
+    /// assert_eq!(event.exit_code(), Some(0));
+    /// ```
+    pub fn exit_code(&self) -> Option<i32> {
+        match self {
+            SessionEvent::Command { exit_code, .. } => *exit_code,
+            _ => None,
+        }
+    }
+
     /// A [`ToolCall`](SessionEvent::ToolCall) without id or time.
     ///
     /// ```

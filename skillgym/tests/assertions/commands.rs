@@ -341,3 +341,131 @@ fn failures_point_at_the_check() {
     assert_eq!(location.line, line);
     assert!(location.file.ends_with("commands.rs"), "{}", location.file);
 }
+
+fn ran(lines: &[(&str, Option<i32>)]) -> SessionReport {
+    SessionReport::from_events(lines.iter().map(|&(line, exit_code)| {
+        let event = SessionEvent::command(line);
+        match exit_code {
+            Some(code) => event.with_exit_code(code),
+            None => event,
+        }
+    }))
+}
+
+#[test]
+fn succeeded_needs_exit_code_zero() {
+    let report = ran(&[("cargo fmt", Some(1)), ("git commit -m wip", Some(0))]);
+    let fmt = CommandMatcher::new("cargo").arg("fmt");
+    let commit = CommandMatcher::new("git").arg("commit");
+    passes(&report, |e| {
+        e.commands()
+            .before(fmt.clone(), commit.clone())
+            .includes(fmt.clone().failed())
+            .includes(fmt.clone().exit_code(1))
+            .includes(commit.clone().succeeded())
+            .not_includes(fmt.clone().succeeded());
+    });
+    let failure = fails(&report, |e| {
+        e.commands().before(fmt.clone().succeeded(), commit.clone());
+    });
+    assert_eq!(
+        failure.message,
+        "expected a command matching command matcher (executable=\"cargo\", positionals=[\"fmt\"], succeeded) \
+         before one matching command matcher (executable=\"git\", positionals=[\"commit\"]), \
+         but no command matched command matcher (executable=\"cargo\", positionals=[\"fmt\"], succeeded)\n\
+         observed 2 commands (> marks a first match):\n\
+         \x20   1. cargo fmt\n\
+         \x20      parsed: executable=\"cargo\", positionals=[\"fmt\"]\n\
+         \x20      exit code: 1\n\
+         \x20 > 2. git commit -m wip\n\
+         \x20      parsed: executable=\"git\", positionals=[\"commit\"], options={-m: [\"wip\"]}\n\
+         \x20      exit code: 0"
+    );
+}
+
+#[test]
+fn an_unknown_exit_code_matches_no_exit_expectation_and_says_so() {
+    let report = ran(&[("cargo fmt", None)]);
+    let fmt = CommandMatcher::new("cargo").arg("fmt");
+    passes(&report, |e| {
+        e.commands()
+            .includes(fmt.clone())
+            .not_includes(fmt.clone().succeeded())
+            .not_includes(fmt.clone().failed())
+            .not_includes(fmt.clone().exit_code(0));
+    });
+    let failure = fails(&report, |e| {
+        e.commands().includes(fmt.clone().succeeded());
+    });
+    assert_eq!(
+        failure.message,
+        "expected a command matching command matcher (executable=\"cargo\", positionals=[\"fmt\"], succeeded)\n\
+         observed 1 command:\n\
+         \x20 1. cargo fmt\n\
+         \x20    parsed: executable=\"cargo\", positionals=[\"fmt\"]\n\
+         \x20    exit code: unknown (the agent did not report it; an expected exit code never matches an unknown one)"
+    );
+}
+
+#[test]
+fn failed_finds_each_agents_failing_ls_where_the_agent_reports_exit_codes() {
+    let ls = CommandMatcher::new("ls").arg("/nonexistent-skillgym");
+    for name in SKILL_TRANSCRIPTS {
+        let report = load(name);
+        // Gemini CLI and Qwen Code 0.15 report no exit codes (the README's agents table).
+        let reports_exit_codes = !name.starts_with("gemini-cli") && !name.starts_with("qwen-code");
+        passes(&report, |e| {
+            e.commands()
+                .includes(ls.clone())
+                .not_includes(ls.clone().succeeded());
+        });
+        if reports_exit_codes {
+            passes(&report, |e| {
+                e.commands()
+                    .includes(ls.clone().failed())
+                    .includes(ls.clone().exit_code(2));
+            });
+        } else {
+            let text = message(&report, |e| {
+                e.commands().includes(ls.clone().failed());
+            });
+            assert!(
+                text.contains("exit code: unknown (the agent did not report it"),
+                "{name}: {text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn before_shows_each_parsed_line_once() {
+    let report = commands(&["npm test", "npm ci"]);
+    let failure = fails(&report, |e| {
+        e.commands().before(
+            CommandMatcher::new("npm").arg("ci"),
+            CommandMatcher::new("npm").arg("test"),
+        );
+    });
+    assert_eq!(
+        failure.message,
+        "expected a command matching command matcher (executable=\"npm\", positionals=[\"ci\"]) \
+         before one matching command matcher (executable=\"npm\", positionals=[\"test\"]), \
+         but the first match of command matcher (executable=\"npm\", positionals=[\"ci\"]) is #2, \
+         the first match of command matcher (executable=\"npm\", positionals=[\"test\"]) is #1\n\
+         observed 2 commands (> marks a first match):\n\
+         \x20 > 1. npm test\n\
+         \x20      parsed: executable=\"npm\", positionals=[\"test\"]\n\
+         \x20 > 2. npm ci\n\
+         \x20      parsed: executable=\"npm\", positionals=[\"ci\"]"
+    );
+    let failure = fails(&commands(&["ls", "rm -rf build"]), |e| {
+        e.commands()
+            .only([CommandMatcher::new("ls"), CommandMatcher::new("cat")]);
+    });
+    assert_eq!(
+        failure.message.matches("parsed: executable=\"rm\"").count(),
+        1,
+        "{}",
+        failure.message
+    );
+}

@@ -6,6 +6,7 @@ use regex::Regex;
 
 use crate::assert::text::string_or_regex;
 
+use super::exit::ExpectedExit;
 use super::parse::{ArgDisplay, ParsedCommand, Reading, parse_command, write_option_groups};
 
 /// Matches one token: exactly (`&str`, `String`) or by regular expression ([`Regex`]).
@@ -61,8 +62,13 @@ string_or_regex!(TokenMatcher::Exact);
 /// line matches if any of its simple commands does, under any reading of its ambiguous
 /// options (`grep -v foo` is both `-v` with value `foo` and flag `-v` then positional `foo`).
 ///
+/// [`succeeded`](Self::succeeded), [`failed`](Self::failed) and
+/// [`exit_code`](Self::exit_code) also expect the command line's exit code, as the agent
+/// reported it; an exit code the agent did not report never matches one (the README's agents
+/// table says which agents report them).
+///
 /// Displays as `command matcher (executable="pnpm", positionals=["build"], options={--tag:
-/// [<flag>], -p: ["80"]}, end_of_options=true, strict)`, omitting what is not set.
+/// [<flag>], -p: ["80"]}, end_of_options=true, strict, succeeded)`, omitting what is not set.
 ///
 /// ```
 /// use skillgym::assert::CommandMatcher;
@@ -80,6 +86,7 @@ pub struct CommandMatcher {
     options: Vec<ExpectedOption>,
     end_of_options: Option<bool>,
     strict: bool,
+    exit: Option<ExpectedExit>,
 }
 
 #[derive(Debug, Clone)]
@@ -125,6 +132,7 @@ impl CommandMatcher {
             options: Vec::new(),
             end_of_options: None,
             strict: false,
+            exit: None,
         }
     }
 
@@ -255,7 +263,80 @@ impl CommandMatcher {
         self.strict()
     }
 
-    /// Whether any simple command of the command line `command` matches.
+    /// Expects the command line to have exited with 0. An exit code the agent did not report
+    /// does not count as success: the command does not match (its failure message says the
+    /// code is unknown). The exit code is the whole line's: in `cargo fmt || true` it is
+    /// `true`'s.
+    ///
+    /// ```
+    /// # use skillgym::prelude::*;
+    /// let fmt = CommandMatcher::new("cargo").arg("fmt").succeeded();
+    /// assert!(fmt.matches_with_exit_code("cargo fmt", Some(0)));
+    /// assert!(!fmt.matches_with_exit_code("cargo fmt", Some(1)));
+    /// assert!(!fmt.matches_with_exit_code("cargo fmt", None));
+    ///
+    /// let report = SessionReport::from_events([
+    ///     SessionEvent::command("cargo fmt").with_exit_code(0),
+    ///     SessionEvent::command("git commit -m wip").with_exit_code(0),
+    /// ]);
+    /// report.expect().commands().before(fmt, CommandMatcher::new("git").arg("commit"));
+    /// ```
+    #[must_use]
+    pub fn succeeded(mut self) -> Self {
+        self.exit = Some(ExpectedExit::Succeeded);
+        self
+    }
+
+    /// Expects the command line to have exited with a code other than 0. An exit code the
+    /// agent did not report does not count as a failure either.
+    ///
+    /// ```
+    /// use skillgym::assert::CommandMatcher;
+    ///
+    /// let failing_tests = CommandMatcher::new("cargo").arg("test").failed();
+    /// assert!(failing_tests.matches_with_exit_code("cargo test", Some(101)));
+    /// assert!(!failing_tests.matches_with_exit_code("cargo test", Some(0)));
+    /// assert!(!failing_tests.matches_with_exit_code("cargo test", None));
+    /// ```
+    #[must_use]
+    pub fn failed(mut self) -> Self {
+        self.exit = Some(ExpectedExit::Failed);
+        self
+    }
+
+    /// Expects the command line to have exited with `code` (an unreported code never
+    /// matches). Replaces [`succeeded`](Self::succeeded) or [`failed`](Self::failed).
+    ///
+    /// ```
+    /// use skillgym::assert::CommandMatcher;
+    ///
+    /// let no_match = CommandMatcher::new("grep").exit_code(1);
+    /// assert!(no_match.matches_with_exit_code("grep -q TODO src/lib.rs", Some(1)));
+    /// assert!(!no_match.matches_with_exit_code("grep -q TODO src/lib.rs", Some(2)));
+    /// assert_eq!(no_match.to_string(), r#"command matcher (executable="grep", exit_code=1)"#);
+    /// ```
+    #[must_use]
+    pub fn exit_code(mut self, code: i32) -> Self {
+        self.exit = Some(ExpectedExit::Code(code));
+        self
+    }
+
+    /// Whether this matcher expects an exit code ([`succeeded`](Self::succeeded),
+    /// [`failed`](Self::failed) or [`exit_code`](Self::exit_code)).
+    ///
+    /// ```
+    /// use skillgym::assert::CommandMatcher;
+    ///
+    /// assert!(CommandMatcher::new("make").succeeded().expects_exit_code());
+    /// assert!(!CommandMatcher::new("make").expects_exit_code());
+    /// ```
+    pub fn expects_exit_code(&self) -> bool {
+        self.exit.is_some()
+    }
+
+    /// Whether any simple command of the command line `command` matches. Its exit code is
+    /// unknown here, so a matcher that expects one never matches; use
+    /// [`matches_with_exit_code`](Self::matches_with_exit_code).
     ///
     /// ```
     /// use skillgym::assert::CommandMatcher;
@@ -264,14 +345,31 @@ impl CommandMatcher {
     /// assert!(test.matches("cd app && npm test"));
     /// assert!(test.matches("bash -lc 'npm install; npm test 2>&1 | tail'"));
     /// assert!(!test.matches("echo 'npm test'"));
+    /// assert!(!test.succeeded().matches("npm test"));
     /// ```
     pub fn matches(&self, command: &str) -> bool {
-        parse_command(command)
-            .iter()
-            .any(|parsed| self.matches_parsed(parsed))
+        self.matches_with_exit_code(command, None)
     }
 
-    /// Whether one parsed simple command matches.
+    /// Whether any simple command of the command line `command`, which exited with
+    /// `exit_code` (`None`: not reported), matches.
+    ///
+    /// ```
+    /// use skillgym::assert::CommandMatcher;
+    ///
+    /// let build = CommandMatcher::new("cargo").arg("build");
+    /// assert!(build.matches_with_exit_code("cargo build && cargo test", Some(101)));
+    /// assert!(!build.succeeded().matches_with_exit_code("cargo build && cargo test", Some(101)));
+    /// ```
+    pub fn matches_with_exit_code(&self, command: &str, exit_code: Option<i32>) -> bool {
+        self.exit.is_none_or(|exit| exit.matches(exit_code))
+            && parse_command(command)
+                .iter()
+                .any(|parsed| self.matches_words(parsed))
+    }
+
+    /// Whether one parsed simple command matches. A parsed command has no exit code, so a
+    /// matcher that expects one never matches.
     ///
     /// ```
     /// use skillgym::assert::{parse_command, CommandMatcher};
@@ -281,6 +379,11 @@ impl CommandMatcher {
     /// assert!(CommandMatcher::new("grep").flag("v").args(["foo", "notes.txt"]).matches_parsed(&parsed[0]));
     /// ```
     pub fn matches_parsed(&self, parsed: &ParsedCommand) -> bool {
+        self.exit.is_none() && self.matches_words(parsed)
+    }
+
+    /// Whether `parsed` matches the executable, positionals and options (not the exit code).
+    fn matches_words(&self, parsed: &ParsedCommand) -> bool {
         if let Some(executable) = &self.executable
             && !executable_matches(executable, parsed.executable())
         {
@@ -431,7 +534,7 @@ fn augment(
 
 impl fmt::Display for CommandMatcher {
     /// `command matcher (executable=…, positionals=[…], options={…}, end_of_options=true,
-    /// strict)`, omitting what is not set; `command matcher (any command)` if nothing is.
+    /// strict, succeeded)`, omitting what is not set; `command matcher (any command)` if nothing is.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("command matcher (")?;
         let mut first = true;
@@ -475,6 +578,10 @@ impl fmt::Display for CommandMatcher {
         if self.strict {
             part(f)?;
             f.write_str("strict")?;
+        }
+        if let Some(exit) = self.exit {
+            part(f)?;
+            write!(f, "{exit}")?;
         }
         if first {
             f.write_str("any command")?;

@@ -8,9 +8,11 @@
 //! assert!(matcher.matches("/bin/bash -lc 'cd app && npx skills find expo'"));
 //! ```
 
+mod exit;
 mod matcher;
 mod parse;
 
+pub(crate) use exit::observed_exit;
 pub use matcher::{CommandMatcher, TokenMatcher};
 pub use parse::{CommandOption, OptionArg, ParsedCommand, parse_command};
 

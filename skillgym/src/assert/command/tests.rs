@@ -900,6 +900,52 @@ fn token_matcher_conversions() {
     assert_eq!(TokenMatcher::from(regex("^a/b$")).to_string(), r"/^a\/b$/");
 }
 
+#[test]
+fn exit_expectations_need_a_known_exit_code() {
+    let line = "cd app && cargo fmt";
+    let cases: [(CommandMatcher, [bool; 4]); 4] = [
+        // exit code: Some(0), Some(1), Some(-1), None
+        (CommandMatcher::new("cargo"), [true, true, true, true]),
+        (
+            CommandMatcher::new("cargo").succeeded(),
+            [true, false, false, false],
+        ),
+        (
+            CommandMatcher::new("cargo").failed(),
+            [false, true, true, false],
+        ),
+        (
+            CommandMatcher::new("cargo").exit_code(1),
+            [false, true, false, false],
+        ),
+    ];
+    for (matcher, expected) in cases {
+        let observed = [Some(0), Some(1), Some(-1), None]
+            .map(|exit_code| matcher.matches_with_exit_code(line, exit_code));
+        assert_eq!(observed, expected, "{matcher}");
+        assert_eq!(matcher.matches(line), expected[3], "{matcher}");
+        let parsed = &parse_command(line)[1];
+        assert_eq!(matcher.matches_parsed(parsed), expected[3], "{matcher}");
+    }
+}
+
+#[test]
+fn exit_expectations_still_need_the_words() {
+    let fmt = CommandMatcher::new("cargo").arg("fmt").succeeded();
+    assert!(!fmt.matches_with_exit_code("cargo clippy", Some(0)));
+    assert!(fmt.matches_with_exit_code("bash -lc 'cargo fmt --all'", Some(0)));
+}
+
+#[test]
+fn the_last_exit_expectation_wins() {
+    let matcher = CommandMatcher::new("make").failed().succeeded();
+    assert!(matcher.matches_with_exit_code("make", Some(0)));
+    assert!(!matcher.matches_with_exit_code("make", Some(2)));
+    let matcher = CommandMatcher::new("make").succeeded().exit_code(2);
+    assert!(matcher.matches_with_exit_code("make", Some(2)));
+    assert!(!matcher.matches_with_exit_code("make", Some(0)));
+}
+
 // ---- display ------------------------------------------------------------------------------
 
 #[test]
@@ -951,6 +997,22 @@ fn command_matcher_display() {
     assert_eq!(
         CommandMatcher::any().arg("x").to_string(),
         r#"command matcher (positionals=["x"])"#
+    );
+    assert_eq!(
+        CommandMatcher::new("cargo")
+            .arg("fmt")
+            .strict()
+            .succeeded()
+            .to_string(),
+        r#"command matcher (executable="cargo", positionals=["fmt"], strict, succeeded)"#
+    );
+    assert_eq!(
+        CommandMatcher::any().failed().to_string(),
+        "command matcher (failed)"
+    );
+    assert_eq!(
+        CommandMatcher::any().exit_code(-1).to_string(),
+        "command matcher (exit_code=-1)"
     );
 }
 
