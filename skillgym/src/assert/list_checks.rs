@@ -39,6 +39,7 @@ macro_rules! list_checks {
     ) => {
         impl<'a> $group<'a> {
             $crate::assert::list_checks::list_check! {
+                #[doc(alias = "contains")]
                 doc(concat!("Some ", $one, " matches."))
                 fn includes(pattern: impl Into<$pattern>)
                 example($method, $event, $includes)
@@ -124,15 +125,17 @@ macro_rules! list_checks {
     };
 }
 
-/// One generated check: its doc line and example, then `$check` run on the group's list
+/// One generated check: its attributes (a doc alias), doc line and example, then `$check` run on the group's list
 /// (bound to `$list`) and its outcome delivered at the caller's line.
 macro_rules! list_check {
     (
+        $(#[$attr:meta])*
         doc($doc:expr)
         fn $name:ident $(<$generic:ident: $bound:path>)? ($($arg:ident: $ty:ty),*)
         example($method:literal, $event:ident, ([$($item:literal),*], $($args:tt)*))
         |$list:ident| $check:expr
     ) => {
+        $(#[$attr])*
         #[doc = $doc]
         ///
         #[doc = $crate::assert::list_checks::list_example!(

@@ -53,6 +53,7 @@ impl<'a> Output<'a> {
     /// # let report = SessionReport::default().with_final_output("skillgym ready");
     /// report.expect().output().includes("ready");
     /// ```
+    #[doc(alias = "contains")]
     #[track_caller]
     pub fn includes(mut self, pattern: impl Into<TextMatcher>) -> Self {
         let pattern = pattern.into();

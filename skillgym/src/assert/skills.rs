@@ -132,6 +132,7 @@ impl<'a> Skills<'a> {
     /// #     "find-skills", Confidence::Strong, ["Read /s/find-skills/SKILL.md"]));
     /// report.expect().skills().has("find-skills");
     /// ```
+    #[doc(alias = "contains")]
     #[track_caller]
     pub fn has(mut self, skill: &str) -> Self {
         let outcome = if self.count_of(skill) > 0 {

@@ -312,6 +312,7 @@ impl<'a> ToolCalls<'a> {
     /// # let report = SessionReport::from_events([SessionEvent::tool_call("Read", json!({"file_path": "/s/x/SKILL.md"}))]);
     /// report.expect().tool_calls().has(ToolMatcher::new("Read").arg("file_path", "SKILL.md"));
     /// ```
+    #[doc(alias("contains", "includes"))]
     #[track_caller]
     pub fn has<'p>(mut self, matcher: impl Into<ToolMatcher<'p>>) -> Self {
         let outcome = self.list.includes(&matcher.into());
