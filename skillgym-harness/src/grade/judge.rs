@@ -4,7 +4,7 @@
 //!
 //! | step | rule |
 //! |---|---|
-//! | prompt | the case's input, criteria and expected output, the agent's final answer, its commands and tool calls (each capped), then the checklist: one line per item, `- <id>: <outcome>` |
+//! | prompt | the case's input, criteria and expected output, the agent's final answer, its commands (each with `(exit code N)` when the agent reported one) and tool calls (each capped), then the checklist: one line per item, `- <id>: <outcome>` |
 //! | answer | one JSON object, `{"checks": [{"id", "satisfied", "reasoning"}], "overall_reasoning"}`; text around it (a code fence, a sentence) is ignored |
 //! | an item the judge left out | not satisfied, "the judge did not answer for it" |
 //! | an id the checklist does not have | ignored, named in the grader's details |
@@ -18,6 +18,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde_json::Value;
+use skillgym::SessionEvent;
 
 use super::spec::RubricItem;
 use super::{Check, GradeInput, GraderOutcome, Verdict};
@@ -50,7 +51,13 @@ pub(crate) fn prompt(items: &[RubricItem], input: &GradeInput<'_>) -> String {
         );
     }
     section(&mut text, "The agent's final answer", input.output);
-    let commands: Vec<&str> = input.report.commands().take(MAX_LISTED).collect();
+    let commands: Vec<String> = input
+        .report
+        .events
+        .iter()
+        .filter_map(command_line)
+        .take(MAX_LISTED)
+        .collect();
     if !commands.is_empty() {
         section(&mut text, "Commands the agent ran", &commands.join("\n"));
     }
@@ -74,6 +81,20 @@ pub(crate) fn prompt(items: &[RubricItem], input: &GradeInput<'_>) -> String {
          Give one entry per checklist id.\n",
     );
     text
+}
+
+/// A command as the judge sees it: its line, then `(exit code N)` when the agent reported one.
+fn command_line(event: &SessionEvent) -> Option<String> {
+    let SessionEvent::Command {
+        command, exit_code, ..
+    } = event
+    else {
+        return None;
+    };
+    Some(match exit_code {
+        Some(code) => format!("{command} (exit code {code})"),
+        None => command.clone(),
+    })
 }
 
 fn section(text: &mut String, title: &str, body: &str) {
@@ -271,7 +292,9 @@ mod tests {
     #[test]
     fn the_prompt_holds_the_material_and_the_checklist() {
         let report = SessionReport::from_events([
-            SessionEvent::command("npm test"),
+            SessionEvent::command("npm test").with_exit_code(1),
+            SessionEvent::command("npm test -- --fix"),
+            SessionEvent::command("npm test").with_exit_code(0),
             SessionEvent::assistant("Fixed the null check."),
         ]);
         let task = Value::String("Fix the parser".into());
@@ -284,7 +307,7 @@ mod tests {
             "## Task given to the agent\nFix the parser",
             "## Success criteria\nNo regressions",
             "## The agent's final answer\nFixed the null check.",
-            "## Commands the agent ran\nnpm test",
+            "## Commands the agent ran\nnpm test (exit code 1)\nnpm test -- --fix\nnpm test (exit code 0)\n",
             "- rubric-1: Names the root cause\n- rubric-2: Keeps the tests green",
             "\"overall_reasoning\"",
         ] {
