@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | [`Error`] | [`Harness::run`](crate::Harness::run), before any trial runs | each kind of problem below; [`Error::exit_code`] |
 //! | [`AgentBuildError`] | [`agent::build`](crate::agent::build), [`CommandAgent::from_options`](crate::CommandAgent::from_options) | the missing setting |
-//! | [`PreflightError`] | the checks made before a run: prompt files, agent programs, sandboxes | every case or runner at fault |
+//! | [`PreflightError`] | the checks made before a run: agent programs, sandboxes | every case or runner at fault |
 //! | [`SkillError`] | loading and merging the skills under test | the skill directories, the config entry |
 //! | [`DryRunError`] | starting a `--mock` run | the script, the case that names it |
 //! | [`SuiteErrors`] | loading declarative suites | every error of every file, with line and column |
@@ -319,7 +319,7 @@ mod tests {
             Error::NoRunners {
                 config: "skillgym.yaml".into(),
             },
-            Error::Preflight(PreflightError::PromptFiles(Vec::new())),
+            Error::Preflight(PreflightError::AgentPrograms(Vec::new())),
             Error::Skills(SkillError::Invalid(config())),
             Error::DryRun(DryRunError::Server(denied())),
             Error::RunDir(RunDirError::Reused { path: "/r".into() }),
@@ -383,21 +383,16 @@ mod tests {
 
     #[test]
     fn preflight_problems_are_one_line_each() {
-        let error = PreflightError::PromptFiles(vec![
-            MissingPromptFile {
-                case: "a".into(),
-                path: "/p/a.md".into(),
-                declared: "t.rs:1".into(),
-            },
-            MissingPromptFile {
-                case: "b".into(),
-                path: "/p/b.md".into(),
-                declared: "t.rs:9".into(),
-            },
-        ]);
+        let missing = |runner: &str| MissingProgram {
+            runner: runner.into(),
+            program: "agent".into(),
+            install: "npm i".into(),
+        };
+        let error = PreflightError::AgentPrograms(vec![missing("a"), missing("b")]);
         assert_eq!(
             error.to_string(),
-            "the prompt file of case `a` does not exist: /p/a.md (declared at t.rs:1)\nerror: the prompt file of case `b` does not exist: /p/b.md (declared at t.rs:9)"
+            "runner `a`: the agent program `agent` is not on PATH\n  help: install it (npm i), or point `agent.command` at it; `cargo skillgym doctor` checks every runner\n\
+             error: runner `b`: the agent program `agent` is not on PATH\n  help: install it (npm i), or point `agent.command` at it; `cargo skillgym doctor` checks every runner"
         );
         let program = MissingProgram {
             runner: "r".into(),

@@ -3,7 +3,7 @@
 //!
 //! | check | when | error |
 //! |---|---|---|
-//! | every selected case's `prompt_file` exists | every run, `--list` included | one line per missing file, with the case and where it is declared |
+//! | every selected case's `prompt_file` exists | runs (not `--list`) | none: a note per missing file on stderr, and that case's trials fail naming it ([`missing_prompt_file`]); the other cases run |
 //! | every selected runner's agent program is an executable file (a path) or on `PATH` (a name) | runs that start agents (not `--list`; not replaying runners) | one line per runner, with how to install it and a pointer to `cargo skillgym doctor` |
 
 use std::path::Path;
@@ -14,25 +14,17 @@ use crate::suite::{CaseSpec, PromptSpec};
 use std::fmt;
 use std::path::PathBuf;
 
-/// The prompt files of `cases` that cannot be read as files, as one error listing each.
-pub(crate) fn prompt_files<'a>(
-    cases: impl IntoIterator<Item = &'a CaseSpec>,
-) -> Result<(), PreflightError> {
-    let missing: Vec<MissingPromptFile> = cases
-        .into_iter()
-        .filter_map(|case| match &case.prompt {
-            PromptSpec::File(path) if !path.is_file() => Some(MissingPromptFile {
-                case: case.id.clone(),
-                path: path.clone(),
-                declared: case.source.clone(),
-            }),
-            _ => None,
-        })
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
+/// The prompt file of `case`, when it has one that is not a file: only that case fails (its
+/// trials, with this message); the others run, and `--list` lists it.
+pub(crate) fn missing_prompt_file(case: &CaseSpec) -> Option<MissingPromptFile> {
+    match &case.prompt {
+        PromptSpec::File(path) if !path.is_file() => Some(MissingPromptFile {
+            case: case.id.clone(),
+            path: path.clone(),
+            declared: case.source.clone(),
+        }),
+        _ => None,
     }
-    Err(PreflightError::PromptFiles(missing))
 }
 
 /// The runners whose agent program cannot be found, as one error with a line per runner.
@@ -60,14 +52,11 @@ pub(crate) fn agent_programs(runners: &[Runner]) -> Result<(), PreflightError> {
     Err(PreflightError::AgentPrograms(missing))
 }
 
-/// Checks made before anything runs (prompt files, agent programs), each listing every
-/// case or runner at fault, one per line (`\nerror: ` between them).
+/// Checks made before anything runs (agent programs, sandboxes), each listing every runner at
+/// fault, one per line (`\nerror: ` between them).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PreflightError {
-    /// Selected cases whose `prompt_file` does not exist.
-    #[error("{}", lines(.0))]
-    PromptFiles(Vec<MissingPromptFile>),
     /// Selected runners whose agent program cannot be found.
     #[error("{}", lines(.0))]
     AgentPrograms(Vec<MissingProgram>),
@@ -85,7 +74,7 @@ pub(crate) fn lines(problems: &[impl fmt::Display]) -> String {
         .join("\nerror: ")
 }
 
-/// A case whose prompt file does not exist.
+/// A case whose prompt file does not exist: the failure of each of its trials.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "the prompt file of case `{case}` does not exist: {} (declared at {declared})",

@@ -171,23 +171,6 @@ const ROWS: &[Row] = &[
         stderr: &["error: `--repeat` expects an integer >= 1, found `0`"],
     },
     Row {
-        name: "missing_prompt_file",
-        args: &["--tag", "broken"],
-        config: RUNNER,
-        code: 2,
-        stderr: &[
-            "error: the prompt file of case `missing_prompt` does not exist: ",
-            "tests/bad_input/no-such-prompt.md (declared at tests/bad_input/main.rs:",
-        ],
-    },
-    Row {
-        name: "missing_prompt_file_listed",
-        args: &["--tag", "broken", "--list"],
-        config: RUNNER,
-        code: 2,
-        stderr: &["error: the prompt file of case `missing_prompt` does not exist: "],
-    },
-    Row {
         name: "missing_agent_programs",
         args: &["--tag", "ok"],
         config: "runners:\n  gone: { agent: { type: command, command: /nonexistent/agent } }\n  unknown: { agent: { type: claude-code, model: m, command: no-such-agent-cli } }\n",
@@ -347,6 +330,10 @@ fn main() -> ExitCode {
                 .iter()
                 .map(|row| Trial::test(row.name, move || check_suite(row))),
         )
+        .chain([Trial::test(
+            "missing_prompt_file_fails_only_its_case",
+            missing_prompt_file_fails_only_its_case,
+        )])
         .collect();
     libtest_mimic::run(&Arguments::from_args(), trials).exit_code()
 }
@@ -422,6 +409,72 @@ fn check(row: &Row) -> Result<(), Failed> {
         return Err(format!("a run stopped at start wrote artifacts\n{context}").into());
     }
     Ok(())
+}
+
+/// A missing prompt file is no start-up error: `--list` lists its case, and a run notes it on
+/// stderr, fails that case's trial naming the file, and runs the other case.
+fn missing_prompt_file_fails_only_its_case() -> Result<(), Failed> {
+    const MISSING: &str = "the prompt file of case `missing_prompt` does not exist: ";
+    const DECLARED: &str =
+        "/tests/bad_input/no-such-prompt.md (declared at tests/bad_input/main.rs:";
+    let row = |name, args| Row {
+        name,
+        args,
+        config: RUNNER,
+        code: 0,
+        stderr: &[],
+    };
+    let listed = row("missing_prompt_file_listed", &["--list"]);
+    let dir = temp_dir(&format!("bad-input-{}", listed.name));
+    let output = run(dir.path(), &listed);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    let context = format!(
+        "exit {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{stdout}",
+        output.status.code()
+    );
+    if output.status.code() != Some(0)
+        || stdout != "[fake] good: test\n[fake] missing_prompt: test\n"
+        || stderr.contains(MISSING)
+    {
+        return Err(format!("`--list` should list both cases, quietly\n{context}").into());
+    }
+    let ran = row("missing_prompt_file_run", &[]);
+    let dir = temp_dir(&format!("bad-input-{}", ran.name));
+    let output = run(dir.path(), &ran);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    let context = format!(
+        "exit {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{stdout}",
+        output.status.code()
+    );
+    let note = stderr
+        .lines()
+        .find(|line| line.starts_with(&format!("skillgym: {MISSING}")));
+    let expected = [
+        output.status.code() == Some(101),
+        note.is_some_and(|note| note.contains(DECLARED) && note.ends_with(": its trials fail")),
+        trial(&stdout, "good", "ok"),
+        trial(&stdout, "missing_prompt", "FAILED"),
+        stdout.contains(MISSING) && stdout.contains(DECLARED),
+        dir.path().join("out/run/good/fake/result.json").is_file(),
+    ];
+    if expected.contains(&false) {
+        return Err(format!("expected [exit 101, the note, good ok, missing_prompt FAILED, its failure naming the file, good's result]: {expected:?}\n{context}").into());
+    }
+    Ok(())
+}
+
+/// Whether libtest's output says the trial of `case` on `fake` ended with `outcome`.
+fn trial(stdout: &str, case: &str, outcome: &str) -> bool {
+    stdout.lines().any(|line| {
+        line.strip_prefix(&format!("test [fake] {case} "))
+            .is_some_and(|rest| rest.trim_start() == format!("... {outcome}"))
+    })
 }
 
 fn run(dir: &Path, row: &Row) -> Output {

@@ -257,6 +257,7 @@ fn set_up(
 ) -> Result<SetUp, Failure> {
     let AttemptId { case, runner, .. } = id;
     let artifact_dir = &result.artifact_dir;
+    let prompt = load_prompt(case)?;
     if let CaseCheck::Declared(check) = &case.check {
         let run_dir = run.run_dir.path();
         let variant = id.variant.map(|v| v.name.as_str());
@@ -268,10 +269,6 @@ fn set_up(
             variant,
         )?;
     }
-    let prompt = case
-        .prompt
-        .load()
-        .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
     let prompt_md = artifact_dir.join("prompt.md");
     // Masked; the agent's prompt file is the real one (a private copy when they differ).
     let (prompt_file, private_prompt) = crate::agent::isolation::write_prompt(&prompt_md, &prompt)
@@ -414,10 +411,7 @@ fn replay_and_check(
     let Some(source) = &runner.replay else {
         unreachable!("an attempt with a recording belongs to a replaying runner")
     };
-    let prompt = case
-        .prompt
-        .load()
-        .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))?;
+    let prompt = load_prompt(case)?;
     let artifact_dir = result.artifact_dir.clone();
     let prompt_file = artifact_dir.join("prompt.md");
     let recorded_dir = recorded.attempt_dir(id.repetition, id.attempt);
@@ -624,6 +618,17 @@ fn install_skills(
     }
     let dir = crate::agent::project_skills(runner.agent.kind());
     skills::install::install(&skills, workspace, dir)
+        .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))
+}
+
+/// The case's prompt; a missing prompt file fails the attempt naming the file and where the
+/// case declares it.
+fn load_prompt(case: &CaseSpec) -> Result<String, Failure> {
+    if let Some(missing) = crate::preflight::missing_prompt_file(case) {
+        return Err(Failure::new(FailureOrigin::Workspace, missing.to_string()));
+    }
+    case.prompt
+        .load()
         .map_err(|error| Failure::new(FailureOrigin::Workspace, error.to_string()))
 }
 

@@ -1,5 +1,6 @@
-//! What must hold before any trial runs: prompt files, agent programs, a judge for rubric
-//! graders, sandboxes that can be made, and no `after_all` hook where it could not run.
+//! What must hold before any trial runs: agent programs, a judge for rubric graders, sandboxes
+//! that can be made, and no `after_all` hook where it could not run. (A missing prompt file
+//! is not one: only its case fails.)
 
 use libtest_mimic::Arguments;
 
@@ -38,8 +39,9 @@ pub(super) fn check_judge(
     }
 }
 
-/// The checks made before anything runs: the planned cases' prompt files, and (unless
-/// `--list`) the agent programs of the runners and of the judge.
+/// The checks made before anything runs (not for `--list`): the agent programs of the runners
+/// and of the judge. A planned case whose prompt file is missing gets a note on stderr (its
+/// trials fail; the others run).
 pub(super) fn check_before_run(
     arguments: &Arguments,
     plan: &Plan,
@@ -49,8 +51,13 @@ pub(super) fn check_before_run(
 ) -> Result<(), Error> {
     let mut planned_cases: Vec<usize> = plan.executions.iter().map(|e| e.case).collect();
     planned_cases.dedup();
-    preflight::prompt_files(planned_cases.iter().map(|&index| &cases[index]))?;
     if !arguments.list {
+        for missing in planned_cases
+            .iter()
+            .filter_map(|&index| preflight::missing_prompt_file(&cases[index]))
+        {
+            eprintln_escaped!("skillgym: {missing}: its trials fail");
+        }
         let mut programs: Vec<Runner> = runners.to_vec();
         // The judge's agent is checked too when a planned case has rubric items.
         let judged = planned_cases.iter().any(|&index| {
