@@ -114,3 +114,55 @@ fn a_skip_decided_while_running_fails_under_nextest_instead_of_passing() {
         stdout(&output)
     );
 }
+
+/// The trials `--list` prints (`[runner] case`), with `args` before it.
+fn listed(args: &[&str]) -> Vec<String> {
+    let mut all = args.to_vec();
+    all.push("--list");
+    let output = run_examples(&all, &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    stdout(&output)
+        .lines()
+        .filter_map(|line| line.strip_suffix(": test"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn several_name_filters_select_what_any_of_them_would() {
+    let every = listed(&[]);
+    let either = |names: &[&str]| -> Vec<String> {
+        every
+            .iter()
+            .filter(|trial| names.iter().any(|name| trial.contains(name)))
+            .cloned()
+            .collect()
+    };
+    let expected = either(&["always_passes", "summarizes"]);
+    assert!(
+        expected.len() >= 4 && expected.len() < every.len(),
+        "{expected:?} of {every:?}"
+    );
+    assert_eq!(listed(&["always_passes", "summarizes"]), expected);
+    assert_eq!(
+        listed(&["always_passes", "summarizes", "--skip", "[hasty]"]),
+        expected
+            .iter()
+            .filter(|trial| !trial.contains("[hasty]"))
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        listed(&[
+            "--exact",
+            "[hasty] always_passes",
+            "summarizes_from_prompt_file"
+        ]),
+        [
+            "[hasty] always_passes",
+            "[careful] summarizes_from_prompt_file",
+            "[hasty] summarizes_from_prompt_file"
+        ],
+        "`--exact`: a trial's name or a case id each"
+    );
+}

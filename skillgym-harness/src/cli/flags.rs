@@ -25,6 +25,10 @@ pub(super) struct CommandLine {
     pub(super) skillgym: Flags,
     #[command(flatten)]
     pub(super) explain: ExplainFlags,
+    /// More filters after the first, as libtest takes them: a test runs when its name matches
+    /// any FILTER (`cargo test --test benchmarks -- expo '[codex]'`)
+    #[arg(value_name = "FILTER")]
+    pub(super) more_filters: Vec<String>,
 }
 
 /// Explain mode's flags: command line only (no `SKILLGYM_*` variable sets them).

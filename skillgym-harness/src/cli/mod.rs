@@ -76,6 +76,9 @@ pub(crate) struct SkillgymArgs {
     pub explain: Option<PathBuf>,
     /// `--rerun`: with `--explain`, ask again even when answers are stored.
     pub rerun: bool,
+    /// The test name filters after the first (libtest-mimic's `filter`), command line only: a
+    /// trial runs when its name matches any of them.
+    pub more_filters: Vec<String>,
 }
 
 impl SkillgymArgs {
@@ -142,6 +145,11 @@ impl SkillgymArgs {
             update_snapshots: self.update_snapshots.or(fallback.update_snapshots),
             explain: self.explain.or(fallback.explain),
             rerun: self.rerun || fallback.rerun,
+            more_filters: if self.more_filters.is_empty() {
+                fallback.more_filters
+            } else {
+                self.more_filters
+            },
         }
     }
 }
@@ -233,6 +241,7 @@ where
             let mut args = line.skillgym.into_args();
             args.explain = line.explain.explain;
             args.rerun = line.explain.rerun;
+            args.more_filters = line.more_filters;
             if junit {
                 // Nothing of libtest's on stdout: the JUnit document takes its place.
                 libtest.format = Some(libtest_mimic::FormatSetting::Terse);
@@ -379,6 +388,7 @@ impl Flags {
             format_junit: false,
             explain: None,
             rerun: false,
+            more_filters: Vec::new(),
         }
     }
 }
@@ -421,10 +431,6 @@ fn usage_error(
             UsageError::new(arg, format!("unknown flag `{arg}`"))
                 .with_suggestion(did_you_mean(name, flags).map(|near| format!("--{near}")))
         }
-        ErrorKind::UnknownArgument => UsageError::new(
-            arg,
-            format!("unexpected argument `{arg}`: give at most one test name filter"),
-        ),
         ErrorKind::InvalidValue if context(ContextKind::InvalidValue) == Some("") => {
             let shape = arg.strip_prefix(flag).unwrap_or_default().trim();
             UsageError::new(

@@ -88,6 +88,7 @@ fn parses_every_flag_in_both_forms() {
         format_junit: false,
         explain: None,
         rerun: false,
+        more_filters: Vec::new(),
     };
     let pairs = [
         ("--tag", " a , b "),
@@ -265,10 +266,20 @@ fn unknown_flag_gets_a_suggestion_from_both_sets() {
         error(&["--frobnicate"]).to_string(),
         "unknown flag `--frobnicate`"
     );
-    assert_eq!(
-        error(&["one", "two"]).to_string(),
-        "unexpected argument `two`: give at most one test name filter"
-    );
+}
+
+#[test]
+fn several_filters_are_taken_as_libtest_takes_them() {
+    let (ours, libtest) = run(&["one", "--tag", "smoke", "two", "three"]).unwrap();
+    assert_eq!(libtest.filter.as_deref(), Some("one"));
+    assert_eq!(ours.more_filters, strings(&["two", "three"]));
+    assert_eq!(ours.tags, strings(&["smoke"]));
+    let (ours, libtest) = run(&["--exact", "[a] x", "[b] y"]).unwrap();
+    assert!(libtest.exact);
+    assert_eq!(libtest.filter.as_deref(), Some("[a] x"));
+    assert_eq!(ours.more_filters, strings(&["[b] y"]));
+    let (ours, _) = run(&["one"]).unwrap();
+    assert!(ours.more_filters.is_empty());
 }
 
 #[test]
@@ -439,6 +450,7 @@ fn reads_every_env_var() {
             format_junit: false,
             explain: None,
             rerun: false,
+            more_filters: Vec::new(),
         }
     );
 }

@@ -19,7 +19,7 @@ mod trials;
 use checks::{check_after_all, check_before_run, check_judge, check_sandboxes, explain_selection};
 use finish::execute;
 use runners::{all_runners, check_case_runners, judge_runner, select_runners};
-use trials::select_exact;
+use trials::select;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -318,7 +318,13 @@ impl Harness {
             reporters,
             warnings: declared.warnings,
         };
-        select_exact(&mut arguments, &plan, &selection.cases, &selection.runners);
+        select(
+            &mut arguments,
+            &overrides.more_filters,
+            &plan,
+            &selection.cases,
+            &selection.runners,
+        );
         let ids: Vec<&str> = selection.runners.iter().map(|r| r.id.as_str()).collect();
         check_selected_cases(&arguments, &plan, &settings, &selection.cases, &ids)?;
         let mock_run = mock && !arguments.list;

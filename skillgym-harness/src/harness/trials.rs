@@ -229,11 +229,8 @@ pub(super) fn select_exact(
     let mut selected = Vec::new();
     let mut others = Vec::new();
     for planned in &plan.executions {
-        let case = &cases[planned.case];
         let name = planned_name(planned, cases, runners);
-        // A Rust case also answers to its function's path (an IDE's Run button sends it).
-        let by_path = matches!(&case.check, CaseCheck::Rust(def) if def.rust_path() == filter);
-        if case.id == filter || name == filter || by_path {
+        if exact_match(&filter, &cases[planned.case], &name) {
             selected.push(name);
         } else {
             others.push(name);
@@ -245,6 +242,52 @@ pub(super) fn select_exact(
         1 => arguments.filter = selected.pop(),
         _ => arguments.skip.extend(others),
     }
+}
+
+/// Whether `filter`, under `--exact`, selects the trial `name` of `case`: its case id, its name,
+/// or (a Rust case) its function's path, which an IDE's Run button sends.
+fn exact_match(filter: &str, case: &CaseSpec, name: &str) -> bool {
+    let by_path = matches!(&case.check, CaseCheck::Rust(def) if def.rust_path() == filter);
+    case.id == filter || name == filter || by_path
+}
+
+/// Several name filters (libtest-mimic takes one; the others are `more`): a trial runs when
+/// any of them selects it, as each alone would (a substring of its name, or under `--exact`
+/// as [`select_exact`] matches), and no `--skip` skips it. libtest-mimic is then told to skip,
+/// exactly, every other trial, so that its counts stay right. With one filter or none this is
+/// [`select_exact`].
+pub(super) fn select(
+    arguments: &mut Arguments,
+    more: &[String],
+    plan: &Plan,
+    cases: &[CaseSpec],
+    runners: &[Runner],
+) {
+    if more.is_empty() {
+        return select_exact(arguments, plan, cases, runners);
+    }
+    let filters: Vec<String> = arguments
+        .filter
+        .take()
+        .into_iter()
+        .chain(more.iter().cloned())
+        .collect();
+    let mut others = Vec::new();
+    for planned in &plan.executions {
+        let case = &cases[planned.case];
+        let name = planned_name(planned, cases, runners);
+        let chosen = filters.iter().any(|filter| match arguments.exact {
+            true => exact_match(filter, case, &name),
+            false => name.contains(filter.as_str()),
+        });
+        // The `--skip`s as given (substrings unless `--exact`), on the trials chosen.
+        let skipped = arguments.is_filtered_out(&Trial::test(name.clone(), || Ok(())));
+        if !chosen || skipped {
+            others.push(name);
+        }
+    }
+    arguments.exact = true;
+    arguments.skip = others;
 }
 
 /// One trial: one execution, once the schedule's gates let it start; under variants, its
@@ -396,16 +439,20 @@ mod tests {
     #[skillgym::case(prompt = "p", id = "custom-name")]
     fn named_by_its_id(_report: &skillgym::SessionReport) {}
 
-    fn kept_for(filter: &str) -> Vec<String> {
-        let cases = collect_registered().unwrap();
-        let runners: Vec<Runner> = ["a", "b"]
+    fn runners() -> Vec<Runner> {
+        ["a", "b"]
             .into_iter()
             .map(|id| Runner {
                 id: id.to_owned(),
                 agent: Arc::new(CommandAgent::new("true")),
                 replay: None,
             })
-            .collect();
+            .collect()
+    }
+
+    fn kept_for(filter: &str) -> Vec<String> {
+        let cases = collect_registered().unwrap();
+        let runners = runners();
         let plan = Plan::new(&cases, &["a", "b"], &[]);
         let mut arguments = Arguments {
             exact: true,
@@ -436,6 +483,67 @@ mod tests {
         );
         assert_eq!(kept_for("[b] custom-name"), ["[b] custom-name"]);
         assert!(kept_for("custom").is_empty(), "no prefix match");
+    }
+
+    /// What libtest-mimic runs of this binary's cases on runners `a` and `b` when given
+    /// `filters` (the first as its own), `--skip`s and `--exact`.
+    fn kept_for_all(filters: &[&str], skip: &[&str], exact: bool) -> Vec<String> {
+        let cases = collect_registered().unwrap();
+        let runners = runners();
+        let plan = Plan::new(&cases, &["a", "b"], &[]);
+        let mut arguments = Arguments {
+            exact,
+            filter: filters.first().map(|first| (*first).to_owned()),
+            skip: skip.iter().map(|skip| (*skip).to_owned()).collect(),
+            ..Arguments::default()
+        };
+        let more: Vec<String> = filters.iter().skip(1).map(|f| (*f).to_owned()).collect();
+        select(&mut arguments, &more, &plan, &cases, &runners);
+        plan.executions
+            .iter()
+            .map(|p| planned_name(p, &cases, &runners))
+            .filter(|name| !arguments.is_filtered_out(&Trial::test(name.clone(), || Ok(()))))
+            .collect()
+    }
+
+    #[test]
+    fn several_filters_select_what_any_of_them_would() {
+        let registered = "suite::registry::tests::registered";
+        let mut four = vec![
+            "[a] custom-name".to_owned(),
+            "[b] custom-name".to_owned(),
+            format!("[a] {registered}"),
+            format!("[b] {registered}"),
+        ];
+        four.sort();
+        let sorted = |mut names: Vec<String>| {
+            names.sort();
+            names
+        };
+        assert_eq!(
+            sorted(kept_for_all(
+                &["custom-name", "registry::tests::reg"],
+                &[],
+                false
+            )),
+            four
+        );
+        assert_eq!(
+            sorted(kept_for_all(&["custom", "registered"], &["[b]"], false)),
+            ["[a] custom-name".to_owned(), format!("[a] {registered}")],
+            "each `--skip` (a substring) still skips"
+        );
+        assert_eq!(
+            sorted(kept_for_all(&["custom-name", registered], &[], true)),
+            four,
+            "`--exact`: case ids and functions' paths"
+        );
+        assert_eq!(
+            kept_for_all(&["[a] custom-name", "custom"], &[], true),
+            ["[a] custom-name"],
+            "`--exact`: no substring"
+        );
+        assert!(kept_for_all(&["no-such", "none-either"], &[], false).is_empty());
     }
 
     /// An execution that did not pass, with `status` and a failure `message`.
