@@ -311,6 +311,8 @@ impl Harness {
                 plan.executions.len(),
             ));
         }
+        let filters = &overrides.more_filters;
+        select(&mut arguments, filters, &plan, &cases, &runners);
         let selection = Selection {
             cases,
             runners,
@@ -318,13 +320,6 @@ impl Harness {
             reporters,
             warnings: declared.warnings,
         };
-        select(
-            &mut arguments,
-            &overrides.more_filters,
-            &plan,
-            &selection.cases,
-            &selection.runners,
-        );
         let ids: Vec<&str> = selection.runners.iter().map(|r| r.id.as_str()).collect();
         check_selected_cases(&arguments, &plan, &settings, &selection.cases, &ids)?;
         let mock_run = mock && !arguments.list;
