@@ -45,11 +45,14 @@ fn a_new_crate_runs_its_benchmark_with_cargo_test() {
     let manifest = read(&dir.join("Cargo.toml"));
     for line in [
         "name = \"my-bench\"",
-        "[[test]]\nname = \"benchmarks\"\nharness = false",
-        "[profile.dev.package.\"*\"]\nopt-level = 3\ndebug = \"line-tables-only\"",
+        "[[test]]\nname = \"benchmarks\"\nharness = false\ntest = false",
     ] {
         assert!(manifest.contains(line), "{line:?} missing from\n{manifest}");
     }
+    assert!(
+        !manifest.contains("[profile"),
+        "the fast-dependency profile is offered, not imposed: {manifest}"
+    );
     for file in [
         "tests/benchmarks.rs",
         "skillgym.yaml",
@@ -90,6 +93,32 @@ fn a_new_crate_runs_its_benchmark_with_cargo_test() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(101), "{}", text(&output.stdout));
+
+    // A plain `cargo test` (so `cargo test --workspace` too) leaves the agent sessions out;
+    // nextest runs the target when it is named.
+    let output = Command::new(env!("CARGO"))
+        .arg("test")
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", repository().join("target/init-check"))
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    assert!(!stdout.contains("[stand-in]"), "{stdout}");
+    let config = read(&dir.join("skillgym.yaml")).replace("skills: []", "skills: [skills/hello]");
+    std::fs::write(dir.join("skillgym.yaml"), config).unwrap();
+    let output = Command::new(env!("CARGO"))
+        .args(["nextest", "run", "--test", "benchmarks"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", repository().join("target/init-check"))
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("[stand-in] greets_with_the_hello_skill"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -145,6 +174,26 @@ fn existing_files_stop_init_before_it_writes() {
 }
 
 #[test]
+fn a_crate_in_a_workspace_is_a_workspace_of_its_own_unless_told() {
+    let scratch = tempfile::tempdir().unwrap();
+    let root = scratch.path();
+    let workspace = "[workspace]\nmembers = [\"app\"]\nresolver = \"3\"\n";
+    std::fs::write(root.join("Cargo.toml"), workspace).unwrap();
+    let output = init(root, &["benches/agents"]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(read(&root.join("Cargo.toml")), workspace, "untouched");
+    let member = read(&root.join("benches/agents/Cargo.toml"));
+    assert!(member.contains("\n[workspace]\n"), "{member}");
+    assert!(!member.contains("[profile"), "{member}");
+    assert!(
+        stdout.contains("a workspace of its own ([workspace] in its Cargo.toml), not a member of")
+            && stdout.contains("`--workspace-member yes` adds it"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn a_crate_in_a_workspace_is_added_to_it_with_the_profile_at_the_root() {
     let scratch = tempfile::tempdir().unwrap();
     let root = scratch.path();
@@ -153,7 +202,16 @@ fn a_crate_in_a_workspace_is_added_to_it_with_the_profile_at_the_root() {
         "[workspace]\nmembers = [\"app\"]\nresolver = \"3\"\n",
     )
     .unwrap();
-    let output = init(root, &["benches/agents"]);
+    let output = init(
+        root,
+        &[
+            "benches/agents",
+            "--workspace-member",
+            "yes",
+            "--fast-deps",
+            "yes",
+        ],
+    );
     assert!(output.status.success(), "{}", text(&output.stderr));
     let workspace = read(&root.join("Cargo.toml"));
     assert!(
@@ -192,6 +250,13 @@ fn bad_arguments_name_the_flag() {
     assert_eq!(output.status.code(), Some(2));
     assert!(
         text(&output.stderr).contains("--name `9lives`"),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = init(scratch.path(), &["--fast-deps", "maybe"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("--fast-deps"),
         "{}",
         text(&output.stderr)
     );

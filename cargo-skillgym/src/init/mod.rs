@@ -2,14 +2,16 @@
 //!
 //! | writes | new crate | existing crate |
 //! |---|---|---|
-//! | `Cargo.toml` | `[package]`, the two dev-dependencies, `[[test]] benchmarks` | adds what is missing of the same |
-//! | `[profile.dev.package."*"] opt-level = 3`, `debug = "line-tables-only"` | in the workspace root's manifest, else the crate's | same, unless a `profile.dev.package."*"` is there |
+//! | `Cargo.toml` | `[package]`, the two dev-dependencies, `[[test]] benchmarks` with `test = false` (a plain `cargo test` skips it; `cargo test --test benchmarks` runs it) | adds what is missing of the same |
 //! | `tests/benchmarks.rs`, `skillgym.yaml`, `skills/hello/SKILL.md`, `bin/stand-in-agent` | yes | yes |
-//! | the enclosing workspace's `members` | the new crate is added | – |
+//! | inside another crate's workspace | asked (`--workspace-member`): joins its `members`, or stays a workspace of its own (`[workspace]` in its manifest; nothing else changes) | – |
+//! | `[profile.dev.package."*"] opt-level = 3`, `debug = "line-tables-only"` | asked (`--fast-deps`): in the workspace root's manifest, else the crate's, unless a `profile.dev.package."*"` is there | same |
 //!
-//! Nothing is overwritten: a file that exists, or a `benchmarks` test target, stops `init`
-//! before it writes anything.
+//! A question is answered by its flag, else asked on a terminal, else answered no: without a
+//! terminal `init` changes nothing outside the crate. Nothing is overwritten: a file that
+//! exists, or a `benchmarks` test target, stops `init` before it writes anything.
 
+mod ask;
 mod error;
 mod manifest;
 mod templates;
@@ -35,6 +37,14 @@ pub(crate) struct InitArgs {
     /// built from, if it still exists, else the crates.io release of this version)
     #[arg(long, value_name = "DIR")]
     skillgym_path: Option<PathBuf>,
+    /// Inside another crate's workspace: join its `members` (yes) or be a workspace of its own
+    /// (no); without the flag, asked on a terminal, else no
+    #[arg(long, value_name = "yes|no")]
+    workspace_member: Option<ask::Answer>,
+    /// Compile dependencies optimized in debug builds (`[profile.dev.package."*"]`): a slower
+    /// first build, faster runs; without the flag, asked on a terminal, else no
+    #[arg(long, value_name = "yes|no")]
+    fast_deps: Option<ask::Answer>,
 }
 
 /// The files `init` writes besides manifests, relative to the crate, and their contents.
@@ -85,24 +95,26 @@ fn init(args: &InitArgs) -> Result<String, InitError> {
 
     crate_manifest.add_benchmarks(&source);
     let mut notes = Vec::new();
+    let workspace = match workspace {
+        Some(root) if !existing => join_or_not(args, root, &mut crate_manifest, &dir, &mut notes)?,
+        workspace => workspace,
+    };
+    let fast_deps = ask::answer(
+        args.fast_deps,
+        "Compile dependencies optimized in debug builds (`[profile.dev.package.\"*\"] opt-level = 3`)? The first build takes minutes longer; agent sessions' reports are then parsed faster.",
+    );
     match workspace {
         Some(mut root) => {
-            if root.add_dev_profile() {
+            if fast_deps && root.add_dev_profile() {
                 notes.push(format!(
                     "optimized dependencies in debug builds: {}",
                     root.path().display()
                 ));
+                root.write()?;
             }
-            if !existing && root.add_member(&dir)? {
-                notes.push(format!(
-                    "added to the workspace members: {}",
-                    root.path().display()
-                ));
-            }
-            root.write()?;
         }
         None => {
-            if crate_manifest.add_dev_profile() {
+            if fast_deps && crate_manifest.add_dev_profile() {
                 notes.push("optimized dependencies in debug builds: Cargo.toml".to_owned());
             }
         }
@@ -114,6 +126,39 @@ fn init(args: &InitArgs) -> Result<String, InitError> {
     }
     make_executable(&dir.join("bin/stand-in-agent"))?;
     Ok(summary(&dir, &cwd, existing, &source, &notes))
+}
+
+/// A new crate inside `root`'s workspace: joins its `members` when the author says so (the
+/// root's manifest is written, and it is the workspace the profile goes to), else becomes a
+/// workspace of its own (`[workspace]` in its manifest; `None`: no other workspace).
+fn join_or_not(
+    args: &InitArgs,
+    mut root: Manifest,
+    crate_manifest: &mut Manifest,
+    dir: &Path,
+    notes: &mut Vec<String>,
+) -> Result<Option<Manifest>, InitError> {
+    let question = format!(
+        "{} is inside the workspace of {}. Add it to that workspace's `members` (then `cargo test --workspace` builds it)?",
+        dir.display(),
+        root.path().display()
+    );
+    if ask::answer(args.workspace_member, &question) {
+        if root.add_member(dir)? {
+            notes.push(format!(
+                "added to the workspace members: {}",
+                root.path().display()
+            ));
+            root.write()?;
+        }
+        return Ok(Some(root));
+    }
+    crate_manifest.make_workspace_root();
+    notes.push(format!(
+        "a workspace of its own ([workspace] in its Cargo.toml), not a member of {} (`--workspace-member yes` adds it)",
+        root.path().display()
+    ));
+    Ok(None)
 }
 
 /// Where the skillgym crates come from.
@@ -244,6 +289,10 @@ fn summary(dir: &Path, cwd: &Path, existing: bool, source: &Source, notes: &[Str
         "\nrun the benchmark (its stand-in agent needs no agent or key):"
     );
     let _ = writeln!(text, "  {cd}cargo test --test benchmarks");
+    let _ = writeln!(
+        text,
+        "(a plain `cargo test` skips it: `test = false` on the target keeps agent sessions out of everyone's test runs)"
+    );
     let _ = writeln!(
         text,
         "then put a real agent in skillgym.yaml and check that it is ready:"
