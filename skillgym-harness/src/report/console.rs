@@ -15,7 +15,8 @@ use crate::results::{ExecutionResult, Status};
 
 /// The summary text (ends with a newline).
 pub(crate) fn summary(report: &RunReport) -> String {
-    let mut text = table(&report.runner_rows());
+    let mut text = dry_run_line(report);
+    text.push_str(&table(&report.runner_rows()));
     text.push_str(&super::lift_table::lift_table(report.experiment.as_ref()));
     text.push_str(&super::trigger_table::trigger_table(&report.triggers));
     let failures = failures_by_class(report);
@@ -198,6 +199,21 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
         ));
     }
     text
+}
+
+/// What a dry run's figures are, said before them: `skillgym: dry run (--mock): ...`; or
+/// which merged runs were dry.
+fn dry_run_line(report: &RunReport) -> String {
+    if report.is_dry_run() {
+        return "skillgym: dry run (--mock): the agents talked to skillgym's scripted model; its tokens and costs below are the script's inventions, not a model's\n".to_owned();
+    }
+    if report.dry_runs.is_empty() {
+        return String::new();
+    }
+    format!(
+        "skillgym: merged with dry runs (--mock: invented tokens and costs): {}\n",
+        report.dry_runs.join(", ")
+    )
 }
 
 /// Failed executions grouped by failure class (in order of first appearance).

@@ -257,6 +257,13 @@ fn header(out: &mut String, report: &RunReport) -> fmt::Result {
     out.write_str("</dd>\n<dt>ended</dt><dd>")?;
     text(out, report.ended_at.as_deref().unwrap_or("unknown"))?;
     out.write_str("</dd>\n</dl>\n")?;
+    if report.is_dry_run() {
+        out.write_str("<p class=\"dry-run\"><span class=\"badge s-skipped\">dry run</span> The agents talked to skillgym's scripted model (<code>--mock</code>): the tokens and costs are the script's inventions, not a model's.</p>\n")?;
+    } else if !report.dry_runs.is_empty() {
+        out.write_str("<p class=\"dry-run\"><span class=\"badge s-skipped\">dry runs merged</span> Invented tokens and costs (<code>--mock</code>) come from ")?;
+        text(out, &report.dry_runs.join(", "))?;
+        out.write_str(".</p>\n")?;
+    }
     let counts = report.counts();
     write!(
         out,
