@@ -415,11 +415,11 @@ artifacts: /runs/r1/greets/hasty</failure>
             ..RunnerRow::default()
         };
         let mut out = String::new();
-        properties(&mut out, &row);
+        properties(&mut out, &row, false);
         assert_eq!(out, "", "nothing known, no properties");
         row.agent = "command".into();
         row.versions = vec!["1.0".into(), "2.0 <rc>".into()];
-        properties(&mut out, &row);
+        properties(&mut out, &row, false);
         assert_eq!(
             out,
             "    <properties>\n      <property name=\"agent\" value=\"command\"/>\n      <property name=\"agent.version\" value=\"1.0, 2.0 &lt;rc&gt;\"/>\n    </properties>\n"
