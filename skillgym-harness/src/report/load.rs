@@ -293,7 +293,7 @@ mod tests {
             &c,
             &[on("z", "claude", None), on("w", "claude", Some("2.1.330"))],
         );
-        let merged = load(&[a.clone(), b.clone(), c.clone()]).unwrap();
+        let merged = load(&[a.clone(), b.clone(), c.clone()], LoadOptions::default()).unwrap();
         assert_eq!(
             merged.warnings,
             [
@@ -305,8 +305,18 @@ mod tests {
         assert_eq!(rows[0].runner, "claude");
         assert_eq!(rows[0].versions, ["2.1.330", "2.1.332"]);
         assert_eq!(rows[0].agent, "claude-code");
-        assert!(load(&[a.clone(), c]).unwrap().warnings.is_empty());
-        assert!(load(&[a]).unwrap().warnings.is_empty());
+        assert!(
+            load(&[a.clone(), c], LoadOptions::default())
+                .unwrap()
+                .warnings
+                .is_empty()
+        );
+        assert!(
+            load(&[a], LoadOptions::default())
+                .unwrap()
+                .warnings
+                .is_empty()
+        );
     }
 
     #[test]
@@ -317,7 +327,7 @@ mod tests {
         let path = tmp.path().join("x/r/result.json");
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(&path, value.to_string()).unwrap();
-        let loaded = load(&[tmp.path().to_path_buf()]).unwrap();
+        let loaded = load(&[tmp.path().to_path_buf()], LoadOptions::default()).unwrap();
         assert_eq!(loaded.executions[0].agent, skillgym::AgentInfo::default());
         let row = &loaded.runner_rows()[0];
         assert_eq!((row.agent.as_str(), row.versions.len()), ("", 0));
@@ -339,7 +349,7 @@ mod tests {
             &[under("without", true, "a"), under("with", false, "a")],
         );
         run(&b, &[under("with", false, "b")]);
-        let merged = load(&[a, b]).unwrap();
+        let merged = load(&[a, b], LoadOptions::default()).unwrap();
         let found: Vec<(Option<&str>, &str)> = merged
             .executions
             .iter()
