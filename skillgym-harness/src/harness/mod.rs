@@ -791,10 +791,35 @@ fn default_output_dir(crate_dir: &Path) -> PathBuf {
             .find(|dir| dir.join("CACHEDIR.TAG").is_file())
             .map(Path::to_path_buf)
     });
-    from_exe
-        .unwrap_or_else(|| crate_dir.join("target"))
-        .join("skillgym")
-        .join("runs")
+    let target = from_exe.unwrap_or_else(|| crate_dir.join("target"));
+    runs_dir(&target, crate_dir)
+}
+
+/// `<target>/skillgym/runs` when `target` is the project's own (beside one of the crate's
+/// ancestors, as cargo puts it); in a target directory shared by several projects (a global
+/// `CARGO_TARGET_DIR`), `<target>/skillgym/<crate>-<hash of its path>/runs`, so that the runs
+/// and the `latest` link of different crates never mix.
+fn runs_dir(target: &Path, crate_dir: &Path) -> PathBuf {
+    let own = target
+        .parent()
+        .is_some_and(|project| crate_dir.starts_with(project));
+    let skillgym = target.join("skillgym");
+    if own {
+        return skillgym.join("runs");
+    }
+    let name = crate_dir
+        .file_name()
+        .map(|name| crate::artifacts::sanitize(&name.to_string_lossy()))
+        .unwrap_or_default();
+    // FNV-1a of the path's bytes: the same directory for the same crate, on every run.
+    let hash = crate_dir
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0x811c_9dc5_u32, |hash, &byte| {
+            (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+        });
+    skillgym.join(format!("{name}-{hash:08x}")).join("runs")
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -802,5 +827,31 @@ fn absolute(path: &Path) -> PathBuf {
         path.to_path_buf()
     } else {
         std::env::current_dir().unwrap_or_default().join(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shared_target_directory_keeps_each_crates_runs_apart() {
+        let own = runs_dir(
+            Path::new("/src/app/target"),
+            Path::new("/src/app/benches/agents"),
+        );
+        assert_eq!(own, Path::new("/src/app/target/skillgym/runs"));
+        let shared = Path::new("/home/me/.cache/cargo-target");
+        let a = runs_dir(shared, Path::new("/src/app/benches/agents"));
+        let b = runs_dir(shared, Path::new("/src/other/agents"));
+        assert!(
+            a.to_string_lossy()
+                .starts_with("/home/me/.cache/cargo-target/skillgym/agents-")
+                && a.ends_with("runs"),
+            "{}",
+            a.display()
+        );
+        assert_ne!(a, b, "two crates named alike never share a `latest`");
+        assert_eq!(a, runs_dir(shared, Path::new("/src/app/benches/agents")));
     }
 }
