@@ -6,6 +6,7 @@
 //! | `tests/benchmarks.rs`, `skillgym.yaml`, `skills/hello/SKILL.md`, `bin/stand-in-agent` | yes | yes |
 //! | inside another crate's workspace | asked (`--workspace-member`): joins its `members`, or stays a workspace of its own (`[workspace]` in its manifest; nothing else changes) | – |
 //! | `[profile.dev.package."*"] opt-level = 3`, `debug = "line-tables-only"` | asked (`--fast-deps`): in the workspace root's manifest, else the crate's, unless a `profile.dev.package."*"` is there | same |
+//! | `.github/workflows/skillgym.yml` at the repository root | with `--ci github` (`workflow`) | same |
 //!
 //! A question is answered by its flag, else asked on a terminal, else answered no: without a
 //! terminal `init` changes nothing outside the crate. Nothing is overwritten: a file that
@@ -15,6 +16,7 @@ mod ask;
 mod error;
 mod manifest;
 mod templates;
+mod workflow;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -45,6 +47,17 @@ pub(crate) struct InitArgs {
     /// first build, faster runs; without the flag, asked on a terminal, else no
     #[arg(long, value_name = "yes|no")]
     fast_deps: Option<ask::Answer>,
+    /// Also write a CI workflow: `github` writes `.github/workflows/skillgym.yml` at the
+    /// repository root (the benchmarks in nextest shards, merged by `cargo skillgym report`)
+    #[arg(long, value_name = "github")]
+    ci: Option<Ci>,
+}
+
+/// The CI systems `--ci` writes a workflow for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Ci {
+    /// GitHub Actions.
+    Github,
 }
 
 /// The files `init` writes besides manifests, relative to the crate, and their contents.
@@ -87,6 +100,13 @@ fn init(args: &InitArgs) -> Result<String, InitError> {
     if !taken.is_empty() {
         return Err(InitError::FilesExist { dir, files: taken });
     }
+    let repository_root = repository_root(&dir);
+    if args.ci.is_some() && repository_root.join(workflow::PATH).exists() {
+        return Err(InitError::FilesExist {
+            dir: repository_root,
+            files: vec![workflow::PATH],
+        });
+    }
     let workspace = if crate_manifest.is_workspace_root() {
         None
     } else {
@@ -125,6 +145,16 @@ fn init(args: &InitArgs) -> Result<String, InitError> {
         write_file(&dir.join(path), text)?;
     }
     make_executable(&dir.join("bin/stand-in-agent"))?;
+    if args.ci == Some(Ci::Github) {
+        let relative = dir.strip_prefix(&repository_root).unwrap_or(Path::new("."));
+        let text = workflow::workflow(relative, &source, REPOSITORY);
+        let path = repository_root.join(workflow::PATH);
+        write_file(&path, &text)?;
+        notes.push(format!("the GitHub Actions workflow: {}", path.display()));
+        if matches!(source, Source::Path(_)) {
+            notes.push("CI has no checkout of skillgym: depend on it from git or crates.io there (the workflow installs cargo-skillgym from git)".to_owned());
+        }
+    }
     Ok(summary(&dir, &cwd, existing, &source, &notes))
 }
 
@@ -159,6 +189,18 @@ fn join_or_not(
         root.path().display()
     ));
     Ok(None)
+}
+
+/// skillgym's repository, where `--ci github` installs `cargo-skillgym` from when the crates
+/// come from a checkout.
+const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// The repository `dir` is in: the nearest ancestor (or itself) holding `.git`, else `dir`.
+fn repository_root(dir: &Path) -> PathBuf {
+    dir.ancestors()
+        .find(|ancestor| ancestor.join(".git").exists())
+        .unwrap_or(dir)
+        .to_path_buf()
 }
 
 /// Where the skillgym crates come from.
