@@ -37,6 +37,7 @@ use crate::dry_run::DryRun;
 use crate::error::{Error, VariantError};
 use crate::execute::Engine;
 use crate::explain::Explainer;
+use crate::preflight::MissingProgram;
 use crate::rejections::Rejections;
 use crate::report::{self, Reporter};
 use crate::run_record::{RUN_FILE, RunRecord};
@@ -51,7 +52,7 @@ use crate::suite::sources::{self, Origin, SuitePath};
 use crate::suite::triggers::{self, TriggerSet};
 use crate::suite::yaml::Warning;
 use crate::suite::{CaseSpec, Plan, collect_registered};
-use crate::terminal_text;
+use crate::terminal_text::{self, eprintln_escaped};
 use crate::versions::RunVersions;
 use context::RunContext;
 
@@ -297,7 +298,15 @@ impl Harness {
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
         let plan = plan_of(&settings, &cases, &runner_ids)?;
         check_judge(&plan, &cases, judge.as_ref())?;
-        check_before_run(&arguments, &plan, &cases, &runners, judge.as_ref())?;
+        let require_agents = overrides.require_agents.unwrap_or_else(ci_is_set);
+        let unavailable = check_before_run(
+            &arguments,
+            &plan,
+            &cases,
+            &runners,
+            (judge.as_ref(), require_agents),
+        )?;
+        warn_unavailable(&unavailable);
         check_after_all(&arguments, &plan, &cases, &runners)?;
         let mock = overrides.mock.unwrap_or(overrides.mock_script.is_some());
         check_sandboxes(&arguments, &settings, &runners, judge.as_ref(), mock)?;
@@ -317,6 +326,7 @@ impl Harness {
             judge,
             reporters,
             warnings: declared.warnings,
+            unavailable,
         };
         select_exact(&mut arguments, &plan, &selection.cases, &selection.runners);
         let ids: Vec<&str> = selection.runners.iter().map(|r| r.id.as_str()).collect();
@@ -474,9 +484,25 @@ struct Selection {
     judge: Option<Runner>,
     reporters: Vec<Arc<dyn Reporter>>,
     warnings: Vec<Warning>,
+    /// Runners whose agent program is missing: their executions are skipped.
+    unavailable: Vec<MissingProgram>,
 }
 
-/// The suites to load: `suites:` of the configuration, then those given in code.
+/// Whether `CI` is set (not empty): a missing agent program then stops the run.
+fn ci_is_set() -> bool {
+    std::env::var_os("CI").is_some_and(|value| !value.is_empty())
+}
+
+/// Says, once a process, which runners are skipped for want of their agent program.
+fn warn_unavailable(unavailable: &[MissingProgram]) {
+    for missing in unavailable {
+        eprintln_escaped!(
+            "skillgym: warning: {missing}
+  its executions are skipped; the other runners run (`--require-agents`, or `CI` set, stops the run instead)"
+        );
+    }
+}
+
 /// The cases of every trigger set of the run ([`crate::suite::triggers`]).
 fn trigger_cases(
     settings: &Settings,
@@ -500,6 +526,7 @@ fn trigger_cases(
     Ok(triggers::case_specs(&sets, &settings.triggers, crate_dir))
 }
 
+/// The suites to load: `suites:` of the configuration, then those given in code.
 fn suite_paths(settings: &Settings, from_code: &[PathBuf], crate_dir: &Path) -> Vec<SuitePath> {
     let configured = settings.suites.iter().map(|suite| SuitePath {
         path: suite.value.clone(),
@@ -660,6 +687,7 @@ fn run_context(
         judge,
         reporters,
         warnings,
+        unavailable,
     } = selection;
     let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
     let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
@@ -689,6 +717,7 @@ fn run_context(
         let asked: Vec<&Runner> = runners
             .iter()
             .filter(|runner| runner.replay.is_none())
+            .filter(|runner| !unavailable.iter().any(|m| m.runner == runner.id))
             .filter(|runner| {
                 dry_run
                     .as_ref()
@@ -709,6 +738,10 @@ fn run_context(
             snapshots,
             versions,
             progress: Arc::default(),
+            unavailable: unavailable
+                .iter()
+                .map(|missing| (missing.runner.clone(), missing.to_string()))
+                .collect(),
         },
         cases,
         runners,
