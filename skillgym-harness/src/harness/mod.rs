@@ -313,13 +313,14 @@ impl Harness {
         explain_selection(&settings.tags, &cases, &runners, &plan, mock);
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
-        if arguments.test_threads.is_none() {
-            arguments.test_threads = Some(worker_threads(
+        arguments.test_threads = arguments.test_threads.or_else(|| {
+            let executions = plan.executions.len();
+            Some(worker_threads(
                 settings.schedule,
                 settings.max_parallel,
-                plan.executions.len(),
-            ));
-        }
+                executions,
+            ))
+        });
         let selection = Selection {
             cases,
             runners,
