@@ -450,7 +450,7 @@ fn every_flag_has_its_variable_in_the_help() {
     let help = help_text();
     let command = <flags::EnvLine as clap::CommandFactory>::command();
     let longs = long_flags(&command);
-    assert_eq!(longs.len(), 17, "{longs:?}");
+    assert_eq!(longs.len(), 18, "{longs:?}");
     for long in longs {
         let name = env_name(long);
         // Every variable is read, as its flag...

@@ -297,20 +297,9 @@ impl Harness {
         }
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
         let plan = plan_of(&settings, &cases, &runner_ids)?;
-        check_judge(&plan, &cases, judge.as_ref())?;
-        let require_agents = overrides.require_agents.unwrap_or_else(ci_is_set);
-        let unavailable = check_before_run(
-            &arguments,
-            &plan,
-            &cases,
-            &runners,
-            (judge.as_ref(), require_agents),
-        )?;
-        warn_unavailable(&unavailable);
-        check_after_all(&arguments, &plan, &cases, &runners)?;
+        let scope = (&plan, cases.as_slice(), runners.as_slice(), judge.as_ref());
+        let unavailable = check_plan(&arguments, &settings, &overrides, scope)?;
         let mock = overrides.mock.unwrap_or(overrides.mock_script.is_some());
-        check_sandboxes(&arguments, &settings, &runners, judge.as_ref(), mock)?;
-        explain_selection(&settings.tags, &cases, &runners, &plan, mock);
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
         arguments.test_threads = arguments.test_threads.or_else(|| {
@@ -487,6 +476,26 @@ struct Selection {
     warnings: Vec<Warning>,
     /// Runners whose agent program is missing: their executions are skipped.
     unavailable: Vec<MissingProgram>,
+}
+
+/// The checks made once the plan is known (the judge, prompt files, agent programs, `after_all`
+/// hooks, sandboxes), and what the selection is said to be; the runners whose agent program is
+/// missing, which are skipped (`--require-agents`, or `CI` set, stops the run instead).
+fn check_plan(
+    arguments: &Arguments,
+    settings: &Settings,
+    overrides: &SkillgymArgs,
+    (plan, cases, runners, judge): (&Plan, &[CaseSpec], &[Runner], Option<&Runner>),
+) -> Result<Vec<MissingProgram>, Error> {
+    check_judge(plan, cases, judge)?;
+    let require_agents = overrides.require_agents.unwrap_or_else(ci_is_set);
+    let unavailable = check_before_run(arguments, plan, cases, runners, (judge, require_agents))?;
+    warn_unavailable(&unavailable);
+    check_after_all(arguments, plan, cases, runners)?;
+    let mock = overrides.mock.unwrap_or(overrides.mock_script.is_some());
+    check_sandboxes(arguments, settings, runners, judge, mock)?;
+    explain_selection(&settings.tags, cases, runners, plan, mock);
+    Ok(unavailable)
 }
 
 /// Whether `CI` is set (not empty): a missing agent program then stops the run.
