@@ -143,9 +143,13 @@ fn the_quick_start_runs_as_copied_in_a_fresh_crate() {
             })
             .unwrap_or_else(|| panic!("the Quick start shows no block labelled {label:?}"))
     };
-    let scratch = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(root, scratch.path().join("skillgym-rs")).unwrap();
-    let dir = scratch.path().join("my-skills");
+    // A fixed place outside the repository: the path dependencies' paths stay the same from
+    // one run to the next, so the warm target directory is reused instead of growing.
+    let scratch = std::env::temp_dir().join("skillgym-quickstart-copy");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    std::os::unix::fs::symlink(root, scratch.join("skillgym-rs")).unwrap();
+    let dir = scratch.join("my-skills");
     let manifest = format!(
         "[package]\nname = \"my-skills\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{}",
         shown("Cargo.toml")
@@ -210,4 +214,5 @@ fn the_quick_start_runs_as_copied_in_a_fresh_crate() {
         !stdout.contains("[local]"),
         "a plain `cargo test` runs no agent:\n{stdout}"
     );
+    let _ = std::fs::remove_dir_all(&scratch);
 }
