@@ -45,17 +45,17 @@ const PACKAGE_FILES: [&str; 7] = [
     "README.md",
 ];
 
-fn cargo(args: &[&str]) -> String {
+/// The standard output of cargo run with `args` (split at spaces) in the workspace root.
+fn cargo(args: &str) -> String {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
-        .args(args)
+        .args(args.split(' '))
         .current_dir(workspace_root())
         .output()
         .unwrap();
     assert!(
         output.status.success(),
-        "cargo {}: {}",
-        args.join(" "),
+        "cargo {args}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).unwrap()
@@ -63,7 +63,7 @@ fn cargo(args: &[&str]) -> String {
 
 /// The workspace members as `cargo metadata` reads their manifests.
 fn members() -> Vec<Value> {
-    let metadata = cargo(&["metadata", "--no-deps", "--format-version", "1", "--offline"]);
+    let metadata = cargo("metadata --no-deps --format-version 1 --offline");
     let metadata: Value = serde_json::from_str(&metadata).unwrap();
     metadata["packages"].as_array().unwrap().clone()
 }
@@ -149,9 +149,12 @@ fn packages_ship_their_readme_both_licenses_and_the_sources_only() {
     let apache = read("LICENSE-APACHE");
     assert!(apache.contains("Apache License\n                           Version 2.0"));
     for name in PUBLISHED {
-        let listing = cargo(&["package", "--list", "--allow-dirty", "--offline", "-p", name]);
+        let listing = cargo(&format!("package --list --allow-dirty --offline -p {name}"));
         for file in PACKAGE_FILES {
-            assert!(listing.lines().any(|line| line == file), "{name} ships {file}");
+            assert!(
+                listing.lines().any(|line| line == file),
+                "{name} ships {file}"
+            );
         }
         for file in listing.lines() {
             assert!(
