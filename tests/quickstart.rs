@@ -1,11 +1,13 @@
-//! The README's Quick start is the crate `examples/quickstart` (which `cargo test --workspace`
-//! runs): every file the README shows is that crate's file, byte for byte, and its
-//! dependencies are the two crates of this repository.
+//! The README's Quick start is the crate `examples/quickstart`: every file the README shows is
+//! that crate's file, byte for byte, and its dependencies are the two crates of this
+//! repository; and the blocks, copied as a new user would into a fresh crate outside the
+//! repository (beside a checkout named `skillgym-rs`, as the README's paths assume), run.
 
 use skillgym_e2e::workspace_root;
 
 /// The fenced blocks of `text` after `## Quick start` and before the next `## ` heading, as
-/// (language, first line, body after the first line).
+/// (language, label line, body: the lines after the label, or the whole script when the label
+/// follows a shebang).
 fn quick_start_blocks(readme: &str) -> Vec<(String, String, String)> {
     section_blocks(readme, "## Quick start")
 }
@@ -32,11 +34,14 @@ fn section_blocks(readme: &str, heading: &str) -> Vec<(String, String, String)> 
             }
             body.push(line);
         }
-        let first = body.first().copied().unwrap_or_default().to_owned();
+        // A script's label is its second line: its first is the shebang, and stays in the file.
+        let labelled = usize::from(body.first().is_some_and(|line| line.starts_with("#!")));
+        let first = body.get(labelled).copied().unwrap_or_default().to_owned();
         let rest: String = body
             .iter()
-            .skip(1)
-            .map(|line| format!("{line}\n"))
+            .enumerate()
+            .filter(|(index, _)| labelled == 1 || *index != 0)
+            .map(|(_, line)| format!("{line}\n"))
             .collect();
         blocks.push((language.to_owned(), first, rest));
     }
@@ -116,4 +121,98 @@ fn the_readme_shows_the_showcase_suite_as_it_is() {
         listed += 1;
     }
     assert_eq!(listed, 6, "{tree}");
+}
+
+/// The Quick start as a new user copies it: the README's blocks written into a fresh crate
+/// outside this repository, beside a "checkout" (`skillgym-rs`, a link to this repository) as
+/// its path dependencies expect; `cargo test --test benchmarks` runs the three cases as the
+/// README shows, and a plain `cargo test` runs none (`test = false`).
+#[test]
+fn the_quick_start_runs_as_copied_in_a_fresh_crate() {
+    let root = workspace_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let blocks = quick_start_blocks(&readme);
+    // The whole block, its label line included, as one copies it.
+    let shown = |label: &str| {
+        blocks
+            .iter()
+            .find(|(_, first, _)| first.contains(label))
+            .map(|(_, first, body)| match body.starts_with("#!") {
+                true => body.clone(),
+                false => format!("{first}\n{body}"),
+            })
+            .unwrap_or_else(|| panic!("the Quick start shows no block labelled {label:?}"))
+    };
+    // A fixed place outside the repository: the path dependencies' paths stay the same from
+    // one run to the next, so the warm target directory is reused instead of growing.
+    let scratch = std::env::temp_dir().join("skillgym-quickstart-copy");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    std::os::unix::fs::symlink(root, scratch.join("skillgym-rs")).unwrap();
+    let dir = scratch.join("my-skills");
+    let manifest = format!(
+        "[package]\nname = \"my-skills\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{}",
+        shown("Cargo.toml")
+    );
+    let files = [
+        ("Cargo.toml", manifest),
+        ("tests/benchmarks.rs", shown("tests/benchmarks.rs")),
+        ("skillgym.yaml", shown("skillgym.yaml")),
+        ("bin/my-agent", shown("bin/my-agent")),
+        ("prompts/legacy.md", shown("prompts/legacy.md")),
+    ];
+    for (path, text) in &files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+    }
+    // Copied whole, the script must start with its shebang: the kernel reads the first line
+    // (glibc's execvp would run a script without one through /bin/sh, hiding the mistake
+    // here; other spawns fail with "Exec format error").
+    assert!(
+        files[3].1.starts_with("#!/bin/sh\n"),
+        "bin/my-agent as copied: {}",
+        files[3].1
+    );
+    // `chmod +x bin/my-agent`, as the README says.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dir.join("bin/my-agent"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    // The repository's lock file pins the dependencies; a target directory inside the
+    // repository's keeps the build warm from one run to the next.
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let cargo = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO"))
+            .args(args)
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", root.join("target/quickstart-copy"))
+            .env_remove("SKILLGYM_OUTPUT_DIR")
+            .env_remove("SKILLGYM_CONFIG")
+            .env_remove("SKILLGYM_RUN_ID")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.success(), stdout, stderr)
+    };
+    let (ok, stdout, stderr) = cargo(&["test", "--test", "benchmarks"]);
+    assert!(ok, "{stdout}\n{stderr}");
+    for line in [
+        "test [local] always_passes    ... ok",
+        "test [local] known_gap        ... ok",
+        "test [local] find_skills_expo ... ok",
+        "skillgym: 3 executions: 2 passed, 0 failed, 1 expected-failed, 0 unexpected-passed",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in\n{stdout}");
+    }
+    let (ok, stdout, stderr) = cargo(&["test"]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(
+        !stdout.contains("[local]"),
+        "a plain `cargo test` runs no agent:\n{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
 }

@@ -239,7 +239,7 @@ fn a_failing_run_annotates_github_and_writes_valid_junit() {
     );
     assert!(
         markdown.contains(
-            "| runner | agent | version | model | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |\n|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n| fake | command | - | - | "
+            "| runner | agent | version | model | passed | failed | expected-failed | flaky | skipped | uncached tokens | cost | mean time |\n|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n| fake | command | - | - | "
         ),
         "{markdown}"
     );

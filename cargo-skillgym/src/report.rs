@@ -5,14 +5,15 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use skillgym_harness::report::{self, RunReport};
+use skillgym_harness::report::{self, LoadOptions, RunReport};
 
 /// Rebuild the summary and the reporters' output of one or more run directories.
 ///
 /// Each run directory holds `<case>/<runner>/result.json` per execution (every process of a
 /// run writes its own). Several directories (the shards of a partitioned run) are merged; an
 /// execution found in more than one is taken from the last given; a runner whose agent ran in
-/// different versions in the runs merged gets a warning. Exits 0 when every
+/// different versions in the runs merged gets a warning; dry runs (`--mock`) and live runs are
+/// not merged unless `--mix-dry-runs` says so. Exits 0 when every
 /// execution passed (or was skipped), 1 when one failed, 2 on a usage error or an unreadable
 /// directory.
 #[derive(Debug, clap::Args)]
@@ -30,6 +31,9 @@ pub(crate) struct ReportArgs {
     /// Where the reporters write (default: the run directory, when there is one)
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Merge dry runs (`--mock`: invented tokens and costs) with live runs; refused without it
+    #[arg(long)]
+    mix_dry_runs: bool,
 }
 
 pub(crate) fn run(args: &ReportArgs) -> ExitCode {
@@ -62,7 +66,8 @@ pub(crate) fn run(args: &ReportArgs) -> ExitCode {
             }
         }
     }
-    let merged = match RunReport::load(&args.run_dirs) {
+    let options = LoadOptions::default().dry_runs_mixed(args.mix_dry_runs);
+    let merged = match RunReport::load_with(&args.run_dirs, options) {
         Ok(merged) => merged,
         Err(error) => return crate::fail(error),
     };

@@ -93,3 +93,75 @@ fn a_failed_case_named_like_the_run_s_own_entries_is_reported_failed() {
     }
     tmp.close().unwrap();
 }
+
+/// `run.json` of a run made with or without `--mock`.
+fn run_record(run: &Path, mock: bool) {
+    let record = json!({
+        "executable": "/bin/true", "crate_dir": "/", "mock": mock,
+        "created_at": "2026-11-27T09:00:00Z",
+    });
+    std::fs::write(run.join("run.json"), record.to_string()).unwrap();
+}
+
+#[test]
+fn dry_runs_say_so_and_are_not_merged_with_live_ones_unless_told() {
+    let tmp = tempfile::Builder::new()
+        .prefix("report-dry-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let (dry, live) = (tmp.path().join("dry"), tmp.path().join("live"));
+    execution(&dry, "a", "claude", true);
+    run_record(&dry, true);
+    execution(&live, "b", "claude", true);
+    run_record(&live, false);
+    let report = |args: &[&Path], extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cargo-skillgym"))
+            .args(["skillgym", "report", "--reporter", "json,junit,html"])
+            .args(args)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let output = report(&[&dry], &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout.starts_with("skillgym: dry run (--mock): the agents talked to skillgym's scripted model; its tokens and costs below are the script's inventions"),
+        "{stdout}"
+    );
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(dry.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["dry_run"], true);
+    let junit = std::fs::read_to_string(dry.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains("<property name=\"dry_run\" value=\"true\"/>"),
+        "{junit}"
+    );
+    let html = std::fs::read_to_string(dry.join("report.html")).unwrap();
+    assert!(
+        html.contains("<span class=\"badge s-skipped\">dry run</span>"),
+        "dry run badge"
+    );
+
+    let out = tmp.path().join("merged");
+    let out_arg = out.display().to_string();
+    let output = report(&[&dry, &live], &["--out", &out_arg]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("ran against the scripted model (`--mock`: dry runs")
+            && stderr.contains("against real models"),
+        "{stderr}"
+    );
+    let output = report(&[&dry, &live], &["--out", &out_arg, "--mix-dry-runs"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout
+            .starts_with("skillgym: merged with dry runs (--mock: invented tokens and costs): dry"),
+        "{stdout}"
+    );
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["dry_runs"], json!(["dry"]));
+}

@@ -4,7 +4,8 @@
 //! | check | when | error |
 //! |---|---|---|
 //! | every selected case's `prompt_file` exists | runs (not `--list`) | none: a note per missing file on stderr, and that case's trials fail naming it ([`missing_prompt_file`]); the other cases run |
-//! | every selected runner's agent program is an executable file (a path) or on `PATH` (a name) | runs that start agents (not `--list`; not replaying runners) | one line per runner, with how to install it and a pointer to `cargo skillgym doctor` |
+//! | every selected runner's agent program is an executable file (a path) or on `PATH` (a name) | runs that start agents (not `--list`; not replaying runners) | with `--require-agents` or `CI` set: one line per runner, with how to install it and a pointer to `cargo skillgym doctor`; otherwise the runner is skipped with that reason (a warning), and the others run |
+//! | the judge's agent program, when a planned case has rubric items | the same | always an error |
 
 use std::path::Path;
 
@@ -29,7 +30,16 @@ pub(crate) fn missing_prompt_file(case: &CaseSpec) -> Option<MissingPromptFile> 
 
 /// The runners whose agent program cannot be found, as one error with a line per runner.
 pub(crate) fn agent_programs(runners: &[Runner]) -> Result<(), PreflightError> {
-    let missing: Vec<MissingProgram> = runners
+    let missing = missing_programs(runners);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(PreflightError::AgentPrograms(missing))
+}
+
+/// The runners whose agent program cannot be found.
+pub(crate) fn missing_programs(runners: &[Runner]) -> Vec<MissingProgram> {
+    runners
         .iter()
         // A replaying runner starts no agent.
         .filter(|runner| runner.replay.is_none())
@@ -45,11 +55,7 @@ pub(crate) fn agent_programs(runners: &[Runner]) -> Result<(), PreflightError> {
                 install: setup.install,
             })
         })
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    Err(PreflightError::AgentPrograms(missing))
+        .collect()
 }
 
 /// Checks made before anything runs (agent programs, sandboxes), each listing every runner at

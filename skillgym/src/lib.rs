@@ -5,6 +5,61 @@
 //! every configured *runner* (an agent CLI and model), normalizes what the agent did into a
 //! [`SessionReport`], and hands it to the case function, which asserts on it.
 //!
+//! # From nothing to a run
+//!
+//! `cargo skillgym init` writes all of this; by hand, it is four files. The crate's
+//! `Cargo.toml` declares a test target without libtest's harness (skillgym brings its own),
+//! kept out of a plain `cargo test` so that agent sessions run only when asked for:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! # The crates are not on crates.io yet: a checkout of the repository, by path (or `git = ...`).
+//! skillgym = { path = "../skillgym-rs/skillgym" }
+//! skillgym-harness = { path = "../skillgym-rs/skillgym-harness" }
+//!
+//! [[test]]
+//! name = "benchmarks"
+//! harness = false
+//! test = false
+//! ```
+//!
+//! `skillgym.yaml`, next to `Cargo.toml`, names the runners (and, optionally, the skills under
+//! test, installed into every attempt's workspace):
+//!
+//! ```yaml
+//! run:
+//!   skills: [skills/find-skills]
+//! runners:
+//!   claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }
+//! ```
+//!
+//! `tests/benchmarks.rs` holds the cases and hands `main` to the harness:
+//!
+//! ```no_run
+//! use skillgym::prelude::*;
+//!
+//! #[skillgym::case(prompt = "Find a skill for upgrading Expo and say how to install it.")]
+//! fn finds_the_expo_skill(report: &SessionReport) {
+//!     report.expect().skills().has("find-skills");
+//!     report
+//!         .expect()
+//!         .commands()
+//!         .includes(CommandMatcher::new("npx").args(["skills", "find"]));
+//!     report.expect().output().includes("upgrading-expo");
+//! }
+//!
+//! // The file ends with the harness's entry point (from `skillgym-harness`):
+//! // fn main() -> std::process::ExitCode { skillgym_harness::main() }
+//! # fn main() {}
+//! ```
+//!
+//! Then `cargo test --test benchmarks` runs every case on every runner (one libtest trial per
+//! case and runner, `[claude] finds_the_expo_skill`); `-- --mock` runs them against
+//! skillgym's scripted model instead of a provider (no token spent); `-- finds` filters by
+//! name, `-- --list` lists the trials.
+//!
+//! # Checks
+//!
 //! ```no_run
 //! use skillgym::prelude::*;
 //!

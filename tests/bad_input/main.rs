@@ -172,7 +172,7 @@ const ROWS: &[Row] = &[
     },
     Row {
         name: "missing_agent_programs",
-        args: &["--tag", "ok"],
+        args: &["--tag", "ok", "--require-agents"],
         config: "runners:\n  gone: { agent: { type: command, command: /nonexistent/agent } }\n  unknown: { agent: { type: claude-code, model: m, command: no-such-agent-cli } }\n",
         code: 2,
         stderr: &[
@@ -182,8 +182,18 @@ const ROWS: &[Row] = &[
         ],
     },
     Row {
+        name: "a_missing_agent_program_skips_its_runner_unless_required",
+        args: &["--tag", "ok", "--require-agents=false"],
+        config: "runners:\n  fake: { agent: { type: command, command: '{fake}', env: { FAKE_AGENT_SCRIPT: '-' } } }\n  gone: { agent: { type: command, command: /nonexistent/agent } }\n",
+        code: 0,
+        stderr: &[
+            "skillgym: warning: runner `gone`: the agent program `/nonexistent/agent` is not an executable file",
+            "its executions are skipped; the other runners run (`--require-agents`, or `CI` set, stops the run instead)",
+        ],
+    },
+    Row {
         name: "non_executable_agent_program",
-        args: &["--tag", "ok"],
+        args: &["--tag", "ok", "--require-agents"],
         config: "runners:\n  plain: { agent: { type: command, command: '{dir}/skillgym.yaml' } }\n",
         code: 2,
         stderr: &[

@@ -75,6 +75,13 @@ impl Manifest {
         }
     }
 
+    /// Adds an empty `[workspace]` table: the crate is a workspace of its own.
+    pub(super) fn make_workspace_root(&mut self) {
+        if !self.document.contains_key("workspace") {
+            self.document.insert("workspace", Item::Table(Table::new()));
+        }
+    }
+
     pub(super) fn path(&self) -> &Path {
         &self.path
     }
@@ -124,6 +131,8 @@ impl Manifest {
         let mut test = Table::new();
         test.insert("name", value("benchmarks"));
         test.insert("harness", value(false));
+        // Agent sessions only when asked for: `cargo test --test benchmarks`.
+        test.insert("test", value(false));
         match self
             .document
             .get_mut("test")

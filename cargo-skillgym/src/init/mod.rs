@@ -2,17 +2,21 @@
 //!
 //! | writes | new crate | existing crate |
 //! |---|---|---|
-//! | `Cargo.toml` | `[package]`, the two dev-dependencies, `[[test]] benchmarks` | adds what is missing of the same |
-//! | `[profile.dev.package."*"] opt-level = 3`, `debug = "line-tables-only"` | in the workspace root's manifest, else the crate's | same, unless a `profile.dev.package."*"` is there |
+//! | `Cargo.toml` | `[package]`, the two dev-dependencies, `[[test]] benchmarks` with `test = false` (a plain `cargo test` skips it; `cargo test --test benchmarks` runs it) | adds what is missing of the same |
 //! | `tests/benchmarks.rs`, `skillgym.yaml`, `skills/hello/SKILL.md`, `bin/stand-in-agent` | yes | yes |
-//! | the enclosing workspace's `members` | the new crate is added | – |
+//! | inside another crate's workspace | asked (`--workspace-member`): joins its `members`, or stays a workspace of its own (`[workspace]` in its manifest; nothing else changes) | – |
+//! | `[profile.dev.package."*"] opt-level = 3`, `debug = "line-tables-only"` | asked (`--fast-deps`): in the workspace root's manifest, else the crate's, unless a `profile.dev.package."*"` is there | same |
+//! | `.github/workflows/skillgym.yml` at the repository root | with `--ci github` (`workflow`) | same |
 //!
-//! Nothing is overwritten: a file that exists, or a `benchmarks` test target, stops `init`
-//! before it writes anything.
+//! A question is answered by its flag, else asked on a terminal, else answered no: without a
+//! terminal `init` changes nothing outside the crate. Nothing is overwritten: a file that
+//! exists, or a `benchmarks` test target, stops `init` before it writes anything.
 
+mod ask;
 mod error;
 mod manifest;
 mod templates;
+mod workflow;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -35,6 +39,25 @@ pub(crate) struct InitArgs {
     /// built from, if it still exists, else the crates.io release of this version)
     #[arg(long, value_name = "DIR")]
     skillgym_path: Option<PathBuf>,
+    /// Inside another crate's workspace: join its `members` (yes) or be a workspace of its own
+    /// (no); without the flag, asked on a terminal, else no
+    #[arg(long, value_name = "yes|no")]
+    workspace_member: Option<ask::Answer>,
+    /// Compile dependencies optimized in debug builds (`[profile.dev.package."*"]`): a slower
+    /// first build, faster runs; without the flag, asked on a terminal, else no
+    #[arg(long, value_name = "yes|no")]
+    fast_deps: Option<ask::Answer>,
+    /// Also write a CI workflow: `github` writes `.github/workflows/skillgym.yml` at the
+    /// repository root (the benchmarks in nextest shards, merged by `cargo skillgym report`)
+    #[arg(long, value_name = "github")]
+    ci: Option<Ci>,
+}
+
+/// The CI systems `--ci` writes a workflow for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Ci {
+    /// GitHub Actions.
+    Github,
 }
 
 /// The files `init` writes besides manifests, relative to the crate, and their contents.
@@ -77,6 +100,13 @@ fn init(args: &InitArgs) -> Result<String, InitError> {
     if !taken.is_empty() {
         return Err(InitError::FilesExist { dir, files: taken });
     }
+    let repository_root = repository_root(&dir);
+    if args.ci.is_some() && repository_root.join(workflow::PATH).exists() {
+        return Err(InitError::FilesExist {
+            dir: repository_root,
+            files: vec![workflow::PATH],
+        });
+    }
     let workspace = if crate_manifest.is_workspace_root() {
         None
     } else {
@@ -85,24 +115,26 @@ fn init(args: &InitArgs) -> Result<String, InitError> {
 
     crate_manifest.add_benchmarks(&source);
     let mut notes = Vec::new();
+    let workspace = match workspace {
+        Some(root) if !existing => join_or_not(args, root, &mut crate_manifest, &dir, &mut notes)?,
+        workspace => workspace,
+    };
+    let fast_deps = ask::answer(
+        args.fast_deps,
+        "Compile dependencies optimized in debug builds (`[profile.dev.package.\"*\"] opt-level = 3`)? The first build takes minutes longer; agent sessions' reports are then parsed faster.",
+    );
     match workspace {
         Some(mut root) => {
-            if root.add_dev_profile() {
+            if fast_deps && root.add_dev_profile() {
                 notes.push(format!(
                     "optimized dependencies in debug builds: {}",
                     root.path().display()
                 ));
+                root.write()?;
             }
-            if !existing && root.add_member(&dir)? {
-                notes.push(format!(
-                    "added to the workspace members: {}",
-                    root.path().display()
-                ));
-            }
-            root.write()?;
         }
         None => {
-            if crate_manifest.add_dev_profile() {
+            if fast_deps && crate_manifest.add_dev_profile() {
                 notes.push("optimized dependencies in debug builds: Cargo.toml".to_owned());
             }
         }
@@ -113,7 +145,62 @@ fn init(args: &InitArgs) -> Result<String, InitError> {
         write_file(&dir.join(path), text)?;
     }
     make_executable(&dir.join("bin/stand-in-agent"))?;
+    if args.ci == Some(Ci::Github) {
+        let relative = dir.strip_prefix(&repository_root).unwrap_or(Path::new("."));
+        let text = workflow::workflow(relative, &source, REPOSITORY);
+        let path = repository_root.join(workflow::PATH);
+        write_file(&path, &text)?;
+        notes.push(format!("the GitHub Actions workflow: {}", path.display()));
+        if matches!(source, Source::Path(_)) {
+            notes.push("CI has no checkout of skillgym: depend on it from git or crates.io there (the workflow installs cargo-skillgym from git)".to_owned());
+        }
+    }
     Ok(summary(&dir, &cwd, existing, &source, &notes))
+}
+
+/// A new crate inside `root`'s workspace: joins its `members` when the author says so (the
+/// root's manifest is written, and it is the workspace the profile goes to), else becomes a
+/// workspace of its own (`[workspace]` in its manifest; `None`: no other workspace).
+fn join_or_not(
+    args: &InitArgs,
+    mut root: Manifest,
+    crate_manifest: &mut Manifest,
+    dir: &Path,
+    notes: &mut Vec<String>,
+) -> Result<Option<Manifest>, InitError> {
+    let question = format!(
+        "{} is inside the workspace of {}. Add it to that workspace's `members` (then `cargo test --workspace` builds it)?",
+        dir.display(),
+        root.path().display()
+    );
+    if ask::answer(args.workspace_member, &question) {
+        if root.add_member(dir)? {
+            notes.push(format!(
+                "added to the workspace members: {}",
+                root.path().display()
+            ));
+            root.write()?;
+        }
+        return Ok(Some(root));
+    }
+    crate_manifest.make_workspace_root();
+    notes.push(format!(
+        "a workspace of its own ([workspace] in its Cargo.toml), not a member of {} (`--workspace-member yes` adds it)",
+        root.path().display()
+    ));
+    Ok(None)
+}
+
+/// skillgym's repository, where `--ci github` installs `cargo-skillgym` from when the crates
+/// come from a checkout.
+const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// The repository `dir` is in: the nearest ancestor (or itself) holding `.git`, else `dir`.
+fn repository_root(dir: &Path) -> PathBuf {
+    dir.ancestors()
+        .find(|ancestor| ancestor.join(".git").exists())
+        .unwrap_or(dir)
+        .to_path_buf()
 }
 
 /// Where the skillgym crates come from.
@@ -244,6 +331,10 @@ fn summary(dir: &Path, cwd: &Path, existing: bool, source: &Source, notes: &[Str
         "\nrun the benchmark (its stand-in agent needs no agent or key):"
     );
     let _ = writeln!(text, "  {cd}cargo test --test benchmarks");
+    let _ = writeln!(
+        text,
+        "(a plain `cargo test` skips it: `test = false` on the target keeps agent sessions out of everyone's test runs)"
+    );
     let _ = writeln!(
         text,
         "then put a real agent in skillgym.yaml and check that it is ready:"

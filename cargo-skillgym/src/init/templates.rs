@@ -27,7 +27,7 @@ defaults:
   timeout: 5m
 runners:
   # A stand-in agent, so the benchmark runs before any agent is installed. Replace it with a
-  # real one, e.g. `claude: { agent: { type: claude-code } }`, check it with
+  # real one, e.g. `claude: { agent: { type: claude-code, model: claude-sonnet-4-6 } }`, check it with
   # `cargo skillgym doctor`, and try it offline with `cargo test --test benchmarks -- --mock`.
   stand-in: { agent: { type: command, command: ./bin/stand-in-agent } }
 "#;

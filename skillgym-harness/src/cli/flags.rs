@@ -124,6 +124,16 @@ pub(super) struct Flags {
         value_parser = boolean,
     )]
     pub(super) update_snapshots: Option<bool>,
+    /// Stop the run when a runner's agent program is missing, instead of skipping that runner (the default with CI set) [env: SKILLGYM_REQUIRE_AGENTS]
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = boolean,
+    )]
+    pub(super) require_agents: Option<bool>,
     /// The mock script of cases without their own (implies --mock) [env: SKILLGYM_MOCK_SCRIPT]
     #[arg(long, value_name = "FILE", value_parser = path)]
     pub(super) mock_script: Option<PathBuf>,

@@ -67,6 +67,9 @@ pub(crate) struct SkillgymArgs {
     pub update_snapshots: Option<bool>,
     /// Whether `update_snapshots` came from `SKILLGYM_UPDATE_SNAPSHOTS` (errors name it).
     pub update_snapshots_from_env: bool,
+    /// `--require-agents`: a runner whose agent program is missing stops the run (else it is
+    /// skipped, unless `CI` is set).
+    pub require_agents: Option<bool>,
     /// Whether `runners` came from `SKILLGYM_RUNNER` rather than `--runner` (errors name it).
     pub runners_from_env: bool,
     /// `--format junit`: the run's JUnit document on stdout instead of libtest's lines.
@@ -143,6 +146,7 @@ impl SkillgymArgs {
                 fallback.update_snapshots_from_env
             },
             update_snapshots: self.update_snapshots.or(fallback.update_snapshots),
+            require_agents: self.require_agents.or(fallback.require_agents),
             explain: self.explain.or(fallback.explain),
             rerun: self.rerun || fallback.rerun,
             more_filters: if self.more_filters.is_empty() {
@@ -384,6 +388,7 @@ impl Flags {
             replay: self.replay,
             update_snapshots: self.update_snapshots,
             update_snapshots_from_env: false,
+            require_agents: self.require_agents,
             runners_from_env: false,
             format_junit: false,
             explain: None,

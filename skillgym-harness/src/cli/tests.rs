@@ -84,6 +84,7 @@ fn parses_every_flag_in_both_forms() {
         replay: Some(PathBuf::from("runs/recorded")),
         update_snapshots: Some(true),
         update_snapshots_from_env: false,
+        require_agents: None,
         runners_from_env: false,
         format_junit: false,
         explain: None,
@@ -446,6 +447,7 @@ fn reads_every_env_var() {
             replay: Some(PathBuf::from("runs/r1")),
             update_snapshots: Some(true),
             update_snapshots_from_env: true,
+            require_agents: None,
             runners_from_env: true,
             format_junit: false,
             explain: None,
@@ -460,7 +462,7 @@ fn every_flag_has_its_variable_in_the_help() {
     let help = help_text();
     let command = <flags::EnvLine as clap::CommandFactory>::command();
     let longs = long_flags(&command);
-    assert_eq!(longs.len(), 17, "{longs:?}");
+    assert_eq!(longs.len(), 18, "{longs:?}");
     for long in longs {
         let name = env_name(long);
         // Every variable is read, as its flag...

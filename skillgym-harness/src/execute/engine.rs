@@ -36,6 +36,8 @@ pub struct Engine {
     pub(crate) progress: Arc<Board>,
     /// What the run has spent against `run.budget`.
     pub(crate) budget: Budget,
+    /// Runners whose agent program is missing, with why: their executions are skipped.
+    pub(crate) unavailable: Vec<(String, String)>,
 }
 
 impl std::fmt::Debug for Engine {

@@ -218,6 +218,10 @@ fn not_run<'a>(
         let message = format!("not run: the run was interrupted by {}", signal.name());
         return Err((FailureOrigin::Interrupted, message));
     }
+    if let Some((_, reason)) = run.unavailable.iter().find(|(id, _)| *id == runner.id) {
+        let reason = reason.lines().next().unwrap_or_default();
+        return Err((FailureOrigin::Runner, format!("not run: {reason}")));
+    }
     if let Some(reason) = run.rejections.reason(&runner.id) {
         let message = format!(
             "not run: runner `{}` was rejected earlier in this run: {reason}",

@@ -6,7 +6,7 @@ use libtest_mimic::Arguments;
 
 use super::process_per_test;
 use crate::error::{Error, JudgeError};
-use crate::preflight;
+use crate::preflight::{self, MissingProgram};
 use crate::runner::Runner;
 use crate::settings::Settings;
 use crate::suggest::did_you_mean;
@@ -40,15 +40,16 @@ pub(super) fn check_judge(
 }
 
 /// The checks made before anything runs (not for `--list`): the agent programs of the runners
-/// and of the judge. A planned case whose prompt file is missing gets a note on stderr (its
-/// trials fail; the others run).
+/// and of the judge. A runner whose program is missing stops the run when `require_agents`;
+/// otherwise it is returned, to be skipped. A planned case whose prompt file is missing gets a
+/// note on stderr (its trials fail; the others run).
 pub(super) fn check_before_run(
     arguments: &Arguments,
     plan: &Plan,
     cases: &[CaseSpec],
     runners: &[Runner],
-    judge: Option<&Runner>,
-) -> Result<(), Error> {
+    (judge, require_agents): (Option<&Runner>, bool),
+) -> Result<Vec<MissingProgram>, Error> {
     let mut planned_cases: Vec<usize> = plan.executions.iter().map(|e| e.case).collect();
     planned_cases.dedup();
     if !arguments.list {
@@ -58,19 +59,21 @@ pub(super) fn check_before_run(
         {
             eprintln_escaped!("skillgym: {missing}: its trials fail");
         }
-        let mut programs: Vec<Runner> = runners.to_vec();
+        let programs: Vec<Runner> = runners.to_vec();
         // The judge's agent is checked too when a planned case has rubric items.
         let judged = planned_cases.iter().any(|&index| {
             matches!(&cases[index].check, CaseCheck::Declared(check) if check.needs_judge())
         });
-        if let Some(judge) =
-            judge.filter(|judge| judged && !runners.iter().any(|r| r.id == judge.id))
-        {
-            programs.push(judge.clone());
+        let judge = judge.filter(|judge| judged && !runners.iter().any(|r| r.id == judge.id));
+        if let Some(judge) = judge {
+            preflight::agent_programs(std::slice::from_ref(judge))?;
         }
-        preflight::agent_programs(&programs)?;
+        if require_agents {
+            preflight::agent_programs(&programs)?;
+        }
+        return Ok(preflight::missing_programs(&programs));
     }
-    Ok(())
+    Ok(Vec::new())
 }
 
 /// The sandboxes of the runners (and of the judge) can be made here, and reach their model

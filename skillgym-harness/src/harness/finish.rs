@@ -139,7 +139,8 @@ fn write_and_print(
         vec![context.engine.run_dir.path()],
         executions.iter().map(|e| (*e).clone()).collect(),
     )
-    .with_times(started_at.clone(), ended_at.clone());
+    .with_times(started_at.clone(), ended_at.clone())
+    .with_dry_run(context.engine.dry_run.is_some());
     let run_results = RunResults {
         run_id: context.engine.run_dir.run_id(),
         run_dir: context.engine.run_dir.path(),
@@ -152,6 +153,7 @@ fn write_and_print(
         summary: counts,
         experiment: report.experiment.clone(),
         triggers: &report.triggers,
+        dry_run: report.is_dry_run(),
         executions,
     };
     let results_path = context.engine.run_dir.path().join("results.json");

@@ -37,6 +37,7 @@ use crate::dry_run::DryRun;
 use crate::error::{Error, VariantError};
 use crate::execute::Engine;
 use crate::explain::Explainer;
+use crate::preflight::MissingProgram;
 use crate::rejections::Rejections;
 use crate::report::{self, Reporter};
 use crate::run_record::{RUN_FILE, RunRecord};
@@ -51,7 +52,7 @@ use crate::suite::sources::{self, Origin, SuitePath};
 use crate::suite::triggers::{self, TriggerSet};
 use crate::suite::yaml::Warning;
 use crate::suite::{CaseSpec, Plan, collect_registered};
-use crate::terminal_text;
+use crate::terminal_text::{self, eprintln_escaped};
 use crate::versions::RunVersions;
 use context::RunContext;
 
@@ -296,21 +297,19 @@ impl Harness {
         }
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
         let plan = plan_of(&settings, &cases, &runner_ids)?;
-        check_judge(&plan, &cases, judge.as_ref())?;
-        check_before_run(&arguments, &plan, &cases, &runners, judge.as_ref())?;
-        check_after_all(&arguments, &plan, &cases, &runners)?;
+        let scope = (&plan, cases.as_slice(), runners.as_slice(), judge.as_ref());
+        let unavailable = check_plan(&arguments, &settings, &overrides, scope)?;
         let mock = overrides.mock.unwrap_or(overrides.mock_script.is_some());
-        check_sandboxes(&arguments, &settings, &runners, judge.as_ref(), mock)?;
-        explain_selection(&settings.tags, &cases, &runners, &plan, mock);
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
-        if arguments.test_threads.is_none() {
-            arguments.test_threads = Some(worker_threads(
+        arguments.test_threads = arguments.test_threads.or_else(|| {
+            let executions = plan.executions.len();
+            Some(worker_threads(
                 settings.schedule,
                 settings.max_parallel,
-                plan.executions.len(),
-            ));
-        }
+                executions,
+            ))
+        });
         let filters = &overrides.more_filters;
         select(&mut arguments, filters, &plan, &cases, &runners);
         let selection = Selection {
@@ -319,6 +318,7 @@ impl Harness {
             judge,
             reporters,
             warnings: declared.warnings,
+            unavailable,
         };
         let ids: Vec<&str> = selection.runners.iter().map(|r| r.id.as_str()).collect();
         check_selected_cases(&arguments, &plan, &settings, &selection.cases, &ids)?;
@@ -475,9 +475,45 @@ struct Selection {
     judge: Option<Runner>,
     reporters: Vec<Arc<dyn Reporter>>,
     warnings: Vec<Warning>,
+    /// Runners whose agent program is missing: their executions are skipped.
+    unavailable: Vec<MissingProgram>,
 }
 
-/// The suites to load: `suites:` of the configuration, then those given in code.
+/// The checks made once the plan is known (the judge, prompt files, agent programs, `after_all`
+/// hooks, sandboxes), and what the selection is said to be; the runners whose agent program is
+/// missing, which are skipped (`--require-agents`, or `CI` set, stops the run instead).
+fn check_plan(
+    arguments: &Arguments,
+    settings: &Settings,
+    overrides: &SkillgymArgs,
+    (plan, cases, runners, judge): (&Plan, &[CaseSpec], &[Runner], Option<&Runner>),
+) -> Result<Vec<MissingProgram>, Error> {
+    check_judge(plan, cases, judge)?;
+    let require_agents = overrides.require_agents.unwrap_or_else(ci_is_set);
+    let unavailable = check_before_run(arguments, plan, cases, runners, (judge, require_agents))?;
+    warn_unavailable(&unavailable);
+    check_after_all(arguments, plan, cases, runners)?;
+    let mock = overrides.mock.unwrap_or(overrides.mock_script.is_some());
+    check_sandboxes(arguments, settings, runners, judge, mock)?;
+    explain_selection(&settings.tags, cases, runners, plan, mock);
+    Ok(unavailable)
+}
+
+/// Whether `CI` is set (not empty): a missing agent program then stops the run.
+fn ci_is_set() -> bool {
+    std::env::var_os("CI").is_some_and(|value| !value.is_empty())
+}
+
+/// Says, once a process, which runners are skipped for want of their agent program.
+fn warn_unavailable(unavailable: &[MissingProgram]) {
+    for missing in unavailable {
+        eprintln_escaped!(
+            "skillgym: warning: {missing}
+  its executions are skipped; the other runners run (`--require-agents`, or `CI` set, stops the run instead)"
+        );
+    }
+}
+
 /// The cases of every trigger set of the run ([`crate::suite::triggers`]).
 fn trigger_cases(
     settings: &Settings,
@@ -501,6 +537,7 @@ fn trigger_cases(
     Ok(triggers::case_specs(&sets, &settings.triggers, crate_dir))
 }
 
+/// The suites to load: `suites:` of the configuration, then those given in code.
 fn suite_paths(settings: &Settings, from_code: &[PathBuf], crate_dir: &Path) -> Vec<SuitePath> {
     let configured = settings.suites.iter().map(|suite| SuitePath {
         path: suite.value.clone(),
@@ -661,6 +698,7 @@ fn run_context(
         judge,
         reporters,
         warnings,
+        unavailable,
     } = selection;
     let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
     let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
@@ -690,6 +728,7 @@ fn run_context(
         let asked: Vec<&Runner> = runners
             .iter()
             .filter(|runner| runner.replay.is_none())
+            .filter(|runner| !unavailable.iter().any(|m| m.runner == runner.id))
             .filter(|runner| {
                 dry_run
                     .as_ref()
@@ -710,6 +749,10 @@ fn run_context(
             snapshots,
             versions,
             progress: Arc::default(),
+            unavailable: unavailable
+                .iter()
+                .map(|missing| (missing.runner.clone(), missing.to_string()))
+                .collect(),
         },
         cases,
         runners,
@@ -792,10 +835,35 @@ fn default_output_dir(crate_dir: &Path) -> PathBuf {
             .find(|dir| dir.join("CACHEDIR.TAG").is_file())
             .map(Path::to_path_buf)
     });
-    from_exe
-        .unwrap_or_else(|| crate_dir.join("target"))
-        .join("skillgym")
-        .join("runs")
+    let target = from_exe.unwrap_or_else(|| crate_dir.join("target"));
+    runs_dir(&target, crate_dir)
+}
+
+/// `<target>/skillgym/runs` when `target` is the project's own (beside one of the crate's
+/// ancestors, as cargo puts it); in a target directory shared by several projects (a global
+/// `CARGO_TARGET_DIR`), `<target>/skillgym/<crate>-<hash of its path>/runs`, so that the runs
+/// and the `latest` link of different crates never mix.
+fn runs_dir(target: &Path, crate_dir: &Path) -> PathBuf {
+    let own = target
+        .parent()
+        .is_some_and(|project| crate_dir.starts_with(project));
+    let skillgym = target.join("skillgym");
+    if own {
+        return skillgym.join("runs");
+    }
+    let name = crate_dir
+        .file_name()
+        .map(|name| crate::artifacts::sanitize(&name.to_string_lossy()))
+        .unwrap_or_default();
+    // FNV-1a of the path's bytes: the same directory for the same crate, on every run.
+    let hash = crate_dir
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0x811c_9dc5_u32, |hash, &byte| {
+            (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+        });
+    skillgym.join(format!("{name}-{hash:08x}")).join("runs")
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -803,5 +871,31 @@ fn absolute(path: &Path) -> PathBuf {
         path.to_path_buf()
     } else {
         std::env::current_dir().unwrap_or_default().join(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shared_target_directory_keeps_each_crates_runs_apart() {
+        let own = runs_dir(
+            Path::new("/src/app/target"),
+            Path::new("/src/app/benches/agents"),
+        );
+        assert_eq!(own, Path::new("/src/app/target/skillgym/runs"));
+        let shared = Path::new("/home/me/.cache/cargo-target");
+        let a = runs_dir(shared, Path::new("/src/app/benches/agents"));
+        let b = runs_dir(shared, Path::new("/src/other/agents"));
+        assert!(
+            a.to_string_lossy()
+                .starts_with("/home/me/.cache/cargo-target/skillgym/agents-")
+                && a.ends_with("runs"),
+            "{}",
+            a.display()
+        );
+        assert_ne!(a, b, "two crates named alike never share a `latest`");
+        assert_eq!(a, runs_dir(shared, Path::new("/src/app/benches/agents")));
     }
 }

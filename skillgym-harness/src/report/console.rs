@@ -15,7 +15,8 @@ use crate::results::{ExecutionResult, Status};
 
 /// The summary text (ends with a newline).
 pub(crate) fn summary(report: &RunReport) -> String {
-    let mut text = table(&report.runner_rows());
+    let mut text = dry_run_line(report);
+    text.push_str(&table(&report.runner_rows()));
     text.push_str(&super::lift_table::lift_table(report.experiment.as_ref()));
     text.push_str(&super::trigger_table::trigger_table(&report.triggers));
     let failures = failures_by_class(report);
@@ -108,7 +109,7 @@ pub(super) fn agent_cells(row: &RunnerRow) -> [String; 3] {
 
 /// A runner row's figures, as the console table and the HTML page show them: passed, failed
 /// (unexpected passes and interruptions included), expected-failed, flaky, skipped, input,
-/// output, reasoning, cache and total tokens, cost, mean time; `-` for a missing figure.
+/// output, reasoning, cache and uncached tokens, cost, mean time; `-` for a missing figure.
 pub(super) fn row_cells(row: &RunnerRow) -> [String; 12] {
     let c = &row.counts;
     let tokens = |n: Option<u64>| n.map_or_else(|| "-".to_owned(), thousands);
@@ -127,6 +128,10 @@ pub(super) fn row_cells(row: &RunnerRow) -> [String; 12] {
         row.mean_duration_ms.map_or_else(|| "-".to_owned(), rounded),
     ]
 }
+
+/// What the `uncached` column is, said under the table: the figure is smaller than `input`
+/// whenever the agent read its prompt from the cache, which is no mistake.
+pub(crate) const UNCACHED_DEFINED: &str = "skillgym: uncached = input + output + reasoning - cache (input counts the cached tokens, so uncached is below input when the cache served the prompt)\n";
 
 /// The table's leading columns that hold text (runner, agent, version, model): aligned left;
 /// the figures after them are aligned right.
@@ -148,7 +153,7 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
         "output",
         "reasoning",
         "cache",
-        "total",
+        "uncached",
         "cost",
         "mean time",
     ];
@@ -191,6 +196,9 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
         text.push_str(out.trim_end());
         text.push('\n');
     }
+    if rows.iter().any(|row| row.total_tokens.is_some()) {
+        text.push_str(UNCACHED_DEFINED);
+    }
     if rows.iter().any(|row| row.cost_estimated) {
         text.push_str(&format!(
             "skillgym: ~ marks {}\n",
@@ -198,6 +206,21 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
         ));
     }
     text
+}
+
+/// What a dry run's figures are, said before them: `skillgym: dry run (--mock): ...`; or
+/// which merged runs were dry.
+fn dry_run_line(report: &RunReport) -> String {
+    if report.is_dry_run() {
+        return "skillgym: dry run (--mock): the agents talked to skillgym's scripted model; its tokens and costs below are the script's inventions, not a model's\n".to_owned();
+    }
+    if report.dry_runs.is_empty() {
+        return String::new();
+    }
+    format!(
+        "skillgym: merged with dry runs (--mock: invented tokens and costs): {}\n",
+        report.dry_runs.join(", ")
+    )
 }
 
 /// Failed executions grouped by failure class (in order of first appearance).
@@ -342,9 +365,10 @@ mod tests {
         assert_eq!(
             table(&[claude, local]),
             "\
-skillgym: runner  agent        version           model              passed  failed  xfail  flaky  skipped   input  output  reasoning  cache   total     cost  mean time
-skillgym: claude  claude-code  2.1.330, 2.1.332  claude-sonnet-4-6       3       1      0      1        0  12,000     800          -      -  12,800  $0.0123      1m 1s
-skillgym: local   command      -                 -                       0       0      0      0        2       -       -          -      -       -        -          -
+skillgym: runner  agent        version           model              passed  failed  xfail  flaky  skipped   input  output  reasoning  cache  uncached     cost  mean time
+skillgym: claude  claude-code  2.1.330, 2.1.332  claude-sonnet-4-6       3       1      0      1        0  12,000     800          -      -    12,800  $0.0123      1m 1s
+skillgym: local   command      -                 -                       0       0      0      0        2       -       -          -      -         -        -          -
+skillgym: uncached = input + output + reasoning - cache (input counts the cached tokens, so uncached is below input when the cache served the prompt)
 "
         );
     }

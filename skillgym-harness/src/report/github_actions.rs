@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | stdout | inside a GitHub Actions workflow (`GITHUB_ACTIONS=true`) | one workflow command per execution that did not pass, in the report's order: `::error file=<file>,line=<line>,title=[runner] case::<message>` (a skipped one `::warning`); file and line are the failure's location, else the case's source (left out when neither reads as `file:line`); the message is the failure's first line, with `(failed at repetition 2/3: 1 passed, 3 attempts)` when the execution was repeated or retried — one annotation per execution, never per attempt |
 //! | `github-actions.txt` | always | the same lines (empty when everything passed) |
-//! | the file `GITHUB_STEP_SUMMARY` names | the variable is set and not empty | appended: a heading with the run ids and counts, the per-runner table (agent, version, model, passed, failed, expected-failed, flaky, skipped, total tokens, cost, mean time) and the failures, each with `[runner] case`, its message's first line and its artifact directory |
+//! | the file `GITHUB_STEP_SUMMARY` names | the variable is set and not empty | appended: a heading with the run ids and counts, the per-runner table (agent, version, model, passed, failed, expected-failed, flaky, skipped, uncached tokens (input + output + reasoning − cache), cost, mean time) and the failures, each with `[runner] case`, its message's first line and its artifact directory |
 //!
 //! Workflow commands are escaped as GitHub reads them: in the message `%`, `\r`, `\n` become
 //! `%25`, `%0D`, `%0A`; in a property value also `:` and `,` become `%3A` and `%2C`. So each
@@ -170,7 +170,7 @@ pub(crate) fn job_summary(report: &RunReport) -> String {
         counts.interrupted,
     );
     text.push_str(
-        "| runner | agent | version | model | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |\n\
+        "| runner | agent | version | model | passed | failed | expected-failed | flaky | skipped | uncached tokens | cost | mean time |\n\
          |---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
     );
     let rows = report.runner_rows();
@@ -333,7 +333,7 @@ mod tests {
 
 5 executions: 2 passed, 1 failed, 1 expected-failed, 0 unexpected-passed, 1 skipped, 0 interrupted
 
-| runner | agent | version | model | passed | failed | expected-failed | flaky | skipped | tokens | cost | mean time |
+| runner | agent | version | model | passed | failed | expected-failed | flaky | skipped | uncached tokens | cost | mean time |
 |---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|
 | careful | claude-code | 2.1.330 | claude-sonnet-4-6 | 2 | 0 | 1 | 1 | 0 | 4,000 | $0.0400 | 1.2s |
 | hasty | claude-code | 2.1.330 | claude-sonnet-4-6 | 0 | 1 | 0 | 0 | 1 | 3,000 | $0.0300 | 2.0s |

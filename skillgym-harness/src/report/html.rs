@@ -3,7 +3,7 @@
 //! | part | shows |
 //! |---|---|
 //! | header | the run ids and directories, start and end, the executions by status |
-//! | `#runners` | one row per runner: its agent, the agent's version and the model; passed, failed, expected-failed, flaky, skipped; input, output, reasoning, cache and total tokens; cost; mean time (the console table's figures) |
+//! | `#runners` | one row per runner: its agent, the agent's version and the model; passed, failed, expected-failed, flaky, skipped; input, output, reasoning, cache and uncached tokens (input + output + reasoning − cache, defined under the table); cost; mean time (the console table's figures) |
 //! | `#matrix` | rows = cases, columns = runners; each cell the execution's status, linked to its section (under variants, each variant's, the cell colored by the first that did not pass); empty where the case does not run on that runner |
 //! | `#triggers` | when trigger prompts ran: per skill × runner, the sessions that did what they should, recall, precision and F1 with their intervals and gates, near misses, tokens and cost per session; then the prompts that misfired, linked to their executions (`html_triggers`) |
 //! | `#experiment` | when cases ran under variants: per runner, each case's pass rate per variant as a dot with its interval, tokens and cost bars per variant, each lift with its interval and verdict (`html_experiment`) |
@@ -257,6 +257,13 @@ fn header(out: &mut String, report: &RunReport) -> fmt::Result {
     out.write_str("</dd>\n<dt>ended</dt><dd>")?;
     text(out, report.ended_at.as_deref().unwrap_or("unknown"))?;
     out.write_str("</dd>\n</dl>\n")?;
+    if report.is_dry_run() {
+        out.write_str("<p class=\"dry-run\"><span class=\"badge s-skipped\">dry run</span> The agents talked to skillgym's scripted model (<code>--mock</code>): the tokens and costs are the script's inventions, not a model's.</p>\n")?;
+    } else if !report.dry_runs.is_empty() {
+        out.write_str("<p class=\"dry-run\"><span class=\"badge s-skipped\">dry runs merged</span> Invented tokens and costs (<code>--mock</code>) come from ")?;
+        text(out, &report.dry_runs.join(", "))?;
+        out.write_str(".</p>\n")?;
+    }
     let counts = report.counts();
     write!(
         out,
@@ -293,7 +300,7 @@ fn runners_table(out: &mut String, report: &RunReport) -> fmt::Result {
         "output",
         "reasoning",
         "cache",
-        "total",
+        "uncached",
         "cost",
         "mean time",
     ] {
@@ -316,6 +323,16 @@ fn runners_table(out: &mut String, report: &RunReport) -> fmt::Result {
         out.write_str("</tr>\n")?;
     }
     out.write_str("</tbody>\n</table>\n")?;
+    if rows.iter().any(|row| row.total_tokens.is_some()) {
+        out.write_str("<p class=\"note\">")?;
+        text(
+            out,
+            super::console::UNCACHED_DEFINED
+                .trim_start_matches("skillgym: ")
+                .trim_end(),
+        )?;
+        out.write_str("</p>\n")?;
+    }
     if rows.iter().any(|row| row.cost_estimated) {
         out.write_str("<p class=\"note\">~ ")?;
         text(out, crate::figures::ESTIMATED)?;
@@ -467,7 +484,7 @@ fn usage_line(usage: &Usage) -> String {
         ("output", usage.output_tokens),
         ("reasoning", usage.reasoning_tokens),
         ("cache", usage.cache_tokens),
-        ("total", usage.total_tokens),
+        ("uncached", usage.total_tokens),
     ] {
         if let Some(count) = count {
             parts.push(format!("{name} {}", thousands(count.value)));
@@ -519,7 +536,7 @@ fn attempt_anchor(execution_anchor: &str, attempt: &AttemptResult) -> String {
 }
 
 fn attempts_table(out: &mut String, e: &ExecutionResult, id: &str) -> fmt::Result {
-    out.write_str("<h4>Attempts</h4>\n<table class=\"attempts\">\n<thead><tr><th>repetition</th><th>attempt</th><th>status</th><th class=\"num\">duration</th><th class=\"num\">steps</th><th class=\"num\">input</th><th class=\"num\">output</th><th class=\"num\">total</th><th class=\"num\">cost</th><th>exit</th></tr></thead>\n<tbody>\n")?;
+    out.write_str("<h4>Attempts</h4>\n<table class=\"attempts\">\n<thead><tr><th>repetition</th><th>attempt</th><th>status</th><th class=\"num\">duration</th><th class=\"num\">steps</th><th class=\"num\">input</th><th class=\"num\">output</th><th class=\"num\">uncached</th><th class=\"num\">cost</th><th>exit</th></tr></thead>\n<tbody>\n")?;
     for repetition in &e.repetitions {
         for attempt in &repetition.attempts {
             let usage = &attempt.usage;
@@ -739,7 +756,7 @@ fn usage_table(out: &mut String, usage: &Usage) -> fmt::Result {
         ("output", usage.output_tokens),
         ("reasoning", usage.reasoning_tokens),
         ("cache", usage.cache_tokens),
-        ("total", usage.total_tokens),
+        ("uncached", usage.total_tokens),
     ] {
         let source = count.map_or("-", |c| match c.source {
             skillgym::UsageSource::Provider => "provider",

@@ -37,6 +37,7 @@ impl Reporter for Full {
         if !report.triggers.is_empty() {
             document["triggers"] = json!(report.triggers);
         }
+        mark_dry_runs(&mut document, report);
         write_json(&path, &document)?;
         Ok(vec![path])
     }
@@ -115,7 +116,18 @@ pub(crate) fn summary(report: &RunReport) -> Value {
     if !report.triggers.is_empty() {
         document["triggers"] = json!(report.triggers);
     }
+    mark_dry_runs(&mut document, report);
     document
+}
+
+/// `"dry_run": true` when every run was a dry run (`--mock`: invented tokens and costs), and
+/// `"dry_runs"`: the ids of those that were, when only some were.
+fn mark_dry_runs(document: &mut serde_json::Value, report: &RunReport) {
+    if report.is_dry_run() {
+        document["dry_run"] = json!(true);
+    } else if !report.dry_runs.is_empty() {
+        document["dry_runs"] = json!(report.dry_runs);
+    }
 }
 
 #[cfg(test)]

@@ -104,7 +104,7 @@ pub(crate) fn xml(report: &RunReport) -> String {
         }
         let _ = writeln!(suites, ">");
         if let Some(row) = rows.iter().find(|row| row.runner == runner) {
-            properties(&mut suites, row);
+            properties(&mut suites, row, report.is_dry_run());
         }
         suites.push_str(&cases);
         suites.push_str("  </testsuite>\n");
@@ -126,13 +126,15 @@ pub(crate) fn xml(report: &RunReport) -> String {
     text
 }
 
-/// The `<properties>` of a runner's suite: its agent's type, version and model, those known.
-fn properties(out: &mut String, row: &RunnerRow) {
+/// The `<properties>` of a runner's suite: its agent's type, version and model, those known,
+/// and `dry_run` (`--mock`: invented tokens and costs) when it was one.
+fn properties(out: &mut String, row: &RunnerRow, dry_run: bool) {
     let versions = row.versions.join(", ");
     let known: Vec<(&str, &str)> = [
         ("agent", row.agent.as_str()),
         ("agent.version", versions.as_str()),
         ("agent.model", row.model.as_deref().unwrap_or_default()),
+        ("dry_run", if dry_run { "true" } else { "" }),
     ]
     .into_iter()
     .filter(|(_, value)| !value.is_empty())
@@ -413,11 +415,11 @@ artifacts: /runs/r1/greets/hasty</failure>
             ..RunnerRow::default()
         };
         let mut out = String::new();
-        properties(&mut out, &row);
+        properties(&mut out, &row, false);
         assert_eq!(out, "", "nothing known, no properties");
         row.agent = "command".into();
         row.versions = vec!["1.0".into(), "2.0 <rc>".into()];
-        properties(&mut out, &row);
+        properties(&mut out, &row, false);
         assert_eq!(
             out,
             "    <properties>\n      <property name=\"agent\" value=\"command\"/>\n      <property name=\"agent.version\" value=\"1.0, 2.0 &lt;rc&gt;\"/>\n    </properties>\n"

@@ -38,6 +38,35 @@ pub enum LoadError {
         /// The directories.
         dirs: Vec<PathBuf>,
     },
+    /// Dry runs (`--mock`) and live runs among the directories, not allowed to mix.
+    #[error(
+        "{} ran against the scripted model (`--mock`: dry runs, their tokens and costs invented) and {} against real models: merged, their figures would read as one run's",
+        joined(dry),
+        joined(live)
+    )]
+    MixedDryRuns {
+        /// The dry runs' directories.
+        dry: Vec<PathBuf>,
+        /// The live runs' directories.
+        live: Vec<PathBuf>,
+    },
+}
+
+/// How [`RunReport::load_with`] merges run directories.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LoadOptions {
+    /// Merge dry runs (`--mock`) with live ones (refused by default).
+    pub mix_dry_runs: bool,
+}
+
+impl LoadOptions {
+    /// These options, merging dry runs with live ones when `mix` is true.
+    #[must_use]
+    pub fn dry_runs_mixed(mut self, mix: bool) -> LoadOptions {
+        self.mix_dry_runs = mix;
+        self
+    }
 }
 
 /// `dirs` displayed, separated by `, `.
@@ -48,7 +77,12 @@ fn joined(dirs: &[PathBuf]) -> String {
 
 /// Loads every execution of `run_dirs`; an execution (case, runner and variant) found in several
 /// directories is taken from the last one given.
-pub(super) fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
+pub(super) fn load(run_dirs: &[PathBuf], options: LoadOptions) -> Result<RunReport, LoadError> {
+    let (dry, live): (Vec<PathBuf>, Vec<PathBuf>) =
+        run_dirs.iter().cloned().partition(|dir| is_dry_run(dir));
+    if !dry.is_empty() && !live.is_empty() && !options.mix_dry_runs {
+        return Err(LoadError::MixedDryRuns { dry, live });
+    }
     // Each execution with the id of the run it is taken from.
     let mut executions: Vec<(ExecutionResult, usize)> = Vec::new();
     let mut run_ids = Vec::with_capacity(run_dirs.len());
@@ -87,7 +121,19 @@ pub(super) fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
     report.started_at = started;
     report.ended_at = ended;
     report.warnings = warnings;
+    report.dry_runs = run_dirs
+        .iter()
+        .zip(&report.run_ids)
+        .filter(|(dir, _)| dry.contains(dir))
+        .map(|(_, id)| id.clone())
+        .collect();
     Ok(report)
+}
+
+/// Whether the run in `dir` was a dry run: its `run.json` says `mock` (a run without one, made
+/// before it was written, counts as live).
+fn is_dry_run(dir: &Path) -> bool {
+    crate::run_record::RunRecord::read(dir).is_ok_and(|record| record.mock)
 }
 
 /// One warning per runner whose agent ran in more than one version among `executions` (each
@@ -247,7 +293,7 @@ mod tests {
             &c,
             &[on("z", "claude", None), on("w", "claude", Some("2.1.330"))],
         );
-        let merged = load(&[a.clone(), b.clone(), c.clone()]).unwrap();
+        let merged = load(&[a.clone(), b.clone(), c.clone()], LoadOptions::default()).unwrap();
         assert_eq!(
             merged.warnings,
             [
@@ -259,8 +305,18 @@ mod tests {
         assert_eq!(rows[0].runner, "claude");
         assert_eq!(rows[0].versions, ["2.1.330", "2.1.332"]);
         assert_eq!(rows[0].agent, "claude-code");
-        assert!(load(&[a.clone(), c]).unwrap().warnings.is_empty());
-        assert!(load(&[a]).unwrap().warnings.is_empty());
+        assert!(
+            load(&[a.clone(), c], LoadOptions::default())
+                .unwrap()
+                .warnings
+                .is_empty()
+        );
+        assert!(
+            load(&[a], LoadOptions::default())
+                .unwrap()
+                .warnings
+                .is_empty()
+        );
     }
 
     #[test]
@@ -271,7 +327,7 @@ mod tests {
         let path = tmp.path().join("x/r/result.json");
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(&path, value.to_string()).unwrap();
-        let loaded = load(&[tmp.path().to_path_buf()]).unwrap();
+        let loaded = load(&[tmp.path().to_path_buf()], LoadOptions::default()).unwrap();
         assert_eq!(loaded.executions[0].agent, skillgym::AgentInfo::default());
         let row = &loaded.runner_rows()[0];
         assert_eq!((row.agent.as_str(), row.versions.len()), ("", 0));
@@ -293,7 +349,7 @@ mod tests {
             &[under("without", true, "a"), under("with", false, "a")],
         );
         run(&b, &[under("with", false, "b")]);
-        let merged = load(&[a, b]).unwrap();
+        let merged = load(&[a, b], LoadOptions::default()).unwrap();
         let found: Vec<(Option<&str>, &str)> = merged
             .executions
             .iter()

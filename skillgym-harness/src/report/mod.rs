@@ -48,7 +48,7 @@ pub use compare::{
 };
 pub use compare_table::comparison_text;
 pub(crate) use hint::hint;
-pub use load::LoadError;
+pub use load::{LoadError, LoadOptions};
 
 /// Everything a reporter sees of a run (or of several merged).
 #[derive(Debug, Clone, PartialEq)]
@@ -73,6 +73,9 @@ pub struct RunReport {
     /// Each skill's trigger figures per runner (and variant), when trigger prompts ran
     /// ([`trigger_scores`](crate::results::trigger_scores), computed once by [`RunReport::new`]).
     pub triggers: Vec<TriggerScore>,
+    /// The ids of the runs that were dry runs (`--mock`): the scripted model answered, and the
+    /// tokens and costs are invented.
+    pub dry_runs: Vec<String>,
 }
 
 impl RunReport {
@@ -96,9 +99,21 @@ impl RunReport {
             ended_at: None,
             experiment: Experiment::of(&executions),
             triggers: crate::results::trigger_scores(&executions),
+            dry_runs: Vec::new(),
             executions,
             warnings: Vec::new(),
         }
+    }
+
+    /// Marked as a dry run (`--mock`) when `dry` is true.
+    #[must_use]
+    pub fn with_dry_run(mut self, dry: bool) -> RunReport {
+        self.dry_runs = if dry {
+            self.run_ids.clone()
+        } else {
+            Vec::new()
+        };
+        self
     }
 
     /// With the run's start and end times.
@@ -114,7 +129,19 @@ impl RunReport {
     /// given. A runner whose agent ran in different versions in the runs merged gets a warning
     /// ([`warnings`](Self::warnings)).
     pub fn load(run_dirs: &[PathBuf]) -> Result<RunReport, LoadError> {
-        load::load(run_dirs)
+        load::load(run_dirs, LoadOptions::default())
+    }
+
+    /// [`RunReport::load`] with `options`: e.g. merging dry runs with live ones, which `load`
+    /// refuses ([`LoadError::MixedDryRuns`]).
+    pub fn load_with(run_dirs: &[PathBuf], options: LoadOptions) -> Result<RunReport, LoadError> {
+        load::load(run_dirs, options)
+    }
+
+    /// Whether every run of the report was a dry run (`--mock`): its sessions talked to the
+    /// scripted model, and their tokens and costs are the script's inventions.
+    pub fn is_dry_run(&self) -> bool {
+        !self.dry_runs.is_empty() && self.dry_runs.len() == self.run_ids.len()
     }
 
     /// Counts per status.

@@ -32,4 +32,8 @@ pub struct RunResults<'a> {
     /// Each skill's trigger figures per runner, when trigger prompts ran.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub triggers: &'a [super::TriggerScore],
+    /// Whether the run was a dry run (`--mock`): the agents talked to the scripted model, and
+    /// the tokens and costs are the script's inventions.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
 }

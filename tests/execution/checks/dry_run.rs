@@ -1,7 +1,8 @@
 //! `--mock` dry runs through the whole harness: each case's script (else the run's, else the
 //! answer `done`) played by a scripted server the runner is pointed at, every request logged
 //! into the attempt's artifacts, runners without an endpoint setting skipped, and a broken
-//! script stopping the run before any agent starts (but never `--list`).
+//! script stopping the run before any agent starts (but never `--list`); the run says it was
+//! a dry run (`results.json`, the console).
 
 use serde_json::Value;
 
@@ -43,6 +44,14 @@ fn case_scripts() {
         },
     );
     assert_eq!(run.code(), Some(0), "{}", run.context());
+    // The run says it was a dry run wherever its figures are read.
+    assert_eq!(run.results()["dry_run"], true);
+    assert!(
+        run.stdout()
+            .contains("skillgym: dry run (--mock): the agents talked to skillgym's scripted model"),
+        "{}",
+        run.stdout()
+    );
     let report = report(&run, "dry_run::case_script", "a");
     assert_eq!(report["final_output"], "scripted hello", "{report:#}");
     let commands: Vec<&Value> = report["events"]

@@ -16,7 +16,59 @@ pub const CHECKS: &[(&str, Check)] = &[
         "rejections::a_rejection_is_seen_by_later_nextest_processes",
         across_processes,
     ),
+    (
+        "rejections::a_runner_without_its_agent_program_is_skipped_and_the_others_run",
+        missing_program,
+    ),
 ];
+
+/// A runner whose agent program is missing is skipped, with why, and the others run; with
+/// `CI` set the run stops at the start instead, naming it.
+fn missing_program() {
+    let config = "runners:\n  gone: { agent: { type: claude-code, model: m, command: /nonexistent/claude } }\n";
+    let args = [
+        "--runner",
+        "a",
+        "--runner",
+        "gone",
+        "--exact",
+        "cases::status::passes",
+    ];
+    let mut skipping = args.to_vec();
+    skipping.push("--require-agents=false");
+    let run = Run::new(
+        "missing-program",
+        Spec {
+            args: &skipping,
+            config,
+            ..Spec::default()
+        },
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.context());
+    assert_eq!(run.execution("status::passes", "a")["status"], "passed");
+    let skipped = run.execution("status::passes", "gone");
+    assert_eq!(skipped["status"], "skipped", "{skipped:#}");
+    assert_eq!(
+        skipped["failure"]["message"],
+        "not run: runner `gone`: the agent program `/nonexistent/claude` is not an executable file"
+    );
+    let stopped = Run::new(
+        "missing-program-ci",
+        Spec {
+            args: &args,
+            config,
+            env: &[("CI", "true")],
+        },
+    );
+    assert_eq!(stopped.code(), Some(2), "{}", stopped.context());
+    assert!(
+        stopped
+            .stderr()
+            .contains("error: runner `gone`: the agent program `/nonexistent/claude` is not an executable file"),
+        "{}",
+        stopped.stderr()
+    );
+}
 
 /// A `claude-code` runner whose program is the fake agent replaying the captured HTTP 400 run,
 /// scheduled serially so the first case in plan order is the one that runs (under a parallel
