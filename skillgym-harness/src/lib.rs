@@ -113,6 +113,7 @@ mod versions;
 pub mod workspace;
 
 pub use agent::{Agent, CommandAgent, StreamParser};
+pub use cli::help_text as command_line_help;
 pub use error::Error;
 pub use harness::{Harness, main};
 pub use normalize::{ReportBuilder, normalize_stream};

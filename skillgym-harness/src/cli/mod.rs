@@ -477,9 +477,9 @@ fn clap_message(error: &clap::Error) -> String {
     first.trim_start_matches("error: ").to_owned()
 }
 
-/// The whole `--help` text: libtest's flags, then skillgym's.
-#[cfg(test)]
-pub(crate) fn help_text() -> String {
+/// The whole `--help` text of a benchmark binary: libtest's flags, then skillgym's (what
+/// `docs/src/reference/flags.md` shows).
+pub fn help_text() -> String {
     CommandLine::command().render_long_help().to_string()
 }
 
