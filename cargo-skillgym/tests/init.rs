@@ -262,6 +262,16 @@ fn bad_arguments_name_the_flag() {
     );
 }
 
+/// The `run:` commands of a workflow job's steps, in order.
+fn run_steps(job: &serde_json::Value) -> Vec<&str> {
+    job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|step| step["run"].as_str())
+        .collect()
+}
+
 /// `--ci github` writes a workflow at the repository root whose shards run the crate's
 /// benchmarks as nextest partitions and whose report step is a `cargo skillgym report` that
 /// works: run here over three shard directories, it writes the merged reports.
@@ -285,12 +295,7 @@ fn ci_github_writes_a_sharded_workflow_whose_report_step_runs() {
         bench["defaults"]["run"]["working-directory"],
         "benches/agents"
     );
-    let runs: Vec<&str> = bench["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|step| step["run"].as_str())
-        .collect();
+    let runs = run_steps(bench);
     assert!(
         runs.iter().any(|run| run.starts_with(
             "cargo nextest run --test benchmarks --partition hash:${{ matrix.shard }}/3"
@@ -299,12 +304,7 @@ fn ci_github_writes_a_sharded_workflow_whose_report_step_runs() {
     );
     let report = &workflow["jobs"]["report"];
     assert_eq!(report["needs"], "bench");
-    let steps: Vec<&str> = report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|step| step["run"].as_str())
-        .collect();
+    let steps = run_steps(report);
     assert!(
         steps[0].starts_with("cargo install --git https://github.com/"),
         "a checkout's crates are not in CI: {steps:?}"

@@ -427,41 +427,34 @@ fn missing_prompt_file_fails_only_its_case() -> Result<(), Failed> {
     const MISSING: &str = "the prompt file of case `missing_prompt` does not exist: ";
     const DECLARED: &str =
         "/tests/bad_input/no-such-prompt.md (declared at tests/bad_input/main.rs:";
-    let row = |name, args| Row {
-        name,
-        args,
-        config: RUNNER,
-        code: 0,
-        stderr: &[],
+    // Runs the child with `args`: its exit, stdout, stderr and what to show of them, and the
+    // row's directory.
+    let child = |name: &'static str, args: &'static [&'static str]| {
+        let row = Row {
+            name,
+            args,
+            config: RUNNER,
+            code: 0,
+            stderr: &[],
+        };
+        let dir = temp_dir(&format!("bad-input-{name}"));
+        let output = run(dir.path(), &row);
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let context = format!(
+            "exit {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{stdout}",
+            output.status.code()
+        );
+        (output, stdout, stderr, context, dir)
     };
-    let listed = row("missing_prompt_file_listed", &["--list"]);
-    let dir = temp_dir(&format!("bad-input-{}", listed.name));
-    let output = run(dir.path(), &listed);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
-    let context = format!(
-        "exit {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{stdout}",
-        output.status.code()
-    );
+    let (output, stdout, stderr, context, _dir) = child("missing_prompt_file_listed", &["--list"]);
     if output.status.code() != Some(0)
         || stdout != "[fake] good: test\n[fake] missing_prompt: test\n"
         || stderr.contains(MISSING)
     {
         return Err(format!("`--list` should list both cases, quietly\n{context}").into());
     }
-    let ran = row("missing_prompt_file_run", &[]);
-    let dir = temp_dir(&format!("bad-input-{}", ran.name));
-    let output = run(dir.path(), &ran);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    );
-    let context = format!(
-        "exit {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{stdout}",
-        output.status.code()
-    );
+    let (output, stdout, stderr, context, dir) = child("missing_prompt_file_run", &[]);
     let note = stderr
         .lines()
         .find(|line| line.starts_with(&format!("skillgym: {MISSING}")));

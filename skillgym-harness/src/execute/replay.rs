@@ -149,9 +149,7 @@ fn replayed_watch(
     if recorded.trigger.as_ref()?.ended == TriggerEnd::Finished {
         return None;
     }
-    let skills = before.installed_skills.iter();
-    let skills = skills.map(|s| (s.path.clone(), s.name.clone())).collect();
-    Some(TriggerWatch::new(stop.clone(), skills))
+    Some(TriggerWatch::new(stop.clone(), &before.installed_skills))
 }
 
 /// The skills the recorded session could see: those installed when it was recorded, and the

@@ -131,14 +131,10 @@ pub async fn run_launch(
         builder: ReportBuilder::new(spec.cwd).with_known_skills(known_skills(spec)),
         max_steps: limits.max_steps,
         live_steps: limits.live_steps.clone(),
-        trigger: limits.trigger.as_ref().map(|stop| {
-            let skills = spec
-                .skills
-                .iter()
-                .map(|s| (s.path.clone(), s.name.clone()))
-                .collect();
-            (TriggerWatch::new(stop.clone(), skills), None)
-        }),
+        trigger: limits
+            .trigger
+            .as_ref()
+            .map(|stop| (TriggerWatch::new(stop.clone(), spec.skills), None)),
     };
     let (launched, seeded, confined) = match launch {
         Ok(launch) => {

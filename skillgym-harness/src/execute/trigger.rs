@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use skillgym::{Failure, FailureOrigin, SessionEvent, SessionReport};
+use skillgym::{Failure, FailureOrigin, InstalledSkill, SessionEvent, SessionReport};
 
 use super::session::TriggerStop;
 use crate::grade::spec::GraderKind;
@@ -108,12 +108,15 @@ pub(crate) struct TriggerWatch {
 }
 
 impl TriggerWatch {
-    /// A watch ending as `stop` says; `skills` are the installed skills' directories and names
-    /// (a read inside one is a load of it).
-    pub(crate) fn new(stop: TriggerStop, skills: Vec<(PathBuf, String)>) -> TriggerWatch {
+    /// A watch ending as `stop` says over a session with `installed` skills (a read inside one
+    /// of their directories is a load of it).
+    pub(crate) fn new(stop: TriggerStop, installed: &[InstalledSkill]) -> TriggerWatch {
         TriggerWatch {
             stop,
-            skills,
+            skills: installed
+                .iter()
+                .map(|skill| (skill.path.clone(), skill.name.clone()))
+                .collect(),
             actions: 0,
             seen: 0,
             awaiting_result: None,
@@ -254,6 +257,14 @@ mod tests {
         serde_json::from_value(serde_json::json!({"type": "tool_result", "output": "ok"})).unwrap()
     }
 
+    fn installed(path: &str, name: &str) -> InstalledSkill {
+        InstalledSkill {
+            name: name.to_owned(),
+            source: PathBuf::from("/src").join(name),
+            path: PathBuf::from(path),
+        }
+    }
+
     fn any(quiet_after: u32) -> TriggerStop {
         TriggerStop {
             quiet_after: Some(quiet_after),
@@ -263,15 +274,12 @@ mod tests {
 
     #[test]
     fn a_declarative_case_ends_only_at_its_own_skill() {
-        let pdf = (
-            PathBuf::from("/ws/.agents/skills/pdf"),
-            "pdf-forms".to_owned(),
-        );
+        let pdf = installed("/ws/.agents/skills/pdf", "pdf-forms");
         let stop = TriggerStop {
             quiet_after: None,
             skill: Some("pdf-forms".to_owned()),
         };
-        let mut watch = TriggerWatch::new(stop, vec![pdf]);
+        let mut watch = TriggerWatch::new(stop, &[pdf]);
         let mut events: Vec<SessionEvent> = (0..10).map(|_| call("Bash")).collect();
         events.push(read("/ws/.agents/skills/docx/SKILL.md"));
         assert_eq!(
@@ -285,17 +293,14 @@ mod tests {
 
     #[test]
     fn a_skill_load_decides_at_once_and_other_actions_count_to_quiet() {
-        let pdf = (
-            PathBuf::from("/ws/.claude/skills/pdf"),
-            "pdf-forms".to_owned(),
-        );
-        let mut watch = TriggerWatch::new(any(2), vec![pdf.clone()]);
+        let pdf = installed("/ws/.claude/skills/pdf", "pdf-forms");
+        let mut watch = TriggerWatch::new(any(2), &[pdf]);
         let mut events = vec![call("Bash"), SessionEvent::command("ls")];
         assert_eq!(watch.observe(&events), None, "one tool call: one action");
         events.push(read("/ws/.claude/skills/pdf/reference.md"));
         assert_eq!(watch.observe(&events), Some(TriggerEnd::Fired));
 
-        let mut watch = TriggerWatch::new(any(2), Vec::new());
+        let mut watch = TriggerWatch::new(any(2), &[]);
         let mut events = vec![call("Read"), read("/ws/src/main.rs")];
         assert_eq!(watch.observe(&events), None);
         events.push(SessionEvent::command("cargo test"));
@@ -305,7 +310,7 @@ mod tests {
             "a command without a tool call counts too"
         );
 
-        let mut watch = TriggerWatch::new(any(1), Vec::new());
+        let mut watch = TriggerWatch::new(any(1), &[]);
         let skill_call = [call("Skill"), read("/ws/.agents/skills/x/SKILL.md")];
         assert_eq!(
             watch.observe(&skill_call),
@@ -313,14 +318,14 @@ mod tests {
             "the skill tool's own call is no other action"
         );
 
-        let mut watch = TriggerWatch::new(any(1), Vec::new());
+        let mut watch = TriggerWatch::new(any(1), &[]);
         let mut events = vec![call("Skill"), signal("x")];
         assert_eq!(watch.observe(&events), None, "its result is awaited");
         events.push(result());
         assert_eq!(watch.observe(&events), Some(TriggerEnd::Fired));
 
         // Copilot and Gemini CLI report the load before its call.
-        let mut watch = TriggerWatch::new(any(1), Vec::new());
+        let mut watch = TriggerWatch::new(any(1), &[]);
         let call = serde_json::json!({"type": "tool_call", "id": "c9", "tool": "skill",
             "args": {"skill": "x"}});
         let mut events = vec![signal("x"), serde_json::from_value(call).unwrap()];
@@ -333,7 +338,7 @@ mod tests {
         assert_eq!(watch.observe(&events), Some(TriggerEnd::Fired));
 
         // OpenCode reports the call with its result, then the load, in one line.
-        let mut watch = TriggerWatch::new(any(1), Vec::new());
+        let mut watch = TriggerWatch::new(any(1), &[]);
         let call =
             serde_json::json!({"type": "tool_call", "id": "c1", "tool": "skill", "args": {}});
         let answered = serde_json::json!({"type": "tool_result", "id": "c1", "output": "ok"});

@@ -131,7 +131,7 @@ pub(super) fn row_cells(row: &RunnerRow) -> [String; 12] {
 
 /// What the `uncached` column is, said under the table: the figure is smaller than `input`
 /// whenever the agent read its prompt from the cache, which is no mistake.
-pub(crate) const UNCACHED_DEFINED: &str = "skillgym: uncached = input + output + reasoning - cache (input counts the cached tokens, so uncached is below input when the cache served the prompt)\n";
+pub(crate) const UNCACHED_DEFINED: &str = "uncached = input + output + reasoning - cache (input counts the cached tokens, so uncached is below input when the cache served the prompt)";
 
 /// The table's leading columns that hold text (runner, agent, version, model): aligned left;
 /// the figures after them are aligned right.
@@ -197,7 +197,7 @@ pub(crate) fn table(rows: &[RunnerRow]) -> String {
         text.push('\n');
     }
     if rows.iter().any(|row| row.total_tokens.is_some()) {
-        text.push_str(UNCACHED_DEFINED);
+        text.push_str(&format!("skillgym: {UNCACHED_DEFINED}\n"));
     }
     if rows.iter().any(|row| row.cost_estimated) {
         text.push_str(&format!(

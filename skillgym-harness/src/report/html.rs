@@ -325,12 +325,7 @@ fn runners_table(out: &mut String, report: &RunReport) -> fmt::Result {
     out.write_str("</tbody>\n</table>\n")?;
     if rows.iter().any(|row| row.total_tokens.is_some()) {
         out.write_str("<p class=\"note\">")?;
-        text(
-            out,
-            super::console::UNCACHED_DEFINED
-                .trim_start_matches("skillgym: ")
-                .trim_end(),
-        )?;
+        text(out, super::console::UNCACHED_DEFINED)?;
         out.write_str("</p>\n")?;
     }
     if rows.iter().any(|row| row.cost_estimated) {

@@ -92,18 +92,9 @@ fn row(out: &mut String, score: &TriggerScore) -> fmt::Result {
 
 /// `83% [44%, 97%]`, with a `below 90%` badge under its gate.
 fn figure(out: &mut String, value: Option<Estimate>, gate: Option<f64>) -> fmt::Result {
-    let Some(value) = value else {
-        return out.write_str("-");
-    };
-    write!(
-        out,
-        "{:.0}% [{:.0}%, {:.0}%]",
-        value.value * 100.0,
-        value.interval.low * 100.0,
-        value.interval.high * 100.0
-    )?;
-    match gate {
-        Some(gate) if value.value < gate => write!(
+    out.write_str(&super::trigger_table::estimate(value))?;
+    match (value, gate) {
+        (Some(value), Some(gate)) if value.value < gate => write!(
             out,
             " <span class=\"badge s-failed\">below {:.0}%</span>",
             gate * 100.0

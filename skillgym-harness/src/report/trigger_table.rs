@@ -73,8 +73,8 @@ pub(crate) fn trigger_table(scores: &[TriggerScore]) -> String {
     text
 }
 
-/// `83% [44%, 97%]`, or `-` when there is nothing to count.
-fn estimate(estimate: Option<Estimate>) -> String {
+/// `83% [44%, 97%]`, or `-` when there is nothing to count (the HTML section's figures too).
+pub(super) fn estimate(estimate: Option<Estimate>) -> String {
     match estimate {
         Some(e) => format!(
             "{:.0}% [{:.0}%, {:.0}%]",

@@ -12,7 +12,7 @@
 
 use skillgym::{Failure, FailureOrigin};
 
-use super::triggers::{Estimate, TriggerExpect, TriggerScore, scores};
+use super::triggers::{Estimate, TriggerExpect, scores};
 use super::{ExecutionResult, Status};
 
 /// Applies the gates of the trigger executions of one skill on one runner (`group`, every
@@ -45,25 +45,32 @@ pub(crate) fn apply(group: &mut [ExecutionResult]) {
         if !own_misfires || matches!(execution.status, Status::Skipped | Status::Interrupted) {
             continue;
         }
-        let below = match trigger.expect {
-            TriggerExpect::Fire => score
-                .recall_below_gate()
-                .filter(|below| *below)
-                .map(|_| ("recall", score.recall, score.min_recall)),
-            TriggerExpect::Quiet => score
-                .precision_below_gate()
-                .filter(|below| *below)
-                .map(|_| ("precision", score.precision, score.min_precision)),
+        // The figure this prompt's misfires count against, and the sessions it is over.
+        let tp = score.true_positives;
+        let (figure, estimate, gate, out_of) = match trigger.expect {
+            TriggerExpect::Fire => (
+                "recall",
+                score.recall,
+                score.min_recall,
+                tp + score.false_negatives,
+            ),
+            TriggerExpect::Quiet => (
+                "precision",
+                score.precision,
+                score.min_precision,
+                tp + score.false_positives,
+            ),
         };
+        let below = estimate.zip(gate).filter(|(e, gate)| e.value < *gate);
         let misfire = score
             .misfires
             .iter()
             .find(|m| m.case_id == execution.case_id);
         match (below, misfire) {
-            (Some((figure, Some(estimate), Some(gate))), Some(misfire)) => {
+            (Some((estimate, gate)), Some(misfire)) => {
                 let message = format!(
                     "{} of skill `{}` is below min_{figure} {}: {}",
-                    figure_text(figure, estimate, score),
+                    figure_text(figure, estimate, (tp, out_of)),
                     score.skill,
                     percent(gate),
                     own_text(trigger.expect, misfire.misfired, misfire.sessions)
@@ -82,17 +89,7 @@ pub(crate) fn apply(group: &mut [ExecutionResult]) {
 }
 
 /// `recall 60% (3/5 sessions, 95% CI 23% to 88%)`.
-fn figure_text(figure: &str, estimate: Estimate, score: &TriggerScore) -> String {
-    let (hits, out_of) = match figure {
-        "recall" => (
-            score.true_positives,
-            score.true_positives + score.false_negatives,
-        ),
-        _ => (
-            score.true_positives,
-            score.true_positives + score.false_positives,
-        ),
-    };
+fn figure_text(figure: &str, estimate: Estimate, (hits, out_of): (u32, u32)) -> String {
     format!(
         "{figure} {} ({hits}/{out_of} sessions, 95% CI {} to {})",
         percent(estimate.value),

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ExecutionResult, Interval, Spread};
+use super::{ExecutionResult, Interval, SampleStats, Spread};
 use crate::stats::Proportion;
 
 /// What a trigger prompt expects of its skill.
@@ -313,15 +313,10 @@ fn finish(score: &mut TriggerScore, sessions: &[&super::AttemptResult]) {
     score.recall = estimate(tp, tp + fn_);
     score.precision = estimate(tp, tp + fp);
     score.f1 = f1(tp, fp, fn_);
-    score.total_tokens = Spread::of(
-        sessions
-            .iter()
-            .filter_map(|a| a.usage.total_tokens.map(|t| t.value as f64)),
-    );
-    score.cost_usd = Spread::of(sessions.iter().filter_map(|a| a.usage.cost_usd));
-    score.cost_estimated = sessions
-        .iter()
-        .any(|a| a.usage.cost_estimated && a.usage.cost_usd.is_some());
+    // Tokens and cost per session, as a sampled execution's are.
+    let stats = SampleStats::of(sessions.iter().copied());
+    (score.total_tokens, score.cost_usd) = (stats.total_tokens, stats.cost_usd);
+    score.cost_estimated = stats.cost_estimated;
 }
 
 /// `successes / trials` with its Wilson interval; `None` without trials.

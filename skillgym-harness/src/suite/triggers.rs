@@ -333,6 +333,10 @@ pub(crate) fn discover(
         sets.push(TriggerSet::load(&file.value, None)?);
     }
     sets.extend(from_code.iter().cloned());
+    if sets.is_empty() {
+        // No trigger suite: no skill's `SKILL.md` is read at start-up (`--list` included).
+        return Ok(sets);
+    }
     let installed: Vec<String> = skill_dirs
         .iter()
         .copied()
