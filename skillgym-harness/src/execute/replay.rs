@@ -107,6 +107,11 @@ pub(crate) fn replay_session(
             version,
         },
     };
+    // A trigger session ended early may have had its id only in the agent's state directory
+    // (Copilot's `session-state/<id>`), which a recording does not keep: the recorded id stands.
+    if report.session_id.is_none() {
+        report.session_id = before.session_id;
+    }
     report.installed_skills = before.installed_skills;
     report.timing = before.timing;
     report.raw_artifacts.stdout = Some(stdout_log);
@@ -284,4 +289,63 @@ fn recorded_cwd(dir: &Path) -> Option<PathBuf> {
     read_json::<Workspace>(&dir.join("workspace.json"))
         .ok()
         .map(|workspace| workspace.cwd)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::replay::adapter;
+
+    /// A Copilot trigger session ended before its `result` line had its id only in
+    /// `session-state/<id>`, which a recording does not keep: the replay keeps the recorded id.
+    #[test]
+    fn a_session_id_the_cut_stream_lacks_stays_as_recorded() {
+        let tmp = tempfile::tempdir().unwrap();
+        let recorded = tmp.path().join("recorded");
+        let replayed = tmp.path().join("replayed");
+        fs::create_dir_all(&recorded).unwrap();
+        fs::create_dir_all(&replayed).unwrap();
+        let stdout = r#"{"type":"user.message","data":{"content":"hi"},"id":"m1","timestamp":"2026-11-27T10:46:21.801Z"}"#;
+        fs::write(recorded.join("stdout.log"), format!("{stdout}\n")).unwrap();
+        fs::write(
+            recorded.join("report.json"),
+            r#"{"prompt":"hi","session_id":"ec2e6894"}"#,
+        )
+        .unwrap();
+        let agent = RecordedAgent {
+            kind: "copilot".into(),
+            model: Some("gpt-5.4".into()),
+            version: None,
+        };
+        let copilot = adapter(&agent).unwrap();
+        let prompt_file = replayed.join("prompt.md");
+        let state_dir = replayed.join("agent-state");
+        let spec = SessionSpec {
+            runner_id: "copilot",
+            prompt: "hi",
+            prompt_file: &prompt_file,
+            cwd: &replayed,
+            artifact_dir: &replayed,
+            state_dir: &state_dir,
+            provider: None,
+            skills: &[],
+            env: &[],
+        };
+        let limits = SessionLimits {
+            timeout: Duration::from_secs(60),
+            max_steps: None,
+            max_output: 1 << 20,
+            live_steps: None,
+            sandbox: None,
+            trigger: None,
+        };
+        let attempt = RecordedAttempt {
+            dir: &recorded,
+            agent: &agent,
+        };
+        let (output, _) = replay_session(copilot.as_ref(), &spec, attempt, &limits);
+        assert_eq!(output.report.session_id.as_deref(), Some("ec2e6894"));
+    }
 }
