@@ -373,3 +373,79 @@ pub fn screen_lines(transcript: &str) -> Vec<String> {
         .map(|row| row.into_iter().collect::<String>().trim_end().to_owned())
         .collect()
 }
+
+/// The Rust examples of the README and the book (`docs/src`), compiled and run as doctests
+/// (`no_run` ones compiled only); `cargo-skillgym/tests/book.rs` checks every page is here.
+#[cfg(doctest)]
+pub mod book {
+    #[doc = include_str!("../README.md")]
+    pub mod readme {}
+    #[doc = include_str!("../docs/src/agents.md")]
+    pub mod agents {}
+    #[doc = include_str!("../docs/src/agents/claude-code.md")]
+    pub mod agents_claude_code {}
+    #[doc = include_str!("../docs/src/agents/codex.md")]
+    pub mod agents_codex {}
+    #[doc = include_str!("../docs/src/agents/copilot.md")]
+    pub mod agents_copilot {}
+    #[doc = include_str!("../docs/src/agents/cursor.md")]
+    pub mod agents_cursor {}
+    #[doc = include_str!("../docs/src/agents/gemini-cli.md")]
+    pub mod agents_gemini_cli {}
+    #[doc = include_str!("../docs/src/agents/opencode.md")]
+    pub mod agents_opencode {}
+    #[doc = include_str!("../docs/src/agents/qwen-code.md")]
+    pub mod agents_qwen_code {}
+    #[doc = include_str!("../docs/src/architecture.md")]
+    pub mod architecture {}
+    #[doc = include_str!("../docs/src/assertions.md")]
+    pub mod assertions {}
+    #[doc = include_str!("../docs/src/cases.md")]
+    pub mod cases {}
+    #[doc = include_str!("../docs/src/concepts.md")]
+    pub mod concepts {}
+    #[doc = include_str!("../docs/src/configuration.md")]
+    pub mod configuration {}
+    #[doc = include_str!("../docs/src/cost.md")]
+    pub mod cost {}
+    #[doc = include_str!("../docs/src/executions.md")]
+    pub mod executions {}
+    #[doc = include_str!("../docs/src/experiments.md")]
+    pub mod experiments {}
+    #[doc = include_str!("../docs/src/explain.md")]
+    pub mod explain {}
+    #[doc = include_str!("../docs/src/introduction.md")]
+    pub mod introduction {}
+    #[doc = include_str!("../docs/src/performance.md")]
+    pub mod performance {}
+    #[doc = include_str!("../docs/src/quick-start.md")]
+    pub mod quick_start {}
+    #[doc = include_str!("../docs/src/reference/cargo-skillgym.md")]
+    pub mod reference_cargo_skillgym {}
+    #[doc = include_str!("../docs/src/reference/flags.md")]
+    pub mod reference_flags {}
+    #[doc = include_str!("../docs/src/replay.md")]
+    pub mod replay {}
+    #[doc = include_str!("../docs/src/reports.md")]
+    pub mod reports {}
+    #[doc = include_str!("../docs/src/running.md")]
+    pub mod running {}
+    #[doc = include_str!("../docs/src/safety.md")]
+    pub mod safety {}
+    #[doc = include_str!("../docs/src/scripted-model.md")]
+    pub mod scripted_model {}
+    #[doc = include_str!("../docs/src/skills.md")]
+    pub mod skills {}
+    #[doc = include_str!("../docs/src/snapshots.md")]
+    pub mod snapshots {}
+    #[doc = include_str!("../docs/src/suites.md")]
+    pub mod suites {}
+    #[doc = include_str!("../docs/src/triggers.md")]
+    pub mod triggers {}
+    #[doc = include_str!("../docs/src/troubleshooting.md")]
+    pub mod troubleshooting {}
+    #[doc = include_str!("../docs/src/tutorial.md")]
+    pub mod tutorial {}
+    #[doc = include_str!("../docs/src/workspaces.md")]
+    pub mod workspaces {}
+}

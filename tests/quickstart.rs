@@ -1,23 +1,29 @@
-//! The README's Quick start is the crate `examples/quickstart`: every file the README shows is
-//! that crate's file, byte for byte, and its dependencies are the two crates of this
-//! repository; and the blocks, copied as a new user would into a fresh crate outside the
-//! repository (beside a checkout named `skillgym-rs`, as the README's paths assume), run.
+//! The book's Quick start (`docs/src/quick-start.md`) is the crate `examples/quickstart`: every
+//! file the page shows is that crate's file, byte for byte, and its dependencies are the two
+//! crates of this repository; and the blocks, copied as a new user would into a fresh crate
+//! outside the repository (beside a checkout named `skillgym-rs`, as the page's paths assume),
+//! run.
 
 use skillgym_e2e::workspace_root;
 
 /// The fenced blocks of `text` after `## Quick start` and before the next `## ` heading, as
 /// (language, label line, body: the lines after the label, or the whole script when the label
 /// follows a shebang).
-fn quick_start_blocks(readme: &str) -> Vec<(String, String, String)> {
-    section_blocks(readme, "## Quick start")
+fn quick_start_blocks(page: &str) -> Vec<(String, String, String)> {
+    section_blocks(page, "# Quick start")
 }
 
-/// The fenced blocks of the README section under `heading`, as in [`quick_start_blocks`].
-fn section_blocks(readme: &str, heading: &str) -> Vec<(String, String, String)> {
-    let start = readme
+/// A page of the book.
+fn page(name: &str) -> String {
+    std::fs::read_to_string(workspace_root().join("docs/src").join(name)).unwrap()
+}
+
+/// The fenced blocks of the section under `heading`, as in [`quick_start_blocks`].
+fn section_blocks(text: &str, heading: &str) -> Vec<(String, String, String)> {
+    let start = text
         .find(heading)
         .unwrap_or_else(|| panic!("a section {heading:?}"));
-    let section = &readme[start..];
+    let section = &text[start..];
     let end = section[3..]
         .find("\n## ")
         .map_or(section.len(), |end| end + 3);
@@ -49,11 +55,11 @@ fn section_blocks(readme: &str, heading: &str) -> Vec<(String, String, String)> 
 }
 
 #[test]
-fn the_readme_shows_the_quickstart_crate_as_it_is() {
+fn the_book_shows_the_quickstart_crate_as_it_is() {
     let root = workspace_root();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let shown_page = page("quick-start.md");
     let crate_dir = root.join("examples/quickstart");
-    let blocks = quick_start_blocks(&readme);
+    let blocks = quick_start_blocks(&shown_page);
     let shown = |label: &str| {
         blocks
             .iter()
@@ -73,13 +79,13 @@ fn the_readme_shows_the_quickstart_crate_as_it_is() {
     let manifest = shown("Cargo.toml");
     let crate_manifest = file("Cargo.toml");
     for line in ["[[test]]", "name = \"benchmarks\"", "harness = false"] {
-        assert!(manifest.contains(line), "README Cargo.toml: {line}");
+        assert!(manifest.contains(line), "page Cargo.toml: {line}");
         assert!(crate_manifest.contains(line), "crate Cargo.toml: {line}");
     }
     for name in ["skillgym", "skillgym-harness"] {
         let readme_dep = format!("{name} = {{ path = \"../skillgym-rs/{name}\" }}");
         let crate_dep = format!("{name} = {{ path = \"../../{name}\" }}");
-        assert!(manifest.contains(&readme_dep), "README: {readme_dep}");
+        assert!(manifest.contains(&readme_dep), "page: {readme_dep}");
         assert!(crate_manifest.contains(&crate_dep), "crate: {crate_dep}");
         assert!(
             root.join(name).join("Cargo.toml").is_file(),
@@ -87,16 +93,15 @@ fn the_readme_shows_the_quickstart_crate_as_it_is() {
         );
     }
     assert!(
-        !readme.contains("skillgym = \"0.1\""),
+        !shown_page.contains("skillgym = \"0.1\""),
         "the crates are not published: no version requirement can resolve"
     );
 }
 
 #[test]
-fn the_readme_shows_the_showcase_suite_as_it_is() {
+fn the_book_shows_the_showcase_suite_as_it_is() {
     let root = workspace_root();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let blocks = section_blocks(&readme, "## Declarative suites");
+    let blocks = section_blocks(&page("suites.md"), "# Declarative suites");
     let mut shown = 0;
     for (_, first, body) in &blocks {
         let Some(path) = first.strip_prefix("# examples/") else {
@@ -104,7 +109,7 @@ fn the_readme_shows_the_showcase_suite_as_it_is() {
         };
         let file = std::fs::read_to_string(root.join("examples").join(path))
             .unwrap_or_else(|error| panic!("examples/{path}: {error}"));
-        assert_eq!(body, &file, "the README's examples/{path}");
+        assert_eq!(body, &file, "the page's examples/{path}");
         shown += 1;
     }
     assert_eq!(shown, 2, "EVAL.yaml and one case.yaml");
@@ -123,15 +128,14 @@ fn the_readme_shows_the_showcase_suite_as_it_is() {
     assert_eq!(listed, 6, "{tree}");
 }
 
-/// The Quick start as a new user copies it: the README's blocks written into a fresh crate
+/// The Quick start as a new user copies it: the page's blocks written into a fresh crate
 /// outside this repository, beside a "checkout" (`skillgym-rs`, a link to this repository) as
 /// its path dependencies expect; `cargo test --test benchmarks` runs the three cases as the
-/// README shows, and a plain `cargo test` runs none (`test = false`).
+/// page shows, and a plain `cargo test` runs none (`test = false`).
 #[test]
 fn the_quick_start_runs_as_copied_in_a_fresh_crate() {
     let root = workspace_root();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let blocks = quick_start_blocks(&readme);
+    let blocks = quick_start_blocks(&page("quick-start.md"));
     // The whole block, its label line included, as one copies it.
     let shown = |label: &str| {
         blocks
@@ -174,7 +178,7 @@ fn the_quick_start_runs_as_copied_in_a_fresh_crate() {
         "bin/my-agent as copied: {}",
         files[3].1
     );
-    // `chmod +x bin/my-agent`, as the README says.
+    // `chmod +x bin/my-agent`, as the page says.
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(
         dir.join("bin/my-agent"),
