@@ -98,19 +98,19 @@ fn a_crate_on_skillgym_dylib_links_the_harness_dynamically_and_runs_its_cases() 
 }
 
 #[test]
-fn the_readme_shows_the_dependencies_of_examples_dynamic() {
+fn the_book_shows_the_dependencies_of_examples_dynamic() {
     let root = workspace_root();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root.join("docs/src/performance.md")).unwrap();
     let manifest = std::fs::read_to_string(root.join("examples/dynamic/Cargo.toml")).unwrap();
     let section = readme
-        .split("#### Linking the harness dynamically: `skillgym-dylib`")
+        .split("# Linking the harness dynamically: `skillgym-dylib`")
         .nth(1)
-        .expect("README has the section on skillgym-dylib");
+        .expect("the Performance page has the section on skillgym-dylib");
     for line in [
         "skillgym = { path = \"../skillgym-rs/skillgym\" }",
         "skillgym-harness = { package = \"skillgym-dylib\", path = \"../skillgym-rs/skillgym-dylib\" }",
     ] {
-        assert!(section.contains(line), "README: {line}");
+        assert!(section.contains(line), "docs/src/performance.md: {line}");
         let in_crate = line.replace("../skillgym-rs/", "../../");
         assert!(manifest.contains(&in_crate), "examples/dynamic: {in_crate}");
     }

@@ -508,14 +508,11 @@ fn bad_snapshot_setups_stop_the_run_before_any_agent() {
 }
 
 #[test]
-fn the_readme_section_shows_a_valid_config() {
+fn the_book_page_shows_a_valid_config() {
     use skillgym_harness::config::{Config, Improvements, SnapshotMetric, Tolerance};
 
-    let readme = fs::read_to_string(skillgym_e2e::workspace_root().join("README.md")).unwrap();
-    let section = readme
-        .split("\n## Token snapshots\n")
-        .nth(1)
-        .expect("a Token snapshots section");
+    let section =
+        fs::read_to_string(skillgym_e2e::workspace_root().join("docs/src/snapshots.md")).unwrap();
     let yaml = section
         .split("```yaml\n")
         .nth(1)

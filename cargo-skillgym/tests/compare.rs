@@ -361,17 +361,18 @@ fn a_directory_that_is_not_a_run_is_a_clear_error() {
 }
 
 #[test]
-fn the_readme_example_is_this_comparison() {
+fn the_book_example_is_this_comparison() {
     let (_tmp, a, b) = runs();
     let output = compare(&[], &[&a, &b]);
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .unwrap();
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/reports.md"),
+    )
+    .unwrap();
     let section = readme
-        .split("\n### Comparing runs: `cargo skillgym compare`\n")
+        .split("\n## Comparing runs: `cargo skillgym compare`\n")
         .nth(1)
         .and_then(|rest| rest.split("\n## ").next())
-        .expect("the README's section on compare");
+        .expect("the Reports page's section on compare");
     let shown: Vec<&str> = section
         .split("```text\n")
         .skip(1)
@@ -383,6 +384,6 @@ fn the_readme_example_is_this_comparison() {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ],
-        "the README shows this test's output and its warning"
+        "the Reports page shows this test's output and its warning"
     );
 }

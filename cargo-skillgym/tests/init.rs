@@ -358,16 +358,19 @@ fn ci_github_writes_a_sharded_workflow_whose_report_step_runs() {
 
 /// The README shows the workflow `--ci github` writes for a crate at the repository's root.
 #[test]
-fn the_readme_shows_the_workflow_as_written() {
+fn the_book_shows_the_workflow_as_written() {
     let scratch = tempfile::tempdir().unwrap();
     let root = scratch.path();
     std::fs::create_dir_all(root.join(".git")).unwrap();
     let output = init(root, &["--name", "my-bench", "--ci", "github"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let written = read(&root.join(".github/workflows/skillgym.yml"));
-    let readme = read(&repository().join("README.md"));
+    let readme = read(&repository().join("docs/src/running.md"));
     let label = "```yaml\n# .github/workflows/skillgym.yml\n";
-    let start = readme.find(label).expect("the README shows the workflow") + label.len();
+    let start = readme
+        .find(label)
+        .expect("the Running page shows the workflow")
+        + label.len();
     let shown = &readme[start..start + readme[start..].find("```\n").unwrap()];
     assert_eq!(shown, written);
 }

@@ -191,15 +191,19 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
-fn the_readme_example_is_what_lint_prints() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .unwrap();
+fn the_book_example_is_what_lint_prints() {
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/skills.md"),
+    )
+    .unwrap();
     let dir = fixtures();
     let output = lint(dir.path(), &["bad/vague"]);
     let example = format!(
         "```console\n$ cargo skillgym lint bad/vague\n{}```\n",
         stdout(&output)
     );
-    assert!(readme.contains(&example), "the README shows:\n{example}");
+    assert!(
+        readme.contains(&example),
+        "docs/src/skills.md shows:\n{example}"
+    );
 }
