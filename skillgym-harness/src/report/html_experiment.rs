@@ -88,8 +88,8 @@ fn runner_part(
         text(out, &pooled.baseline)?;
         write!(
             out,
-            " over {} case(s) ({} + {} sessions): {} (mean of the cases' lifts, stratified interval) ",
-            pooled.cases,
+            " over {} ({} + {} sessions): {} (mean of their lifts, stratified interval) ",
+            super::lift_table::strata(pooled),
             pooled.treatment_sessions,
             pooled.baseline_sessions,
             interval_text(pooled.lift, pooled.lift_95.low, pooled.lift_95.high)

@@ -122,11 +122,11 @@ pub(super) fn verdict(verdict: Verdict, needed: Option<u32>) -> String {
 /// (`every runner:` when pooled over the runners).
 fn pooled_line(pooled: &PooledLift) -> String {
     format!(
-        "skillgym: {}: {} vs {} over {} case(s) ({} + {} sessions): {} [{}, {}] {} (mean of the cases' lifts, stratified interval)\n",
+        "skillgym: {}: {} vs {} over {} ({} + {} sessions): {} [{}, {}] {} (mean of their lifts, stratified interval)\n",
         pooled.runner_id.as_deref().unwrap_or("every runner"),
         pooled.treatment,
         pooled.baseline,
-        pooled.cases,
+        strata(pooled),
         pooled.treatment_sessions,
         pooled.baseline_sessions,
         signed_percent(pooled.lift),
@@ -134,6 +134,15 @@ fn pooled_line(pooled: &PooledLift) -> String {
         signed_percent(pooled.lift_95.high),
         verdict(pooled.verdict, None)
     )
+}
+
+/// What a pooled lift averages: its cases on one runner, or its case × runner pairs when
+/// pooled over the runners.
+pub(super) fn strata(pooled: &PooledLift) -> String {
+    match pooled.runner_id {
+        Some(_) => format!("{} case(s)", pooled.cases),
+        None => format!("{} case x runner pair(s)", pooled.cases),
+    }
 }
 
 pub(super) fn sign(value: f64) -> &'static str {

@@ -8,7 +8,7 @@
 //! | lift | treatment rate minus baseline rate, Newcombe's 95% hybrid score interval, Fisher's exact two-sided p, normalized gain ([`crate::stats::Lift`]) |
 //! | verdict | helps / hurts when the interval excludes 0, else no detectable effect, with the sessions per variant that would detect the observed difference (80% power) |
 //! | token, cost, time deltas | treatment mean minus baseline mean per session (cost only when every session has one; estimated from tokens where the agent reports none) |
-//! | per runner, and over every runner | the unweighted mean of the cases' lifts (each case × runner counts once, whatever its n), with a 95% interval from the strata adjusted as Agresti and Caffo do (one pass and one failure added to each arm), centred on the mean adjusted difference; one case keeps its own interval |
+//! | per runner, and over every runner | the unweighted mean of the cases' lifts (each case × runner counts once, whatever its n), with a 95% interval from the strata adjusted as Agresti and Caffo do (one pass and one failure added to each arm), centred on the mean adjusted difference and widened where needed to hold the observed mean; one case keeps its own interval |
 
 use std::collections::BTreeMap;
 
@@ -265,8 +265,10 @@ fn pooled(lifts: &[LiftRow], per_runner: bool) -> Vec<PooledLift> {
 /// stratum adjusted as Agresti and Caffo do (one pass and one failure added to each arm), the
 /// interval centred on the mean adjusted difference, the strata's variances summed over the
 /// number of cases squared (over 10,000 seeded simulated experiments of four cases with 15
-/// sessions per variant, it covered the true mean lift in 95.45% of them; a test). One case
-/// keeps its own (Newcombe) interval, as in its row.
+/// sessions per variant, it covered the true mean lift in 95.45% of them; a test). The adjusted
+/// centre is pulled toward 0, so at the extremes (every case from 0% to 100%) it can leave out
+/// the observed mean: the interval is then widened to hold it, which only adds coverage. One
+/// case keeps its own (Newcombe) interval, as in its row.
 pub(crate) fn stratified(rows: &[&LiftRow]) -> (f64, Interval) {
     if let [row] = rows {
         return (row.lift.difference, row.lift.interval);
@@ -287,10 +289,9 @@ pub(crate) fn stratified(rows: &[&LiftRow]) -> (f64, Interval) {
     }
     let (centre, variance) = (centre / k, variance / (k * k));
     let half = Z_95 * variance.sqrt();
-    (
-        mean,
-        Interval::new((centre - half).max(-1.0), (centre + half).min(1.0)),
-    )
+    let low = (centre - half).max(-1.0).min(mean);
+    let high = (centre + half).min(1.0).max(mean);
+    (mean, Interval::new(low, high))
 }
 
 #[cfg(test)]
@@ -393,6 +394,32 @@ mod tests {
         }
         eprintln!("the pooled interval covered the true mean lift in {covered} of 10,000");
         assert!(covered >= 9_500, "covered {covered} of 10,000");
+    }
+
+    /// Six cases from 0 of 5 to 5 of 5: a lift of +100%, which the interval holds (the
+    /// adjusted centre alone, about +71%, would leave it out).
+    #[test]
+    fn the_pooled_interval_holds_the_observed_mean_at_the_extremes() {
+        let rate = |variant: &str, passed: u32| VariantRate {
+            passed,
+            pass_rate: f64::from(passed) / 5.0,
+            ..stand_in(0, 0, variant, 0.0, 5)
+        };
+        let rows: Vec<LiftRow> = (0..6)
+            .map(|_| row(rate("without", 0), rate("with", 5)))
+            .collect();
+        let refs: Vec<&LiftRow> = rows.iter().collect();
+        let (mean, interval) = stratified(&refs);
+        assert_eq!(mean, 1.0);
+        assert!(interval.contains(mean), "{interval:?}");
+        assert!(interval.low > 0.5 && interval.low < 0.9, "{interval:?}");
+        let flipped: Vec<LiftRow> = (0..6)
+            .map(|_| row(rate("without", 5), rate("with", 0)))
+            .collect();
+        let refs: Vec<&LiftRow> = flipped.iter().collect();
+        let (mean, interval) = stratified(&refs);
+        assert_eq!(mean, -1.0);
+        assert!(interval.contains(mean), "{interval:?}");
     }
 
     #[test]

@@ -47,6 +47,7 @@ macro_rules! list_checks {
             }
 
             $crate::assert::list_checks::list_check! {
+                #[doc(alias("not_contains", "excludes"))]
                 doc(concat!("No ", $one, " matches."))
                 fn not_includes(pattern: impl Into<$pattern>)
                 example($method, $event, $not_includes)
@@ -54,6 +55,7 @@ macro_rules! list_checks {
             }
 
             $crate::assert::list_checks::list_check! {
+                #[doc(alias("times", "exactly"))]
                 doc(concat!("Exactly `expected` ", $many, " match."))
                 fn count(pattern: impl Into<$pattern>, expected: usize)
                 example($method, $event, $count)
@@ -61,6 +63,7 @@ macro_rules! list_checks {
             }
 
             $crate::assert::list_checks::list_check! {
+                #[doc(alias("min", "at_least_times"))]
                 doc(concat!("At least `min` ", $many, " match."))
                 fn at_least(pattern: impl Into<$pattern>, min: usize)
                 example($method, $event, $at_least)
@@ -68,6 +71,7 @@ macro_rules! list_checks {
             }
 
             $crate::assert::list_checks::list_check! {
+                #[doc(alias("max", "at_most_times"))]
                 doc(concat!("At most `max` ", $many, " match."))
                 fn at_most(pattern: impl Into<$pattern>, max: usize)
                 example($method, $event, $at_most)

@@ -76,6 +76,7 @@ impl<'a> Output<'a> {
     /// # let report = SessionReport::default().with_final_output("all tests pass");
     /// report.expect().output().not_includes("error");
     /// ```
+    #[doc(alias("not_contains", "excludes"))]
     #[track_caller]
     pub fn not_includes(mut self, pattern: impl Into<TextMatcher>) -> Self {
         let pattern = pattern.into();
@@ -99,6 +100,7 @@ impl<'a> Output<'a> {
     /// # let report = SessionReport::default().with_final_output("Use upgrading-expo");
     /// report.expect().output().matches(r"(?i)UPGRADING-\w+");
     /// ```
+    #[doc(alias("regex", "is_match"))]
     #[track_caller]
     pub fn matches(mut self, pattern: &str) -> Self {
         let outcome = match Regex::new(pattern) {
@@ -123,6 +125,7 @@ impl<'a> Output<'a> {
     /// # let report = SessionReport::default().with_final_output("done");
     /// report.expect().output().not_empty();
     /// ```
+    #[doc(alias("is_not_empty", "non_empty"))]
     #[track_caller]
     pub fn not_empty(mut self) -> Self {
         let outcome = if self.text().is_empty() {
@@ -144,6 +147,7 @@ impl<'a> Output<'a> {
     /// # let report = SessionReport::default().with_final_output("skillgym ready\n");
     /// report.expect().output().equals("skillgym ready");
     /// ```
+    #[doc(alias("eq", "is", "equal"))]
     #[track_caller]
     pub fn equals(mut self, expected: &str) -> Self {
         let outcome = if self.text().trim() == expected.trim() {

@@ -159,6 +159,7 @@ impl<'a> Skills<'a> {
     /// # let report = SessionReport::default();
     /// report.expect().skills().not_has("deploy");
     /// ```
+    #[doc(alias("not_contains", "excludes", "lacks"))]
     #[track_caller]
     pub fn not_has(mut self, skill: &str) -> Self {
         let outcome = if self.count_of(skill) == 0 {
@@ -223,6 +224,7 @@ impl<'a> Skills<'a> {
     /// # let report = SessionReport::default();
     /// report.expect().skills().count("deploy", 0);
     /// ```
+    #[doc(alias("times"))]
     #[track_caller]
     pub fn count(mut self, skill: &str, expected: usize) -> Self {
         let observed = self.count_of(skill);

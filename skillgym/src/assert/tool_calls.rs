@@ -327,6 +327,7 @@ impl<'a> ToolCalls<'a> {
     /// # let report = SessionReport::from_events([SessionEvent::tool_call("Read", serde_json::Value::Null)]);
     /// report.expect().tool_calls().not_has("Write");
     /// ```
+    #[doc(alias("not_contains", "not_includes"))]
     #[track_caller]
     pub fn not_has<'p>(mut self, matcher: impl Into<ToolMatcher<'p>>) -> Self {
         let outcome = self.list.not_includes(&matcher.into());
@@ -410,6 +411,7 @@ impl<'a> ToolCalls<'a> {
     /// # ]);
     /// report.expect().tool_calls().sequence(["Skill", "Edit"]);
     /// ```
+    #[doc(alias("in_order", "ordered"))]
     #[track_caller]
     pub fn sequence<'p, M: Into<ToolMatcher<'p>>>(
         mut self,
