@@ -422,6 +422,8 @@ pub mod book {
     pub mod quick_start {}
     #[doc = include_str!("../docs/src/reference/cargo-skillgym.md")]
     pub mod reference_cargo_skillgym {}
+    #[doc = include_str!("../docs/src/reference/configuration.md")]
+    pub mod reference_configuration {}
     #[doc = include_str!("../docs/src/reference/flags.md")]
     pub mod reference_flags {}
     #[doc = include_str!("../docs/src/replay.md")]

@@ -1,4 +1,4 @@
-//! `skillgym-dylib` (README, "Debug builds"): the example crate `examples/dynamic` takes it
+//! `skillgym-dylib` (the book's Performance page, "Debug builds"): the example crate `examples/dynamic` takes it
 //! under the harness's name, and its benchmark binary links the harness dynamically and runs
 //! its cases like any other.
 

@@ -23,12 +23,12 @@
 //! of types all read [`ALL`]. Adding an agent is: its `AgentKind` variant, its adapter file with
 //! its `SPEC` (the methods every adapter answers alike come from `answered_by_spec!`), its line
 //! in [`ALL`] and `mod`/`pub use` lines in `agent/mod.rs`, its rows in the module docs' tables
-//! and the README, and its fixtures and test rows (`agent/tests.rs`, `tests/launch.rs`,
+//! and the book (`docs/src/agents/`), and its fixtures and test rows (`agent/tests.rs`, `tests/launch.rs`,
 //! `tests/golden.rs`): the tests over [`ALL`] fail until it has them.
 //!
 //! Each skill under test goes into one directory only: an agent reading two of them would list
 //! it twice. The directories were established by running each CLI against the scripted model
-//! with a probe skill in every candidate directory (the README lists all each agent reads).
+//! with a probe skill in every candidate directory (the book's agent pages list all each agent reads).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -839,14 +839,13 @@ fn default_output_dir(crate_dir: &Path) -> PathBuf {
     runs_dir(&target, crate_dir)
 }
 
-/// `<target>/skillgym/runs` when `target` is the project's own (beside one of the crate's
-/// ancestors, as cargo puts it); in a target directory shared by several projects (a global
+/// `<target>/skillgym/runs` when `target` is the crate's own (`<crate>/target`, or the target
+/// of the workspace whose root package it is); in a target directory the crate shares (with
+/// the other members of its workspace, or with every project under a global
 /// `CARGO_TARGET_DIR`), `<target>/skillgym/<crate>-<hash of its path>/runs`, so that the runs
 /// and the `latest` link of different crates never mix.
 fn runs_dir(target: &Path, crate_dir: &Path) -> PathBuf {
-    let own = target
-        .parent()
-        .is_some_and(|project| crate_dir.starts_with(project));
+    let own = target.parent() == Some(crate_dir);
     let skillgym = target.join("skillgym");
     if own {
         return skillgym.join("runs");
@@ -880,11 +879,25 @@ mod tests {
 
     #[test]
     fn a_shared_target_directory_keeps_each_crates_runs_apart() {
-        let own = runs_dir(
+        let own = runs_dir(Path::new("/src/app/target"), Path::new("/src/app"));
+        assert_eq!(own, Path::new("/src/app/target/skillgym/runs"));
+        // Two benchmark crates of one workspace share its target directory, not their runs.
+        let member = runs_dir(
             Path::new("/src/app/target"),
             Path::new("/src/app/benches/agents"),
         );
-        assert_eq!(own, Path::new("/src/app/target/skillgym/runs"));
+        let other = runs_dir(
+            Path::new("/src/app/target"),
+            Path::new("/src/app/benches/tools"),
+        );
+        assert!(
+            member
+                .to_string_lossy()
+                .starts_with("/src/app/target/skillgym/agents-"),
+            "{}",
+            member.display()
+        );
+        assert_ne!(member, other);
         let shared = Path::new("/home/me/.cache/cargo-target");
         let a = runs_dir(shared, Path::new("/src/app/benches/agents"));
         let b = runs_dir(shared, Path::new("/src/other/agents"));

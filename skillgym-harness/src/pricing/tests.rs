@@ -91,8 +91,8 @@ fn missing_cache_and_reasoning_count_as_zero_but_input_and_output_are_needed() {
 
 #[test]
 fn the_builtin_prices_are_sane() {
-    // The models the adapters' examples name (the README's runner examples are checked by
-    // `tests/readme.rs`).
+    // The models the adapters' examples name (the book's runner examples are checked by
+    // `cargo-skillgym/tests/book.rs`).
     for model in [
         "claude-sonnet-4-6",
         "gpt-5.5",

@@ -412,7 +412,7 @@ fn failed_finds_each_agents_failing_ls_where_the_agent_reports_exit_codes() {
     let ls = CommandMatcher::new("ls").arg("/nonexistent-skillgym");
     for name in SKILL_TRANSCRIPTS {
         let report = load(name);
-        // Gemini CLI and Qwen Code 0.15 report no exit codes (the README's agents table).
+        // Gemini CLI and Qwen Code 0.15 report no exit codes (the book's agent pages).
         let reports_exit_codes = !name.starts_with("gemini-cli") && !name.starts_with("qwen-code");
         passes(&report, |e| {
             e.commands()

@@ -64,7 +64,7 @@ string_or_regex!(TokenMatcher::Exact);
 ///
 /// [`succeeded`](Self::succeeded), [`failed`](Self::failed) and
 /// [`exit_code`](Self::exit_code) also expect the command line's exit code, as the agent
-/// reported it; an exit code the agent did not report never matches one (the README's agents
+/// reported it; an exit code the agent did not report never matches one (the book's agents
 /// table says which agents report them).
 ///
 /// Displays as `command matcher (executable="pnpm", positionals=["build"], options={--tag:
