@@ -28,7 +28,7 @@ pub enum IoError {
         source: io::Error,
     },
     /// A program cannot be started.
-    #[error("cannot start `{}` in `{}`: {source}", .program.display(), .cwd.display())]
+    #[error("cannot start `{}` in `{}`: {source}{}", .program.display(), .cwd.display(), spawn_hint(.source))]
     Spawn {
         /// The program.
         program: PathBuf,
@@ -143,5 +143,39 @@ impl From<IoError> for io::Error {
     /// An [`io::Error`] of the cause's kind, whose source is the cause.
     fn from(error: IoError) -> io::Error {
         io::Error::new(error.io_source().kind(), error)
+    }
+}
+
+/// What to do when the kernel refuses a program's format (`ENOEXEC`, "Exec format error"): a
+/// script run without its `#!` line first, the usual cause of a stand-in agent that never starts.
+fn spawn_hint(source: &io::Error) -> &'static str {
+    if source.raw_os_error() == Some(libc::ENOEXEC) {
+        "\n  hint: a script must start with its `#!` line (such as `#!/bin/sh`) on the very first line, and be executable (`chmod +x`)"
+    } else {
+        ""
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_of_no_known_format_gets_the_shebang_hint() {
+        let spawn = |code| IoError::Spawn {
+            program: PathBuf::from("bin/my-agent"),
+            cwd: PathBuf::from("/w"),
+            source: io::Error::from_raw_os_error(code),
+        };
+        let message = spawn(libc::ENOEXEC).to_string();
+        assert!(
+            message.starts_with("cannot start `bin/my-agent` in `/w`: "),
+            "{message}"
+        );
+        assert!(
+            message.contains("hint: a script must start with its `#!` line"),
+            "{message}"
+        );
+        assert!(!spawn(libc::ENOENT).to_string().contains("hint"));
     }
 }

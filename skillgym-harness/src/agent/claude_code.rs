@@ -3,7 +3,7 @@
 //! | what | how |
 //! |---|---|
 //! | command | `claude [agent.args] -p --output-format stream-json --verbose --dangerously-skip-permissions [--model M] PROMPT` (stream-json needs `--verbose`) |
-//! | resume (`explain`) | `claude [agent.args] -p -r ID --fork-session --output-format stream-json --verbose --dangerously-skip-permissions [--model M] QUESTION`, same cwd and state directory; `--fork-session` (help text only, not run) leaves the original session as it was, so every question starts from it |
+//! | resume (`explain`) | `claude [agent.args] -p -r ID --fork-session --output-format stream-json --verbose --dangerously-skip-permissions [--model M] QUESTION`, same cwd and state directory; `--fork-session` (the real-agent tier resumes with it) leaves the original session as it was, so every question starts from it |
 //! | state | `CLAUDE_CONFIG_DIR=<state dir>/claude`: settings, `.claude.json`, CLAUDE.md, skills, plugins and history of the user stay out; the session lands in `<config dir>/projects/<cwd slug>/<session id>.jsonl` |
 //! | auth | `.credentials.json` (the Linux login) seeded from `$CLAUDE_CONFIG_DIR` or `~/.claude` **without its refresh tokens**, as Anthropic's agent SDK does for its private config dirs: a copy that refreshed would rotate the user's own login away. An expired login therefore fails the session (run `claude` once to refresh it). `ANTHROPIC_API_KEY`, `CLAUDE_CODE_OAUTH_TOKEN` and cloud-provider variables are inherited |
 //! | provider | `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`; `ANTHROPIC_AUTH_TOKEN`, `CLAUDE_CODE_OAUTH_TOKEN` and the Bedrock/Vertex switches removed; the login is not seeded |

@@ -18,7 +18,7 @@
 //! | `message` | `role: user` → user message; `role: assistant` → assistant text, consecutive `delta: true` chunks joined into one message |
 //! | `tool_use` | tool call (`tool_id`, `tool_name`, `parameters`); `run_shell_command` → command (`command`, in `dir_path` when given; Gemini does not report exit codes); `read_file` → file read (`file_path`); `read_many_files` → a file read per `include` entry that is not a glob; `activate_skill` → skill signal (`name`) |
 //! | `tool_result` | tool result (`output`, or `error.message` when `status: error`) |
-//! | `result` | usage (`stats`, the session total): `input_tokens` includes cached input, `cached` is cache reads, reasoning is `total_tokens − input_tokens − output_tokens` (thinking tokens, which Gemini counts in the total only); `status: error` with an `[API Error: …]` message is the provider error (status from the JSON body); other errors are kept raw |
+//! | `result` | usage (`stats`, the session total): `input_tokens` includes cached input, `cached` is cache reads, reasoning is `thoughts` when given, else `total_tokens − input_tokens − output_tokens` (thinking tokens, which Gemini counts in the total only); `status: error` with an `[API Error: …]` message is the provider error (status from the JSON body); other errors are kept raw |
 //! | `error` (warnings, invalid streams) | kept raw |
 //!
 //! Steps: a model round starts at the first `tool_use` or assistant message after the start,

@@ -3,7 +3,7 @@
 //! | what | how |
 //! |---|---|
 //! | command | `qwen [agent.args] --output-format stream-json --yolo [-m M] PROMPT` (the positional prompt is one-shot; `-p` is deprecated) |
-//! | resume (`explain`) | `qwen [agent.args] --output-format stream-json --yolo [-m M] -r ID QUESTION`, same cwd and state directory (help text only, not run; the question is appended to the original chat) |
+//! | resume (`explain`) | `qwen [agent.args] --output-format stream-json --yolo [-m M] -r ID QUESTION`, same cwd and state directory (the real-agent tier resumes with it; the question is appended to the original chat) |
 //! | state | `QWEN_HOME` and `QWEN_RUNTIME_DIR` = `<state dir>/qwen`: the user's skills, memory (QWEN.md), extensions, MCP servers, hooks and history stay out; the chat lands in `<qwen dir>/projects/<cwd slug>/chats/<session id>.jsonl` |
 //! | auth | from `$QWEN_HOME` or `~/.qwen`: `oauth_creds.json` and `.env` copied as they are (Qwen OAuth needs its refresh token), `settings.json` rewritten to its auth and provider keys only (`security.auth`, `model`, `modelProviders`, `fastModel`, `env`, `proxy`, the v1 `selectedAuthType`/`useExternalAuth`/`contentGenerator`, `$version`); environment keys (`OPENAI_API_KEY`, …) are inherited |
 //! | provider | `--auth-type openai --openai-base-url URL`, the key in `OPENAI_API_KEY` (the environment alone exits 1: "No auth type is selected"); nothing seeded, the session's `settings.json` holds only the off-switches |

@@ -11,7 +11,7 @@
 //! | `opencode` | `opencode` | the `XDG_*` dirs (`xdg/…`) | `~/.local/share/opencode`, `~/.config/opencode` | `auth.json`, `opencode.json[c]`, `config.json` | `.opencode/skills` | the private XDG dirs and `HOME` |
 //! | `copilot` | `copilot` | `COPILOT_HOME` (`copilot-home`) | `~/.copilot` | `config.json` | `.github/skills` | the private `COPILOT_HOME` |
 //! | `gemini-cli` | `gemini` | `GEMINI_CLI_HOME` (`gemini-home`) | `~` | `.gemini/` settings and credentials | `.gemini/skills` | the private `GEMINI_CLI_HOME` |
-//! | `qwen-code` | `qwen` | `QWEN_HOME` (`qwen`) | `~/.qwen` | `oauth_creds.json`, `.env` | `.qwen/skills` | the private `QWEN_HOME` and `HOME` |
+//! | `qwen-code` | `qwen` | `QWEN_HOME` (`qwen`) | `~/.qwen` | `oauth_creds.json`, `.env`, `settings.json` (auth keys only) | `.qwen/skills` | the private `QWEN_HOME` and `HOME` |
 //! | `cursor-agent` | `cursor-agent` | none | — | — | `.cursor/skills` (unverified) | — (unverified) |
 //! | `command` | the configured one | — | — | — | `.agents/skills` | — |
 //!

@@ -5,13 +5,13 @@
 //!
 //! | type | `--version` prints (pinned CLIs) | start-up record of the stream |
 //! |---|---|---|
-//! | `claude-code` | `2.1.330 (Claude Code)` | `system`/`init`: `claude_code_version` |
-//! | `codex` | `codex-cli 0.169.0` | — |
+//! | `claude-code` | `2.1.332 (Claude Code)` | `system`/`init`: `claude_code_version` |
+//! | `codex` | `codex-cli 0.171.0` | — |
 //! | `opencode` | `1.18.33` | — |
 //! | `copilot` | `GitHub Copilot CLI 1.0.102.` and an update hint | — |
 //! | `cursor-agent` | (unverified) | — |
 //! | `gemini-cli` | `0.61.0` | — |
-//! | `qwen-code` | `0.15.10` | `system`/`init`: `qwen_code_version` |
+//! | `qwen-code` | `0.24.4` | `system`/`init`: `qwen_code_version` |
 //! | `command` | what `agent.version_args` make it print; without them the version is unknown | — |
 //!
 //! The version in a CLI's output is its first word that reads as one: digits and dots (at least

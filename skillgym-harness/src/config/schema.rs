@@ -831,7 +831,7 @@ impl fmt::Display for AgentKind {
 pub struct AgentConfig {
     /// `type`.
     pub kind: AgentKind,
-    /// `model` (the agent's default when absent).
+    /// `model`: required for every type but `command` and `replay`.
     pub model: Option<String>,
     /// `command`: overrides the agent's program; required for type `command`. Path-like values
     /// are resolved against the config dir by [`Config::parse`]; bare names are looked up on `PATH`.
