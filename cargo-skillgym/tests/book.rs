@@ -399,8 +399,10 @@ fn every_link_resolves() {
     let pages = pages();
     let by_path: BTreeMap<&Path, &Page> = pages.iter().map(|p| (p.path.as_path(), p)).collect();
     let mut broken = Vec::new();
+    let mut checked = 0;
     for page in &pages {
         for target in links(&page.text) {
+            checked += 1;
             let (file, fragment) = match target.split_once('#') {
                 Some((file, fragment)) => (file, Some(fragment)),
                 None => (target.as_str(), None),
@@ -438,6 +440,7 @@ fn every_link_resolves() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert!(checked >= 200, "{checked} links checked");
 }
 
 /// `path` without `.` and `..` components.
@@ -596,5 +599,24 @@ fn the_cost_page_shows_the_builtin_prices_and_a_working_override() {
     assert_eq!(
         table.lookup("my-gateway-model"),
         Some(&ModelPrice::new(0.8, 0.8, 3.2, 3.2))
+    );
+}
+
+/// The compile error "Writing cases in Rust" shows is the one the UI tests check.
+#[test]
+fn the_cases_page_shows_the_macros_own_diagnostic() {
+    let page = Page {
+        path: PathBuf::from("docs/src/cases.md"),
+        text: std::fs::read_to_string(root().join("docs/src/cases.md")).unwrap(),
+    };
+    let shown = blocks(&page)
+        .into_iter()
+        .find(|block| block.info == "text" && block.text.starts_with("error: "))
+        .expect("the page shows a compile error")
+        .text;
+    let checked = std::fs::read_to_string(root().join("tests/ui/arguments.stderr")).unwrap();
+    assert!(
+        checked.contains(&shown),
+        "docs/src/cases.md shows a diagnostic tests/ui/arguments.stderr does not hold:\n{shown}"
     );
 }

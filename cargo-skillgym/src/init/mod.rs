@@ -121,7 +121,7 @@ fn init(args: &InitArgs) -> Result<String, InitError> {
     };
     let fast_deps = ask::answer(
         args.fast_deps,
-        "Compile dependencies optimized in debug builds (`[profile.dev.package.\"*\"] opt-level = 3`)? The first build takes longer (on 2 cores: about 3 minutes instead of 45 s); agent transcripts are then parsed about 9x faster.",
+        "Compile dependencies optimized in debug builds (`[profile.dev.package.\"*\"] opt-level = 3`)? The first build takes longer (on 2 cores, the crates downloaded: about 3 minutes instead of 45 s); agent transcripts are then parsed about 9x faster.",
     );
     match workspace {
         Some(mut root) => {

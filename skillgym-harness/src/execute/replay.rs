@@ -93,27 +93,7 @@ pub(crate) fn replay_session(
     let stdout_bytes = reparse(agent, spec, &cwd, &stdout_log, &mut builder, watch);
     let steps = builder.steps();
     let (mut report, provider_error) = builder.finish_with_error(&prompt);
-    // The recorded version (none in a recording made before versions were recorded).
-    let version = before
-        .runner
-        .agent
-        .version
-        .or_else(|| recorded.agent.version.clone());
-    report.runner = RunnerInfo {
-        id: spec.runner_id.to_owned(),
-        agent: AgentInfo {
-            kind: recorded.agent.kind.clone(),
-            model: recorded.agent.model.clone(),
-            version,
-        },
-    };
-    // A trigger session ended early may have had its id only in the agent's state directory
-    // (Copilot's `session-state/<id>`), which a recording does not keep: the recorded id stands.
-    if report.session_id.is_none() {
-        report.session_id = before.session_id;
-    }
-    report.installed_skills = before.installed_skills;
-    report.timing = before.timing;
+    keep_recorded(&mut report, before, spec.runner_id, recorded.agent);
     report.raw_artifacts.stdout = Some(stdout_log);
     report.raw_artifacts.stderr = stderr_log.is_file().then(|| stderr_log.clone());
     let requests = spec.artifact_dir.join(crate::artifacts::REQUEST_LOG);
@@ -141,6 +121,36 @@ pub(crate) fn replay_session(
     };
     output.failure = replayed_failure(&output, result.failure, ended, limits);
     (output, ReplayedWorkspace { cwd })
+}
+
+/// What the replayed report takes from the recorded one: the runner with the recorded agent
+/// and its version (none in a recording made before versions were recorded), the skills
+/// installed, the timing, and the session id when today's parse finds none (a trigger session
+/// ended early may have had it only in the agent's state directory, such as Copilot's
+/// `session-state/<id>`, which a recording does not keep).
+fn keep_recorded(
+    report: &mut SessionReport,
+    before: SessionReport,
+    runner_id: &str,
+    agent: &RecordedAgent,
+) {
+    report.runner = RunnerInfo {
+        id: runner_id.to_owned(),
+        agent: AgentInfo {
+            kind: agent.kind.clone(),
+            model: agent.model.clone(),
+            version: before
+                .runner
+                .agent
+                .version
+                .or_else(|| agent.version.clone()),
+        },
+    };
+    if report.session_id.is_none() {
+        report.session_id = before.session_id;
+    }
+    report.installed_skills = before.installed_skills;
+    report.timing = before.timing;
 }
 
 /// A trigger session ended early live is read up to where it was ended: the watch that ends
