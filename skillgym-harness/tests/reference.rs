@@ -1,6 +1,8 @@
 //! `docs/src/reference/flags.md` is a benchmark binary's `--help` as the harness renders it:
-//! a flag added or changed without regenerating the page fails here.
-//! `SKILLGYM_UPDATE_DOCS=1 cargo test -p skillgym-harness --test reference` rewrites it.
+//! a flag added or changed without regenerating the page fails here. And
+//! `docs/src/reference/configuration.md` is [`SECTIONS`], whose keys are those the schema
+//! accepts, section by section: a key added to the schema and not here fails.
+//! `SKILLGYM_UPDATE_DOCS=1 cargo test -p skillgym-harness --test reference` rewrites them.
 
 use std::path::Path;
 
@@ -16,13 +18,19 @@ fn the_flags_reference_is_the_help_text() {
          ```text\n{}```\n",
         skillgym_harness::command_line_help().trim_end().to_owned() + "\n"
     );
+    assert_committed(&path, &page, "the harness's --help");
+}
+
+/// `page` is the committed file at `path` (`SKILLGYM_UPDATE_DOCS` set: it is written there
+/// first); `what` names where the page comes from.
+fn assert_committed(path: &Path, page: &str, what: &str) {
     if std::env::var_os("SKILLGYM_UPDATE_DOCS").is_some() {
-        std::fs::write(&path, &page).unwrap();
+        std::fs::write(path, page).unwrap();
     }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
     assert!(
         committed == page,
-        "{} is not the harness's --help: regenerate it with `SKILLGYM_UPDATE_DOCS=1 cargo test -p skillgym-harness --test reference`",
+        "{} is not {what}: regenerate it with `SKILLGYM_UPDATE_DOCS=1 cargo test -p skillgym-harness --test reference`",
         path.display()
     );
 }
@@ -702,14 +710,9 @@ fn the_configuration_reference_is_the_schema() {
         );
     }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/src/reference/configuration.md");
-    let page = configuration_page();
-    if std::env::var_os("SKILLGYM_UPDATE_DOCS").is_some() {
-        std::fs::write(&path, &page).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == page,
-        "{} is not the reference of tests/reference.rs: regenerate it with `SKILLGYM_UPDATE_DOCS=1 cargo test -p skillgym-harness --test reference`",
-        path.display()
+    assert_committed(
+        &path,
+        &configuration_page(),
+        "the reference of tests/reference.rs",
     );
 }
