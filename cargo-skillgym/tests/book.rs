@@ -38,6 +38,26 @@ struct Page {
     text: String,
 }
 
+impl Page {
+    /// The page at `path`, relative to the repository.
+    fn read(path: impl Into<PathBuf>) -> Page {
+        let path = path.into();
+        Page {
+            text: std::fs::read_to_string(root().join(&path)).unwrap(),
+            path,
+        }
+    }
+
+    /// The texts of its blocks of language `info`.
+    fn blocks_of(&self, info: &str) -> Vec<String> {
+        blocks(self)
+            .into_iter()
+            .filter(|block| block.info == info)
+            .map(|block| block.text)
+            .collect()
+    }
+}
+
 /// The README and every page of the book, `SUMMARY.md` aside.
 fn pages() -> Vec<Page> {
     let mut paths = vec![PathBuf::from("README.md")];
@@ -56,13 +76,7 @@ fn pages() -> Vec<Page> {
         }
     }
     paths.sort();
-    paths
-        .into_iter()
-        .map(|path| Page {
-            text: std::fs::read_to_string(root().join(&path)).unwrap(),
-            path,
-        })
-        .collect()
+    paths.into_iter().map(Page::read).collect()
 }
 
 /// A fenced block: where it starts, its info string and its text (fence indentation removed).
@@ -358,30 +372,28 @@ fn anchor(heading: &str) -> String {
 
 /// The anchors of a page's headings (outside fenced blocks).
 fn anchors(text: &str) -> BTreeSet<String> {
+    prose_lines(text)
+        .filter(|line| line.starts_with('#'))
+        .map(|line| anchor(line.trim_start_matches('#')))
+        .collect()
+}
+
+/// The lines of a page outside fenced blocks (the fences themselves left out).
+fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
     let mut fenced = false;
-    let mut found = BTreeSet::new();
-    for line in text.lines() {
+    text.lines().filter(move |line| {
         if line.trim_start().starts_with("```") {
             fenced = !fenced;
-        } else if !fenced && line.starts_with('#') {
-            found.insert(anchor(line.trim_start_matches('#')));
+            return false;
         }
-    }
-    found
+        !fenced
+    })
 }
 
 /// The targets of a page's inline links, outside fenced blocks and code spans.
 fn links(text: &str) -> Vec<String> {
-    let mut fenced = false;
     let mut found = Vec::new();
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in prose_lines(text) {
         let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join("");
         let mut rest = prose.as_str();
         while let Some(start) = rest.find("](") {
@@ -498,19 +510,6 @@ fn the_readme_stays_short() {
     );
 }
 
-/// The `yaml` blocks of a page.
-fn yaml_of(path: &str) -> Vec<String> {
-    let page = Page {
-        path: PathBuf::from(path),
-        text: std::fs::read_to_string(root().join(path)).unwrap(),
-    };
-    blocks(&page)
-        .into_iter()
-        .filter(|block| block.info == "yaml")
-        .map(|block| block.text)
-        .collect()
-}
-
 /// The `if_listed` example of "The scripted model" plays its `then` steps for a request that
 /// lists the skill and its `else` steps for one that does not, and the script error it shows
 /// is the one given.
@@ -520,7 +519,9 @@ fn the_mock_script_examples_play_and_fail_as_shown() {
 
     use skillgym_harness::mock::script::{Action, Turn};
 
-    let text = yaml_of("docs/src/scripted-model.md")
+    let page = Page::read("docs/src/scripted-model.md");
+    let text = page
+        .blocks_of("yaml")
         .into_iter()
         .find(|text| text.contains("if_listed:"))
         .expect("the page shows an if_listed script");
@@ -542,10 +543,9 @@ fn the_mock_script_examples_play_and_fail_as_shown() {
         Some(Action::Run("npm outdated".into()))
     );
 
-    let page = std::fs::read_to_string(root().join("docs/src/scripted-model.md")).unwrap();
     let shown = page
-        .split("```text\n")
-        .filter_map(|block| block.split_once("```").map(|(block, _)| block))
+        .blocks_of("text")
+        .into_iter()
         .find(|block| block.starts_with("error: /repo/tests/scripts/smoke.yaml"))
         .expect("the page shows a script error");
     let error = Script::parse(
@@ -562,8 +562,9 @@ fn the_mock_script_examples_play_and_fail_as_shown() {
 fn the_cost_page_shows_the_builtin_prices_and_a_working_override() {
     use skillgym_harness::pricing::{ModelPrice, PriceTable, builtin};
 
-    let page = std::fs::read_to_string(root().join("docs/src/cost.md")).unwrap();
+    let page = Page::read("docs/src/cost.md");
     let rows: Vec<(String, [f64; 4])> = page
+        .text
         .lines()
         .filter(|line| line.starts_with("| `"))
         .map(|line| {
@@ -586,7 +587,8 @@ fn the_cost_page_shows_the_builtin_prices_and_a_working_override() {
         .collect();
     assert_eq!(rows, builtin);
 
-    let example = yaml_of("docs/src/cost.md")
+    let example = page
+        .blocks_of("yaml")
         .into_iter()
         .find(|text| text.starts_with("pricing:"))
         .expect("the page shows `pricing:`");
@@ -605,15 +607,11 @@ fn the_cost_page_shows_the_builtin_prices_and_a_working_override() {
 /// The compile error "Writing cases in Rust" shows is the one the UI tests check.
 #[test]
 fn the_cases_page_shows_the_macros_own_diagnostic() {
-    let page = Page {
-        path: PathBuf::from("docs/src/cases.md"),
-        text: std::fs::read_to_string(root().join("docs/src/cases.md")).unwrap(),
-    };
-    let shown = blocks(&page)
+    let shown = Page::read("docs/src/cases.md")
+        .blocks_of("text")
         .into_iter()
-        .find(|block| block.info == "text" && block.text.starts_with("error: "))
-        .expect("the page shows a compile error")
-        .text;
+        .find(|block| block.starts_with("error: "))
+        .expect("the page shows a compile error");
     let checked = std::fs::read_to_string(root().join("tests/ui/arguments.stderr")).unwrap();
     assert!(
         checked.contains(&shown),

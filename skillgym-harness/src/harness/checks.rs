@@ -6,7 +6,7 @@ use libtest_mimic::Arguments;
 
 use super::process_per_test;
 use crate::error::{Error, JudgeError};
-use crate::preflight::{self, MissingProgram};
+use crate::preflight::{self, MissingProgram, PreflightError};
 use crate::runner::Runner;
 use crate::settings::Settings;
 use crate::suggest::did_you_mean;
@@ -59,7 +59,6 @@ pub(super) fn check_before_run(
         {
             eprintln_escaped!("skillgym: {missing}: its trials fail");
         }
-        let programs: Vec<Runner> = runners.to_vec();
         // The judge's agent is checked too when a planned case has rubric items.
         let judged = planned_cases.iter().any(|&index| {
             matches!(&cases[index].check, CaseCheck::Declared(check) if check.needs_judge())
@@ -68,10 +67,11 @@ pub(super) fn check_before_run(
         if let Some(judge) = judge {
             preflight::agent_programs(std::slice::from_ref(judge))?;
         }
-        if require_agents {
-            preflight::agent_programs(&programs)?;
+        let missing = preflight::missing_programs(runners);
+        if require_agents && !missing.is_empty() {
+            return Err(PreflightError::AgentPrograms(missing).into());
         }
-        return Ok(preflight::missing_programs(&programs));
+        return Ok(missing);
     }
     Ok(Vec::new())
 }

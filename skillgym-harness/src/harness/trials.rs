@@ -116,7 +116,7 @@ fn trigger_groups(
 ) -> HashMap<usize, Arc<Group>> {
     // Per skill × runner × variant: the planned positions, and whether each is selected.
     type Key<'a> = (&'a str, usize, Option<&'a str>);
-    let mut by_key: Vec<(Key<'_>, Vec<usize>, usize)> = Vec::new();
+    let mut by_key: HashMap<Key<'_>, (Vec<usize>, usize)> = HashMap::new();
     for (position, planned) in plan.executions.iter().enumerate() {
         let CaseCheck::Trigger(trigger) = &cases[planned.case].check else {
             continue;
@@ -126,20 +126,14 @@ fn trigger_groups(
             planned.runner,
             planned.variant.as_ref().map(|v| v.name.as_str()),
         );
-        let index = match by_key.iter().position(|(k, ..)| *k == key) {
-            Some(index) => index,
-            None => {
-                by_key.push((key, Vec::new(), 0));
-                by_key.len() - 1
-            }
-        };
-        by_key[index].2 += 1;
+        let (positions, planned) = by_key.entry(key).or_default();
+        *planned += 1;
         if selected(position) {
-            by_key[index].1.push(position);
+            positions.push(position);
         }
     }
     let mut groups = HashMap::new();
-    for (_, positions, planned) in by_key {
+    for (positions, planned) in by_key.into_values() {
         let group = Arc::new(Group {
             kind: GroupKind::Triggers {
                 complete: positions.len() == planned,

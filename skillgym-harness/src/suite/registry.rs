@@ -108,6 +108,41 @@ impl fmt::Debug for CaseCheck {
 }
 
 impl CaseSpec {
+    /// A case with nothing of its own but its id, source, prompt, directory and check: no
+    /// tags, repetitions, samples, gates, limits, runners, workspace, script, skills or
+    /// variants (the run's settings apply).
+    pub fn new(
+        id: String,
+        source: String,
+        prompt: PromptSpec,
+        base_dir: PathBuf,
+        check: CaseCheck,
+    ) -> Self {
+        CaseSpec {
+            id,
+            source,
+            tags: Vec::new(),
+            prompt,
+            repeat: None,
+            repeat_failure: None,
+            samples: None,
+            min_pass_rate: None,
+            min_lift: None,
+            stop_when_decided: false,
+            expected_fail: false,
+            timeout: None,
+            max_steps: None,
+            runners: Vec::new(),
+            workspace: None,
+            mock_script: None,
+            skills: Vec::new(),
+            base_dir,
+            variants: Vec::new(),
+            own_variants: Vec::new(),
+            check,
+        }
+    }
+
     /// The spec of a registered Rust case.
     pub fn from_def(def: &'static CaseDef) -> Self {
         let base_dir = Path::new(def.manifest_dir);
@@ -185,33 +220,17 @@ mod tests {
     use super::*;
 
     fn case(id: &str, source: &str) -> CaseSpec {
-        CaseSpec {
-            id: id.to_owned(),
-            source: source.to_owned(),
-            tags: Vec::new(),
-            prompt: PromptSpec::Inline("p".into()),
-            repeat: None,
-            repeat_failure: None,
-            samples: None,
-            min_pass_rate: None,
-            min_lift: None,
-            stop_when_decided: false,
-            expected_fail: false,
-            timeout: None,
-            max_steps: None,
-            runners: Vec::new(),
-            workspace: None,
-            mock_script: None,
-            skills: Vec::new(),
-            base_dir: PathBuf::new(),
-            variants: Vec::new(),
-            own_variants: Vec::new(),
-            check: CaseCheck::Rust(
+        CaseSpec::new(
+            id.to_owned(),
+            source.to_owned(),
+            PromptSpec::Inline("p".into()),
+            PathBuf::new(),
+            CaseCheck::Rust(
                 CaseDef::all()
                     .next()
                     .expect("this test binary registers a case"),
             ),
-        }
+        )
     }
 
     #[skillgym::case(prompt = "registered so that CaseCheck can point somewhere")]

@@ -412,31 +412,22 @@ pub(crate) fn case_specs(
                 min_precision: set.min_precision.or(config.min_precision),
             };
             let mock = prompt.mock.as_ref().or(set.mock.as_ref());
+            let check = CaseCheck::Trigger(Arc::new(TriggerCase {
+                expectation,
+                quiet_after: config.quiet_after.unwrap_or(DEFAULT_QUIET_AFTER),
+            }));
             cases.push(CaseSpec {
-                id: set.case_id(index),
-                source: prompt.source.clone().unwrap_or_else(|| set.source.clone()),
                 tags: vec![TAG.to_owned()],
-                prompt: PromptSpec::Inline(prompt.prompt.clone()),
-                repeat: None,
-                repeat_failure: None,
                 samples: set.samples.or(config.samples),
-                min_pass_rate: None,
-                min_lift: None,
-                stop_when_decided: false,
-                expected_fail: false,
-                timeout: None,
-                max_steps: None,
-                runners: Vec::new(),
-                workspace: None,
                 mock_script: mock.map(|m| crate::config::resolve_path(base_dir, m)),
                 skills: distractors.clone(),
-                base_dir: base_dir.to_path_buf(),
-                variants: Vec::new(),
-                own_variants: Vec::new(),
-                check: CaseCheck::Trigger(Arc::new(TriggerCase {
-                    expectation,
-                    quiet_after: config.quiet_after.unwrap_or(DEFAULT_QUIET_AFTER),
-                })),
+                ..CaseSpec::new(
+                    set.case_id(index),
+                    prompt.source.clone().unwrap_or_else(|| set.source.clone()),
+                    PromptSpec::Inline(prompt.prompt.clone()),
+                    base_dir.to_path_buf(),
+                    check,
+                )
             });
         }
     }
