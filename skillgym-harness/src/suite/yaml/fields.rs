@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::model::Warning;
 use super::node::{Node, Value};
 use crate::config::ConfigError;
 use crate::suggest::did_you_mean;
@@ -18,6 +19,8 @@ pub(crate) struct Source {
     pub(crate) path: PathBuf,
     pub(crate) text: String,
     pub(crate) errors: Vec<ConfigError>,
+    /// Keys read and ignored, as agentv ignores them (printed once per run by the caller).
+    pub(crate) warnings: Vec<Warning>,
 }
 
 impl Source {
@@ -26,6 +29,7 @@ impl Source {
             path: path.to_path_buf(),
             text,
             errors: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -39,6 +43,14 @@ impl Source {
     pub(crate) fn error_help(&mut self, node: &Node, message: impl Into<String>, help: &str) {
         let error = self.make(node, message).with_help(help);
         self.errors.push(error);
+    }
+
+    /// Records a warning at `node`: `line:column: message`.
+    pub(crate) fn warn(&mut self, node: &Node, message: impl AsRef<str>) {
+        self.warnings.push(Warning {
+            path: self.path.clone(),
+            message: format!("{}:{}: {}", node.line, node.column, message.as_ref()),
+        });
     }
 
     fn make(&self, node: &Node, message: impl Into<String>) -> ConfigError {
@@ -267,6 +279,15 @@ impl<'n> Fields<'n> {
     ) -> Option<&'n Node> {
         self.take_alias(source, name, aliases)
             .filter(|n| n.value != Value::Null)
+    }
+
+    /// Takes `name` and, when present, warns that it is ignored (agentv reads and ignores it;
+    /// `why` says what it is for there).
+    pub(crate) fn ignore(&mut self, source: &mut Source, name: &'static str, why: &str) {
+        if let Some(node) = self.take(source, name) {
+            let what = &self.what;
+            source.warn(node, format!("`{name}` in {what} is ignored ({why})"));
+        }
     }
 
     /// Records "missing `name`" at the mapping.

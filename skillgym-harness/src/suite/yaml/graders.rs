@@ -134,6 +134,7 @@ pub(crate) fn parse_list(
 fn parse_one(source: &mut Source, node: &Node, dirs: Dirs<'_>) -> Option<GraderSpec> {
     let mut f = Fields::of(source, node, "an assertion")?;
     let (ty, negate_prefix) = grader_type(source, &mut f, node)?;
+    f.ignore(source, "id", "agentv names a grader by its `name`");
     // Common fields.
     let name = f
         .take_some(source, "name", &["metric"])
@@ -726,6 +727,13 @@ fn expected_call(source: &mut Source, item: &Node) -> Option<ExpectedCall> {
     let max = g
         .take_some(source, "max_duration_ms", &["maxDurationMs"])
         .map(|n| source.integer("max_duration_ms", n, 0));
+    for key in ["input", "output"] {
+        g.ignore(
+            source,
+            key,
+            "a trajectory compares a call's tool and `args` only",
+        );
+    }
     let tool = match tool {
         Some(t) => source.non_empty("tool", t),
         None => {

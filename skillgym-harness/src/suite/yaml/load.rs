@@ -151,6 +151,7 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
     suite.targets = parts.targets;
     suite.threshold = parts.threshold;
     suite.assertions = parts.assertions;
+    warnings.extend(ignored_keys(&mut sources));
     Ok(Loaded { suite, warnings })
 }
 
@@ -162,6 +163,24 @@ fn raw_id_node(node: &Node) -> Option<&Node> {
         .iter()
         .find(|(k, _)| k.as_str() == Some("id"))
         .map(|(_, v)| v)
+}
+
+/// The ignored-key warnings of every file, the first of each message only (a key ignored in
+/// every case of a suite is named once, at its first place).
+fn ignored_keys(sources: &mut [Source]) -> Vec<Warning> {
+    let mut out: Vec<Warning> = Vec::new();
+    let mut said: Vec<String> = Vec::new();
+    for warning in sources.iter_mut().flat_map(|s| s.warnings.drain(..)) {
+        let what = match warning.message.split_once(": ") {
+            Some((_, what)) => what.to_owned(),
+            None => warning.message.clone(),
+        };
+        if !said.contains(&what) {
+            said.push(what);
+            out.push(warning);
+        }
+    }
+    out
 }
 
 fn collect(sources: Vec<Source>) -> SuiteErrors {
@@ -232,6 +251,11 @@ fn suite_fields(
         }
     }
     f.take(source, "requires");
+    f.ignore(
+        source,
+        "defaults",
+        "a place for YAML anchors; agentv reads nothing from it",
+    );
     parts.tags = f
         .take_some(source, "tags", &[])
         .and_then(|n| source.strings("tags", n))
@@ -664,6 +688,7 @@ fn message(source: &mut Source, n: &Node) -> Option<Message> {
     let role = f.take_some(source, "role", &[]);
     let content = f.take_some(source, "content", &[]);
     let tool_calls = f.take_some(source, "tool_calls", &[]);
+    f.ignore(source, "name", "no grader reads a message's name");
     f.finish(source);
     let role = match role.and_then(|r| r.as_str()) {
         Some("system") => Role::System,
