@@ -134,10 +134,9 @@ fn spec(name: &str, weight: f64, negate: bool, kind: GraderKind) -> GraderSpec {
 /// The checklist the judge answers.
 fn rubric() -> Vec<RubricItem> {
     let item = |id: &str, weight: f64, required: bool| RubricItem {
-        id: id.to_owned(),
-        outcome: format!("the answer is {id}"),
         weight,
         required,
+        ..RubricItem::checklist(id, format!("the answer is {id}"))
     };
     vec![
         item("correct", 2.0, true),

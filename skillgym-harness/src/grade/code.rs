@@ -327,7 +327,7 @@ pub(crate) enum CodeError {
 }
 
 /// `: <stderr tail>` when there is stderr, else nothing.
-fn stderr_note(stderr: &[u8]) -> String {
+pub(crate) fn stderr_note(stderr: &[u8]) -> String {
     let stderr = String::from_utf8_lossy(stderr);
     match stderr.trim() {
         "" => String::new(),

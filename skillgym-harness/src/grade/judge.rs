@@ -1,27 +1,32 @@
-//! Rubric grading by a judge: the prompt the judge runner is sent, and how its answer is read.
-//! The prompt goes to a [`Judge`](super::Judge): in a run, a session of the runner that
-//! `judge:` names (answered by the scripted model under `--mock`).
+//! Grading by a judge: the prompt the judge runner is sent, and which reading of its answer
+//! applies ([`answer`](super::answer) reads it). The prompt goes to a [`Judge`](super::Judge):
+//! in a run, a session of the runner that `judge:` names (answered by the scripted model under
+//! `--mock`).
 //!
-//! | step | rule |
-//! |---|---|
-//! | prompt | the case's input, criteria and expected output, the agent's final answer, its commands (each with `(exit code N)` when the agent reported one) and tool calls (each capped), then the checklist: one line per item, `- <id>: <outcome>` |
-//! | answer | one JSON object, `{"checks": [{"id", "satisfied", "reasoning"}], "overall_reasoning"}`; text around it (a code fence, a sentence) is ignored |
-//! | an item the judge left out | not satisfied, "the judge did not answer for it" |
-//! | an id the checklist does not have | ignored, named in the grader's details |
-//! | score | satisfied weight / total weight (0 when the weights sum to 0) |
-//! | verdict | fail when a required item is not satisfied, else pass at [`PASS_SCORE`](super::PASS_SCORE) |
-//! | no JSON object, or `checks` missing or malformed | an error: the grader fails naming what was wrong |
+//! | grader | prompt | answer |
+//! |---|---|---|
+//! | rubrics, checklist items | the material, then `## Checklist`: one line per item, `- <id>: <outcome>` (` (operator: <op>)` after the id when set, with agentv's guidance for each operator used) | checklist |
+//! | rubrics, some item with `score_ranges` | the material, then `## Scored criteria`: per item its id, weight, gate, operator, outcome and bands `- <lo>-<hi>: <outcome>` | scored, 0–10 per item |
+//! | `llm-grader`, no `prompt`, no `rubrics` | as the implicit grader: one required checklist item `criteria`, the case's `criteria`, else "The final answer agrees with the reference answer" | checklist |
+//! | `llm-grader`, inline `prompt` naming no template variable | the default prompt with the prompt as the success criteria; its rubrics as above, else a request for a score | by its rubrics, else freeform |
+//! | `llm-grader`, a template (a file, or inline text naming a variable) | the template with its [variables](super::template) substituted, then the answer's format (and the rubric ids to answer for) | by its rubrics, else freeform |
+//!
+//! The material: the case's input, criteria and expected output, the agent's final answer, its
+//! commands (each with `(exit code N)` when the agent reported one) and tool calls; each part
+//! capped, empty parts left out.
 
 use std::fmt::Write as _;
 use std::io;
 use std::path::PathBuf;
 
-use serde::Deserialize;
 use serde_json::Value;
 use skillgym::SessionEvent;
 
-use super::spec::RubricItem;
-use super::{Check, GradeInput, GraderOutcome, Verdict};
+use super::answer::{AnswerError, read_freeform, read_scored};
+use super::spec::{JudgePrompt, LlmGraderSpec, RubricItem, RubricOperator};
+use super::{GradeInput, GraderOutcome, template};
+
+pub(crate) use super::answer::read_answer;
 
 /// At most this many characters of each part of the transcript go into the prompt.
 const PART_CAP: usize = 8_000;
@@ -29,28 +34,77 @@ const PART_CAP: usize = 8_000;
 /// At most this many commands and tool calls are listed.
 const MAX_LISTED: usize = 50;
 
-/// The prompt for the judge.
+/// The outcome judged when a case has an expected output and no `criteria`.
+pub(crate) const REFERENCE_AGREEMENT: &str = "The final answer agrees with the reference answer";
+
+/// How the judge answers, by the grader's rubric items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Satisfied or not, per item.
+    Checklist,
+    /// An integer 0–10 per item (some item has `score_ranges`).
+    Scored,
+    /// One score in 0..=1 (no items).
+    Freeform,
+}
+
+fn mode(items: &[RubricItem]) -> Mode {
+    if items.is_empty() {
+        Mode::Freeform
+    } else if items.iter().any(|item| !item.score_ranges.is_empty()) {
+        Mode::Scored
+    } else {
+        Mode::Checklist
+    }
+}
+
+/// The default prompt for `items`, on the case's own criteria.
 pub(crate) fn prompt(items: &[RubricItem], input: &GradeInput<'_>) -> String {
-    let mut text = String::from(
-        "You are grading a coding agent's work against a checklist. Judge only from the \
-         material below.\n",
+    default_prompt(items, input, &criteria_of(input))
+}
+
+/// The case's `criteria` as text (empty when it has none).
+fn criteria_of(input: &GradeInput<'_>) -> String {
+    input.criteria.as_str().unwrap_or_default().to_owned()
+}
+
+fn default_prompt(items: &[RubricItem], input: &GradeInput<'_>, criteria: &str) -> String {
+    let goal = match mode(items) {
+        Mode::Checklist => "against a checklist",
+        Mode::Scored => "by scoring each criterion from 0 to 10",
+        Mode::Freeform => "against its success criteria",
+    };
+    let mut text = format!(
+        "You are grading a coding agent's work {goal}. Judge only from the material below.\n"
     );
-    section(
-        &mut text,
-        "Task given to the agent",
-        &value_text(input.input),
-    );
-    if !input.criteria.is_null() {
-        section(&mut text, "Success criteria", &value_text(input.criteria));
+    material(&mut text, input, criteria);
+    match mode(items) {
+        Mode::Checklist => checklist(&mut text, items),
+        Mode::Scored => scored(&mut text, items),
+        Mode::Freeform => {}
+    }
+    answer_format(&mut text, items);
+    text
+}
+
+/// A custom template: substituted, then the answer's format.
+fn custom_prompt(template: &str, items: &[RubricItem], input: &GradeInput<'_>) -> String {
+    let mut text = template::render(template, input, &criteria_of(input), items);
+    text.push('\n');
+    answer_format(&mut text, items);
+    text
+}
+
+/// The task, criteria, reference answer, final answer, commands and tool calls.
+fn material(text: &mut String, input: &GradeInput<'_>, criteria: &str) {
+    section(text, "Task given to the agent", &value_text(input.input));
+    if !criteria.trim().is_empty() {
+        section(text, "Success criteria", criteria);
     }
     if !input.expected_output.is_null() {
-        section(
-            &mut text,
-            "Reference answer",
-            &value_text(input.expected_output),
-        );
+        section(text, "Reference answer", &value_text(input.expected_output));
     }
-    section(&mut text, "The agent's final answer", input.output);
+    section(text, "The agent's final answer", input.output);
     let commands: Vec<String> = input
         .report
         .events
@@ -59,7 +113,7 @@ pub(crate) fn prompt(items: &[RubricItem], input: &GradeInput<'_>) -> String {
         .take(MAX_LISTED)
         .collect();
     if !commands.is_empty() {
-        section(&mut text, "Commands the agent ran", &commands.join("\n"));
+        section(text, "Commands the agent ran", &commands.join("\n"));
     }
     let tools: Vec<String> = input
         .report
@@ -68,19 +122,120 @@ pub(crate) fn prompt(items: &[RubricItem], input: &GradeInput<'_>) -> String {
         .map(|event| serde_json::to_string(event).unwrap_or_default())
         .collect();
     if !tools.is_empty() {
-        section(&mut text, "Tool calls", &tools.join("\n"));
+        section(text, "Tool calls", &tools.join("\n"));
     }
+}
+
+/// `## Checklist`: operator guidance, then one line per item.
+fn checklist(text: &mut String, items: &[RubricItem]) {
     text.push_str("\n## Checklist\n");
+    guidance(text, items);
     for item in items {
-        let _ = writeln!(text, "- {}: {}", item.id, item.outcome);
+        let _ = writeln!(
+            text,
+            "- {}{}: {}",
+            item.id,
+            operator_label(item),
+            item.outcome
+        );
     }
-    text.push_str(
-        "\nAnswer with one JSON object and nothing else:\n\
-         {\"checks\": [{\"id\": \"<checklist id>\", \"satisfied\": true, \"reasoning\": \"<one sentence>\"}], \
-         \"overall_reasoning\": \"<one sentence>\"}\n\
-         Give one entry per checklist id.\n",
-    );
-    text
+}
+
+/// `## Scored criteria`: per item its heading, outcome and bands.
+fn scored(text: &mut String, items: &[RubricItem]) {
+    text.push_str("\n## Scored criteria\n");
+    guidance(text, items);
+    for item in items {
+        let _ = write!(text, "\n### {}", item.id);
+        if item.weight != 1.0 {
+            let _ = write!(text, " (weight: {})", item.weight);
+        }
+        if let Some(gate) = item.min_score.or(item.required.then_some(1.0)) {
+            let _ = write!(text, " [required: at least {}]", gate * 10.0);
+        }
+        text.push('\n');
+        if let Some(operator) = item.operator {
+            let _ = writeln!(text, "Operator: {}", operator_name(operator));
+        }
+        if !item.outcome.is_empty() {
+            let _ = writeln!(text, "Outcome: {}", item.outcome);
+        }
+        if !item.score_ranges.is_empty() {
+            text.push_str("Score ranges:\n");
+        }
+        for range in &item.score_ranges {
+            let _ = writeln!(text, "- {}-{}: {}", range.lo, range.hi, range.outcome);
+        }
+    }
+}
+
+/// agentv's guidance for each operator the items use, in first-use order.
+fn guidance(text: &mut String, items: &[RubricItem]) {
+    let mut seen = Vec::new();
+    for operator in items.iter().filter_map(|item| item.operator) {
+        if !seen.contains(&operator) {
+            seen.push(operator);
+            let _ = writeln!(text, "{}", operator_guidance(operator));
+        }
+    }
+}
+
+fn operator_name(operator: RubricOperator) -> &'static str {
+    match operator {
+        RubricOperator::Correctness => "correctness",
+        RubricOperator::Contradiction => "contradiction",
+    }
+}
+
+fn operator_label(item: &RubricItem) -> String {
+    item.operator
+        .map(|op| format!(" (operator: {})", operator_name(op)))
+        .unwrap_or_default()
+}
+
+/// agentv's wording (`rubric-operators.ts`).
+fn operator_guidance(operator: RubricOperator) -> &'static str {
+    match operator {
+        RubricOperator::Correctness => {
+            "Correctness: mark satisfied only when the answer positively supports or fulfills the outcome. Omission or contradiction should not satisfy it."
+        }
+        RubricOperator::Contradiction => {
+            "Contradiction guard: mark satisfied when the answer does not make a claim that contradicts the outcome. Do not require the answer to mention the outcome; mark unsatisfied only for incompatible claims."
+        }
+    }
+}
+
+/// The JSON object the judge must answer with.
+fn answer_format(text: &mut String, items: &[RubricItem]) {
+    text.push_str("\nAnswer with one JSON object and nothing else:\n");
+    let ids = items
+        .iter()
+        .map(|item| item.id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    match mode(items) {
+        Mode::Checklist => {
+            text.push_str(
+                "{\"checks\": [{\"id\": \"<checklist id>\", \"satisfied\": true, \"reasoning\": \"<one sentence>\"}], \
+                 \"overall_reasoning\": \"<one sentence>\"}\n",
+            );
+            let _ = writeln!(text, "Give one entry per checklist id: {ids}.");
+        }
+        Mode::Scored => {
+            text.push_str(
+                "{\"checks\": [{\"id\": \"<criterion id>\", \"score\": <integer from 0 to 10>, \"reasoning\": \"<one sentence>\"}], \
+                 \"overall_reasoning\": \"<one sentence>\"}\n",
+            );
+            let _ = writeln!(
+                text,
+                "Give one entry per criterion id: {ids}; each score an integer inside one of the criterion's ranges."
+            );
+        }
+        Mode::Freeform => text.push_str(
+            "{\"score\": <number from 0.0 to 1.0>, \"assertions\": [{\"text\": \"<what you checked>\", \
+             \"passed\": true, \"evidence\": \"<one sentence>\"}], \"details\": {}}\n",
+        ),
+    }
 }
 
 /// A command as the judge sees it: its line, then `(exit code N)` when the agent reported one.
@@ -115,80 +270,73 @@ fn value_text(value: &Value) -> String {
     }
 }
 
-#[derive(Debug, Deserialize)]
-struct Answer {
-    checks: Vec<AnswerCheck>,
-    #[serde(default)]
-    overall_reasoning: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct AnswerCheck {
-    id: String,
-    satisfied: bool,
-    #[serde(default)]
-    reasoning: Option<String>,
-}
-
-/// Grades `items` by asking `judge` the [`prompt`] and reading its answer.
+/// Grades rubric `items` by asking `judge` the default [`prompt`] and reading its answer.
 pub(crate) fn grade(
     name: &str,
     items: &[RubricItem],
     input: &GradeInput<'_>,
     judge: &dyn super::Judge,
 ) -> Result<GraderOutcome, JudgeError> {
-    let answer = judge.ask(name, &prompt(items, input))?;
-    Ok(read_answer(&answer, items)?)
+    ask(name, items, &prompt(items, input), judge)
 }
 
-/// Reads the judge's answer `text` against the checklist `items`.
-pub(crate) fn read_answer(text: &str, items: &[RubricItem]) -> Result<GraderOutcome, AnswerError> {
-    let json = json_object(text).ok_or_else(|| AnswerError::NoObject {
-        head: cap_short(text).to_owned(),
-    })?;
-    let answer: Answer = serde_json::from_str(json).map_err(AnswerError::NotTheObject)?;
-    let mut checks = Vec::with_capacity(items.len());
-    let mut weighted = Vec::with_capacity(items.len());
-    let mut required_missed = false;
-    for item in items {
-        let found = answer.checks.iter().find(|check| check.id == item.id);
-        let satisfied = found.is_some_and(|check| check.satisfied);
-        let reasoning = match found {
-            Some(check) => check.reasoning.clone().unwrap_or_default(),
-            None => "the judge did not answer for it".to_owned(),
-        };
-        weighted.push((item.weight, if satisfied { 1.0 } else { 0.0 }));
-        if !satisfied && item.required {
-            required_missed = true;
+/// Grades an `llm-grader` (see the module's table).
+pub(crate) fn grade_llm(
+    name: &str,
+    spec: &LlmGraderSpec,
+    input: &GradeInput<'_>,
+    judge: &dyn super::Judge,
+) -> Result<GraderOutcome, JudgeError> {
+    let items = &spec.items;
+    match &spec.prompt {
+        None if items.is_empty() => grade(name, &[implicit_item(input)?], input, judge),
+        None => grade(name, items, input, judge),
+        Some(JudgePrompt::Inline(text)) if !template::is_template(text) => {
+            ask(name, items, &default_prompt(items, input, text), judge)
         }
-        checks.push(Check::with(
-            format!("{}: {}", item.id, item.outcome),
-            satisfied,
-            reasoning,
-        ));
+        Some(JudgePrompt::Inline(text) | JudgePrompt::File { text, .. }) => {
+            ask(name, items, &custom_prompt(text, items, input), judge)
+        }
     }
-    let unknown: Vec<&str> = answer
-        .checks
-        .iter()
-        .map(|check| check.id.as_str())
-        .filter(|id| !items.iter().any(|item| item.id == *id))
-        .collect();
-    let score = crate::figures::weighted_mean(&weighted).unwrap_or(0.0);
-    let mut outcome = GraderOutcome::scored(score, checks);
-    if required_missed {
-        outcome.verdict = Verdict::Fail;
+}
+
+/// The item a bare `llm-grader` judges: the case's `criteria`, else agreement with its
+/// expected output.
+fn implicit_item(input: &GradeInput<'_>) -> Result<RubricItem, JudgeError> {
+    match input.criteria.as_str().filter(|c| !c.trim().is_empty()) {
+        Some(criteria) => Ok(RubricItem::checklist("criteria", criteria)),
+        None if !input.expected_output.is_null() => {
+            Ok(RubricItem::checklist("criteria", REFERENCE_AGREEMENT))
+        }
+        None => Err(JudgeError::NoCriteria),
     }
-    let mut details = serde_json::Map::new();
-    if let Some(reasoning) = answer.overall_reasoning {
-        details.insert("overall_reasoning".into(), Value::String(reasoning));
-    }
-    if !unknown.is_empty() {
-        details.insert("unknown_ids".into(), unknown.into());
-    }
-    if !details.is_empty() {
-        outcome = outcome.with_details(Value::Object(details));
-    }
-    Ok(outcome)
+}
+
+/// Asks `judge` the freeform question `body` (the answer's format appended) and reads its
+/// score: a composite's `llm-grader` aggregator.
+pub(crate) fn grade_freeform(
+    name: &str,
+    body: &str,
+    judge: &dyn super::Judge,
+) -> Result<GraderOutcome, JudgeError> {
+    let mut text = body.to_owned();
+    text.push('\n');
+    answer_format(&mut text, &[]);
+    ask(name, &[], &text, judge)
+}
+
+fn ask(
+    name: &str,
+    items: &[RubricItem],
+    prompt: &str,
+    judge: &dyn super::Judge,
+) -> Result<GraderOutcome, JudgeError> {
+    let answer = judge.ask(name, prompt)?;
+    Ok(match mode(items) {
+        Mode::Checklist => read_answer(&answer, items),
+        Mode::Scored => read_scored(&answer, items),
+        Mode::Freeform => read_freeform(&answer),
+    }?)
 }
 
 /// Why a rubric grader has no verdict: the judge was not asked, or its answer is unreadable.
@@ -200,6 +348,11 @@ pub(crate) enum JudgeError {
     /// Its answer is not the documented object.
     #[error(transparent)]
     Answer(#[from] AnswerError),
+    /// A bare `llm-grader` on a case with neither `criteria` nor `expected_output`.
+    #[error(
+        "a bare `llm-grader` judges the case's `criteria` or `expected_output`, and this case has neither"
+    )]
+    NoCriteria,
 }
 
 /// Why a [`Judge`](super::Judge) gave no answer.
@@ -236,34 +389,6 @@ fn artifacts_note(artifacts: Option<&std::path::Path>) -> String {
     })
 }
 
-/// Why the judge's answer cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum AnswerError {
-    /// No `{`…`}` in it.
-    #[error("the judge's answer holds no JSON object: `{head}`")]
-    NoObject {
-        /// Its first 200 characters.
-        head: String,
-    },
-    /// The object is not `{"checks": [...], ...}`.
-    #[error("the judge's answer is not the documented object: {0}")]
-    NotTheObject(#[source] serde_json::Error),
-}
-
-/// The first `{` to the last `}` of `text`, if any.
-fn json_object(text: &str) -> Option<&str> {
-    let start = text.find('{')?;
-    let end = text.rfind('}')?;
-    (end > start).then(|| &text[start..=end])
-}
-
-fn cap_short(text: &str) -> &str {
-    match text.char_indices().nth(200) {
-        Some((end, _)) => &text[..end],
-        None => text,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -275,10 +400,9 @@ mod tests {
 
     fn item(id: &str, outcome: &str, weight: f64, required: bool) -> RubricItem {
         RubricItem {
-            id: id.to_owned(),
-            outcome: outcome.to_owned(),
             weight,
             required,
+            ..RubricItem::checklist(id, outcome)
         }
     }
 
@@ -321,91 +445,5 @@ mod tests {
         let report = SessionReport::from_events([SessionEvent::assistant(long.as_str())]);
         let input = GradeInput::new(&report, Path::new("/case"), Duration::from_secs(1));
         assert!(prompt(&checklist(), &input).len() < PART_CAP + 2_000);
-    }
-
-    #[test]
-    fn the_score_is_the_satisfied_weight() {
-        let answer = "Here is my verdict:\n```json\n{\"checks\": [\
-            {\"id\": \"rubric-1\", \"satisfied\": true, \"reasoning\": \"says so\"},\
-            {\"id\": \"rubric-2\", \"satisfied\": false, \"reasoning\": \"a test fails\"}],\
-            \"overall_reasoning\": \"close\"}\n```";
-        let outcome = read_answer(answer, &checklist()).unwrap();
-        assert_eq!(outcome.score, 0.25);
-        assert_eq!(outcome.verdict, Verdict::Fail);
-        assert!(outcome.checks[0].passed && !outcome.checks[1].passed);
-        assert_eq!(outcome.checks[1].evidence.as_deref(), Some("a test fails"));
-        assert_eq!(outcome.details.unwrap()["overall_reasoning"], "close");
-    }
-
-    #[test]
-    fn a_missed_required_item_fails_whatever_the_score() {
-        let items = vec![
-            item("a", "required one", 1.0, true),
-            item("b", "heavy one", 9.0, false),
-        ];
-        let answer =
-            r#"{"checks": [{"id": "a", "satisfied": false}, {"id": "b", "satisfied": true}]}"#;
-        let outcome = read_answer(answer, &items).unwrap();
-        assert_eq!(outcome.score, 0.9);
-        assert_eq!(outcome.verdict, Verdict::Fail);
-        let answer =
-            r#"{"checks": [{"id": "a", "satisfied": true}, {"id": "b", "satisfied": true}]}"#;
-        let outcome = read_answer(answer, &items).unwrap();
-        assert_eq!((outcome.score, outcome.verdict), (1.0, Verdict::Pass));
-    }
-
-    #[test]
-    fn the_largest_weights_a_suite_may_give_still_average() {
-        let items = vec![
-            item("a", "one", f64::MAX, false),
-            item("b", "two", f64::MAX, false),
-            item("c", "three", f64::MAX, false),
-        ];
-        let answer = r#"{"checks": [{"id": "a", "satisfied": true}, {"id": "b", "satisfied": true}, {"id": "c", "satisfied": false}]}"#;
-        let outcome = read_answer(answer, &items).unwrap();
-        assert!(
-            (outcome.score - 2.0 / 3.0).abs() < 1e-12,
-            "{}",
-            outcome.score
-        );
-    }
-
-    #[test]
-    fn left_out_and_unknown_ids_are_reported() {
-        let answer = r#"{"checks": [{"id": "rubric-2", "satisfied": true}, {"id": "rubric-9", "satisfied": true}]}"#;
-        let outcome = read_answer(answer, &checklist()).unwrap();
-        assert!(!outcome.checks[0].passed);
-        assert_eq!(
-            outcome.checks[0].evidence.as_deref(),
-            Some("the judge did not answer for it")
-        );
-        assert_eq!(outcome.details.unwrap()["unknown_ids"][0], "rubric-9");
-        let zero = vec![item("z", "weightless", 0.0, false)];
-        let outcome = read_answer(r#"{"checks": [{"id": "z", "satisfied": true}]}"#, &zero);
-        assert_eq!(outcome.unwrap().score, 0.0);
-    }
-
-    #[test]
-    fn answers_that_are_not_the_object_are_errors() {
-        let error = read_answer("I think it is fine.", &checklist())
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            error,
-            "the judge's answer holds no JSON object: `I think it is fine.`"
-        );
-        let error = read_answer(r#"{"score": 1}"#, &checklist())
-            .unwrap_err()
-            .to_string();
-        assert!(
-            error.starts_with(
-                "the judge's answer is not the documented object: missing field `checks`"
-            ),
-            "{error}"
-        );
-        let error = read_answer(r#"{"checks": [{"id": 3}]}"#, &checklist())
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("invalid type"), "{error}");
     }
 }

@@ -13,7 +13,9 @@
 //! | [`trajectory`] | `tool-trajectory` (`any_order`, `in_order`, `exact`, `subset`, `superset`) | `score >= 0.8` |
 //! | [`skill_trigger`] | `skill-trigger`, on the report's skill detections (failed loads never count) | binary |
 //! | [`code`] | `code-grader`: a command fed one JSON document on stdin | `score >= 0.8` |
-//! | [`judge`] | rubrics (plain strings, `criteria`): the judge's prompt and how its answer is scored | fail when a required item is missed, else `score >= 0.8`; without a judge ([`GradeInput::judge`]) a rubric grader is [`Verdict::Skip`]ped (a skipped grader does not count in the case's score) |
+//! | [`judge`], [`answer`], [`template`] | rubrics (plain strings, `criteria`, checklist or `score_ranges`) and `llm-grader` (custom `prompt`, or bare on the case's `criteria`): the judge's prompt and how its answer is scored | checklist: fail when a required item is missed, else `score >= 0.8`; scored: fail under an item's gate, else `score >= 0.8`; freeform: `score >= 0.8`. Without a judge ([`GradeInput::judge`]) the grader is [`Verdict::Skip`]ped (a skipped grader does not count in the case's score) |
+//! | [`composite`] | `composite`: its members graded as above, combined by `weighted_average` or `threshold` | `score >= 0.8`, or `threshold`'s own |
+//! | [`field_accuracy`] | `field-accuracy`: fields of the JSON answer against the expected output's (`exact`, `numeric_tolerance`, `date`) | `score >= 0.8` |
 //!
 //! `negate: true` is applied after the grader ran (agentv §3.2): score `1 - s`, pass and fail
 //! swap (skip stays), every check's `passed` flips and its evidence gets the prefix
@@ -22,12 +24,16 @@
 //! Grading is synchronous and may block (the code grader waits for its command); from async
 //! code call it through `spawn_blocking`.
 
+pub(crate) mod answer;
 pub(crate) mod code;
+pub(crate) mod composite;
+pub(crate) mod field_accuracy;
 pub(crate) mod judge;
 pub(crate) mod metrics;
 pub(crate) mod score;
 pub(crate) mod skill_trigger;
 pub(crate) mod spec;
+pub(crate) mod template;
 pub(crate) mod text;
 pub(crate) mod trajectory;
 
@@ -265,6 +271,10 @@ pub(crate) enum GradeError {
     Judge(#[from] JudgeError),
 }
 
+/// Why a judged grader is skipped.
+const NO_JUDGE: &str =
+    "rubric grading needs a judge runner: name one with `judge:` in skillgym.yaml";
+
 /// Evaluates `spec` against one attempt, applying `negate`. Never fails: an error is a failed
 /// outcome naming the grader and the error.
 pub(crate) fn grade(spec: &GraderSpec, input: &GradeInput<'_>) -> GraderOutcome {
@@ -300,10 +310,16 @@ pub(crate) fn grade(spec: &GraderSpec, input: &GradeInput<'_>) -> GraderOutcome 
         } => Ok(skill_trigger::grade(skill, *should_trigger, input.report)),
         GraderKind::Rubrics { items } => match input.judge {
             Some(judge) => judge::grade(&spec.name, items, input, judge).map_err(GradeError::from),
-            None => Ok(GraderOutcome::skip(
-                "rubric grading needs a judge runner: name one with `judge:` in skillgym.yaml",
-            )),
+            None => Ok(GraderOutcome::skip(NO_JUDGE)),
         },
+        GraderKind::LlmGrader(llm) => match input.judge {
+            Some(judge) => {
+                judge::grade_llm(&spec.name, llm, input, judge).map_err(GradeError::from)
+            }
+            None => Ok(GraderOutcome::skip(NO_JUDGE)),
+        },
+        GraderKind::Composite(composite) => composite::grade(&spec.name, composite, input),
+        GraderKind::FieldAccuracy(fields) => Ok(field_accuracy::grade(fields, input)),
     };
     match graded {
         Ok(outcome) if spec.negate => negated(outcome),
@@ -482,10 +498,8 @@ mod tests {
 
     fn rubric(id: &str, required: bool) -> spec::RubricItem {
         spec::RubricItem {
-            id: id.to_owned(),
-            outcome: format!("outcome {id}"),
-            weight: 1.0,
             required,
+            ..spec::RubricItem::checklist(id, format!("outcome {id}"))
         }
     }
 

@@ -69,9 +69,27 @@ pub(crate) enum GraderKind {
     SkillTrigger { skill: String, should_trigger: bool },
     /// Plain strings of an `assertions:` list and `criteria`, graded by the judge runner.
     Rubrics { items: Vec<RubricItem> },
+    /// `llm-grader` with a `prompt:`, or with neither `prompt` nor `rubrics` (judged on the
+    /// case's `criteria`, else its `expected_output`).
+    LlmGrader(LlmGraderSpec),
+    /// `composite`: member graders and how their outcomes combine.
+    Composite(CompositeSpec),
+    /// `field-accuracy`: fields of the JSON answer against the expected output's.
+    FieldAccuracy(FieldAccuracySpec),
 }
 
 impl GraderKind {
+    /// Whether grading it asks the judge runner (a composite: when a member does).
+    pub(crate) fn needs_judge(&self) -> bool {
+        match self {
+            GraderKind::Rubrics { .. } | GraderKind::LlmGrader(_) => true,
+            GraderKind::Composite(composite) => {
+                composite.members.iter().any(|m| m.kind.needs_judge())
+            }
+            _ => false,
+        }
+    }
+
     /// The grader's `type:` as agentv v4.42.4 spells it (rubrics: `rubrics`).
     pub(crate) fn type_name(&self) -> &'static str {
         match self {
@@ -106,6 +124,9 @@ impl GraderKind {
             GraderKind::ToolTrajectory(_) => "tool-trajectory",
             GraderKind::SkillTrigger { .. } => "skill-trigger",
             GraderKind::Rubrics { .. } => "rubrics",
+            GraderKind::LlmGrader(_) => "llm-grader",
+            GraderKind::Composite(_) => "composite",
+            GraderKind::FieldAccuracy(_) => "field-accuracy",
         }
     }
 }
@@ -203,8 +224,126 @@ pub(crate) enum ArgsMatch {
 pub(crate) struct RubricItem {
     /// `id:`, default `rubric-<n>`.
     pub(crate) id: String,
-    /// The outcome to check, in words.
+    /// The outcome to check, in words (may be empty on an item with `score_ranges`).
     pub(crate) outcome: String,
     pub(crate) weight: f64,
+    /// A checklist item: missing it fails the grader. A scored item: its gate is 1.0 unless
+    /// `min_score` says otherwise.
     pub(crate) required: bool,
+    /// `operator:`: how the judge reads the outcome.
+    pub(crate) operator: Option<RubricOperator>,
+    /// `min_score` (0, 1], or deprecated `required_min_score` / 10: a scored item's gate.
+    pub(crate) min_score: Option<f64>,
+    /// `score_ranges:`: bands of the judge's 0–10 score; non-empty makes the grader scored.
+    pub(crate) score_ranges: Vec<ScoreRange>,
+}
+
+impl RubricItem {
+    /// A required checklist item of weight 1.
+    pub(crate) fn checklist(id: impl Into<String>, outcome: impl Into<String>) -> Self {
+        RubricItem {
+            id: id.into(),
+            outcome: outcome.into(),
+            weight: 1.0,
+            required: true,
+            operator: None,
+            min_score: None,
+            score_ranges: Vec::new(),
+        }
+    }
+}
+
+/// A rubric item's `operator:` (agentv's wording goes into the judge's prompt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum RubricOperator {
+    /// Satisfied only when the answer positively supports the outcome.
+    Correctness,
+    /// Satisfied unless the answer contradicts the outcome.
+    Contradiction,
+}
+
+/// One band of a scored rubric item: the judge's integer score in `lo..=hi` means `outcome`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ScoreRange {
+    pub(crate) lo: u8,
+    pub(crate) hi: u8,
+    pub(crate) outcome: String,
+}
+
+/// `llm-grader`'s own fields.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LlmGraderSpec {
+    /// `prompt:`; `None`: the default prompt on the case's criteria.
+    pub(crate) prompt: Option<JudgePrompt>,
+    /// `rubrics:` (empty: the judge answers a score in 0..=1).
+    pub(crate) items: Vec<RubricItem>,
+}
+
+/// A custom judge prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum JudgePrompt {
+    /// Inline text: a template when it names a template variable, else the criteria of the
+    /// default prompt.
+    Inline(String),
+    /// A file's text (read at load): always the whole template.
+    File { path: PathBuf, text: String },
+}
+
+/// `composite`'s fields.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CompositeSpec {
+    /// `assertions:` (`evaluators`), each a grader of its own.
+    pub(crate) members: Vec<GraderSpec>,
+    pub(crate) aggregator: Aggregator,
+}
+
+/// How a composite combines its members.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Aggregator {
+    /// `weighted_average`: members' weights by name (default 1); skipped members left out.
+    WeightedAverage { weights: Vec<(String, f64)> },
+    /// `threshold`: score = members passing / members graded; pass at `threshold`.
+    Threshold { threshold: f64 },
+    /// `code-grader`: a command reads `{"results": {name: outcome}}` on stdin and prints the
+    /// composite's result as a code grader does.
+    Command {
+        command: GraderCommand,
+        cwd: PathBuf,
+    },
+    /// `llm-grader`: the judge reads the members' results (in `prompt`'s
+    /// `{{EVALUATOR_RESULTS_JSON}}`, else agentv's default prompt) and answers a score.
+    Judge { prompt: Option<JudgePrompt> },
+}
+
+/// `field-accuracy`'s fields.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FieldAccuracySpec {
+    pub(crate) fields: Vec<FieldSpec>,
+    /// `aggregation: all_or_nothing` (else `weighted_average`).
+    pub(crate) all_or_nothing: bool,
+}
+
+/// One field of `field-accuracy`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FieldSpec {
+    /// A dot path with `[i]` indexes, e.g. `invoice.items[0].amount`.
+    pub(crate) path: String,
+    pub(crate) matcher: FieldMatch,
+    /// Default true: a missing candidate value scores 0 (else it does not count).
+    pub(crate) required: bool,
+    /// Default 1.
+    pub(crate) weight: f64,
+}
+
+/// How a field's values are compared.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FieldMatch {
+    /// Deep equality of the JSON values.
+    Exact,
+    /// Numbers (or numeric strings) within `tolerance`, relative to the expected value if
+    /// `relative`.
+    Numeric { tolerance: f64, relative: bool },
+    /// The same calendar day; `formats` decide day-first or month-first numeric dates.
+    Date { formats: Vec<String> },
 }

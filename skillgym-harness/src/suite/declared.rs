@@ -24,7 +24,7 @@ use skillgym::SourceLocation;
 use super::registry::{CaseCheck, CaseSpec, PromptSpec};
 use super::yaml::{CaseDef, Content, Hooks, Message, Role, SuiteDef};
 use crate::config::Variant;
-use crate::grade::spec::{GraderKind, GraderSpec};
+use crate::grade::spec::GraderSpec;
 
 /// What a declarative case checks, and what its graders and hooks are told.
 pub struct DeclaredCheck {
@@ -140,9 +140,7 @@ impl fmt::Debug for DeclaredCheck {
 impl DeclaredCheck {
     /// Whether a grader needs the judge runner.
     pub(crate) fn needs_judge(&self) -> bool {
-        self.graders
-            .iter()
-            .any(|grader| matches!(grader.kind, GraderKind::Rubrics { .. }))
+        self.graders.iter().any(|grader| grader.kind.needs_judge())
     }
 }
 

@@ -12,11 +12,18 @@
 //! | `type: token-usage` / `latency` / `cost` | `max_total`/`max_input`/`max_output` (one at least) / `threshold` ms / `budget` USD |
 //! | `type: tool-trajectory` | `mode:` any_order (needs `minimums`) or in_order, exact, subset, superset (need `expected`), `args_match:` |
 //! | `type: skill-trigger` (`skill-used`, `not-skill-used` with `value`) | `skill:`, `should_trigger:` (default true) |
-//! | `type: rubrics` (`criteria`), `rubric` / `llm-grader` (`rubrics`), `llm-rubric` (`value`) | rubric items: strings or `{id, outcome (criteria), weight, required}` |
+//! | `type: rubrics` (`criteria`), `rubric` (`rubrics`), `llm-rubric` (`value`) | rubric items (see `judged`): strings or `{id, outcome (criteria), weight, required, operator, min_score, score_ranges}` |
+//! | `type: llm-grader` | `prompt` (inline, `file://path` or a path naming a file), `rubrics`; neither: the case's `criteria`; `model` warns; the other judge keys are errors (see `judged`) |
+//! | `type: composite` / `field-accuracy` | members and `aggregator` / `fields` and `aggregation` (see `combined`) |
 //! | common | `name` (`metric`), `weight` (finite >= 0), `required` (bool, or (0,1] = required + `min_score`), `min_score` (0,1], `negate`; `not-<type>` = negate |
 //!
 //! Type names normalise `_` → `-`. Unknown types are errors with a suggestion: skillgym runs no
 //! custom graders.
+
+mod combined;
+pub(crate) mod judged;
+#[cfg(test)]
+mod tests;
 
 use std::path::Path;
 use std::time::Duration;
@@ -56,16 +63,14 @@ const TYPES: &[&str] = &[
     "rubric",
     "llm-grader",
     "llm-rubric",
+    "composite",
+    "field-accuracy",
 ];
 
 /// Known to agentv but not run by skillgym.
-const UNSUPPORTED: &[&str] = &[
-    "composite",
-    "assert-set",
-    "field-accuracy",
-    "inline-assert",
-    "agent-rubric",
-];
+const UNSUPPORTED: &[&str] = &["assert-set", "inline-assert", "agent-rubric"];
+
+pub(crate) use judged::rubric_items;
 
 /// Directories a relative path of a case is looked up in, in order.
 #[derive(Debug, Clone, Copy)]
@@ -111,12 +116,8 @@ pub(crate) fn parse_list(
                 let grader = &mut out[slot];
                 grader.weight += 1.0;
                 if let GraderKind::Rubrics { items } = &mut grader.kind {
-                    items.push(RubricItem {
-                        id: format!("rubric-{}", items.len() + 1),
-                        outcome: text.clone(),
-                        weight: 1.0,
-                        required: true,
-                    });
+                    let id = format!("rubric-{}", items.len() + 1);
+                    items.push(RubricItem::checklist(id, text.clone()));
                 }
             }
             _ => {
@@ -339,7 +340,10 @@ fn kind(source: &mut Source, f: &mut Fields<'_>, ty: &str, dirs: Dirs<'_>) -> Op
             skill: value_string(source, f, ty)?,
             should_trigger: ty == "skill-used",
         },
-        "rubrics" | "rubric" | "llm-grader" | "llm-rubric" => rubrics(source, f, ty)?,
+        "rubrics" | "rubric" | "llm-rubric" => rubrics(source, f, ty)?,
+        "llm-grader" => judged::llm_grader(source, f, dirs)?,
+        "composite" => combined::composite(source, f, dirs)?,
+        "field-accuracy" => combined::field_accuracy(source, f)?,
         _ => return None,
     })
 }
@@ -420,8 +424,7 @@ fn skill_trigger(source: &mut Source, f: &mut Fields<'_>) -> Option<GraderKind> 
     })
 }
 
-/// `rubrics` (items in `criteria`), `llm-rubric` (in `value`), `rubric` and `llm-grader` (in
-/// `rubrics`).
+/// `rubrics` (items in `criteria`), `llm-rubric` (in `value`), `rubric` (in `rubrics`).
 fn rubrics(source: &mut Source, f: &mut Fields<'_>, ty: &str) -> Option<GraderKind> {
     let key = match ty {
         "rubrics" => "criteria",
@@ -433,77 +436,8 @@ fn rubrics(source: &mut Source, f: &mut Fields<'_>, ty: &str) -> Option<GraderKi
         return None;
     };
     Some(GraderKind::Rubrics {
-        items: rubric_items(source, key, node)?,
+        items: judged::rubric_items(source, key, node)?,
     })
-}
-
-/// Rubric items: a string (one item), or a list of strings and `{id, outcome, weight, required}`.
-pub(crate) fn rubric_items(source: &mut Source, key: &str, node: &Node) -> Option<Vec<RubricItem>> {
-    let items: Vec<&Node> = match &node.value {
-        Value::Str(_) => vec![node],
-        Value::Seq(items) if !items.is_empty() => items.iter().collect(),
-        _ => {
-            source.error(
-                node,
-                format!(
-                    "`{key}` must be a non-empty list of rubric items, found {}",
-                    node.kind()
-                ),
-            );
-            return None;
-        }
-    };
-    let mut out = Vec::new();
-    let mut ok = true;
-    for (i, item) in items.into_iter().enumerate() {
-        let id = format!("rubric-{}", i + 1);
-        if let Some(text) = item.as_str() {
-            if text.trim().is_empty() {
-                source.error(item, "a rubric item must not be empty");
-                ok = false;
-            }
-            out.push(RubricItem {
-                id,
-                outcome: text.to_owned(),
-                weight: 1.0,
-                required: true,
-            });
-            continue;
-        }
-        let Some(mut f) = Fields::of(source, item, "a rubric item") else {
-            ok = false;
-            continue;
-        };
-        let id = f
-            .take_some(source, "id", &[])
-            .and_then(|n| source.non_empty("id", n))
-            .unwrap_or(id);
-        let outcome = f.take_some(source, "outcome", &["criteria"]);
-        let weight = f
-            .take_some(source, "weight", &[])
-            .map_or(Some(1.0), |n| source.non_negative("weight", n));
-        let required = f
-            .take_some(source, "required", &[])
-            .map_or(Some(true), |n| source.bool("required", n));
-        let outcome = match outcome {
-            Some(n) => source.non_empty("outcome", n),
-            None => {
-                f.missing(source, "outcome");
-                None
-            }
-        };
-        f.finish(source);
-        match (outcome, weight, required) {
-            (Some(outcome), Some(weight), Some(required)) => out.push(RubricItem {
-                id,
-                outcome,
-                weight,
-                required,
-            }),
-            _ => ok = false,
-        }
-    }
-    ok.then_some(out)
 }
 
 fn code_grader(source: &mut Source, f: &mut Fields<'_>, dirs: Dirs<'_>) -> Option<GraderKind> {
@@ -760,4 +694,37 @@ fn expected_call(source: &mut Source, item: &Node) -> Option<ExpectedCall> {
         args_match: am.flatten(),
         max_duration_ms: max.flatten(),
     })
+}
+
+/// The name of a bare `llm-grader` (no `prompt`, no `rubrics`) among `graders` or their
+/// composites' members: it judges the case's `criteria`, else its `expected_output`.
+fn bare_llm_grader(graders: &[GraderSpec]) -> Option<&str> {
+    graders.iter().find_map(|grader| match &grader.kind {
+        GraderKind::LlmGrader(llm) if llm.prompt.is_none() && llm.items.is_empty() => {
+            Some(grader.name.as_str())
+        }
+        GraderKind::Composite(composite) => bare_llm_grader(&composite.members),
+        _ => None,
+    })
+}
+
+/// Records an error at the case `node` when it has neither `criteria` nor `expected_output`
+/// and one of its `graders` is a bare `llm-grader`.
+pub(crate) fn check_bare_llm_grader(
+    source: &mut Source,
+    node: &Node,
+    graders: &[GraderSpec],
+    has_reference: bool,
+) {
+    if has_reference {
+        return;
+    }
+    if let Some(name) = bare_llm_grader(graders) {
+        source.error(
+            node,
+            format!(
+                "the `llm-grader` `{name}` has no `prompt` and no `rubrics`, so it judges the case's `criteria` or `expected_output`, and this case has neither"
+            ),
+        );
+    }
 }

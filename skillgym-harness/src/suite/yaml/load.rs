@@ -908,9 +908,7 @@ impl Gather<'_> {
 fn implicit_grader(criteria: Option<&str>, has_expected_output: bool) -> Option<GraderSpec> {
     let outcome = match criteria {
         Some(criteria) => criteria.to_owned(),
-        None if has_expected_output => {
-            "The final answer agrees with the reference answer".to_owned()
-        }
+        None if has_expected_output => crate::grade::judge::REFERENCE_AGREEMENT.to_owned(),
         None => return None,
     };
     Some(GraderSpec {
@@ -920,12 +918,9 @@ fn implicit_grader(criteria: Option<&str>, has_expected_output: bool) -> Option<
         min_score: None,
         negate: false,
         kind: crate::grade::spec::GraderKind::Rubrics {
-            items: vec![crate::grade::spec::RubricItem {
-                id: "criteria".to_owned(),
-                outcome,
-                weight: 1.0,
-                required: true,
-            }],
+            items: vec![crate::grade::spec::RubricItem::checklist(
+                "criteria", outcome,
+            )],
         },
     })
 }
@@ -1003,6 +998,8 @@ fn case_of(
     let run = case_run(source, &mut f, dirs);
     let skip_defaults = graders.execution.skip_defaults;
     let (input, input_files) = case_input(source, &f, parts, skip_defaults, input, input_files);
+    let has_reference = criteria.is_some() || has_expected_output;
+    graders::check_bare_llm_grader(source, f.node(), &graders.assertions, has_reference);
     if graders.none_at_all {
         let message = "a case needs at least one of `criteria`, `expected_output` or `assertions`";
         source.error(f.node(), message);
