@@ -79,12 +79,14 @@ pub(crate) enum GraderKind {
 }
 
 impl GraderKind {
-    /// Whether grading it asks the judge runner (a composite: when a member does).
+    /// Whether grading it asks the judge runner (a composite: when its aggregator or a member
+    /// does).
     pub(crate) fn needs_judge(&self) -> bool {
         match self {
             GraderKind::Rubrics { .. } | GraderKind::LlmGrader(_) => true,
             GraderKind::Composite(composite) => {
-                composite.members.iter().any(|m| m.kind.needs_judge())
+                matches!(composite.aggregator, Aggregator::Judge { .. })
+                    || composite.members.iter().any(|m| m.kind.needs_judge())
             }
             _ => false,
         }

@@ -203,12 +203,10 @@ fn rubric_item<'n>(
         .map(|n| operator(source, n));
     let min = f.take_some(source, "min_score", &[]);
     let legacy = f.take_some(source, "required_min_score", &[]);
-    let ranges = f
-        .take_some(source, "score_ranges", &[])
-        .map(|n| score_ranges(source, n));
+    let ranges_node = f.take_some(source, "score_ranges", &[]);
+    let scored = ranges_node.is_some();
+    let ranges = ranges_node.map_or(Some(Vec::new()), |n| score_ranges(source, n));
     let min_score = gate(source, min, legacy);
-    let ranges = ranges.unwrap_or(Some(Vec::new()));
-    let scored = ranges.as_ref().is_some_and(|r| !r.is_empty());
     let outcome = match outcome {
         Some(n) => source.non_empty("outcome", n),
         None if scored => Some(String::new()),
