@@ -289,4 +289,75 @@ mod tests {
         let outcome = outcome_for(&spec, "hello");
         assert_eq!((outcome.score, outcome.verdict), (1.0, Verdict::Pass));
     }
+
+    #[test]
+    fn a_command_aggregator_reads_the_results_on_stdin() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = composite(
+            Aggregator::Command {
+                // 0.9 when a member passed: the document is on stdin.
+                command: crate::grade::spec::GraderCommand::Shell(
+                    "if grep -q '\"results\".*\"verdict\":\"pass\"'; then echo '{\"score\": 0.9}'; else echo '{\"score\": 0.1}'; fi"
+                        .into(),
+                ),
+                cwd: dir.path().to_path_buf(),
+            },
+            vec![contains("a", "hello"), contains("b", "absent")],
+        );
+        let outcome = outcome_for(&spec, "hello");
+        assert_eq!((outcome.score, outcome.verdict), (0.9, Verdict::Pass));
+        assert_eq!(outcome.details.unwrap()["aggregator"], "code-grader");
+        assert_eq!(outcome_for(&spec, "bye").score, 0.1);
+    }
+
+    /// A judge that answers `answer` and keeps the last prompt.
+    #[derive(Debug)]
+    struct Canned(&'static str, std::cell::RefCell<String>);
+
+    impl crate::grade::Judge for Canned {
+        fn ask(&self, _: &str, prompt: &str) -> Result<String, crate::grade::judge::AskError> {
+            *self.1.borrow_mut() = prompt.to_owned();
+            Ok(self.0.to_owned())
+        }
+    }
+
+    #[test]
+    fn a_judge_aggregator_reads_the_results_in_its_prompt() {
+        let report = SessionReport::default().with_final_output("hello");
+        let judge = Canned(r#"{"score": 0.75}"#, Default::default());
+        let input = GradeInput {
+            judge: Some(&judge),
+            ..GradeInput::new(&report, case_dir(), TIMEOUT)
+        };
+        let spec = composite(
+            Aggregator::Judge { prompt: None },
+            vec![contains("a", "hello")],
+        );
+        let outcome = grade("gate", &spec, &input).unwrap();
+        assert_eq!((outcome.score, outcome.verdict), (0.75, Verdict::Fail));
+        let asked = judge.1.borrow().clone();
+        assert!(
+            asked.starts_with("Review the following evaluation results:\n{\n  \"a\": {"),
+            "{asked}"
+        );
+        assert!(
+            asked.contains("\"score\": <number from 0.0 to 1.0>"),
+            "{asked}"
+        );
+        let custom = composite(
+            Aggregator::Judge {
+                prompt: Some(JudgePrompt::Inline(
+                    "Weigh: {{EVALUATOR_RESULTS_JSON}}".into(),
+                )),
+            },
+            vec![contains("a", "hello")],
+        );
+        grade("gate", &custom, &input).unwrap();
+        assert!(judge.1.borrow().starts_with("Weigh: {"));
+        let no_judge = GradeInput::new(&report, case_dir(), TIMEOUT);
+        assert_eq!(
+            grade("gate", &spec, &no_judge).unwrap().verdict,
+            Verdict::Skip
+        );
+    }
 }

@@ -446,4 +446,165 @@ mod tests {
         let input = GradeInput::new(&report, Path::new("/case"), Duration::from_secs(1));
         assert!(prompt(&checklist(), &input).len() < PART_CAP + 2_000);
     }
+
+    /// A judge that answers `answer` and keeps the last prompt.
+    #[derive(Debug)]
+    struct Canned {
+        answer: &'static str,
+        asked: std::cell::RefCell<String>,
+    }
+
+    impl super::super::Judge for Canned {
+        fn ask(&self, _grader: &str, prompt: &str) -> Result<String, AskError> {
+            *self.asked.borrow_mut() = prompt.to_owned();
+            Ok(self.answer.to_owned())
+        }
+    }
+
+    fn canned(answer: &'static str) -> Canned {
+        Canned {
+            answer,
+            asked: Default::default(),
+        }
+    }
+
+    fn llm(prompt: Option<JudgePrompt>, items: Vec<RubricItem>) -> LlmGraderSpec {
+        LlmGraderSpec { prompt, items }
+    }
+
+    #[test]
+    fn an_inline_prompt_without_variables_is_the_criteria_of_a_freeform_question() {
+        let report = SessionReport::default().with_final_output("Hi there");
+        let criteria = Value::String("the case's own".into());
+        let input = GradeInput {
+            criteria: &criteria,
+            ..GradeInput::new(&report, Path::new("/case"), Duration::from_secs(1))
+        };
+        let judge =
+            canned(r#"{"score": 0.85, "assertions": [{"text": "polite", "passed": true}]}"#);
+        let spec = llm(Some(JudgePrompt::Inline("Check the tone".into())), vec![]);
+        let outcome = grade_llm("tone", &spec, &input, &judge).unwrap();
+        assert_eq!(
+            (outcome.score, outcome.verdict),
+            (0.85, super::super::Verdict::Pass)
+        );
+        let asked = judge.asked.borrow();
+        assert!(
+            asked.contains("## Success criteria\nCheck the tone\n"),
+            "{asked}"
+        );
+        assert!(!asked.contains("the case's own"));
+        assert!(
+            asked.contains("{\"score\": <number from 0.0 to 1.0>"),
+            "{asked}"
+        );
+    }
+
+    #[test]
+    fn a_template_replaces_the_prompt_and_rubrics_keep_their_reading() {
+        let report = SessionReport::default().with_final_output("  42  ");
+        let input = GradeInput::new(&report, Path::new("/case"), Duration::from_secs(1));
+        let judge = canned(r#"{"checks": [{"id": "a", "satisfied": false, "reasoning": "no"}]}"#);
+        let file = JudgePrompt::File {
+            path: PathBuf::from("/p.md"),
+            text: "Answer was <{{ output }}>; rubric {{rubrics_json}}".into(),
+        };
+        let spec = llm(Some(file), vec![RubricItem::checklist("a", "Is 41")]);
+        let outcome = grade_llm("g", &spec, &input, &judge).unwrap();
+        assert_eq!(outcome.verdict, super::super::Verdict::Fail);
+        assert_eq!(outcome.checks[0].evidence.as_deref(), Some("no"));
+        let asked = judge.asked.borrow();
+        assert!(
+            asked.starts_with("Answer was <42>; rubric [{\"id\":\"a\","),
+            "{asked}"
+        );
+        assert!(
+            asked.contains("Give one entry per checklist id: a."),
+            "{asked}"
+        );
+        assert!(
+            !asked.contains("## Task given"),
+            "a template is the whole prompt"
+        );
+        // An inline prompt naming a variable is a template too.
+        let spec = llm(Some(JudgePrompt::Inline("Rate {{output}}".into())), vec![]);
+        let judge = canned(r#"{"score": 0.2}"#);
+        let outcome = grade_llm("g", &spec, &input, &judge).unwrap();
+        assert_eq!(outcome.score, 0.2);
+        assert!(judge.asked.borrow().starts_with("Rate 42\n"));
+    }
+
+    #[test]
+    fn a_bare_llm_grader_judges_the_criteria_or_the_reference() {
+        let report = SessionReport::default();
+        let criteria = Value::String("Fixes the bug".into());
+        let reference = Value::String("patched".into());
+        let answer = r#"{"checks": [{"id": "criteria", "satisfied": true}]}"#;
+        let bare = llm(None, vec![]);
+        let mut input = GradeInput::new(&report, Path::new("/case"), Duration::from_secs(1));
+        input.criteria = &criteria;
+        let judge = canned(answer);
+        assert_eq!(grade_llm("b", &bare, &input, &judge).unwrap().score, 1.0);
+        assert!(judge.asked.borrow().contains("- criteria: Fixes the bug\n"));
+        input.criteria = &Value::Null;
+        input.expected_output = &reference;
+        let judge = canned(answer);
+        grade_llm("b", &bare, &input, &judge).unwrap();
+        assert!(
+            judge
+                .asked
+                .borrow()
+                .contains(&format!("- criteria: {REFERENCE_AGREEMENT}\n"))
+        );
+        input.expected_output = &Value::Null;
+        let error = grade_llm("b", &bare, &input, &judge).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "a bare `llm-grader` judges the case's `criteria` or `expected_output`, and this case has neither"
+        );
+    }
+
+    #[test]
+    fn scored_items_and_operators_shape_the_prompt() {
+        use crate::grade::spec::ScoreRange;
+        let report = SessionReport::default();
+        let input = GradeInput::new(&report, Path::new("/case"), Duration::from_secs(1));
+        let band = |lo, hi, outcome: &str| ScoreRange {
+            lo,
+            hi,
+            outcome: outcome.into(),
+        };
+        let scored = RubricItem {
+            weight: 2.0,
+            required: false,
+            min_score: Some(0.8),
+            operator: Some(RubricOperator::Correctness),
+            score_ranges: vec![band(0, 5, "weak"), band(6, 10, "strong")],
+            ..RubricItem::checklist("acc", "")
+        };
+        let text = prompt(
+            &[scored, RubricItem::checklist("plain", "Is short")],
+            &input,
+        );
+        for part in [
+            "by scoring each criterion from 0 to 10",
+            "## Scored criteria\nCorrectness: mark satisfied only when",
+            "### acc (weight: 2) [required: at least 8]\nOperator: correctness\nScore ranges:\n- 0-5: weak\n- 6-10: strong\n",
+            "### plain [required: at least 10]\nOutcome: Is short\n",
+            "\"score\": <integer from 0 to 10>",
+            "Give one entry per criterion id: acc, plain;",
+        ] {
+            assert!(text.contains(part), "{part:?} missing from\n{text}");
+        }
+        let guarded = RubricItem {
+            operator: Some(RubricOperator::Contradiction),
+            ..RubricItem::checklist("g", "Margin fell")
+        };
+        let text = prompt(&[guarded], &input);
+        assert!(
+            text.contains("## Checklist\nContradiction guard: mark satisfied when")
+                && text.contains("- g (operator: contradiction): Margin fell\n"),
+            "{text}"
+        );
+    }
 }

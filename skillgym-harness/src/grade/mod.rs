@@ -540,6 +540,42 @@ mod tests {
     }
 
     #[test]
+    fn an_llm_grader_is_skipped_without_a_judge_and_asked_with_one() {
+        let report = SessionReport::default().with_final_output("x");
+        let tone = spec(
+            "tone",
+            GraderKind::LlmGrader(spec::LlmGraderSpec {
+                prompt: Some(spec::JudgePrompt::Inline("Polite".into())),
+                items: vec![],
+            }),
+        );
+        let input = GradeInput::new(&report, case_dir(), TIMEOUT);
+        assert_eq!(grade(&tone, &input).verdict, Verdict::Skip);
+        let judge = Scripted {
+            answer: Ok(r#"{"score": 0.9}"#.to_owned()),
+            asked: Default::default(),
+        };
+        let input = GradeInput {
+            judge: Some(&judge),
+            ..input
+        };
+        let outcome = grade(&tone, &input);
+        assert_eq!((outcome.score, outcome.verdict), (0.9, Verdict::Pass));
+        assert_eq!(judge.asked.borrow()[0].0, "tone");
+        let fields = spec(
+            "fields",
+            GraderKind::FieldAccuracy(spec::FieldAccuracySpec {
+                fields: vec![],
+                all_or_nothing: false,
+            }),
+        );
+        assert_eq!(
+            grade(&fields, &input).checks[0].text,
+            "Failed to parse candidate answer as JSON"
+        );
+    }
+
+    #[test]
     fn a_judge_that_fails_or_answers_badly_fails_the_grader() {
         let report = SessionReport::default();
         let items = GraderKind::Rubrics {
