@@ -998,8 +998,6 @@ fn case_of(
     let run = case_run(source, &mut f, dirs);
     let skip_defaults = graders.execution.skip_defaults;
     let (input, input_files) = case_input(source, &f, parts, skip_defaults, input, input_files);
-    let has_reference = criteria.is_some() || has_expected_output;
-    graders::check_bare_llm_grader(source, f.node(), &graders.assertions, has_reference);
     if graders.none_at_all {
         let message = "a case needs at least one of `criteria`, `expected_output` or `assertions`";
         source.error(f.node(), message);
@@ -1135,6 +1133,8 @@ fn case_graders<'n>(
     if assertions.is_empty() {
         assertions.extend(implicit_grader(criteria, has_expected_output));
     }
+    let has_reference = criteria.is_some() || has_expected_output;
+    graders::check_bare_llm_grader(source, f.node(), &assertions, has_reference);
     CaseGraders {
         none_at_all: criteria.is_none()
             && !has_expected_output
