@@ -458,7 +458,8 @@ fn every_error_of_every_bad_file_is_reported_at_start() {
         "two/case.yaml:6:12:",
         "skillgym.yaml:3:5: suite `",
         "missing/EVAL.yaml` does not exist",
-        "4 errors in the suite",
+        // Two suites: the broken one and the missing one.
+        "4 errors in 2 suites",
     ] {
         assert!(err.contains(expected), "missing {expected:?} in:\n{err}");
     }

@@ -49,9 +49,7 @@ struct RawCase {
 /// Finds the suite file: `path` itself, or in a directory `EVAL.yaml`, `eval.yaml`, or its
 /// only `*.eval.yaml`.
 pub(crate) fn find_suite_file(path: &Path) -> Result<PathBuf, SuiteErrors> {
-    let fail = |m: String| SuiteErrors {
-        errors: vec![ConfigError::new(Some(path), m)],
-    };
+    let fail = |m: String| SuiteErrors::of_one(vec![ConfigError::new(Some(path), m)]);
     if !path.is_dir() {
         return if path.is_file() {
             Ok(path.to_path_buf())
@@ -97,9 +95,7 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
     let file = std::path::absolute(&file).unwrap_or(file);
     let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
     if let Some(escape) = escape(&dir, &file) {
-        return Err(SuiteErrors {
-            errors: vec![escape.error()],
-        });
+        return Err(SuiteErrors::of_one(vec![escape.error()]));
     }
     let mut sources: Vec<Source> = Vec::new();
     let mut warnings = Vec::new();
@@ -184,9 +180,7 @@ fn ignored_keys(sources: &mut [Source]) -> Vec<Warning> {
 }
 
 fn collect(sources: Vec<Source>) -> SuiteErrors {
-    SuiteErrors {
-        errors: sources.into_iter().flat_map(|s| s.errors).collect(),
-    }
+    SuiteErrors::of_one(sources.into_iter().flat_map(|s| s.errors).collect())
 }
 
 /// Reads and parses one YAML file into `sources` (its errors go there too).
@@ -320,6 +314,7 @@ fn empty_suite(file: &Path, dir: &Path) -> SuiteDef {
         targets: Vec::new(),
         target: None,
         threshold: None,
+        workers: None,
         assertions: Vec::new(),
         cases: Vec::new(),
     }
@@ -415,13 +410,10 @@ fn suite_execution<'n>(
     if let Some(n) = e.take_some(source, "targets", &[]) {
         parts.targets = targets(source, n, dir);
     }
-    if let Some(n) = e.take_some(source, "workers", &[]) {
-        source.error_help(
-            n,
-            "`execution.workers` is not supported: skillgym schedules every case of every suite together",
-            "set `run.max_parallel` in skillgym.yaml, or pass `--max-parallel`",
-        );
-    }
+    suite.workers = e
+        .take_some(source, "workers", &[])
+        .and_then(|n| source.integer("workers", n, 1))
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     parts.threshold = e
         .take_some(source, "threshold", &[])
         .and_then(|n| source.fraction("threshold", n));
@@ -1155,13 +1147,15 @@ struct CaseExecution<'n> {
     /// `skip_defaults`: the suite's graders, input and input files do not apply.
     skip_defaults: bool,
     threshold: Option<f64>,
-    /// A subset of the suite's targets (empty: all).
+    /// A subset of the suite's targets (empty: all); `target:` is a list of one, which need
+    /// not be among the suite's (as the suite's own `execution.target`).
     targets: Vec<String>,
     /// `evaluators`, used when the case has no `assertions:`.
     evaluators: Option<&'n Node>,
 }
 
-/// Reads a case's `execution:`; each of `targets` must be one of the suite's (if it names any).
+/// Reads a case's `execution:`; each of `targets` must be one of the suite's (if it names
+/// any); `target` names one target, the suite's or not.
 fn case_execution<'n>(source: &mut Source, n: &'n Node, parts: &SuiteParts) -> CaseExecution<'n> {
     let mut out = CaseExecution::default();
     let Some(mut e) = Fields::of(source, n, "a case's `execution`") else {
@@ -1186,6 +1180,18 @@ fn case_execution<'n>(source: &mut Source, n: &'n Node, parts: &SuiteParts) -> C
             }
         }
         out.targets = list;
+    }
+    if let Some(n) = e.take_some(source, "target", &[])
+        && let Some(target) = source.non_empty("target", n)
+    {
+        if out.targets.is_empty() {
+            out.targets = vec![target];
+        } else {
+            source.error(
+                n,
+                "`target` and `targets` both name the case's targets: keep one of them",
+            );
+        }
     }
     out.evaluators = e.take_some(source, "evaluators", &[]);
     e.finish(source);
