@@ -63,6 +63,9 @@ pub(crate) struct SuiteScope {
     pub(crate) targets: Vec<TargetScope>,
     /// `execution.workers`: at most this many of the suite's executions at once.
     pub(crate) workers: Option<usize>,
+    /// `execution.trials.cost_limit_usd`: an execution starts no more samples once its
+    /// sessions cost this much.
+    pub(crate) cost_limit_usd: Option<f64>,
 }
 
 /// One target of a suite.
@@ -188,6 +191,7 @@ pub(crate) fn case_specs(suite: &SuiteDef) -> Vec<CaseSpec> {
             })
             .collect(),
         workers: suite.workers,
+        cost_limit_usd: suite.cost_limit_usd,
     });
     suite
         .cases

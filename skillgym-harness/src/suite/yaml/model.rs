@@ -36,6 +36,9 @@ pub(crate) struct SuiteDef {
     /// `execution.workers`: at most this many of the suite's executions at once (within the
     /// run's own cap).
     pub(crate) workers: Option<usize>,
+    /// `execution.trials.cost_limit_usd`: no more samples of an execution once its sessions
+    /// cost this much.
+    pub(crate) cost_limit_usd: Option<f64>,
     /// Suite `assertions:` (already appended to each case's unless it skips defaults).
     pub(crate) assertions: Vec<GraderSpec>,
     pub(crate) cases: Vec<CaseDef>,
