@@ -16,6 +16,7 @@ use super::links::{Escape, escape, link_escape};
 use super::model::*;
 use super::node::{Node, Value, parse_document};
 use super::paths::{resolve_dir, resolve_file};
+use super::vars;
 use crate::config::ConfigError;
 use crate::grade::spec::{GraderCommand, GraderSpec};
 use crate::trial_name;
@@ -1070,7 +1071,12 @@ fn case_of(
     parts: &SuiteParts,
     env: Env<'_>,
 ) -> Option<CaseDef> {
-    let mut f = Fields::of(source, &raw.node, "a case")?;
+    let with_vars = vars::filled_case(&raw.node);
+    let node = with_vars.as_ref().map_or(&raw.node, |(filled, _)| filled);
+    let mut f = Fields::of(source, node, "a case")?;
+    if let Some(n) = f.take_some(source, "vars", &[]) {
+        source.mapping("vars", n);
+    }
     let dirs = Dirs {
         case: &raw.dir,
         suite: suite_dir,
@@ -1113,7 +1119,10 @@ fn case_of(
         .map(|n| source.string("conversation_id", n));
     let run = case_run(source, &mut f, dirs);
     let skip_defaults = graders.execution.skip_defaults;
-    let (input, input_files) = case_input(source, &f, parts, skip_defaults, input, input_files);
+    let (mut input, input_files) = case_input(source, &f, parts, skip_defaults, input, input_files);
+    if let Some((_, vars)) = &with_vars {
+        vars::fill_messages(&mut input, vars);
+    }
     let (samples, min_pass_rate) = sampling(&run, parts);
     if graders.none_at_all {
         let message = "a case needs at least one of `criteria`, `expected_output` or `assertions`";

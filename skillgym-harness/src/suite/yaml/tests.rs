@@ -835,3 +835,48 @@ fn a_workspace_file_is_read_with_paths_relative_to_it() {
         "located in the workspace file"
     );
 }
+
+#[test]
+fn a_case_s_vars_fill_its_input_criteria_and_expected_output() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "EVAL.yaml",
+        "input:\n  - { role: system, content: 'Answer {{category}} questions.' }\n\
+         tests:\n\
+         - id: capital\n  vars: { category: geography, question: Capital of France?, expected: { answer: Paris } }\n  \
+         criteria: 'Answers {{question}} correctly'\n  input: 'Question: {{question}}'\n  expected_output: '{{expected.answer}}'\n  \
+         assertions: [{ type: contains, value: '{{question}}' }]\n",
+    );
+    let case = &load(t.path()).suite.cases[0];
+    assert_eq!(
+        case.criteria.as_deref(),
+        Some("Answers Capital of France? correctly")
+    );
+    let texts: Vec<&Content> = case.input.iter().map(|m| &m.content).collect();
+    assert_eq!(
+        texts,
+        [
+            &Content::Text("Answer geography questions.".into()),
+            &Content::Text("Question: Capital of France?".into())
+        ]
+    );
+    assert_eq!(
+        case.expected_output[0].content,
+        Content::Text("Paris".into())
+    );
+    let crate::grade::spec::GraderKind::Contains { value, .. } = &case.assertions[0].kind else {
+        panic!("a contains grader")
+    };
+    assert_eq!(
+        value, "{{question}}",
+        "graders are left as written, as agentv does"
+    );
+    check(
+        &[(
+            "EVAL.yaml",
+            "tests: [{id: a, input: hi, criteria: ok, vars: [x]}]\n",
+        )],
+        &["EVAL.yaml:1:48: `vars` must be a mapping, found a list"],
+    );
+}
