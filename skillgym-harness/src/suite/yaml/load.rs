@@ -559,9 +559,38 @@ fn hooks(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool, suite_level
             continue;
         }
         *slot = hook(source, n, dirs, split);
+        if name.ends_with("_all") {
+            refuse_workspace_path(source, n, name);
+        }
     }
     f.finish(source);
     out
+}
+
+/// The first string value under `n` that contains `needle`.
+fn string_containing<'n>(n: &'n Node, needle: &str) -> Option<&'n Node> {
+    match &n.value {
+        Value::Str(s) if s.contains(needle) => Some(n),
+        Value::Seq(items) => items.iter().find_map(|i| string_containing(i, needle)),
+        Value::Map(entries) => entries
+            .iter()
+            .find_map(|(_, v)| string_containing(v, needle)),
+        _ => None,
+    }
+}
+
+/// `{{workspace_path}}` in a `before_all` / `after_all` hook (`n`) is an error: those run once
+/// for the suite, and every attempt has a workspace of its own, made after `before_all`.
+fn refuse_workspace_path(source: &mut Source, n: &Node, name: &str) {
+    if let Some(at) = string_containing(n, "{{workspace_path}}") {
+        source.error_help(
+            at,
+            format!(
+                "`{{{{workspace_path}}}}` has no value in `{name}`: it runs once for the suite, and every attempt gets a workspace of its own, copied from the template after `before_all`"
+            ),
+            "prepare each attempt's workspace in `before_each`, which gets its path",
+        );
+    }
 }
 
 fn hook(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Option<HookDef> {

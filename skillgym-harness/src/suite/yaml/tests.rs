@@ -880,3 +880,16 @@ fn a_case_s_vars_fill_its_input_criteria_and_expected_output() {
         &["EVAL.yaml:1:48: `vars` must be a mapping, found a list"],
     );
 }
+
+#[test]
+fn error_workspace_path_in_a_suite_wide_hook() {
+    check(
+        &[(
+            "EVAL.yaml",
+            "workspace:\n  hooks:\n    before_all:\n      command:\n        - node\n        - \"{{workspace_path}}/scripts/setup.mjs\"\n    before_each: { command: [\"{{workspace_path}}/setup\"] }\ntests: [{id: a, input: hi, criteria: ok}]\n",
+        )],
+        &[
+            "EVAL.yaml:6:11: `{{workspace_path}}` has no value in `before_all`: it runs once for the suite, and every attempt gets a workspace of its own, copied from the template after `before_all` [prepare each attempt's workspace in `before_each`, which gets its path]",
+        ],
+    );
+}
