@@ -165,6 +165,10 @@ pub(crate) struct GraderOutcome {
     /// Grader-specific data (the code grader's `details`, counts of the metrics).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) details: Option<Value>,
+    /// The grader could not grade ([`GraderOutcome::error`]): the attempt fails with origin
+    /// `grader-error` whatever its score.
+    #[serde(skip)]
+    pub(crate) error: bool,
 }
 
 impl GraderOutcome {
@@ -176,6 +180,7 @@ impl GraderOutcome {
             verdict: if passed { Verdict::Pass } else { Verdict::Fail },
             checks,
             details: None,
+            error: false,
         }
     }
 
@@ -191,6 +196,7 @@ impl GraderOutcome {
             },
             checks,
             details: None,
+            error: false,
         }
     }
 
@@ -212,6 +218,7 @@ impl GraderOutcome {
             verdict: Verdict::Skip,
             checks: vec![Check::new(why, false)],
             details: None,
+            error: false,
         }
     }
 
@@ -225,6 +232,7 @@ impl GraderOutcome {
                 false,
             )],
             details: None,
+            error: true,
         }
     }
 
