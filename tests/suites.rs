@@ -375,6 +375,82 @@ fn suite_assertions_follow_the_case_own_unless_it_skips_defaults() {
 }
 
 #[test]
+fn expected_fail_does_not_forgive_a_grader_that_cannot_grade() {
+    let dir = temp_dir("suite-broken-graders");
+    let suite = dir.path().join("broken");
+    let answer = say("hello");
+    let case = |assertion: &str| {
+        format!("input: |\n  {answer}\nexpected_fail: true\nassertions:\n  - {assertion}\n")
+    };
+    write_tree(
+        &suite,
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            (
+                "cases/missing-program/case.yaml",
+                &case("{ type: code-grader, command: [no-such-grader-program, check] }"),
+            ),
+            (
+                "cases/shell-not-found/case.yaml",
+                &case("{ type: code-grader, command: \"no-such-grader-program --check\" }"),
+            ),
+            ("cases/judge-crashes/case.yaml", &case("Says hello")),
+            (
+                "cases/really-fails/case.yaml",
+                &case("{ type: equals, value: goodbye }"),
+            ),
+        ],
+    );
+    let config = config(
+        dir.path(),
+        &format!(
+            "suites: [{}]\njudge: {{ runner: crashing }}\nrunners:\n  crashing:\n    agent: {{ type: command, command: /bin/false }}",
+            suite.display()
+        ),
+    );
+    // `config` appends its own `runners:`; keep one mapping with both runners.
+    let text = fs::read_to_string(&config).unwrap();
+    let text = text.replacen("\nrunners:\n  fake:", "\n  fake:", 1);
+    fs::write(&config, text).unwrap();
+    let output = run(dir.path(), &config, &["broken::"]);
+    assert_eq!(
+        trial_lines(&output),
+        [
+            "[fake] broken::judge-crashes FAILED",
+            "[fake] broken::missing-program FAILED",
+            "[fake] broken::really-fails ok",
+            "[fake] broken::shell-not-found FAILED",
+        ],
+        "{}",
+        stderr(&output)
+    );
+    assert!(!output.status.success());
+    let out = stdout(&output);
+    for expected in [
+        "cannot start \"no-such-grader-program\"",
+        "its shell could not run the command (exit 127: command not found)",
+        "the judge runner `crashing` failed",
+        "origin: grader-error",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    let results = read_json(&latest(dir.path()).join("results.json"));
+    for execution in results["executions"].as_array().unwrap() {
+        let (status, origin) = (&execution["status"], &execution["failure"]["origin"]);
+        if execution["case_id"] == "broken::really-fails" {
+            assert_eq!(
+                (status, origin),
+                (&"expected-failed".into(), &"grader".into())
+            );
+        } else {
+            assert_eq!((status, origin), (&"failed".into(), &"grader-error".into()));
+            let grader = &execution["repetitions"][0]["attempts"][0]["grading"]["graders"][0];
+            assert_eq!(grader["verdict"], "error", "{execution}");
+        }
+    }
+}
+
+#[test]
 fn tests_files_and_inline_lists_keep_working() {
     let dir = temp_dir("suite-files");
     let answer = say("ok");
@@ -458,7 +534,8 @@ fn every_error_of_every_bad_file_is_reported_at_start() {
         "two/case.yaml:6:12:",
         "skillgym.yaml:3:5: suite `",
         "missing/EVAL.yaml` does not exist",
-        "4 errors in the suite",
+        // Two suites: the broken one and the missing one.
+        "4 errors in 2 suites",
     ] {
         assert!(err.contains(expected), "missing {expected:?} in:\n{err}");
     }

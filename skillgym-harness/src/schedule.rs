@@ -9,6 +9,10 @@
 //! - `isolated-by-runner`: one execution per runner at a time (its *lane*), at most
 //!   `max_parallel` at once overall.
 //!
+//! A *group* (a declarative suite with `execution.workers: N`) also admits at most `N` of its
+//! executions at once, within the schedule's cap: its gate is taken after the lane and before
+//! the global slot.
+//!
 //! A gate never waits for a particular other trial (libtest may filter trials out after they are
 //! built): waiters are served in arrival order in process, in lock order across processes.
 //!
@@ -42,14 +46,20 @@ const SLOT_BACKOFF_MAX: Duration = Duration::from_millis(50);
 
 /// How many libtest worker threads `schedule` wants for `trials` trials (always at least 1).
 ///
-/// `serial` runs on one thread, `parallel` on `max_parallel`, `isolated-by-runner` on up to
-/// [`ISOLATED_WORKER_WINDOW`] so that trials blocked on a busy runner cannot starve the others.
-/// Never more threads than trials: libtest-mimic spawns every thread it is told to.
-pub(crate) fn worker_threads(schedule: Schedule, max_parallel: usize, trials: usize) -> usize {
+/// `serial` runs on one thread, `parallel` on `max_parallel`, `isolated-by-runner` (and
+/// `parallel` with `grouped` trials, whose group may hold them back) on up to
+/// [`ISOLATED_WORKER_WINDOW`] so that trials blocked on a busy runner or group cannot starve
+/// the others. Never more threads than trials: libtest-mimic spawns every thread it is told to.
+pub(crate) fn worker_threads(
+    schedule: Schedule,
+    max_parallel: usize,
+    trials: usize,
+    grouped: bool,
+) -> usize {
     match schedule {
         Schedule::Serial => 1,
-        Schedule::Parallel => max_parallel.min(trials).max(1),
-        Schedule::IsolatedByRunner => trials.clamp(1, ISOLATED_WORKER_WINDOW),
+        Schedule::Parallel if !grouped => max_parallel.min(trials).max(1),
+        Schedule::Parallel | Schedule::IsolatedByRunner => trials.clamp(1, ISOLATED_WORKER_WINDOW),
     }
 }
 
@@ -59,6 +69,8 @@ pub(crate) struct Gates {
     /// One lane per runner, only for `isolated-by-runner`.
     lanes: Option<Lanes>,
     runner_count: usize,
+    /// One gate per group ([`Gates::with_groups`]).
+    groups: Vec<Slots>,
 }
 
 enum Slots {
@@ -94,6 +106,7 @@ impl Gates {
             slots: Slots::InProcess(FifoSemaphore::new(slot_count(schedule, max_parallel))),
             lanes,
             runner_count,
+            groups: Vec::new(),
         }
     }
 
@@ -123,7 +136,26 @@ impl Gates {
             },
             lanes,
             runner_count: runner_ids.len(),
+            groups: Vec::new(),
         }
+    }
+
+    /// These gates with one more gate per group: `(name, capacity)`, the index in `groups` is
+    /// the group [`enter`](Self::enter) is given. Cross-process gates keep a group's slots in
+    /// `group-<name>/` beside the global ones (the name written as
+    /// [`crate::artifacts::sanitize`] writes it).
+    pub(crate) fn with_groups(mut self, groups: &[(&str, usize)]) -> Gates {
+        self.groups = groups
+            .iter()
+            .map(|(name, capacity)| match &self.slots {
+                Slots::InProcess(_) => Slots::InProcess(FifoSemaphore::new((*capacity).max(1))),
+                Slots::CrossProcess { dir, .. } => Slots::CrossProcess {
+                    dir: dir.join(format!("group-{}", crate::artifacts::sanitize(name))),
+                    count: (*capacity).max(1),
+                },
+            })
+            .collect();
+        self
     }
 
     /// Blocks until the execution of runner `runner` may start; the guard releases on drop.
@@ -135,7 +167,7 @@ impl Gates {
     /// # Panics
     ///
     /// If `runner` is not below the runner count the gates were built with.
-    pub(crate) fn enter(&self, runner: usize) -> io::Result<GateGuard<'_>> {
+    pub(crate) fn enter(&self, runner: usize, group: Option<usize>) -> io::Result<GateGuard<'_>> {
         assert!(
             runner < self.runner_count,
             "runner index {runner} out of range for {} runners",
@@ -149,31 +181,43 @@ impl Gates {
                 Some(Held::File(lock_file(&files[runner])?))
             }
         };
-        let slot = match &self.slots {
-            Slots::InProcess(semaphore) => Held::Permit(semaphore.acquire()),
-            Slots::CrossProcess { dir, count } => Held::File(take_slot_file(dir, *count)?),
+        let group = match group.and_then(|g| self.groups.get(g)) {
+            Some(slots) => Some(slots.take()?),
+            None => None,
         };
         Ok(GateGuard {
-            slot: Some(slot),
+            slot: Some(self.slots.take()?),
+            group,
             lane,
         })
     }
 }
 
+impl Slots {
+    /// Blocks until one of the slots is free, and holds it.
+    fn take(&self) -> io::Result<Held<'_>> {
+        Ok(match self {
+            Slots::InProcess(semaphore) => Held::Permit(semaphore.acquire()),
+            Slots::CrossProcess { dir, count } => Held::File(take_slot_file(dir, *count)?),
+        })
+    }
+}
+
 /// An execution's pass through the gates; dropping it (also while unwinding) releases the
-/// global slot, then the runner's lane.
+/// global slot, then the group's, then the runner's lane.
 pub(crate) struct GateGuard<'a> {
     slot: Option<Held<'a>>,
+    group: Option<Held<'a>>,
     lane: Option<Held<'a>>,
 }
 
 impl Drop for GateGuard<'_> {
     fn drop(&mut self) {
-        if let Some(slot) = self.slot.take() {
-            slot.release();
-        }
-        if let Some(lane) = self.lane.take() {
-            lane.release();
+        for held in [self.slot.take(), self.group.take(), self.lane.take()]
+            .into_iter()
+            .flatten()
+        {
+            held.release();
         }
     }
 }
@@ -428,13 +472,65 @@ mod tests {
                 scope.spawn(move || {
                     let runner = task % RUNNERS;
                     start.wait();
-                    let _guard = gates.enter(runner).expect("enter");
+                    let _guard = gates.enter(runner, None).expect("enter");
                     meter.hold(runner);
                 });
             }
         });
         assert_eq!(meter.now.load(Ordering::SeqCst), 0);
         meter
+    }
+
+    /// Runs `TASKS` tasks at once, even ones in group 0; returns the most tasks of the group
+    /// and the most tasks overall that ran at the same time.
+    fn run_grouped(gates: &Gates) -> (usize, usize) {
+        let group = Meter::default();
+        let all = Meter::default();
+        let start = Barrier::new(TASKS);
+        thread::scope(|scope| {
+            for task in 0..TASKS {
+                let (gates, group, all, start) = (gates, &group, &all, &start);
+                scope.spawn(move || {
+                    let in_group = task % 2 == 0;
+                    start.wait();
+                    let _guard = gates.enter(0, in_group.then_some(0)).expect("enter");
+                    let now = all.now.fetch_add(1, Ordering::SeqCst) + 1;
+                    all.max.fetch_max(now, Ordering::SeqCst);
+                    if in_group {
+                        group.hold(0);
+                    } else {
+                        thread::sleep(HOLD);
+                    }
+                    all.now.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+        });
+        (group.max(), all.max())
+    }
+
+    #[test]
+    fn a_group_admits_its_capacity_within_the_schedule_cap() {
+        let gates = Gates::in_process(Schedule::Parallel, 6, 1).with_groups(&[("suite", 2)]);
+        let (group, all) = run_grouped(&gates);
+        assert_eq!(group, 2, "the group's capacity");
+        assert!(
+            all > 2 && all <= 6,
+            "others run beside it, within the cap: {all}"
+        );
+        let dir = lock_dir("groups");
+        let gates = Gates::cross_process(Schedule::Parallel, 6, &IDS[..1], dir.path().into())
+            .with_groups(&[("my suite", 1)]);
+        let (group, all) = run_grouped(&gates);
+        assert_eq!(group, 1, "across processes too");
+        assert!(all > 1 && all <= 6, "{all}");
+        let group_dir = dir
+            .path()
+            .join(format!("group-{}", crate::artifacts::sanitize("my suite")));
+        assert!(
+            group_dir.join("slot-0.lock").is_file(),
+            "{}",
+            group_dir.display()
+        );
     }
 
     fn lane(gates: &Gates, runner: usize) -> &TicketLock {
@@ -496,14 +592,14 @@ mod tests {
         let order: Vec<Mutex<Vec<usize>>> = (0..RUNNERS).map(|_| Mutex::new(Vec::new())).collect();
         // Every runner's lane is held while its waiters arrive one by one.
         let holders: Vec<GateGuard<'_>> = (0..RUNNERS)
-            .map(|r| gates.enter(r).expect("enter"))
+            .map(|r| gates.enter(r, None).expect("enter"))
             .collect();
         thread::scope(|scope| {
             for rank in 0..PER_RUNNER {
                 for runner in 0..RUNNERS {
                     let (gates, order) = (&gates, &order);
                     scope.spawn(move || {
-                        let _guard = gates.enter(runner).expect("enter");
+                        let _guard = gates.enter(runner, None).expect("enter");
                         lock(&order[runner]).push(rank);
                         thread::sleep(Duration::from_millis(2));
                     });
@@ -528,7 +624,7 @@ mod tests {
         const WAITERS: usize = 6;
         let gates = Gates::in_process(Schedule::Serial, 1, 1);
         let order = Mutex::new(Vec::new());
-        let holder = gates.enter(0).expect("enter");
+        let holder = gates.enter(0, None).expect("enter");
         let Slots::InProcess(semaphore) = &gates.slots else {
             unreachable!("in-process gates")
         };
@@ -536,7 +632,7 @@ mod tests {
             for rank in 0..WAITERS {
                 let (gates, order) = (&gates, &order);
                 scope.spawn(move || {
-                    let _guard = gates.enter(0).expect("enter");
+                    let _guard = gates.enter(0, None).expect("enter");
                     lock(order).push(rank);
                 });
                 wait_until(|| lock(&semaphore.state).next_ticket == rank as u64 + 2);
@@ -558,14 +654,14 @@ mod tests {
             let panicked = thread::scope(|scope| {
                 scope
                     .spawn(|| {
-                        let _guard = gates.enter(0).expect("enter");
+                        let _guard = gates.enter(0, None).expect("enter");
                         panic!("execution panicked");
                     })
                     .join()
             });
             assert!(panicked.is_err());
             // Both the lane and the slot are free again.
-            drop(gates.enter(0).expect("enter after a panic"));
+            drop(gates.enter(0, None).expect("enter after a panic"));
         }
     }
 
@@ -585,8 +681,8 @@ mod tests {
             assert!(poisoned.join().is_err());
         });
         assert!(semaphore.state.is_poisoned() && lane.state.is_poisoned());
-        drop(gates.enter(0).expect("enter"));
-        drop(gates.enter(0).expect("enter again"));
+        drop(gates.enter(0, None).expect("enter"));
+        drop(gates.enter(0, None).expect("enter again"));
     }
 
     #[test]
@@ -665,7 +761,7 @@ mod tests {
                 scope.spawn(move || {
                     let runner = (task / 2) % RUNNERS;
                     start.wait();
-                    let _guard = gates.enter(runner).expect("enter");
+                    let _guard = gates.enter(runner, None).expect("enter");
                     meter.hold(runner);
                 });
             }
@@ -679,29 +775,35 @@ mod tests {
         let file = dir.path().join("file");
         fs::write(&file, "a file, not a directory").expect("write");
         let gates = Gates::cross_process(Schedule::Parallel, 2, &IDS, file.join("locks"));
-        assert!(gates.enter(0).is_err());
+        assert!(gates.enter(0, None).is_err());
     }
 
     #[test]
     fn worker_threads_per_schedule() {
-        assert_eq!(worker_threads(Schedule::Serial, 8, 100), 1);
-        assert_eq!(worker_threads(Schedule::Serial, 8, 0), 1);
-        assert_eq!(worker_threads(Schedule::Parallel, 4, 100), 4);
-        assert_eq!(worker_threads(Schedule::Parallel, 4, 2), 2);
-        assert_eq!(worker_threads(Schedule::Parallel, 4, 0), 1);
-        assert_eq!(worker_threads(Schedule::Parallel, 0, 10), 1);
-        assert_eq!(worker_threads(Schedule::IsolatedByRunner, 2, 100), 100);
+        assert_eq!(worker_threads(Schedule::Serial, 8, 100, false), 1);
+        assert_eq!(worker_threads(Schedule::Serial, 8, 0, false), 1);
+        assert_eq!(worker_threads(Schedule::Parallel, 4, 100, false), 4);
+        assert_eq!(worker_threads(Schedule::Parallel, 4, 2, false), 2);
+        assert_eq!(worker_threads(Schedule::Parallel, 4, 0, false), 1);
+        assert_eq!(worker_threads(Schedule::Parallel, 0, 10, false), 1);
         assert_eq!(
-            worker_threads(Schedule::IsolatedByRunner, 2, 10_000),
+            worker_threads(Schedule::IsolatedByRunner, 2, 100, false),
+            100
+        );
+        assert_eq!(
+            worker_threads(Schedule::IsolatedByRunner, 2, 10_000, false),
             ISOLATED_WORKER_WINDOW
         );
-        assert_eq!(worker_threads(Schedule::IsolatedByRunner, 2, 0), 1);
+        assert_eq!(worker_threads(Schedule::IsolatedByRunner, 2, 0, false), 1);
+        // A group (a suite's `execution.workers`) may hold trials back: the window, as lanes.
+        assert_eq!(worker_threads(Schedule::Parallel, 4, 100, true), 100);
+        assert_eq!(worker_threads(Schedule::Serial, 4, 100, true), 1);
     }
 
     #[test]
     #[should_panic(expected = "out of range")]
     fn unknown_runner_panics() {
         let gates = Gates::in_process(Schedule::Parallel, 2, 1);
-        let _ = gates.enter(1);
+        let _ = gates.enter(1, None);
     }
 }

@@ -27,6 +27,10 @@ pub enum FailureOrigin {
     Assertion,
     /// A declarative (YAML) grader failed.
     Grader,
+    /// A declarative grader could not grade: its program did not start or run to the end, its
+    /// output was no result, or the judge failed or gave an unreadable answer. Not a verdict on
+    /// the agent, so `expected_fail` does not forgive it.
+    GraderError,
     /// The agent process could not start, crashed or exited unsuccessfully.
     Runner,
     /// The session ran past its timeout and was killed.
@@ -88,6 +92,7 @@ impl FailureOrigin {
         let (id, label) = match self {
             FailureOrigin::Assertion => ("assertion", "Assertion failure"),
             FailureOrigin::Grader => ("grader", "Grader failure"),
+            FailureOrigin::GraderError => ("grader-error", "Grader could not grade"),
             FailureOrigin::Runner => ("runner-crash", "Runner crash"),
             FailureOrigin::Timeout => ("timeout", "Timeout"),
             FailureOrigin::MaxSteps => ("max-steps", "Max steps exceeded"),
@@ -119,6 +124,7 @@ impl FailureOrigin {
         match self {
             FailureOrigin::Assertion => "assertion",
             FailureOrigin::Grader => "grader",
+            FailureOrigin::GraderError => "grader-error",
             FailureOrigin::Runner => "runner",
             FailureOrigin::Timeout => "timeout",
             FailureOrigin::MaxSteps => "max-steps",

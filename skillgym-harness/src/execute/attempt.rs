@@ -636,9 +636,10 @@ fn load_prompt(case: &CaseSpec) -> Result<String, Failure> {
 mod tests {
     use super::*;
 
-    const ORIGINS: [FailureOrigin; 13] = [
+    const ORIGINS: [FailureOrigin; 14] = [
         FailureOrigin::Assertion,
         FailureOrigin::Grader,
+        FailureOrigin::GraderError,
         FailureOrigin::Runner,
         FailureOrigin::Timeout,
         FailureOrigin::MaxSteps,

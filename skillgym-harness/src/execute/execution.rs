@@ -329,9 +329,26 @@ impl<'a> Arm<'a> {
             .filter(|_| self.plan.stop_when_decided);
         if (!passed && !self.plan.sampled)
             || gate.is_some_and(|gate| settled(&self.repetitions, gate))
+            || self.over_cost_limit()
         {
             self.done = true;
         }
+    }
+
+    /// Whether the sessions so far reached the suite's `execution.trials.cost_limit_usd` (a
+    /// session without a cost counts nothing).
+    fn over_cost_limit(&self) -> bool {
+        let crate::suite::CaseCheck::Declared(check) = &self.case.check else {
+            return false;
+        };
+        let Some(limit) = check.suite.cost_limit_usd else {
+            return false;
+        };
+        let spent: f64 = (self.repetitions.iter())
+            .flat_map(|repetition| &repetition.attempts)
+            .filter_map(|attempt| attempt.usage.cost_usd)
+            .sum();
+        spent >= limit
     }
 
     /// The execution's result (its gate on the lift not yet applied, its file not written).

@@ -46,6 +46,7 @@ pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
         .map(|spec| grade::grade(spec, &input))
         .collect();
     let score = score_case(check.graders.iter().zip(&outcomes), Some(check.threshold));
+    let broken = broken_graders(check, &outcomes);
     let grading = Grading {
         score: score.score,
         threshold: score.threshold,
@@ -62,6 +63,7 @@ pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
                 negate: spec.negate,
                 score: outcome.score,
                 verdict: match outcome.verdict {
+                    _ if outcome.error => GraderVerdict::Error,
                     Verdict::Pass => GraderVerdict::Pass,
                     Verdict::Fail => GraderVerdict::Fail,
                     Verdict::Skip => GraderVerdict::Skip,
@@ -80,8 +82,35 @@ pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
             .collect(),
     };
     write_json_or_note(&scene.artifact_dir.join("grading.json"), &grading);
-    let failure = (!score.passed).then(|| {
-        Failure::new(FailureOrigin::Grader, score.message()).at(Some(check.location.clone()))
-    });
-    (grading, failure)
+    let failure = match broken {
+        Some(message) => Some(Failure::new(FailureOrigin::GraderError, message)),
+        None => (!score.passed).then(|| Failure::new(FailureOrigin::Grader, score.message())),
+    };
+    (
+        grading,
+        failure.map(|failure| failure.at(Some(check.location.clone()))),
+    )
+}
+
+/// The graders that could not grade, one line each with why, or `None` when every one did:
+/// a broken grader says nothing about the agent, so the attempt fails with origin
+/// `grader-error` (which `expected_fail` does not forgive) whatever the score.
+fn broken_graders(check: &DeclaredCheck, outcomes: &[GraderOutcome]) -> Option<String> {
+    let lines: Vec<String> = (check.graders.iter().zip(outcomes))
+        .filter(|(_, outcome)| outcome.error)
+        .map(|(spec, outcome)| {
+            let why = outcome
+                .checks
+                .first()
+                .map_or("", |check| check.text.as_str());
+            format!("- {}: {why}", spec.name)
+        })
+        .collect();
+    (!lines.is_empty()).then(|| {
+        format!(
+            "{} grader(s) could not grade:\n{}",
+            lines.len(),
+            lines.join("\n")
+        )
+    })
 }

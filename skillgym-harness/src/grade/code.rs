@@ -10,7 +10,7 @@
 //! | stderr | kept in `<artifact dir>/grader-<name>.stderr.log` when there is an artifact directory and the grader wrote any, secrets masked |
 //! | stdout, a JSON object | `score` (a number, clamped to 0..=1) and/or `assertions: [{text, passed, evidence?}]`, `details` (any JSON, kept); missing `score` → assertions passed / assertions; neither → error |
 //! | stdout, anything else | exit 0 → score 1, else 0; the check is the trimmed stdout (else `exit N`), with the stderr tail as evidence |
-//! | errors (score 0) | the command does not start, times out, exits non-zero with JSON-looking stdout (the stderr tail is shown), prints a JSON object with a bad `score` or `assertions`, or prints `{`-led text that is not JSON |
+//! | errors (score 0; the attempt fails with origin `grader-error`, which `expected_fail` does not forgive) | the command does not start (an argv whose program is missing, or a shell line whose `sh` exits 127 "command not found" or 126 "not executable"), times out, exits non-zero with JSON-looking stdout (the stderr tail is shown), prints a JSON object with a bad `score` or `assertions`, or prints `{`-led text that is not JSON |
 //!
 //! The verdict is `score >= 0.8`.
 //!
@@ -41,7 +41,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::spec::CodeGraderSpec;
+use super::spec::{CodeGraderSpec, GraderCommand};
 use super::{Check, GradeError, GradeInput, GraderOutcome, PASS_SCORE};
 use crate::oneshot::{Ran, run};
 
@@ -97,6 +97,15 @@ pub(crate) fn grade(
     if ran.timed_out {
         return Err(CodeError::TimedOut {
             timeout,
+            stderr: stderr_note(&ran.stderr),
+        }
+        .into());
+    }
+    if let GraderCommand::Shell(_) = spec.command
+        && let Some(code @ (126 | 127)) = ran.status.code()
+    {
+        return Err(CodeError::NotRunnable {
+            code,
             stderr: stderr_note(&ran.stderr),
         }
         .into());
@@ -309,6 +318,9 @@ pub(crate) enum CodeError {
     /// It printed a JSON-looking stdout but did not exit 0.
     #[error("it ended with {exit}{stderr}")]
     Failed { exit: String, stderr: String },
+    /// Its shell line's command cannot be found or run (`sh` exits 127 or 126).
+    #[error("its shell could not run the command (exit {code}: {}){stderr}", if *code == 127 { "command not found" } else { "not executable" })]
+    NotRunnable { code: i32, stderr: String },
     /// Its stdout starts with `{` but is no JSON object.
     #[error("its stdout starts like a JSON object but is not one: {head}")]
     NotJson { head: String },
@@ -631,16 +643,20 @@ mod tests {
             "{:?}",
             outcome.checks
         );
-        // Through the shell, the shell reports it: a plain failure with its stderr.
+        assert!(outcome.error, "it could not grade");
+        // Through the shell, sh exits 127: the same error, with the shell's message.
         let (outcome, _dir) = run(shell("nonexistent-grader-command-xyz"));
         assert_eq!(outcome.verdict, Verdict::Fail);
+        assert!(outcome.error);
+        let text = &outcome.checks[0].text;
         assert!(
-            outcome.checks[0]
-                .evidence
-                .as_deref()
-                .unwrap()
-                .starts_with("exit 127; stderr: ")
+            text.starts_with(
+                "Grader 'tests pass' failed: its shell could not run the command (exit 127: command not found): "
+            ) && text.contains("nonexistent-grader-command-xyz"),
+            "{text}"
         );
+        let (outcome, _dir) = run(shell("exit 3"));
+        assert!(!outcome.error, "an ordinary failing exit is a verdict");
     }
 
     #[test]

@@ -171,6 +171,10 @@ pub(crate) struct GraderOutcome {
     /// Grader-specific data (the code grader's `details`, counts of the metrics).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) details: Option<Value>,
+    /// The grader could not grade ([`GraderOutcome::error`]): the attempt fails with origin
+    /// `grader-error` whatever its score.
+    #[serde(skip)]
+    pub(crate) error: bool,
 }
 
 impl GraderOutcome {
@@ -182,6 +186,7 @@ impl GraderOutcome {
             verdict: if passed { Verdict::Pass } else { Verdict::Fail },
             checks,
             details: None,
+            error: false,
         }
     }
 
@@ -197,6 +202,7 @@ impl GraderOutcome {
             },
             checks,
             details: None,
+            error: false,
         }
     }
 
@@ -218,6 +224,7 @@ impl GraderOutcome {
             verdict: Verdict::Skip,
             checks: vec![Check::new(why, false)],
             details: None,
+            error: false,
         }
     }
 
@@ -231,6 +238,7 @@ impl GraderOutcome {
                 false,
             )],
             details: None,
+            error: true,
         }
     }
 

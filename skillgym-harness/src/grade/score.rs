@@ -149,6 +149,7 @@ mod tests {
             verdict,
             checks: vec![Check::with(failed, verdict == Verdict::Pass, "seen")],
             details: None,
+            error: false,
         }
     }
 

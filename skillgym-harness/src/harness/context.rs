@@ -21,6 +21,8 @@ pub(crate) struct RunContext {
     /// What an execution waits for before it starts: the schedule's concurrency cap and, under
     /// `isolated-by-runner`, its runner's turn.
     pub(crate) gates: Gates,
+    /// Per case (by index), its group of the gates: the suite with `execution.workers`.
+    pub(crate) case_groups: Vec<Option<usize>>,
     /// The reporters that write after the run (besides the console summary).
     pub(crate) reporters: Vec<Arc<dyn Reporter>>,
     /// `--format junit`: stdout carries the run's JUnit document only.

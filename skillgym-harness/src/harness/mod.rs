@@ -304,10 +304,12 @@ impl Harness {
         // the schedule's cap whatever it is.
         arguments.test_threads = arguments.test_threads.or_else(|| {
             let executions = plan.executions.len();
+            let grouped = !crate::suite::worker_groups(&cases).0.is_empty();
             Some(worker_threads(
                 settings.schedule,
                 settings.max_parallel,
                 executions,
+                grouped,
             ))
         });
         let filters = &overrides.more_filters;
@@ -702,7 +704,8 @@ fn run_context(
     } = selection;
     let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
     let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
-    let gates = gates(&settings, &runners, &run_dir);
+    let (suite_groups, case_groups) = crate::suite::worker_groups(&cases);
+    let gates = gates(&settings, &runners, &run_dir).with_groups(&suite_groups);
     let rejections = Rejections::new(&run_dir.path()).shared(shared_run_dir());
     let judge_script = settings.judge.as_ref().and_then(|j| j.mock.as_deref());
     let dry_run = dry_run(arguments, overrides, &cases, judge_script)?;
@@ -757,6 +760,7 @@ fn run_context(
         cases,
         runners,
         gates,
+        case_groups,
         reporters,
         format_junit: overrides.format_junit,
         results: Mutex::new(Vec::new()),

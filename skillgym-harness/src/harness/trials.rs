@@ -311,7 +311,7 @@ fn run_trial(
                 .ok_or("skillgym: the trial is missing from its group")?
         }
         None => {
-            let _gate = enter(context, at.runner)?;
+            let _gate = enter(context, at)?;
             let case = &context.cases[at.case];
             let runner = &context.runners[at.runner];
             run_execution(&context.engine, case, runner)
@@ -329,7 +329,7 @@ fn run_group(
     at: TrialAt,
     group: &Group,
 ) -> Result<Vec<ExecutionResult>, String> {
-    let _gate = enter(context, at.runner)?;
+    let _gate = enter(context, at)?;
     let case = &context.cases[at.case];
     let runner = &context.runners[at.runner];
     match &group.kind {
@@ -348,9 +348,11 @@ fn run_group(
     }
 }
 
-/// Waits for a slot of the schedule for `runner`.
-fn enter(context: &RunContext, runner: usize) -> Result<GateGuard<'_>, String> {
-    context.gates.enter(runner).map_err(|error| {
+/// Waits for a slot of the schedule for the execution `at` (its runner's lane, its suite's
+/// workers, a global slot).
+fn enter(context: &RunContext, at: TrialAt) -> Result<GateGuard<'_>, String> {
+    let group = context.case_groups.get(at.case).copied().flatten();
+    context.gates.enter(at.runner, group).map_err(|error| {
         format!(
             "skillgym: cannot wait for a {} slot in {}: {error}",
             context.engine.settings.schedule,

@@ -625,10 +625,11 @@ fn grading_block(out: &mut String, grading: &Grading) -> fmt::Result {
             GraderVerdict::Pass => "pass",
             GraderVerdict::Fail => "fail",
             GraderVerdict::Skip => "skip",
+            GraderVerdict::Error => "error",
         };
         let class = match grader.verdict {
             GraderVerdict::Pass => "s-passed",
-            GraderVerdict::Fail => "s-failed",
+            GraderVerdict::Fail | GraderVerdict::Error => "s-failed",
             GraderVerdict::Skip => "s-skipped",
         };
         write!(

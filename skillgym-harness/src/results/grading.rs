@@ -53,6 +53,9 @@ pub enum GraderVerdict {
     Fail,
     /// Did not grade (not counted in the score).
     Skip,
+    /// Could not grade: its program did not run to the end, or the judge failed (the attempt
+    /// fails with origin `grader-error`, which `expected_fail` does not forgive).
+    Error,
 }
 
 /// One thing a grader checked.

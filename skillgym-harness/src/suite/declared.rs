@@ -61,6 +61,11 @@ pub(crate) struct SuiteScope {
     pub(crate) hooks: Hooks,
     /// Each target: the runner it maps onto, its name, its hooks.
     pub(crate) targets: Vec<TargetScope>,
+    /// `execution.workers`: at most this many of the suite's executions at once.
+    pub(crate) workers: Option<usize>,
+    /// `execution.trials.cost_limit_usd`: an execution starts no more samples once its
+    /// sessions cost this much.
+    pub(crate) cost_limit_usd: Option<f64>,
 }
 
 /// One target of a suite.
@@ -144,6 +149,30 @@ impl DeclaredCheck {
     }
 }
 
+/// The suites with `execution.workers` among `cases`, as the gates' groups `(suite, workers)`,
+/// and each case's group (by index in `cases`).
+pub(crate) fn worker_groups(cases: &[CaseSpec]) -> (Vec<(&str, usize)>, Vec<Option<usize>>) {
+    let mut groups: Vec<(&str, usize)> = Vec::new();
+    let of_case = cases
+        .iter()
+        .map(|case| {
+            let CaseCheck::Declared(check) = &case.check else {
+                return None;
+            };
+            let workers = check.suite.workers?;
+            let name = check.suite.name.as_str();
+            Some(match groups.iter().position(|(g, _)| *g == name) {
+                Some(index) => index,
+                None => {
+                    groups.push((name, workers));
+                    groups.len() - 1
+                }
+            })
+        })
+        .collect();
+    (groups, of_case)
+}
+
 /// The trials' specs of every case of `suite`, in the suite's order.
 pub(crate) fn case_specs(suite: &SuiteDef) -> Vec<CaseSpec> {
     let scope = Arc::new(SuiteScope {
@@ -159,6 +188,8 @@ pub(crate) fn case_specs(suite: &SuiteDef) -> Vec<CaseSpec> {
                 hooks: target.hooks.clone(),
             })
             .collect(),
+        workers: suite.workers,
+        cost_limit_usd: suite.cost_limit_usd,
     });
     suite
         .cases

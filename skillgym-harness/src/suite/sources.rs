@@ -43,10 +43,12 @@ pub(crate) struct Declared {
 pub(crate) fn load_all(paths: &[SuitePath]) -> Result<Declared, SuiteErrors> {
     let mut declared = Declared::default();
     let mut errors = Vec::new();
+    let mut failing = 0;
     let mut seen: Vec<PathBuf> = Vec::new();
     for suite in paths {
         if !suite.path.exists() {
             errors.push(missing(suite));
+            failing += 1;
             continue;
         }
         match yaml::load_suite_from_env(&suite.path) {
@@ -59,13 +61,19 @@ pub(crate) fn load_all(paths: &[SuitePath]) -> Result<Declared, SuiteErrors> {
                 declared.cases.extend(case_specs(&loaded.suite));
                 declared.warnings.extend(loaded.warnings);
             }
-            Err(more) => errors.extend(more.errors),
+            Err(more) => {
+                errors.extend(more.errors);
+                failing += more.suites;
+            }
         }
     }
     if errors.is_empty() {
         Ok(declared)
     } else {
-        Err(SuiteErrors { errors })
+        Err(SuiteErrors {
+            errors,
+            suites: failing,
+        })
     }
 }
 

@@ -284,9 +284,17 @@ impl<'n> Fields<'n> {
     /// Takes `name` and, when present, warns that it is ignored (agentv reads and ignores it;
     /// `why` says what it is for there).
     pub(crate) fn ignore(&mut self, source: &mut Source, name: &'static str, why: &str) {
-        if let Some(node) = self.take(source, name) {
+        if self.take(source, name).is_none() {
+            return;
+        }
+        if let Some(key) = self
+            .entries
+            .iter()
+            .map(|(key, _)| key)
+            .find(|key| key.as_str() == Some(name))
+        {
             let what = &self.what;
-            source.warn(node, format!("`{name}` in {what} is ignored ({why})"));
+            source.warn(key, format!("`{name}` in {what} is ignored ({why})"));
         }
     }
 

@@ -16,6 +16,7 @@ use super::links::{Escape, escape, link_escape};
 use super::model::*;
 use super::node::{Node, Value, parse_document};
 use super::paths::{resolve_dir, resolve_file};
+use super::vars;
 use crate::config::ConfigError;
 use crate::grade::spec::{GraderCommand, GraderSpec};
 use crate::trial_name;
@@ -35,6 +36,14 @@ struct SuiteParts {
     min_pass_rate: Option<f64>,
     /// The suite's `min_lift`: every case's gate unless it has its own.
     min_lift: Option<f64>,
+    /// `execution.trials`: every case's samples and gate unless it has its own.
+    trials: Option<Trials>,
+}
+
+/// `execution.trials` (pass@k): `count` samples, passing when one of them passes.
+#[derive(Debug, Clone, Copy)]
+struct Trials {
+    count: u64,
 }
 
 /// A case mapping waiting to be converted: which file it is in and its directory.
@@ -49,9 +58,7 @@ struct RawCase {
 /// Finds the suite file: `path` itself, or in a directory `EVAL.yaml`, `eval.yaml`, or its
 /// only `*.eval.yaml`.
 pub(crate) fn find_suite_file(path: &Path) -> Result<PathBuf, SuiteErrors> {
-    let fail = |m: String| SuiteErrors {
-        errors: vec![ConfigError::new(Some(path), m)],
-    };
+    let fail = |m: String| SuiteErrors::of_one(vec![ConfigError::new(Some(path), m)]);
     if !path.is_dir() {
         return if path.is_file() {
             Ok(path.to_path_buf())
@@ -97,9 +104,7 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
     let file = std::path::absolute(&file).unwrap_or(file);
     let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
     if let Some(escape) = escape(&dir, &file) {
-        return Err(SuiteErrors {
-            errors: vec![escape.error()],
-        });
+        return Err(SuiteErrors::of_one(vec![escape.error()]));
     }
     let mut sources: Vec<Source> = Vec::new();
     let mut warnings = Vec::new();
@@ -109,7 +114,7 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
     let suite_index = sources.len() - 1;
     let (mut suite, parts, raws) = {
         let source = &mut sources[suite_index];
-        suite_fields(source, &root, &file, &dir)
+        suite_fields(source, &root, &file, &dir, env)
     };
     let mut gather = Gather {
         env,
@@ -124,7 +129,7 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
     let mut seen: Vec<String> = Vec::new();
     for raw in cases_raw {
         let source = &mut sources[raw.source];
-        if let Some(case) = case_of(source, &raw, &dir, &parts) {
+        if let Some(case) = case_of(source, &raw, &dir, &parts, env) {
             if seen.contains(&case.id) {
                 let id_node = raw_id_node(&raw.node).unwrap_or(&raw.node);
                 source.error(id_node, format!("duplicate case id `{}`", case.id));
@@ -184,9 +189,7 @@ fn ignored_keys(sources: &mut [Source]) -> Vec<Warning> {
 }
 
 fn collect(sources: Vec<Source>) -> SuiteErrors {
-    SuiteErrors {
-        errors: sources.into_iter().flat_map(|s| s.errors).collect(),
-    }
+    SuiteErrors::of_one(sources.into_iter().flat_map(|s| s.errors).collect())
 }
 
 /// Reads and parses one YAML file into `sources` (its errors go there too).
@@ -226,6 +229,7 @@ fn suite_fields(
     root: &Node,
     file: &Path,
     dir: &Path,
+    env: Env<'_>,
 ) -> (SuiteDef, SuiteParts, Option<Node>) {
     let mut suite = empty_suite(file, dir);
     let mut parts = SuiteParts {
@@ -299,7 +303,7 @@ fn suite_fields(
         parts.assertions = graders::parse_list(source, "assertions", n, dirs);
     }
     if let Some(n) = f.take_some(source, "workspace", &[]) {
-        parts.workspace = workspace(source, n, dirs, WorkspaceDef::default(), true);
+        parts.workspace = workspace(source, n, dirs, WorkspaceDef::default(), (true, env));
     }
     f.finish(source);
     (suite, parts, tests)
@@ -320,6 +324,8 @@ fn empty_suite(file: &Path, dir: &Path) -> SuiteDef {
         targets: Vec::new(),
         target: None,
         threshold: None,
+        workers: None,
+        cost_limit_usd: None,
         assertions: Vec::new(),
         cases: Vec::new(),
     }
@@ -415,26 +421,61 @@ fn suite_execution<'n>(
     if let Some(n) = e.take_some(source, "targets", &[]) {
         parts.targets = targets(source, n, dir);
     }
-    if let Some(n) = e.take_some(source, "workers", &[]) {
-        source.error_help(
-            n,
-            "`execution.workers` is not supported: skillgym schedules every case of every suite together",
-            "set `run.max_parallel` in skillgym.yaml, or pass `--max-parallel`",
-        );
-    }
+    suite.workers = e
+        .take_some(source, "workers", &[])
+        .and_then(|n| source.integer("workers", n, 1))
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     parts.threshold = e
         .take_some(source, "threshold", &[])
         .and_then(|n| source.fraction("threshold", n));
     let assertions = e.take_some(source, "assertions", &["evaluators"]);
     if let Some(n) = e.take_some(source, "trials", &[]) {
-        source.error_help(
-            n,
-            "`execution.trials` is not supported: skillgym repeats a case until it has `repeat` passing samples, with `repeat_failure` extra attempts",
-            "give each case `repeat:` (and `repeat_failure:`), or set `run.repeat` in skillgym.yaml",
-        );
+        (parts.trials, suite.cost_limit_usd) = trials(source, n).unwrap_or_default();
     }
     e.finish(source);
     assertions
+}
+
+/// `execution.trials`: `count` (at least 1), `strategy` (`pass_at_k`, the default; agentv's
+/// `mean` and `confidence_interval` score mean scores, which skillgym does not gate on) and
+/// `cost_limit_usd`.
+fn trials(source: &mut Source, n: &Node) -> Option<(Option<Trials>, Option<f64>)> {
+    let mut f = Fields::of(source, n, "`execution.trials`")?;
+    let count = f.take_some(source, "count", &[]);
+    let strategy = f.take_some(source, "strategy", &[]);
+    let cost_limit = f
+        .take_some(source, "cost_limit_usd", &["costLimitUsd"])
+        .and_then(|n| source.non_negative("cost_limit_usd", n));
+    f.finish(source);
+    if let Some(n) = strategy {
+        match source.string("strategy", n)?.as_str() {
+            "pass_at_k" => {}
+            written @ ("mean" | "confidence_interval") => {
+                source.error_help(
+                    n,
+                    format!(
+                        "`strategy: {written}` is not supported: it scores the mean of the trials' \
+                         scores, and skillgym gates the pass rate of samples"
+                    ),
+                    "write `strategy: pass_at_k`, or give the cases `samples:` and `min_pass_rate:`",
+                );
+                return None;
+            }
+            other => {
+                source.error(
+                    n,
+                    format!("`strategy` must be `pass_at_k`, `mean` or `confidence_interval`, found `{other}`"),
+                );
+                return None;
+            }
+        }
+    }
+    let Some(count) = count else {
+        source.error(n, "`execution.trials` is missing `count`");
+        return None;
+    };
+    let count = source.integer("count", count, 1)?;
+    Some((Some(Trials { count }), cost_limit))
 }
 
 fn targets(source: &mut Source, n: &Node, dir: &Path) -> Vec<TargetDef> {
@@ -518,9 +559,38 @@ fn hooks(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool, suite_level
             continue;
         }
         *slot = hook(source, n, dirs, split);
+        if name.ends_with("_all") {
+            refuse_workspace_path(source, n, name);
+        }
     }
     f.finish(source);
     out
+}
+
+/// The first string value under `n` that contains `needle`.
+fn string_containing<'n>(n: &'n Node, needle: &str) -> Option<&'n Node> {
+    match &n.value {
+        Value::Str(s) if s.contains(needle) => Some(n),
+        Value::Seq(items) => items.iter().find_map(|i| string_containing(i, needle)),
+        Value::Map(entries) => entries
+            .iter()
+            .find_map(|(_, v)| string_containing(v, needle)),
+        _ => None,
+    }
+}
+
+/// `{{workspace_path}}` in a `before_all` / `after_all` hook (`n`) is an error: those run once
+/// for the suite, and every attempt has a workspace of its own, made after `before_all`.
+fn refuse_workspace_path(source: &mut Source, n: &Node, name: &str) {
+    if let Some(at) = string_containing(n, "{{workspace_path}}") {
+        source.error_help(
+            at,
+            format!(
+                "`{{{{workspace_path}}}}` has no value in `{name}`: it runs once for the suite, and every attempt gets a workspace of its own, copied from the template after `before_all`"
+            ),
+            "prepare each attempt's workspace in `before_each`, which gets its path",
+        );
+    }
 }
 
 fn hook(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Option<HookDef> {
@@ -534,19 +604,21 @@ fn hook(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Option<Ho
             .non_empty("cwd", n)
             .and_then(|s| resolve_dir(source, n, &s, dirs))
     });
-    if let Some(n) = f.take_some(source, "reset", &[]) {
-        match n.as_str() {
-            Some("none") => {}
-            Some("fast" | "strict") => source.error_help(
-                n,
-                "`reset` is not needed: every attempt starts from a fresh copy of the template",
-                "remove `reset`",
-            ),
-            _ => source.error(n, "`reset` must be `none`, `fast` or `strict`"),
-        }
+    // agentv's `reset` puts a shared workspace back between cases; every attempt here starts
+    // from a fresh copy of the template, which is what `fast` and `strict` ask for.
+    let reset = f.take_some(source, "reset", &[]);
+    if let Some(n) = reset
+        && !matches!(n.as_str(), Some("none" | "fast" | "strict"))
+    {
+        source.error(n, "`reset` must be `none`, `fast` or `strict`");
     }
     let command = match command {
         Some(c) => command_of(source, "command", c),
+        // A hook that only resets runs nothing.
+        None if reset.is_some() => {
+            f.finish(source);
+            return None;
+        }
         None => {
             f.missing(source, "command");
             None
@@ -566,16 +638,20 @@ fn hook(source: &mut Source, n: &Node, dirs: Dirs<'_>, split: bool) -> Option<Ho
     })
 }
 
-/// `workspace:`: a template directory path, or a mapping; merged over `base` field by field.
+/// `workspace:`: a template directory path, a workspace file (`*.yaml`), or a mapping; merged
+/// over `base` field by field. `suite_level` says whether `before_all`/`after_all` may be set.
 fn workspace(
     source: &mut Source,
     n: &Node,
     dirs: Dirs<'_>,
     base: WorkspaceDef,
-    suite_level: bool,
+    (suite_level, env): (bool, Env<'_>),
 ) -> WorkspaceDef {
     let mut out = base;
     if let Some(s) = n.as_str() {
+        if s.ends_with(".yaml") || s.ends_with(".yml") {
+            return workspace_file(source, n, s, dirs, out, (suite_level, env));
+        }
         out.template = resolve_dir(source, n, s, dirs).or(out.template);
         return out;
     }
@@ -604,17 +680,7 @@ fn workspace(
     }
     if let Some(h) = f.take_some(source, "hooks", &[]) {
         let new = hooks(source, h, dirs, true, suite_level);
-        out.hooks.enabled = new.enabled;
-        for (slot, hook) in [
-            (&mut out.hooks.before_all, new.before_all),
-            (&mut out.hooks.before_each, new.before_each),
-            (&mut out.hooks.after_each, new.after_each),
-            (&mut out.hooks.after_all, new.after_all),
-        ] {
-            if hook.is_some() {
-                *slot = hook;
-            }
-        }
+        merge_hooks(&mut out.hooks, new, None);
     }
     for key in ["repos", "mode", "path", "docker", "env"] {
         if let Some(n) = f.take_some(source, key, &[]) {
@@ -622,6 +688,74 @@ fn workspace(
         }
     }
     f.finish(source);
+    out
+}
+
+/// `new` over `into`, hook by hook (and `enabled`); a hook without a `cwd` of its own gets
+/// `cwd`, when given.
+fn merge_hooks(into: &mut Hooks, new: Hooks, cwd: Option<&Path>) {
+    into.enabled = new.enabled;
+    for (slot, hook) in [
+        (&mut into.before_all, new.before_all),
+        (&mut into.before_each, new.before_each),
+        (&mut into.after_each, new.after_each),
+        (&mut into.after_all, new.after_all),
+    ] {
+        if let Some(mut hook) = hook {
+            if let Some(cwd) = cwd {
+                hook.cwd.get_or_insert_with(|| cwd.to_path_buf());
+            }
+            *slot = Some(hook);
+        }
+    }
+}
+
+/// `workspace: ../workspace.yaml`: a workspace mapping kept in a file of its own (agentv's
+/// external workspace file), read like the inline one with its paths, and its hooks' default
+/// `cwd`, relative to that file's directory. Its errors name that file.
+fn workspace_file(
+    source: &mut Source,
+    n: &Node,
+    written: &str,
+    dirs: Dirs<'_>,
+    base: WorkspaceDef,
+    (suite_level, env): (bool, Env<'_>),
+) -> WorkspaceDef {
+    let Some(path) = resolve_file(source, n, written, dirs) else {
+        return base;
+    };
+    let path = std::path::absolute(&path).unwrap_or(path);
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut read_into = Vec::new();
+    let root = read(&path, env, &mut read_into);
+    let mut file_source = read_into.pop().expect("read pushes the file's source");
+    let mut out = base;
+    match root {
+        Some(root) if matches!(root.value, Value::Map(_)) => {
+            let file_dirs = Dirs {
+                case: &dir,
+                suite: &dir,
+            };
+            let own = workspace(
+                &mut file_source,
+                &root,
+                file_dirs,
+                WorkspaceDef::default(),
+                (suite_level, env),
+            );
+            out.template = own.template.or(out.template);
+            let enabled = out.hooks.enabled && own.hooks.enabled;
+            merge_hooks(&mut out.hooks, own.hooks, Some(&dir));
+            out.hooks.enabled = enabled;
+        }
+        Some(root) => file_source.error(
+            &root,
+            format!("a workspace file must be a mapping, found {}", root.kind()),
+        ),
+        None => {}
+    }
+    source.errors.append(&mut file_source.errors);
+    source.warnings.append(&mut file_source.warnings);
     out
 }
 
@@ -959,8 +1093,14 @@ fn case_of(
     raw: &RawCase,
     suite_dir: &Path,
     parts: &SuiteParts,
+    env: Env<'_>,
 ) -> Option<CaseDef> {
-    let mut f = Fields::of(source, &raw.node, "a case")?;
+    let with_vars = vars::filled_case(&raw.node);
+    let node = with_vars.as_ref().map_or(&raw.node, |(filled, _)| filled);
+    let mut f = Fields::of(source, node, "a case")?;
+    if let Some(n) = f.take_some(source, "vars", &[]) {
+        source.mapping("vars", n);
+    }
     let dirs = Dirs {
         case: &raw.dir,
         suite: suite_dir,
@@ -992,12 +1132,22 @@ fn case_of(
         .take_some(source, "tags", &[])
         .and_then(|n| source.strings("tags", n));
     let workspace_node = f.take_some(source, "workspace", &[]);
-    let ws = case_workspace(source, workspace_node, raw, suite_dir, &parts.workspace);
+    let ws = case_workspace(
+        source,
+        workspace_node,
+        raw,
+        (suite_dir, env),
+        &parts.workspace,
+    );
     f.take_some(source, "conversation_id", &[])
         .map(|n| source.string("conversation_id", n));
     let run = case_run(source, &mut f, dirs);
     let skip_defaults = graders.execution.skip_defaults;
-    let (input, input_files) = case_input(source, &f, parts, skip_defaults, input, input_files);
+    let (mut input, input_files) = case_input(source, &f, parts, skip_defaults, input, input_files);
+    if let Some((_, vars)) = &with_vars {
+        vars::fill_messages(&mut input, vars);
+    }
+    let (samples, min_pass_rate) = sampling(&run, parts);
     if graders.none_at_all {
         let message = "a case needs at least one of `criteria`, `expected_output` or `assertions`";
         source.error(f.node(), message);
@@ -1021,8 +1171,8 @@ fn case_of(
         skip_defaults,
         repeat: run.repeat,
         repeat_failure: run.repeat_failure,
-        samples: run.samples,
-        min_pass_rate: run.min_pass_rate.or(parts.min_pass_rate),
+        samples,
+        min_pass_rate,
         min_lift: run.min_lift.or(parts.min_lift),
         stop_when_decided: run.stop_when_decided,
         expected_fail: run.expected_fail,
@@ -1033,6 +1183,21 @@ fn case_of(
         mock: run.mock,
         variants: run.variants,
     })
+}
+
+/// A case's samples and pass-rate gate: its own, else the suite's `execution.trials` (pass@k:
+/// `count` samples, passing when one passes) unless the case repeats; its own gate, else the
+/// suite's `min_pass_rate`.
+fn sampling(run: &CaseRun, parts: &SuiteParts) -> (Option<u64>, Option<f64>) {
+    let own_gate = run.min_pass_rate.or(parts.min_pass_rate);
+    let repeats = run.repeat.is_some() || run.repeat_failure.is_some();
+    match parts.trials {
+        Some(trials) if run.samples.is_none() && !repeats => (
+            Some(trials.count),
+            own_gate.or(Some(1.0 / trials.count as f64)),
+        ),
+        _ => (run.samples, own_gate),
+    }
 }
 
 /// A case's own `metadata:` (a mapping), else an empty object.
@@ -1152,13 +1317,15 @@ struct CaseExecution<'n> {
     /// `skip_defaults`: the suite's graders, input and input files do not apply.
     skip_defaults: bool,
     threshold: Option<f64>,
-    /// A subset of the suite's targets (empty: all).
+    /// A subset of the suite's targets (empty: all); `target:` is a list of one, which need
+    /// not be among the suite's (as the suite's own `execution.target`).
     targets: Vec<String>,
     /// `evaluators`, used when the case has no `assertions:`.
     evaluators: Option<&'n Node>,
 }
 
-/// Reads a case's `execution:`; each of `targets` must be one of the suite's (if it names any).
+/// Reads a case's `execution:`; each of `targets` must be one of the suite's (if it names
+/// any); `target` names one target, the suite's or not.
 fn case_execution<'n>(source: &mut Source, n: &'n Node, parts: &SuiteParts) -> CaseExecution<'n> {
     let mut out = CaseExecution::default();
     let Some(mut e) = Fields::of(source, n, "a case's `execution`") else {
@@ -1184,6 +1351,18 @@ fn case_execution<'n>(source: &mut Source, n: &'n Node, parts: &SuiteParts) -> C
         }
         out.targets = list;
     }
+    if let Some(n) = e.take_some(source, "target", &[])
+        && let Some(target) = source.non_empty("target", n)
+    {
+        if out.targets.is_empty() {
+            out.targets = vec![target];
+        } else {
+            source.error(
+                n,
+                "`target` and `targets` both name the case's targets: keep one of them",
+            );
+        }
+    }
     out.evaluators = e.take_some(source, "evaluators", &[]);
     e.finish(source);
     out
@@ -1206,7 +1385,7 @@ fn case_workspace(
     source: &mut Source,
     n: Option<&Node>,
     raw: &RawCase,
-    suite_dir: &Path,
+    (suite_dir, env): (&Path, Env<'_>),
     suite: &WorkspaceDef,
 ) -> WorkspaceDef {
     let dirs = Dirs {
@@ -1215,7 +1394,7 @@ fn case_workspace(
     };
     let mut ws = suite.clone();
     if let Some(n) = n {
-        ws = workspace(source, n, dirs, ws, false);
+        ws = workspace(source, n, dirs, ws, (false, env));
     }
     let own_template = raw.dir.join("workspace");
     if raw.default_id.is_some() && own_template.is_dir() {

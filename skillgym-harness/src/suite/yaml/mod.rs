@@ -11,6 +11,7 @@
 //! | `ids` | case ids and suite names that can name a trial: no control, line-separator or bidirectional characters |
 //! | `links` | symlinks are followed only while they stay inside the suite's directory |
 //! | `paths` | relative paths: the case directory first, then the suite directory |
+//! | `vars` | a case's `vars:` filled into its input, criteria and expected output (`{{ a.b }}`) |
 //! | `load` | the suite's fields, `tests:` resolution and discovery, each case, merging |
 //! | `model` | the output: [`SuiteDef`], [`CaseDef`], [`Message`], [`WorkspaceDef`](model::WorkspaceDef), [`Warning`], [`SuiteErrors`] |
 //!
@@ -48,6 +49,7 @@ mod load;
 mod model;
 mod node;
 mod paths;
+mod vars;
 
 #[cfg(test)]
 mod tests;

@@ -33,6 +33,12 @@ pub(crate) struct SuiteDef {
     pub(crate) target: Option<String>,
     /// `execution.threshold` (v5: top-level `threshold`).
     pub(crate) threshold: Option<f64>,
+    /// `execution.workers`: at most this many of the suite's executions at once (within the
+    /// run's own cap).
+    pub(crate) workers: Option<usize>,
+    /// `execution.trials.cost_limit_usd`: no more samples of an execution once its sessions
+    /// cost this much.
+    pub(crate) cost_limit_usd: Option<f64>,
     /// Suite `assertions:` (already appended to each case's unless it skips defaults).
     pub(crate) assertions: Vec<GraderSpec>,
     pub(crate) cases: Vec<CaseDef>,
@@ -190,27 +196,36 @@ pub(crate) struct Loaded {
 }
 
 /// Every error of every file of the declarative suites; `Display` lists them all,
-/// blank-line separated, then their count.
+/// blank-line separated, then their count and how many suites they are in.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}", listed(errors))]
+#[error("{}", listed(errors, *suites))]
 pub struct SuiteErrors {
     pub(crate) errors: Vec<ConfigError>,
+    /// How many suites (or missing suite paths) the errors are in.
+    pub(crate) suites: usize,
 }
 
 impl SuiteErrors {
+    /// The errors of one suite.
+    pub(crate) fn of_one(errors: Vec<ConfigError>) -> SuiteErrors {
+        SuiteErrors { errors, suites: 1 }
+    }
+
     /// The errors, each with its file, line and column.
     pub fn errors(&self) -> &[ConfigError] {
         &self.errors
     }
 }
 
-/// The errors, blank-line separated, then `N error(s) in the suite`.
-fn listed(errors: &[ConfigError]) -> String {
+/// The errors, blank-line separated, then `N error(s) in the suite` (or `in M suites`).
+fn listed(errors: &[ConfigError], suites: usize) -> String {
     let listed: Vec<String> = errors.iter().map(ConfigError::to_string).collect();
     let n = errors.len();
-    format!(
-        "{}\n\n{n} error{} in the suite",
-        listed.join("\n\n"),
-        if n == 1 { "" } else { "s" }
-    )
+    let plural = if n == 1 { "" } else { "s" };
+    let place = if suites > 1 {
+        format!("{suites} suites")
+    } else {
+        "the suite".to_owned()
+    };
+    format!("{}\n\n{n} error{plural} in {place}", listed.join("\n\n"))
 }

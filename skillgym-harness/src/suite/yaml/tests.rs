@@ -525,7 +525,7 @@ fn error_what_every_attempt_having_its_own_workspace_rules_out() {
         &[
             (
                 "EVAL.yaml",
-                "workspace:\n  isolation: shared\n  hooks:\n    after_each: { command: [x], reset: fast }\nexecution:\n  workers: 4\n  trials: { count: 3 }\ntests: ./cases/\n",
+                "workspace:\n  isolation: shared\n  hooks:\n    after_each: { command: [x], reset: often }\ntests: ./cases/\n",
             ),
             (
                 "cases/a/case.yaml",
@@ -534,12 +534,99 @@ fn error_what_every_attempt_having_its_own_workspace_rules_out() {
         ],
         &[
             "EVAL.yaml:2:14: `isolation: shared` is not supported: skillgym gives every attempt its own copy of the template, so attempts never see each other's changes [remove `isolation`, or write `isolation: per_test`]",
-            "EVAL.yaml:4:40: `reset` is not needed: every attempt starts from a fresh copy of the template [remove `reset`]",
-            "EVAL.yaml:6:12: `execution.workers` is not supported: skillgym schedules every case of every suite together [set `run.max_parallel` in skillgym.yaml, or pass `--max-parallel`]",
-            "EVAL.yaml:7:11: `execution.trials` is not supported: skillgym repeats a case until it has `repeat` passing samples, with `repeat_failure` extra attempts [give each case `repeat:` (and `repeat_failure:`), or set `run.repeat` in skillgym.yaml]",
+            "EVAL.yaml:4:40: `reset` must be `none`, `fast` or `strict`",
             "cases/a/case.yaml:5:17: `before_all` runs once for the whole suite: a case cannot have one [move it to the suite's `workspace.hooks`]",
         ],
     );
+}
+
+#[test]
+fn agentv_execution_keys_become_workers_samples_and_targets() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "EVAL.yaml",
+        "execution:\n  workers: 2\n  trials: { count: 3, strategy: pass_at_k, cost_limit_usd: 1.5 }\n\
+         workspace:\n  hooks:\n    after_each: { reset: fast }\n    before_each: { command: [setup], reset: strict }\n\
+         tests:\n\
+         - { id: sampled, input: hi, criteria: ok, execution: { target: llm } }\n\
+         - { id: own-gate, input: hi, criteria: ok, min_pass_rate: 0.5 }\n\
+         - { id: repeated, input: hi, criteria: ok, repeat: 2 }\n",
+    );
+    let suite = load(t.path()).suite;
+    assert_eq!(suite.workers, Some(2));
+    assert_eq!(suite.cost_limit_usd, Some(1.5));
+    let hooks = &suite.workspace.hooks;
+    assert!(
+        hooks.after_each.is_none(),
+        "a hook that only resets runs nothing"
+    );
+    assert!(
+        hooks.before_each.is_some(),
+        "reset beside a command keeps the command"
+    );
+    let [sampled, own_gate, repeated] = &suite.cases[..] else {
+        panic!("three cases")
+    };
+    assert_eq!(
+        (sampled.samples, sampled.min_pass_rate),
+        (Some(3), Some(1.0 / 3.0))
+    );
+    assert_eq!(sampled.targets, ["llm"], "a case's `target`");
+    assert_eq!(
+        (own_gate.samples, own_gate.min_pass_rate),
+        (Some(3), Some(0.5))
+    );
+    assert_eq!(
+        (repeated.samples, repeated.repeat),
+        (None, Some(2)),
+        "a repeating case keeps repeating"
+    );
+}
+
+#[test]
+fn error_trials_agentv_scores_by_mean() {
+    check(
+        &[(
+            "EVAL.yaml",
+            "execution:\n  trials: { count: 3, strategy: mean }\ntests: [{id: a, input: hi, criteria: ok, execution: { target: x, targets: [y] }}]\n",
+        )],
+        &[
+            "EVAL.yaml:2:33: `strategy: mean` is not supported: it scores the mean of the trials' scores, and skillgym gates the pass rate of samples [write `strategy: pass_at_k`, or give the cases `samples:` and `min_pass_rate:`]",
+            "EVAL.yaml:3:63: `target` and `targets` both name the case's targets: keep one of them",
+        ],
+    );
+    check(
+        &[(
+            "EVAL.yaml",
+            "execution:\n  trials: { strategy: pass_at_k }\ntests: [{id: a, input: hi, criteria: ok}]\n",
+        )],
+        &["EVAL.yaml:2:11: `execution.trials` is missing `count`"],
+    );
+}
+
+#[test]
+fn keys_agentv_ignores_warn_once_with_their_place() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "EVAL.yaml",
+        "defaults:\n  grader: &g { type: contains, value: x }\n\
+         tests:\n\
+         - id: a\n  input: hi\n  assertions:\n    - { id: first, type: contains, value: x }\n\
+         - id: b\n  input: hi\n  assertions:\n    - { id: second, type: contains, value: y }\n",
+    );
+    let loaded = load(t.path());
+    let said: Vec<&str> = loaded.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(
+        said,
+        [
+            "1:1: `defaults` in a suite is ignored (a place for YAML anchors; agentv reads nothing from it)",
+            "7:9: `id` in an assertion is ignored (agentv names a grader by its `name`)",
+        ],
+        "the second assertion's `id` is not named again"
+    );
+    assert_eq!(loaded.suite.cases.len(), 2);
 }
 
 #[test]
@@ -701,5 +788,108 @@ fn variants_name_the_run_s_variants_and_must_fit_a_trial_s_name() {
     assert!(
         found[0].starts_with("cases/a/case.yaml:3:11: variant name `a/b` holds `/`"),
         "{found:?}"
+    );
+}
+
+#[test]
+fn a_workspace_file_is_read_with_paths_relative_to_it() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "shared/template/README.md", "seed\n");
+    write(
+        t.path(),
+        "shared/workspace.yaml",
+        "template: ./template\nhooks:\n  before_each: { command: [setup] }\n  after_each: { reset: fast }\n",
+    );
+    write(
+        t.path(),
+        "evals/EVAL.yaml",
+        "workspace: ../shared/workspace.yaml\ntests: [{id: a, input: hi, criteria: ok}]\n",
+    );
+    let suite = load(&t.path().join("evals")).suite;
+    let shared = t.path().join("evals/../shared");
+    let ws = &suite.cases[0].workspace;
+    assert_eq!(
+        ws.template.as_deref(),
+        Some(shared.join("./template").as_path())
+    );
+    let hook = ws.hooks.before_each.as_ref().expect("the file's hook");
+    assert_eq!(
+        hook.cwd.as_deref(),
+        Some(shared.as_path()),
+        "hooks run beside the file"
+    );
+    assert!(ws.hooks.after_each.is_none());
+
+    write(
+        t.path(),
+        "shared/workspace.yaml",
+        "isolation: shared\nrepos: []\n",
+    );
+    let errors = errors(&t.path().join("evals"));
+    assert_eq!(
+        errors,
+        [
+            "../shared/workspace.yaml:1:12: `isolation: shared` is not supported: skillgym gives every attempt its own copy of the template, so attempts never see each other's changes [remove `isolation`, or write `isolation: per_test`]",
+            "../shared/workspace.yaml:2:8: `workspace.repos` is not supported by skillgym",
+        ],
+        "located in the workspace file"
+    );
+}
+
+#[test]
+fn a_case_s_vars_fill_its_input_criteria_and_expected_output() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "EVAL.yaml",
+        "input:\n  - { role: system, content: 'Answer {{category}} questions.' }\n\
+         tests:\n\
+         - id: capital\n  vars: { category: geography, question: Capital of France?, expected: { answer: Paris } }\n  \
+         criteria: 'Answers {{question}} correctly'\n  input: 'Question: {{question}}'\n  expected_output: '{{expected.answer}}'\n  \
+         assertions: [{ type: contains, value: '{{question}}' }]\n",
+    );
+    let case = &load(t.path()).suite.cases[0];
+    assert_eq!(
+        case.criteria.as_deref(),
+        Some("Answers Capital of France? correctly")
+    );
+    let texts: Vec<&Content> = case.input.iter().map(|m| &m.content).collect();
+    assert_eq!(
+        texts,
+        [
+            &Content::Text("Answer geography questions.".into()),
+            &Content::Text("Question: Capital of France?".into())
+        ]
+    );
+    assert_eq!(
+        case.expected_output[0].content,
+        Content::Text("Paris".into())
+    );
+    let crate::grade::spec::GraderKind::Contains { value, .. } = &case.assertions[0].kind else {
+        panic!("a contains grader")
+    };
+    assert_eq!(
+        value, "{{question}}",
+        "graders are left as written, as agentv does"
+    );
+    check(
+        &[(
+            "EVAL.yaml",
+            "tests: [{id: a, input: hi, criteria: ok, vars: [x]}]\n",
+        )],
+        &["EVAL.yaml:1:48: `vars` must be a mapping, found a list"],
+    );
+}
+
+#[test]
+fn error_workspace_path_in_a_suite_wide_hook() {
+    check(
+        &[(
+            "EVAL.yaml",
+            "workspace:\n  hooks:\n    before_all:\n      command:\n        - node\n        - \"{{workspace_path}}/scripts/setup.mjs\"\n    before_each: { command: [\"{{workspace_path}}/setup\"] }\ntests: [{id: a, input: hi, criteria: ok}]\n",
+        )],
+        &[
+            "EVAL.yaml:6:11: `{{workspace_path}}` has no value in `before_all`: it runs once for the suite, and every attempt gets a workspace of its own, copied from the template after `before_all` [prepare each attempt's workspace in `before_each`, which gets its path]",
+        ],
     );
 }
