@@ -9,7 +9,8 @@
 //! | `llm-grader` | the judge reads its prompt (agentv's default without one) with `{{EVALUATOR_RESULTS_JSON}}` replaced by those results and answers freeform; without a judge the composite is skipped | pass at `PASS_SCORE` |
 //!
 //! Skipped members (a judged member without a judge) are left out; when all are, the composite
-//! is skipped. The checks are the members' checks, each prefixed `[<member>] `; the details
+//! is skipped. A member that could not grade makes the composite one that could not grade
+//! (the attempt fails with origin `grader-error`), whatever the aggregate. The checks are the members' checks, each prefixed `[<member>] `; the details
 //! list every member's `name`, `type`, `score`, `verdict` (and `weight` for a weighted
 //! average).
 
@@ -17,7 +18,7 @@ use serde_json::{Value, json};
 
 use super::code::{self, CodeError};
 use super::spec::{Aggregator, CompositeSpec, GraderSpec, JudgePrompt};
-use super::{Check, GradeError, GradeInput, GraderOutcome, Verdict, clamp, judge};
+use super::{Check, GradeError, GradeInput, GraderOutcome, Verdict, judge};
 use crate::oneshot::run;
 
 /// agentv's prompt of an `llm-grader` aggregator without its own.
@@ -64,9 +65,16 @@ pub(crate) fn grade(
             let json = serde_json::to_string_pretty(&results(&graded)).unwrap_or_default();
             judge::grade_freeform(name, &template.replace(RESULTS, &json), judge)?
         }
-        _ => return Ok(combine(&spec.aggregator, &graded)),
+        _ => return Ok(flagged(combine(&spec.aggregator, &graded), &graded)),
     };
-    Ok(outcome.with_details(members(&spec.aggregator, &graded)))
+    let outcome = outcome.with_details(members(&spec.aggregator, &graded));
+    Ok(flagged(outcome, &graded))
+}
+
+/// `outcome` marked as an error when a member could not grade.
+fn flagged(mut outcome: GraderOutcome, graded: &[(&GraderSpec, GraderOutcome)]) -> GraderOutcome {
+    outcome.error |= graded.iter().any(|(_, member)| member.error);
+    outcome
 }
 
 /// `{<member>: {score, verdict, checks, details}}`.
@@ -117,10 +125,8 @@ fn combine(aggregator: &Aggregator, graded: &[(&GraderSpec, GraderOutcome)]) -> 
             );
             checks.insert(0, Check::new(summary, pass));
             GraderOutcome {
-                score: clamp(score),
                 verdict: if pass { Verdict::Pass } else { Verdict::Fail },
-                checks,
-                details: None,
+                ..GraderOutcome::scored(score, checks)
             }
         }
     };
@@ -288,6 +294,41 @@ mod tests {
         );
         let outcome = outcome_for(&spec, "hello");
         assert_eq!((outcome.score, outcome.verdict), (1.0, Verdict::Pass));
+    }
+
+    #[test]
+    fn a_member_that_cannot_grade_makes_the_composite_an_error() {
+        let broken = spec(
+            "broken",
+            GraderKind::Regex {
+                pattern: "(".into(),
+                flags: String::new(),
+            },
+        );
+        let spec = composite(
+            Aggregator::Threshold { threshold: 0.5 },
+            vec![contains("a", "hello"), broken],
+        );
+        let outcome = outcome_for(&spec, "hello");
+        assert_eq!(outcome.verdict, Verdict::Pass, "1/2 members passed");
+        assert!(outcome.error);
+        assert!(
+            outcome.checks[2]
+                .text
+                .starts_with("[broken] Grader 'broken' failed: "),
+            "{:?}",
+            outcome.checks
+        );
+        assert!(
+            !outcome_for(
+                &composite(
+                    Aggregator::Threshold { threshold: 0.5 },
+                    vec![contains("a", "x")]
+                ),
+                "x"
+            )
+            .error
+        );
     }
 
     #[test]

@@ -82,7 +82,7 @@ fn an_llm_grader_prompt_is_inline_or_a_file() {
     assert_eq!(loaded.warnings.len(), 1);
     assert_eq!(
         loaded.warnings[0].message,
-        "6:73: `model` in an assertion is ignored (the judge is `judge:` in skillgym.yaml)"
+        "6:66: `model` in an assertion is ignored (the judge is `judge:` in skillgym.yaml)"
     );
 }
 
