@@ -9,7 +9,8 @@
 //! | `llm-grader` | the judge reads its prompt (agentv's default without one) with `{{EVALUATOR_RESULTS_JSON}}` replaced by those results and answers freeform; without a judge the composite is skipped | pass at `PASS_SCORE` |
 //!
 //! Skipped members (a judged member without a judge) are left out; when all are, the composite
-//! is skipped. A member that could not grade makes the composite one that could not grade
+//! is skipped. With a `code-grader` or `llm-grader` aggregator the checks are the aggregator's,
+//! then every member's. A member that could not grade makes the composite one that could not grade
 //! (the attempt fails with origin `grader-error`), whatever the aggregate. The checks are the members' checks, each prefixed `[<member>] `; the details
 //! list every member's `name`, `type`, `score`, `verdict` (and `weight` for a weighted
 //! average).
@@ -67,7 +68,8 @@ pub(crate) fn grade(
         }
         _ => return Ok(flagged(combine(&spec.aggregator, &graded), &graded)),
     };
-    let outcome = outcome.with_details(members(&spec.aggregator, &graded));
+    let mut outcome = outcome.with_details(members(&spec.aggregator, &graded));
+    outcome.checks.extend(prefixed(graded.iter()));
     Ok(flagged(outcome, &graded))
 }
 
@@ -348,6 +350,14 @@ mod tests {
         let outcome = outcome_for(&spec, "hello");
         assert_eq!((outcome.score, outcome.verdict), (0.9, Verdict::Pass));
         assert_eq!(outcome.details.unwrap()["aggregator"], "code-grader");
+        let texts: Vec<&str> = outcome.checks.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(
+            texts[1..],
+            [
+                "[a] output contains \"hello\"",
+                "[b] output contains \"absent\""
+            ]
+        );
         assert_eq!(outcome_for(&spec, "bye").score, 0.1);
     }
 
