@@ -426,6 +426,7 @@ fn skill_trigger(source: &mut Source, f: &mut Fields<'_>) -> Option<GraderKind> 
 
 /// `rubrics` (items in `criteria`), `llm-rubric` (in `value`), `rubric` (in `rubrics`).
 fn rubrics(source: &mut Source, f: &mut Fields<'_>, ty: &str) -> Option<GraderKind> {
+    judged::judge_keys(source, f);
     let key = match ty {
         "rubrics" => "criteria",
         "llm-rubric" => "value",

@@ -8,7 +8,8 @@
 //! | `score_ranges` | `[{score_range: [lo, hi], outcome}]` or the map `{0: ..., 3: ..., 7: ...}` (keys are lower bounds; must start at 0); integers 0–10, no overlap, every score 0–10 covered. An item with them needs no `outcome` |
 //! | `prompt` | `file://<path>`: the file (case dir, then suite dir) is the whole template; a plain string naming an existing file there: the same; other text: inline. `{command: ...}` is an error |
 //! | `model` | warns once: agentv reads it and does nothing with it |
-//! | [`JUDGE_KEYS`] | errors naming the feature: the judge is skillgym's `judge:` runner |
+//! | [`JUDGE_KEYS`] | errors naming the feature: the judge is skillgym's `judge:` runner (on `rubrics`, `rubric` and `llm-rubric` too) |
+//! | `config` | warns once: agentv passes it only to a prompt `command` |
 //!
 //! `llm-grader` with `rubrics` and no `prompt` is the `rubrics` grader; with neither it judges the
 //! case's `criteria` (else its `expected_output`).
@@ -80,8 +81,8 @@ pub(super) fn llm_grader(
     }))
 }
 
-/// `model` warns; [`JUDGE_KEYS`] and `prompt: {command}` are errors.
-fn judge_keys(source: &mut Source, f: &mut Fields<'_>) {
+/// `model` and `config` warn; [`JUDGE_KEYS`] are errors (every judged grader type).
+pub(super) fn judge_keys(source: &mut Source, f: &mut Fields<'_>) {
     f.ignore(source, "model", "the judge is `judge:` in skillgym.yaml");
     f.ignore(
         source,

@@ -118,6 +118,12 @@ fn judge_keys_skillgym_does_not_implement_are_errors() {
             "6:98: a prompt `command` (an executable prompt generator) is not supported by skillgym: write the prompt inline or in a file",
         ]
     );
+    assert_eq!(
+        case_errors("      - {type: rubrics, criteria: [x], target: big}\n"),
+        [
+            "6:48: a judge `target` per grader is not supported by skillgym: the judge is `judge:` in skillgym.yaml"
+        ]
+    );
     let missing = case_errors("      - {type: llm-grader, prompt: 'file://nope.md'}\n");
     assert_eq!(missing.len(), 1);
     assert!(
@@ -283,5 +289,37 @@ fn field_accuracy_errors_are_located() {
             "7:9: `field-accuracy` needs `fields` (a list of `{path, match}`)",
             "8:40: `fields` must be a non-empty list of fields, found a list",
         ]
+    );
+}
+
+#[test]
+fn malformed_shapes_are_errors() {
+    assert_eq!(
+        case_errors(
+            "      - {type: rubrics, criteria: [{id: a, score_ranges: high}]}\n      - {type: rubrics, criteria: [{id: b, score_ranges: [{score_range: 5, outcome: x}]}]}\n      - {type: composite, aggregator: {type: threshold, threshold: 1}}\n"
+        ),
+        [
+            "6:58: `score_ranges` must be a list of `{score_range: [lo, hi], outcome}` or a map of lower bounds, found a string",
+            "7:73: `score_range` must be `[lo, hi]`, found a number",
+            "8:9: `composite` needs `assertions` (its member graders)",
+        ]
+    );
+}
+
+#[test]
+fn an_unreadable_prompt_file_is_an_error() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "EVAL.yaml",
+        "tests:\n  - id: a\n    input: hi\n    criteria: ok\n    assertions: [{type: llm-grader, prompt: 'file://p.md'}]\n",
+    );
+    fs::write(t.path().join("p.md"), [0xff, 0xfe, 0x00]).unwrap();
+    let err = load_suite(t.path(), &no_env).expect_err("should fail");
+    let message = err.errors[0].message();
+    assert!(
+        message.starts_with("cannot read prompt file `")
+            && message.ends_with("p.md`: stream did not contain valid UTF-8"),
+        "{message}"
     );
 }
