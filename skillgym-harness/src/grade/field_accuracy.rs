@@ -227,16 +227,15 @@ fn number(value: &Value) -> Option<f64> {
         Value::Number(n) => n.as_f64(),
         Value::String(text) => {
             let text = text.trim_start();
-            (1..=text.len())
+            // The longest run of number characters, then its longest prefix that parses.
+            let run = text
+                .bytes()
+                .take_while(|b| b.is_ascii_digit() || b"+-.eE".contains(b))
+                .count();
+            (1..=run)
                 .rev()
-                .filter(|end| text.is_char_boundary(*end))
-                .find_map(|end| {
-                    let head = &text[..end];
-                    let numeric = head
-                        .bytes()
-                        .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
-                    numeric.then(|| head.parse::<f64>().ok()).flatten()
-                })
+                .find_map(|end| text[..end].parse::<f64>().ok())
+                .filter(|n| n.is_finite())
         }
         _ => None,
     }
