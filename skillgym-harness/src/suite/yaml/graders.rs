@@ -724,7 +724,7 @@ pub(crate) fn check_bare_llm_grader(
         source.error(
             node,
             format!(
-                "the `llm-grader` `{name}` has no `prompt` and no `rubrics`, so it judges the case's `criteria` or `expected_output`, and this case has neither"
+                "grader `{name}` is an `llm-grader` without `prompt` or `rubrics`: it judges the case's `criteria` or `expected_output`, and this case has neither"
             ),
         );
     }
