@@ -99,7 +99,7 @@ fn a_bare_llm_grader_judges_criteria_and_needs_some() {
     assert_eq!(
         errors(suite),
         [
-            "4:5: the `llm-grader` `llm-grader` has no `prompt` and no `rubrics`, so it judges the case's `criteria` or `expected_output`, and this case has neither"
+            "4:5: grader `llm-grader` is an `llm-grader` without `prompt` or `rubrics`: it judges the case's `criteria` or `expected_output`, and this case has neither"
         ]
     );
 }
