@@ -18,7 +18,8 @@
 //! | common | `name` (`metric`), `weight` (finite >= 0), `required` (bool, or (0,1] = required + `min_score`), `min_score` (0,1], `negate`; `not-<type>` = negate |
 //!
 //! Type names normalise `_` → `-`. Unknown types are errors with a suggestion: skillgym runs no
-//! custom graders.
+//! custom graders. agentv's `assert-set`, `inline-assert` and `agent-rubric` are errors naming
+//! the type.
 
 mod combined;
 pub(crate) mod judged;
