@@ -450,6 +450,74 @@ fn expected_fail_does_not_forgive_a_grader_that_cannot_grade() {
     }
 }
 
+/// Runs git in `dir` with a fixed identity.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {}", stderr(&output));
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+#[test]
+fn workspace_repos_are_checked_out_into_every_attempt_at_their_pin() {
+    let dir = temp_dir("suite-repos");
+    let origin = dir.path().join("origin");
+    fs::create_dir_all(&origin).unwrap();
+    git(&origin, &["init", "--quiet", "--initial-branch=main"]);
+    fs::write(origin.join("VERSION"), "1\n").unwrap();
+    git(&origin, &["add", "."]);
+    git(&origin, &["commit", "--quiet", "-m", "one"]);
+    let first = git(&origin, &["rev-parse", "HEAD"]);
+    fs::write(origin.join("VERSION"), "2\n").unwrap();
+    git(&origin, &["commit", "--quiet", "-am", "two"]);
+    let suite = dir.path().join("repos");
+    let answer = say("done");
+    let check = |path: &str, version: &str| {
+        format!("{{ type: code-grader, command: \"grep -qx {version} {path}/VERSION\" }}")
+    };
+    write_tree(
+        &suite,
+        &[(
+            "EVAL.yaml",
+            &format!(
+                "workspace:\n  repos:\n    - {{ path: pinned, repo: {origin}, base_commit: {first} }}\n    - {{ path: deps/latest, repo: {origin} }}\n\
+                 tests:\n  - id: both\n    input: |\n      {answer}\n    assertions:\n      - {}\n      - {}\n",
+                check("pinned", "1"),
+                check("deps/latest", "2"),
+                origin = origin.display(),
+            ),
+        )],
+    );
+    let config = config(
+        dir.path(),
+        &format!(
+            "suites: [{}]\nrun: {{ workspace_root: {} }}",
+            suite.display(),
+            dir.path().join("ws").display()
+        ),
+    );
+    let output = run(dir.path(), &config, &["repos::", "--repeat", "2"]);
+    assert_eq!(
+        trial_lines(&output),
+        ["[fake] repos::both ok"],
+        "{}",
+        stdout(&output)
+    );
+    let mirrors = fs::read_dir(dir.path().join("ws/repos")).unwrap().count();
+    assert_eq!(
+        mirrors, 2,
+        "one mirror and its lock, for both paths and both attempts"
+    );
+}
+
 #[test]
 fn tests_files_and_inline_lists_keep_working() {
     let dir = temp_dir("suite-files");

@@ -285,6 +285,11 @@ fn set_up(
         result.kept_workspace = kept;
         failure
     })?;
+    if let CaseCheck::Declared(check) = &case.check
+        && !check.repos.is_empty()
+    {
+        check_out_repos(run, &check.repos, &workspace)?;
+    }
     if let Some(variant) = id.variant {
         write_variant_files(variant, workspace.cwd())?;
     }
@@ -296,6 +301,25 @@ fn set_up(
         workspace,
         installed,
     })
+}
+
+/// A declarative case's `workspace.repos`, checked out into the attempt's own workspace through
+/// the mirrors beside the run roots (`<workspace base>/repos`).
+fn check_out_repos(
+    run: &Engine,
+    repos: &[crate::workspace::repos::RepoSpec],
+    workspace: &PreparedWorkspace,
+) -> Result<(), Failure> {
+    if !workspace.is_isolated() {
+        return Err(Failure::new(
+            FailureOrigin::Workspace,
+            "`workspace.repos` are checked out into each attempt's own workspace: set \
+             `workspace.mode: isolated` in skillgym.yaml (the default)",
+        ));
+    }
+    let base = (run.settings.workspace_root.clone()).unwrap_or_else(workspace::root::default_base);
+    workspace::repos::materialize(repos, workspace.cwd(), &base.join("repos"))
+        .map_err(|why| Failure::new(FailureOrigin::Workspace, why))
 }
 
 /// The failure of an attempt whose agent was not started because `path` could not be written

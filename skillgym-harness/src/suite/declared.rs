@@ -48,6 +48,8 @@ pub struct DeclaredCheck {
     pub(crate) metadata: Value,
     /// The workspace hooks of the case (the suite's, merged with its own).
     pub(crate) hooks: Hooks,
+    /// `workspace.repos`: checked out into each attempt's workspace.
+    pub(crate) repos: Vec<crate::workspace::repos::RepoSpec>,
 }
 
 /// What the cases of one suite share: its name, directory and run-wide hooks.
@@ -226,6 +228,7 @@ fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseS
         input: messages_value(&case.input),
         metadata: case.metadata.clone(),
         hooks: case.workspace.hooks.clone(),
+        repos: case.workspace.repos.clone(),
     };
     CaseSpec {
         id: format!("{}::{}", suite.name, case.id),

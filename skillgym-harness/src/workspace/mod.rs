@@ -8,6 +8,7 @@
 //! | `boundary` | the repository of a workspace's own, so that no agent walks up out of it |
 //! | `copy` | copying a template |
 //! | `recorded` | which workspaces named by a file may be used again (replay, explain) |
+//! | `repos` | a declarative suite's `workspace.repos`: git repositories checked out into each attempt's workspace |
 
 use std::ffi::OsString;
 use std::fs;
@@ -29,6 +30,7 @@ use crate::suite::CaseSpec;
 pub(crate) mod boundary;
 mod copy;
 pub(crate) mod recorded;
+pub(crate) mod repos;
 pub(crate) mod root;
 
 pub use copy::copy_tree;
@@ -42,6 +44,13 @@ pub(crate) struct PreparedWorkspace {
     record: WorkspaceRecord,
     /// The run's workspace root, for an isolated workspace (pruned when it is removed).
     root: Option<RunRoot>,
+}
+
+impl PreparedWorkspace {
+    /// Whether it is an attempt's own copy (`isolated`), which nothing else uses.
+    pub(crate) fn is_isolated(&self) -> bool {
+        self.record.mode == WorkspaceMode::Isolated
+    }
 }
 
 /// What [`PreparedWorkspace::finish`] did.

@@ -20,6 +20,7 @@ use super::vars;
 use crate::config::ConfigError;
 use crate::grade::spec::{GraderCommand, GraderSpec};
 use crate::trial_name;
+use crate::workspace::repos::RepoSpec;
 
 /// Suite-level parts every case uses.
 #[derive(Debug, Default)]
@@ -682,13 +683,112 @@ fn workspace(
         let new = hooks(source, h, dirs, true, suite_level);
         merge_hooks(&mut out.hooks, new, None);
     }
-    for key in ["repos", "mode", "path", "docker", "env"] {
+    if let Some(n) = f.take_some(source, "repos", &[]) {
+        out.repos = repos(source, n, dirs);
+    }
+    for key in ["mode", "path", "docker", "env"] {
         if let Some(n) = f.take_some(source, key, &[]) {
             source.error(n, format!("`workspace.{key}` is not supported by skillgym"));
         }
     }
     f.finish(source);
     out
+}
+
+/// `workspace.repos`: `[{path, repo, commit | base_commit, ancestor, sparse}]` (agentv
+/// v4.42.4); `repo` a clone URL, GitHub's `org/name`, or a local path (`./`, `../`, `/`),
+/// resolved like the case's other paths.
+fn repos(source: &mut Source, n: &Node, dirs: Dirs<'_>) -> Vec<RepoSpec> {
+    let Value::Seq(items) = &n.value else {
+        source.error(n, format!("`repos` must be a list, found {}", n.kind()));
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| repo(source, item, dirs))
+        .collect()
+}
+
+fn repo(source: &mut Source, n: &Node, dirs: Dirs<'_>) -> Option<RepoSpec> {
+    let mut f = Fields::of(source, n, "a repository")?;
+    let path = f.take_some(source, "path", &[]);
+    let repo = f.take_some(source, "repo", &[]);
+    let commit = f.take_some(source, "commit", &[]);
+    let base_commit = f.take_some(source, "base_commit", &[]);
+    let ancestor = f
+        .take_some(source, "ancestor", &[])
+        .and_then(|n| source.integer("ancestor", n, 0));
+    let sparse = f
+        .take_some(source, "sparse", &[])
+        .and_then(|n| source.strings("sparse", n));
+    for (key, instead) in [
+        ("source", "`repo`"),
+        ("checkout", "`commit`, `base_commit` and `ancestor`"),
+        ("clone", "`sparse`"),
+    ] {
+        if let Some(n) = f.take(source, key) {
+            source.error(
+                n,
+                format!("`repos[].{key}` was removed from agentv's format: use {instead}"),
+            );
+        }
+    }
+    let path = match path {
+        Some(p) => source
+            .non_empty("path", p)
+            .filter(|written| inside(source, p, written)),
+        None => {
+            f.missing(source, "path");
+            None
+        }
+    };
+    let repo = match repo {
+        Some(r) => source.non_empty("repo", r).and_then(|written| {
+            let local = ["/", "./", "../"].iter().any(|p| written.starts_with(p));
+            if !local {
+                return Some(written);
+            }
+            resolve_dir(source, r, &written, dirs).map(|dir| dir.display().to_string())
+        }),
+        None => {
+            f.missing(source, "repo");
+            None
+        }
+    };
+    let commit = commit.and_then(|n| source.non_empty("commit", n));
+    let base_commit = base_commit.and_then(|n| source.non_empty("base_commit", n));
+    if let (Some(a), Some(b)) = (&commit, &base_commit)
+        && a != b
+    {
+        source.error(
+            n,
+            "`commit` and `base_commit` name one pin: when both are set they must match",
+        );
+    }
+    f.finish(source);
+    Some(RepoSpec {
+        path: path?,
+        repo: repo?,
+        commit: commit.or(base_commit),
+        ancestor: u32::try_from(ancestor.unwrap_or(0)).unwrap_or(u32::MAX),
+        sparse: sparse.unwrap_or_default(),
+    })
+}
+
+/// Whether `written` (a repository's `path`) stays inside the workspace: relative, no `..`.
+fn inside(source: &mut Source, n: &Node, written: &str) -> bool {
+    let path = Path::new(written);
+    let ok = path.is_relative()
+        && !path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir));
+    if !ok {
+        source.error(
+            n,
+            format!("`path` must stay inside the workspace, found `{written}`"),
+        );
+    }
+    ok
 }
 
 /// `new` over `into`, hook by hook (and `enabled`); a hook without a `cwd` of its own gets

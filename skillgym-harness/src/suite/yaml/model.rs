@@ -129,6 +129,8 @@ pub(crate) enum Content {
 pub(crate) struct WorkspaceDef {
     pub(crate) template: Option<PathBuf>,
     pub(crate) hooks: Hooks,
+    /// `repos`: checked out into every attempt's workspace (a case's list replaces the suite's).
+    pub(crate) repos: Vec<crate::workspace::repos::RepoSpec>,
 }
 
 /// Lifecycle hooks (`workspace.hooks`, a target's `hooks`).

@@ -823,14 +823,14 @@ fn a_workspace_file_is_read_with_paths_relative_to_it() {
     write(
         t.path(),
         "shared/workspace.yaml",
-        "isolation: shared\nrepos: []\n",
+        "isolation: shared\ndocker: { image: x }\n",
     );
     let errors = errors(&t.path().join("evals"));
     assert_eq!(
         errors,
         [
             "../shared/workspace.yaml:1:12: `isolation: shared` is not supported: skillgym gives every attempt its own copy of the template, so attempts never see each other's changes [remove `isolation`, or write `isolation: per_test`]",
-            "../shared/workspace.yaml:2:8: `workspace.repos` is not supported by skillgym",
+            "../shared/workspace.yaml:2:9: `workspace.docker` is not supported by skillgym",
         ],
         "located in the workspace file"
     );
@@ -890,6 +890,54 @@ fn error_workspace_path_in_a_suite_wide_hook() {
         )],
         &[
             "EVAL.yaml:6:11: `{{workspace_path}}` has no value in `before_all`: it runs once for the suite, and every attempt gets a workspace of its own, copied from the template after `before_all` [prepare each attempt's workspace in `before_each`, which gets its path]",
+        ],
+    );
+}
+
+#[test]
+fn workspace_repos_are_read_and_checked() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "local/repo/README.md", "x\n");
+    write(
+        t.path(),
+        "EVAL.yaml",
+        "workspace:\n  repos:\n    - { path: ./app, repo: org/app, base_commit: abc123, sparse: [src] }\n    - { path: vendor/lib, repo: ./local/repo, ancestor: 2 }\n\
+         tests:\n- { id: a, input: hi, criteria: ok }\n- { id: b, input: hi, criteria: ok, workspace: { repos: [{ path: only, repo: org/other }] } }\n",
+    );
+    let suite = load(t.path()).suite;
+    let repos = &suite.cases[0].workspace.repos;
+    assert_eq!(repos.len(), 2);
+    assert_eq!(
+        (
+            repos[0].path.as_str(),
+            repos[0].commit.as_deref(),
+            repos[0].sparse.as_slice()
+        ),
+        ("./app", Some("abc123"), &["src".to_owned()][..])
+    );
+    assert_eq!(repos[0].clone_url(), "https://github.com/org/app.git");
+    assert_eq!(
+        repos[1].repo,
+        t.path().join("./local/repo").display().to_string()
+    );
+    assert_eq!(repos[1].ancestor, 2);
+    let own: Vec<&str> = suite.cases[1]
+        .workspace
+        .repos
+        .iter()
+        .map(|r| r.path.as_str())
+        .collect();
+    assert_eq!(own, ["only"], "a case's list replaces the suite's");
+    check(
+        &[(
+            "EVAL.yaml",
+            "workspace:\n  repos:\n    - { path: ../out, repo: a/b, commit: x, base_commit: y }\n    - { repo: a/b, checkout: { ref: main } }\ntests: [{id: a, input: hi, criteria: ok}]\n",
+        )],
+        &[
+            "EVAL.yaml:3:7: `commit` and `base_commit` name one pin: when both are set they must match",
+            "EVAL.yaml:3:15: `path` must stay inside the workspace, found `../out`",
+            "EVAL.yaml:4:7: a repository is missing `path`",
+            "EVAL.yaml:4:30: `repos[].checkout` was removed from agentv's format: use `commit`, `base_commit` and `ancestor`",
         ],
     );
 }
