@@ -138,19 +138,19 @@ pub(crate) fn read_scored(text: &str, items: &[RubricItem]) -> Result<GraderOutc
     Ok(rubric_outcome(&weighted, checks, under_gate, details))
 }
 
-/// `<id>: <outcome> - Score: <raw>/10 (<the band's outcome>)`.
+/// `<id>: <outcome> - Score: <raw>/10 (<the band's outcome>)` (`<id> - Score: ...` without an
+/// outcome).
 fn scored_text(item: &RubricItem, raw: f64) -> String {
     let band = item
         .score_ranges
         .iter()
         .find(|range| raw >= f64::from(range.lo) && raw <= f64::from(range.hi))
         .map_or("", |range| range.outcome.as_str());
-    let label = if item.outcome.is_empty() {
-        &item.id
+    if item.outcome.is_empty() {
+        format!("{} - Score: {raw}/10 ({band})", item.id)
     } else {
-        &item.outcome
-    };
-    format!("{}: {label} - Score: {raw}/10 ({band})", item.id)
+        format!("{}: {} - Score: {raw}/10 ({band})", item.id, item.outcome)
+    }
 }
 
 /// Reads the judge's freeform answer `text`: a score in 0..=1 and its own checks.
@@ -439,7 +439,12 @@ mod tests {
             )
             .is_err()
         );
-        let outcome = read_scored(r#"{"checks": []}"#, &[banded("a", 1.0)]).unwrap();
+        let unnamed = RubricItem {
+            outcome: String::new(),
+            ..banded("a", 1.0)
+        };
+        let outcome = read_scored(r#"{"checks": []}"#, &[unnamed]).unwrap();
+        assert_eq!(outcome.checks[0].text, "a - Score: 0/10 (weak)");
         assert_eq!(outcome.checks[0].evidence.as_deref(), Some(NOT_ANSWERED));
         assert_eq!(outcome.score, 0.0);
     }
