@@ -307,7 +307,7 @@ fn set_up(
 /// the mirrors beside the run roots (`<workspace base>/repos`).
 fn check_out_repos(
     run: &Engine,
-    repos: &[crate::workspace::repos::RepoSpec],
+    repos: &[crate::suite::RepoSpec],
     workspace: &PreparedWorkspace,
 ) -> Result<(), Failure> {
     if !workspace.is_isolated() {

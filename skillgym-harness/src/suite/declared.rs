@@ -49,7 +49,7 @@ pub struct DeclaredCheck {
     /// The workspace hooks of the case (the suite's, merged with its own).
     pub(crate) hooks: Hooks,
     /// `workspace.repos`: checked out into each attempt's workspace.
-    pub(crate) repos: Vec<crate::workspace::repos::RepoSpec>,
+    pub(crate) repos: Vec<super::yaml::RepoSpec>,
 }
 
 /// What the cases of one suite share: its name, directory and run-wide hooks.

@@ -11,6 +11,7 @@ pub use declared::DeclaredCheck;
 pub(crate) use declared::worker_groups;
 pub use plan::{Plan, PlannedExecution};
 pub use registry::{CaseCheck, CaseSpec, PromptSpec, collect_registered};
+pub(crate) use yaml::RepoSpec;
 
 /// Loads the declarative suite at `path` and returns its number of cases (panics on errors):
 /// the entry point of `benches/suites.rs`. Not a stable API.

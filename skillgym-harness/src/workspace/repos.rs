@@ -16,20 +16,7 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// One entry of `workspace.repos`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct RepoSpec {
-    /// Where in the workspace it goes (relative, inside it).
-    pub(crate) path: String,
-    /// `repo:` as written: a clone URL, a local path, or GitHub's `org/name`.
-    pub(crate) repo: String,
-    /// `commit` / `base_commit`; `None`: the default branch.
-    pub(crate) commit: Option<String>,
-    /// `ancestor`: this many commits before `commit`.
-    pub(crate) ancestor: u32,
-    /// `sparse`: only these paths are checked out.
-    pub(crate) sparse: Vec<String>,
-}
+use crate::suite::RepoSpec;
 
 impl RepoSpec {
     /// The URL git clones.

@@ -20,7 +20,6 @@ use super::vars;
 use crate::config::ConfigError;
 use crate::grade::spec::{GraderCommand, GraderSpec};
 use crate::trial_name;
-use crate::workspace::repos::RepoSpec;
 
 /// Suite-level parts every case uses.
 #[derive(Debug, Default)]
@@ -244,23 +243,12 @@ fn suite_fields(
         case: dir,
         suite: dir,
     };
-    f.take(source, "$schema");
+    annotations(source, &mut f);
     let name_node = f.take_some(source, "name", &[]);
     suite_name(source, name_node, &mut suite.name, file);
     suite.description = f
         .take_some(source, "description", &[])
         .and_then(|n| source.string("description", n));
-    for key in ["version", "author", "license", "category"] {
-        if let Some(n) = f.take_some(source, key, &[]) {
-            source.string(key, n);
-        }
-    }
-    f.take(source, "requires");
-    f.ignore(
-        source,
-        "defaults",
-        "a place for YAML anchors; agentv reads nothing from it",
-    );
     parts.tags = f
         .take_some(source, "tags", &[])
         .and_then(|n| source.strings("tags", n))
@@ -308,6 +296,23 @@ fn suite_fields(
     }
     f.finish(source);
     (suite, parts, tests)
+}
+
+/// The suite's keys that describe it and change nothing: `$schema`, `version`, `author`,
+/// `license`, `category` (strings), `requires`, and `defaults` (warned about: agentv ignores it).
+fn annotations(source: &mut Source, f: &mut Fields<'_>) {
+    f.take(source, "$schema");
+    for key in ["version", "author", "license", "category"] {
+        if let Some(n) = f.take_some(source, key, &[]) {
+            source.string(key, n);
+        }
+    }
+    f.take(source, "requires");
+    f.ignore(
+        source,
+        "defaults",
+        "a place for YAML anchors; agentv reads nothing from it",
+    );
 }
 
 /// The suite at `file` before its fields are read: named after its file, nothing else set.
@@ -1198,26 +1203,17 @@ fn case_of(
     let with_vars = vars::filled_case(&raw.node);
     let node = with_vars.as_ref().map_or(&raw.node, |(filled, _)| filled);
     let mut f = Fields::of(source, node, "a case")?;
-    if let Some(n) = f.take_some(source, "vars", &[]) {
-        source.mapping("vars", n);
-    }
     let dirs = Dirs {
         case: &raw.dir,
         suite: suite_dir,
     };
     let id = case_id(source, &mut f, raw);
-    let criteria = f
-        .take_some(source, "criteria", &["expected_outcome"])
-        .and_then(|n| source.non_empty("criteria", n));
-    let input_node = f.take_some(source, "input", &[]);
-    let input = input_node.map(|n| (n, messages(source, "input", n, Role::User)));
-    let input_files = f
-        .take_some(source, "input_files", &[])
-        .map(|n| files(source, n, dirs));
-    let expected_output = f
-        .take_some(source, "expected_output", &[])
-        .and_then(|n| messages(source, "expected_output", n, Role::Assistant))
-        .unwrap_or_default();
+    let CaseTexts {
+        criteria,
+        input,
+        input_files,
+        expected_output,
+    } = case_texts(source, &mut f, dirs);
     let has_expected_output = !expected_output.is_empty();
     let graders = case_graders(
         source,
@@ -1231,16 +1227,8 @@ fn case_of(
     let own_tags = f
         .take_some(source, "tags", &[])
         .and_then(|n| source.strings("tags", n));
-    let workspace_node = f.take_some(source, "workspace", &[]);
-    let ws = case_workspace(
-        source,
-        workspace_node,
-        raw,
-        (suite_dir, env),
-        &parts.workspace,
-    );
-    f.take_some(source, "conversation_id", &[])
-        .map(|n| source.string("conversation_id", n));
+    let ws = f.take_some(source, "workspace", &[]);
+    let ws = case_workspace(source, ws, raw, (suite_dir, env), &parts.workspace);
     let run = case_run(source, &mut f, dirs);
     let skip_defaults = graders.execution.skip_defaults;
     let (mut input, input_files) = case_input(source, &f, parts, skip_defaults, input, input_files);
@@ -1248,10 +1236,6 @@ fn case_of(
         vars::fill_messages(&mut input, vars);
     }
     let (samples, min_pass_rate) = sampling(&run, parts);
-    if graders.none_at_all {
-        let message = "a case needs at least one of `criteria`, `expected_output` or `assertions`";
-        source.error(f.node(), message);
-    }
     f.finish(source);
     Some(CaseDef {
         id: id?,
@@ -1283,6 +1267,44 @@ fn case_of(
         mock: run.mock,
         variants: run.variants,
     })
+}
+
+/// What a case says and expects: its `criteria`, `input` (the node and its messages),
+/// `input_files` and `expected_output`.
+struct CaseTexts<'n> {
+    criteria: Option<String>,
+    input: Option<(&'n Node, Option<Vec<Message>>)>,
+    input_files: Option<Vec<PathBuf>>,
+    expected_output: Vec<Message>,
+}
+
+/// Reads them, with the keys that only say where they come from (`vars`, already filled in,
+/// and `conversation_id`).
+fn case_texts<'n>(source: &mut Source, f: &mut Fields<'n>, dirs: Dirs<'_>) -> CaseTexts<'n> {
+    if let Some(n) = f.take_some(source, "vars", &[]) {
+        source.mapping("vars", n);
+    }
+    if let Some(n) = f.take_some(source, "conversation_id", &[]) {
+        source.string("conversation_id", n);
+    }
+    let criteria = f
+        .take_some(source, "criteria", &["expected_outcome"])
+        .and_then(|n| source.non_empty("criteria", n));
+    let input_node = f.take_some(source, "input", &[]);
+    let input = input_node.map(|n| (n, messages(source, "input", n, Role::User)));
+    let input_files = f
+        .take_some(source, "input_files", &[])
+        .map(|n| files(source, n, dirs));
+    let expected_output = f
+        .take_some(source, "expected_output", &[])
+        .and_then(|n| messages(source, "expected_output", n, Role::Assistant))
+        .unwrap_or_default();
+    CaseTexts {
+        criteria,
+        input,
+        input_files,
+        expected_output,
+    }
 }
 
 /// A case's samples and pass-rate gate: its own, else the suite's `execution.trials` (pass@k:
@@ -1348,8 +1370,6 @@ fn rubrics_grader(source: &mut Source, n: &Node) -> Option<GraderSpec> {
 struct CaseGraders<'n> {
     /// The case's own graders, then the suite's unless `skip_defaults`, else the implicit one.
     assertions: Vec<GraderSpec>,
-    /// The case has no `criteria`, no `expected_output` and wrote no grader (an error).
-    none_at_all: bool,
     /// v5's top-level `threshold` (agentv §9), beside v4's `execution.threshold`.
     top_threshold: Option<f64>,
     execution: CaseExecution<'n>,
@@ -1400,11 +1420,11 @@ fn case_graders<'n>(
     }
     let has_reference = criteria.is_some() || has_expected_output;
     graders::check_bare_llm_grader(source, f.node(), &assertions, has_reference);
+    if !has_reference && assertions.is_empty() && !has_own {
+        let message = "a case needs at least one of `criteria`, `expected_output` or `assertions`";
+        source.error(f.node(), message);
+    }
     CaseGraders {
-        none_at_all: criteria.is_none()
-            && !has_expected_output
-            && assertions.is_empty()
-            && !has_own,
         assertions,
         top_threshold,
         execution,

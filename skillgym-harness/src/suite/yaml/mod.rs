@@ -57,7 +57,7 @@ mod tests;
 pub(crate) use load::load_suite;
 pub use model::SuiteErrors;
 pub(crate) use model::{
-    CaseDef, Content, HookDef, Hooks, Loaded, Message, Role, SuiteDef, Warning,
+    CaseDef, Content, HookDef, Hooks, Loaded, Message, RepoSpec, Role, SuiteDef, Warning,
 };
 
 /// [`load_suite`] with the process environment.

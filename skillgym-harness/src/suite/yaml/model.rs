@@ -130,7 +130,22 @@ pub(crate) struct WorkspaceDef {
     pub(crate) template: Option<PathBuf>,
     pub(crate) hooks: Hooks,
     /// `repos`: checked out into every attempt's workspace (a case's list replaces the suite's).
-    pub(crate) repos: Vec<crate::workspace::repos::RepoSpec>,
+    pub(crate) repos: Vec<RepoSpec>,
+}
+
+/// One entry of `workspace.repos`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RepoSpec {
+    /// Where in the workspace it goes (relative, inside it).
+    pub(crate) path: String,
+    /// `repo:` as written: a clone URL, a local path, or GitHub's `org/name`.
+    pub(crate) repo: String,
+    /// `commit` / `base_commit`; `None`: the default branch.
+    pub(crate) commit: Option<String>,
+    /// `ancestor`: this many commits before `commit`.
+    pub(crate) ancestor: u32,
+    /// `sparse`: only these paths are checked out.
+    pub(crate) sparse: Vec<String>,
 }
 
 /// Lifecycle hooks (`workspace.hooks`, a target's `hooks`).
