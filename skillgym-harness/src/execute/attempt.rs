@@ -10,6 +10,7 @@ use skillgym::{Failure, FailureClass, FailureOrigin, InstalledSkill, SessionRepo
 
 use super::Engine;
 use super::check::{classify, run_check};
+use super::conversation::{Talk, converse};
 use super::grading::{Scene, grade_attempt};
 use super::hooks::{self, HookLog, HookScene};
 use super::judge::SessionJudge;
@@ -17,6 +18,7 @@ use super::replay::{self, RecordedAttempt, replay_session};
 use super::runtimes::Lease;
 use super::session::{SessionLimits, SessionOutput, TriggerStop, run_session};
 use super::suite_hooks;
+use super::turn_session::{self, Replaying, Resuming};
 use crate::agent::SessionSpec;
 use crate::artifacts::{write_json, write_json_or_note};
 use crate::config::Variant;
@@ -29,6 +31,10 @@ use crate::skills;
 use crate::suite::{CaseCheck, CaseSpec};
 use crate::unwritten;
 use crate::workspace::{self, PreparedWorkspace};
+
+/// A conversation's session of turn N (from 2), given its prompt and the session id to resume
+/// (`super::conversation`).
+type NextTurn<'a> = &'a mut dyn FnMut(usize, &str, Option<&str>) -> Result<SessionReport, Failure>;
 
 /// Which attempt of which execution.
 #[derive(Debug, Clone, Copy)]
@@ -196,17 +202,30 @@ fn prepare_and_run(
         &set_up.installed,
     );
     keep_session(result, &session);
+    let resuming = Resuming {
+        run,
+        runtime,
+        id,
+        attempt_dir: artifact_dir,
+        cwd: workspace.cwd(),
+        installed: &set_up.installed,
+    };
+    let mut steps = 0;
+    let mut next_turn = |number: usize, prompt: &str, session_id: Option<&str>| {
+        turn_session::resume(&resuming, number, prompt, session_id, &mut steps)
+    };
     let failure = match session.failure {
         Some(failure) => Some(failure),
         None => check_session(
             run,
             runtime,
             id,
-            &session.report,
+            (&session.report, &mut next_turn),
             Ok(workspace.cwd()),
             result,
         ),
     };
+    result.steps += steps;
     // What the sandbox refused the agent, said where the failure is read.
     let failure = failure.map(|mut failure| {
         if let Some(note) = session.sandbox.as_ref().and_then(|s| s.note()) {
@@ -349,7 +368,7 @@ fn check_session(
     run: &Engine,
     runtime: &Lease,
     id: AttemptId<'_>,
-    report: &SessionReport,
+    (report, next_turn): (&SessionReport, NextTurn<'_>),
     workspace: Result<&Path, &Path>,
     result: &mut AttemptResult,
 ) -> Option<Failure> {
@@ -387,6 +406,20 @@ fn check_session(
                 artifact_dir,
                 timeout: settings.timeout,
             });
+            if let Some(conversation) = &check.conversation {
+                let talk = Talk {
+                    case,
+                    check,
+                    conversation,
+                    workspace,
+                    attempt_dir: artifact_dir,
+                    timeout: settings.timeout,
+                    judge: judge.as_ref().map(|judge| judge as &dyn Judge),
+                };
+                let (grading, failure) = converse(&talk, report.clone(), next_turn);
+                result.grading = grading;
+                return failure;
+            }
             let (grading, failure) = grade_attempt(&Scene {
                 case,
                 check,
@@ -481,9 +514,26 @@ fn replay_and_check(
     } else {
         Err(cwd)
     };
+    let replaying = Replaying {
+        agent: runner.agent.as_ref(),
+        spec: &spec,
+        recorded_agent: &source.agent,
+        recorded_attempt: &recorded_dir,
+        limits: &limits,
+    };
+    let mut next_turn = |number: usize, prompt: &str, _: Option<&str>| {
+        turn_session::replay(&replaying, number, prompt)
+    };
     let failure = match session.failure {
         Some(failure) => Some(failure),
-        None => check_session(run, runtime, id, &session.report, present, result),
+        None => check_session(
+            run,
+            runtime,
+            id,
+            (&session.report, &mut next_turn),
+            present,
+            result,
+        ),
     };
     Ok(failure.map(|mut failure| {
         if present.is_err() && failure.message.contains("os error 2") {

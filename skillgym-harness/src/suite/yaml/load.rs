@@ -895,7 +895,12 @@ fn path_list(
 }
 
 /// `input` / `expected_output`: a string, a message, a list of messages, or another value.
-fn messages(source: &mut Source, key: &str, n: &Node, role: Role) -> Option<Vec<Message>> {
+pub(super) fn messages(
+    source: &mut Source,
+    key: &str,
+    n: &Node,
+    role: Role,
+) -> Option<Vec<Message>> {
     match &n.value {
         Value::Str(s) => Some(vec![Message { role, content: Content::Text(s.clone()) }]),
         Value::Map(entries) if entries.iter().any(|(k, _)| k.as_str() == Some("role")) => {
@@ -1223,13 +1228,15 @@ fn case_of(
         .take_some(source, "expected_output", &[])
         .and_then(|n| messages(source, "expected_output", n, Role::Assistant))
         .unwrap_or_default();
-    let has_expected_output = !expected_output.is_empty();
+    let conversation = super::turns::take(source, &mut f, dirs);
+    let one_turn = conversation.is_none();
+    let has_expected_output = !expected_output.is_empty() && one_turn;
     let graders = case_graders(
         source,
         &mut f,
         parts,
         dirs,
-        criteria.as_deref(),
+        criteria.as_deref().filter(|_| one_turn),
         has_expected_output,
     );
     let metadata = case_metadata(source, &mut f);
@@ -1253,7 +1260,7 @@ fn case_of(
         vars::fill_messages(&mut input, vars);
     }
     let (samples, min_pass_rate) = sampling(&run, parts);
-    if graders.none_at_all {
+    if graders.none_at_all && one_turn {
         let message = "a case needs at least one of `criteria`, `expected_output` or `assertions`";
         source.error(f.node(), message);
     }
@@ -1287,6 +1294,7 @@ fn case_of(
         skills: run.skills,
         mock: run.mock,
         variants: run.variants,
+        conversation,
     })
 }
 

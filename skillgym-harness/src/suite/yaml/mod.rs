@@ -12,6 +12,7 @@
 //! | `links` | symlinks are followed only while they stay inside the suite's directory |
 //! | `paths` | relative paths: the case directory first, then the suite directory |
 //! | `vars` | a case's `vars:` filled into its input, criteria and expected output (`{{ a.b }}`) |
+//! | `turns` | a multi-turn case's `mode: conversation`, `turns`, `aggregation`, `on_turn_failure` |
 //! | `load` | the suite's fields, `tests:` resolution and discovery, each case, merging |
 //! | `model` | the output: [`SuiteDef`], [`CaseDef`], [`Message`], [`WorkspaceDef`](model::WorkspaceDef), [`Warning`], [`SuiteErrors`] |
 //!
@@ -32,7 +33,7 @@
 //! | `EVAL.yaml` without `name:` is named `EVAL` | it takes its directory's name |
 //! | a case without graders gets the implicit `llm-grader` | the same, as a rubric grader `criteria` answered by the judge runner |
 //!
-//! Not supported (errors): `vars`, `turns`, `depends_on`, `include:` assertions, `composite`,
+//! Not supported (errors): `vars`, `window_size` (a conversation's), `depends_on`, `include:` assertions, `composite`,
 //! `field-accuracy`, `workspace.repos/docker/mode/path/env`, `isolation: shared`, hook `reset`
 //! other than `none`, `execution.workers`, `execution.trials`, `before_all` / `after_all` in a
 //! case.
@@ -49,6 +50,7 @@ mod load;
 mod model;
 mod node;
 mod paths;
+mod turns;
 mod vars;
 
 #[cfg(test)]
@@ -59,6 +61,7 @@ pub use model::SuiteErrors;
 pub(crate) use model::{
     CaseDef, Content, HookDef, Hooks, Loaded, Message, Role, SuiteDef, Warning,
 };
+pub(crate) use turns::{Conversation, OnTurnFailure};
 
 /// [`load_suite`] with the process environment.
 pub(crate) fn load_suite_from_env(path: &std::path::Path) -> Result<Loaded, SuiteErrors> {
