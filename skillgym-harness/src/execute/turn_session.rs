@@ -4,7 +4,7 @@
 //! | | live | replayed |
 //! |---|---|---|
 //! | command line | the adapter's [`resume`](crate::agent::Agent::resume) of the previous turn's session id | none: the recording's `turn-N/` re-normalized |
-//! | files | `turn-N/`: `prompt.md`, `stdout.log`, `stderr.log`, `report.json` (and `mock-requests.jsonl` under `--mock`) | the same, copied from the recording and regenerated |
+//! | files | `turn-N/`: `prompt.md`, `stdout.log`, `stderr.log`, `report.json`, `result.json` (how the process ended; and `mock-requests.jsonl` under `--mock`) | the same, copied from the recording and regenerated |
 //! | no session id to resume, a launch error, a crash, a timeout | the attempt's failure, its message starting `turn N:` | a turn missing from the recording: the same |
 
 use std::path::Path;
@@ -91,6 +91,17 @@ pub(super) fn resume(
         session.report.raw_artifacts.model_requests = log.is_file().then_some(log);
     }
     write_json_or_note(&dir.join("report.json"), &session.report);
+    // What replay reads of how the turn's process ended.
+    let ended = serde_json::json!({
+        "repetition": id.repetition,
+        "attempt": id.attempt,
+        "turn": number,
+        "exit_code": session.exit_code,
+        "signal": session.signal,
+        "failure": session.failure,
+        "duration_ms": session.report.timing.duration_ms,
+    });
+    write_json_or_note(&dir.join("result.json"), &ended);
     *steps += session.steps;
     match session.failure {
         Some(failure) => Err(named(number, failure)),
@@ -144,6 +155,12 @@ pub(super) fn replay(
     };
     let (session, _) = replay_session(at.agent, &spec, attempt, at.limits);
     write_json_or_note(&dir.join("report.json"), &session.report);
+    let recorded_result = recorded.join("result.json");
+    if recorded_result.is_file()
+        && let Err(error) = crate::secrets::copy_file(&recorded_result, &dir.join("result.json"))
+    {
+        crate::unwritten::note(&dir.join("result.json"), &error);
+    }
     match session.failure {
         Some(failure) => Err(named(number, failure)),
         None => Ok(session.report),

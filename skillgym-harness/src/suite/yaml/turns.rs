@@ -269,7 +269,117 @@ fn reference_grader() -> GraderSpec {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{errors, load, write};
     use super::*;
+    use crate::grade::spec::GraderKind;
+
+    /// agentv's multi-turn example, shortened: a system message, string and structured turn
+    /// assertions, `aggregation`, `on_turn_failure` and conversation-level assertions.
+    const CONVERSATION: &str = "\
+tests:
+  - id: tutor
+    mode: conversation
+    criteria: Keeps the context
+    aggregation: min
+    on_turn_failure: stop
+    input:
+      - role: system
+        content: You are a math tutor.
+    turns:
+      - input: What is 15% of 200?
+        assertions:
+          - Calculates 30
+          - type: contains
+            value: \"30\"
+      - input: Now double that result.
+        expected_output: \"60\"
+      - input: Thanks.
+    assertions:
+      - type: contains
+        value: \"60\"
+";
+
+    #[test]
+    fn a_conversation_case_keeps_its_turns_and_grades_the_conversation_with_its_own_graders() {
+        let t = tempfile::tempdir().unwrap();
+        write(t.path(), "EVAL.yaml", CONVERSATION);
+        let loaded = load(t.path());
+        let case = &loaded.suite.cases[0];
+        let conversation = case.conversation.as_ref().unwrap();
+        assert_eq!(conversation.aggregation, Aggregation::Min);
+        assert_eq!(conversation.on_turn_failure, OnTurnFailure::Stop);
+        assert_eq!(conversation.turns.len(), 3);
+        let kinds = |turn: &TurnDef| -> Vec<&str> {
+            turn.assertions.iter().map(|g| g.kind.type_name()).collect()
+        };
+        assert_eq!(kinds(&conversation.turns[0]), ["rubrics", "contains"]);
+        // A turn with a reference answer and no assertions is judged against it.
+        assert_eq!(conversation.turns[1].assertions[0].name, "expected_output");
+        assert!(conversation.turns[2].assertions.is_empty());
+        assert_eq!(
+            conversation.turns[1].input,
+            [Message {
+                role: Role::User,
+                content: super::super::Content::Text("Now double that result.".to_owned()),
+            }]
+        );
+        assert_eq!(conversation.turns[1].line, 16);
+        // The case's criteria stay the judges' context, not a grader of their own.
+        assert_eq!(case.criteria.as_deref(), Some("Keeps the context"));
+        assert_eq!(case.assertions.len(), 1);
+        assert!(matches!(case.assertions[0].kind, GraderKind::Contains { .. }));
+        assert_eq!(case.input.len(), 1, "the system message; the turns are apart");
+    }
+
+    #[test]
+    fn a_conversation_needs_no_graders_of_its_own_and_defaults_to_mean_and_continue() {
+        let t = tempfile::tempdir().unwrap();
+        write(
+            t.path(),
+            "EVAL.yaml",
+            "tests:\n  - id: c\n    mode: conversation\n    input: hi\n    turns:\n      - input: one\n",
+        );
+        let loaded = load(t.path());
+        let case = &loaded.suite.cases[0];
+        assert!(case.assertions.is_empty());
+        let conversation = case.conversation.as_ref().unwrap();
+        assert_eq!(conversation.aggregation, Aggregation::Mean);
+        assert_eq!(conversation.on_turn_failure, OnTurnFailure::Continue);
+    }
+
+    #[test]
+    fn bad_conversation_keys_are_located_errors() {
+        let t = tempfile::tempdir().unwrap();
+        let case = |id: &str, rest: &str| format!("  - id: {id}\n    input: hi\n    criteria: c\n{rest}");
+        let cases = [
+            case("a", "    turns:\n      - input: x\n"),
+            case("b", "    mode: chat\n"),
+            case("c", "    mode: conversation\n"),
+            case("d", "    mode: conversation\n    aggregation: meen\n    on_turn_failure: halt\n    turns:\n      - input: x\n"),
+            case("e", "    mode: conversation\n    window_size: 2\n    turns: []\n"),
+            case("f", "    mode: conversation\n    turns:\n      - inputs: x\n      - 3\n"),
+            case("g", "    mode: conversation\n    turns: one\n"),
+            case("h", "    on_turn_failure: stop\n"),
+        ];
+        write(t.path(), "EVAL.yaml", &format!("tests:\n{}", cases.concat()));
+        assert_eq!(
+            errors(t.path()),
+            [
+                "EVAL.yaml:6:7: `turns` is for conversation cases [add `mode: conversation` to the case (agentv runs a case without it as one turn)]",
+                "EVAL.yaml:10:11: `mode` must be `conversation`, found `chat` [remove `mode` for a case of one turn]",
+                "EVAL.yaml:14:11: `mode: conversation` needs `turns` [add `turns:`, a list of `{input, assertions}` mappings]",
+                "EVAL.yaml:19:18: `aggregation` must be `mean`, `min`, or `max`, found `meen` [did you mean `mean`?]",
+                "EVAL.yaml:20:22: `on_turn_failure` must be `continue` or `stop`, found `halt`",
+                "EVAL.yaml:27:18: `window_size` is not supported: skillgym resumes the agent's own session, which keeps the whole conversation [remove `window_size`]",
+                "EVAL.yaml:28:12: `turns` must hold at least one turn",
+                "EVAL.yaml:34:9: a turn is missing `input`",
+                "EVAL.yaml:34:9: unknown field `inputs` in a turn [did you mean `input`?]",
+                "EVAL.yaml:35:9: a turn must be a mapping, found a number",
+                "EVAL.yaml:40:12: `turns` must be a list of turns, found a string",
+                "EVAL.yaml:44:22: `on_turn_failure` is for conversation cases [add `mode: conversation` to the case (agentv runs a case without it as one turn)]",
+            ]
+        );
+    }
 
     #[test]
     fn aggregation_combines_turn_scores() {
