@@ -1194,7 +1194,12 @@ fn conversation_turns_resume_the_session_and_their_scores_aggregate() {
 
     // Turn 2 resumed turn 1's session with its own input.
     let argv = read_json(&dir.path().join("turn-2-argv.json"));
-    let argv: Vec<&str> = argv["argv"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    let argv: Vec<&str> = argv["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
     assert_eq!(argv[1..3], ["--resume", "s-1"], "{argv:?}");
     assert!(argv.last().unwrap().starts_with("record "), "{argv:?}");
 
@@ -1217,7 +1222,11 @@ fn conversation_turns_resume_the_session_and_their_scores_aggregate() {
         .collect();
     assert_eq!(
         summary,
-        [(1, 1.0, true, false), (2, 0.0, false, false), (3, 0.0, false, true)]
+        [
+            (1, 1.0, true, false),
+            (2, 0.0, false, false),
+            (3, 0.0, false, true)
+        ]
     );
     assert_eq!(read_json(&stops.join("turn-2/grading.json")), turns[1]);
     let turn_2 = read_json(&stops.join("turn-2/report.json"));
@@ -1225,7 +1234,10 @@ fn conversation_turns_resume_the_session_and_their_scores_aggregate() {
     assert!(!stops.join("turn-3").exists(), "turn 3 did not run");
     // The first session was told the case's input, then its first turn's.
     let prompt = fs::read_to_string(stops.join("prompt.md")).unwrap();
-    assert!(prompt.starts_with("# You are a careful tutor.\n\nemit "), "{prompt}");
+    assert!(
+        prompt.starts_with("# You are a careful tutor.\n\nemit "),
+        "{prompt}"
+    );
 
     // Mean of turn 1 (0.5: one of two graders), turn 2 (1) and the whole conversation (1: its
     // transcript holds turn 1's "alpha" though the last answer is "gamma").
@@ -1310,7 +1322,10 @@ fn under_mock_each_turn_plays_its_own_script_else_the_case_s() {
     );
     let attempt = latest(dir.path()).join("mocktalk.chats/fake/repeat-1/attempt-1");
     for log in ["", "turn-2", "turn-3"] {
-        assert!(attempt.join(log).join("mock-requests.jsonl").is_file(), "{log}");
+        assert!(
+            attempt.join(log).join("mock-requests.jsonl").is_file(),
+            "{log}"
+        );
     }
     let grading = read_json(&attempt.join("grading.json"));
     let scores: Vec<f64> = grading["turns"]

@@ -327,8 +327,15 @@ tests:
         // The case's criteria stay the judges' context, not a grader of their own.
         assert_eq!(case.criteria.as_deref(), Some("Keeps the context"));
         assert_eq!(case.assertions.len(), 1);
-        assert!(matches!(case.assertions[0].kind, GraderKind::Contains { .. }));
-        assert_eq!(case.input.len(), 1, "the system message; the turns are apart");
+        assert!(matches!(
+            case.assertions[0].kind,
+            GraderKind::Contains { .. }
+        ));
+        assert_eq!(
+            case.input.len(),
+            1,
+            "the system message; the turns are apart"
+        );
     }
 
     #[test]
@@ -350,18 +357,32 @@ tests:
     #[test]
     fn bad_conversation_keys_are_located_errors() {
         let t = tempfile::tempdir().unwrap();
-        let case = |id: &str, rest: &str| format!("  - id: {id}\n    input: hi\n    criteria: c\n{rest}");
+        let case =
+            |id: &str, rest: &str| format!("  - id: {id}\n    input: hi\n    criteria: c\n{rest}");
         let cases = [
             case("a", "    turns:\n      - input: x\n"),
             case("b", "    mode: chat\n"),
             case("c", "    mode: conversation\n"),
-            case("d", "    mode: conversation\n    aggregation: meen\n    on_turn_failure: halt\n    turns:\n      - input: x\n"),
-            case("e", "    mode: conversation\n    window_size: 2\n    turns: []\n"),
-            case("f", "    mode: conversation\n    turns:\n      - inputs: x\n      - 3\n"),
+            case(
+                "d",
+                "    mode: conversation\n    aggregation: meen\n    on_turn_failure: halt\n    turns:\n      - input: x\n",
+            ),
+            case(
+                "e",
+                "    mode: conversation\n    window_size: 2\n    turns: []\n",
+            ),
+            case(
+                "f",
+                "    mode: conversation\n    turns:\n      - inputs: x\n      - 3\n",
+            ),
             case("g", "    mode: conversation\n    turns: one\n"),
             case("h", "    on_turn_failure: stop\n"),
         ];
-        write(t.path(), "EVAL.yaml", &format!("tests:\n{}", cases.concat()));
+        write(
+            t.path(),
+            "EVAL.yaml",
+            &format!("tests:\n{}", cases.concat()),
+        );
         assert_eq!(
             errors(t.path()),
             [
