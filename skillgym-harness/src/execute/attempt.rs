@@ -202,30 +202,10 @@ fn prepare_and_run(
         &set_up.installed,
     );
     keep_session(result, &session);
-    let resuming = Resuming {
-        run,
-        runtime,
-        id,
-        attempt_dir: artifact_dir,
-        cwd: workspace.cwd(),
-        installed: &set_up.installed,
-    };
-    let mut steps = 0;
-    let mut next_turn = |number: usize, prompt: &str, session_id: Option<&str>| {
-        turn_session::resume(&resuming, number, prompt, session_id, &mut steps)
-    };
     let failure = match session.failure {
         Some(failure) => Some(failure),
-        None => check_session(
-            run,
-            runtime,
-            id,
-            (&session.report, &mut next_turn),
-            Ok(workspace.cwd()),
-            result,
-        ),
+        None => check_live(run, runtime, id, &session.report, &set_up, result),
     };
-    result.steps += steps;
     // What the sandbox refused the agent, said where the failure is read.
     let failure = failure.map(|mut failure| {
         if let Some(note) = session.sandbox.as_ref().and_then(|s| s.note()) {
@@ -248,6 +228,35 @@ fn prepare_and_run(
         return Ok(failure.or(Some(problem)));
     }
     Ok(failure)
+}
+
+/// [`check_session`] of a live attempt's session, whose conversation's later turns resume the
+/// agent (their steps are the attempt's too).
+fn check_live(
+    run: &Engine,
+    runtime: &Lease,
+    id: AttemptId<'_>,
+    report: &SessionReport,
+    set_up: &SetUp,
+    result: &mut AttemptResult,
+) -> Option<Failure> {
+    let artifact_dir = result.artifact_dir.clone();
+    let cwd = set_up.workspace.cwd();
+    let resuming = Resuming {
+        run,
+        runtime,
+        id,
+        attempt_dir: &artifact_dir,
+        cwd,
+        installed: &set_up.installed,
+    };
+    let mut steps = 0;
+    let mut next_turn = |number: usize, prompt: &str, session_id: Option<&str>| {
+        turn_session::resume(&resuming, number, prompt, session_id, &mut steps)
+    };
+    let failure = check_session(run, runtime, id, (report, &mut next_turn), Ok(cwd), result);
+    result.steps += steps;
+    failure
 }
 
 /// What an attempt's session starts from.
@@ -521,19 +530,11 @@ fn replay_and_check(
         recorded_attempt: &recorded_dir,
         limits: &limits,
     };
-    let mut next_turn = |number: usize, prompt: &str, _: Option<&str>| {
-        turn_session::replay(&replaying, number, prompt)
-    };
+    let mut next_turn = |n: usize, prompt: &str, _: Option<&str>| replaying.turn(n, prompt);
+    let checked = (&session.report, &mut next_turn as NextTurn<'_>);
     let failure = match session.failure {
         Some(failure) => Some(failure),
-        None => check_session(
-            run,
-            runtime,
-            id,
-            (&session.report, &mut next_turn),
-            present,
-            result,
-        ),
+        None => check_session(run, runtime, id, checked, present, result),
     };
     Ok(failure.map(|mut failure| {
         if present.is_err() && failure.message.contains("os error 2") {

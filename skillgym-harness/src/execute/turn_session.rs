@@ -122,12 +122,15 @@ pub(super) struct Replaying<'a> {
     pub(super) limits: &'a SessionLimits,
 }
 
+impl Replaying<'_> {
+    /// Turn `number`'s recorded session ([`replay`]).
+    pub(super) fn turn(&self, number: usize, prompt: &str) -> Result<SessionReport, Failure> {
+        replay(self, number, prompt)
+    }
+}
+
 /// Turn `number`'s recorded session, replayed from the recorded attempt's `turn-N/`.
-pub(super) fn replay(
-    at: &Replaying<'_>,
-    number: usize,
-    prompt: &str,
-) -> Result<SessionReport, Failure> {
+fn replay(at: &Replaying<'_>, number: usize, prompt: &str) -> Result<SessionReport, Failure> {
     let recorded = turn_dir(at.recorded_attempt, number);
     if !recorded.join("stdout.log").is_file() {
         return Err(turn_failure(

@@ -1228,15 +1228,13 @@ fn case_of(
         .take_some(source, "expected_output", &[])
         .and_then(|n| messages(source, "expected_output", n, Role::Assistant))
         .unwrap_or_default();
-    let conversation = super::turns::take(source, &mut f, dirs);
-    let one_turn = conversation.is_none();
-    let has_expected_output = !expected_output.is_empty() && one_turn;
+    let has_expected_output = !expected_output.is_empty();
     let graders = case_graders(
         source,
         &mut f,
         parts,
         dirs,
-        criteria.as_deref().filter(|_| one_turn),
+        criteria.as_deref(),
         has_expected_output,
     );
     let metadata = case_metadata(source, &mut f);
@@ -1260,7 +1258,7 @@ fn case_of(
         vars::fill_messages(&mut input, vars);
     }
     let (samples, min_pass_rate) = sampling(&run, parts);
-    if graders.none_at_all && one_turn {
+    if graders.none_at_all {
         let message = "a case needs at least one of `criteria`, `expected_output` or `assertions`";
         source.error(f.node(), message);
     }
@@ -1294,7 +1292,7 @@ fn case_of(
         skills: run.skills,
         mock: run.mock,
         variants: run.variants,
-        conversation,
+        conversation: graders.conversation,
     })
 }
 
@@ -1366,6 +1364,9 @@ struct CaseGraders<'n> {
     /// v5's top-level `threshold` (agentv §9), beside v4's `execution.threshold`.
     top_threshold: Option<f64>,
     execution: CaseExecution<'n>,
+    /// `mode: conversation`: the turns, graded on their own (the case's `criteria` are their
+    /// judges' context, no grader of its own; the case needs no graders).
+    conversation: Option<super::turns::Conversation>,
 }
 
 impl CaseGraders<'_> {
@@ -1388,6 +1389,8 @@ fn case_graders<'n>(
     criteria: Option<&str>,
     has_expected_output: bool,
 ) -> CaseGraders<'n> {
+    // A conversation's turns are graded on their own: no implicit grader, none needed.
+    let conversation = super::turns::take(source, f, dirs);
     let rubrics = f
         .take_some(source, "rubrics", &[])
         .and_then(|n| rubrics_grader(source, n));
@@ -1408,17 +1411,19 @@ fn case_graders<'n>(
     if !execution.skip_defaults {
         assertions.extend(parts.assertions.iter().cloned());
     }
-    if assertions.is_empty() {
+    if assertions.is_empty() && conversation.is_none() {
         assertions.extend(implicit_grader(criteria, has_expected_output));
     }
     CaseGraders {
-        none_at_all: criteria.is_none()
+        none_at_all: conversation.is_none()
+            && criteria.is_none()
             && !has_expected_output
             && assertions.is_empty()
             && !has_own,
         assertions,
         top_threshold,
         execution,
+        conversation,
     }
 }
 
