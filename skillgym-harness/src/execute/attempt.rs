@@ -10,7 +10,7 @@ use skillgym::{Failure, FailureClass, FailureOrigin, InstalledSkill, SessionRepo
 
 use super::Engine;
 use super::check::{classify, run_check};
-use super::conversation::{Talk, converse};
+use super::conversation::{NextTurn, Talk, converse};
 use super::grading::{Scene, grade_attempt};
 use super::hooks::{self, HookLog, HookScene};
 use super::judge::SessionJudge;
@@ -31,10 +31,6 @@ use crate::skills;
 use crate::suite::{CaseCheck, CaseSpec};
 use crate::unwritten;
 use crate::workspace::{self, PreparedWorkspace};
-
-/// A conversation's session of turn N (from 2), given its prompt and the session id to resume
-/// (`super::conversation`).
-type NextTurn<'a> = &'a mut dyn FnMut(usize, &str, Option<&str>) -> Result<SessionReport, Failure>;
 
 /// Which attempt of which execution.
 #[derive(Debug, Clone, Copy)]

@@ -40,6 +40,11 @@ pub(super) fn turn_dir(attempt_dir: &Path, number: usize) -> PathBuf {
     attempt_dir.join(format!("turn-{number}"))
 }
 
+/// A conversation's session of turn N (from 2), given its prompt and the session id to resume:
+/// its report, or the failure that ends the conversation.
+pub(super) type NextTurn<'a> =
+    &'a mut dyn FnMut(usize, &str, Option<&str>) -> Result<SessionReport, Failure>;
+
 /// What the turns of one attempt are graded with.
 pub(super) struct Talk<'a> {
     pub(super) case: &'a CaseSpec,
@@ -59,7 +64,7 @@ pub(super) struct Talk<'a> {
 pub(super) fn converse(
     talk: &Talk<'_>,
     first: SessionReport,
-    next: &mut dyn FnMut(usize, &str, Option<&str>) -> Result<SessionReport, Failure>,
+    next: NextTurn<'_>,
 ) -> (Option<Grading>, Option<Failure>) {
     let threshold = talk.check.threshold;
     let mut history: Vec<Value> = match &talk.check.input {
