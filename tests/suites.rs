@@ -1136,10 +1136,10 @@ fn targets_sharing_a_use_target_are_variants_of_one_runner() {
 
 /// A `skillgym.yaml` whose fake-agent runner `fake` resumes a session (`--resume <id>`, the
 /// prompt last, which the fake agent runs as its script).
-fn resumable_config(dir: &Path, suite: &Path) -> PathBuf {
+fn resumable_config(dir: &Path, suite: &Path, extra: &str) -> PathBuf {
     let path = dir.join("resumable.yaml");
     let yaml = format!(
-        "suites: [{}]\nrunners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      resume_args: [--resume, \"{{session_id}}\"]\n      env: {{ FAKE_AGENT_SCRIPT: \"-\" }}\n",
+        "{extra}\nsuites: [{}]\nrunners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      resume_args: [--resume, \"{{session_id}}\"]\n      env: {{ FAKE_AGENT_SCRIPT: \"-\" }}\n",
         suite.display()
     );
     fs::write(&path, yaml).unwrap();
@@ -1179,7 +1179,7 @@ fn conversation_suite(root: &Path) -> PathBuf {
 fn conversation_turns_resume_the_session_and_their_scores_aggregate() {
     let dir = temp_dir("suite-conversation");
     let suite = conversation_suite(dir.path());
-    let config = resumable_config(dir.path(), &suite);
+    let config = resumable_config(dir.path(), &suite, "");
     let output = run(dir.path(), &config, &["talk::"]);
     assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
     assert_eq!(
@@ -1300,7 +1300,7 @@ fn under_mock_each_turn_plays_its_own_script_else_the_case_s() {
     let suite = dir.path().join("mocktalk");
     let session = r#"emit {"type":"session","id":"s-1"}"#;
     let case = format!(
-        "mode: conversation\ninput: \"# three turns\"\nmock: model.yaml\nturns:\n  - input: |\n      {session}\n      chat\n    mock: one.yaml\n    assertions:\n      - type: equals\n        value: four\n  - input: chat\n    mock: two.yaml\n    assertions:\n      - type: equals\n        value: twelve\n  - input: chat\n    assertions:\n      - type: equals\n        value: from the case\n"
+        "mode: conversation\ninput: \"# three turns\"\nmock: model.yaml\nturns:\n  - input: |\n      {session}\n      chat\n    mock: one.yaml\n    assertions:\n      - type: equals\n        value: four\n  - input: chat\n    mock: two.yaml\n    assertions:\n      - type: equals\n        value: twelve\n      - Says twelve\n  - input: chat\n    assertions:\n      - type: equals\n        value: from the case\n"
     );
     write_tree(
         &suite,
@@ -1310,9 +1310,17 @@ fn under_mock_each_turn_plays_its_own_script_else_the_case_s() {
             ("cases/chats/one.yaml", "- say: four\n"),
             ("cases/chats/two.yaml", "- say: twelve\n"),
             ("cases/chats/model.yaml", "- say: from the case\n"),
+            (
+                "judge.mock.yaml",
+                "- say: '{\"checks\": [{\"id\": \"rubric-1\", \"satisfied\": true}]}'\n",
+            ),
         ],
     );
-    let config = resumable_config(dir.path(), &suite);
+    let judge = format!(
+        "judge:\n  mock: {}\n  agent:\n    type: command\n    command: {FAKE_AGENT}\n    env: {{ FAKE_AGENT_SCRIPT: chat }}\n",
+        suite.join("judge.mock.yaml").display()
+    );
+    let config = resumable_config(dir.path(), &suite, &judge);
     let output = run(dir.path(), &config, &["mocktalk::", "--mock"]);
     assert!(
         output.status.success(),
@@ -1335,4 +1343,15 @@ fn under_mock_each_turn_plays_its_own_script_else_the_case_s() {
         .map(|t| t["score"].as_f64().unwrap())
         .collect();
     assert_eq!(scores, [1.0, 1.0, 1.0]);
+    // Turn 2's judge, in the turn's directory, was told the conversation so far.
+    let prompt = fs::read_to_string(attempt.join("turn-2/judge-rubrics/prompt.md")).unwrap();
+    assert!(
+        prompt.contains("    \"content\": \"four\",\n    \"role\": \"assistant\"\n"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("## The agent's final answer\ntwelve\n"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("- rubric-1: Says twelve"), "{prompt}");
 }

@@ -419,7 +419,7 @@ fn check_session(
                     workspace,
                     attempt_dir: artifact_dir,
                     timeout: settings.timeout,
-                    judge: judge.as_ref().map(|judge| judge as &dyn Judge),
+                    judge: judge.as_ref(),
                 };
                 let (grading, failure) = converse(&talk, report.clone(), next_turn);
                 result.grading = grading;

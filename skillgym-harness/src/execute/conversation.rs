@@ -7,7 +7,7 @@
 //! |---|---|
 //! | turn 1 | the attempt's own session (its files at the attempt's root) |
 //! | turn N ≥ 2 | a resumed session of the session id the previous turn reported, its files in `turn-N/` (`prompt.md`, logs, `report.json`); under `--mock` the turn's script |
-//! | a turn's grade | its `assertions` on its own report: the answer is its final output, the task the conversation so far (the case's input, then each turn's input and answer), its `expected_output` the reference; no graders: 1; written to `turn-N/grading.json` |
+//! | a turn's grade | its `assertions` on its own report: the answer is its final output, the task the conversation so far (the case's input, then each turn's input and answer), its `expected_output` the reference; no graders: 1; written to `turn-N/grading.json`, with its judge sessions in `turn-N/judge-<grader>/` (turn 1's too) |
 //! | `on_turn_failure: stop` | after a turn under the threshold the later turns do not run and score 0 |
 //! | the case's own graders | the whole conversation: the answer is the transcript (`user: …` / `assistant: …`, blank-line separated), the task every message; graders of the session (tool calls, commands, skills, metrics) read the last turn's report |
 //! | the case's score | `aggregation` (mean, min, max) of the turn scores, and of the conversation's score when the case has graders; against the case's threshold |
@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use skillgym::{Failure, FailureOrigin, SessionReport};
 
 use super::grading::{Graded, grade_with};
+use super::judge::SessionJudge;
 use crate::artifacts::write_json_or_note;
 use crate::grade::{GradeInput, Judge};
 use crate::results::{Grading, TurnGrading};
@@ -54,7 +55,8 @@ pub(super) struct Talk<'a> {
     pub(super) workspace: Result<&'a Path, &'a Path>,
     pub(super) attempt_dir: &'a Path,
     pub(super) timeout: std::time::Duration,
-    pub(super) judge: Option<&'a dyn Judge>,
+    /// The judge of rubric items; a turn's judge sessions go into its own directory.
+    pub(super) judge: Option<&'a SessionJudge<'a>>,
 }
 
 /// Runs the turns after the first through `next` (turn number, its prompt, the session id to
@@ -151,6 +153,10 @@ fn grade_turn(
     } else {
         turn_dir(talk.attempt_dir, number)
     };
+    let judge = talk.judge.map(|judge| SessionJudge {
+        artifact_dir: &dir,
+        ..*judge
+    });
     let expected_output = messages_value(&turn.expected_output);
     let task = Value::Array(history.to_vec());
     let input = GradeInput {
@@ -161,7 +167,7 @@ fn grade_turn(
         expected_output: &expected_output,
         metadata: &talk.check.metadata,
         input: &task,
-        judge: talk.judge,
+        judge: judge.as_ref().map(|judge| judge as &dyn Judge),
         ..GradeInput::new(report, &talk.case.base_dir, talk.timeout)
     };
     let Graded {
@@ -211,7 +217,7 @@ fn grade_whole(
         expected_output: &talk.check.expected_output,
         metadata: &talk.check.metadata,
         input: &messages,
-        judge: talk.judge,
+        judge: talk.judge.map(|judge| judge as &dyn Judge),
         ..GradeInput::new(last, &talk.case.base_dir, talk.timeout)
     };
     let graded = grade_with(&talk.check.graders, &input, talk.check.threshold);
