@@ -308,3 +308,88 @@ fn verdict_message(grading: &Grading) -> String {
         parts.join(", ")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{GraderResult, GraderVerdict};
+    use crate::suite::yaml::Aggregation;
+
+    fn turn(number: u32, score: f64, passed: bool) -> TurnGrading {
+        TurnGrading {
+            turn: number,
+            score,
+            passed,
+            skipped: false,
+            graders: vec![grader("contains-x", passed)],
+        }
+    }
+
+    fn grader(name: &str, passed: bool) -> GraderResult {
+        GraderResult {
+            name: name.to_owned(),
+            kind: "contains".to_owned(),
+            weight: 1.0,
+            required: false,
+            negate: false,
+            score: if passed { 1.0 } else { 0.0 },
+            verdict: if passed {
+                GraderVerdict::Pass
+            } else {
+                GraderVerdict::Fail
+            },
+            checks: Vec::new(),
+            details: None,
+        }
+    }
+
+    fn conversation(aggregation: Aggregation) -> Conversation {
+        Conversation {
+            turns: Vec::new(),
+            aggregation,
+            on_turn_failure: OnTurnFailure::Stop,
+        }
+    }
+
+    #[test]
+    fn the_whole_conversation_s_score_is_aggregated_with_the_turns() {
+        let whole = Grading {
+            score: 0.25,
+            threshold: 0.8,
+            passed: false,
+            graders: vec![grader("coherent", false)],
+            turns: Vec::new(),
+            aggregation: None,
+        };
+        let turns = vec![turn(1, 1.0, true), turn(2, 0.5, false), skipped(3)];
+        let grading = combine(
+            &conversation(Aggregation::Max),
+            0.8,
+            turns.clone(),
+            Some(whole.clone()),
+        );
+        assert_eq!((grading.score, grading.passed), (1.0, true));
+        assert_eq!(grading.graders, whole.graders);
+        let grading = combine(&conversation(Aggregation::Mean), 0.8, turns, Some(whole));
+        assert_eq!(grading.score, (1.0 + 0.5 + 0.0 + 0.25) / 4.0);
+        assert_eq!(grading.aggregation.as_deref(), Some("mean"));
+        assert_eq!(
+            verdict_message(&grading),
+            "score 0.44 < threshold 0.80 (mean of turn 1: 1.00, turn 2: 0.50 failed (contains-x), turn 3: skipped, the conversation: failed (coherent))"
+        );
+    }
+
+    #[test]
+    fn the_transcript_names_each_speaker() {
+        let history = [
+            json!({"role": "system", "content": "Be brief."}),
+            json!({"role": "user", "content": "2 + 2?"}),
+            json!({"role": "assistant", "content": "4"}),
+            json!({"role": "user", "content": [{"type": "text", "value": "and 3 + 3?"}]}),
+        ];
+        assert_eq!(
+            transcript(&history),
+            "system: Be brief.\n\nuser: 2 + 2?\n\nassistant: 4\n\nuser: [{\"type\":\"text\",\"value\":\"and 3 + 3?\"}]"
+        );
+    }
+}
