@@ -1133,3 +1133,225 @@ fn targets_sharing_a_use_target_are_variants_of_one_runner() {
     assert_eq!(lift["lift"]["verdict"], "helps");
     assert!(out.contains("exp::uses") && out.contains("helps"), "{out}");
 }
+
+/// A `skillgym.yaml` whose fake-agent runner `fake` resumes a session (`--resume <id>`, the
+/// prompt last, which the fake agent runs as its script).
+fn resumable_config(dir: &Path, suite: &Path, extra: &str) -> PathBuf {
+    let path = dir.join("resumable.yaml");
+    let yaml = format!(
+        "{extra}\nsuites: [{}]\nrunners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      resume_args: [--resume, \"{{session_id}}\"]\n      env: {{ FAKE_AGENT_SCRIPT: \"-\" }}\n",
+        suite.display()
+    );
+    fs::write(&path, yaml).unwrap();
+    path
+}
+
+/// The multi-turn suite: `stops` fails its second turn under `on_turn_failure: stop`;
+/// `averages` scores the mean of two turns and of the whole conversation.
+fn conversation_suite(root: &Path) -> PathBuf {
+    let suite = root.join("talk");
+    let session = r#"emit {"type":"session","id":"s-1"}"#;
+    let argv = root.join("turn-2-argv.json");
+    let stops = format!(
+        "id: stops\nmode: conversation\non_turn_failure: stop\ninput:\n  - role: system\n    content: \"# You are a careful tutor.\"\nturns:\n  - input: |\n      {session}\n      {}\n    assertions:\n      - type: contains\n        value: four\n  - input: |\n      record {}\n      {}\n    assertions:\n      - type: contains\n        value: twelve\n  - input: |\n      {}\n",
+        say("four"),
+        argv.display(),
+        say("eleven"),
+        say("done"),
+    );
+    let averages = format!(
+        "id: averages\nmode: conversation\naggregation: mean\ninput: \"# a conversation\"\nturns:\n  - input: |\n      {session}\n      {}\n    assertions:\n      - type: contains\n        value: alpha\n      - type: contains\n        value: beta\n  - input: |\n      {}\n    assertions:\n      - type: contains\n        value: gamma\nassertions:\n  - type: contains\n    value: alpha\n",
+        say("alpha"),
+        say("gamma"),
+    );
+    write_tree(
+        &suite,
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            ("cases/stops/case.yaml", &stops),
+            ("cases/averages/case.yaml", &averages),
+        ],
+    );
+    suite
+}
+
+#[test]
+fn conversation_turns_resume_the_session_and_their_scores_aggregate() {
+    let dir = temp_dir("suite-conversation");
+    let suite = conversation_suite(dir.path());
+    let config = resumable_config(dir.path(), &suite, "");
+    let output = run(dir.path(), &config, &["talk::"]);
+    assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
+    assert_eq!(
+        trial_lines(&output),
+        ["[fake] talk::averages ok", "[fake] talk::stops FAILED"]
+    );
+    let out = stdout(&output);
+    assert!(
+        out.contains("score 0.33 < threshold 0.80 (mean of turn 1: 1.00, turn 2: 0.00 failed (contains-twelve), turn 3: skipped)"),
+        "{out}"
+    );
+
+    // Turn 2 resumed turn 1's session with its own input.
+    let argv = read_json(&dir.path().join("turn-2-argv.json"));
+    let argv: Vec<&str> = argv["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(argv[1..3], ["--resume", "s-1"], "{argv:?}");
+    assert!(argv.last().unwrap().starts_with("record "), "{argv:?}");
+
+    let run_dir = latest(dir.path());
+    let stops = run_dir.join("talk.stops/fake/repeat-1/attempt-1");
+    let grading = read_json(&stops.join("grading.json"));
+    assert_eq!(grading["aggregation"], "mean");
+    assert_eq!(grading["score"].as_f64(), Some(1.0 / 3.0));
+    let turns = grading["turns"].as_array().unwrap();
+    let summary: Vec<(u64, f64, bool, bool)> = turns
+        .iter()
+        .map(|t| {
+            (
+                t["turn"].as_u64().unwrap(),
+                t["score"].as_f64().unwrap(),
+                t["passed"].as_bool().unwrap(),
+                t["skipped"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (1, 1.0, true, false),
+            (2, 0.0, false, false),
+            (3, 0.0, false, true)
+        ]
+    );
+    assert_eq!(read_json(&stops.join("turn-2/grading.json")), turns[1]);
+    let turn_2 = read_json(&stops.join("turn-2/report.json"));
+    assert_eq!(turn_2["final_output"], "eleven");
+    assert!(!stops.join("turn-3").exists(), "turn 3 did not run");
+    // The first session was told the case's input, then its first turn's.
+    let prompt = fs::read_to_string(stops.join("prompt.md")).unwrap();
+    assert!(
+        prompt.starts_with("# You are a careful tutor.\n\nemit "),
+        "{prompt}"
+    );
+
+    // Mean of turn 1 (0.5: one of two graders), turn 2 (1) and the whole conversation (1: its
+    // transcript holds turn 1's "alpha" though the last answer is "gamma").
+    let averages = run_dir.join("talk.averages/fake/repeat-1/attempt-1");
+    let grading = read_json(&averages.join("grading.json"));
+    assert_eq!(grading["score"].as_f64(), Some((0.5 + 1.0 + 1.0) / 3.0));
+    assert_eq!(grading["passed"], true);
+    assert_eq!(grading["graders"][0]["verdict"], "pass");
+    assert_eq!(grading["turns"][0]["score"].as_f64(), Some(0.5));
+    assert_eq!(grading["turns"][1]["score"].as_f64(), Some(1.0));
+
+    // Replay re-normalizes each recorded turn and grades them again.
+    let output = run(
+        dir.path(),
+        &config,
+        &["talk::", "--replay", run_dir.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
+    assert_eq!(
+        trial_lines(&output),
+        ["[fake] talk::averages ok", "[fake] talk::stops FAILED"],
+        "{}",
+        stdout(&output)
+    );
+    let replayed = latest(dir.path());
+    assert_ne!(replayed, run_dir);
+    let again = read_json(&replayed.join("talk.stops/fake/repeat-1/attempt-1/grading.json"));
+    assert_eq!(again["turns"], grading_turns(&stops));
+    assert_eq!(
+        read_json(&replayed.join("talk.stops/fake/repeat-1/attempt-1/turn-2/report.json"))["final_output"],
+        "eleven"
+    );
+}
+
+fn grading_turns(attempt: &Path) -> Value {
+    read_json(&attempt.join("grading.json"))["turns"].clone()
+}
+
+#[test]
+fn a_conversation_on_a_runner_that_cannot_resume_is_refused_at_start() {
+    let dir = temp_dir("suite-conversation-resume");
+    let suite = conversation_suite(dir.path());
+    let config = config(dir.path(), &format!("suites: [{}]", suite.display()));
+    let output = run(dir.path(), &config, &["talk::stops"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains(&format!(
+            "error: case `talk::stops` ({}:1) is a conversation, and runner `fake` (command) cannot resume a session, which each turn after the first is\n  help: give the runner `agent.resume_args` (e.g. `[--resume, \"{{session_id}}\"]`), or run the case on other runners (`runners:` in the case)",
+            suite.join("cases/stops/case.yaml").display()
+        )),
+        "{err}"
+    );
+    assert!(!dir.path().join("turn-2-argv.json").exists(), "nothing ran");
+}
+
+#[test]
+fn under_mock_each_turn_plays_its_own_script_else_the_case_s() {
+    let dir = temp_dir("suite-conversation-mock");
+    let suite = dir.path().join("mocktalk");
+    let session = r#"emit {"type":"session","id":"s-1"}"#;
+    let case = format!(
+        "mode: conversation\ninput: \"# three turns\"\nmock: model.yaml\nturns:\n  - input: |\n      {session}\n      chat\n    mock: one.yaml\n    assertions:\n      - type: equals\n        value: four\n  - input: chat\n    mock: two.yaml\n    assertions:\n      - type: equals\n        value: twelve\n      - Says twelve\n  - input: chat\n    assertions:\n      - type: equals\n        value: from the case\n"
+    );
+    write_tree(
+        &suite,
+        &[
+            ("EVAL.yaml", "tests: ./cases/\n"),
+            ("cases/chats/case.yaml", &case),
+            ("cases/chats/one.yaml", "- say: four\n"),
+            ("cases/chats/two.yaml", "- say: twelve\n"),
+            ("cases/chats/model.yaml", "- say: from the case\n"),
+            (
+                "judge.mock.yaml",
+                "- say: '{\"checks\": [{\"id\": \"rubric-1\", \"satisfied\": true}]}'\n",
+            ),
+        ],
+    );
+    let judge = format!(
+        "judge:\n  mock: {}\n  agent:\n    type: command\n    command: {FAKE_AGENT}\n    env: {{ FAKE_AGENT_SCRIPT: chat }}\n",
+        suite.join("judge.mock.yaml").display()
+    );
+    let config = resumable_config(dir.path(), &suite, &judge);
+    let output = run(dir.path(), &config, &["mocktalk::", "--mock"]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let attempt = latest(dir.path()).join("mocktalk.chats/fake/repeat-1/attempt-1");
+    for log in ["", "turn-2", "turn-3"] {
+        assert!(
+            attempt.join(log).join("mock-requests.jsonl").is_file(),
+            "{log}"
+        );
+    }
+    let grading = read_json(&attempt.join("grading.json"));
+    let scores: Vec<f64> = grading["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["score"].as_f64().unwrap())
+        .collect();
+    assert_eq!(scores, [1.0, 1.0, 1.0]);
+    // Turn 2's judge, in the turn's directory, was told the conversation so far.
+    let prompt = fs::read_to_string(attempt.join("turn-2/judge-rubrics/prompt.md")).unwrap();
+    assert!(
+        prompt.contains("    \"content\": \"four\",\n    \"role\": \"assistant\"\n"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("## The agent's final answer\ntwelve\n"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("- rubric-1: Says twelve"), "{prompt}");
+}

@@ -4,6 +4,7 @@
 //! | what | where it comes from |
 //! |---|---|
 //! | a case's script | its `mock = "path"`, else `--mock-script` / `SKILLGYM_MOCK_SCRIPT`, else the answer `done` |
+//! | a conversation's later turn (a resumed session) | the turn's `mock`, else the case's, else the run's; played from its start (the tool results the resumed history already holds do not count) |
 //! | an explain question's answer (`--explain`) | always [`explain_answer`]: `skillgym mock: a scripted answer to "<question>"` |
 //! | the judge's script (rubric graders) | `judge.mock` in `skillgym.yaml`, else the answer `done` (which is no valid judge answer: the grader fails saying so) |
 //! | the endpoint | the server's session base URL for the runner's wire API (`agent.provider.wire_api`, else the agent's default), a session key, offline settings on |
@@ -33,6 +34,8 @@ pub(crate) struct DryRun {
     server: MockServer,
     default_script: Arc<Script>,
     case_scripts: HashMap<String, Arc<Script>>,
+    /// The scripts of conversations' later turns, by case id and turn number (from 2).
+    turn_scripts: HashMap<(String, usize), Arc<Script>>,
     judge_script: Arc<Script>,
 }
 
@@ -70,6 +73,7 @@ impl DryRun {
             None => Arc::new(Script::answer(crate::mock::script::DEFAULT_ANSWER)),
         };
         let mut case_scripts = HashMap::new();
+        let mut turn_scripts = HashMap::new();
         for case in cases {
             if let Some(path) = &case.mock_script {
                 let script = load(path).map_err(|error| DryRunError::CaseScript {
@@ -79,12 +83,21 @@ impl DryRun {
                 })?;
                 case_scripts.insert(case.id.clone(), script);
             }
+            for (number, path) in later_turn_scripts(case) {
+                let script = load(path).map_err(|error| DryRunError::CaseScript {
+                    error,
+                    case: format!("{} (turn {number})", case.id),
+                    declared: case.source.clone(),
+                })?;
+                turn_scripts.insert((case.id.clone(), number), script);
+            }
         }
         let server = MockServer::start(ServerOptions::default()).map_err(DryRunError::Server)?;
         Ok(DryRun {
             server,
             default_script,
             case_scripts,
+            turn_scripts,
             judge_script,
         })
     }
@@ -111,6 +124,23 @@ impl DryRun {
         let script = self
             .case_scripts
             .get(&case.id)
+            .unwrap_or(&self.default_script);
+        self.open_with(script, runner, cwd, artifact_dir)
+    }
+
+    /// Opens the server session of turn `number` (from 2) of a conversation case: the turn's
+    /// script (its own, else the case's), else the run's.
+    pub(crate) fn open_turn(
+        &self,
+        case: &CaseSpec,
+        number: usize,
+        runner: &Runner,
+        cwd: &Path,
+        artifact_dir: &Path,
+    ) -> Option<DryRunSession> {
+        let script = self
+            .turn_scripts
+            .get(&(case.id.clone(), number))
             .unwrap_or(&self.default_script);
         self.open_with(script, runner, cwd, artifact_dir)
     }
@@ -162,6 +192,18 @@ impl DryRun {
             _session: session,
         })
     }
+}
+
+/// The scripts of a conversation case's turns after the first, with their turn numbers.
+fn later_turn_scripts(case: &CaseSpec) -> impl Iterator<Item = (usize, &Path)> {
+    let conversation = match &case.check {
+        crate::suite::CaseCheck::Declared(check) => check.conversation.as_ref(),
+        _ => None,
+    };
+    conversation
+        .into_iter()
+        .flat_map(|c| c.turns.iter().enumerate().skip(1))
+        .filter_map(|(index, turn)| Some((index + 1, turn.mock.as_deref()?)))
 }
 
 /// Why a `--mock` run cannot start.

@@ -29,7 +29,9 @@ use crate::config::ConfigError;
 pub use crate::dry_run::DryRunError;
 pub use crate::io_error::IoError;
 use crate::preflight::lines;
-pub use crate::preflight::{MissingProgram, MissingPromptFile, PreflightError, SandboxProblem};
+pub use crate::preflight::{
+    CannotResume, MissingProgram, MissingPromptFile, PreflightError, SandboxProblem,
+};
 pub use crate::settings::SettingsError;
 pub use crate::skills::SkillError;
 pub use crate::suite::plan::VariantError;

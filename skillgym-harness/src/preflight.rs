@@ -6,12 +6,13 @@
 //! | every selected case's `prompt_file` exists | runs (not `--list`) | none: a note per missing file on stderr, and that case's trials fail naming it ([`missing_prompt_file`]); the other cases run |
 //! | every selected runner's agent program is an executable file (a path) or on `PATH` (a name) | runs that start agents (not `--list`; not replaying runners) | with `--require-agents` or `CI` set: one line per runner, with how to install it and a pointer to `cargo skillgym doctor`; otherwise the runner is skipped with that reason (a warning), and the others run |
 //! | the judge's agent program, when a planned case has rubric items | the same | always an error |
+//! | a planned conversation case (`mode: conversation`) runs on a runner that can resume a session (or replays a recording) | runs | always an error, one line per case and runner ([`CannotResume`]) |
 
 use std::path::Path;
 
 use crate::process::find_program;
 use crate::runner::Runner;
-use crate::suite::{CaseSpec, PromptSpec};
+use crate::suite::{CaseCheck, CaseSpec, PromptSpec};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -69,6 +70,63 @@ pub enum PreflightError {
     /// Selected runners whose sandbox cannot be set up here.
     #[error("{}", lines(.0))]
     Sandboxes(Vec<SandboxProblem>),
+    /// Conversation cases planned on runners that cannot resume a session.
+    #[error("{}", lines(.0))]
+    CannotResume(Vec<CannotResume>),
+}
+
+/// The conversation cases of `executions` (case, runner) whose runner cannot resume a session,
+/// which every turn after the first is (a replaying runner replays the recorded turns).
+pub(crate) fn resumable(
+    executions: impl IntoIterator<Item = (usize, usize)>,
+    cases: &[CaseSpec],
+    runners: &[Runner],
+) -> Result<(), PreflightError> {
+    let mut problems: Vec<CannotResume> = Vec::new();
+    for (case, runner) in executions {
+        let (case, runner) = (&cases[case], &runners[runner]);
+        let conversation =
+            matches!(&case.check, CaseCheck::Declared(check) if check.conversation.is_some());
+        if !conversation || runner.replay.is_some() || runner.agent.can_resume() {
+            continue;
+        }
+        let problem = CannotResume {
+            case: case.id.clone(),
+            declared: case.source.clone(),
+            runner: runner.id.clone(),
+            kind: runner.agent.kind().to_owned(),
+        };
+        if !problems.contains(&problem) {
+            problems.push(problem);
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(PreflightError::CannotResume(problems))
+}
+
+/// A conversation case (`mode: conversation`) planned on a runner that cannot resume a
+/// session: its turns after the first could not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "case `{case}` ({declared}) is a conversation, and runner `{runner}` ({kind}) cannot resume a session, which each turn after the first is\n  help: {}",
+    if .kind == "command" {
+        "give the runner `agent.resume_args` (e.g. `[--resume, \"{session_id}\"]`), or run the case on other runners (`runners:` in the case)"
+    } else {
+        "run the case on other runners (`runners:` in the case)"
+    }
+)]
+#[non_exhaustive]
+pub struct CannotResume {
+    /// The case id.
+    pub case: String,
+    /// Where the case is declared (`file:line`).
+    pub declared: String,
+    /// The runner id.
+    pub runner: String,
+    /// Its agent type.
+    pub kind: String,
 }
 
 /// Each problem's message, `\nerror: ` between them.

@@ -863,6 +863,40 @@ fn side_requests_without_tools_do_not_advance_the_script() {
 }
 
 #[test]
+fn a_resumed_conversation_plays_its_script_from_the_start() {
+    let server = server();
+    let session = server.open_session(SessionSetup::new(script(vec![
+        Step::Run("ls".into()),
+        Step::Say("end".into()),
+    ])));
+    let base = session.base_url(WireApi::OpenaiChat);
+    let tools = json!([{"type": "function", "function": {"name": "bash", "parameters": {}}}]);
+    // The session's first request holds an earlier turn's two tool results.
+    let mut messages = vec![
+        json!({"role": "tool", "content": "a"}),
+        json!({"role": "tool", "content": "b"}),
+        json!({"role": "user", "content": "and now?"}),
+    ];
+    let first = post(
+        &base,
+        "/chat/completions",
+        &json!({"messages": messages, "tools": tools}),
+    );
+    assert_eq!(
+        decode(WireApi::OpenaiChat, &first).call.unwrap().0,
+        "bash",
+        "the script's first turn"
+    );
+    messages.push(json!({"role": "tool", "content": "c"}));
+    let second = post(
+        &base,
+        "/chat/completions",
+        &json!({"messages": messages, "tools": tools}),
+    );
+    assert_eq!(decode(WireApi::OpenaiChat, &second).text, "end");
+}
+
+#[test]
 fn counts_tokens_lists_models_and_answers_head() {
     let server = server();
     let mut setup = SessionSetup::new(script(vec![Step::Say("x".into())]));

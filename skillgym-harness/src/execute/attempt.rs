@@ -10,6 +10,7 @@ use skillgym::{Failure, FailureClass, FailureOrigin, InstalledSkill, SessionRepo
 
 use super::Engine;
 use super::check::{classify, run_check};
+use super::conversation::{NextTurn, Talk, converse};
 use super::grading::{Scene, grade_attempt};
 use super::hooks::{self, HookLog, HookScene};
 use super::judge::SessionJudge;
@@ -17,6 +18,7 @@ use super::replay::{self, RecordedAttempt, replay_session};
 use super::runtimes::Lease;
 use super::session::{SessionLimits, SessionOutput, TriggerStop, run_session};
 use super::suite_hooks;
+use super::turn_session::{self, Replaying, Resuming};
 use crate::agent::SessionSpec;
 use crate::artifacts::{write_json, write_json_or_note};
 use crate::config::Variant;
@@ -198,14 +200,7 @@ fn prepare_and_run(
     keep_session(result, &session);
     let failure = match session.failure {
         Some(failure) => Some(failure),
-        None => check_session(
-            run,
-            runtime,
-            id,
-            &session.report,
-            Ok(workspace.cwd()),
-            result,
-        ),
+        None => check_live(run, runtime, id, &session.report, &set_up, result),
     };
     // What the sandbox refused the agent, said where the failure is read.
     let failure = failure.map(|mut failure| {
@@ -229,6 +224,35 @@ fn prepare_and_run(
         return Ok(failure.or(Some(problem)));
     }
     Ok(failure)
+}
+
+/// [`check_session`] of a live attempt's session, whose conversation's later turns resume the
+/// agent (their steps are the attempt's too).
+fn check_live(
+    run: &Engine,
+    runtime: &Lease,
+    id: AttemptId<'_>,
+    report: &SessionReport,
+    set_up: &SetUp,
+    result: &mut AttemptResult,
+) -> Option<Failure> {
+    let artifact_dir = result.artifact_dir.clone();
+    let cwd = set_up.workspace.cwd();
+    let resuming = Resuming {
+        run,
+        runtime,
+        id,
+        attempt_dir: &artifact_dir,
+        cwd,
+        installed: &set_up.installed,
+    };
+    let mut steps = 0;
+    let mut next_turn = |number: usize, prompt: &str, session_id: Option<&str>| {
+        turn_session::resume(&resuming, number, prompt, session_id, &mut steps)
+    };
+    let failure = check_session(run, runtime, id, (report, &mut next_turn), Ok(cwd), result);
+    result.steps += steps;
+    failure
 }
 
 /// What an attempt's session starts from.
@@ -349,7 +373,7 @@ fn check_session(
     run: &Engine,
     runtime: &Lease,
     id: AttemptId<'_>,
-    report: &SessionReport,
+    (report, next_turn): (&SessionReport, NextTurn<'_>),
     workspace: Result<&Path, &Path>,
     result: &mut AttemptResult,
 ) -> Option<Failure> {
@@ -387,6 +411,20 @@ fn check_session(
                 artifact_dir,
                 timeout: settings.timeout,
             });
+            if let Some(conversation) = &check.conversation {
+                let talk = Talk {
+                    case,
+                    check,
+                    conversation,
+                    workspace,
+                    attempt_dir: artifact_dir,
+                    timeout: settings.timeout,
+                    judge: judge.as_ref(),
+                };
+                let (grading, failure) = converse(&talk, report.clone(), next_turn);
+                result.grading = grading;
+                return failure;
+            }
             let (grading, failure) = grade_attempt(&Scene {
                 case,
                 check,
@@ -481,9 +519,18 @@ fn replay_and_check(
     } else {
         Err(cwd)
     };
+    let replaying = Replaying {
+        agent: runner.agent.as_ref(),
+        spec: &spec,
+        recorded_agent: &source.agent,
+        recorded_attempt: &recorded_dir,
+        limits: &limits,
+    };
+    let mut next_turn = |n: usize, prompt: &str, _: Option<&str>| replaying.turn(n, prompt);
+    let checked = (&session.report, &mut next_turn as NextTurn<'_>);
     let failure = match session.failure {
         Some(failure) => Some(failure),
-        None => check_session(run, runtime, id, &session.report, present, result),
+        None => check_session(run, runtime, id, checked, present, result),
     };
     Ok(failure.map(|mut failure| {
         if present.is_err() && failure.message.contains("os error 2") {

@@ -7,7 +7,8 @@ use std::time::Duration;
 use skillgym::{Failure, FailureOrigin, SessionReport};
 
 use crate::artifacts::write_json_or_note;
-use crate::grade::score::score_case;
+use crate::grade::score::{CaseScore, score_case};
+use crate::grade::spec::GraderSpec;
 use crate::grade::{self, GradeInput, GraderOutcome, Judge, Verdict};
 use crate::results::{GraderCheck, GraderResult, GraderVerdict, Grading};
 use crate::suite::{CaseSpec, DeclaredCheck};
@@ -40,19 +41,41 @@ pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
         judge: scene.judge,
         ..GradeInput::new(scene.report, &scene.case.base_dir, scene.timeout)
     };
-    let outcomes: Vec<GraderOutcome> = check
-        .graders
+    let graded = grade_with(&check.graders, &input, check.threshold);
+    write_json_or_note(&scene.artifact_dir.join("grading.json"), &graded.grading);
+    let failure = match graded.broken {
+        Some(message) => Some(Failure::new(FailureOrigin::GraderError, message)),
+        None => (!graded.score.passed)
+            .then(|| Failure::new(FailureOrigin::Grader, graded.score.message())),
+    };
+    (
+        graded.grading,
+        failure.map(|failure| failure.at(Some(check.location.clone()))),
+    )
+}
+
+/// What [`grade_with`] found.
+pub(super) struct Graded {
+    pub(super) grading: Grading,
+    pub(super) score: CaseScore,
+    /// The graders that could not grade ([`broken_graders`]), if any.
+    pub(super) broken: Option<String>,
+}
+
+/// Runs `graders` on `input` and scores them against `threshold` (a conversation's turns and
+/// the whole conversation are graded so too).
+pub(super) fn grade_with(graders: &[GraderSpec], input: &GradeInput<'_>, threshold: f64) -> Graded {
+    let outcomes: Vec<GraderOutcome> = graders
         .iter()
-        .map(|spec| grade::grade(spec, &input))
+        .map(|spec| grade::grade(spec, input))
         .collect();
-    let score = score_case(check.graders.iter().zip(&outcomes), Some(check.threshold));
-    let broken = broken_graders(check, &outcomes);
+    let score = score_case(graders.iter().zip(&outcomes), Some(threshold));
+    let broken = broken_graders(graders, &outcomes);
     let grading = Grading {
         score: score.score,
         threshold: score.threshold,
         passed: score.passed,
-        graders: check
-            .graders
+        graders: graders
             .iter()
             .zip(outcomes)
             .map(|(spec, outcome)| GraderResult {
@@ -80,23 +103,21 @@ pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
                 details: outcome.details,
             })
             .collect(),
+        turns: Vec::new(),
+        aggregation: None,
     };
-    write_json_or_note(&scene.artifact_dir.join("grading.json"), &grading);
-    let failure = match broken {
-        Some(message) => Some(Failure::new(FailureOrigin::GraderError, message)),
-        None => (!score.passed).then(|| Failure::new(FailureOrigin::Grader, score.message())),
-    };
-    (
+    Graded {
         grading,
-        failure.map(|failure| failure.at(Some(check.location.clone()))),
-    )
+        score,
+        broken,
+    }
 }
 
 /// The graders that could not grade, one line each with why, or `None` when every one did:
 /// a broken grader says nothing about the agent, so the attempt fails with origin
 /// `grader-error` (which `expected_fail` does not forgive) whatever the score.
-fn broken_graders(check: &DeclaredCheck, outcomes: &[GraderOutcome]) -> Option<String> {
-    let lines: Vec<String> = (check.graders.iter().zip(outcomes))
+fn broken_graders(graders: &[GraderSpec], outcomes: &[GraderOutcome]) -> Option<String> {
+    let lines: Vec<String> = (graders.iter().zip(outcomes))
         .filter(|(_, outcome)| outcome.error)
         .map(|(spec, outcome)| {
             let why = outcome

@@ -9,6 +9,8 @@
 //! | `session` | one agent session: the process, its stream, the report |
 //! | `replay` | one recorded attempt re-normalized instead of a session (`--replay`, `type: replay`) |
 //! | `check` | a Rust case's function, its panics and soft failures |
+//! | `conversation` | a multi-turn case's later turns, each turn's grading and the case's aggregated score |
+//! | `turn_session` | a later turn's session: the agent resumed, or the recorded turn replayed |
 //! | `grading` | a declarative case's graders, score and `grading.json` |
 //! | `hooks` | a declarative suite's `before_each` / `after_each` hooks, and how any hook runs |
 //! | `suite_hooks` | its `before_all` / `after_all` hooks, once per run |
@@ -18,6 +20,7 @@
 mod attempt;
 mod budget;
 mod check;
+mod conversation;
 mod engine;
 mod execution;
 mod grading;
@@ -28,6 +31,7 @@ mod runtimes;
 mod session;
 pub(crate) mod suite_hooks;
 mod trigger;
+mod turn_session;
 
 pub(crate) use budget::Budget;
 pub use engine::Engine;

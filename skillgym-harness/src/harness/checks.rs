@@ -67,6 +67,8 @@ pub(super) fn check_before_run(
         if let Some(judge) = judge {
             preflight::agent_programs(std::slice::from_ref(judge))?;
         }
+        let executions = plan.executions.iter().map(|e| (e.case, e.runner));
+        preflight::resumable(executions, cases, runners)?;
         let missing = preflight::missing_programs(runners);
         if require_agents && !missing.is_empty() {
             return Err(PreflightError::AgentPrograms(missing).into());

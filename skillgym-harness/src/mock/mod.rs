@@ -19,7 +19,7 @@
 //! | `HEAD` anything | `200` |
 //! | `GET …/models` | the session's model (Anthropic, OpenAI or Gemini list shape) |
 //! | count-tokens endpoints | a quarter of the request's bytes |
-//! | a model request that offers tools | the script's turn for the number of tool results in its history, in the branches the request's skill listing chooses: text and one tool call, the final answer, or a scripted HTTP error |
+//! | a model request that offers tools | the script's turn for the number of tool results in its history (less those of the session's first such request: a resumed conversation's earlier turns), in the branches the request's skill listing chooses: text and one tool call, the final answer, or a scripted HTTP error |
 //! | a model request without tools (titles, summaries, structured side questions) | plain text: JSON fitting the requested schema when it asks for JSON; `Mock session` when it mentions a title; else the script's final answer (for that request's listing). The script does not advance. |
 //!
 //! The accept loop takes a connection only while fewer than [`Limits::max_connections`] are
@@ -145,6 +145,9 @@ struct Session {
     setup: SessionSetup,
     fired: Mutex<HashSet<usize>>,
     log: Mutex<Option<File>>,
+    /// The tool results in the history of the session's first request that offered tools: a
+    /// resumed conversation's earlier turns, which the script does not count.
+    baseline: Mutex<Option<usize>>,
 }
 
 impl Session {
@@ -153,7 +156,15 @@ impl Session {
             setup,
             fired: Mutex::new(HashSet::new()),
             log: Mutex::new(None),
+            baseline: Mutex::new(None),
         })
+    }
+
+    /// The tool results of a request's history since the session's first request (0 there):
+    /// where the script is.
+    fn tool_results_since_start(&self, tool_results: usize) -> usize {
+        let mut baseline = self.baseline.lock().unwrap_or_else(PoisonError::into_inner);
+        tool_results.saturating_sub(*baseline.get_or_insert(tool_results))
     }
 }
 
@@ -541,7 +552,8 @@ fn generate(
     } else {
         let (index, turn) = {
             let mut fired = session.fired.lock().unwrap_or_else(PoisonError::into_inner);
-            let position = plan.position(conversation.tool_results, &mut fired);
+            let tool_results = session.tool_results_since_start(conversation.tool_results);
+            let position = plan.position(tool_results, &mut fired);
             (position.index, position.turn.clone())
         };
         match turn {

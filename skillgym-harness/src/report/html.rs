@@ -1471,6 +1471,8 @@ mod tests {
                 ],
                 details: None,
             }],
+            turns: Vec::new(),
+            aggregation: None,
         });
         let html = render(&report(vec![e]));
         assert!(html.contains("<p>score 0.50 (threshold 0.80): failed</p>"));

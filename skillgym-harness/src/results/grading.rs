@@ -13,7 +13,31 @@ pub struct Grading {
     pub threshold: f64,
     /// `score >= threshold`.
     pub passed: bool,
-    /// Every grader, in order.
+    /// Every grader, in order (a conversation's: those of the whole conversation).
+    pub graders: Vec<GraderResult>,
+    /// A conversation case's turns, in order (none for a case of one turn).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<TurnGrading>,
+    /// How a conversation's turn scores (and the whole conversation's, when it has graders)
+    /// made `score`: `mean`, `min` or `max`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<String>,
+}
+
+/// How one turn of a conversation case was graded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TurnGrading {
+    /// Its number, from 1.
+    pub turn: u32,
+    /// Its score, in 0..=1 (1 for a turn without graders, 0 for a skipped one).
+    pub score: f64,
+    /// `score >= threshold`.
+    pub passed: bool,
+    /// Not run: an earlier turn failed under `on_turn_failure: stop`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
+    /// Its graders, in order.
     pub graders: Vec<GraderResult>,
 }
 

@@ -52,7 +52,7 @@ pub use attempt::AttemptResult;
 pub use counts::Counts;
 pub use execution::{AttemptStats, ExecutionKey, ExecutionResult, trial_name};
 pub use experiment::{Experiment, LiftRow, PooledLift, VariantRate};
-pub use grading::{GraderCheck, GraderResult, GraderVerdict, Grading};
+pub use grading::{GraderCheck, GraderResult, GraderVerdict, Grading, TurnGrading};
 pub(crate) use lift_gate::apply as apply_lift_gates;
 pub use repetition::RepetitionResult;
 pub use run_results::RunResults;

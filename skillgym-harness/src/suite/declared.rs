@@ -13,6 +13,7 @@
 //! | `assertions`, `criteria`, `threshold` | the graders and the pass threshold |
 //! | `repeat`, `repeat_failure`, `samples`, `min_pass_rate`, `min_lift`, `stop_when_decided`, `expected_fail`, `timeout`, `max_steps`, `skills`, `mock` | as the `#[skillgym::case]` arguments of the same names |
 //! | the case's file and line | the case's source (`cases/fix/case.yaml:1`) |
+//! | `mode: conversation`, `turns` | the prompt: the case's input then the first turn's; the first turn's `mock` (else the case's) is the first session's script; the later turns are resumed sessions (see `crate::execute`'s conversations) |
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ use serde_json::{Value, json};
 use skillgym::SourceLocation;
 
 use super::registry::{CaseCheck, CaseSpec, PromptSpec};
-use super::yaml::{CaseDef, Content, Hooks, Message, Role, SuiteDef};
+use super::yaml::{CaseDef, Content, Conversation, Hooks, Message, Role, SuiteDef};
 use crate::config::Variant;
 use crate::grade::spec::GraderSpec;
 
@@ -50,6 +51,9 @@ pub struct DeclaredCheck {
     pub(crate) hooks: Hooks,
     /// `workspace.repos`: checked out into each attempt's workspace.
     pub(crate) repos: Vec<super::yaml::RepoSpec>,
+    /// `mode: conversation`: the turns after the first session, each a resumed session
+    /// (`graders` then grade the whole conversation).
+    pub(crate) conversation: Option<Conversation>,
 }
 
 /// What the cases of one suite share: its name, directory and run-wide hooks.
@@ -147,7 +151,11 @@ impl fmt::Debug for DeclaredCheck {
 impl DeclaredCheck {
     /// Whether a grader needs the judge runner.
     pub(crate) fn needs_judge(&self) -> bool {
-        self.graders.iter().any(|grader| grader.kind.needs_judge())
+        let turns = self.conversation.iter().flat_map(|c| &c.turns);
+        self.graders
+            .iter()
+            .chain(turns.flat_map(|turn| &turn.assertions))
+            .any(|grader| grader.kind.needs_judge())
     }
 }
 
@@ -229,12 +237,25 @@ fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseS
         metadata: case.metadata.clone(),
         hooks: case.workspace.hooks.clone(),
         repos: case.workspace.repos.clone(),
+        conversation: case.conversation.clone().map(|mut conversation| {
+            // A turn without its own script plays the case's.
+            for turn in &mut conversation.turns {
+                turn.mock = turn.mock.take().or_else(|| case.mock.clone());
+            }
+            conversation
+        }),
+    };
+    // A conversation's first session is told the case's input, then its first turn's.
+    let first_turn = case.conversation.as_ref().map(|c| &c.turns[0]);
+    let input: Vec<Message> = match first_turn {
+        Some(turn) => case.input.iter().chain(&turn.input).cloned().collect(),
+        None => case.input.clone(),
     };
     CaseSpec {
         id: format!("{}::{}", suite.name, case.id),
         source: format!("{}:{}", location.file, location.line),
         tags,
-        prompt: PromptSpec::Inline(prompt(&case.input, &case.input_files)),
+        prompt: PromptSpec::Inline(prompt(&input, &case.input_files)),
         repeat: case.repeat.map(saturate),
         repeat_failure: case.repeat_failure.map(saturate),
         samples: case.samples.map(saturate),
@@ -246,7 +267,9 @@ fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseS
         max_steps: case.max_steps.map(saturate),
         runners,
         workspace: case.workspace.template.clone(),
-        mock_script: case.mock.clone(),
+        mock_script: first_turn
+            .and_then(|turn| turn.mock.clone())
+            .or_else(|| case.mock.clone()),
         skills: case.skills.clone(),
         base_dir: case.dir.clone(),
         variants: case.variants.clone(),
@@ -350,7 +373,7 @@ pub(crate) fn prompt(input: &[Message], input_files: &[PathBuf]) -> String {
 
 /// Messages as the graders see them: one user text message as its string, else a list of
 /// `{role, content}`; none: null.
-fn messages_value(messages: &[Message]) -> Value {
+pub(crate) fn messages_value(messages: &[Message]) -> Value {
     match messages {
         [] => Value::Null,
         [

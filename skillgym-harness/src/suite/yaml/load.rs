@@ -900,7 +900,12 @@ fn path_list(
 }
 
 /// `input` / `expected_output`: a string, a message, a list of messages, or another value.
-fn messages(source: &mut Source, key: &str, n: &Node, role: Role) -> Option<Vec<Message>> {
+pub(super) fn messages(
+    source: &mut Source,
+    key: &str,
+    n: &Node,
+    role: Role,
+) -> Option<Vec<Message>> {
     match &n.value {
         Value::Str(s) => Some(vec![Message { role, content: Content::Text(s.clone()) }]),
         Value::Map(entries) if entries.iter().any(|(k, _)| k.as_str() == Some("role")) => {
@@ -1266,6 +1271,7 @@ fn case_of(
         skills: run.skills,
         mock: run.mock,
         variants: run.variants,
+        conversation: graders.conversation,
     })
 }
 
@@ -1373,6 +1379,9 @@ struct CaseGraders<'n> {
     /// v5's top-level `threshold` (agentv §9), beside v4's `execution.threshold`.
     top_threshold: Option<f64>,
     execution: CaseExecution<'n>,
+    /// `mode: conversation`: the turns, graded on their own (the case's `criteria` are their
+    /// judges' context, no grader of its own; the case needs no graders).
+    conversation: Option<super::turns::Conversation>,
 }
 
 impl CaseGraders<'_> {
@@ -1395,6 +1404,8 @@ fn case_graders<'n>(
     criteria: Option<&str>,
     has_expected_output: bool,
 ) -> CaseGraders<'n> {
+    // A conversation's turns are graded on their own: no implicit grader, none needed.
+    let conversation = super::turns::take(source, f, dirs);
     let rubrics = f
         .take_some(source, "rubrics", &[])
         .and_then(|n| rubrics_grader(source, n));
@@ -1415,12 +1426,12 @@ fn case_graders<'n>(
     if !execution.skip_defaults {
         assertions.extend(parts.assertions.iter().cloned());
     }
-    if assertions.is_empty() {
+    if assertions.is_empty() && conversation.is_none() {
         assertions.extend(implicit_grader(criteria, has_expected_output));
     }
     let has_reference = criteria.is_some() || has_expected_output;
     graders::check_bare_llm_grader(source, f.node(), &assertions, has_reference);
-    if !has_reference && assertions.is_empty() && !has_own {
+    if conversation.is_none() && !has_reference && assertions.is_empty() && !has_own {
         let message = "a case needs at least one of `criteria`, `expected_output` or `assertions`";
         source.error(f.node(), message);
     }
@@ -1428,6 +1439,7 @@ fn case_graders<'n>(
         assertions,
         top_threshold,
         execution,
+        conversation,
     }
 }
 

@@ -12,6 +12,7 @@
 //! | `links` | symlinks are followed only while they stay inside the suite's directory |
 //! | `paths` | relative paths: the case directory first, then the suite directory |
 //! | `vars` | a case's `vars:` filled into its input, criteria and expected output (`{{ a.b }}`) |
+//! | `turns` | a multi-turn case's `mode: conversation`, `turns`, `aggregation`, `on_turn_failure` |
 //! | `load` | the suite's fields, `tests:` resolution and discovery, each case, merging |
 //! | `model` | the output: [`SuiteDef`], [`CaseDef`], [`Message`], [`WorkspaceDef`](model::WorkspaceDef), [`Warning`], [`SuiteErrors`] |
 //!
@@ -31,15 +32,17 @@
 //! | `isolation: shared` (the default): one workspace for the suite | every attempt gets its own copy of the template; `per_test` is accepted, `shared` is an error |
 //! | `EVAL.yaml` without `name:` is named `EVAL` | it takes its directory's name |
 //! | a case without graders gets the implicit `llm-grader` | the same, as a rubric grader `criteria` answered by the judge runner |
+//! | a conversation's turn is one more model call with the whole history | the agent's session resumed (its adapter's resume command line); a runner that cannot resume is an error at start |
+//! | `turns` / `aggregation` / `on_turn_failure` without `mode: conversation` are ignored | errors |
 //!
-//! Not supported (errors): `vars`, `turns`, `depends_on`, `include:` assertions, `composite`,
+//! Not supported (errors): `vars`, `window_size` (a conversation's), `depends_on`, `include:` assertions, `composite`,
 //! `field-accuracy`, `workspace.repos/docker/mode/path/env`, `isolation: shared`, hook `reset`
 //! other than `none`, `execution.workers`, `execution.trials`, `before_all` / `after_all` in a
 //! case.
 //!
 //! skillgym's own case keys: `repeat`, `repeat_failure` (`retry_failed`), `samples`, `min_pass_rate`, `stop_when_decided`, `expected_fail`,
 //! `timeout` (a duration such as `5m`), `max_steps`, `runners`, `skills`, `mock`, `tags`,
-//! `variants` (names of `skillgym.yaml`'s variants).
+//! `variants` (names of `skillgym.yaml`'s variants); a turn's `mock` (its script under `--mock`).
 
 mod fields;
 mod graders;
@@ -49,6 +52,7 @@ mod load;
 mod model;
 mod node;
 mod paths;
+mod turns;
 mod vars;
 
 #[cfg(test)]
@@ -59,6 +63,9 @@ pub use model::SuiteErrors;
 pub(crate) use model::{
     CaseDef, Content, HookDef, Hooks, Loaded, Message, RepoSpec, Role, SuiteDef, Warning,
 };
+#[cfg(test)]
+pub(crate) use turns::Aggregation;
+pub(crate) use turns::{Conversation, OnTurnFailure};
 
 /// [`load_suite`] with the process environment.
 pub(crate) fn load_suite_from_env(path: &std::path::Path) -> Result<Loaded, SuiteErrors> {

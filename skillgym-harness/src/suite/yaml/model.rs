@@ -97,6 +97,8 @@ pub(crate) struct CaseDef {
     pub(crate) variants: Vec<String>,
     /// The scripted model's script for `--mock` runs (resolved, existing).
     pub(crate) mock: Option<PathBuf>,
+    /// `mode: conversation`: the turns (the case's own graders grade the whole conversation).
+    pub(crate) conversation: Option<super::turns::Conversation>,
 }
 
 /// One message of an input or expected output.

@@ -7,7 +7,7 @@ use super::model::DEFAULT_THRESHOLD;
 use super::*;
 use crate::grade::spec::{GraderCommand, GraderKind};
 
-fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
+pub(super) fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
     let path = root.join(rel);
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(&path, text).unwrap();
@@ -22,7 +22,7 @@ fn env(name: &str) -> Option<String> {
     }
 }
 
-fn load(root: &Path) -> Loaded {
+pub(super) fn load(root: &Path) -> Loaded {
     match load_suite(root, &env) {
         Ok(l) => l,
         Err(e) => panic!("{e}"),
@@ -30,7 +30,7 @@ fn load(root: &Path) -> Loaded {
 }
 
 /// Every error as `file:line:column: message [help]`, file relative to `root`.
-fn errors(root: &Path) -> Vec<String> {
+pub(super) fn errors(root: &Path) -> Vec<String> {
     let err = load_suite(root, &env).expect_err("should fail");
     err.errors
         .iter()
