@@ -75,8 +75,8 @@ pub(super) fn converse(
         _ => Vec::new(),
     };
     let mut turns: Vec<TurnGrading> = Vec::new();
-    // Graders that could not grade, each line naming its turn.
-    let mut broken: Vec<String> = Vec::new();
+    // Graders that could not grade, each naming its turn.
+    let mut broken: Vec<(String, String)> = Vec::new();
     let mut reports: Vec<SessionReport> = Vec::new();
     let mut stopped = false;
     for number in 1..=talk.conversation.turns.len() {
@@ -106,12 +106,7 @@ pub(super) fn converse(
     let grading = combine(talk.conversation, threshold, turns, whole);
     write_json_or_note(&talk.attempt_dir.join("grading.json"), &grading);
     // A grader that could not grade says nothing about the agent (origin `grader-error`).
-    let failure = if !broken.is_empty() {
-        let message = format!(
-            "{} grader(s) could not grade:\n{}",
-            broken.len(),
-            broken.join("\n")
-        );
+    let failure = if let Some(message) = super::grading::broken_message(&broken) {
         Some(Failure::new(FailureOrigin::GraderError, message))
     } else {
         (!grading.passed).then(|| Failure::new(FailureOrigin::Grader, verdict_message(&grading)))
@@ -145,7 +140,7 @@ fn grade_turn(
     number: usize,
     report: &SessionReport,
     history: &[Value],
-    broken: &mut Vec<String>,
+    broken: &mut Vec<(String, String)>,
 ) -> TurnGrading {
     let turn = &talk.conversation.turns[number - 1];
     let dir = if number == 1 {
@@ -174,9 +169,8 @@ fn grade_turn(
         grading, broken: b, ..
     } = grade_with(&turn.assertions, &input, talk.check.threshold);
     broken.extend(
-        b.iter()
-            .flat_map(|b| b.lines().skip(1))
-            .map(|line| format!("{line} (turn {number})")),
+        b.into_iter()
+            .map(|(name, why)| (name, format!("{why} (turn {number})"))),
     );
     let graded = TurnGrading {
         turn: number as u32,
@@ -201,7 +195,7 @@ fn grade_whole(
     talk: &Talk<'_>,
     last: &SessionReport,
     history: &[Value],
-    broken: &mut Vec<String>,
+    broken: &mut Vec<(String, String)>,
 ) -> Option<Grading> {
     if talk.check.graders.is_empty() {
         return None;
@@ -221,8 +215,8 @@ fn grade_whole(
         ..GradeInput::new(last, &talk.case.base_dir, talk.timeout)
     };
     let graded = grade_with(&talk.check.graders, &input, talk.check.threshold);
-    let lines = graded.broken.iter().flat_map(|b| b.lines().skip(1));
-    broken.extend(lines.map(|line| format!("{line} (the conversation)")));
+    let whole = graded.broken.into_iter();
+    broken.extend(whole.map(|(name, why)| (name, format!("{why} (the conversation)"))));
     Some(graded.grading)
 }
 

@@ -43,7 +43,7 @@ pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
     };
     let graded = grade_with(&check.graders, &input, check.threshold);
     write_json_or_note(&scene.artifact_dir.join("grading.json"), &graded.grading);
-    let failure = match graded.broken {
+    let failure = match broken_message(&graded.broken) {
         Some(message) => Some(Failure::new(FailureOrigin::GraderError, message)),
         None => (!graded.score.passed)
             .then(|| Failure::new(FailureOrigin::Grader, graded.score.message())),
@@ -58,8 +58,8 @@ pub(super) fn grade_attempt(scene: &Scene<'_>) -> (Grading, Option<Failure>) {
 pub(super) struct Graded {
     pub(super) grading: Grading,
     pub(super) score: CaseScore,
-    /// The graders that could not grade ([`broken_graders`]), if any.
-    pub(super) broken: Option<String>,
+    /// The graders that could not grade: name and why.
+    pub(super) broken: Vec<(String, String)>,
 }
 
 /// Runs `graders` on `input` and scores them against `threshold` (a conversation's turns and
@@ -113,25 +113,43 @@ pub(super) fn grade_with(graders: &[GraderSpec], input: &GradeInput<'_>, thresho
     }
 }
 
-/// The graders that could not grade, one line each with why, or `None` when every one did:
-/// a broken grader says nothing about the agent, so the attempt fails with origin
-/// `grader-error` (which `expected_fail` does not forgive) whatever the score.
-fn broken_graders(graders: &[GraderSpec], outcomes: &[GraderOutcome]) -> Option<String> {
-    let lines: Vec<String> = (graders.iter().zip(outcomes))
+/// The graders that could not grade, by name, with why.
+fn broken_graders(graders: &[GraderSpec], outcomes: &[GraderOutcome]) -> Vec<(String, String)> {
+    (graders.iter().zip(outcomes))
         .filter(|(_, outcome)| outcome.error)
         .map(|(spec, outcome)| {
             let why = outcome
                 .checks
                 .first()
                 .map_or("", |check| check.text.as_str());
-            format!("- {}: {why}", spec.name)
+            (spec.name.clone(), why.to_owned())
         })
-        .collect();
-    (!lines.is_empty()).then(|| {
-        format!(
-            "{} grader(s) could not grade:\n{}",
-            lines.len(),
-            lines.join("\n")
-        )
-    })
+        .collect()
+}
+
+/// The failure message of graders that could not grade, or `None` when every one did: a broken
+/// grader says nothing about the agent, so the attempt fails with origin `grader-error` (which
+/// `expected_fail` does not forgive) whatever the score. The first line stands alone (reports
+/// show only it): the one grader's error, or how many and which; then one line each.
+pub(super) fn broken_message(broken: &[(String, String)]) -> Option<String> {
+    match broken {
+        [] => None,
+        [(_, why)] => Some(why.clone()),
+        several => {
+            let names: Vec<String> = several
+                .iter()
+                .map(|(name, _)| format!("`{name}`"))
+                .collect();
+            let lines: Vec<String> = several
+                .iter()
+                .map(|(name, why)| format!("- {name}: {why}"))
+                .collect();
+            Some(format!(
+                "{} graders could not grade: {}\n{}",
+                several.len(),
+                names.join(", "),
+                lines.join("\n")
+            ))
+        }
+    }
 }

@@ -308,6 +308,10 @@ fn annotations(source: &mut Source, f: &mut Fields<'_>) {
         }
     }
     f.take(source, "requires");
+    if let Some(n) = f.take(source, "preprocessors") {
+        let message = "`preprocessors` (converting an answer's files to text for the judge) are not supported by skillgym";
+        source.error(n, message);
+    }
     f.ignore(
         source,
         "defaults",

@@ -941,3 +941,32 @@ fn workspace_repos_are_read_and_checked() {
         ],
     );
 }
+
+#[test]
+fn vars_fill_each_turn_and_preprocessors_are_named() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "EVAL.yaml",
+        "tests:\n- id: chat\n  input: Be brief.\n  mode: conversation\n  vars: { city: Paris }\n  turns:\n    - { input: 'Where is {{city}}?', expected_output: '{{city}} is in France', assertions: [{ type: contains, value: France }] }\n",
+    );
+    let case = &load(t.path()).suite.cases[0];
+    let turn = &case.conversation.as_ref().expect("a conversation").turns[0];
+    assert_eq!(
+        turn.input[0].content,
+        Content::Text("Where is Paris?".into())
+    );
+    assert_eq!(
+        turn.expected_output[0].content,
+        Content::Text("Paris is in France".into())
+    );
+    check(
+        &[(
+            "EVAL.yaml",
+            "preprocessors:\n  - { type: xlsx, command: [x] }\ntests: [{id: a, input: hi, criteria: ok}]\n",
+        )],
+        &[
+            "EVAL.yaml:2:3: `preprocessors` (converting an answer's files to text for the judge) are not supported by skillgym",
+        ],
+    );
+}

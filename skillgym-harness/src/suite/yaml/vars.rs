@@ -8,8 +8,9 @@
 //! | `"{{ missing }}"` | nothing at that path | left as written |
 //!
 //! Only the fields agentv fills are filled: a case's `input`, `input_files`, `criteria`
-//! (`expected_outcome`) and `expected_output`, and the suite's `input` as it is put before the
-//! case's. Graders and metadata are left as written.
+//! (`expected_outcome`) and `expected_output`, each of its `turns`' `input` and
+//! `expected_output`, and the suite's `input` as it is put before the case's. Graders and
+//! metadata are left as written.
 
 use std::sync::LazyLock;
 
@@ -45,14 +46,32 @@ pub(crate) fn filled_case(case: &Node) -> Option<(Node, Json)> {
     }
     let vars = vars.to_json();
     let mut case = case.clone();
-    if let Value::Map(entries) = &mut case.value {
+    fill_fields(&mut case, &vars);
+    if let Value::Map(entries) = &mut case.value
+        && let Some((
+            _,
+            Node {
+                value: Value::Seq(turns),
+                ..
+            },
+        )) = entries
+            .iter_mut()
+            .find(|(key, _)| key.as_str() == Some("turns"))
+    {
+        turns.iter_mut().for_each(|turn| fill_fields(turn, &vars));
+    }
+    Some((case, vars))
+}
+
+/// Fills `vars` into the [`FILLED`] fields of the mapping `node`.
+fn fill_fields(node: &mut Node, vars: &Json) {
+    if let Value::Map(entries) = &mut node.value {
         for (key, value) in entries.iter_mut() {
             if key.as_str().is_some_and(|k| FILLED.contains(&k)) {
-                fill_node(value, &vars);
+                fill_node(value, vars);
             }
         }
     }
-    Some((case, vars))
 }
 
 /// Fills `vars` into every string value of `node`, in place.
