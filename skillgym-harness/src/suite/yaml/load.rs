@@ -510,7 +510,7 @@ fn targets(source: &mut Source, n: &Node, dir: &Path) -> Vec<TargetDef> {
             .and_then(|n| source.non_empty("name", n));
         let use_target = f
             .take_some(source, "use_target", &[])
-            .and_then(|n| source.string("use_target", n));
+            .and_then(|n| source.non_empty("use_target", n));
         let hooks = f
             .take_some(source, "hooks", &[])
             .map(|n| {
@@ -695,7 +695,10 @@ fn workspace(
     if let Some(n) = f.take_some(source, "repos", &[]) {
         out.repos = repos(source, n, dirs);
     }
-    for key in ["mode", "path", "docker", "env"] {
+    if let Some(n) = f.take_some(source, "mode", &[]) {
+        workspace_mode(source, n);
+    }
+    for key in ["path", "docker", "env"] {
         if let Some(n) = f.take_some(source, key, &[]) {
             source.error(n, format!("`workspace.{key}` is not supported by skillgym"));
         }
@@ -816,6 +819,22 @@ fn merge_hooks(into: &mut Hooks, new: Hooks, cwd: Option<&Path>) {
             }
             *slot = Some(hook);
         }
+    }
+}
+
+/// `workspace.mode`: agentv's `pooled` (its default) and `temp` both give each case a clean
+/// checkout, as every attempt here gets its own copy (`repos` come from a cached mirror);
+/// `static`, one existing directory for every case, is an error.
+fn workspace_mode(source: &mut Source, n: &Node) {
+    match n.as_str() {
+        Some("pooled" | "temp") => {}
+        Some("static") => source.error_help(
+            n,
+            "`workspace.mode: static` (one existing directory for every case) is not supported: \
+             skillgym gives every attempt its own copy of the template",
+            "remove `mode` (and `path`)",
+        ),
+        _ => source.error(n, "`workspace.mode` must be `pooled`, `temp` or `static`"),
     }
 }
 

@@ -970,3 +970,25 @@ fn vars_fill_each_turn_and_preprocessors_are_named() {
         ],
     );
 }
+
+#[test]
+fn workspace_modes_and_empty_use_targets() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "EVAL.yaml",
+        "workspace: { mode: pooled }\ntests: [{id: a, input: hi, criteria: ok, workspace: { mode: temp }}]\n",
+    );
+    assert_eq!(load(t.path()).suite.cases.len(), 1, "pooled and temp: a clean copy each");
+    check(
+        &[(
+            "EVAL.yaml",
+            "workspace: { mode: static, path: /srv/ws }\nexecution:\n  targets: [{ name: base, use_target: '${{ UNSET }}' }]\ntests: [{id: a, input: hi, criteria: ok}]\n",
+        )],
+        &[
+            "EVAL.yaml:1:20: `workspace.mode: static` (one existing directory for every case) is not supported: skillgym gives every attempt its own copy of the template [remove `mode` (and `path`)]",
+            "EVAL.yaml:1:34: `workspace.path` is not supported by skillgym",
+            "EVAL.yaml:3:39: `use_target` must not be empty",
+        ],
+    );
+}
