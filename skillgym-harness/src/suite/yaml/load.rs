@@ -1316,6 +1316,12 @@ fn case_texts<'n>(source: &mut Source, f: &mut Fields<'n>, dirs: Dirs<'_>) -> Ca
     if let Some(n) = f.take_some(source, "conversation_id", &[]) {
         source.string("conversation_id", n);
     }
+    if let Some(n) = f.take(source, "depends_on") {
+        source.error(
+            n,
+            "`depends_on` (running a case after others) is not supported by skillgym: every case runs on its own",
+        );
+    }
     let criteria = f
         .take_some(source, "criteria", &["expected_outcome"])
         .and_then(|n| source.non_empty("criteria", n));

@@ -27,18 +27,22 @@
 //! | relative paths in a case resolve against the eval file's search roots | the case directory first, then the suite directory; a missing file is an error |
 //! | `regex` is ECMAScript | Rust `regex` (checked at load) |
 //! | a case is complete with its own `assertions`/`criteria`/`expected_output` | the suite's assertions count too |
-//! | `workspace:` string = an external workspace YAML file | a template directory |
-//!
+//! | `workspace:` string = an external workspace YAML file | the same for `*.yaml`/`*.yml`; another string is a template directory |
 //! | `isolation: shared` (the default): one workspace for the suite | every attempt gets its own copy of the template; `per_test` is accepted, `shared` is an error |
 //! | `EVAL.yaml` without `name:` is named `EVAL` | it takes its directory's name |
 //! | a case without graders gets the implicit `llm-grader` | the same, as a rubric grader `criteria` answered by the judge runner |
 //! | a conversation's turn is one more model call with the whole history | the agent's session resumed (its adapter's resume command line); a runner that cannot resume is an error at start |
 //! | `turns` / `aggregation` / `on_turn_failure` without `mode: conversation` are ignored | errors |
+//! | keys it reads and ignores (a suite's `defaults`, an assertion's `id`, ...) pass silently | a warning, once per run, with the place |
+//! | `execution.trials` aggregates trial scores (`pass_at_k`: the best) | `count` samples gated at `min_pass_rate: 1/count` (pass@k on pass/fail); `mean` / `confidence_interval` are errors |
+//! | a shared `before_all` workspace gets `{{workspace_path}}` | an error: each attempt's workspace is made after `before_all` |
 //!
-//! Not supported (errors): `vars`, `window_size` (a conversation's), `depends_on`, `include:` assertions, `composite`,
-//! `field-accuracy`, `workspace.repos/docker/mode/path/env`, `isolation: shared`, hook `reset`
-//! other than `none`, `execution.workers`, `execution.trials`, `before_all` / `after_all` in a
-//! case.
+//! Not supported (errors naming the feature; `docs/src/suites.md` lists them): custom and
+//! v5-only grader types, `include:` assertions, a judge's per-grader `target`, `temperature`,
+//! `max_steps`, prompt `command` and `preprocessors`, `workspace.docker/env/path`,
+//! `workspace.mode: static`, `isolation: shared`, `{{workspace_path}}` in a suite-wide hook,
+//! `before_all` / `after_all` in a case, `trials.strategy: mean / confidence_interval`,
+//! `window_size`, `depends_on`.
 //!
 //! skillgym's own case keys: `repeat`, `repeat_failure` (`retry_failed`), `samples`, `min_pass_rate`, `stop_when_decided`, `expected_fail`,
 //! `timeout` (a duration such as `5m`), `max_steps`, `runners`, `skills`, `mock`, `tags`,

@@ -963,10 +963,11 @@ fn vars_fill_each_turn_and_preprocessors_are_named() {
     check(
         &[(
             "EVAL.yaml",
-            "preprocessors:\n  - { type: xlsx, command: [x] }\ntests: [{id: a, input: hi, criteria: ok}]\n",
+            "preprocessors:\n  - { type: xlsx, command: [x] }\ntests: [{id: a, input: hi, criteria: ok, depends_on: [b]}]\n",
         )],
         &[
             "EVAL.yaml:2:3: `preprocessors` (converting an answer's files to text for the judge) are not supported by skillgym",
+            "EVAL.yaml:3:54: `depends_on` (running a case after others) is not supported by skillgym: every case runs on its own",
         ],
     );
 }
@@ -979,7 +980,11 @@ fn workspace_modes_and_empty_use_targets() {
         "EVAL.yaml",
         "workspace: { mode: pooled }\ntests: [{id: a, input: hi, criteria: ok, workspace: { mode: temp }}]\n",
     );
-    assert_eq!(load(t.path()).suite.cases.len(), 1, "pooled and temp: a clean copy each");
+    assert_eq!(
+        load(t.path()).suite.cases.len(),
+        1,
+        "pooled and temp: a clean copy each"
+    );
     check(
         &[(
             "EVAL.yaml",
