@@ -450,6 +450,122 @@ fn expected_fail_does_not_forgive_a_grader_that_cannot_grade() {
     }
 }
 
+#[test]
+fn execution_workers_caps_the_suite_s_executions_at_once() {
+    let dir = temp_dir("suite-workers");
+    let state = dir.path().join("state");
+    fs::create_dir_all(&state).unwrap();
+    let suite = dir.path().join("workers");
+    let case = |name: &str| {
+        format!(
+            "input: |\n  log events start-{name}\n  sleep 150\n  log events end-{name}\n  {}\n",
+            say("done")
+        )
+    };
+    let mut files: Vec<(String, String)> = vec![(
+        "EVAL.yaml".into(),
+        "execution:\n  workers: 1\nassertions: [{ type: contains, value: done }]\ntests: ./cases/\n".into(),
+    )];
+    for name in ["a", "b", "c", "d"] {
+        files.push((format!("cases/{name}/case.yaml"), case(name)));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    write_tree(&suite, &files);
+    let config = dir.path().join("skillgym.yaml");
+    fs::write(
+        &config,
+        format!(
+            "suites: [{}]\nrun: {{ max_parallel: 4 }}\nrunners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      env: {{ FAKE_AGENT_SCRIPT: \"-\", FAKE_AGENT_STATE_DIR: {} }}\n",
+            suite.display(),
+            state.display()
+        ),
+    )
+    .unwrap();
+    let output = run(dir.path(), &config, &["workers::"]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    let events = fs::read_to_string(state.join("events")).unwrap();
+    let events: Vec<&str> = events.lines().map(str::trim).collect();
+    assert_eq!(events.len(), 8, "{events:?}");
+    for pair in events.chunks(2) {
+        let (start, end) = (pair[0].strip_prefix("start-"), pair[1].strip_prefix("end-"));
+        assert!(
+            start.is_some() && start == end,
+            "one execution at a time though max_parallel is 4: {events:?}"
+        );
+    }
+}
+
+#[test]
+fn execution_trials_sample_each_case_pass_at_k_within_the_cost_limit() {
+    let dir = temp_dir("suite-trials");
+    let state = dir.path().join("state");
+    fs::create_dir_all(&state).unwrap();
+    let suite = dir.path().join("trials");
+    let usage = r#"emit {"type":"usage","cost_usd":0.4}"#;
+    let (good, bad) = (say("good"), say("bad"));
+    write_tree(
+        &suite,
+        &[
+            (
+                "EVAL.yaml",
+                "execution:\n  trials: { count: 5, strategy: pass_at_k, cost_limit_usd: 1.0 }\nassertions: [{ type: contains, value: good }]\ntests: ./cases/\n",
+            ),
+            // Passes on its third session only: pass@5.
+            (
+                "cases/late/case.yaml",
+                &format!("input: |\n  count late\n  on 3 {good}\n  not 3 {bad}\n"),
+            ),
+            // Never passes, and each session costs $0.40: the third would pass the $1.00 limit.
+            (
+                "cases/costly/case.yaml",
+                &format!("input: |\n  count costly\n  {usage}\n  {bad}\n"),
+            ),
+        ],
+    );
+    let config = dir.path().join("skillgym.yaml");
+    fs::write(
+        &config,
+        format!(
+            "suites: [{}]\nrunners:\n  fake:\n    agent:\n      type: command\n      command: {FAKE_AGENT}\n      env: {{ FAKE_AGENT_SCRIPT: \"-\", FAKE_AGENT_STATE_DIR: {} }}\n",
+            suite.display(),
+            state.display()
+        ),
+    )
+    .unwrap();
+    let output = run(dir.path(), &config, &["trials::"]);
+    assert_eq!(
+        trial_lines(&output),
+        ["[fake] trials::costly FAILED", "[fake] trials::late ok"],
+        "{}",
+        stdout(&output)
+    );
+    let results = read_json(&latest(dir.path()).join("results.json"));
+    let execution = |id: &str| {
+        results["executions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["case_id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let late = execution("trials::late");
+    assert_eq!(
+        late["repetitions"].as_array().unwrap().len(),
+        5,
+        "five samples"
+    );
+    let costly = execution("trials::costly");
+    assert_eq!(
+        costly["repetitions"].as_array().unwrap().len(),
+        3,
+        "sampling stops once $1.00 is spent: after the third $0.40 session, not the fifth"
+    );
+}
+
 /// Runs git in `dir` with a fixed identity.
 fn git(dir: &Path, args: &[&str]) -> String {
     let output = std::process::Command::new("git")
