@@ -3,7 +3,7 @@
 //!
 //! | mode | answer | score | verdict |
 //! |---|---|---|---|
-//! | checklist ([`read_answer`]) | `{"checks": [{"id", "satisfied", "reasoning"}], "overall_reasoning"}` | satisfied weight / total weight | fail when a required item is not satisfied, else pass at [`PASS_SCORE`](super::PASS_SCORE) |
+//! | checklist ([`read_answer`]) | `{"checks": [{"id", "satisfied", "reasoning"}], "overall_reasoning"}` | satisfied weight / total weight | fail when a required item is not satisfied, else pass at [`PASS_SCORE`] |
 //! | scored ([`read_scored`]): some item has `score_ranges` | `{"checks": [{"id", "score": 0..=10 integer, "reasoning"}], "overall_reasoning"}` | weighted mean of score / 10 | fail when an item is under its gate (`min_score`, else 1.0 when `required`), else pass at `PASS_SCORE`; an item's check passes when it meets its gate and scored at least 7 |
 //! | freeform ([`read_freeform`]): no rubric items | `{"score": 0..=1, "assertions": [{"text", "passed", "evidence"}], "details": {...}}` | `score`, clamped | pass at `PASS_SCORE` |
 //!
