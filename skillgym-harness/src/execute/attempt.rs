@@ -346,6 +346,24 @@ fn check_out_repos(
         .map_err(|why| Failure::new(FailureOrigin::Workspace, why))
 }
 
+/// The limits of a live session of attempt `id`: the case's timeout and steps, the run's output
+/// cap, the runner's sandbox, its progress published to the attempt's live steps.
+pub(super) fn live_limits(
+    run: &Engine,
+    id: AttemptId<'_>,
+    trigger: Option<crate::execute::session::TriggerStop>,
+) -> SessionLimits {
+    let settings = run.settings.effective(id.case);
+    SessionLimits {
+        timeout: settings.timeout,
+        max_steps: settings.max_steps,
+        max_output: run.settings.max_output,
+        live_steps: Some(Arc::clone(id.live_steps)),
+        sandbox: SandboxPolicy::for_runner(&run.settings, &id.runner.id),
+        trigger,
+    }
+}
+
 /// The failure of an attempt whose agent was not started because `path` could not be written
 /// (noted: the attempt's `artifacts` failure names it).
 fn not_started(path: &Path, error: &std::io::Error) -> Failure {
@@ -576,15 +594,7 @@ fn run_agent(
         skills: installed,
         env: &env,
     };
-    let settings = run.settings.effective(case);
-    let limits = SessionLimits {
-        timeout: settings.timeout,
-        max_steps: settings.max_steps,
-        max_output: run.settings.max_output,
-        live_steps: Some(Arc::clone(id.live_steps)),
-        sandbox: SandboxPolicy::for_runner(&run.settings, &runner.id),
-        trigger: trigger_stop(case),
-    };
+    let limits = live_limits(run, id, trigger_stop(case));
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
     run.versions.settle(&mut session.report, runner);
     run.settings.pricing.estimate(&mut session.report);

@@ -8,7 +8,6 @@
 //! | no session id to resume, a launch error, a crash, a timeout | the attempt's failure, its message starting `turn N:` | a turn missing from the recording: the same |
 
 use std::path::Path;
-use std::sync::Arc;
 
 use skillgym::{Failure, FailureOrigin, InstalledSkill, SessionReport};
 
@@ -21,7 +20,6 @@ use super::session::{SessionLimits, run_launch};
 use crate::agent::{Agent, SessionSpec};
 use crate::artifacts::write_json_or_note;
 use crate::replay::RecordedAgent;
-use crate::sandbox::SandboxPolicy;
 
 /// What every later turn of one live attempt shares.
 pub(super) struct Resuming<'a> {
@@ -68,15 +66,7 @@ pub(super) fn resume(
         skills: at.installed,
         env: &env,
     };
-    let settings = run.settings.effective(id.case);
-    let limits = SessionLimits {
-        timeout: settings.timeout,
-        max_steps: settings.max_steps,
-        max_output: run.settings.max_output,
-        live_steps: Some(Arc::clone(id.live_steps)),
-        sandbox: SandboxPolicy::for_runner(&run.settings, &runner.id),
-        trigger: None,
-    };
+    let limits = super::attempt::live_limits(run, *id, None);
     let agent = runner.agent.as_ref();
     let launch = agent
         .resume(&spec, session_id)

@@ -259,21 +259,7 @@ fn cap_short(text: &str) -> &str {
 mod tests {
     use super::*;
     use crate::grade::spec::ScoreRange;
-
-    fn item(id: &str, outcome: &str, weight: f64, required: bool) -> RubricItem {
-        RubricItem {
-            weight,
-            required,
-            ..RubricItem::checklist(id, outcome)
-        }
-    }
-
-    fn checklist() -> Vec<RubricItem> {
-        vec![
-            item("rubric-1", "Names the root cause", 1.0, true),
-            item("rubric-2", "Keeps the tests green", 3.0, false),
-        ]
-    }
+    use crate::grade::test_support::{checklist, item};
 
     #[test]
     fn the_score_is_the_satisfied_weight() {

@@ -397,21 +397,7 @@ mod tests {
     use skillgym::{SessionEvent, SessionReport};
 
     use super::*;
-
-    fn item(id: &str, outcome: &str, weight: f64, required: bool) -> RubricItem {
-        RubricItem {
-            weight,
-            required,
-            ..RubricItem::checklist(id, outcome)
-        }
-    }
-
-    fn checklist() -> Vec<RubricItem> {
-        vec![
-            item("rubric-1", "Names the root cause", 1.0, true),
-            item("rubric-2", "Keeps the tests green", 3.0, false),
-        ]
-    }
+    use crate::grade::test_support::checklist;
 
     #[test]
     fn the_prompt_holds_the_material_and_the_checklist() {

@@ -364,7 +364,7 @@ pub(crate) mod test_support {
     use std::path::Path;
     use std::time::Duration;
 
-    use super::spec::{GraderKind, GraderSpec};
+    use super::spec::{GraderKind, GraderSpec, RubricItem};
 
     /// A grader named `name` with the default common fields.
     pub(crate) fn spec(name: &str, kind: GraderKind) -> GraderSpec {
@@ -385,6 +385,23 @@ pub(crate) mod test_support {
 
     /// The default timeout of the tests.
     pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// A checklist rubric item.
+    pub(crate) fn item(id: &str, outcome: &str, weight: f64, required: bool) -> RubricItem {
+        RubricItem {
+            weight,
+            required,
+            ..RubricItem::checklist(id, outcome)
+        }
+    }
+
+    /// Two items: `rubric-1` (required, weight 1) and `rubric-2` (weight 3).
+    pub(crate) fn checklist() -> Vec<RubricItem> {
+        vec![
+            item("rubric-1", "Names the root cause", 1.0, true),
+            item("rubric-2", "Keeps the tests green", 3.0, false),
+        ]
+    }
 }
 
 #[cfg(test)]
