@@ -1365,11 +1365,14 @@ fn conversation_turns_resume_the_session_and_their_scores_aggregate() {
     assert_eq!(grading["turns"][0]["score"].as_f64(), Some(0.5));
     assert_eq!(grading["turns"][1]["score"].as_f64(), Some(1.0));
 
-    // Replay re-normalizes each recorded turn and grades them again.
+    // Replay re-normalizes each recorded turn and grades them again, from a recording made by
+    // `cargo skillgym record` (which keeps each later turn's session).
+    let recording = dir.path().join("recording");
+    skillgym_harness::replay::pack(&run_dir, &recording, false).unwrap();
     let output = run(
         dir.path(),
         &config,
-        &["talk::", "--replay", run_dir.to_str().unwrap()],
+        &["talk::", "--replay", recording.to_str().unwrap()],
     );
     assert_eq!(output.status.code(), Some(101), "{}", stdout(&output));
     assert_eq!(

@@ -1,7 +1,8 @@
 //! `cargo skillgym record`: a run directory's replayable part, copied into a directory that can
 //! be committed. Each execution keeps its `result.json`; each attempt its stdout and stderr,
 //! prompt, report, result, workspace record, the agent's own session file and whatever else
-//! the adapter left beside them (usage files). Workspaces, agent state directories, judge and
+//! the adapter left beside them (usage files), and the same of each later turn of a
+//! conversation (`turn-N/`). Workspaces, agent state directories, judge and
 //! explain sessions, the scripted server's request log and what today's checks rewrite
 //! (`grading.json`, `hooks.json`, `explain.json`) are left out. Every file is copied with the
 //! secrets masked that this process knows: its environment's, and those of the run's config.
@@ -74,10 +75,31 @@ pub fn pack(run_dir: &Path, out: &Path, replace: bool) -> io::Result<PackSummary
                 .join(format!("attempt-{attempt}"));
             fs::create_dir_all(&to)?;
             summary.bytes += copy_attempt_files(&from, &to, &NOT_RECORDED)?;
+            summary.bytes += copy_turns(&from, &to)?;
             summary.attempts += 1;
         }
     }
     Ok(summary)
+}
+
+/// The files of each later turn of a conversation (`turn-N/`, beside the first turn's), as the
+/// attempt's own are copied (the turn's judge sessions left out); returns the bytes written.
+fn copy_turns(from: &Path, to: &Path) -> io::Result<u64> {
+    let mut bytes = 0;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let is_turn = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("turn-"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if is_turn && entry.file_type()?.is_dir() {
+            let target = to.join(&name);
+            fs::create_dir_all(&target)?;
+            bytes += copy_attempt_files(&entry.path(), &target, &NOT_RECORDED)?;
+        }
+    }
+    Ok(bytes)
 }
 
 /// Refuses an `out` that is `run_dir`, lies inside it or holds it.
@@ -218,6 +240,12 @@ mod tests {
             write(&attempt.join(name), name);
         }
         write(&attempt.join("agent-state/claude/secret.json"), "{}");
+        // A conversation's second turn, with a judge session of its own.
+        for name in ["stdout.log", "report.json", "result.json", "grading.json"] {
+            write(&attempt.join("turn-2").join(name), name);
+        }
+        write(&attempt.join("turn-2/judge-rubrics/stdout.log"), "judge");
+        write(&attempt.join("turn-x/stdout.log"), "not a turn");
         write(
             &run.join("workspaces/greets/claude/repeat-1/attempt-1/x"),
             "",
@@ -233,7 +261,19 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, ["report.json", "session.jsonl", "stdout.log"]);
+        assert_eq!(
+            names,
+            ["report.json", "session.jsonl", "stdout.log", "turn-2"]
+        );
+        assert_eq!(
+            files(&copied.join("turn-2")),
+            [
+                PathBuf::from("report.json"),
+                PathBuf::from("result.json"),
+                PathBuf::from("stdout.log")
+            ],
+            "a later turn's session, without its grading or judge"
+        );
         assert!(!out.join("results.json").exists());
         assert!(!out.join("workspaces").exists());
 
