@@ -1364,6 +1364,24 @@ fn conversation_turns_resume_the_session_and_their_scores_aggregate() {
     assert_eq!(grading["graders"][0]["verdict"], "pass");
     assert_eq!(grading["turns"][0]["score"].as_f64(), Some(0.5));
     assert_eq!(grading["turns"][1]["score"].as_f64(), Some(1.0));
+    // The attempt's usage is the whole conversation's: every turn's answer counted.
+    let chars = |report: &Path| read_json(report)["usage"]["output_chars"].as_u64().unwrap();
+    let turns: u64 =
+        chars(&averages.join("report.json")) + chars(&averages.join("turn-2/report.json"));
+    let results = read_json(&run_dir.join("results.json"));
+    let execution = results["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["case_id"] == "talk::averages")
+        .unwrap();
+    let attempt = &execution["repetitions"][0]["attempts"][0];
+    assert_eq!(
+        attempt["usage"]["output_chars"].as_u64(),
+        Some(turns),
+        "{attempt}"
+    );
+    assert!(turns > chars(&averages.join("report.json")));
 
     // Replay re-normalizes each recorded turn and grades them again, from a recording made by
     // `cargo skillgym record` (which keeps each later turn's session).

@@ -247,11 +247,16 @@ fn check_live(
         installed: &set_up.installed,
     };
     let mut steps = 0;
+    let mut usage = result.usage.clone();
     let mut next_turn = |number: usize, prompt: &str, session_id: Option<&str>| {
-        turn_session::resume(&resuming, number, prompt, session_id, &mut steps)
+        let report = turn_session::resume(&resuming, number, prompt, session_id, &mut steps)?;
+        turn_session::add_usage(&mut usage, &report.usage);
+        Ok(report)
     };
     let failure = check_session(run, runtime, id, (report, &mut next_turn), Ok(cwd), result);
     result.steps += steps;
+    // The attempt's usage is the conversation's: every turn's session (the budget counts it).
+    result.usage = usage;
     failure
 }
 
@@ -543,13 +548,20 @@ fn replay_and_check(
         recorded_agent: &source.agent,
         recorded_attempt: &recorded_dir,
         limits: &limits,
+        pricing: &run.settings.pricing,
     };
-    let mut next_turn = |n: usize, prompt: &str, _: Option<&str>| replaying.turn(n, prompt);
+    let mut usage = result.usage.clone();
+    let mut next_turn = |n: usize, prompt: &str, _: Option<&str>| {
+        let report = replaying.turn(n, prompt)?;
+        turn_session::add_usage(&mut usage, &report.usage);
+        Ok(report)
+    };
     let checked = (&session.report, &mut next_turn as NextTurn<'_>);
     let failure = match session.failure {
         Some(failure) => Some(failure),
         None => check_session(run, runtime, id, checked, present, result),
     };
+    result.usage = usage;
     Ok(failure.map(|mut failure| {
         if present.is_err() && failure.message.contains("os error 2") {
             failure.message.push_str(&format!(

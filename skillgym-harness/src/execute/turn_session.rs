@@ -9,7 +9,9 @@
 
 use std::path::Path;
 
-use skillgym::{Failure, FailureOrigin, InstalledSkill, SessionReport};
+use skillgym::{
+    Failure, FailureOrigin, InstalledSkill, SessionReport, TokenCount, Usage, UsageSource,
+};
 
 use super::Engine;
 use super::attempt::AttemptId;
@@ -110,6 +112,8 @@ pub(super) struct Replaying<'a> {
     /// The recorded attempt's directory.
     pub(super) recorded_attempt: &'a Path,
     pub(super) limits: &'a SessionLimits,
+    /// The run's prices, for costs the recording does not hold.
+    pub(super) pricing: &'a crate::pricing::PriceTable,
 }
 
 impl Replaying<'_> {
@@ -146,7 +150,8 @@ fn replay(at: &Replaying<'_>, number: usize, prompt: &str) -> Result<SessionRepo
         dir: &recorded,
         agent: at.recorded_agent,
     };
-    let (session, _) = replay_session(at.agent, &spec, attempt, at.limits);
+    let (mut session, _) = replay_session(at.agent, &spec, attempt, at.limits);
+    at.pricing.estimate(&mut session.report);
     write_json_or_note(&dir.join("report.json"), &session.report);
     let recorded_result = recorded.join("result.json");
     if recorded_result.is_file()
@@ -158,6 +163,33 @@ fn replay(at: &Replaying<'_>, number: usize, prompt: &str) -> Result<SessionRepo
         Some(failure) => Err(named(number, failure)),
         None => Ok(session.report),
     }
+}
+
+/// `turn`'s usage added to the conversation's `so_far`: a figure is the sum when every turn
+/// reported it, else unknown (a partial sum would read as the whole); the character counts add
+/// up; a cost is estimated when any turn's was.
+pub(super) fn add_usage(so_far: &mut Usage, turn: &Usage) {
+    let sum = |a: Option<TokenCount>, b: Option<TokenCount>| {
+        let (a, b) = (a?, b?);
+        Some(TokenCount {
+            value: a.value.saturating_add(b.value),
+            source: if a.source == b.source {
+                a.source
+            } else {
+                UsageSource::Derived
+            },
+        })
+    };
+    so_far.input_tokens = sum(so_far.input_tokens, turn.input_tokens);
+    so_far.output_tokens = sum(so_far.output_tokens, turn.output_tokens);
+    so_far.reasoning_tokens = sum(so_far.reasoning_tokens, turn.reasoning_tokens);
+    so_far.cache_tokens = sum(so_far.cache_tokens, turn.cache_tokens);
+    so_far.total_tokens = sum(so_far.total_tokens, turn.total_tokens);
+    so_far.cost_usd = so_far.cost_usd.zip(turn.cost_usd).map(|(a, b)| a + b);
+    so_far.cost_estimated |= turn.cost_estimated;
+    so_far.input_chars = so_far.input_chars.saturating_add(turn.input_chars);
+    so_far.output_chars = so_far.output_chars.saturating_add(turn.output_chars);
+    so_far.reasoning_chars = so_far.reasoning_chars.saturating_add(turn.reasoning_chars);
 }
 
 /// The failure of a turn whose previous turns reported no session id.
@@ -180,4 +212,50 @@ fn turn_failure(number: usize, origin: FailureOrigin, message: String) -> Failur
 fn named(number: usize, mut failure: Failure) -> Failure {
     failure.message = format!("turn {number}: {}", failure.message);
     failure
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(input: Option<u64>, cost: Option<f64>, chars: u64) -> Usage {
+        Usage {
+            input_tokens: input.map(TokenCount::provider),
+            total_tokens: input.map(TokenCount::derived),
+            cost_usd: cost,
+            output_chars: chars,
+            ..Usage::default()
+        }
+    }
+
+    #[test]
+    fn a_conversation_s_usage_is_every_turn_s() {
+        let mut so_far = usage(Some(100), Some(0.25), 3);
+        add_usage(&mut so_far, &usage(Some(40), Some(0.5), 4));
+        assert_eq!(so_far.input_tokens, Some(TokenCount::provider(140)));
+        assert_eq!(so_far.total_tokens, Some(TokenCount::derived(140)));
+        assert_eq!((so_far.cost_usd, so_far.output_chars), (Some(0.75), 7));
+        let mut estimated = usage(Some(1), Some(0.1), 0);
+        estimated.cost_estimated = true;
+        add_usage(&mut so_far, &estimated);
+        assert!(
+            so_far.cost_estimated,
+            "an estimate anywhere makes the sum one"
+        );
+        let mut partial = usage(Some(1), None, 0);
+        partial.input_tokens = Some(TokenCount {
+            value: 1,
+            source: UsageSource::Chars,
+        });
+        add_usage(&mut so_far, &partial);
+        assert_eq!(
+            so_far.input_tokens,
+            Some(TokenCount::derived(142)),
+            "sources that differ make a derived sum"
+        );
+        assert_eq!(
+            so_far.cost_usd, None,
+            "a turn without a cost leaves the sum unknown"
+        );
+    }
 }
