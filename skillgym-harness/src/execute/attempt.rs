@@ -351,6 +351,19 @@ fn check_out_repos(
         .map_err(|why| Failure::new(FailureOrigin::Workspace, why))
 }
 
+/// The limits of a replayed session: the case's, no sandbox (nothing runs), no live progress.
+fn replay_limits(run: &Engine, case: &CaseSpec) -> SessionLimits {
+    let settings = run.settings.effective(case);
+    SessionLimits {
+        timeout: settings.timeout,
+        max_steps: settings.max_steps,
+        max_output: run.settings.max_output,
+        live_steps: None,
+        sandbox: None,
+        trigger: trigger_stop(case),
+    }
+}
+
 /// The limits of a live session of attempt `id`: the case's timeout and steps, the run's output
 /// cap, the runner's sandbox, its progress published to the attempt's live steps.
 pub(super) fn live_limits(
@@ -512,15 +525,7 @@ fn replay_and_check(
         skills: &[],
         env: &[],
     };
-    let settings = run.settings.effective(case);
-    let limits = SessionLimits {
-        timeout: settings.timeout,
-        max_steps: settings.max_steps,
-        max_output: run.settings.max_output,
-        live_steps: None,
-        sandbox: None,
-        trigger: trigger_stop(case),
-    };
+    let limits = replay_limits(run, case);
     let attempt = RecordedAttempt {
         dir: &recorded_dir,
         agent: &source.agent,
