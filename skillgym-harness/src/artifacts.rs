@@ -281,7 +281,7 @@ fn run_segment(run_id: &str) -> String {
 
 /// 64-bit FNV-1a: small, and stable across Rust versions and platforms (directory names must
 /// not change between runs).
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -144,14 +144,17 @@ impl Gates {
     /// the group [`enter`](Self::enter) is given. Cross-process gates keep a group's slots in
     /// `group-<name>/` beside the global ones (the name written as
     /// [`crate::artifacts::sanitize`] writes it).
-    pub(crate) fn with_groups(mut self, groups: &[(&str, usize)]) -> Gates {
+    pub(crate) fn with_groups<'a>(
+        mut self,
+        groups: impl IntoIterator<Item = (&'a str, usize)>,
+    ) -> Gates {
         self.groups = groups
-            .iter()
+            .into_iter()
             .map(|(name, capacity)| match &self.slots {
-                Slots::InProcess(_) => Slots::InProcess(FifoSemaphore::new((*capacity).max(1))),
+                Slots::InProcess(_) => Slots::InProcess(FifoSemaphore::new(capacity.max(1))),
                 Slots::CrossProcess { dir, .. } => Slots::CrossProcess {
                     dir: dir.join(format!("group-{}", crate::artifacts::sanitize(name))),
-                    count: (*capacity).max(1),
+                    count: capacity.max(1),
                 },
             })
             .collect();
@@ -510,7 +513,7 @@ mod tests {
 
     #[test]
     fn a_group_admits_its_capacity_within_the_schedule_cap() {
-        let gates = Gates::in_process(Schedule::Parallel, 6, 1).with_groups(&[("suite", 2)]);
+        let gates = Gates::in_process(Schedule::Parallel, 6, 1).with_groups([("suite", 2)]);
         let (group, all) = run_grouped(&gates);
         assert_eq!(group, 2, "the group's capacity");
         assert!(
@@ -519,7 +522,7 @@ mod tests {
         );
         let dir = lock_dir("groups");
         let gates = Gates::cross_process(Schedule::Parallel, 6, &IDS[..1], dir.path().into())
-            .with_groups(&[("my suite", 1)]);
+            .with_groups([("my suite", 1)]);
         let (group, all) = run_grouped(&gates);
         assert_eq!(group, 1, "across processes too");
         assert!(all > 1 && all <= 6, "{all}");

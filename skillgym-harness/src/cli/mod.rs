@@ -85,6 +85,12 @@ pub(crate) struct SkillgymArgs {
 }
 
 impl SkillgymArgs {
+    /// Whether the run is a dry run against the scripted model: `--mock`, else a
+    /// `--mock-script` (which implies it).
+    pub(crate) fn mock_run(&self) -> bool {
+        self.mock.unwrap_or(self.mock_script.is_some())
+    }
+
     /// Field by field, `self` where given, else `fallback` (use as `flags.or(env)`).
     ///
     /// `repeat_failure` and `retry_failed` count as one setting: if `self` gives either, both

@@ -48,6 +48,13 @@ pub(super) struct AttemptId<'a> {
 }
 
 impl AttemptId<'_> {
+    /// The environment its variant adds to the agent's.
+    pub(super) fn variant_env(&self) -> Vec<(String, String)> {
+        (self.variant)
+            .map(|v| v.env.clone().into_iter().collect())
+            .unwrap_or_default()
+    }
+
     /// The attempt's directory: `<run>/<case>/<runner>[/<variant>]/repeat-N/attempt-M`.
     fn dir(&self, run: &Engine) -> PathBuf {
         run.run_dir.attempt_dir(
@@ -247,16 +254,11 @@ fn check_live(
         installed: &set_up.installed,
     };
     let mut steps = 0;
-    let mut usage = result.usage.clone();
     let mut next_turn = |number: usize, prompt: &str, session_id: Option<&str>| {
-        let report = turn_session::resume(&resuming, number, prompt, session_id, &mut steps)?;
-        turn_session::add_usage(&mut usage, &report.usage);
-        Ok(report)
+        turn_session::resume(&resuming, number, prompt, session_id, &mut steps)
     };
     let failure = check_session(run, runtime, id, (report, &mut next_turn), Ok(cwd), result);
     result.steps += steps;
-    // The attempt's usage is the conversation's: every turn's session (the budget counts it).
-    result.usage = usage;
     failure
 }
 
@@ -457,7 +459,8 @@ fn check_session(
                     timeout: settings.timeout,
                     judge: judge.as_ref(),
                 };
-                let (grading, failure) = converse(&talk, report.clone(), next_turn);
+                let usage = &mut result.usage;
+                let (grading, failure) = converse(&talk, report.clone(), next_turn, usage);
                 result.grading = grading;
                 return failure;
             }
@@ -555,18 +558,12 @@ fn replay_and_check(
         limits: &limits,
         pricing: &run.settings.pricing,
     };
-    let mut usage = result.usage.clone();
-    let mut next_turn = |n: usize, prompt: &str, _: Option<&str>| {
-        let report = replaying.turn(n, prompt)?;
-        turn_session::add_usage(&mut usage, &report.usage);
-        Ok(report)
-    };
+    let mut next_turn = |n: usize, prompt: &str, _: Option<&str>| replaying.turn(n, prompt);
     let checked = (&session.report, &mut next_turn as NextTurn<'_>);
     let failure = match session.failure {
         Some(failure) => Some(failure),
         None => check_session(run, runtime, id, checked, present, result),
     };
-    result.usage = usage;
     Ok(failure.map(|mut failure| {
         if present.is_err() && failure.message.contains("os error 2") {
             failure.message.push_str(&format!(
@@ -591,10 +588,7 @@ fn run_agent(
 ) -> SessionOutput {
     let AttemptId { case, runner, .. } = id;
     let artifact_dir = id.dir(run);
-    let env: Vec<(String, String)> = id
-        .variant
-        .map(|v| v.env.clone().into_iter().collect())
-        .unwrap_or_default();
+    let env = id.variant_env();
     let state_dir = artifact_dir.join("agent-state");
     let mut dry_run = run
         .dry_run
@@ -613,13 +607,27 @@ fn run_agent(
     };
     let limits = live_limits(run, id, trigger_stop(case));
     let mut session = runtime.block_on(run_session(runner.agent.as_ref(), &spec, limits));
-    run.versions.settle(&mut session.report, runner);
-    run.settings.pricing.estimate(&mut session.report);
-    if dry_run.take().is_some() {
-        let log = artifact_dir.join(crate::artifacts::REQUEST_LOG);
-        session.report.raw_artifacts.model_requests = log.is_file().then_some(log);
-    }
+    let mocked = dry_run.take().is_some();
+    settle_report(run, runner, &mut session.report, &artifact_dir, mocked);
     session
+}
+
+/// A live session's report made whole: the agent's version settled, the costs it lacks
+/// estimated, and, when the scripted model answered it (`mocked`), the request log in `dir`
+/// named.
+pub(super) fn settle_report(
+    run: &Engine,
+    runner: &Runner,
+    report: &mut SessionReport,
+    dir: &Path,
+    mocked: bool,
+) {
+    run.versions.settle(report, runner);
+    run.settings.pricing.estimate(report);
+    if mocked {
+        let log = dir.join(crate::artifacts::REQUEST_LOG);
+        report.raw_artifacts.model_requests = log.is_file().then_some(log);
+    }
 }
 
 /// Writes `explain.json` when failed assertions carry questions for `skillgym explain`:

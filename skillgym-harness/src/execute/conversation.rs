@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use skillgym::{Failure, FailureOrigin, SessionReport};
+use skillgym::{Failure, FailureOrigin, SessionReport, Usage};
 
 use super::grading::{Graded, grade_with};
 use super::judge::SessionJudge;
@@ -60,13 +60,15 @@ pub(super) struct Talk<'a> {
 }
 
 /// Runs the turns after the first through `next` (turn number, its prompt, the session id to
-/// resume → its report, or the failure that ends the conversation), grades each turn and the
-/// whole conversation, writes the attempt's `grading.json`, and returns the grading and the
+/// resume → its report, or the failure that ends the conversation), adds each one's usage to
+/// the attempt's `usage` (the run's budget counts it), grades each turn and the whole
+/// conversation, writes the attempt's `grading.json`, and returns the grading and the
 /// attempt's failure.
 pub(super) fn converse(
     talk: &Talk<'_>,
     first: SessionReport,
     next: NextTurn<'_>,
+    usage: &mut Usage,
 ) -> (Option<Grading>, Option<Failure>) {
     let threshold = talk.check.threshold;
     let mut history: Vec<Value> = match &talk.check.input {
@@ -91,7 +93,10 @@ pub(super) fn converse(
         } else {
             let resumed = session_id(&reports);
             match next(number, &text, resumed.as_deref()) {
-                Ok(report) => report,
+                Ok(report) => {
+                    super::turn_session::add_usage(usage, &report.usage);
+                    report
+                }
                 Err(failure) => return (None, Some(failure)),
             }
         };

@@ -52,10 +52,7 @@ pub(super) fn resume(
         .dry_run
         .as_ref()
         .and_then(|dry| dry.open_turn(id.case, number, runner, at.cwd, &dir));
-    let env: Vec<(String, String)> = id
-        .variant
-        .map(|v| v.env.clone().into_iter().collect())
-        .unwrap_or_default();
+    let env = id.variant_env();
     let state_dir = at.attempt_dir.join("agent-state");
     let spec = SessionSpec {
         runner_id: &runner.id,
@@ -76,12 +73,8 @@ pub(super) fn resume(
     let mut session = at
         .runtime
         .block_on(run_launch(agent, &spec, limits, launch));
-    run.versions.settle(&mut session.report, runner);
-    run.settings.pricing.estimate(&mut session.report);
-    if mock.take().is_some() {
-        let log = dir.join(crate::artifacts::REQUEST_LOG);
-        session.report.raw_artifacts.model_requests = log.is_file().then_some(log);
-    }
+    let mocked = mock.take().is_some();
+    super::attempt::settle_report(run, runner, &mut session.report, &dir, mocked);
     write_json_or_note(&dir.join("report.json"), &session.report);
     // What replay reads of how the turn's process ended.
     let ended = serde_json::json!({

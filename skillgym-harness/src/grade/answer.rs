@@ -219,7 +219,7 @@ fn rubric_outcome(
 /// The JSON object of `text`, read as `T`.
 fn parse<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, AnswerError> {
     let json = json_object(text).ok_or_else(|| AnswerError::NoObject {
-        head: cap_short(text).to_owned(),
+        head: super::first_chars(text, 200).to_owned(),
     })?;
     serde_json::from_str(json).map_err(AnswerError::NotTheObject)
 }
@@ -246,13 +246,6 @@ fn json_object(text: &str) -> Option<&str> {
     let start = text.find('{')?;
     let end = text.rfind('}')?;
     (end > start).then(|| &text[start..=end])
-}
-
-fn cap_short(text: &str) -> &str {
-    match text.char_indices().nth(200) {
-        Some((end, _)) => &text[..end],
-        None => text,
-    }
 }
 
 #[cfg(test)]

@@ -253,14 +253,11 @@ fn command_line(event: &SessionEvent) -> Option<String> {
 }
 
 fn section(text: &mut String, title: &str, body: &str) {
-    let _ = write!(text, "\n## {title}\n{}\n", cap(body));
-}
-
-fn cap(body: &str) -> &str {
-    match body.char_indices().nth(PART_CAP) {
-        Some((end, _)) => &body[..end],
-        None => body,
-    }
+    let _ = write!(
+        text,
+        "\n## {title}\n{}\n",
+        super::first_chars(body, PART_CAP)
+    );
 }
 
 fn value_text(value: &Value) -> String {

@@ -249,6 +249,14 @@ impl GraderOutcome {
     }
 }
 
+/// The first `n` characters of `text` (all of it when shorter).
+pub(crate) fn first_chars(text: &str, n: usize) -> &str {
+    match text.char_indices().nth(n) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
 /// `score` in 0..=1 (NaN counts as 0).
 pub(crate) fn clamp(score: f64) -> f64 {
     if score.is_nan() {

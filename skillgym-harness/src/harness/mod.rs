@@ -51,7 +51,7 @@ use crate::suite::registry::sort_and_check;
 use crate::suite::sources::{self, Origin, SuitePath};
 use crate::suite::triggers::{self, TriggerSet};
 use crate::suite::yaml::Warning;
-use crate::suite::{CaseSpec, Plan, collect_registered};
+use crate::suite::{CaseSpec, Plan, WorkerGroups, collect_registered};
 use crate::terminal_text::{self, eprintln_escaped};
 use crate::versions::RunVersions;
 use context::RunContext;
@@ -299,12 +299,13 @@ impl Harness {
         let plan = plan_of(&settings, &cases, &runner_ids)?;
         let scope = (&plan, cases.as_slice(), runners.as_slice(), judge.as_ref());
         let unavailable = check_plan(&arguments, &settings, &overrides, scope)?;
-        let mock = overrides.mock.unwrap_or(overrides.mock_script.is_some());
+        let mock = overrides.mock_run();
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
+        let groups = WorkerGroups::of(&cases);
         arguments.test_threads = arguments.test_threads.or_else(|| {
             let executions = plan.executions.len();
-            let grouped = !crate::suite::worker_groups(&cases).0.is_empty();
+            let grouped = !groups.suites.is_empty();
             Some(worker_threads(
                 settings.schedule,
                 settings.max_parallel,
@@ -321,6 +322,7 @@ impl Harness {
             reporters,
             warnings: declared.warnings,
             unavailable,
+            groups,
         };
         let ids: Vec<&str> = selection.runners.iter().map(|r| r.id.as_str()).collect();
         check_selected_cases(&arguments, &plan, &settings, &selection.cases, &ids)?;
@@ -456,7 +458,7 @@ fn explain(
     overrides: &SkillgymArgs,
     dir: &Path,
 ) -> Result<ExitCode, Error> {
-    let dry_run = match overrides.mock.unwrap_or(overrides.mock_script.is_some()) {
+    let dry_run = match overrides.mock_run() {
         true => Some(DryRun::start(&[], None, None)?),
         false => None,
     };
@@ -479,6 +481,8 @@ struct Selection {
     warnings: Vec<Warning>,
     /// Runners whose agent program is missing: their executions are skipped.
     unavailable: Vec<MissingProgram>,
+    /// The suites whose `execution.workers` cap their executions.
+    groups: WorkerGroups,
 }
 
 /// The checks made once the plan is known (the judge, prompt files, agent programs, `after_all`
@@ -495,7 +499,7 @@ fn check_plan(
     let unavailable = check_before_run(arguments, plan, cases, runners, (judge, require_agents))?;
     warn_unavailable(&unavailable);
     check_after_all(arguments, plan, cases, runners)?;
-    let mock = overrides.mock.unwrap_or(overrides.mock_script.is_some());
+    let mock = overrides.mock_run();
     check_sandboxes(arguments, settings, runners, judge, mock)?;
     explain_selection(&settings.tags, cases, runners, plan, mock);
     Ok(unavailable)
@@ -701,11 +705,11 @@ fn run_context(
         reporters,
         warnings,
         unavailable,
+        groups,
     } = selection;
     let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
     let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
-    let (suite_groups, case_groups) = crate::suite::worker_groups(&cases);
-    let gates = gates(&settings, &runners, &run_dir).with_groups(&suite_groups);
+    let gates = gates(&settings, &runners, &run_dir, &groups);
     let rejections = Rejections::new(&run_dir.path()).shared(shared_run_dir());
     let judge_script = settings.judge.as_ref().and_then(|j| j.mock.as_deref());
     let dry_run = dry_run(arguments, overrides, &cases, judge_script)?;
@@ -760,7 +764,7 @@ fn run_context(
         cases,
         runners,
         gates,
-        case_groups,
+        case_groups: groups.of_case,
         reporters,
         format_junit: overrides.format_junit,
         results: Mutex::new(Vec::new()),
@@ -775,7 +779,7 @@ fn dry_run(
     cases: &[CaseSpec],
     judge_script: Option<&Path>,
 ) -> Result<Option<DryRun>, Error> {
-    match overrides.mock.unwrap_or(overrides.mock_script.is_some()) {
+    match overrides.mock_run() {
         true if !arguments.list => {
             let script = overrides.mock_script.as_deref().map(absolute);
             Ok(Some(DryRun::start(cases, script.as_deref(), judge_script)?))
@@ -785,9 +789,15 @@ fn dry_run(
 }
 
 /// The schedule's gates: lock files in the run directory when every trial is its own process,
-/// else in memory.
-fn gates(settings: &Settings, runners: &[Runner], run_dir: &RunDir) -> Gates {
-    if process_per_test() {
+/// else in memory; with a group for each suite whose `execution.workers` caps it.
+fn gates(
+    settings: &Settings,
+    runners: &[Runner],
+    run_dir: &RunDir,
+    groups: &WorkerGroups,
+) -> Gates {
+    let named = (groups.suites.iter()).map(|(name, workers)| (name.as_str(), *workers));
+    let gates = if process_per_test() {
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
         Gates::cross_process(
             settings.schedule,
@@ -797,7 +807,8 @@ fn gates(settings: &Settings, runners: &[Runner], run_dir: &RunDir) -> Gates {
         )
     } else {
         Gates::in_process(settings.schedule, settings.max_parallel, runners.len())
-    }
+    };
+    gates.with_groups(named)
 }
 
 /// Whether other processes may share the run directory: the processes of one nextest run
@@ -858,14 +869,8 @@ fn runs_dir(target: &Path, crate_dir: &Path) -> PathBuf {
         .file_name()
         .map(|name| crate::artifacts::sanitize(&name.to_string_lossy()))
         .unwrap_or_default();
-    // FNV-1a of the path's bytes: the same directory for the same crate, on every run.
-    let hash = crate_dir
-        .as_os_str()
-        .as_encoded_bytes()
-        .iter()
-        .fold(0x811c_9dc5_u32, |hash, &byte| {
-            (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
-        });
+    // A stable hash of the path: the same directory for the same crate, on every run.
+    let hash = crate::artifacts::fnv1a(crate_dir.as_os_str().as_encoded_bytes()) >> 32;
     skillgym.join(format!("{name}-{hash:08x}")).join("runs")
 }
 

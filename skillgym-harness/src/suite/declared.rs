@@ -159,28 +159,38 @@ impl DeclaredCheck {
     }
 }
 
-/// The suites with `execution.workers` among `cases`, as the gates' groups `(suite, workers)`,
-/// and each case's group (by index in `cases`).
-pub(crate) fn worker_groups(cases: &[CaseSpec]) -> (Vec<(&str, usize)>, Vec<Option<usize>>) {
-    let mut groups: Vec<(&str, usize)> = Vec::new();
-    let of_case = cases
-        .iter()
-        .map(|case| {
-            let CaseCheck::Declared(check) = &case.check else {
-                return None;
-            };
-            let workers = check.suite.workers?;
-            let name = check.suite.name.as_str();
-            Some(match groups.iter().position(|(g, _)| *g == name) {
-                Some(index) => index,
-                None => {
-                    groups.push((name, workers));
-                    groups.len() - 1
-                }
+/// The gates' groups of a run: the suites with `execution.workers`, and each case's group.
+#[derive(Debug, Default)]
+pub(crate) struct WorkerGroups {
+    /// Each group: the suite's name and its `workers`.
+    pub(crate) suites: Vec<(String, usize)>,
+    /// Per case (by index in the run's cases), its group's index in `suites`.
+    pub(crate) of_case: Vec<Option<usize>>,
+}
+
+impl WorkerGroups {
+    /// The groups of `cases`.
+    pub(crate) fn of(cases: &[CaseSpec]) -> WorkerGroups {
+        let mut suites: Vec<(String, usize)> = Vec::new();
+        let of_case = cases
+            .iter()
+            .map(|case| {
+                let CaseCheck::Declared(check) = &case.check else {
+                    return None;
+                };
+                let workers = check.suite.workers?;
+                let name = &check.suite.name;
+                Some(match suites.iter().position(|(g, _)| g == name) {
+                    Some(index) => index,
+                    None => {
+                        suites.push((name.clone(), workers));
+                        suites.len() - 1
+                    }
+                })
             })
-        })
-        .collect();
-    (groups, of_case)
+            .collect();
+        WorkerGroups { suites, of_case }
+    }
 }
 
 /// The trials' specs of every case of `suite`, in the suite's order.

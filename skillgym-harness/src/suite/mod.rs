@@ -8,7 +8,7 @@ pub mod triggers;
 pub(crate) mod yaml;
 
 pub use declared::DeclaredCheck;
-pub(crate) use declared::worker_groups;
+pub(crate) use declared::WorkerGroups;
 pub use plan::{Plan, PlannedExecution};
 pub use registry::{CaseCheck, CaseSpec, PromptSpec, collect_registered};
 pub(crate) use yaml::RepoSpec;

@@ -40,10 +40,12 @@ struct SuiteParts {
     trials: Option<Trials>,
 }
 
-/// `execution.trials` (pass@k): `count` samples, passing when one of them passes.
+/// `execution.trials` (pass@k): `count` samples, passing when one of them passes, none started
+/// once an execution's sessions cost `cost_limit_usd`.
 #[derive(Debug, Clone, Copy)]
 struct Trials {
     count: u64,
+    cost_limit_usd: Option<f64>,
 }
 
 /// A case mapping waiting to be converted: which file it is in and its directory.
@@ -440,7 +442,8 @@ fn suite_execution<'n>(
         .and_then(|n| source.fraction("threshold", n));
     let assertions = e.take_some(source, "assertions", &["evaluators"]);
     if let Some(n) = e.take_some(source, "trials", &[]) {
-        (parts.trials, suite.cost_limit_usd) = trials(source, n).unwrap_or_default();
+        parts.trials = trials(source, n);
+        suite.cost_limit_usd = parts.trials.and_then(|trials| trials.cost_limit_usd);
     }
     e.finish(source);
     assertions
@@ -449,7 +452,7 @@ fn suite_execution<'n>(
 /// `execution.trials`: `count` (at least 1), `strategy` (`pass_at_k`, the default; agentv's
 /// `mean` and `confidence_interval` score mean scores, which skillgym does not gate on) and
 /// `cost_limit_usd`.
-fn trials(source: &mut Source, n: &Node) -> Option<(Option<Trials>, Option<f64>)> {
+fn trials(source: &mut Source, n: &Node) -> Option<Trials> {
     let mut f = Fields::of(source, n, "`execution.trials`")?;
     let count = f.take_some(source, "count", &[]);
     let strategy = f.take_some(source, "strategy", &[]);
@@ -485,7 +488,10 @@ fn trials(source: &mut Source, n: &Node) -> Option<(Option<Trials>, Option<f64>)
         return None;
     };
     let count = source.integer("count", count, 1)?;
-    Some((Some(Trials { count }), cost_limit))
+    Some(Trials {
+        count,
+        cost_limit_usd: cost_limit,
+    })
 }
 
 fn targets(source: &mut Source, n: &Node, dir: &Path) -> Vec<TargetDef> {
@@ -1259,10 +1265,9 @@ fn case_of(
     let ws = case_workspace(source, ws, raw, (suite_dir, env), &parts.workspace);
     let run = case_run(source, &mut f, dirs);
     let skip_defaults = graders.execution.skip_defaults;
-    let (mut input, input_files) = case_input(source, &f, parts, skip_defaults, input, input_files);
-    if let Some((_, vars)) = &with_vars {
-        vars::fill_messages(&mut input, vars);
-    }
+    let vars = with_vars.as_ref().map(|(_, vars)| vars);
+    let (input, input_files) =
+        case_input(source, &f, parts, skip_defaults, input, input_files, vars);
     let (samples, min_pass_rate) = sampling(&run, parts);
     f.finish(source);
     Some(CaseDef {
@@ -1712,12 +1717,17 @@ fn case_input(
     skip_defaults: bool,
     input: Option<(&Node, Option<Vec<Message>>)>,
     input_files: Option<Vec<PathBuf>>,
+    vars: Option<&serde_json::Value>,
 ) -> (Vec<Message>, Vec<PathBuf>) {
     let (mut effective, suite_files) = if skip_defaults {
         (Vec::new(), Vec::new())
     } else {
         (parts.input.clone(), parts.input_files.clone())
     };
+    // The case's own input is filled already; the suite's is filled with each case's vars.
+    if let Some(vars) = vars {
+        vars::fill_messages(&mut effective, vars);
+    }
     let input_files = input_files.unwrap_or(suite_files);
     match input {
         Some((n, Some(messages))) => {
