@@ -26,6 +26,39 @@ use crate::terminal_text::{self, eprintln_escaped, println_escaped};
 use crate::time::Timestamp;
 use crate::unwritten;
 
+/// `--list`: libtest's lines (`<name>: test`, the trials the filters keep; with `--ignored`
+/// only the ignored ones), written through one buffer where libtest-mimic writes a line at a
+/// time (10,000 trials: 10,000 writes to a pipe). With `--logfile` libtest-mimic writes them.
+fn list(arguments: &Arguments, trials: Vec<Trial>) -> ExitCode {
+    use std::io::Write as _;
+    if arguments.logfile.is_some() {
+        return libtest_mimic::run(arguments, trials).exit_code();
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let listed = trials
+        .iter()
+        .filter(|trial| !arguments.is_filtered_out(trial))
+        .try_for_each(|trial| {
+            let kind = trial.kind();
+            let kind = if kind.is_empty() {
+                String::new()
+            } else {
+                format!("[{kind}] ")
+            };
+            let what = if trial.is_bench() { "bench" } else { "test" };
+            writeln!(out, "{kind}{}: {what}", trial.name())
+        });
+    match listed.and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that went away (`| head`) is no failure of the listing.
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: cannot write the list: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Runs the trials; after an in-process run, writes `results.json` and prints the summary.
 pub(super) fn execute(
     arguments: &Arguments,
@@ -34,7 +67,7 @@ pub(super) fn execute(
 ) -> ExitCode {
     let started = SystemTime::now();
     if arguments.list {
-        return libtest_mimic::run(arguments, trials).exit_code();
+        return list(arguments, trials);
     }
     if let Err(error) = interrupt::install() {
         eprintln_escaped!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");

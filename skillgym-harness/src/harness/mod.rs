@@ -47,6 +47,7 @@ use crate::secrets;
 use crate::settings::Settings;
 use crate::skills::plan::SkillPlan;
 use crate::snapshot::Snapshots;
+use crate::suite::index::{self, IndexCache};
 use crate::suite::registry::sort_and_check;
 use crate::suite::sources::{self, Origin, SuitePath};
 use crate::suite::triggers::{self, TriggerSet};
@@ -276,11 +277,23 @@ impl Harness {
         }
         let reporters = resolve_reporters(&settings.reporters, self.reporters)?;
         remember_secrets(&settings);
-        let declared = sources::load_all(&suite_paths(&settings, &self.suites, &crate_dir))?;
+        let index = IndexCache::new(index_dir(&crate_dir), config_path.clone());
+        let suites = suite_paths(&settings, &self.suites, &crate_dir);
+        // Under nextest a process runs one trial (`--exact NAME`): it needs the discovered
+        // cases whose id ends that name only. (Elsewhere every case is planned, so that
+        // libtest's counts of what the filters left out stay whole.)
+        let one_trial = arguments.exact && !arguments.list && process_per_test();
+        let focus = match &arguments.filter {
+            Some(name) if one_trial && overrides.more_filters.is_empty() => Some(name.as_str()),
+            _ => None,
+        };
+        let named = |id: &str| focus.is_some_and(|name| names_case(name, id));
+        let focus = focus.map(|_| &named as index::Focus<'_>);
+        let declared = sources::load_all(&suites, Some(&index), focus)?;
         let mut cases = rust_cases;
         cases.extend(declared.cases);
         cases.extend(trigger_cases(&settings, &self.triggers, &crate_dir)?);
-        let cases = sort_and_check(cases)?;
+        let mut cases = sort_and_check(cases)?;
         let mut configured = all_runners(&settings, self.runners)?;
         if let Some(dir) = &overrides.replay {
             crate::runner::replay_all(&mut configured, &absolute(dir)).map_err(Error::Replay)?;
@@ -297,8 +310,23 @@ impl Harness {
         }
         let runner_ids: Vec<&str> = runners.iter().map(|r| r.id.as_str()).collect();
         let plan = plan_of(&settings, &cases, &runner_ids)?;
-        let scope = (&plan, cases.as_slice(), runners.as_slice(), judge.as_ref());
+        let filters = &overrides.more_filters;
+        select(&mut arguments, filters, &plan, &cases, &runners);
+        let chosen = choose(&arguments, &plan, &mut cases, &runners)?;
+        let scope = (
+            &chosen,
+            cases.as_slice(),
+            runners.as_slice(),
+            judge.as_ref(),
+        );
         let unavailable = check_plan(&arguments, &settings, &overrides, scope)?;
+        explain_selection(
+            &settings.tags,
+            &cases,
+            &runners,
+            &plan,
+            overrides.mock_run(),
+        );
         let mock = overrides.mock_run();
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
@@ -313,8 +341,6 @@ impl Harness {
                 grouped,
             ))
         });
-        let filters = &overrides.more_filters;
-        select(&mut arguments, filters, &plan, &cases, &runners);
         let selection = Selection {
             cases,
             runners,
@@ -334,6 +360,28 @@ impl Harness {
         let trials = trials::trials(&plan, &context, &arguments);
         Ok(Next::Run((arguments, context, trials)))
     }
+}
+
+/// The executions of `plan` whose trials the filters keep, which the checks before a run look
+/// at (a case the filters leave out never stops a run); their cases are read whole unless the
+/// run only lists them (the others may stay stubs of the suite index).
+fn choose(
+    arguments: &Arguments,
+    plan: &Plan,
+    cases: &mut [CaseSpec],
+    runners: &[Runner],
+) -> Result<Plan, Error> {
+    let chosen = trials::chosen_cases(arguments, plan, cases, runners);
+    if !arguments.list {
+        sources::hydrate(cases, |case| chosen[case])?;
+    }
+    Ok(Plan {
+        executions: (plan.executions.iter())
+            .filter(|execution| chosen[execution.case])
+            .cloned()
+            .collect(),
+        unknown_variants: plan.unknown_variants.clone(),
+    })
 }
 
 /// The executions of the run: every selected case on its runners under its variants, kept to
@@ -485,23 +533,24 @@ struct Selection {
     groups: WorkerGroups,
 }
 
-/// The checks made once the plan is known (the judge, prompt files, agent programs, `after_all`
-/// hooks, sandboxes), and what the selection is said to be; the runners whose agent program is
-/// missing, which are skipped (`--require-agents`, or `CI` set, stops the run instead).
+/// The checks made once the chosen executions are known (the judge, prompt files, agent
+/// programs, `after_all` hooks, sandboxes); the runners whose agent program is missing, which
+/// are skipped (`--require-agents`, or `CI` set, stops the run instead).
 fn check_plan(
     arguments: &Arguments,
     settings: &Settings,
     overrides: &SkillgymArgs,
     (plan, cases, runners, judge): (&Plan, &[CaseSpec], &[Runner], Option<&Runner>),
 ) -> Result<Vec<MissingProgram>, Error> {
-    check_judge(plan, cases, judge)?;
+    if !arguments.list {
+        check_judge(plan, cases, judge)?;
+    }
     let require_agents = overrides.require_agents.unwrap_or_else(ci_is_set);
     let unavailable = check_before_run(arguments, plan, cases, runners, (judge, require_agents))?;
     warn_unavailable(&unavailable);
     check_after_all(arguments, plan, cases, runners)?;
     let mock = overrides.mock_run();
     check_sandboxes(arguments, settings, runners, judge, mock)?;
-    explain_selection(&settings.tags, cases, runners, plan, mock);
     Ok(unavailable)
 }
 
@@ -844,14 +893,33 @@ fn crate_dir(cases: &[CaseSpec]) -> PathBuf {
 /// `<target dir>/skillgym/runs`: the target directory is found upward from the test binary
 /// (cargo marks it with `CACHEDIR.TAG`), else `<crate dir>/target`.
 fn default_output_dir(crate_dir: &Path) -> PathBuf {
+    runs_dir(&target_dir(crate_dir), crate_dir)
+}
+
+/// Whether the trial name (or case id) `name` can be of the suite case whose id in its suite
+/// is `id`: `[runner] suite::id`, `[runner/variant] suite::id`, `suite::id`.
+fn names_case(name: &str, id: &str) -> bool {
+    name.strip_suffix(id)
+        .is_some_and(|head| head.ends_with("::"))
+}
+
+/// Where the suite indexes are kept ([`crate::suite::index`]): `suite-index` beside the
+/// default runs directory.
+fn index_dir(crate_dir: &Path) -> PathBuf {
+    let runs = default_output_dir(crate_dir);
+    runs.parent().unwrap_or(&runs).join("suite-index")
+}
+
+/// The target directory of the test binary, found upward from it (cargo marks it with
+/// `CACHEDIR.TAG`), else `<crate dir>/target`.
+fn target_dir(crate_dir: &Path) -> PathBuf {
     let from_exe = std::env::current_exe().ok().and_then(|exe| {
         exe.ancestors()
             .skip(1)
             .find(|dir| dir.join("CACHEDIR.TAG").is_file())
             .map(Path::to_path_buf)
     });
-    let target = from_exe.unwrap_or_else(|| crate_dir.join("target"));
-    runs_dir(&target, crate_dir)
+    from_exe.unwrap_or_else(|| crate_dir.join("target"))
 }
 
 /// `<target>/skillgym/runs` when `target` is the crate's own (`<crate>/target`, or the target

@@ -238,6 +238,24 @@ pub(super) fn select_exact(
     }
 }
 
+/// Per case (by index), whether one of its trials runs under the selection [`select`] left in
+/// `arguments`.
+pub(super) fn chosen_cases(
+    arguments: &Arguments,
+    plan: &Plan,
+    cases: &[CaseSpec],
+    runners: &[Runner],
+) -> Vec<bool> {
+    let mut chosen = vec![false; cases.len()];
+    for planned in &plan.executions {
+        if !chosen[planned.case] {
+            let name = planned_name(planned, cases, runners);
+            chosen[planned.case] = !arguments.is_filtered_out(&Trial::test(name, || Ok(())));
+        }
+    }
+    chosen
+}
+
 /// Whether `filter`, under `--exact`, selects the trial `name` of `case`: its case id, its name,
 /// or (a Rust case) its function's path, which an IDE's Run button sends.
 fn exact_match(filter: &str, case: &CaseSpec, name: &str) -> bool {

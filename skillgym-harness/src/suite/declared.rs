@@ -54,6 +54,9 @@ pub struct DeclaredCheck {
     /// `mode: conversation`: the turns after the first session, each a resumed session
     /// (`graders` then grade the whole conversation).
     pub(crate) conversation: Option<Conversation>,
+    /// A stub from the suite index: nothing but the plan's fields until its case file is read
+    /// ([`super::sources::hydrate`]).
+    pub(crate) stub: bool,
 }
 
 /// What the cases of one suite share: its name, directory and run-wide hooks.
@@ -61,6 +64,8 @@ pub struct DeclaredCheck {
 pub(crate) struct SuiteScope {
     /// The suite's name.
     pub(crate) name: String,
+    /// The suite file.
+    pub(crate) file: PathBuf,
     /// The suite file's directory (hooks run there unless they set `cwd`).
     pub(crate) dir: PathBuf,
     /// The suite's own workspace hooks (`before_all`, `after_all`).
@@ -197,6 +202,7 @@ impl WorkerGroups {
 pub(crate) fn case_specs(suite: &SuiteDef) -> Vec<CaseSpec> {
     let scope = Arc::new(SuiteScope {
         name: suite.name.clone(),
+        file: suite.file.clone(),
         dir: suite.dir.clone(),
         hooks: suite.workspace.hooks.clone(),
         targets: suite
@@ -254,6 +260,7 @@ fn case_spec(suite: &SuiteDef, scope: &Arc<SuiteScope>, case: &CaseDef) -> CaseS
             }
             conversation
         }),
+        stub: case.stub,
     };
     // A conversation's first session is told the case's input, then its first turn's.
     let first_turn = case.conversation.as_ref().map(|c| &c.turns[0]);

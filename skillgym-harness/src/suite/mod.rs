@@ -1,6 +1,7 @@
 //! What to run: the registered cases and the plan of trials (case x runner).
 
 pub mod declared;
+pub(crate) mod index;
 pub mod plan;
 pub mod registry;
 pub(crate) mod sources;

@@ -2,11 +2,14 @@
 //! [`Harness::suite`](crate::Harness::suite) — loaded into case specs, with the warnings of
 //! their loading printed once per run.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::declared::case_specs;
-use super::registry::CaseSpec;
+use super::index::{Focus, IndexCache};
+use super::registry::{CaseCheck, CaseSpec};
 use super::yaml::{self, SuiteErrors, Warning};
 use crate::config::ConfigError;
 use crate::terminal_text::eprintln_escaped;
@@ -39,8 +42,15 @@ pub(crate) struct Declared {
     pub(crate) warnings: Vec<Warning>,
 }
 
-/// Loads every suite; the errors of all of them are reported together.
-pub(crate) fn load_all(paths: &[SuitePath]) -> Result<Declared, SuiteErrors> {
+/// Loads every suite; the errors of all of them are reported together. With a `cache`, a
+/// suite whose index is fresh is read as its suite file and stubs of its discovered cases
+/// ([`super::index`]; with a `focus`, only the cases it accepts); the others are read whole
+/// and indexed.
+pub(crate) fn load_all(
+    paths: &[SuitePath],
+    cache: Option<&IndexCache>,
+    focus: Option<Focus<'_>>,
+) -> Result<Declared, SuiteErrors> {
     let mut declared = Declared::default();
     let mut errors = Vec::new();
     let mut failing = 0;
@@ -51,7 +61,7 @@ pub(crate) fn load_all(paths: &[SuitePath]) -> Result<Declared, SuiteErrors> {
             failing += 1;
             continue;
         }
-        match yaml::load_suite_from_env(&suite.path) {
+        match load_one(&suite.path, cache, focus) {
             Ok(loaded) => {
                 // The same suite listed twice (by file and by directory) runs once.
                 if seen.contains(&loaded.suite.file) {
@@ -75,6 +85,86 @@ pub(crate) fn load_all(paths: &[SuitePath]) -> Result<Declared, SuiteErrors> {
             suites: failing,
         })
     }
+}
+
+/// One suite: from its fresh index, else read whole (and indexed when there is a cache).
+fn load_one(
+    path: &Path,
+    cache: Option<&IndexCache>,
+    focus: Option<Focus<'_>>,
+) -> Result<yaml::Loaded, SuiteErrors> {
+    let Some(cache) = cache else {
+        return yaml::load_suite_from_env(path);
+    };
+    if let Some(indexed) = cache.fresh(path, focus) {
+        let mut loaded = yaml::load_suite_only(path, &|name| std::env::var(name).ok(), Some(&[]))?;
+        loaded.suite.cases.extend(indexed.cases);
+        loaded.warnings = indexed.warnings;
+        return Ok(loaded);
+    }
+    let pending = cache.begin(path);
+    let looked_up: RefCell<Vec<(String, Option<String>)>> = RefCell::new(Vec::new());
+    let env = |name: &str| {
+        let value = std::env::var(name).ok();
+        looked_up
+            .borrow_mut()
+            .push((name.to_owned(), value.clone()));
+        value
+    };
+    let loaded = yaml::load_suite(path, &env)?;
+    if let Some(pending) = pending {
+        pending.finish(&loaded, &looked_up.borrow());
+    }
+    Ok(loaded)
+}
+
+/// Reads the case files of the stubs among `cases` that `wanted` names (by index), and puts
+/// each case whole in its stub's place. An error when a case file no longer holds the case
+/// its stub was made from (the suite changed since its index was checked).
+pub(crate) fn hydrate(
+    cases: &mut [CaseSpec],
+    wanted: impl Fn(usize) -> bool,
+) -> Result<(), SuiteErrors> {
+    let mut by_suite: Vec<(PathBuf, Vec<usize>)> = Vec::new();
+    for (index, case) in cases.iter().enumerate() {
+        let CaseCheck::Declared(check) = &case.check else {
+            continue;
+        };
+        if !check.stub || !wanted(index) {
+            continue;
+        }
+        match by_suite
+            .iter_mut()
+            .find(|(file, _)| *file == check.suite.file)
+        {
+            Some((_, indexes)) => indexes.push(index),
+            None => by_suite.push((check.suite.file.clone(), vec![index])),
+        }
+    }
+    for (suite_file, indexes) in by_suite {
+        let dirs: Vec<PathBuf> = indexes.iter().map(|&i| cases[i].base_dir.clone()).collect();
+        let env = |name: &str| std::env::var(name).ok();
+        let loaded = yaml::load_suite_only(&suite_file, &env, Some(&dirs))?;
+        let mut whole: HashMap<String, CaseSpec> = case_specs(&loaded.suite)
+            .into_iter()
+            .map(|case| (case.id.clone(), case))
+            .collect();
+        for index in indexes {
+            let Some(case) = whole.remove(&cases[index].id) else {
+                let message = format!(
+                    "case `{}` is no longer in `{}`: the suite changed while the run started; run it again",
+                    cases[index].id,
+                    cases[index].base_dir.display()
+                );
+                return Err(SuiteErrors::of_one(vec![ConfigError::new(
+                    Some(&suite_file),
+                    message,
+                )]));
+            };
+            cases[index] = case;
+        }
+    }
+    Ok(())
 }
 
 fn missing(suite: &SuitePath) -> ConfigError {

@@ -21,6 +21,8 @@ pub(crate) struct Source {
     pub(crate) errors: Vec<ConfigError>,
     /// Keys read and ignored, as agentv ignores them (printed once per run by the caller).
     pub(crate) warnings: Vec<Warning>,
+    /// Other files read on this file's behalf (an external workspace file).
+    pub(crate) also_read: Vec<PathBuf>,
 }
 
 impl Source {
@@ -30,6 +32,7 @@ impl Source {
             text,
             errors: Vec::new(),
             warnings: Vec::new(),
+            also_read: Vec::new(),
         }
     }
 

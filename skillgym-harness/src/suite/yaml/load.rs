@@ -7,6 +7,7 @@
 //! | a `.yaml`/`.yml` file | a list of case mappings |
 //! | a `.jsonl` file | one case object a line |
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::fields::{Fields, Source};
@@ -102,6 +103,17 @@ pub(crate) fn find_suite_file(path: &Path) -> Result<PathBuf, SuiteErrors> {
 /// Loads the suite at `path` (a suite file or a directory holding one); `env` answers
 /// `${{ NAME }}`. Returns every error of every file, not the first.
 pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteErrors> {
+    load_suite_only(path, env, None)
+}
+
+/// [`load_suite`], reading of the discovered case directories only those in `only` (each
+/// `<tests dir>/<name>`, as [`Reads`] and the suite index name them) when it is given: the
+/// suite file, its inline cases and its cases files are read whole.
+pub(crate) fn load_suite_only(
+    path: &Path,
+    env: Env<'_>,
+    only: Option<&[PathBuf]>,
+) -> Result<Loaded, SuiteErrors> {
     let file = find_suite_file(path)?;
     let file = std::path::absolute(&file).unwrap_or(file);
     let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -123,12 +135,18 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
         sources: &mut sources,
         cases: Vec::new(),
         warnings: &mut warnings,
+        only,
+        dirs: Vec::new(),
     };
     if let Some(tests) = raws {
         gather.tests(&tests, suite_index, &dir);
     }
     let cases_raw = gather.cases;
-    let mut seen: Vec<String> = Vec::new();
+    let mut reads = Reads {
+        dirs: gather.dirs,
+        ..Reads::default()
+    };
+    let mut seen: HashSet<String> = HashSet::with_capacity(cases_raw.len());
     for raw in cases_raw {
         let source = &mut sources[raw.source];
         if let Some(case) = case_of(source, &raw, &dir, &parts, env) {
@@ -137,7 +155,10 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
                 source.error(id_node, format!("duplicate case id `{}`", case.id));
                 continue;
             }
-            seen.push(case.id.clone());
+            seen.insert(case.id.clone());
+            if raw.default_id.is_some() {
+                reads.discovered.push(case.id.clone());
+            }
             suite.cases.push(case);
         }
     }
@@ -159,7 +180,15 @@ pub(crate) fn load_suite(path: &Path, env: Env<'_>) -> Result<Loaded, SuiteError
     suite.threshold = parts.threshold;
     suite.assertions = parts.assertions;
     warnings.extend(ignored_keys(&mut sources));
-    Ok(Loaded { suite, warnings })
+    for source in &mut sources {
+        reads.files.push(std::mem::take(&mut source.path));
+        reads.files.append(&mut source.also_read);
+    }
+    Ok(Loaded {
+        suite,
+        warnings,
+        reads,
+    })
 }
 
 fn raw_id_node(node: &Node) -> Option<&Node> {
@@ -863,6 +892,7 @@ fn workspace_file(
     let mut read_into = Vec::new();
     let root = read(&path, env, &mut read_into);
     let mut file_source = read_into.pop().expect("read pushes the file's source");
+    source.also_read.push(path.clone());
     let mut out = base;
     match root {
         Some(root) if matches!(root.value, Value::Map(_)) => {
@@ -996,6 +1026,10 @@ struct Gather<'a> {
     sources: &'a mut Vec<Source>,
     cases: Vec<RawCase>,
     warnings: &'a mut Vec<Warning>,
+    /// The discovered case directories to read (all when `None`).
+    only: Option<&'a [PathBuf]>,
+    /// The directories whose entries decided the cases ([`Reads::dirs`]).
+    dirs: Vec<PathBuf>,
 }
 
 impl Gather<'_> {
@@ -1105,26 +1139,16 @@ impl Gather<'_> {
 
     /// Directory discovery (agentv §2.2, with symlinks followed inside the suite root).
     fn discover(&mut self, cases_dir: &Path, suite_dir: &Path) {
-        let Ok(entries) = std::fs::read_dir(cases_dir) else {
-            self.warnings.push(Warning {
-                path: cases_dir.to_path_buf(),
-                message: "cannot read the cases directory".to_owned(),
-            });
-            return;
-        };
-        let mut dirs: Vec<(Vec<u8>, PathBuf, String, bool)> = Vec::new();
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if (kind.is_symlink() && path.is_dir()) || kind.is_dir() {
-                let bytes = entry.file_name().as_encoded_bytes().to_vec();
-                dirs.push((bytes, path, name, kind.is_symlink()));
+        let dirs = match self.only {
+            Some(only) => chosen_dirs(only, cases_dir),
+            None => {
+                self.dirs.push(cases_dir.to_path_buf());
+                let Some(dirs) = self.case_dirs(cases_dir) else {
+                    return;
+                };
+                dirs
             }
-        }
-        dirs.sort();
+        };
         for (_, path, name, is_link) in dirs {
             if is_link && let Some(escape) = link_escape(suite_dir, &path) {
                 self.refuse(&path, escape.error());
@@ -1145,6 +1169,7 @@ impl Gather<'_> {
                 continue;
             }
             let Some(file) = file else {
+                self.dirs.push(path.clone());
                 self.warnings.push(Warning {
                     path: path.clone(),
                     message: format!("skipping directory `{name}`: no case.yaml found"),
@@ -1174,6 +1199,58 @@ impl Gather<'_> {
             });
         }
     }
+}
+
+impl Gather<'_> {
+    /// The directories in `cases_dir` (symlinks to directories too), sorted by name.
+    fn case_dirs(&mut self, cases_dir: &Path) -> Option<Vec<CaseDir>> {
+        let Ok(entries) = std::fs::read_dir(cases_dir) else {
+            self.warnings.push(Warning {
+                path: cases_dir.to_path_buf(),
+                message: "cannot read the cases directory".to_owned(),
+            });
+            return None;
+        };
+        let mut dirs: Vec<CaseDir> = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if (kind.is_symlink() && path.is_dir()) || kind.is_dir() {
+                let bytes = entry.file_name().as_encoded_bytes().to_vec();
+                dirs.push((bytes, path, name, kind.is_symlink()));
+            }
+        }
+        dirs.sort();
+        Some(dirs)
+    }
+}
+
+/// A directory in a `tests:` directory: its name's bytes (the sort key), path, name, and
+/// whether it is a symlink.
+type CaseDir = (Vec<u8>, PathBuf, String, bool);
+
+/// The directories of `only` in `cases_dir`, sorted by name as discovery sorts them.
+fn chosen_dirs(only: &[PathBuf], cases_dir: &Path) -> Vec<CaseDir> {
+    let mut dirs: Vec<CaseDir> = only
+        .iter()
+        .filter(|dir| dir.parent() == Some(cases_dir))
+        .filter_map(|dir| {
+            let name = dir.file_name()?;
+            let is_link = dir.symlink_metadata().is_ok_and(|m| m.is_symlink());
+            let bytes = name.as_encoded_bytes().to_vec();
+            Some((
+                bytes,
+                dir.clone(),
+                name.to_string_lossy().into_owned(),
+                is_link,
+            ))
+        })
+        .collect();
+    dirs.sort();
+    dirs
 }
 
 /// agentv's implicit `llm-grader` for a case without graders (§3.1): one rubric grader
@@ -1300,6 +1377,7 @@ fn case_of(
         mock: run.mock,
         variants: run.variants,
         conversation: graders.conversation,
+        stub: false,
     })
 }
 

@@ -62,10 +62,11 @@ mod vars;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use load::load_suite;
+pub(crate) use load::{load_suite, load_suite_only};
 pub use model::SuiteErrors;
 pub(crate) use model::{
     CaseDef, Content, HookDef, Hooks, Loaded, Message, RepoSpec, Role, SuiteDef, Warning,
+    WorkspaceDef,
 };
 #[cfg(test)]
 pub(crate) use turns::Aggregation;

@@ -99,6 +99,9 @@ pub(crate) struct CaseDef {
     pub(crate) mock: Option<PathBuf>,
     /// `mode: conversation`: the turns (the case's own graders grade the whole conversation).
     pub(crate) conversation: Option<super::turns::Conversation>,
+    /// Only the plan's fields are here (from the suite index): its case file is read when its
+    /// trial runs ([`crate::suite::sources::hydrate`]).
+    pub(crate) stub: bool,
 }
 
 /// One message of an input or expected output.
@@ -212,6 +215,21 @@ impl fmt::Display for Warning {
 pub(crate) struct Loaded {
     pub(crate) suite: SuiteDef,
     pub(crate) warnings: Vec<Warning>,
+    /// What the loading read: the suite index's stamps ([`crate::suite::index`]).
+    pub(crate) reads: Reads,
+}
+
+/// The files and directories a suite's loading read, and which of its cases came from a
+/// discovered case directory.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Reads {
+    /// Every YAML file read (the suite file, case files, cases files, workspace files).
+    pub(crate) files: Vec<PathBuf>,
+    /// Every directory whose entries decided the cases: each `tests:` directory listed, and
+    /// each directory in it that held no `case.yaml`.
+    pub(crate) dirs: Vec<PathBuf>,
+    /// The ids of the cases read from a discovered case directory, in order.
+    pub(crate) discovered: Vec<String>,
 }
 
 /// Every error of every file of the declarative suites; `Display` lists them all,
