@@ -1492,3 +1492,90 @@ fn under_mock_each_turn_plays_its_own_script_else_the_case_s() {
     );
     assert!(prompt.contains("- rubric-1: Says twelve"), "{prompt}");
 }
+
+/// The suite indexes in the target directory that index the suite at `root`.
+fn indexes_of(root: &Path) -> Vec<PathBuf> {
+    let target = Path::new(FAKE_AGENT)
+        .ancestors()
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .expect("the target directory")
+        .join("skillgym");
+    let wanted = format!("root\t{}\n", root.display());
+    let mut found = Vec::new();
+    let mut dirs = vec![target];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "idx")
+                && fs::read_to_string(&path).is_ok_and(|text| text.contains(&wanted))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_suite_index_sees_edits_additions_and_removals_in_list_and_one_trial_processes() {
+    let dir = temp_dir("suite-index");
+    let suite = dir.path().join("idx");
+    let (pass, fail) = (say("all good"), say("nope"));
+    let case = |text: &str| format!("input: |\n  {text}\n");
+    write_tree(
+        &suite,
+        &[
+            (
+                "EVAL.yaml",
+                "name: idx\nassertions:\n  - type: contains\n    value: good\ntests: ./cases/\n",
+            ),
+            ("cases/a/case.yaml", &case(&pass)),
+            ("cases/b/case.yaml", &case(&pass)),
+            ("cases/c/case.yaml", &case(&pass)),
+        ],
+    );
+    let config = config(dir.path(), "suites: [idx]");
+    let listed = || -> Vec<String> {
+        // A file changed in the clock tick a load begins in is never trusted: wait one out.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let output = run(dir.path(), &config, &["--list", "--format", "terse"]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let text = stdout(&output);
+        text.lines()
+            .filter(|line| line.contains("idx::"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let expected = |ids: &[&str]| -> Vec<String> {
+        ids.iter().map(|id| format!("[fake] idx::{id}: test")).collect()
+    };
+    assert_eq!(listed(), expected(&["a", "b", "c"]), "indexed");
+    assert_eq!(listed(), expected(&["a", "b", "c"]), "from the index");
+    assert_eq!(indexes_of(&suite).len(), 1, "one index of the suite");
+    // An edit (a new id), an addition and a removal.
+    fs::write(suite.join("cases/b/case.yaml"), format!("id: bee\n{}", case(&pass))).unwrap();
+    assert_eq!(listed(), expected(&["a", "bee", "c"]), "an edited case file");
+    write_tree(&suite, &[("cases/d/case.yaml", &case(&pass))]);
+    fs::remove_dir_all(suite.join("cases/c")).unwrap();
+    assert_eq!(listed(), expected(&["a", "bee", "d"]), "one added, one removed");
+    // A process running one trial, as nextest runs each, reads its own case's file as it is.
+    let one_trial = |name: &str| {
+        let env = [("NEXTEST_EXECUTION_MODE", "process-per-test")];
+        run_env(dir.path(), &config, &["--exact", name], &env)
+    };
+    let passed = one_trial("[fake] idx::a");
+    assert!(passed.status.success(), "{}", stdout(&passed));
+    assert_eq!(trial_lines(&passed), ["[fake] idx::a ok"]);
+    fs::write(suite.join("cases/a/case.yaml"), case(&fail)).unwrap();
+    let failed = one_trial("[fake] idx::a");
+    assert_eq!(failed.status.code(), Some(101), "{}", stdout(&failed));
+    assert_eq!(trial_lines(&failed), ["[fake] idx::a FAILED"]);
+    let gone = one_trial("[fake] idx::c");
+    assert!(trial_lines(&gone).is_empty(), "{}", stdout(&gone));
+    // A changed skillgym.yaml: the suite is read whole again, and listed the same.
+    let yaml = fs::read_to_string(&config).unwrap();
+    fs::write(&config, format!("{yaml}# edited\n")).unwrap();
+    assert_eq!(listed(), expected(&["a", "bee", "d"]), "after a config change");
+}
