@@ -1,6 +1,7 @@
 //! `cargo skillgym report`: the runs of nextest's processes, and the shards of a partitioned
 //! run, merged into one summary and one set of reporter files.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -172,8 +173,15 @@ fn a_failed_execution_makes_the_report_exit_1_and_bad_input_exit_2() {
     assert!(stderr(&empty).contains("cannot read"), "{}", stderr(&empty));
 }
 
-/// `cargo nextest run --partition hash:<k>/2` of the example suite into the run `run_id`.
-fn nextest_partition(k: u32, run_id: &str, output_dir: &Path) -> Output {
+/// `cargo nextest run --partition hash:<k>/<of>` of the example suite into the run `run_id`,
+/// with more `env` (and nextest's test-name `filters`).
+fn nextest_partition_of(
+    (k, of): (u32, u32),
+    run_id: &str,
+    output_dir: &Path,
+    env: &[(&str, &OsStr)],
+    filters: &[&str],
+) -> Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -185,15 +193,22 @@ fn nextest_partition(k: u32, run_id: &str, output_dir: &Path) -> Output {
             "--test",
             "benchmarks",
         ])
-        .args(["--partition", &format!("hash:{k}/2"), "--no-fail-fast"])
+        .args(["--partition", &format!("hash:{k}/{of}"), "--no-fail-fast"])
+        .args(filters)
         .current_dir(skillgym_e2e::workspace_root());
     // The outer test runner's SKILLGYM_* and NEXTEST* variables must not leak in.
     skillgym_e2e::without_outer_runner_env(&mut command);
     command
         .env("SKILLGYM_RUN_ID", run_id)
         .env("SKILLGYM_OUTPUT_DIR", output_dir)
+        .envs(env.iter().copied())
         .output()
         .expect("cargo nextest runs (cargo install cargo-nextest; .ci/run does)")
+}
+
+/// `cargo nextest run --partition hash:<k>/2` of the example suite into the run `run_id`.
+fn nextest_partition(k: u32, run_id: &str, output_dir: &Path) -> Output {
+    nextest_partition_of((k, 2), run_id, output_dir, &[], &[])
 }
 
 #[test]
@@ -309,4 +324,86 @@ fn merged_runs_with_different_versions_of_an_agent_get_a_warning() {
 
     let one = report(&[runs.join("v1").to_str().unwrap(), "--reporter", "junit"]);
     assert_eq!(stderr(&one), "", "one run: one version");
+}
+
+/// Each execution's trial name and status in a `results.json`, sorted by name.
+fn verdicts(results: &Path) -> Vec<(String, String)> {
+    let results: Value = serde_json::from_str(&fs::read_to_string(results).unwrap()).unwrap();
+    let names = execution_names(&results);
+    let statuses = results["executions"].as_array().unwrap().iter();
+    let mut verdicts: Vec<(String, String)> = names
+        .into_iter()
+        .zip(statuses.map(|e| e["status"].as_str().unwrap().to_owned()))
+        .collect();
+    verdicts.sort();
+    verdicts
+}
+
+/// The recipe of the book's "Running" page at scale: a suite of 2,000 discovered cases run as
+/// four nextest partitions into four run directories, each trial in its own process (each
+/// reading the suite's index and its own case file only), merged by `cargo skillgym report`:
+/// the same verdicts as the whole suite run in one process.
+#[test]
+fn four_nextest_partitions_of_a_2000_case_suite_merge_into_the_in_process_verdicts() {
+    const CASES: usize = 2_000;
+    let out = temp_dir("report-scale");
+    let suite = out.path().join("big");
+    fs::create_dir_all(suite.join("cases")).unwrap();
+    fs::write(
+        suite.join("EVAL.yaml"),
+        "name: big\nassertions:\n  - type: contains\n    value: good\ntests: ./cases/\n",
+    )
+    .unwrap();
+    for i in 0..CASES {
+        // Every seventh case's agent answers without the word the grader wants.
+        let said = if i % 7 == 3 { "nope" } else { "all good" };
+        let event = serde_json::json!({"type": "message", "role": "assistant", "phase": "final", "text": said});
+        let dir = suite.join(format!("cases/case-{i:04}"));
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join("case.yaml"), format!("input: |\n  emit {event}\n")).unwrap();
+    }
+    let config = out.path().join("skillgym.yaml");
+    fs::write(
+        &config,
+        format!(
+            "suites: [big]\nrunners:\n  fake:\n    agent:\n      type: command\n      command: {}\n      env: {{ FAKE_AGENT_SCRIPT: \"-\" }}\n",
+            env!("CARGO_BIN_EXE_fake-agent")
+        ),
+    )
+    .unwrap();
+    let runs = out.path().join("runs");
+    let env: [(&str, &OsStr); 2] = [
+        ("SKILLGYM_CONFIG", config.as_os_str()),
+        ("SKILLGYM_RUNNER", OsStr::new("fake")),
+    ];
+    for k in 1..=4 {
+        let output = nextest_partition_of((k, 4), &format!("part-{k}"), &runs, &env, &["big::"]);
+        assert_eq!(
+            output.status.code(),
+            Some(100),
+            "partition {k} runs, and fails on the failing cases:\n{}",
+            stderr(&output)
+        );
+    }
+    let merged = out.path().join("merged");
+    let parts: Vec<String> = (1..=4)
+        .map(|k| runs.join(format!("part-{k}")).display().to_string())
+        .collect();
+    let mut args: Vec<&str> = parts.iter().map(String::as_str).collect();
+    args.extend(["--out", merged.to_str().unwrap(), "--reporter", "json"]);
+    let output = report(&args);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let failing = (0..CASES).filter(|i| i % 7 == 3).count();
+    let summary = format!(
+        "skillgym: {CASES} executions: {} passed, {failing} failed, 0 expected-failed",
+        CASES - failing
+    );
+    assert!(stdout(&output).contains(&summary), "{}", stdout(&output));
+    let in_process = out.path().join("in-process");
+    let whole = skillgym_e2e::run_examples_on(&config, "fake", &in_process, &["big::"], &[]);
+    assert_eq!(whole.status.code(), Some(101), "{}", stderr(&whole));
+    let whole_results = fs::read_link(in_process.join("latest")).unwrap();
+    let whole_verdicts = verdicts(&in_process.join(whole_results).join("results.json"));
+    assert_eq!(whole_verdicts.len(), CASES);
+    assert_eq!(verdicts(&merged.join("results.json")), whole_verdicts);
 }
