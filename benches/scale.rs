@@ -164,6 +164,8 @@ struct Harness {
     runs: PathBuf,
 }
 
+// Every child is reaped by `wait4`, which also reports its peak RSS.
+#[allow(clippy::zombie_processes)]
 impl Harness {
     fn command(&self) -> Command {
         let mut command = Command::new(&self.exe);

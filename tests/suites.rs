@@ -1549,17 +1549,31 @@ fn the_suite_index_sees_edits_additions_and_removals_in_list_and_one_trial_proce
             .collect()
     };
     let expected = |ids: &[&str]| -> Vec<String> {
-        ids.iter().map(|id| format!("[fake] idx::{id}: test")).collect()
+        ids.iter()
+            .map(|id| format!("[fake] idx::{id}: test"))
+            .collect()
     };
     assert_eq!(listed(), expected(&["a", "b", "c"]), "indexed");
     assert_eq!(listed(), expected(&["a", "b", "c"]), "from the index");
     assert_eq!(indexes_of(&suite).len(), 1, "one index of the suite");
     // An edit (a new id), an addition and a removal.
-    fs::write(suite.join("cases/b/case.yaml"), format!("id: bee\n{}", case(&pass))).unwrap();
-    assert_eq!(listed(), expected(&["a", "bee", "c"]), "an edited case file");
+    fs::write(
+        suite.join("cases/b/case.yaml"),
+        format!("id: bee\n{}", case(&pass)),
+    )
+    .unwrap();
+    assert_eq!(
+        listed(),
+        expected(&["a", "bee", "c"]),
+        "an edited case file"
+    );
     write_tree(&suite, &[("cases/d/case.yaml", &case(&pass))]);
     fs::remove_dir_all(suite.join("cases/c")).unwrap();
-    assert_eq!(listed(), expected(&["a", "bee", "d"]), "one added, one removed");
+    assert_eq!(
+        listed(),
+        expected(&["a", "bee", "d"]),
+        "one added, one removed"
+    );
     // A process running one trial, as nextest runs each, reads its own case's file as it is.
     let one_trial = |name: &str| {
         let env = [("NEXTEST_EXECUTION_MODE", "process-per-test")];
@@ -1577,5 +1591,9 @@ fn the_suite_index_sees_edits_additions_and_removals_in_list_and_one_trial_proce
     // A changed skillgym.yaml: the suite is read whole again, and listed the same.
     let yaml = fs::read_to_string(&config).unwrap();
     fs::write(&config, format!("{yaml}# edited\n")).unwrap();
-    assert_eq!(listed(), expected(&["a", "bee", "d"]), "after a config change");
+    assert_eq!(
+        listed(),
+        expected(&["a", "bee", "d"]),
+        "after a config change"
+    );
 }

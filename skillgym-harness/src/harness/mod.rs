@@ -277,19 +277,14 @@ impl Harness {
         }
         let reporters = resolve_reporters(&settings.reporters, self.reporters)?;
         remember_secrets(&settings);
-        let index = IndexCache::new(index_dir(&crate_dir), config_path.clone());
         let suites = suite_paths(&settings, &self.suites, &crate_dir);
-        // Under nextest a process runs one trial (`--exact NAME`): it needs the discovered
-        // cases whose id ends that name only. (Elsewhere every case is planned, so that
-        // libtest's counts of what the filters left out stay whole.)
-        let one_trial = arguments.exact && !arguments.list && process_per_test();
-        let focus = match &arguments.filter {
-            Some(name) if one_trial && overrides.more_filters.is_empty() => Some(name.as_str()),
-            _ => None,
-        };
-        let named = |id: &str| focus.is_some_and(|name| names_case(name, id));
-        let focus = focus.map(|_| &named as index::Focus<'_>);
-        let declared = sources::load_all(&suites, Some(&index), focus)?;
+        let declared = load_declared(
+            &suites,
+            &crate_dir,
+            config_path.clone(),
+            &arguments,
+            &overrides,
+        )?;
         let mut cases = rust_cases;
         cases.extend(declared.cases);
         cases.extend(trigger_cases(&settings, &self.triggers, &crate_dir)?);
@@ -313,34 +308,14 @@ impl Harness {
         let filters = &overrides.more_filters;
         select(&mut arguments, filters, &plan, &cases, &runners);
         let chosen = choose(&arguments, &plan, &mut cases, &runners)?;
-        let scope = (
-            &chosen,
-            cases.as_slice(),
-            runners.as_slice(),
-            judge.as_ref(),
-        );
-        let unavailable = check_plan(&arguments, &settings, &overrides, scope)?;
-        explain_selection(
-            &settings.tags,
-            &cases,
-            &runners,
-            &plan,
-            overrides.mock_run(),
-        );
+        let scope = (&plan, &chosen, cases.as_slice(), runners.as_slice());
+        let unavailable = check_plan(&arguments, &settings, &overrides, scope, judge.as_ref())?;
         let mock = overrides.mock_run();
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
         let groups = WorkerGroups::of(&cases);
-        arguments.test_threads = arguments.test_threads.or_else(|| {
-            let executions = plan.executions.len();
-            let grouped = !groups.suites.is_empty();
-            Some(worker_threads(
-                settings.schedule,
-                settings.max_parallel,
-                executions,
-                grouped,
-            ))
-        });
+        let threads = || worker_threads_of(&settings, &plan, &groups);
+        arguments.test_threads = arguments.test_threads.or_else(|| Some(threads()));
         let selection = Selection {
             cases,
             runners,
@@ -360,6 +335,40 @@ impl Harness {
         let trials = trials::trials(&plan, &context, &arguments);
         Ok(Next::Run((arguments, context, trials)))
     }
+}
+
+/// libtest's worker threads for `plan` when `--test-threads` does not say.
+fn worker_threads_of(settings: &Settings, plan: &Plan, groups: &WorkerGroups) -> usize {
+    let grouped = !groups.suites.is_empty();
+    let executions = plan.executions.len();
+    worker_threads(
+        settings.schedule,
+        settings.max_parallel,
+        executions,
+        grouped,
+    )
+}
+
+/// The declarative suites' cases, through their indexes ([`crate::suite::index`]) in the
+/// target directory. Under nextest a process runs one trial (`--exact NAME`): it reads only the
+/// discovered cases whose id ends that name. (Elsewhere every case is planned, so that
+/// libtest's counts of what the filters left out stay whole.)
+fn load_declared(
+    suites: &[SuitePath],
+    crate_dir: &Path,
+    config_path: Option<PathBuf>,
+    arguments: &Arguments,
+    overrides: &SkillgymArgs,
+) -> Result<sources::Declared, Error> {
+    let index = IndexCache::new(index_dir(crate_dir), config_path);
+    let one_trial = arguments.exact && !arguments.list && process_per_test();
+    let focus = match &arguments.filter {
+        Some(name) if one_trial && overrides.more_filters.is_empty() => Some(name.as_str()),
+        _ => None,
+    };
+    let named = |id: &str| focus.is_some_and(|name| names_case(name, id));
+    let focus = focus.map(|_| &named as index::Focus<'_>);
+    Ok(sources::load_all(suites, Some(&index), focus)?)
 }
 
 /// The executions of `plan` whose trials the filters keep, which the checks before a run look
@@ -533,14 +542,16 @@ struct Selection {
     groups: WorkerGroups,
 }
 
-/// The checks made once the chosen executions are known (the judge, prompt files, agent
-/// programs, `after_all` hooks, sandboxes); the runners whose agent program is missing, which
-/// are skipped (`--require-agents`, or `CI` set, stops the run instead).
+/// The checks made once the chosen executions (`plan`, of the `whole` plan) are known: the
+/// judge, prompt files, agent programs, `after_all` hooks, sandboxes; and what the selection is
+/// said to be. Returns the runners whose agent program is missing, which are skipped
+/// (`--require-agents`, or `CI` set, stops the run instead).
 fn check_plan(
     arguments: &Arguments,
     settings: &Settings,
     overrides: &SkillgymArgs,
-    (plan, cases, runners, judge): (&Plan, &[CaseSpec], &[Runner], Option<&Runner>),
+    (whole, plan, cases, runners): (&Plan, &Plan, &[CaseSpec], &[Runner]),
+    judge: Option<&Runner>,
 ) -> Result<Vec<MissingProgram>, Error> {
     if !arguments.list {
         check_judge(plan, cases, judge)?;
@@ -551,6 +562,7 @@ fn check_plan(
     check_after_all(arguments, plan, cases, runners)?;
     let mock = overrides.mock_run();
     check_sandboxes(arguments, settings, runners, judge, mock)?;
+    explain_selection(&settings.tags, cases, runners, whole, mock);
     Ok(unavailable)
 }
 

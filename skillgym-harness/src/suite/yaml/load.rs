@@ -126,7 +126,7 @@ pub(crate) fn load_suite_only(
         return Err(collect(sources));
     };
     let suite_index = sources.len() - 1;
-    let (mut suite, parts, raws) = {
+    let (suite, parts, raws) = {
         let source = &mut sources[suite_index];
         suite_fields(source, &root, &file, &dir, env)
     };
@@ -141,27 +141,12 @@ pub(crate) fn load_suite_only(
     if let Some(tests) = raws {
         gather.tests(&tests, suite_index, &dir);
     }
-    let cases_raw = gather.cases;
     let mut reads = Reads {
         dirs: gather.dirs,
         ..Reads::default()
     };
-    let mut seen: HashSet<String> = HashSet::with_capacity(cases_raw.len());
-    for raw in cases_raw {
-        let source = &mut sources[raw.source];
-        if let Some(case) = case_of(source, &raw, &dir, &parts, env) {
-            if seen.contains(&case.id) {
-                let id_node = raw_id_node(&raw.node).unwrap_or(&raw.node);
-                source.error(id_node, format!("duplicate case id `{}`", case.id));
-                continue;
-            }
-            seen.insert(case.id.clone());
-            if raw.default_id.is_some() {
-                reads.discovered.push(case.id.clone());
-            }
-            suite.cases.push(case);
-        }
-    }
+    let raws = (gather.cases, dir.as_path(), &parts, env);
+    let mut suite = cases_of(suite, raws, &mut sources, &mut reads.discovered);
     for source in &mut sources {
         // Stable: errors at one position keep the order they were found in.
         source
@@ -189,6 +174,34 @@ pub(crate) fn load_suite_only(
         warnings,
         reads,
     })
+}
+
+/// `suite` with the cases of `raws` (each case mapping, the suite's directory and parts),
+/// their errors in `sources`; the ids of the discovered ones go to `discovered`.
+fn cases_of(
+    mut suite: SuiteDef,
+    (raws, dir, parts, env): (Vec<RawCase>, &Path, &SuiteParts, Env<'_>),
+    sources: &mut [Source],
+    discovered: &mut Vec<String>,
+) -> SuiteDef {
+    let mut seen: HashSet<String> = HashSet::with_capacity(raws.len());
+    for raw in raws {
+        let source = &mut sources[raw.source];
+        let Some(case) = case_of(source, &raw, dir, parts, env) else {
+            continue;
+        };
+        if seen.contains(&case.id) {
+            let id_node = raw_id_node(&raw.node).unwrap_or(&raw.node);
+            source.error(id_node, format!("duplicate case id `{}`", case.id));
+            continue;
+        }
+        seen.insert(case.id.clone());
+        if raw.default_id.is_some() {
+            discovered.push(case.id.clone());
+        }
+        suite.cases.push(case);
+    }
+    suite
 }
 
 fn raw_id_node(node: &Node) -> Option<&Node> {
