@@ -22,6 +22,7 @@
 //!
 //! A file written at or after the time its load began (a file time of the same clock, as git
 //! does for its index) is never trusted: the index is then not written, or not used.
+//! Writing an index removes those of suites whose directory is gone.
 
 mod format;
 mod stamp;
@@ -117,9 +118,11 @@ impl Pending {
     pub(crate) fn finish(self, loaded: &Loaded, env: &[(String, Option<String>)]) {
         if let Some(text) = self.text(loaded, env)
             && std::fs::write(&self.temp, text).is_ok()
-        {
             // A failed rename leaves the temporary file, which `drop` removes.
-            let _ = std::fs::rename(&self.temp, &self.path);
+            && std::fs::rename(&self.temp, &self.path).is_ok()
+            && let Some(dir) = self.path.parent()
+        {
+            prune(dir);
         }
     }
 
@@ -200,6 +203,32 @@ impl Drop for Pending {
     fn drop(&mut self) {
         // Renamed away when written; otherwise nothing may be left behind.
         let _ = std::fs::remove_file(&self.temp);
+    }
+}
+
+/// Removes the indexes in `dir` of suites whose directory is gone (a temporary suite's), so
+/// that they do not pile up; run when an index is written, after a whole load.
+fn prune(dir: &Path) {
+    use std::io::BufRead as _;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for path in entries.flatten().map(|entry| entry.path()) {
+        if path.extension().is_none_or(|ext| ext != "idx") {
+            continue;
+        }
+        let Ok(file) = std::fs::File::open(&path) else {
+            continue;
+        };
+        // The third line names the suite's directory.
+        let root = std::io::BufReader::new(file).lines().nth(2);
+        let root = root.and_then(Result::ok);
+        let root = root.as_deref().and_then(|line| line.strip_prefix("root\t"));
+        if let Some(root) = root.and_then(format::unescape)
+            && !Path::new(&root).is_dir()
+        {
+            let _ = std::fs::remove_file(&path);
+        }
     }
 }
 

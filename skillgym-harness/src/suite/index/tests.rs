@@ -275,3 +275,26 @@ fn an_index_of_another_format_or_a_damaged_one_is_not_used() {
     fs::write(&path, cut).expect("cut");
     assert_eq!(fixture.fresh_ids(), None, "a cut record");
 }
+
+#[test]
+fn writing_an_index_removes_those_of_suites_that_are_gone() {
+    let gone = Fixture::new();
+    let kept = Fixture::new();
+    let cache =
+        |fixture: &Fixture| IndexCache::new(kept.cache.dir.clone(), Some(fixture.config.clone()));
+    let index_into_kept_dir = |fixture: &Fixture| {
+        std::thread::sleep(Duration::from_millis(50));
+        let pending = cache(fixture).begin(&fixture.root).expect("cache");
+        pending.finish(&load_suite(&fixture.root, &|_| None).expect("valid"), &[]);
+    };
+    index_into_kept_dir(&gone);
+    let gone_index = cache(&gone).path_of(&gone.root);
+    assert!(gone_index.is_file());
+    fs::remove_dir_all(&gone.root).expect("remove the suite");
+    index_into_kept_dir(&kept);
+    assert!(!gone_index.exists(), "the gone suite's index is removed");
+    assert!(
+        cache(&kept).fresh(&kept.root, None).is_some(),
+        "the other stays"
+    );
+}
