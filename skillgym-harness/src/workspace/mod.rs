@@ -109,20 +109,16 @@ impl PreparedWorkspace {
         let isolated = self.record.mode == WorkspaceMode::Isolated;
         let mut finished = Finished::default();
         if isolated && passed {
-            match remove_tree(&self.record.cwd) {
-                Ok(()) => {
-                    if let Some(root) = &self.root {
-                        root.prune(&self.record.cwd);
-                    }
-                }
-                Err(error) => {
-                    let message = format!(
-                        "cannot remove workspace {}: {error}",
-                        self.record.cwd.display()
-                    );
-                    self.record.cleanup_error = Some(message.clone());
-                    finished.problem = Some(Failure::new(FailureOrigin::Workspace, message));
-                }
+            let spared = self.record.repository == Some(Boundary::Created)
+                && boundary::is_pristine(&self.record.cwd)
+                && self.root.as_ref().is_some_and(|root| root.spare(&self.record.cwd));
+            if let (false, Err(error)) = (spared, remove_tree(&self.record.cwd)) {
+                let message = format!(
+                    "cannot remove workspace {}: {error}",
+                    self.record.cwd.display()
+                );
+                self.record.cleanup_error = Some(message.clone());
+                finished.problem = Some(Failure::new(FailureOrigin::Workspace, message));
             }
         }
         self.record.preserved = !isolated || !passed || finished.problem.is_some();
@@ -220,9 +216,11 @@ fn root_failure(problem: root::RootError) -> Failure {
     )
 }
 
-/// An attempt's own workspace, `<root>/<case>/<runner>/repeat-N/attempt-M` under the run's
-/// workspace root: filled from the template, bootstrapped within the attempt's timeout (logs in
-/// the attempt directory), then made a repository of its own.
+/// An attempt's own workspace, one directory under the run's workspace root named after the
+/// attempt ([`flat_name`]): filled from the template, bootstrapped within the attempt's timeout
+/// (logs in the attempt directory), then made a repository of its own. Without a template and
+/// a bootstrap, a spare of an earlier attempt of this process (an empty repository already) is
+/// taken when there is one.
 fn prepare_isolated(
     settings: &Settings,
     runtime: &Runtime,
@@ -235,11 +233,19 @@ fn prepare_isolated(
     let relative = artifact_dir
         .strip_prefix(&env.output_dir)
         .unwrap_or(artifact_dir);
-    record.cwd = root.place(relative).map_err(root_failure)?;
-    // The attempt's own limit: a bootstrap is part of the attempt.
-    let timeout = settings.effective(case).timeout;
     let bootstrap = settings.workspace.bootstrap.as_ref();
     let template = record.template_dir.as_deref();
+    let recycle = template.is_none() && bootstrap.is_none();
+    let placed = root
+        .attempt(&flat_name(relative), recycle)
+        .map_err(root_failure)?;
+    record.cwd = placed.dir;
+    if placed.recycled {
+        record.repository = Some(Boundary::Created);
+        return Ok(());
+    }
+    // The attempt's own limit: a bootstrap is part of the attempt.
+    let timeout = settings.effective(case).timeout;
     let (outcome, ran) = fill_and_bootstrap(
         runtime,
         bootstrap,
@@ -248,11 +254,37 @@ fn prepare_isolated(
         artifact_dir,
         env,
         timeout,
+        Fresh::Made,
     );
     record.bootstrap = ran;
     outcome?;
     record.repository = Some(repository_boundary(&record.cwd)?);
     Ok(())
+}
+
+/// The longest workspace name kept whole; longer ones are cut and get a hash.
+const MAX_FLAT_NAME: usize = 200;
+
+/// The workspace name of the attempt whose directory is `relative` in the run directory: its
+/// components joined by `+` (`case+runner+repeat-1+attempt-1`), which no component holds (ids
+/// become path segments without one, see [`crate::artifacts::sanitize`]), so that two attempts
+/// never share a name. A name longer than 200 bytes is cut and gets `~` and 12 hex digits of a
+/// hash of the whole.
+pub(crate) fn flat_name(relative: &Path) -> String {
+    let name = relative
+        .components()
+        .map(|component| component.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("+");
+    if name.len() <= MAX_FLAT_NAME {
+        return name;
+    }
+    let mut cut = MAX_FLAT_NAME;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let hash = crate::artifacts::fnv1a(name.as_bytes()) >> 16;
+    format!("{}~{hash:012x}", &name[..cut])
 }
 
 /// Makes `dir` a repository of its own unless it has a `.git` already.
@@ -278,7 +310,7 @@ fn prepare_shared(
     root: &RunRoot,
     record: &mut WorkspaceRecord,
 ) -> Result<(), Failure> {
-    record.cwd = root.place(Path::new("shared")).map_err(root_failure)?;
+    record.cwd = root.shared().map_err(root_failure)?;
     let setup = run_dir.path().join("shared-setup");
     let env = BootstrapEnv {
         output_dir: run_dir.path(),
@@ -299,6 +331,7 @@ fn prepare_shared(
             &setup,
             &env,
             timeout,
+            Fresh::Cleared,
         );
         let repository = match outcome {
             Ok(()) => repository_boundary(&record.cwd).map(Some),
@@ -324,8 +357,9 @@ fn fill_and_bootstrap(
     log_dir: &Path,
     env: &BootstrapEnv,
     timeout: Duration,
+    fresh: Fresh,
 ) -> (Result<(), Failure>, Option<BootstrapRecord>) {
-    if let Err(failure) = fill(dir, template) {
+    if let Err(failure) = fill(dir, template, fresh) {
         return (Err(failure), None);
     }
     match bootstrap {
@@ -386,14 +420,25 @@ fn earlier_failure(text: &str) -> Failure {
     )
 }
 
-/// Creates `dir` fresh (its parents exist), as a copy of `template` when given.
-fn fill(dir: &Path, template: Option<&Path>) -> Result<(), Failure> {
+/// Whether the directory [`fill`] fills was just made, empty, or is to be cleared first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fresh {
+    /// Made empty just now ([`RunRoot::attempt`]).
+    Made,
+    /// Removed first if it exists, then made (the shared workspace).
+    Cleared,
+}
+
+/// Fills `dir` (its parents exist) with a copy of `template` when given; a [`Fresh::Cleared`]
+/// directory is first removed if it exists, then made.
+fn fill(dir: &Path, template: Option<&Path>, fresh: Fresh) -> Result<(), Failure> {
     let problem = |what: String| Failure::new(FailureOrigin::Workspace, what);
-    if dir.exists() {
+    if fresh == Fresh::Cleared && dir.exists() {
         fs::remove_dir_all(dir)
             .map_err(|e| problem(format!("cannot clear {}: {e}", dir.display())))?;
     }
     match template {
+        None if fresh == Fresh::Made => Ok(()),
         None => fs::create_dir_all(dir)
             .map_err(|e| problem(format!("cannot create {}: {e}", dir.display()))),
         Some(template) => {
