@@ -60,7 +60,8 @@ pub(crate) fn is_pristine(workspace: &Path) -> bool {
     };
     let mode = top.permissions().mode();
     let dir_as_made = |path: &Path| {
-        fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir() && meta.permissions().mode() == mode)
+        fs::symlink_metadata(path)
+            .is_ok_and(|meta| meta.is_dir() && meta.permissions().mode() == mode)
     };
     let names = |path: &Path| -> Option<Vec<std::ffi::OsString>> {
         let mut names: Vec<_> = fs::read_dir(path)
@@ -163,10 +164,18 @@ mod tests {
         assert!(is_pristine(&fresh("fresh")));
         let touched: [(&str, fn(&Path)); 7] = [
             ("a file", |ws| fs::write(ws.join("notes.md"), "x").unwrap()),
-            ("a hidden directory", |ws| fs::create_dir(ws.join(".cache")).unwrap()),
-            ("a config", |ws| fs::write(ws.join(".git/config"), "").unwrap()),
-            ("an object", |ws| fs::create_dir(ws.join(".git/objects/ab")).unwrap()),
-            ("a branch", |ws| fs::create_dir(ws.join(".git/refs/heads")).unwrap()),
+            ("a hidden directory", |ws| {
+                fs::create_dir(ws.join(".cache")).unwrap()
+            }),
+            ("a config", |ws| {
+                fs::write(ws.join(".git/config"), "").unwrap()
+            }),
+            ("an object", |ws| {
+                fs::create_dir(ws.join(".git/objects/ab")).unwrap()
+            }),
+            ("a branch", |ws| {
+                fs::create_dir(ws.join(".git/refs/heads")).unwrap()
+            }),
             ("another HEAD", |ws| {
                 fs::write(ws.join(".git/HEAD"), "ref: refs/heads/dev\n").unwrap()
             }),

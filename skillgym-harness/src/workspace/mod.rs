@@ -111,7 +111,10 @@ impl PreparedWorkspace {
         if isolated && passed {
             let spared = self.record.repository == Some(Boundary::Created)
                 && boundary::is_pristine(&self.record.cwd)
-                && self.root.as_ref().is_some_and(|root| root.spare(&self.record.cwd));
+                && self
+                    .root
+                    .as_ref()
+                    .is_some_and(|root| root.spare(&self.record.cwd));
             if let (false, Err(error)) = (spared, remove_tree(&self.record.cwd)) {
                 let message = format!(
                     "cannot remove workspace {}: {error}",

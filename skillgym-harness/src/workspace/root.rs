@@ -278,13 +278,18 @@ fn process_state() -> std::sync::MutexGuard<'static, ProcessState> {
         spares: Vec::new(),
         spares_made: 0,
     });
-    STATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    STATE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// One of this process's spares in `root`, taken out of the pool.
 fn take_spare(root: &Path) -> Option<PathBuf> {
     let mut state = process_state();
-    let index = state.spares.iter().rposition(|spare| spare.parent() == Some(root))?;
+    let index = state
+        .spares
+        .iter()
+        .rposition(|spare| spare.parent() == Some(root))?;
     Some(state.spares.swap_remove(index))
 }
 
@@ -521,7 +526,10 @@ mod tests {
         assert!(recycled.recycled);
         assert_eq!(recycled.dir, run_root.join("case+a+repeat-2+attempt-1"));
         assert!(crate::workspace::boundary::is_pristine(&recycled.dir));
-        assert!(!root.attempt("x", true).unwrap().recycled, "one spare, taken");
+        assert!(
+            !root.attempt("x", true).unwrap().recycled,
+            "one spare, taken"
+        );
 
         // At the end of the run the spares go, and the root once it holds only its marker.
         assert!(root.spare(&recycled.dir));
