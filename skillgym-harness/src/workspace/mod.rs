@@ -42,7 +42,7 @@ use root::RunRoot;
 #[derive(Debug)]
 pub(crate) struct PreparedWorkspace {
     record: WorkspaceRecord,
-    /// The run's workspace root, for an isolated workspace (pruned when it is removed).
+    /// The run's workspace root, for an isolated workspace (which may become a spare in it).
     root: Option<RunRoot>,
 }
 
@@ -101,10 +101,10 @@ impl PreparedWorkspace {
         &self.record.cwd
     }
 
-    /// Removes an isolated workspace whose attempt passed (and, below the run's workspace
-    /// root, the directories it leaves empty) and keeps it otherwise, then writes
-    /// `workspace.json` into the attempt directory. The failure is that of a passing attempt
-    /// whose workspace cannot be removed.
+    /// Removes an isolated workspace whose attempt passed (or keeps it as a spare of the
+    /// process, [`RunRoot::spare`], when it holds nothing but the empty repository skillgym
+    /// wrote) and keeps it otherwise, then writes `workspace.json` into the attempt directory.
+    /// The failure is that of a passing attempt whose workspace cannot be removed.
     pub(crate) fn finish(mut self, passed: bool, artifact_dir: &Path) -> Finished {
         let isolated = self.record.mode == WorkspaceMode::Isolated;
         let mut finished = Finished::default();
@@ -115,7 +115,10 @@ impl PreparedWorkspace {
                     .root
                     .as_ref()
                     .is_some_and(|root| root.spare(&self.record.cwd));
-            if let (false, Err(error)) = (spared, remove_tree(&self.record.cwd)) {
+            if let Some(error) = (!spared)
+                .then(|| remove_tree(&self.record.cwd).err())
+                .flatten()
+            {
                 let message = format!(
                     "cannot remove workspace {}: {error}",
                     self.record.cwd.display()

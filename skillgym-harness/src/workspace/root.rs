@@ -10,7 +10,7 @@
 //! | `<root>/.spare-<pid>-<n>/` | a passing attempt's workspace that held nothing but its empty repository, kept by this process for its next attempt ([`RunRoot::spare`]) |
 //! | `<root>/shared/` | the run's shared workspace |
 //! | `<run>/workspace-root.json` | [`RECORD_FILE`]: which root the run uses, so that every process of the run (nextest runs each trial in its own) agrees |
-//! | `<run>/.locks/workspace-root.lock` | the lock held while the record is read or written and while directories are made or pruned below the root |
+//! | `<run>/.locks/workspace-root.lock` | the lock held while the record is read or written, while a workspace is made below the root and while the root is removed |
 //!
 //! A passing attempt's workspace is removed, or, when it holds exactly the empty repository
 //! skillgym wrote and nothing else, renamed to a spare that the process's next attempt without a
@@ -301,9 +301,13 @@ fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
     fs::rename(from, to)
 }
 
-/// At the end of this process's run: removes its spares (each in a thread of its own: removing
-/// a directory waits on the disk, and the waits overlap), then every root it used that holds
+/// At the end of this process's run: removes its spares, then every root it used that holds
 /// nothing but its marker. Best effort: what cannot be removed stays.
+///
+/// Removing a directory waits on the disk (a discard on many file systems), and a spare is four
+/// nested ones: each of its directories is first renamed to an empty one of its own beside it
+/// ([`flatten_spare`]), then all of them are removed at once, one thread each, so that the
+/// waits overlap instead of adding up.
 pub(crate) fn end_run() {
     let (roots, spares) = {
         let mut state = process_state();
@@ -312,10 +316,14 @@ pub(crate) fn end_run() {
             std::mem::take(&mut state.spares),
         )
     };
+    let empty: Vec<PathBuf> = spares
+        .iter()
+        .flat_map(|spare| flatten_spare(spare))
+        .collect();
     std::thread::scope(|scope| {
-        for spare in &spares {
+        for dir in &empty {
             scope.spawn(move || {
-                let _ = fs::remove_dir_all(spare);
+                let _ = fs::remove_dir(dir).or_else(|_| fs::remove_dir_all(dir));
             });
         }
     });
@@ -327,6 +335,27 @@ pub(crate) fn end_run() {
         }
         .prune(&root);
     }
+}
+
+/// The directories of the spare `spare` (an empty repository, [`super::boundary`]), each made
+/// an empty directory beside it (`<spare>.0`, `.1`, `.2`): its `HEAD` removed, `objects/`,
+/// `refs/` and `.git/` renamed out. A directory that cannot be renamed stays where it is, and
+/// is removed with its parent.
+fn flatten_spare(spare: &Path) -> Vec<PathBuf> {
+    let git = spare.join(".git");
+    let _ = fs::remove_file(git.join("HEAD"));
+    let mut dirs: Vec<PathBuf> = [git.join("objects"), git.join("refs"), git]
+        .into_iter()
+        .enumerate()
+        .filter_map(|(n, inner)| {
+            let mut name = spare.as_os_str().to_owned();
+            name.push(format!(".{n}"));
+            let beside = PathBuf::from(name);
+            fs::rename(&inner, &beside).ok().map(|()| beside)
+        })
+        .collect();
+    dirs.push(spare.to_path_buf());
+    dirs
 }
 
 /// Why the run's workspace root cannot hold a workspace: one line naming the path (the caller
