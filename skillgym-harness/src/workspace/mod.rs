@@ -573,6 +573,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_workspace_is_named_after_its_attempt_in_one_segment() {
+        let name = |path: &str| flat_name(Path::new(path));
+        assert_eq!(
+            name("skills.find_expo/claude/repeat-1/attempt-2"),
+            "skills.find_expo+claude+repeat-1+attempt-2"
+        );
+        assert_eq!(
+            name("case/claude/with-skill/repeat-3/attempt-1"),
+            "case+claude+with-skill+repeat-3+attempt-1"
+        );
+        // No component holds a `+`: the runner's directory never reads as part of the case's.
+        assert_ne!(
+            name("a/b.c/repeat-1/attempt-1"),
+            name("a.b/c/repeat-1/attempt-1")
+        );
+        let long = format!("{}/{}/repeat-1/attempt-1", "c".repeat(130), "r".repeat(130));
+        let other = format!("{}/{}/repeat-1/attempt-2", "c".repeat(130), "r".repeat(130));
+        let (cut, other_cut) = (name(&long), name(&other));
+        assert_eq!(
+            cut.len(),
+            MAX_FLAT_NAME + 13,
+            "cut, with `~` and 12 hex digits"
+        );
+        assert!(cut.starts_with(&"c".repeat(130)) && cut.contains('~'));
+        assert_ne!(cut, other_cut, "the hash tells them apart");
+    }
+
+    #[test]
     fn remove_tree_removes_empty_and_full_directories_and_never_follows_a_link() {
         let scratch = tempfile::Builder::new()
             .prefix("skillgym-remove-tree-")
