@@ -162,7 +162,8 @@ mod tests {
             dir
         };
         assert!(is_pristine(&fresh("fresh")));
-        let touched: [(&str, fn(&Path)); 7] = [
+        type Touch = fn(&Path);
+        let touched: [(&str, Touch); 7] = [
             ("a file", |ws| fs::write(ws.join("notes.md"), "x").unwrap()),
             ("a hidden directory", |ws| {
                 fs::create_dir(ws.join(".cache")).unwrap()

@@ -260,7 +260,6 @@ fn prepare_isolated(
         artifact_dir,
         env,
         timeout,
-        Fresh::Made,
     );
     record.bootstrap = ran;
     outcome?;
@@ -329,16 +328,18 @@ fn prepare_shared(
         let bootstrap = settings.workspace.bootstrap.as_ref();
         let template = record.template_dir.as_deref();
         let timeout = settings.default_timeout;
-        let (outcome, ran) = fill_and_bootstrap(
-            runtime,
-            bootstrap,
-            &record.cwd,
-            template,
-            &setup,
-            &env,
-            timeout,
-            Fresh::Cleared,
-        );
+        let (outcome, ran) = match clear(&record.cwd) {
+            Err(failure) => (Err(failure), None),
+            Ok(()) => fill_and_bootstrap(
+                runtime,
+                bootstrap,
+                &record.cwd,
+                template,
+                &setup,
+                &env,
+                timeout,
+            ),
+        };
         let repository = match outcome {
             Ok(()) => repository_boundary(&record.cwd).map(Some),
             Err(failure) => Err(failure),
@@ -353,8 +354,8 @@ fn prepare_shared(
     })
 }
 
-/// Creates `dir` fresh from `template`, then runs the bootstrap, if any, in it (logs in
-/// `log_dir`); returns the outcome and what the bootstrap ran.
+/// Fills the empty directory `dir` from `template`, then runs the bootstrap, if any, in it
+/// (logs in `log_dir`); returns the outcome and what the bootstrap ran.
 fn fill_and_bootstrap(
     runtime: &Runtime,
     bootstrap: Option<&BootstrapConfig>,
@@ -363,9 +364,8 @@ fn fill_and_bootstrap(
     log_dir: &Path,
     env: &BootstrapEnv,
     timeout: Duration,
-    fresh: Fresh,
 ) -> (Result<(), Failure>, Option<BootstrapRecord>) {
-    if let Err(failure) = fill(dir, template, fresh) {
+    if let Err(failure) = fill(dir, template) {
         return (Err(failure), None);
     }
     match bootstrap {
@@ -426,43 +426,35 @@ fn earlier_failure(text: &str) -> Failure {
     )
 }
 
-/// Whether the directory [`fill`] fills was just made, empty, or is to be cleared first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fresh {
-    /// Made empty just now ([`RunRoot::attempt`]).
-    Made,
-    /// Removed first if it exists, then made (the shared workspace).
-    Cleared,
-}
-
-/// Fills `dir` (its parents exist) with a copy of `template` when given; a [`Fresh::Cleared`]
-/// directory is first removed if it exists, then made.
-fn fill(dir: &Path, template: Option<&Path>, fresh: Fresh) -> Result<(), Failure> {
+/// Makes `dir` (its parents exist) an empty directory: what it held before is removed.
+fn clear(dir: &Path) -> Result<(), Failure> {
     let problem = |what: String| Failure::new(FailureOrigin::Workspace, what);
-    if fresh == Fresh::Cleared && dir.exists() {
+    if dir.exists() {
         fs::remove_dir_all(dir)
             .map_err(|e| problem(format!("cannot clear {}: {e}", dir.display())))?;
     }
-    match template {
-        None if fresh == Fresh::Made => Ok(()),
-        None => fs::create_dir_all(dir)
-            .map_err(|e| problem(format!("cannot create {}: {e}", dir.display()))),
-        Some(template) => {
-            if !template.is_dir() {
-                return Err(problem(format!(
-                    "workspace template {} does not exist or is not a directory",
-                    template.display()
-                )));
-            }
-            copy_tree(template, dir).map_err(|e| {
-                problem(format!(
-                    "cannot copy workspace template {} to {}: {e}",
-                    template.display(),
-                    dir.display()
-                ))
-            })
-        }
+    fs::create_dir_all(dir).map_err(|e| problem(format!("cannot create {}: {e}", dir.display())))
+}
+
+/// Fills the empty directory `dir` with a copy of `template`, when given.
+fn fill(dir: &Path, template: Option<&Path>) -> Result<(), Failure> {
+    let problem = |what: String| Failure::new(FailureOrigin::Workspace, what);
+    let Some(template) = template else {
+        return Ok(());
+    };
+    if !template.is_dir() {
+        return Err(problem(format!(
+            "workspace template {} does not exist or is not a directory",
+            template.display()
+        )));
     }
+    copy_tree(template, dir).map_err(|e| {
+        problem(format!(
+            "cannot copy workspace template {} to {}: {e}",
+            template.display(),
+            dir.display()
+        ))
+    })
 }
 
 #[derive(Debug, Clone)]
