@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `<base>` | `run.workspace_root` (`--workspace-root`, `SKILLGYM_WORKSPACE_ROOT`), created when missing; else `<temp>/skillgym-<uid>` (`std::env::temp_dir`, which honours `TMPDIR`), mode 0700, which must belong to the user |
 //! | `<base>/<run-id>-<pid>[-<n>]/` | the run's root (mode 0700), made by the first process of the run that needs a workspace, holding [`MARKER`] |
-//! | `<root>/<case>+<runner>[+<variant>]+repeat-N+attempt-M/` | an isolated attempt's workspace: one directory, named after the attempt's directory in the run ([`flat_name`]) |
+//! | `<root>/<case>+<runner>[+<variant>]+repeat-N+attempt-M/` | an isolated attempt's workspace: one directory, named after the attempt's directory in the run ([`flat_name`](super::flat_name)) |
 //! | `<root>/.spare-<pid>-<n>/` | a passing attempt's workspace that held nothing but its empty repository, kept by this process for its next attempt ([`RunRoot::spare`]) |
 //! | `<root>/shared/` | the run's shared workspace |
 //! | `<run>/workspace-root.json` | [`RECORD_FILE`]: which root the run uses, so that every process of the run (nextest runs each trial in its own) agrees |
