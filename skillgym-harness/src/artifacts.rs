@@ -318,27 +318,54 @@ pub(crate) const PRETTY_LIMIT: usize = 16 * 1024;
 
 /// Writes `value` as JSON to `path` (pretty up to [`PRETTY_LIMIT`] bytes, compact above),
 /// through a temporary file so readers never see half a file; secrets are masked
-/// ([`crate::secrets`]). The directory is created only when it is missing.
+/// ([`crate::secrets`]). The directory is created only when it is missing. A large document
+/// (the report of a long session) is streamed to the file as it is serialized, never held in
+/// memory whole.
 pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
-    write_json_bytes(path, json_bytes(value)?)
+    match small_json(value)? {
+        Some(bytes) => write_json_bytes(path, bytes),
+        None => write_atomically_with(path, |temporary| stream_json(temporary, value)),
+    }
 }
 
-/// `value` as pretty JSON when its compact form is at most [`PRETTY_LIMIT`] bytes, else
-/// compact. The pretty form is tried first, given up as soon as it passes the limit: when it
-/// fits, the compact form (never longer) fits too, and one serialization was enough.
-fn json_bytes(value: &impl Serialize) -> io::Result<Vec<u8>> {
-    let mut pretty = Capped {
+/// `value` as pretty JSON when its compact form is at most [`PRETTY_LIMIT`] bytes; `None` when
+/// it is longer. The pretty form is tried first, given up as soon as it passes the limit (when
+/// it fits, the compact form, never longer, fits too); then the compact one, given up the
+/// same way.
+fn small_json(value: &impl Serialize) -> io::Result<Option<Vec<u8>>> {
+    let mut capped = Capped {
         bytes: Vec::with_capacity(8192),
         cap: PRETTY_LIMIT,
     };
-    if serde_json::to_writer_pretty(&mut pretty, value).is_ok() {
-        return Ok(pretty.bytes);
+    if serde_json::to_writer_pretty(&mut capped, value).is_ok() {
+        return Ok(Some(capped.bytes));
     }
-    let compact = serde_json::to_vec(value).map_err(io::Error::other)?;
-    if compact.len() <= PRETTY_LIMIT {
-        return serde_json::to_vec_pretty(value).map_err(io::Error::other);
+    capped.bytes.clear();
+    if serde_json::to_writer(&mut capped, value).is_err() {
+        return Ok(None);
     }
-    Ok(compact)
+    serde_json::to_vec_pretty(value)
+        .map(Some)
+        .map_err(io::Error::other)
+}
+
+/// Writes `value` as compact JSON and a final newline to the new file `path`, masked as it
+/// goes (its directory is created only when it is missing).
+fn stream_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
+    let file = match fs::File::create(path) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            fs::File::create(path)?
+        }
+        file => file?,
+    };
+    let mut out = io::BufWriter::with_capacity(64 * 1024, crate::secrets::MaskingWriter::new(file));
+    serde_json::to_writer(&mut out, value).map_err(io::Error::other)?;
+    io::Write::write_all(&mut out, b"\n")?;
+    let mut masking = out.into_inner().map_err(|error| error.into_error())?;
+    masking.finish()
 }
 
 /// A buffer that refuses to grow past `cap` bytes.
@@ -397,19 +424,18 @@ fn write_json_bytes(path: &Path, bytes: Vec<u8>) -> io::Result<()> {
 /// rename, so that readers never see half a file (the directory is created only when it is
 /// missing). When either step fails the temporary file is removed and `path` is untouched.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomically_with(path, bytes, write_creating_parent)
+    write_atomically_with(path, |temporary| write_creating_parent(temporary, bytes))
 }
 
 /// [`write_atomically`], writing the temporary file with `write`.
 fn write_atomically_with(
     path: &Path,
-    bytes: &[u8],
-    write: impl FnOnce(&Path, &[u8]) -> io::Result<()>,
+    write: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".tmp-{}", std::process::id()));
     let temporary = path.with_file_name(name);
-    let written = write(&temporary, bytes).and_then(|()| fs::rename(&temporary, path));
+    let written = write(&temporary).and_then(|()| fs::rename(&temporary, path));
     if written.is_err() {
         // Half a file, or a whole one that could not take its name: either is litter.
         let _ = fs::remove_file(&temporary);
@@ -646,10 +672,17 @@ mod tests {
                 compact
             }
         };
-        for count in [0, 10, 1000, 1500, 2000, 2400, 2800, 3000, 5000] {
+        let dir = tempfile::tempdir().unwrap();
+        let written = |value: &serde_json::Value| {
+            let path = dir.path().join("value.json");
+            write_json(&path, value).unwrap();
+            let mut bytes = fs::read(&path).unwrap();
+            assert_eq!(bytes.pop(), Some(b'\n'));
+            bytes
+        };
+        for count in [0, 10, 1000, 1500, 2000, 2400, 2800, 3000, 5000, 50_000] {
             let value = serde_json::Value::from((0..count).collect::<Vec<u32>>());
-            let bytes = json_bytes(&value).unwrap();
-            assert_eq!(bytes, reference(&value), "{count} numbers");
+            assert_eq!(written(&value), reference(&value), "{count} numbers");
         }
         // Between the limits: compact fits, pretty does not; pretty wins.
         let value = serde_json::Value::from((0..2400).collect::<Vec<u32>>());
@@ -658,7 +691,7 @@ mod tests {
             serde_json::to_vec_pretty(&value).unwrap().len(),
         );
         assert!(compact <= PRETTY_LIMIT && pretty > PRETTY_LIMIT);
-        assert_eq!(json_bytes(&value).unwrap().len(), pretty);
+        assert_eq!(written(&value).len(), pretty);
     }
 
     #[test]
@@ -702,11 +735,11 @@ mod tests {
         let path = dir.path().join("result.json");
         fs::write(&path, "old\n").unwrap();
         // The disk fills up half way through the temporary file.
-        let half_then_full = |temporary: &Path, bytes: &[u8]| {
-            fs::write(temporary, &bytes[..bytes.len() / 2])?;
+        let half_then_full = |temporary: &Path| {
+            fs::write(temporary, b"new co")?;
             Err(io::Error::from(io::ErrorKind::StorageFull))
         };
-        let error = write_atomically_with(&path, b"new content\n", half_then_full).unwrap_err();
+        let error = write_atomically_with(&path, half_then_full).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::StorageFull);
         assert_eq!(fs::read_to_string(&path).unwrap(), "old\n", "untouched");
         let names: Vec<_> = fs::read_dir(dir.path())

@@ -97,7 +97,7 @@ pub fn utf8_line(bytes: &[u8]) -> Cow<'_, str> {
 }
 
 /// `line` without its `\n` or `\r\n`.
-fn strip_terminator(line: &[u8]) -> &[u8] {
+pub(crate) fn strip_terminator(line: &[u8]) -> &[u8] {
     match line {
         [rest @ .., b'\r', b'\n'] | [rest @ .., b'\n'] => rest,
         _ => line,

@@ -46,7 +46,7 @@ use tokio::time::Instant;
 
 use crate::interrupt::{self, RegisteredGroup};
 use crate::io_error::IoError;
-use crate::lines::{Line, LineAssembler, utf8_line};
+use crate::lines::{Line, LineAssembler, strip_terminator, utf8_line};
 use crate::reaper;
 use crate::secrets::MaskingWriter;
 
@@ -497,11 +497,35 @@ impl StdoutPump {
                     LineVerdict::Continue => Pumped::Eof,
                 });
             }
-            let (length, terminated) = self.line.push(available);
-            self.log.write(&available[..length]);
+            // A line whole in the buffer is handed over from there (the usual case: it is
+            // copied nowhere); the start of a longer one is kept until its end arrives.
+            let whole = (!self.line.is_pending())
+                .then(|| memchr::memchr(b'\n', available))
+                .flatten();
+            let (length, verdict) = match whole {
+                Some(end) => {
+                    let line = &available[..=end];
+                    self.log.write(line);
+                    self.lines += 1;
+                    let verdict = match sink.as_deref_mut() {
+                        Some(sink) => sink.on_line(&utf8_line(strip_terminator(line))),
+                        None => LineVerdict::Continue,
+                    };
+                    (line.len(), verdict)
+                }
+                None => {
+                    let (length, terminated) = self.line.push(available);
+                    self.log.write(&available[..length]);
+                    let verdict = match terminated {
+                        true => self.deliver(&mut sink),
+                        false => LineVerdict::Continue,
+                    };
+                    (length, verdict)
+                }
+            };
             self.reader.consume(length);
             self.bytes += length as u64;
-            if terminated && let LineVerdict::Stop { reason } = self.deliver(&mut sink) {
+            if let LineVerdict::Stop { reason } = verdict {
                 return Ok(Pumped::Stopped(reason));
             }
             if self.max_output.is_some_and(|limit| self.bytes > limit) {

@@ -92,6 +92,7 @@ pub(super) fn execute(
         run_after_all(&context);
     }
     let escaped = reaper::end_run();
+    crate::workspace::root::end_run();
     if escaped > 0 {
         eprintln!(
             "skillgym: killed {escaped} agent process(es) still running at the end of the run"

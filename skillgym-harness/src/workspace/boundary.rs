@@ -6,7 +6,11 @@
 //! | the workspace after its template and bootstrap | what it gets |
 //! |---|---|
 //! | has a `.git` (a directory, a `gitdir:` file or a link: the template's or the bootstrap's) | nothing: it is kept as it is |
-//! | has none | an empty repository, written by hand (no `git` process, so no `git` is needed and no user or system git config or template is read): `.git/HEAD` on `refs/heads/main`, `.git/config` (format version 0, not bare), and empty `objects/`, `refs/heads/`, `refs/tags/` — what git itself needs to recognise a repository |
+//! | has none | an empty repository, written by hand (no `git` process, so no `git` is needed and no user or system git config or template is read): `.git/HEAD` on `refs/heads/main` and empty `objects/` and `refs/` — what git itself needs to recognise a repository (it makes `refs/heads/` with the first commit; without a `config` the format is version 0, not bare) |
+//!
+//! Every directory costs twice, made and removed (removing one waits on the disk on most file
+//! systems), so the repository has no directory git does not need; [`is_pristine`] tells a
+//! workspace that still holds exactly it and nothing else, which can serve another attempt.
 
 use std::fs;
 use std::io;
@@ -22,30 +26,65 @@ pub(crate) enum Boundary {
     Created,
 }
 
-/// The files of an empty repository, relative to the workspace.
-const FILES: [(&str, &str); 2] = [
-    (".git/HEAD", "ref: refs/heads/main\n"),
-    (
-        ".git/config",
-        "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n",
-    ),
-];
+/// `.git/HEAD` of an empty repository.
+const HEAD: &str = "ref: refs/heads/main\n";
 
-/// The directories of an empty repository, relative to the workspace.
-const DIRS: [&str; 3] = [".git/objects", ".git/refs/heads", ".git/refs/tags"];
+/// The directories of an empty repository, relative to the workspace, parents first.
+const DIRS: [&str; 3] = [".git", ".git/objects", ".git/refs"];
 
 /// Makes `workspace` a repository of its own unless it has a `.git` already.
 pub(crate) fn ensure_repository(workspace: &Path) -> io::Result<Boundary> {
-    if fs::symlink_metadata(workspace.join(".git")).is_ok() {
-        return Ok(Boundary::Existing);
+    match fs::create_dir(workspace.join(DIRS[0])) {
+        Ok(()) => {}
+        // A `.git` directory, file or link (to nowhere, perhaps): the workspace's own.
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            return Ok(Boundary::Existing);
+        }
+        Err(error) => return Err(error),
     }
-    for dir in DIRS {
-        fs::create_dir_all(workspace.join(dir))?;
+    for dir in &DIRS[1..] {
+        fs::create_dir(workspace.join(dir))?;
     }
-    for (file, text) in FILES {
-        fs::write(workspace.join(file), text)?;
-    }
+    fs::write(workspace.join(".git/HEAD"), HEAD)?;
     Ok(Boundary::Created)
+}
+
+/// Whether `workspace` holds exactly the empty repository [`ensure_repository`] writes and
+/// nothing else: `.git` with `HEAD` (unchanged) and empty `objects/` and `refs/`, every
+/// directory with the permissions of `workspace` itself, nothing a link. An agent that wrote
+/// anything in its workspace, or ran git so that it wrote something, leaves another one.
+pub(crate) fn is_pristine(workspace: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(top) = fs::symlink_metadata(workspace) else {
+        return false;
+    };
+    let mode = top.permissions().mode();
+    let dir_as_made = |path: &Path| {
+        fs::symlink_metadata(path)
+            .is_ok_and(|meta| meta.is_dir() && meta.permissions().mode() == mode)
+    };
+    let names = |path: &Path| -> Option<Vec<std::ffi::OsString>> {
+        let mut names: Vec<_> = fs::read_dir(path)
+            .ok()?
+            .map(|entry| entry.map(|entry| entry.file_name()))
+            .collect::<io::Result<_>>()
+            .ok()?;
+        names.sort();
+        Some(names)
+    };
+    let git = workspace.join(".git");
+    let head = git.join("HEAD");
+    top.is_dir()
+        && names(workspace).is_some_and(|names| names == [".git"])
+        && dir_as_made(&git)
+        && names(&git).is_some_and(|names| names == ["HEAD", "objects", "refs"])
+        && fs::symlink_metadata(&head)
+            .is_ok_and(|meta| meta.is_file() && meta.len() == HEAD.len() as u64)
+        && fs::read(&head).is_ok_and(|text| text == HEAD.as_bytes())
+        && DIRS[1..].iter().all(|dir| {
+            let path = workspace.join(dir);
+            dir_as_made(&path) && names(&path).is_some_and(|names| names.is_empty())
+        })
 }
 
 #[cfg(test)]
@@ -105,5 +144,56 @@ mod tests {
         );
         assert_eq!(git(&["symbolic-ref", "--short", "HEAD"]), "main");
         assert_eq!(git(&["status", "--porcelain"]), "?? src/");
+        // A commit works in it: git makes what it needs.
+        let identity = ["-c", "user.name=t", "-c", "user.email=t@t"];
+        git(&[&identity[..], &["add", "-A"]].concat());
+        git(&[&identity[..], &["commit", "-qm", "first"]].concat());
+        assert_eq!(git(&["log", "--format=%s"]), "first");
+        assert_eq!(git(&["branch", "--show-current"]), "main");
+    }
+
+    #[test]
+    fn only_the_untouched_empty_repository_is_pristine() {
+        let t = tempfile::tempdir().unwrap();
+        let fresh = |name: &str| {
+            let dir = t.path().join(name);
+            fs::create_dir(&dir).unwrap();
+            ensure_repository(&dir).unwrap();
+            dir
+        };
+        assert!(is_pristine(&fresh("fresh")));
+        type Touch = fn(&Path);
+        let touched: [(&str, Touch); 7] = [
+            ("a file", |ws| fs::write(ws.join("notes.md"), "x").unwrap()),
+            ("a hidden directory", |ws| {
+                fs::create_dir(ws.join(".cache")).unwrap()
+            }),
+            ("a config", |ws| {
+                fs::write(ws.join(".git/config"), "").unwrap()
+            }),
+            ("an object", |ws| {
+                fs::create_dir(ws.join(".git/objects/ab")).unwrap()
+            }),
+            ("a branch", |ws| {
+                fs::create_dir(ws.join(".git/refs/heads")).unwrap()
+            }),
+            ("another HEAD", |ws| {
+                fs::write(ws.join(".git/HEAD"), "ref: refs/heads/dev\n").unwrap()
+            }),
+            ("a mode", |ws| {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(ws.join(".git/refs"), fs::Permissions::from_mode(0o500))
+                    .unwrap()
+            }),
+        ];
+        for (what, touch) in touched {
+            let dir = fresh(what);
+            touch(&dir);
+            assert!(!is_pristine(&dir), "{what}");
+        }
+        let own = t.path().join("own");
+        fs::create_dir_all(own.join(".git/objects")).unwrap();
+        assert!(!is_pristine(&own), "a repository of the template's");
+        assert!(!is_pristine(&t.path().join("gone")));
     }
 }

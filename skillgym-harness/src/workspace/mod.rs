@@ -42,7 +42,7 @@ use root::RunRoot;
 #[derive(Debug)]
 pub(crate) struct PreparedWorkspace {
     record: WorkspaceRecord,
-    /// The run's workspace root, for an isolated workspace (pruned when it is removed).
+    /// The run's workspace root, for an isolated workspace (which may become a spare in it).
     root: Option<RunRoot>,
 }
 
@@ -101,28 +101,30 @@ impl PreparedWorkspace {
         &self.record.cwd
     }
 
-    /// Removes an isolated workspace whose attempt passed (and, below the run's workspace
-    /// root, the directories it leaves empty) and keeps it otherwise, then writes
-    /// `workspace.json` into the attempt directory. The failure is that of a passing attempt
-    /// whose workspace cannot be removed.
+    /// Removes an isolated workspace whose attempt passed (or keeps it as a spare of the
+    /// process, [`RunRoot::spare`], when it holds nothing but the empty repository skillgym
+    /// wrote) and keeps it otherwise, then writes `workspace.json` into the attempt directory.
+    /// The failure is that of a passing attempt whose workspace cannot be removed.
     pub(crate) fn finish(mut self, passed: bool, artifact_dir: &Path) -> Finished {
         let isolated = self.record.mode == WorkspaceMode::Isolated;
         let mut finished = Finished::default();
         if isolated && passed {
-            match remove_tree(&self.record.cwd) {
-                Ok(()) => {
-                    if let Some(root) = &self.root {
-                        root.prune(&self.record.cwd);
-                    }
-                }
-                Err(error) => {
-                    let message = format!(
-                        "cannot remove workspace {}: {error}",
-                        self.record.cwd.display()
-                    );
-                    self.record.cleanup_error = Some(message.clone());
-                    finished.problem = Some(Failure::new(FailureOrigin::Workspace, message));
-                }
+            let spared = self.record.repository == Some(Boundary::Created)
+                && boundary::is_pristine(&self.record.cwd)
+                && self
+                    .root
+                    .as_ref()
+                    .is_some_and(|root| root.spare(&self.record.cwd));
+            if let Some(error) = (!spared)
+                .then(|| remove_tree(&self.record.cwd).err())
+                .flatten()
+            {
+                let message = format!(
+                    "cannot remove workspace {}: {error}",
+                    self.record.cwd.display()
+                );
+                self.record.cleanup_error = Some(message.clone());
+                finished.problem = Some(Failure::new(FailureOrigin::Workspace, message));
             }
         }
         self.record.preserved = !isolated || !passed || finished.problem.is_some();
@@ -220,9 +222,11 @@ fn root_failure(problem: root::RootError) -> Failure {
     )
 }
 
-/// An attempt's own workspace, `<root>/<case>/<runner>/repeat-N/attempt-M` under the run's
-/// workspace root: filled from the template, bootstrapped within the attempt's timeout (logs in
-/// the attempt directory), then made a repository of its own.
+/// An attempt's own workspace, one directory under the run's workspace root named after the
+/// attempt ([`flat_name`]): filled from the template, bootstrapped within the attempt's timeout
+/// (logs in the attempt directory), then made a repository of its own. Without a template and
+/// a bootstrap, a spare of an earlier attempt of this process (an empty repository already) is
+/// taken when there is one.
 fn prepare_isolated(
     settings: &Settings,
     runtime: &Runtime,
@@ -235,11 +239,19 @@ fn prepare_isolated(
     let relative = artifact_dir
         .strip_prefix(&env.output_dir)
         .unwrap_or(artifact_dir);
-    record.cwd = root.place(relative).map_err(root_failure)?;
-    // The attempt's own limit: a bootstrap is part of the attempt.
-    let timeout = settings.effective(case).timeout;
     let bootstrap = settings.workspace.bootstrap.as_ref();
     let template = record.template_dir.as_deref();
+    let recycle = template.is_none() && bootstrap.is_none();
+    let placed = root
+        .attempt(&flat_name(relative), recycle)
+        .map_err(root_failure)?;
+    record.cwd = placed.dir;
+    if placed.recycled {
+        record.repository = Some(Boundary::Created);
+        return Ok(());
+    }
+    // The attempt's own limit: a bootstrap is part of the attempt.
+    let timeout = settings.effective(case).timeout;
     let (outcome, ran) = fill_and_bootstrap(
         runtime,
         bootstrap,
@@ -253,6 +265,31 @@ fn prepare_isolated(
     outcome?;
     record.repository = Some(repository_boundary(&record.cwd)?);
     Ok(())
+}
+
+/// The longest workspace name kept whole; longer ones are cut and get a hash.
+const MAX_FLAT_NAME: usize = 200;
+
+/// The workspace name of the attempt whose directory is `relative` in the run directory: its
+/// components joined by `+` (`case+runner+repeat-1+attempt-1`), which no component holds (ids
+/// become path segments without one, see [`crate::artifacts::sanitize`]), so that two attempts
+/// never share a name. A name longer than 200 bytes is cut and gets `~` and 12 hex digits of a
+/// hash of the whole.
+pub(crate) fn flat_name(relative: &Path) -> String {
+    let name = relative
+        .components()
+        .map(|component| component.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("+");
+    if name.len() <= MAX_FLAT_NAME {
+        return name;
+    }
+    let mut cut = MAX_FLAT_NAME;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let hash = crate::artifacts::fnv1a(name.as_bytes()) >> 16;
+    format!("{}~{hash:012x}", &name[..cut])
 }
 
 /// Makes `dir` a repository of its own unless it has a `.git` already.
@@ -278,7 +315,7 @@ fn prepare_shared(
     root: &RunRoot,
     record: &mut WorkspaceRecord,
 ) -> Result<(), Failure> {
-    record.cwd = root.place(Path::new("shared")).map_err(root_failure)?;
+    record.cwd = root.shared().map_err(root_failure)?;
     let setup = run_dir.path().join("shared-setup");
     let env = BootstrapEnv {
         output_dir: run_dir.path(),
@@ -291,15 +328,18 @@ fn prepare_shared(
         let bootstrap = settings.workspace.bootstrap.as_ref();
         let template = record.template_dir.as_deref();
         let timeout = settings.default_timeout;
-        let (outcome, ran) = fill_and_bootstrap(
-            runtime,
-            bootstrap,
-            &record.cwd,
-            template,
-            &setup,
-            &env,
-            timeout,
-        );
+        let (outcome, ran) = match clear(&record.cwd) {
+            Err(failure) => (Err(failure), None),
+            Ok(()) => fill_and_bootstrap(
+                runtime,
+                bootstrap,
+                &record.cwd,
+                template,
+                &setup,
+                &env,
+                timeout,
+            ),
+        };
         let repository = match outcome {
             Ok(()) => repository_boundary(&record.cwd).map(Some),
             Err(failure) => Err(failure),
@@ -314,8 +354,8 @@ fn prepare_shared(
     })
 }
 
-/// Creates `dir` fresh from `template`, then runs the bootstrap, if any, in it (logs in
-/// `log_dir`); returns the outcome and what the bootstrap ran.
+/// Fills the empty directory `dir` from `template`, then runs the bootstrap, if any, in it
+/// (logs in `log_dir`); returns the outcome and what the bootstrap ran.
 fn fill_and_bootstrap(
     runtime: &Runtime,
     bootstrap: Option<&BootstrapConfig>,
@@ -386,32 +426,35 @@ fn earlier_failure(text: &str) -> Failure {
     )
 }
 
-/// Creates `dir` fresh (its parents exist), as a copy of `template` when given.
-fn fill(dir: &Path, template: Option<&Path>) -> Result<(), Failure> {
+/// Makes `dir` (its parents exist) an empty directory: what it held before is removed.
+fn clear(dir: &Path) -> Result<(), Failure> {
     let problem = |what: String| Failure::new(FailureOrigin::Workspace, what);
     if dir.exists() {
         fs::remove_dir_all(dir)
             .map_err(|e| problem(format!("cannot clear {}: {e}", dir.display())))?;
     }
-    match template {
-        None => fs::create_dir_all(dir)
-            .map_err(|e| problem(format!("cannot create {}: {e}", dir.display()))),
-        Some(template) => {
-            if !template.is_dir() {
-                return Err(problem(format!(
-                    "workspace template {} does not exist or is not a directory",
-                    template.display()
-                )));
-            }
-            copy_tree(template, dir).map_err(|e| {
-                problem(format!(
-                    "cannot copy workspace template {} to {}: {e}",
-                    template.display(),
-                    dir.display()
-                ))
-            })
-        }
+    fs::create_dir_all(dir).map_err(|e| problem(format!("cannot create {}: {e}", dir.display())))
+}
+
+/// Fills the empty directory `dir` with a copy of `template`, when given.
+fn fill(dir: &Path, template: Option<&Path>) -> Result<(), Failure> {
+    let problem = |what: String| Failure::new(FailureOrigin::Workspace, what);
+    let Some(template) = template else {
+        return Ok(());
+    };
+    if !template.is_dir() {
+        return Err(problem(format!(
+            "workspace template {} does not exist or is not a directory",
+            template.display()
+        )));
     }
+    copy_tree(template, dir).map_err(|e| {
+        problem(format!(
+            "cannot copy workspace template {} to {}: {e}",
+            template.display(),
+            dir.display()
+        ))
+    })
 }
 
 #[derive(Debug, Clone)]
@@ -520,6 +563,34 @@ fn bootstrap_in(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_workspace_is_named_after_its_attempt_in_one_segment() {
+        let name = |path: &str| flat_name(Path::new(path));
+        assert_eq!(
+            name("skills.find_expo/claude/repeat-1/attempt-2"),
+            "skills.find_expo+claude+repeat-1+attempt-2"
+        );
+        assert_eq!(
+            name("case/claude/with-skill/repeat-3/attempt-1"),
+            "case+claude+with-skill+repeat-3+attempt-1"
+        );
+        // No component holds a `+`: the runner's directory never reads as part of the case's.
+        assert_ne!(
+            name("a/b.c/repeat-1/attempt-1"),
+            name("a.b/c/repeat-1/attempt-1")
+        );
+        let long = format!("{}/{}/repeat-1/attempt-1", "c".repeat(130), "r".repeat(130));
+        let other = format!("{}/{}/repeat-1/attempt-2", "c".repeat(130), "r".repeat(130));
+        let (cut, other_cut) = (name(&long), name(&other));
+        assert_eq!(
+            cut.len(),
+            MAX_FLAT_NAME + 13,
+            "cut, with `~` and 12 hex digits"
+        );
+        assert!(cut.starts_with(&"c".repeat(130)) && cut.contains('~'));
+        assert_ne!(cut, other_cut, "the hash tells them apart");
+    }
 
     #[test]
     fn remove_tree_removes_empty_and_full_directories_and_never_follows_a_link() {

@@ -5,7 +5,7 @@
 //!
 //! | accepted | because |
 //! |---|---|
-//! | inside a run's workspace root (a directory holding the regular file [`MARKER`]), once symlinks are resolved | isolated (`<root>/<case>/…`) and shared (`<root>/shared`) workspaces live there ([`crate::workspace::root`]); a file edited elsewhere cannot put a marker on this machine |
+//! | inside a run's workspace root (a directory holding the regular file [`MARKER`]), once symlinks are resolved | isolated (`<root>/<case>+<runner>+…`) and shared (`<root>/shared`) workspaces live there ([`crate::workspace::root`]); a file edited elsewhere cannot put a marker on this machine |
 //! | inside `<run>/workspaces/`, for a run directory `<run>` (one holding `run.json`), once symlinks are resolved | where runs of skillgym before the workspace root kept their workspaces |
 //! | the working directory of workspace mode `none` of today's configuration | the configuration names it |
 //!
@@ -79,7 +79,7 @@ mod tests {
     fn only_workspaces_of_a_run_root_and_the_configured_directory_pass() {
         let t = tempfile::tempdir().unwrap();
         let root = t.path().join("skillgym-0/r1-42");
-        let attempt = root.join("case/fake/repeat-1/attempt-1");
+        let attempt = root.join("case+fake+repeat-1+attempt-1");
         let shared = root.join("shared");
         let home = t.path().join("home");
         for dir in [&attempt, &shared, &home] {

@@ -6,15 +6,19 @@
 //! |---|---|
 //! | `<base>` | `run.workspace_root` (`--workspace-root`, `SKILLGYM_WORKSPACE_ROOT`), created when missing; else `<temp>/skillgym-<uid>` (`std::env::temp_dir`, which honours `TMPDIR`), mode 0700, which must belong to the user |
 //! | `<base>/<run-id>-<pid>[-<n>]/` | the run's root (mode 0700), made by the first process of the run that needs a workspace, holding [`MARKER`] |
-//! | `<root>/<case>/<runner>/repeat-N/attempt-M/` | an isolated attempt's workspace |
+//! | `<root>/<case>+<runner>[+<variant>]+repeat-N+attempt-M/` | an isolated attempt's workspace: one directory, named after the attempt's directory in the run ([`flat_name`](super::flat_name)) |
+//! | `<root>/.spare-<pid>-<n>/` | a passing attempt's workspace that held nothing but its empty repository, kept by this process for its next attempt ([`RunRoot::spare`]) |
 //! | `<root>/shared/` | the run's shared workspace |
 //! | `<run>/workspace-root.json` | [`RECORD_FILE`]: which root the run uses, so that every process of the run (nextest runs each trial in its own) agrees |
-//! | `<run>/.locks/workspace-root.lock` | the lock held while the record is read or written and while directories are made or pruned below the root |
+//! | `<run>/.locks/workspace-root.lock` | the lock held while the record is read or written, while a workspace is made below the root and while the root is removed |
 //!
-//! A passing attempt's workspace is removed, then its parents left empty, then the root when
-//! nothing but its marker is left (a later attempt of the same run makes it again, at the same
-//! path). Failed attempts' workspaces and the shared workspace stay, and so does the root
-//! holding them.
+//! A passing attempt's workspace is removed, or, when it holds exactly the empty repository
+//! skillgym wrote and nothing else, renamed to a spare that the process's next attempt without a
+//! template or bootstrap takes as its own (removing a directory is what costs on most file
+//! systems: four of them per attempt would cost more than the agent). At the end of the run
+//! ([`end_run`]) the process removes its spares, then the root when nothing but its marker is
+//! left (a later process of the same run makes it again, at the same path). Failed attempts'
+//! workspaces and the shared workspace stay, and so does the root holding them.
 //!
 //! The first process to make the root checks whether it lies inside a git repository (a `.git`
 //! in it or above it) and, if so, warns once per run: the run's workspaces have their own
@@ -67,53 +71,103 @@ impl RunRoot {
         }
     }
 
-    /// `<root>/<relative>`, with its missing parents made (the root first, when the run has
-    /// none yet or it was removed); `relative` itself is left to the caller to make.
-    pub(crate) fn place(&self, relative: &Path) -> Result<PathBuf, RootError> {
+    /// `<root>/shared`, the root made first when the run has none yet or it was removed; the
+    /// directory itself is left to the caller to make.
+    pub(crate) fn shared(&self) -> Result<PathBuf, RootError> {
         let _lock = self.lock()?;
-        let root = match self.read_record()? {
-            Some(record) => record.root,
-            None => self.create_root()?,
-        };
-        self.ensure_root(&root)?;
-        let dir = root.join(relative);
-        if let Some(parent) = dir.parent() {
-            crate::artifacts::create_dirs_below(&root, parent)
-                .map_err(RootError::io("create", parent))?;
-        }
-        Ok(dir)
+        Ok(self.root()?.join("shared"))
     }
 
-    /// After the workspace `removed` was removed: removes its parents below the root that are
-    /// left empty, then the root when only its marker is left. Best effort: a directory that
-    /// cannot be removed stays.
-    pub(crate) fn prune(&self, removed: &Path) {
+    /// A new directory `<root>/<name>` for one attempt's workspace (`<name>+2`, `+3`, … when a
+    /// process of the same run took the name before), the root made first when the run has
+    /// none yet or it was removed. With `recycle`, one of this process's spares is renamed to
+    /// it when there is one: it already holds an empty repository ([`Placed::recycled`]).
+    pub(crate) fn attempt(&self, name: &str, recycle: bool) -> Result<Placed, RootError> {
+        let _lock = self.lock()?;
+        let root = self.root()?;
+        let spare = recycle.then(|| take_spare(&root)).flatten();
+        for n in 1..=100 {
+            let dir = match n {
+                1 => root.join(name),
+                n => root.join(format!("{name}+{n}")),
+            };
+            let made = match &spare {
+                Some(spare) => rename_new(spare, &dir),
+                None => fs::create_dir(&dir),
+            };
+            match made {
+                Ok(()) => {
+                    return Ok(Placed {
+                        dir,
+                        recycled: spare.is_some(),
+                    });
+                }
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(error) => return Err(RootError::io("create", &dir)(error)),
+            }
+        }
+        Err(RootError::NamesTaken { base: root })
+    }
+
+    /// Keeps `workspace`, a passing attempt's workspace holding exactly an empty repository, as
+    /// a spare for this process's next attempt: renamed to `<root>/.spare-<pid>-<n>`. `false`
+    /// when it could not be renamed (the caller removes it then).
+    pub(crate) fn spare(&self, workspace: &Path) -> bool {
+        let Some(root) = workspace.parent() else {
+            return false;
+        };
+        let mut state = process_state();
+        let n = state.spares_made;
+        state.spares_made += 1;
+        let spare = root.join(format!(".spare-{}-{n}", std::process::id()));
+        if fs::rename(workspace, &spare).is_err() {
+            return false;
+        }
+        state.spares.push(spare);
+        true
+    }
+
+    /// The run's root, from this process's memory, else the run's record, else made now; made
+    /// again when it is gone. The caller holds the lock.
+    fn root(&self) -> Result<PathBuf, RootError> {
+        let known = process_state()
+            .roots
+            .iter()
+            .find(|(run_dir, _)| *run_dir == self.run_dir)
+            .map(|(_, root)| root.clone());
+        let root = match known {
+            Some(root) => root,
+            None => {
+                let root = match self.read_record()? {
+                    Some(record) => record.root,
+                    None => self.create_root()?,
+                };
+                process_state()
+                    .roots
+                    .push((self.run_dir.clone(), root.clone()));
+                root
+            }
+        };
+        self.ensure_root(&root)?;
+        Ok(root)
+    }
+
+    /// Removes the root when nothing but its marker is left. Best effort: a root that cannot
+    /// be removed stays.
+    fn prune(&self, root: &Path) {
         let Ok(_lock) = self.lock() else {
             return;
         };
-        let Ok(Some(Record { root, .. })) = self.read_record() else {
-            return;
-        };
-        let mut dir = removed.parent();
-        while let Some(parent) = dir.filter(|dir| *dir != root && dir.starts_with(&root)) {
-            if fs::remove_dir(parent).is_err() {
-                return;
-            }
-            dir = parent.parent();
-        }
-        if dir != Some(root.as_path()) {
-            return;
-        }
-        let only_marker = fs::read_dir(&root).is_ok_and(|entries| {
+        let only_marker = fs::read_dir(root).is_ok_and(|entries| {
             let names: Vec<_> = entries.flatten().map(|entry| entry.file_name()).collect();
             names.len() == 1 && names[0] == MARKER
         });
         if only_marker
             && fs::remove_file(root.join(MARKER)).is_ok()
-            && fs::remove_dir(&root).is_err()
+            && fs::remove_dir(root).is_err()
         {
             // Something appeared after all: the root stays, marked.
-            let _ = write_marker(&root, &self.run_dir);
+            let _ = write_marker(root, &self.run_dir);
         }
     }
 
@@ -195,6 +249,113 @@ impl RunRoot {
             .map_err(&problem)?;
         write_marker(root, &self.run_dir).map_err(&problem)
     }
+}
+
+/// An attempt's workspace directory, made by [`RunRoot::attempt`].
+#[derive(Debug)]
+pub(crate) struct Placed {
+    /// The directory.
+    pub(crate) dir: PathBuf,
+    /// Whether it is a spare, which holds an empty repository already; else it is empty.
+    pub(crate) recycled: bool,
+}
+
+/// What one process knows of the roots it used: each run's root, and its spares.
+#[derive(Debug, Default)]
+struct ProcessState {
+    /// `(run directory, root)` of every run this process placed a workspace for.
+    roots: Vec<(PathBuf, PathBuf)>,
+    /// The spare workspaces this process keeps, in its roots.
+    spares: Vec<PathBuf>,
+    /// How many spares this process named (their names are never reused).
+    spares_made: u64,
+}
+
+/// This process's [`ProcessState`], locked.
+fn process_state() -> std::sync::MutexGuard<'static, ProcessState> {
+    static STATE: std::sync::Mutex<ProcessState> = std::sync::Mutex::new(ProcessState {
+        roots: Vec::new(),
+        spares: Vec::new(),
+        spares_made: 0,
+    });
+    STATE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// One of this process's spares in `root`, taken out of the pool.
+fn take_spare(root: &Path) -> Option<PathBuf> {
+    let mut state = process_state();
+    let index = state
+        .spares
+        .iter()
+        .rposition(|spare| spare.parent() == Some(root))?;
+    Some(state.spares.swap_remove(index))
+}
+
+/// Renames `from` to `to` unless `to` exists (an error of kind `AlreadyExists` then).
+fn rename_new(from: &Path, to: &Path) -> io::Result<()> {
+    if fs::symlink_metadata(to).is_ok() {
+        return Err(io::ErrorKind::AlreadyExists.into());
+    }
+    fs::rename(from, to)
+}
+
+/// At the end of this process's run: removes its spares, then every root it used that holds
+/// nothing but its marker. Best effort: what cannot be removed stays.
+///
+/// Removing a directory waits on the disk (a discard on many file systems), and a spare is four
+/// nested ones: each of its directories is first renamed to an empty one of its own beside it
+/// ([`flatten_spare`]), then all of them are removed at once, one thread each, so that the
+/// waits overlap instead of adding up.
+pub(crate) fn end_run() {
+    let (roots, spares) = {
+        let mut state = process_state();
+        (
+            std::mem::take(&mut state.roots),
+            std::mem::take(&mut state.spares),
+        )
+    };
+    let empty: Vec<PathBuf> = spares
+        .iter()
+        .flat_map(|spare| flatten_spare(spare))
+        .collect();
+    std::thread::scope(|scope| {
+        for dir in &empty {
+            scope.spawn(move || {
+                let _ = fs::remove_dir(dir).or_else(|_| fs::remove_dir_all(dir));
+            });
+        }
+    });
+    for (run_dir, root) in roots {
+        RunRoot {
+            run_dir,
+            run_id: String::new(),
+            configured: None,
+        }
+        .prune(&root);
+    }
+}
+
+/// The directories of the spare `spare` (an empty repository, [`super::boundary`]), each made
+/// an empty directory beside it (`<spare>.0`, `.1`, `.2`): its `HEAD` removed, `objects/`,
+/// `refs/` and `.git/` renamed out. A directory that cannot be renamed stays where it is, and
+/// is removed with its parent.
+fn flatten_spare(spare: &Path) -> Vec<PathBuf> {
+    let git = spare.join(".git");
+    let _ = fs::remove_file(git.join("HEAD"));
+    let mut dirs: Vec<PathBuf> = [git.join("objects"), git.join("refs"), git]
+        .into_iter()
+        .enumerate()
+        .filter_map(|(n, inner)| {
+            let mut name = spare.as_os_str().to_owned();
+            name.push(format!(".{n}"));
+            let beside = PathBuf::from(name);
+            fs::rename(&inner, &beside).ok().map(|()| beside)
+        })
+        .collect();
+    dirs.push(spare.to_path_buf());
+    dirs
 }
 
 /// Why the run's workspace root cannot hold a workspace: one line naming the path (the caller
@@ -366,12 +527,11 @@ mod tests {
         let run_dir = t.path().join("runs/r1");
         let base = t.path().join("roots/made-on-demand");
         let root = RunRoot::new(run_dir.clone(), "r1", Some(&base));
-        let attempt = Path::new("case/a/repeat-1/attempt-1");
-        let dir = root.place(attempt).unwrap();
+        let placed = root.attempt("case+a+repeat-1+attempt-1", false).unwrap();
         let run_root = base.join(format!("r1-{}", std::process::id()));
-        assert_eq!(dir, run_root.join(attempt));
-        assert!(!dir.exists(), "the caller makes the workspace itself");
-        assert!(dir.parent().unwrap().is_dir());
+        assert_eq!(placed.dir, run_root.join("case+a+repeat-1+attempt-1"));
+        assert!(!placed.recycled);
+        assert_eq!(names(&placed.dir), Vec::<String>::new(), "made, empty");
         assert_eq!(
             fs::metadata(&run_root).unwrap().permissions().mode() & 0o777,
             0o700
@@ -383,22 +543,42 @@ mod tests {
             serde_json::from_str(&fs::read_to_string(run_dir.join(RECORD_FILE)).unwrap()).unwrap();
         assert_eq!(record.root, run_root);
 
-        // A second attempt of the run shares the root; a kept one holds it.
-        let kept = root.place(Path::new("case/a/repeat-2/attempt-1")).unwrap();
-        fs::create_dir(&dir).unwrap();
-        fs::create_dir(&kept).unwrap();
-        fs::remove_dir(&dir).unwrap();
-        root.prune(&dir);
-        assert!(!run_root.join("case/a/repeat-1").exists());
-        assert!(kept.is_dir());
-        fs::remove_dir(&kept).unwrap();
-        root.prune(&kept);
+        // A name taken (by an earlier process of the run) is not reused.
+        let again = root.attempt("case+a+repeat-1+attempt-1", false).unwrap();
+        assert_eq!(again.dir, run_root.join("case+a+repeat-1+attempt-1+2"));
+
+        // A spare serves the next attempt that may take one, renamed.
+        crate::workspace::boundary::ensure_repository(&again.dir).unwrap();
+        assert!(root.spare(&again.dir));
+        assert!(!again.dir.exists());
+        let recycled = root.attempt("case+a+repeat-2+attempt-1", true).unwrap();
+        assert!(recycled.recycled);
+        assert_eq!(recycled.dir, run_root.join("case+a+repeat-2+attempt-1"));
+        assert!(crate::workspace::boundary::is_pristine(&recycled.dir));
+        assert!(
+            !root.attempt("x", true).unwrap().recycled,
+            "one spare, taken"
+        );
+
+        // At the end of the run the spares go, and the root once it holds only its marker.
+        assert!(root.spare(&recycled.dir));
+        fs::remove_dir(&placed.dir).unwrap();
+        end_run();
+        assert_eq!(
+            names(&run_root),
+            [MARKER, "x"],
+            "a workspace left (a failed attempt's) keeps the root"
+        );
+        fs::remove_dir(run_root.join("x")).unwrap();
+        root.attempt("y", false).unwrap();
+        fs::remove_dir(run_root.join("y")).unwrap();
+        end_run();
         assert!(!run_root.exists(), "an empty root is removed");
         assert!(base.is_dir(), "the configured directory stays");
 
         // The run's next workspace gets the same root back.
-        let again = root.place(attempt).unwrap();
-        assert_eq!(again, run_root.join(attempt));
+        let back = root.attempt("z", false).unwrap();
+        assert_eq!(back.dir, run_root.join("z"));
         assert!(run_root.join(MARKER).is_file());
     }
 
@@ -410,7 +590,7 @@ mod tests {
         let run_dir = repository.join("target/runs/r1");
         let base = repository.join("target/workspaces");
         RunRoot::new(run_dir.clone(), "r1", Some(&base))
-            .place(Path::new("shared"))
+            .shared()
             .unwrap();
         let record: Record =
             serde_json::from_str(&fs::read_to_string(run_dir.join(RECORD_FILE)).unwrap()).unwrap();

@@ -78,7 +78,7 @@ fn installed() {
                 .unwrap(),
         );
         assert!(workspace.ends_with(format!(
-            "cases.skills.installed/a/repeat-{repetition}/attempt-1"
+            "cases.skills.installed+a+repeat-{repetition}+attempt-1"
         )));
         let installed: Vec<(String, String, String)> = report["installed_skills"]
             .as_array()

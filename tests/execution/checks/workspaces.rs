@@ -49,6 +49,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "workspaces::a_rust_fixture_crate_builds_and_is_formatted_in_an_attempt",
         rust_fixture,
     ),
+    (
+        "workspaces::the_layout_of_passed_and_failed_attempts_is_flat_and_keeps_every_failed_file",
+        layout,
+    ),
 ];
 
 /// A template with a dotfile, a `.git` directory and symlinks (inside and out of it).
@@ -172,7 +176,7 @@ fn isolated() {
         "named after the run: {}",
         root.display()
     );
-    let workspace_dir = root.join("cases.workspace.template_copied/a/repeat-1/attempt-1");
+    let workspace_dir = root.join("cases.workspace.template_copied+a+repeat-1+attempt-1");
     assert!(!workspace_dir.starts_with(run.run_dir()));
     assert_eq!(repository_of(&base), None, "{}", base.display());
     let workspace = read_json(&attempt.join("workspace.json"));
@@ -235,15 +239,16 @@ fn kept_on_failure() {
     let result = run.execution("workspace::kept_then_removed", "a");
     assert_eq!(result["status"], "passed", "{}", run.context());
     let root = recorded_root(&run);
-    let workspaces = root.join("cases.workspace.kept_then_removed/a/repeat-1");
-    let failed = workspaces.join("attempt-1");
+    let failed = root.join("cases.workspace.kept_then_removed+a+repeat-1+attempt-1");
     assert!(
         failed.join("agent-was-here").is_file(),
         "the failed attempt's workspace is kept"
     );
     assert!(failed.join(".git/HEAD").is_file());
     assert!(
-        !workspaces.join("attempt-2").exists(),
+        !root
+            .join("cases.workspace.kept_then_removed+a+repeat-1+attempt-2")
+            .exists(),
         "the passed retry's is removed"
     );
     let first = read_json(&attempt_dir(&run, "kept_then_removed", 1, 1).join("workspace.json"));
@@ -269,7 +274,7 @@ fn kept_on_failure() {
     // summary.
     let failing = run.execution("workspace::always_fails", "a");
     assert_eq!(failing["status"], "failed", "{}", run.context());
-    let kept = root.join("cases.workspace.always_fails/a/repeat-1/attempt-1");
+    let kept = root.join("cases.workspace.always_fails+a+repeat-1+attempt-1");
     assert!(kept.join("agent-was-here").is_file());
     assert_eq!(
         attempts(&failing),
@@ -434,7 +439,7 @@ fn configured_root() {
         assert_eq!(
             cwd,
             root.join(format!(
-                "cases.workspace.always_fails/{runner}/repeat-1/attempt-1"
+                "cases.workspace.always_fails+{runner}+repeat-1+attempt-1"
             ))
             .display()
             .to_string()
@@ -540,7 +545,13 @@ fn one_root_per_run() {
     );
     assert_eq!(
         names(&root),
-        [".skillgym-workspace-root", "cases.workspace.always_fails"]
+        [
+            ".skillgym-workspace-root",
+            "cases.workspace.always_fails+a+repeat-1+attempt-1",
+            "cases.workspace.always_fails+b+repeat-1+attempt-1",
+            "cases.workspace.always_fails+c+repeat-1+attempt-1",
+        ],
+        "one directory per attempt's workspace"
     );
 }
 
@@ -614,4 +625,124 @@ fn rust_fixture() {
     );
     let kept = recorded_root(&control);
     let _ = std::fs::remove_dir_all(&kept);
+}
+
+/// Every file and directory under `dir`, relative, sorted; directories end with `/`.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            let relative = path.strip_prefix(dir).unwrap().display().to_string();
+            if path.symlink_metadata().unwrap().is_dir() {
+                found.push(format!("{relative}/"));
+                stack.push(path);
+            } else {
+                found.push(relative);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The layout of one run, exactly: two passed repetitions and a failed attempt. Each attempt
+/// directory holds its five files and nothing empty (no `stderr.log`, no `agent-state/`); each
+/// isolated workspace is one directory in the run's root. The passed ones are gone (the first
+/// served the second as a spare), the failed one is kept with everything its agent wrote and
+/// its empty repository, and so are all its files in the run directory.
+fn layout() {
+    let run = Run::new(
+        "workspace-layout",
+        Spec {
+            args: &[
+                "--runner",
+                "a",
+                "--repeat",
+                "2",
+                "cases::status::passes",
+                "cases::workspace::always_fails",
+            ],
+            config: "run:\n  workspace: { mode: isolated }\n",
+            env: &[],
+        },
+    );
+    let attempt_files = [
+        "prompt.md",
+        "report.json",
+        "result.json",
+        "stdout.log",
+        "workspace.json",
+    ];
+    let expected = |repetitions: &[u32], extra: &[&str]| -> Vec<String> {
+        let mut expected = vec!["result.json".to_owned()];
+        for repetition in repetitions {
+            expected.push(format!("repeat-{repetition}/"));
+            expected.push(format!("repeat-{repetition}/attempt-1/"));
+            for file in attempt_files.iter().chain(extra) {
+                expected.push(format!("repeat-{repetition}/attempt-1/{file}"));
+            }
+        }
+        expected.sort();
+        expected
+    };
+    let passed = run.execution_dir("status::passes", "a");
+    assert_eq!(tree(&passed), expected(&[1, 2], &[]), "{}", run.context());
+    let failed = run.execution_dir("workspace::always_fails", "a");
+    // `always_fails` stops at its first failed repetition; its failed check's questions are
+    // kept for `cargo skillgym explain`.
+    assert_eq!(
+        tree(&failed),
+        expected(&[1], &["explain.json"]),
+        "{}",
+        run.context()
+    );
+    let failed_attempt = failed.join("repeat-1/attempt-1");
+    assert!(
+        std::fs::read_to_string(failed_attempt.join("stdout.log"))
+            .unwrap()
+            .contains(r#""text":"no""#),
+        "the failed session's output is kept"
+    );
+    assert_eq!(
+        read_json(&failed_attempt.join("result.json"))["status"],
+        "failed"
+    );
+
+    let root = recorded_root(&run);
+    let kept = root.join("cases.workspace.always_fails+a+repeat-1+attempt-1");
+    assert_eq!(
+        tree(&root),
+        [
+            ".skillgym-workspace-root",
+            "cases.workspace.always_fails+a+repeat-1+attempt-1/",
+            "cases.workspace.always_fails+a+repeat-1+attempt-1/.git/",
+            "cases.workspace.always_fails+a+repeat-1+attempt-1/.git/HEAD",
+            "cases.workspace.always_fails+a+repeat-1+attempt-1/.git/objects/",
+            "cases.workspace.always_fails+a+repeat-1+attempt-1/.git/refs/",
+            "cases.workspace.always_fails+a+repeat-1+attempt-1/agent-was-here",
+        ],
+        "one directory per workspace; the passed ones and the spare are gone"
+    );
+    let workspace = read_json(&failed_attempt.join("workspace.json"));
+    assert_eq!(workspace["cwd"], kept.display().to_string());
+    assert_eq!(workspace["preserved"], true);
+    for repetition in [1, 2] {
+        let workspace = read_json(
+            &passed
+                .join(format!("repeat-{repetition}/attempt-1"))
+                .join("workspace.json"),
+        );
+        assert_eq!(
+            workspace["cwd"],
+            root.join(format!(
+                "cases.status.passes+a+repeat-{repetition}+attempt-1"
+            ))
+            .display()
+            .to_string()
+        );
+        assert_eq!(workspace["repository"], "created");
+        assert_eq!(workspace["preserved"], false);
+    }
 }
