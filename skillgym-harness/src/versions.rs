@@ -3,7 +3,7 @@
 //!
 //! | when | what |
 //! |---|---|
-//! | before the trials ([`RunVersions::resolve`]) | under an exclusive lock on `<run>/.versions/`, the answers already there (`<runner>.json`) are read; the runners without one are asked, as many at once as there are cores, each with its adapter's command ([`Agent::version_command`]) and within [`TIMEOUT`]; the answers are written there |
+//! | while the first trials start ([`RunVersions::resolve_in_background`], waited for where a version is first needed) | under an exclusive lock on `<run>/.versions/`, the answers already there (`<runner>.json`) are read; the runners without one are asked, as many at once as there are cores, each with its adapter's command ([`Agent::version_command`]) and within [`TIMEOUT`]; the answers are written there |
 //! | a session ends ([`RunVersions::settle`]) | its report takes the version its stream reported (Claude Code, Qwen Code), else the run's answer |
 //! | `result.json`, `results.json`, `run.json`, the reporters ([`RunVersions::agent`]) | the run's answer |
 //!
@@ -23,6 +23,8 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -58,21 +60,62 @@ pub(crate) struct Answer {
     pub warning: Option<String>,
 }
 
-/// The answers of a run's runners, by runner id.
+/// The answers of a run's runners, by runner id: asked on a thread of their own while the first
+/// sessions start, and waited for where a version is first needed (a session's end).
 #[derive(Debug, Default)]
 pub(crate) struct RunVersions {
-    answers: BTreeMap<String, Answer>,
+    answers: OnceLock<BTreeMap<String, Answer>>,
+    /// The thread asking, until its answers are taken.
+    asking: Mutex<Option<JoinHandle<BTreeMap<String, Answer>>>>,
     /// The runners whose sessions reported another version than the answer, once said.
-    told: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    told: Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl RunVersions {
+    /// [`RunVersions::resolve`] on a thread of its own: the trials start at once, and the
+    /// first that needs a version waits for the answers ([`RunVersions::wait`]).
+    pub(crate) fn resolve_in_background(run_dir: &Path, runners: &[&Runner]) -> RunVersions {
+        if runners.is_empty() {
+            return RunVersions::default();
+        }
+        let dir = run_dir.to_path_buf();
+        let owned: Vec<Runner> = runners.iter().map(|runner| (*runner).clone()).collect();
+        let asking = std::thread::Builder::new()
+            .name("skillgym-versions".to_owned())
+            .spawn(move || {
+                let runners: Vec<&Runner> = owned.iter().collect();
+                RunVersions::resolve(&dir, &runners).wait().clone()
+            });
+        match asking {
+            Ok(handle) => RunVersions {
+                asking: Mutex::new(Some(handle)),
+                ..RunVersions::default()
+            },
+            // No thread to be had: asked here and now.
+            Err(_) => RunVersions::resolve(run_dir, runners),
+        }
+    }
+
+    /// The answers, once the thread asking has them (at once when none is asking).
+    pub(crate) fn wait(&self) -> &BTreeMap<String, Answer> {
+        self.answers.get_or_init(|| {
+            let asking = self
+                .asking
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
+            asking
+                .and_then(|handle| handle.join().ok())
+                .unwrap_or_default()
+        })
+    }
+
     /// The answers of `runners` in the run directory `run_dir`: read when another process of
     /// the run (or an earlier call) asked already, else asked now and written for the others.
     pub(crate) fn resolve(run_dir: &Path, runners: &[&Runner]) -> RunVersions {
-        let mut versions = RunVersions::default();
+        let mut answers = BTreeMap::new();
         if runners.is_empty() {
-            return versions;
+            return RunVersions::default();
         }
         let dir = run_dir.join(DIR);
         let lock = fs::create_dir_all(&dir).and_then(|()| crate::schedule::lock_directory(&dir));
@@ -86,7 +129,7 @@ impl RunVersions {
         for runner in runners {
             match lock.as_ref().ok().and_then(|_| read(&dir, &runner.id)) {
                 Some(answer) => {
-                    versions.answers.insert(runner.id.clone(), answer);
+                    answers.insert(runner.id.clone(), answer);
                 }
                 None => missing.push(*runner),
             }
@@ -119,9 +162,12 @@ impl RunVersions {
                     );
                 }
             }
-            versions.answers.insert(id, answer);
+            answers.insert(id, answer);
         }
-        versions
+        RunVersions {
+            answers: OnceLock::from(answers),
+            ..RunVersions::default()
+        }
     }
 
     /// `runner`'s agent as the run knows it: type, model and version (a replaying runner's:
@@ -138,7 +184,7 @@ impl RunVersions {
             kind: runner.agent.kind().to_owned(),
             model: runner.agent.model().map(str::to_owned),
             version: self
-                .answers
+                .wait()
                 .get(&runner.id)
                 .and_then(|answer| answer.version.clone()),
         }
@@ -149,7 +195,7 @@ impl RunVersions {
     /// changed during the run), a warning on stderr says so, once per runner and process.
     pub(crate) fn settle(&self, report: &mut SessionReport, runner: &Runner) {
         let asked = self
-            .answers
+            .wait()
             .get(&runner.id)
             .and_then(|answer| answer.version.clone());
         let streamed = report.runner.agent.version.take();

@@ -86,6 +86,8 @@ pub(super) fn execute(
     let muted = context.format_junit.then(junit_format::Muted::stdout);
     let conclusion = libtest_mimic::run(&libtest_arguments, trials);
     interrupt::yield_to_an_immediate_exit();
+    // The agents' versions, asked while the trials ran: none of their processes outlives the run.
+    context.engine.versions.wait();
     progress.finish();
     drop(muted);
     if !process_per_test() {

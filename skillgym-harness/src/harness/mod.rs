@@ -803,7 +803,7 @@ fn run_context(
                     .is_none_or(|dry| dry.skip_reason(runner).is_none())
             })
             .collect();
-        versions = RunVersions::resolve(&run_dir.path(), &asked);
+        versions = RunVersions::resolve_in_background(&run_dir.path(), &asked);
     }
     Ok(Arc::new(RunContext {
         engine: Engine {
