@@ -441,7 +441,11 @@ mod tests {
         let start = html
             .find("<section id=\"experiment\">")
             .expect("the section");
-        let end = html[start..].find("<section id=\"executions\">").unwrap();
+        let rest = &html[start + 1..];
+        let end = 1 + rest
+            .find("\n<section id=\"")
+            .or_else(|| rest.find("</main>"))
+            .unwrap();
         &html[start..start + end]
     }
 

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::stream::{json_with_array, write_atomically};
 use super::{Reporter, RunReport};
-use crate::artifacts::write_json;
 
 /// `json`: everything, as `results.json`.
 #[derive(Debug)]
@@ -24,21 +24,23 @@ impl Reporter for Full {
 
     fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
         let path = dir.join("results.json");
-        let mut document = json!({
+        let mut head = json!({
             "run_ids": report.run_ids,
             "started_at": report.started_at,
             "ended_at": report.ended_at,
             "summary": report.counts(),
-            "executions": report.executions,
         });
         if let Some(experiment) = &report.experiment {
-            document["experiment"] = json!(experiment);
+            head["experiment"] = json!(experiment);
         }
         if !report.triggers.is_empty() {
-            document["triggers"] = json!(report.triggers);
+            head["triggers"] = json!(report.triggers);
         }
-        mark_dry_runs(&mut document, report);
-        write_json(&path, &document)?;
+        mark_dry_runs(&mut head, report);
+        // Each execution serialized from the report as it is written: no copy of them all.
+        write_atomically(&path, |out| {
+            json_with_array(out, &head, "executions", &report.executions)
+        })?;
         Ok(vec![path])
     }
 }
@@ -54,61 +56,68 @@ impl Reporter for Summary {
 
     fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
         let path = dir.join("summary.json");
-        write_json(&path, &summary(report))?;
+        let rows = report.executions.iter().map(summary_row);
+        write_atomically(&path, |out| {
+            json_with_array(out, &summary_head(report), "executions", rows)
+        })?;
         Ok(vec![path])
     }
 }
 
 /// The `summary.json` document.
 pub(crate) fn summary(report: &RunReport) -> Value {
-    let executions: Vec<Value> = report
-        .executions
-        .iter()
-        .map(|e| {
-            let mut row = json!({
-                "case_id": e.case_id,
-                "runner_id": e.runner_id,
-                "agent": e.agent,
-                "source": e.source,
-                "status": e.status,
-                "passed": e.passed,
-                "flaky": e.flaky,
-                "repeat_target": e.repeat_target,
-                "completed_repetitions": e.completed_repetitions,
-                "successful_repetitions": e.successful_repetitions,
-                "pass_rate": e.attempts.pass_rate,
-                "pass_rate_95": e.attempts.pass_rate_95,
-                "duration_ms": e.duration_ms,
-                "usage": e.usage,
-                "failure": e.failure.as_ref().map(|f| json!({
-                    "origin": f.origin,
-                    "class": f.class.id,
-                    "message": f.message.lines().next().unwrap_or_default(),
-                })),
-                "repetitions": e.repetitions.iter().map(|r| json!({
-                    "repetition": r.repetition,
-                    "status": r.status,
-                    "attempts": r.attempts.len(),
-                    "duration_ms": r.final_attempt().map(|a| a.duration_ms),
-                    "total_tokens": r.final_attempt()
-                        .and_then(|a| a.usage.total_tokens)
-                        .map(|t| t.value),
-                })).collect::<Vec<_>>(),
-            });
-            if let Some(variant) = &e.variant {
-                row["variant"] = json!(variant);
-                row["baseline"] = json!(e.baseline);
-            }
-            row
-        })
-        .collect();
+    let mut document = summary_head(report);
+    document["executions"] = report.executions.iter().map(summary_row).collect();
+    document
+}
+
+/// One execution's entry of `summary.json`.
+fn summary_row(e: &crate::results::ExecutionResult) -> Value {
+    let mut row = json!({
+        "case_id": e.case_id,
+        "runner_id": e.runner_id,
+        "agent": e.agent,
+        "source": e.source,
+        "status": e.status,
+        "passed": e.passed,
+        "flaky": e.flaky,
+        "repeat_target": e.repeat_target,
+        "completed_repetitions": e.completed_repetitions,
+        "successful_repetitions": e.successful_repetitions,
+        "pass_rate": e.attempts.pass_rate,
+        "pass_rate_95": e.attempts.pass_rate_95,
+        "duration_ms": e.duration_ms,
+        "usage": e.usage,
+        "failure": e.failure.as_ref().map(|f| json!({
+            "origin": f.origin,
+            "class": f.class.id,
+            "message": f.message.lines().next().unwrap_or_default(),
+        })),
+        "repetitions": e.repetitions.iter().map(|r| json!({
+            "repetition": r.repetition,
+            "status": r.status,
+            "attempts": r.attempts.len(),
+            "duration_ms": r.final_attempt().map(|a| a.duration_ms),
+            "total_tokens": r.final_attempt()
+                .and_then(|a| a.usage.total_tokens)
+                .map(|t| t.value),
+        })).collect::<Vec<_>>(),
+    });
+    if let Some(variant) = &e.variant {
+        row["variant"] = json!(variant);
+        row["baseline"] = json!(e.baseline);
+    }
+    row
+}
+
+/// `summary.json` without its executions.
+fn summary_head(report: &RunReport) -> Value {
     let mut document = json!({
         "run_ids": report.run_ids,
         "started_at": report.started_at,
         "ended_at": report.ended_at,
         "summary": report.counts(),
         "runners": report.runner_rows(),
-        "executions": executions,
     });
     if let Some(experiment) = &report.experiment {
         document["experiment"] = json!(experiment);

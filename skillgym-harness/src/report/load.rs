@@ -2,7 +2,10 @@
 //! (`<case>/<runner>/<variant>/result.json` under variants; written by every process,
 //! nextest's included), merged over the directories given.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fs;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use super::RunReport;
@@ -69,6 +72,9 @@ impl LoadOptions {
     }
 }
 
+/// Which execution: case, runner and variant.
+type Key = (String, String, Option<String>);
+
 /// `dirs` displayed, separated by `, `.
 fn joined(dirs: &[PathBuf]) -> String {
     let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
@@ -83,10 +89,13 @@ pub(super) fn load(run_dirs: &[PathBuf], options: LoadOptions) -> Result<RunRepo
     if !dry.is_empty() && !live.is_empty() && !options.mix_dry_runs {
         return Err(LoadError::MixedDryRuns { dry, live });
     }
-    // Each execution with the id of the run it is taken from.
+    // Each execution with the index of the run it is taken from, and where each execution
+    // (case, runner, variant) is in it: a later run's replaces it in place.
     let mut executions: Vec<(ExecutionResult, usize)> = Vec::new();
+    let mut at: HashMap<Key, usize> = HashMap::new();
     let mut run_ids = Vec::with_capacity(run_dirs.len());
     let (mut started, mut ended): (Option<String>, Option<String>) = (None, None);
+    let mut buffer = Vec::new();
     for dir in run_dirs {
         let dir = fs::canonicalize(dir).map_err(|source| LoadError::Read {
             path: dir.clone(),
@@ -97,19 +106,27 @@ pub(super) fn load(run_dirs: &[PathBuf], options: LoadOptions) -> Result<RunRepo
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         );
-        for execution in executions_in(&dir)? {
-            executions.retain(|(e, _)| {
-                !(e.case_id == execution.case_id
-                    && e.runner_id == execution.runner_id
-                    && e.variant == execution.variant)
-            });
-            executions.push((execution, run_ids.len() - 1));
-        }
+        let run = run_ids.len() - 1;
+        each_execution_in(&dir, &mut buffer, &mut |execution| {
+            let key = (
+                execution.case_id.clone(),
+                execution.runner_id.clone(),
+                execution.variant.clone(),
+            );
+            match at.entry(key) {
+                Entry::Occupied(found) => executions[*found.get()] = (execution, run),
+                Entry::Vacant(slot) => {
+                    slot.insert(executions.len());
+                    executions.push((execution, run));
+                }
+            }
+        })?;
         if let Some((start, end)) = run_times(&dir) {
             started = Some(started.map_or(start.clone(), |s| s.min(start)));
             ended = Some(ended.map_or(end.clone(), |e| e.max(end)));
         }
     }
+    drop(at);
     if executions.is_empty() {
         return Err(LoadError::Empty {
             dirs: run_dirs.to_vec(),
@@ -176,27 +193,33 @@ fn version_warnings(executions: &[(ExecutionResult, usize)], run_ids: &[String])
     warnings
 }
 
-/// The executions of one run directory, from `<case>/<runner>/result.json`, or under variants
-/// `<case>/<runner>/<variant>/result.json`: every entry but the run directory's own
-/// ([`is_layout_name`], which no case id's directory is).
-fn executions_in(dir: &Path) -> Result<Vec<ExecutionResult>, LoadError> {
+/// Hands each execution of one run directory to `found`, one at a time, from
+/// `<case>/<runner>/result.json`, or under variants `<case>/<runner>/<variant>/result.json`:
+/// every entry but the run directory's own ([`is_layout_name`], which no case id's directory
+/// is). Each file is read into `buffer` (reused) and parsed from it.
+fn each_execution_in(
+    dir: &Path,
+    buffer: &mut Vec<u8>,
+    found: &mut dyn FnMut(ExecutionResult),
+) -> Result<(), LoadError> {
     let read = |path: &Path| {
         fs::read_dir(path).map_err(|source| LoadError::Read {
             path: path.to_path_buf(),
             source,
         })
     };
-    let mut found = Vec::new();
     for case in read(dir)?.flatten() {
         let name = case.file_name();
         let name = name.to_string_lossy();
-        if is_layout_name(&name) || !case.path().is_dir() {
+        if is_layout_name(&name)
+            || !case.file_type().is_ok_and(|t| t.is_dir()) && !case.path().is_dir()
+        {
             continue;
         }
         for runner in read(&case.path())?.flatten() {
             let file = runner.path().join("result.json");
-            if file.is_file() {
-                found.push(execution_at(&file)?);
+            if let Some(execution) = execution_at(&file, buffer)? {
+                found(execution);
                 continue;
             }
             if !runner.path().is_dir() {
@@ -204,29 +227,45 @@ fn executions_in(dir: &Path) -> Result<Vec<ExecutionResult>, LoadError> {
             }
             for variant in read(&runner.path())?.flatten() {
                 let file = variant.path().join("result.json");
-                if file.is_file() {
-                    let execution = execution_at(&file)?;
-                    // `repeat-N/` holds no result.json of its own; only a variant's counts.
-                    if execution.variant.is_some() {
-                        found.push(execution);
-                    }
+                // `repeat-N/` holds no result.json of its own; only a variant's counts.
+                if let Some(execution) = execution_at(&file, buffer)?
+                    && execution.variant.is_some()
+                {
+                    found(execution);
                 }
             }
         }
     }
-    Ok(found)
+    Ok(())
 }
 
-/// The execution whose `result.json` is `file`.
-fn execution_at(file: &Path) -> Result<ExecutionResult, LoadError> {
-    let text = fs::read_to_string(file).map_err(|source| LoadError::Read {
+/// The execution whose `result.json` is `file` (read into `buffer`), or `None` when there is
+/// no such file.
+fn execution_at(file: &Path, buffer: &mut Vec<u8>) -> Result<Option<ExecutionResult>, LoadError> {
+    let unreadable = |source| LoadError::Read {
         path: file.to_path_buf(),
         source,
-    })?;
-    serde_json::from_str(&text).map_err(|error| LoadError::Parse {
-        path: file.to_path_buf(),
-        message: error.to_string(),
-    })
+    };
+    let mut opened = match fs::File::open(file) {
+        Ok(opened) => opened,
+        Err(error)
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None);
+        }
+        Err(error) => return Err(unreadable(error)),
+    };
+    buffer.clear();
+    opened.read_to_end(buffer).map_err(unreadable)?;
+    serde_json::from_slice(buffer)
+        .map(Some)
+        .map_err(|error| LoadError::Parse {
+            path: file.to_path_buf(),
+            message: error.to_string(),
+        })
 }
 
 /// The start and end of an in-process run, from its `results.json`.

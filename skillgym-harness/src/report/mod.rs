@@ -29,11 +29,14 @@ pub(crate) mod github_actions;
 mod hint;
 pub(crate) mod html;
 mod html_experiment;
+mod html_list;
 mod html_triggers;
 pub(crate) mod json;
 pub(crate) mod junit;
 mod lift_table;
 mod load;
+mod sha256;
+mod stream;
 mod trigger_table;
 
 use std::io;
