@@ -147,7 +147,7 @@ fn write_result(run: &Path, g: &Generated, flaky: bool, tags: &[String], message
         "skipped" => Vec::new(),
         _ if flaky => vec![
             json!({"repetition": 1, "status": "passed", "passed": true, "attempts": [
-                attempt(&dir, 1, 1, "failed", &json!({"origin": "agent",
+                attempt(&dir, 1, 1, "failed", &json!({"origin": "runner",
                     "class": {"id": "agent-exit"}, "message": "the agent exited with 1"})),
                 attempt(&dir, 1, 2, "passed", &Value::Null),
             ]}),

@@ -1304,7 +1304,9 @@ mod tests {
                 "<script>"
             ]
         );
-        assert!(html.contains("\"n\":\"[r\\\"\\u0026] \\u003cscript\\u003ealert('x')\\u003c/script\\u003e\""));
+        assert!(html.contains(
+            "\"n\":\"[r\\\"\\u0026] \\u003cscript\\u003ealert('x')\\u003c/script\\u003e\""
+        ));
         assert!(html.contains("[r&quot;&amp;] &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
         assert!(html.contains("expected &lt;ok&gt; &amp; got &quot;nope&quot;"));
         // The anchor is built from the sanitized ids: no quote can end the attribute.

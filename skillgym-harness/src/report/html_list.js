@@ -10,6 +10,7 @@ const next = document.getElementById("next");
 const fields = ["status", "runner", "tag", "variant", "q"];
 const control = (name) => document.getElementById("f-" + name);
 const opened = new Map();
+const count = (n) => n.toLocaleString("en-US");
 for (const r of rows) {
   r.k = [r.n, r.t.join(" "), r.x].join(" ").toLowerCase();
 }
@@ -71,9 +72,10 @@ const draw = (s) => {
       el.open = true;
     }
   }
-  const of = hits.length < rows.length ? " (of " + rows.length + ")" : "";
+  const of = hits.length < rows.length ? " (of " + count(rows.length) + ")" : "";
   shown.textContent = hits.length
-    ? "Executions " + (start + 1) + "\u2013" + (start + slice.length) + " of " + hits.length + of + ", failures first"
+    ? "Executions " + count(start + 1) + "\u2013" + count(start + slice.length) + " of " +
+      count(hits.length) + of + ", failures first."
     : "No execution matches" + of + ".";
   pageLabel.textContent = "page " + page + " of " + pages;
   prev.disabled = page <= 1;
