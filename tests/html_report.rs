@@ -249,7 +249,8 @@ fn assert_self_contained(html: &str) {
         assert!(
             tag == "<script>"
                 || tag == "<script type=\"application/json\" id=\"rows\">"
-                || tag.starts_with("<script type=\"text/html\" id=\"detail-"),
+                || tag.starts_with("<script type=\"text/html\" id=\"detail-")
+                || tag.starts_with("<script type=\"text/html\" id=\"experiment-more:"),
             "a script element not the page's: {tag}"
         );
     }

@@ -8,8 +8,8 @@
 //! | `#matrix` | rows = cases, columns = runners; each cell the execution's status, linked to its section (under variants, each variant's, the cell colored by the first that did not pass); empty where the case does not run on that runner; a note instead past [`MATRIX_CASES`] cases |
 //! | `#experiment` | when cases ran under variants: per runner, each case's pass rate per variant as a dot with its interval, tokens and cost bars per variant, each lift with its interval and verdict (`html_experiment`) |
 //! | `#triggers` | when trigger prompts ran: per skill × runner, the sessions that did what they should, recall, precision and F1 with their intervals and gates, near misses, tokens and cost per session; then the prompts that misfired, linked to their executions (`html_triggers`) |
-//! | `#exec:<case>:<runner>[:<variant>]` | an execution's section: status, source, tags, repetitions, pass rate, duration, tokens, its failure (origin, class, full message, location), and a table of every attempt (status, duration, steps, tokens, exit) |
-//! | `#exec:<case>:<runner>:r<N>a<M>` | one block per attempt: its failure when it differs from the execution's, the graders' results (name, type, score, verdict, failed checks), and from its `report.json` (a note when there is none, or when the page's budget of sessions is spent): the agent (type, version, model), the prompt, the final output, the token usage, the skills (installed, detected with confidence and evidence, failed loads), the tool calls, the commands, the file reads, the timeline of events and the normalizer's warnings |
+//! | `#exec:<case>:<runner>[:<variant>]` | an execution's section: status, source, tags, repetitions, pass rate, duration, tokens, its failure (origin, class, full message, location), and when it ran several attempts a table of them (status, duration, steps, tokens, exit) |
+//! | `#exec:<case>:<runner>:r<N>a<M>` | one block per attempt: its status, duration and tokens, its artifacts (relative to the execution's), steps and exit, its failure when it differs from the execution's, the graders' results (name, type, score, verdict, failed checks), and from its `report.json` (a note when there is none, or when the page's budget of sessions is spent): the agent (type, version, model), the prompt, the final output, the token usage, the skills (installed, detected with confidence and evidence, failed loads), the tool calls, the commands, the file reads, the timeline of events and the normalizer's warnings |
 //!
 //! The page holds its CSS (and inline SVG charts), its data and one script (the list's) and
 //! nothing else: no font, image or link that loads anything, and a `Content-Security-Policy` of
@@ -530,7 +530,15 @@ fn execution_section(
     if e.repetitions.is_empty() {
         out.write_str("<p class=\"note\">No attempt ran.</p>\n")?;
     } else {
-        attempts_table(out, e, &id)?;
+        // One attempt's figures are in its block's summary line: a table only for several.
+        if e.repetitions
+            .iter()
+            .map(|r| r.attempts.len())
+            .sum::<usize>()
+            > 1
+        {
+            attempts_table(out, e, &id)?;
+        }
         for repetition in &e.repetitions {
             for attempt in &repetition.attempts {
                 let embedded = sessions.take(attempt.status);
@@ -619,11 +627,7 @@ fn attempts_table(out: &mut String, e: &ExecutionResult, id: &str) -> fmt::Resul
                 tokens(usage.output_tokens),
                 tokens(usage.total_tokens),
                 cost(usage),
-                match (attempt.exit_code, attempt.signal) {
-                    (_, Some(signal)) => format!("signal {signal}"),
-                    (Some(code), None) => format!("code {code}"),
-                    (None, None) => "-".to_owned(),
-                }
+                exit_text(attempt)
             )?;
         }
     }
@@ -656,8 +660,13 @@ fn attempt_block(
         usage_line(&attempt.usage)
     )?;
     out.write_str("<dl class=\"meta\">\n<dt>artifacts</dt><dd><code>")?;
-    text(out, &attempt.artifact_dir.display().to_string())?;
-    out.write_str("</code></dd>\n")?;
+    text(out, &under(&attempt.artifact_dir, &e.artifact_dir))?;
+    write!(
+        out,
+        "</code></dd>\n<dt>steps</dt><dd>{}</dd>\n<dt>exit</dt><dd>{}</dd>\n",
+        attempt.steps,
+        exit_text(attempt)
+    )?;
     if let Some(recorded) = &attempt.replayed_from {
         out.write_str("<dt>replayed from</dt><dd><code>")?;
         text(out, &recorded.display().to_string())?;
@@ -675,16 +684,17 @@ fn attempt_block(
         grading_block(out, grading)?;
     }
     let session = attempt.artifact_dir.join("report.json");
+    let shown = under(&session, &e.artifact_dir);
     if session_embedded {
-        session_block(out, &session)?;
+        session_block(out, &session, &shown)?;
     } else {
         write!(
             out,
-            "<h4>Session</h4>\n<p class=\"note\">Not embedded (a page embeds at most {} sessions, those of attempts that did not pass first): <code>",
+            "<h4>Session</h4>\n<p class=\"note\">Not embedded (at most {} a page, of attempts that did not pass first): <code>",
             html_list::SESSIONS
         )?;
-        text(out, &session.display().to_string())?;
-        out.write_str("</code>.</p>\n")?;
+        text(out, &shown)?;
+        out.write_str("</code></p>\n")?;
     }
     out.write_str("</details>\n")
 }
@@ -742,22 +752,40 @@ fn grading_block(out: &mut String, grading: &Grading) -> fmt::Result {
     out.write_str("</tbody>\n</table>\n")
 }
 
-/// The session of an attempt, from its `report.json`, or a note saying why there is none.
-fn session_block(out: &mut String, path: &Path) -> fmt::Result {
+/// `path` relative to `base` when it is under it (`repeat-1/attempt-1`), else whole.
+fn under(path: &Path, base: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(inside) if !inside.as_os_str().is_empty() => inside.display().to_string(),
+        _ => path.display().to_string(),
+    }
+}
+
+/// How an attempt's agent ended: `code 0`, `signal 9`, or `-`.
+fn exit_text(attempt: &AttemptResult) -> String {
+    match (attempt.exit_code, attempt.signal) {
+        (_, Some(signal)) => format!("signal {signal}"),
+        (Some(code), None) => format!("code {code}"),
+        (None, None) => "-".to_owned(),
+    }
+}
+
+/// The session of an attempt, from its `report.json` at `path` (named `shown`), or a note
+/// saying why there is none.
+fn session_block(out: &mut String, path: &Path, shown: &str) -> fmt::Result {
     out.write_str("<h4>Session</h4>\n")?;
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
             out.write_str("<p class=\"note missing\">No report.json for this attempt (")?;
             out.write_str("<code>")?;
-            text(out, &path.display().to_string())?;
+            text(out, shown)?;
             return out.write_str(
                 "</code> does not exist): the session did not run or was not recorded.</p>\n",
             );
         }
         Err(error) => {
             out.write_str("<p class=\"note missing\">Cannot read <code>")?;
-            text(out, &path.display().to_string())?;
+            text(out, shown)?;
             out.write_str("</code>: ")?;
             text(out, &error.to_string())?;
             return out.write_str("</p>\n");
@@ -767,7 +795,7 @@ fn session_block(out: &mut String, path: &Path) -> fmt::Result {
         Ok(session) => session,
         Err(error) => {
             out.write_str("<p class=\"note missing\"><code>")?;
-            text(out, &path.display().to_string())?;
+            text(out, shown)?;
             out.write_str("</code> is not a session report: ")?;
             text(out, &error.to_string())?;
             return out.write_str("</p>\n");
@@ -1418,7 +1446,8 @@ mod tests {
             html.contains("<p class=\"note missing\">No report.json for this attempt (<code>"),
             "{html}"
         );
-        assert!(html.contains("never-ran/report.json</code> does not exist)"));
+        // Named relative to the execution's artifacts (here the attempt's own directory).
+        assert!(html.contains("<code>report.json</code> does not exist)"));
         assert!(!html.contains("<h4>Timeline"));
     }
 

@@ -124,6 +124,17 @@ for (const f of fields) {
 }
 prev.addEventListener("click", () => { const s = state(); s.page = draw(s) - 1; go(s); });
 next.addEventListener("click", () => { const s = state(); s.page = draw(s) + 1; go(s); });
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button.more");
+  if (!button) return;
+  const source = document.getElementById(button.dataset.more);
+  const into = document.getElementById(button.dataset.into);
+  if (source && into) {
+    into.insertAdjacentHTML("beforeend", source.textContent);
+    source.remove();
+  }
+  button.remove();
+});
 window.addEventListener("hashchange", route);
 route();
 })();

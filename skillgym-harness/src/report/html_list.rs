@@ -248,3 +248,119 @@ impl SessionBudget {
         take
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::fixtures::execution;
+    use super::super::html::render;
+    use super::*;
+
+    fn report(executions: Vec<ExecutionResult>) -> RunReport {
+        RunReport::new(vec!["r1".into()], vec!["/runs/r1".into()], executions)
+    }
+
+    fn with_status(case: &str, status: &str, extra: serde_json::Value) -> ExecutionResult {
+        let mut fields = json!({"status": status, "passed": status == "passed"});
+        for (key, value) in extra.as_object().unwrap() {
+            fields[key] = value.clone();
+        }
+        execution(case, "r", fields)
+    }
+
+    /// The rows of `#rows`, parsed.
+    fn rows(html: &str) -> Vec<serde_json::Value> {
+        let start = html.find(ROWS_OPEN).unwrap() + ROWS_OPEN.len() - 1;
+        let end = start + html[start..].find("</script>").unwrap();
+        serde_json::from_str(&html[start..end]).unwrap()
+    }
+
+    #[test]
+    fn the_list_runs_failures_first_then_flaky_expected_failed_skipped_and_passed() {
+        let html = render(&report(vec![
+            with_status("a", "passed", json!({})),
+            with_status("b", "skipped", json!({"repetitions": []})),
+            with_status("c", "expected-failed", json!({})),
+            with_status("d", "passed", json!({"flaky": true})),
+            with_status("e", "failed", json!({})),
+            with_status("f", "interrupted", json!({})),
+        ]));
+        let names: Vec<String> = rows(&html)
+            .iter()
+            .map(|row| row["n"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["[r] e", "[r] f", "[r] d", "[r] c", "[r] b", "[r] a"]
+        );
+        // Each row's detail block is the execution's index in report order.
+        let e = &rows(&html)[0];
+        assert_eq!(e["i"], 4);
+        assert!(html.contains(
+            "<script type=\"text/html\" id=\"detail-4\"><section class=\"exec\" id=\"exec:e:r\">"
+        ));
+    }
+
+    #[test]
+    fn the_policy_runs_exactly_the_pages_script_by_its_hash() {
+        let html = render(&report(vec![with_status("a", "passed", json!({}))]));
+        let start = html.find("<script>").unwrap() + "<script>".len();
+        let body = &html[start..start + html[start..].find("</script>").unwrap()];
+        assert_eq!(body, SCRIPT);
+        let hash = super::super::sha256::base64(&super::super::sha256::digest(body.as_bytes()));
+        assert!(html.contains(&format!(
+            "content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{hash}'\""
+        )));
+        assert!(!SCRIPT.contains("</script"), "the script cannot end early");
+        assert!(!html.contains(" onclick") && !html.contains(" onload"));
+    }
+
+    #[test]
+    fn filters_offer_the_runs_statuses_runners_tags_and_variants_with_counts() {
+        let html = render(&report(vec![
+            with_status("a", "failed", json!({"tags": ["smoke", "x<y"]})),
+            with_status("b", "passed", json!({"tags": ["smoke"], "variant": "with"})),
+        ]));
+        assert!(html.contains("<select id=\"f-status\"><option value=\"\">any</option><option value=\"failed\">failed (1)</option><option value=\"passed\">passed (1)</option></select>"), "{html}");
+        assert!(html.contains("<select id=\"f-runner\"><option value=\"\">any</option><option value=\"r\">r (2)</option></select>"));
+        assert!(html.contains(
+            "<option value=\"smoke\">smoke (2)</option><option value=\"x&lt;y\">x&lt;y (1)</option>"
+        ));
+        assert!(html.contains("<select id=\"f-variant\"><option value=\"\">any</option><option value=\"with\">with (1)</option></select>"));
+        let without = render(&report(vec![with_status("a", "passed", json!({}))]));
+        assert!(!without.contains("f-variant"), "no variant, no filter");
+    }
+
+    #[test]
+    fn sessions_past_the_budget_are_named_not_embedded_failed_attempts_first() {
+        let mut executions: Vec<ExecutionResult> = (0..SESSIONS + 1)
+            .map(|n| with_status(&format!("p{n:04}"), "passed", json!({})))
+            .collect();
+        executions.push(with_status("zz-failed", "failed", json!({})));
+        let mut failing = executions.pop().unwrap();
+        failing.repetitions[0].attempts[0].status = Status::Failed;
+        executions.push(failing);
+        let html = render(&report(executions));
+        let not_embedded = html
+            .matches("<h4>Session</h4>\n<p class=\"note\">Not embedded")
+            .count();
+        // 502 attempts, one failing: it and the first 499 passing ones are embedded.
+        assert_eq!(not_embedded, 2);
+        let failed = html.find("id=\"exec:zz-failed:r\"").unwrap();
+        assert!(
+            !html[failed..].contains("Not embedded"),
+            "the failing attempt's session is embedded, though it comes last"
+        );
+    }
+
+    #[test]
+    fn the_matrix_gives_way_to_a_note_past_its_cases() {
+        let many: Vec<ExecutionResult> = (0..=crate::report::html::MATRIX_CASES)
+            .map(|n| with_status(&format!("c{n:04}"), "passed", json!({})))
+            .collect();
+        let html = render(&report(many));
+        assert!(html.contains("<section id=\"matrix\">\n<h2>Cases × runners</h2>\n<p class=\"note\">201 cases: more than a matrix shows (200)"));
+        assert!(!html.contains("<table class=\"matrix\">"));
+    }
+}

@@ -24,19 +24,7 @@ impl Reporter for Full {
 
     fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
         let path = dir.join("results.json");
-        let mut head = json!({
-            "run_ids": report.run_ids,
-            "started_at": report.started_at,
-            "ended_at": report.ended_at,
-            "summary": report.counts(),
-        });
-        if let Some(experiment) = &report.experiment {
-            head["experiment"] = json!(experiment);
-        }
-        if !report.triggers.is_empty() {
-            head["triggers"] = json!(report.triggers);
-        }
-        mark_dry_runs(&mut head, report);
+        let head = Head::of(report, None);
         // Each execution serialized from the report as it is written: no copy of them all.
         write_atomically(&path, |out| {
             json_with_array(out, &head, "executions", &report.executions)
@@ -66,7 +54,7 @@ impl Reporter for Summary {
 
 /// The `summary.json` document.
 pub(crate) fn summary(report: &RunReport) -> Value {
-    let mut document = summary_head(report);
+    let mut document = serde_json::to_value(summary_head(report)).expect("the head serializes");
     document["executions"] = report.executions.iter().map(summary_row).collect();
     document
 }
@@ -111,31 +99,46 @@ fn summary_row(e: &crate::results::ExecutionResult) -> Value {
 }
 
 /// `summary.json` without its executions.
-fn summary_head(report: &RunReport) -> Value {
-    let mut document = json!({
-        "run_ids": report.run_ids,
-        "started_at": report.started_at,
-        "ended_at": report.ended_at,
-        "summary": report.counts(),
-        "runners": report.runner_rows(),
-    });
-    if let Some(experiment) = &report.experiment {
-        document["experiment"] = json!(experiment);
-    }
-    if !report.triggers.is_empty() {
-        document["triggers"] = json!(report.triggers);
-    }
-    mark_dry_runs(&mut document, report);
-    document
+fn summary_head(report: &RunReport) -> Head<'_> {
+    Head::of(report, Some(report.runner_rows()))
 }
 
-/// `"dry_run": true` when every run was a dry run (`--mock`: invented tokens and costs), and
-/// `"dry_runs"`: the ids of those that were, when only some were.
-fn mark_dry_runs(document: &mut serde_json::Value, report: &RunReport) {
-    if report.is_dry_run() {
-        document["dry_run"] = json!(true);
-    } else if !report.dry_runs.is_empty() {
-        document["dry_runs"] = json!(report.dry_runs);
+/// The members of `results.json` and `summary.json` before their executions, serialized from
+/// the report (a `Value` of the experiment of 100,000 executions would weigh more than it).
+#[derive(serde::Serialize)]
+struct Head<'a> {
+    run_ids: &'a [String],
+    started_at: &'a Option<String>,
+    ended_at: &'a Option<String>,
+    summary: crate::results::Counts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runners: Option<Vec<super::RunnerRow>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    experiment: Option<&'a crate::results::Experiment>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    triggers: &'a [crate::results::TriggerScore],
+    /// Every run was a dry run (`--mock`: invented tokens and costs).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
+    /// The ids of the runs that were dry runs, when only some were.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    dry_runs: &'a [String],
+}
+
+impl<'a> Head<'a> {
+    fn of(report: &'a RunReport, runners: Option<Vec<super::RunnerRow>>) -> Head<'a> {
+        let dry_run = report.is_dry_run();
+        Head {
+            run_ids: &report.run_ids,
+            started_at: &report.started_at,
+            ended_at: &report.ended_at,
+            summary: report.counts(),
+            runners,
+            experiment: report.experiment.as_ref(),
+            triggers: &report.triggers,
+            dry_run,
+            dry_runs: if dry_run { &[] } else { &report.dry_runs },
+        }
     }
 }
 

@@ -91,7 +91,8 @@ pub(super) fn load(run_dirs: &[PathBuf], options: LoadOptions) -> Result<RunRepo
     }
     // Each execution with the index of the run it is taken from, and where each execution
     // (case, runner, variant) is in it: a later run's replaces it in place.
-    let mut executions: Vec<(ExecutionResult, usize)> = Vec::new();
+    let mut executions: Vec<ExecutionResult> = Vec::new();
+    let mut runs: Vec<usize> = Vec::new();
     let mut at: HashMap<Key, usize> = HashMap::new();
     let mut run_ids = Vec::with_capacity(run_dirs.len());
     let (mut started, mut ended): (Option<String>, Option<String>) = (None, None);
@@ -114,10 +115,14 @@ pub(super) fn load(run_dirs: &[PathBuf], options: LoadOptions) -> Result<RunRepo
                 execution.variant.clone(),
             );
             match at.entry(key) {
-                Entry::Occupied(found) => executions[*found.get()] = (execution, run),
+                Entry::Occupied(found) => {
+                    executions[*found.get()] = execution;
+                    runs[*found.get()] = run;
+                }
                 Entry::Vacant(slot) => {
                     slot.insert(executions.len());
-                    executions.push((execution, run));
+                    executions.push(execution);
+                    runs.push(run);
                 }
             }
         })?;
@@ -132,8 +137,8 @@ pub(super) fn load(run_dirs: &[PathBuf], options: LoadOptions) -> Result<RunRepo
             dirs: run_dirs.to_vec(),
         });
     }
-    let warnings = version_warnings(&executions, &run_ids);
-    let executions = executions.into_iter().map(|(e, _)| e).collect();
+    let warnings = version_warnings(&executions, &runs, &run_ids);
+    executions.shrink_to_fit();
     let mut report = RunReport::new(run_ids, run_dirs.to_vec(), executions);
     report.started_at = started;
     report.ended_at = ended;
@@ -154,11 +159,15 @@ fn is_dry_run(dir: &Path) -> bool {
 }
 
 /// One warning per runner whose agent ran in more than one version among `executions` (each
-/// with the index of its run in `run_ids`), naming the runs of each version; unknown versions
-/// are no difference.
-fn version_warnings(executions: &[(ExecutionResult, usize)], run_ids: &[String]) -> Vec<String> {
+/// with the index of its run in `run_ids` in `runs`), naming the runs of each version; unknown
+/// versions are no difference.
+fn version_warnings(
+    executions: &[ExecutionResult],
+    runs: &[usize],
+    run_ids: &[String],
+) -> Vec<String> {
     let mut runners: Vec<&str> = Vec::new();
-    for (execution, _) in executions {
+    for execution in executions {
         if !runners.contains(&execution.runner_id.as_str()) {
             runners.push(&execution.runner_id);
         }
@@ -167,7 +176,8 @@ fn version_warnings(executions: &[(ExecutionResult, usize)], run_ids: &[String])
     for runner in runners {
         // Each version (with its agent type) and the runs that used it, in order.
         let mut versions: Vec<(String, Vec<&str>)> = Vec::new();
-        for (execution, run) in executions.iter().filter(|(e, _)| e.runner_id == runner) {
+        let of_runner = executions.iter().zip(runs);
+        for (execution, run) in of_runner.filter(|(e, _)| e.runner_id == runner) {
             let Some(version) = &execution.agent.version else {
                 continue;
             };
@@ -399,5 +409,40 @@ mod tests {
             [(Some("without"), "a"), (Some("with"), "b")],
             "the baseline first; the variant found again taken from the last run"
         );
+    }
+
+    #[test]
+    fn partitions_merge_into_the_executions_of_one_run_in_one_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let all: Vec<ExecutionResult> = (0..40)
+            .map(|n| {
+                let status = if n % 7 == 3 { "failed" } else { "passed" };
+                execution(
+                    &format!("case-{:02}", n / 2),
+                    ["a", "b"][n % 2],
+                    json!({"status": status, "passed": status == "passed"}),
+                )
+            })
+            .collect();
+        let whole = tmp.path().join("whole");
+        run(&whole, &all);
+        let parts: Vec<PathBuf> = (0..3)
+            .map(|k| tmp.path().join(format!("part-{k}")))
+            .collect();
+        for (n, e) in all.iter().enumerate() {
+            run(&parts[(n * 5) % 3], std::slice::from_ref(e));
+        }
+        let one = load(&[whole], LoadOptions::default()).unwrap();
+        let merged = load(&parts, LoadOptions::default()).unwrap();
+        assert_eq!(merged.executions, one.executions);
+        assert_eq!(merged.counts(), one.counts());
+        assert_eq!(merged.run_ids, ["part-0", "part-1", "part-2"]);
+        // An execution in two partitions is taken from the later, in its place.
+        let mut again = all[4].clone();
+        again.source = "rerun".into();
+        run(&parts[2], &[again]);
+        let merged = load(&parts, LoadOptions::default()).unwrap();
+        assert_eq!(merged.executions.len(), 40);
+        assert_eq!(merged.executions[4].source, "rerun");
     }
 }

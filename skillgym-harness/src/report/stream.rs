@@ -33,7 +33,7 @@ pub(crate) fn write_atomically(
 /// memory at a time.
 pub(crate) fn json_with_array<T: serde::Serialize>(
     out: &mut dyn io::Write,
-    head: &serde_json::Value,
+    head: &impl serde::Serialize,
     key: &str,
     items: impl IntoIterator<Item = T>,
 ) -> io::Result<()> {
