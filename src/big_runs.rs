@@ -103,7 +103,7 @@ pub fn write_partitions(root: &Path, executions: usize, partitions: usize) -> Ve
 fn tags_of(case: &str) -> Vec<String> {
     let number: usize = case.rsplit('-').next().unwrap().parse().unwrap();
     let mut tags = vec![format!("group-{}", number % 7)];
-    if number % 3 == 0 {
+    if number.is_multiple_of(3) {
         tags.push("smoke".to_owned());
     }
     tags

@@ -128,9 +128,9 @@ fn runner_part(
         text(out, &id)?;
         out.write_str("\" data-into=\"experiment-rows:")?;
         text(out, &id)?;
-        write!(
+        writeln!(
             out,
-            "\">show the other {} cases</button></p>\n",
+            "\">show the other {} cases</button></p>",
             thousands((rows.len() - CASES) as u64)
         )?;
     }

@@ -47,7 +47,7 @@ pub(super) fn csp() -> &'static str {
 
 /// The `<script>` element of [`SCRIPT`].
 pub(super) fn script(out: &mut String) -> fmt::Result {
-    write!(out, "<script>{SCRIPT}</script>\n")
+    writeln!(out, "<script>{SCRIPT}</script>")
 }
 
 /// The list's rank of an execution: failing first, then flaky, expected-failed, skipped and
