@@ -1,5 +1,6 @@
-//! Benchmark (not a timed test) of `cargo skillgym report` at scale: merging 25,000 and 100,000 executions
-//! written by 4 partitions, and the HTML report of 10,000 opened in headless Chromium.
+//! Benchmark (not a timed test) of `cargo skillgym report` at scale: merging 25,000 and 100,000
+//! executions written by 4 partitions, and the HTML report of 10,000 opened in headless
+//! Chromium.
 //!
 //! Targets (issue 35): the merge of 100,000 executions (every built-in reporter) in at most 10 s
 //! and 1 GB peak RSS; the `report.html` of 10,000 executions opened by headless Chromium within
