@@ -278,14 +278,17 @@ fn execution_at(file: &Path, buffer: &mut Vec<u8>) -> Result<Option<ExecutionRes
         })
 }
 
-/// The start and end of an in-process run, from its `results.json`.
+/// The start and end of an in-process run, from its `results.json`: read as a stream, every
+/// other member skipped unparsed (the file of a big run holds every execution).
 fn run_times(dir: &Path) -> Option<(String, String)> {
-    let text = fs::read_to_string(dir.join("results.json")).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    Some((
-        value["started_at"].as_str()?.to_owned(),
-        value["ended_at"].as_str()?.to_owned(),
-    ))
+    #[derive(serde::Deserialize)]
+    struct Times {
+        started_at: String,
+        ended_at: String,
+    }
+    let file = fs::File::open(dir.join("results.json")).ok()?;
+    let times: Times = serde_json::from_reader(std::io::BufReader::new(file)).ok()?;
+    Some((times.started_at, times.ended_at))
 }
 
 #[cfg(test)]
@@ -444,5 +447,34 @@ mod tests {
         let merged = load(&parts, LoadOptions::default()).unwrap();
         assert_eq!(merged.executions.len(), 40);
         assert_eq!(merged.executions[4].source, "rerun");
+    }
+
+    #[test]
+    fn an_in_process_runs_times_come_from_its_results_json_whatever_else_it_holds() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("run-a"), tmp.path().join("run-b"));
+        run(&a, &[on("x", "r", None)]);
+        run(&b, &[on("y", "r", None)]);
+        let results = |start: &str, end: &str| {
+            json!({"executions": [{"case_id": "x", "deep": [[{"a": 1}]]}], "started_at": start,
+                   "ended_at": end, "summary": {}})
+            .to_string()
+        };
+        fs::write(
+            a.join("results.json"),
+            results("2026-01-01T10:00:00Z", "2026-01-01T10:05:00Z"),
+        )
+        .unwrap();
+        fs::write(
+            b.join("results.json"),
+            results("2026-01-01T09:00:00Z", "2026-01-01T09:30:00Z"),
+        )
+        .unwrap();
+        let merged = load(&[a.clone(), b], LoadOptions::default()).unwrap();
+        assert_eq!(merged.started_at.as_deref(), Some("2026-01-01T09:00:00Z"));
+        assert_eq!(merged.ended_at.as_deref(), Some("2026-01-01T10:05:00Z"));
+        fs::write(a.join("results.json"), "{\"started_at\": null}").unwrap();
+        let alone = load(&[a], LoadOptions::default()).unwrap();
+        assert_eq!((alone.started_at, alone.ended_at), (None, None));
     }
 }
