@@ -14,9 +14,15 @@ const count = (n) => n.toLocaleString("en-US");
 for (const r of rows) {
   r.k = [r.n, r.t.join(" "), r.x].join(" ").toLowerCase();
 }
+const fragment = () => {
+  try {
+    return decodeURIComponent(location.hash.slice(1));
+  } catch {
+    return location.hash.slice(1);
+  }
+};
 const state = () => {
-  const hash = decodeURIComponent(location.hash.slice(1));
-  const params = new URLSearchParams(hash.startsWith("exec:") ? "" : location.hash.slice(1));
+  const params = new URLSearchParams(fragment().startsWith("exec:") ? "" : location.hash.slice(1));
   const s = { page: Math.max(1, parseInt(params.get("page"), 10) || 1) };
   for (const f of fields) s[f] = params.get(f) || "";
   return s;
@@ -106,7 +112,7 @@ const reveal = (anchor) => {
   target.scrollIntoView();
 };
 const route = () => {
-  const hash = decodeURIComponent(location.hash.slice(1));
+  const hash = fragment();
   if (hash.startsWith("exec:")) reveal(hash);
   else draw(state());
 };
