@@ -719,7 +719,10 @@ fn a_report_of_10000_executions_opens_summary_and_failures_first_and_filters() {
     // A fragment that is not well-formed percent-encoding is searched for as it is.
     let dom = open("#q=100%", "malformed");
     assert!(list_rows(&dom).is_empty());
-    assert_eq!(element_text(&dom, "shown"), "No execution matches (of 10,001).");
+    assert_eq!(
+        element_text(&dom, "shown"),
+        "No execution matches (of 10,001)."
+    );
 
     // An execution's anchor: its row opened, its section drawn from its detail block.
     let id = format!("exec:{}:{runner}", case.replace("::", "."));

@@ -96,7 +96,6 @@ pub(super) fn load(run_dirs: &[PathBuf], options: LoadOptions) -> Result<RunRepo
     let mut at: HashMap<Key, usize> = HashMap::new();
     let mut run_ids = Vec::with_capacity(run_dirs.len());
     let (mut started, mut ended): (Option<String>, Option<String>) = (None, None);
-    let mut buffer = Vec::new();
     for dir in run_dirs {
         let dir = fs::canonicalize(dir).map_err(|source| LoadError::Read {
             path: dir.clone(),
@@ -108,7 +107,7 @@ pub(super) fn load(run_dirs: &[PathBuf], options: LoadOptions) -> Result<RunRepo
                 .unwrap_or_default(),
         );
         let run = run_ids.len() - 1;
-        each_execution_in(&dir, &mut buffer, &mut |execution| {
+        for execution in executions_in(&dir)? {
             let key = (
                 execution.case_id.clone(),
                 execution.runner_id.clone(),
@@ -125,7 +124,7 @@ pub(super) fn load(run_dirs: &[PathBuf], options: LoadOptions) -> Result<RunRepo
                     runs.push(run);
                 }
             }
-        })?;
+        }
         if let Some((start, end)) = run_times(&dir) {
             started = Some(started.map_or(start.clone(), |s| s.min(start)));
             ended = Some(ended.map_or(end.clone(), |e| e.max(end)));
@@ -203,46 +202,75 @@ fn version_warnings(
     warnings
 }
 
-/// Hands each execution of one run directory to `found`, one at a time, from
-/// `<case>/<runner>/result.json`, or under variants `<case>/<runner>/<variant>/result.json`:
-/// every entry but the run directory's own ([`is_layout_name`], which no case id's directory
-/// is). Each file is read into `buffer` (reused) and parsed from it.
-fn each_execution_in(
-    dir: &Path,
-    buffer: &mut Vec<u8>,
-    found: &mut dyn FnMut(ExecutionResult),
-) -> Result<(), LoadError> {
-    let read = |path: &Path| {
-        fs::read_dir(path).map_err(|source| LoadError::Read {
-            path: path.to_path_buf(),
-            source,
-        })
-    };
-    for case in read(dir)?.flatten() {
+/// The executions of one run directory, from `<case>/<runner>/result.json`, or under variants
+/// `<case>/<runner>/<variant>/result.json`: every entry but the run directory's own
+/// ([`is_layout_name`], which no case id's directory is), in the order the directory lists
+/// them. The case directories are read and parsed by as many threads as there are cores, each
+/// over a contiguous share of them with one reused buffer.
+fn executions_in(dir: &Path) -> Result<Vec<ExecutionResult>, LoadError> {
+    let mut cases = Vec::new();
+    for case in read_dir(dir)?.flatten() {
         let name = case.file_name();
-        let name = name.to_string_lossy();
-        if is_layout_name(&name)
-            || !case.file_type().is_ok_and(|t| t.is_dir()) && !case.path().is_dir()
-        {
+        if is_layout_name(&name.to_string_lossy()) {
             continue;
         }
-        for runner in read(&case.path())?.flatten() {
-            let file = runner.path().join("result.json");
-            if let Some(execution) = execution_at(&file, buffer)? {
-                found(execution);
-                continue;
-            }
-            if !runner.path().is_dir() {
-                continue;
-            }
-            for variant in read(&runner.path())?.flatten() {
-                let file = variant.path().join("result.json");
-                // `repeat-N/` holds no result.json of its own; only a variant's counts.
-                if let Some(execution) = execution_at(&file, buffer)?
-                    && execution.variant.is_some()
-                {
-                    found(execution);
-                }
+        if case.file_type().is_ok_and(|t| t.is_dir()) || case.path().is_dir() {
+            cases.push(case.path());
+        }
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let share = cases.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = cases
+            .chunks(share)
+            .map(|part| {
+                scope.spawn(move || {
+                    let (mut buffer, mut found) = (Vec::new(), Vec::new());
+                    for case in part {
+                        executions_of_case(case, &mut buffer, &mut found)?;
+                    }
+                    Ok(found)
+                })
+            })
+            .collect();
+        let mut found = Vec::with_capacity(cases.len());
+        for part in parts {
+            found.extend(part.join().expect("a thread reading results panicked")?);
+        }
+        Ok(found)
+    })
+}
+
+/// `fs::read_dir` of `path`, its error a [`LoadError::Read`].
+fn read_dir(path: &Path) -> Result<fs::ReadDir, LoadError> {
+    fs::read_dir(path).map_err(|source| LoadError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Adds the executions of the case directory `case` to `found`, each file read into `buffer`.
+fn executions_of_case(
+    case: &Path,
+    buffer: &mut Vec<u8>,
+    found: &mut Vec<ExecutionResult>,
+) -> Result<(), LoadError> {
+    for runner in read_dir(case)?.flatten() {
+        let file = runner.path().join("result.json");
+        if let Some(execution) = execution_at(&file, buffer)? {
+            found.push(execution);
+            continue;
+        }
+        if !runner.path().is_dir() {
+            continue;
+        }
+        for variant in read_dir(&runner.path())?.flatten() {
+            let file = variant.path().join("result.json");
+            // `repeat-N/` holds no result.json of its own; only a variant's counts.
+            if let Some(execution) = execution_at(&file, buffer)?
+                && execution.variant.is_some()
+            {
+                found.push(execution);
             }
         }
     }
