@@ -12,7 +12,8 @@
 //! | status | failed when `n % 50 == 7` (class `wrong-answer`), expected-failed when `n % 97 == 3`, skipped when `n % 211 == 11`, flaky (passed on a second attempt) when `n % 31 == 5`, else passed |
 //! | partition | `n % partitions`: each in its own run directory `part-<k>` |
 //!
-//! Beside them, one planted failure, [`PLANTED`], sorted last by case id.
+//! Beside them, one planted failure, [`PLANTED`], sorted last by case id. Every attempt's
+//! `report.json` is a recorded Claude Code session (`examples/agents/recording/`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -70,8 +71,15 @@ pub fn generated(n: usize) -> Generated {
     }
 }
 
+/// A recorded Claude Code session (9 KB), linked as every attempt's `report.json`.
+fn session() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/agents/recording/finds_a_skill_for_expo/claude-code/repeat-1/attempt-1/report.json")
+}
+
 /// Writes `executions` generated executions (and [`PLANTED`]) into `partitions` run
-/// directories `<root>/part-<k>`, and returns them.
+/// directories `<root>/part-<k>`, each attempt with a recorded session as its `report.json`
+/// (hard-linked), and returns them.
 pub fn write_partitions(root: &Path, executions: usize, partitions: usize) -> Vec<PathBuf> {
     let dirs: Vec<PathBuf> = (0..partitions)
         .map(|k| root.join(format!("part-{k}")))
@@ -185,4 +193,12 @@ fn write_result(run: &Path, g: &Generated, flaky: bool, tags: &[String], message
     }
     fs::create_dir_all(&dir).unwrap();
     fs::write(dir.join("result.json"), result.to_string()).unwrap();
+    for attempt in 1..=attempts {
+        let attempt_dir = dir.join(format!("repeat-1/attempt-{attempt}"));
+        fs::create_dir_all(&attempt_dir).unwrap();
+        let report = attempt_dir.join("report.json");
+        if fs::hard_link(session(), &report).is_err() {
+            fs::copy(session(), &report).unwrap();
+        }
+    }
 }
