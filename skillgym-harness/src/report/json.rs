@@ -26,9 +26,7 @@ impl Reporter for Full {
         let path = dir.join("results.json");
         let head = Head::of(report, None);
         // Each execution serialized from the report as it is written: no copy of them all.
-        write_atomically(&path, |out| {
-            json_with_array(out, &head, "executions", &report.executions)
-        })?;
+        write_document(&path, head, report.executions.iter())?;
         Ok(vec![path])
     }
 }
@@ -45,10 +43,34 @@ impl Reporter for Summary {
     fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
         let path = dir.join("summary.json");
         let rows = report.executions.iter().map(summary_row);
-        write_atomically(&path, |out| {
-            json_with_array(out, &summary_head(report), "executions", rows)
-        })?;
+        write_document(&path, summary_head(report), rows)?;
         Ok(vec![path])
+    }
+}
+
+/// Executions up to which a document is written whole, as every JSON artifact is (pretty when
+/// its compact form is at most `PRETTY_LIMIT`, 16 KB); past them its compact form is longer
+/// anyway (an execution, even `summary.json`'s, is over 256 bytes), and it is streamed.
+const WHOLE: usize = 64;
+
+/// Writes `head` with `"executions": [items...]` to `path`: whole when there are at most
+/// [`WHOLE`], else streamed one execution at a time.
+fn write_document<T: serde::Serialize>(
+    path: &Path,
+    head: Head<'_>,
+    items: impl ExactSizeIterator<Item = T>,
+) -> io::Result<()> {
+    if items.len() <= WHOLE {
+        #[derive(serde::Serialize)]
+        struct Document<'a, T> {
+            #[serde(flatten)]
+            head: Head<'a>,
+            executions: Vec<T>,
+        }
+        let executions = items.collect();
+        crate::artifacts::write_json(path, &Document { head, executions })
+    } else {
+        write_atomically(path, |out| json_with_array(out, &head, "executions", items))
     }
 }
 
@@ -245,6 +267,32 @@ mod tests {
         assert_eq!(
             written["executions"][1]["repetitions"][0]["attempts"][0]["artifact_dir"],
             "/runs/r1/greets/hasty/repeat-1/attempt-1"
+        );
+    }
+
+    #[test]
+    fn a_big_run_is_streamed_compact_into_the_same_documents() {
+        let executions: Vec<_> = (0..WHOLE + 1)
+            .map(|n| fixtures::execution(&format!("c{n:03}"), "r", serde_json::json!({})))
+            .collect();
+        let report = RunReport::new(vec!["r1".into()], vec!["/runs/r1".into()], executions);
+        let dir = tempfile::tempdir().unwrap();
+        let full = Full.write(&report, dir.path()).unwrap();
+        let text = std::fs::read_to_string(&full[0]).unwrap();
+        assert_eq!(text.lines().count(), 1, "compact");
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            value["executions"],
+            serde_json::to_value(&report.executions).unwrap()
+        );
+        assert_eq!(value["summary"]["executions"], WHOLE + 1);
+        let written = Summary.write(&report, dir.path()).unwrap();
+        let streamed: Value =
+            serde_json::from_str(&std::fs::read_to_string(&written[0]).unwrap()).unwrap();
+        assert_eq!(
+            streamed,
+            summary(&report),
+            "the streamed summary is the document"
         );
     }
 }
