@@ -6,8 +6,9 @@
 //! |---|---|
 //! | the page shows the run | `--dump-dom`: a section per execution (`[careful] always_passes`), the case × runner matrix with its links and empty cells, the per-runner table, a session per attempt |
 //! | it renders | `--screenshot` at 1280×4000, kept as `target/e2e-artifacts/html-report/report.png` (with `report.html` and `dom.html`) |
-//! | it loads cleanly | `--enable-logging=stderr`: no `CONSOLE` line (the page has no script, so any message is the browser's complaint, such as a blocked load); a probe page first proves that console errors are captured |
-//! | it is self-contained | no `src=` or `href=` to a remote URL, no script, stylesheet link, image, frame, font or import |
+//! | it loads cleanly | `--enable-logging=stderr`: no `CONSOLE` line (the page's script logs nothing, so any message is the browser's complaint, such as a blocked load or a script the CSP refused); a probe page first proves that console errors are captured |
+//! | it is self-contained | no `src=` or `href=` to a remote URL, no stylesheet link, image, frame, font or import, no script but the page's own (its data blocks and one inline script, allowed by its hash), no `on…=` attribute |
+//! | it scales | a report of 10,000 executions (`skillgym_e2e::big_runs`, 2 partitions merged by `cargo skillgym report`): the counts and the runners first, the list's first page failures only, 50 rows; opened with a fragment (`#status=failed&runner=codex&q=…`) it shows only the planted failure; with `#status=failed&runner=codex` the failures of that runner, counted; with `#exec:<case>:<runner>` that execution's section expanded; no console message |
 //! | the experiment section | a run with variants (written as `result.json` files, reported by `cargo skillgym report --reporter html`): `#experiment` with a part per runner, every dot (SVG `circle`) and bar (`rect`) parsed into the DOM inside its `svg`, hurts first, the anchors unique; a screenshot; no console message (a CSP violation would log one) |
 //!
 //! Chromium (`apt-get install chromium`, as `.ci/run` does) and `unshare` are required: without
@@ -22,7 +23,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skillgym_e2e::{cargo_skillgym, run_examples, stderr, stdout, temp_dir, workspace_root};
+use skillgym_e2e::{
+    big_runs, cargo_skillgym, run_examples, stderr, stdout, temp_dir, workspace_root,
+};
 
 /// How long one Chromium run may take.
 const BROWSER_TIMEOUT: Duration = Duration::from_secs(120);
@@ -112,6 +115,11 @@ fn file_url(path: &Path) -> String {
 /// console messages logged to stderr, and `extra` flags. Killed (its whole process group) and
 /// failed after [`BROWSER_TIMEOUT`].
 fn headless(page: &Path, profile: &Path, extra: &[&str]) -> Output {
+    headless_at(page, "", profile, extra)
+}
+
+/// [`headless`] on `page` with the URL fragment `fragment` (`#…`, or empty).
+fn headless_at(page: &Path, fragment: &str, profile: &Path, extra: &[&str]) -> Output {
     let mut command = Command::new("unshare");
     command
         .args(["-n", "--"])
@@ -133,7 +141,7 @@ fn headless(page: &Path, profile: &Path, extra: &[&str]) -> Output {
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
-        .arg(file_url(page))
+        .arg(file_url(page) + fragment)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -211,7 +219,9 @@ fn only_run_dir(output_dir: &Path) -> PathBuf {
     runs.into_iter().next().unwrap()
 }
 
-/// Nothing in `html` could load a resource, and every link stays on the page.
+/// Nothing in `html` could load a resource, every link stays on the page, the only scripts are
+/// the page's own (its data blocks and one inline script, allowed by its hash), and no element
+/// has an event-handler attribute.
 fn assert_self_contained(html: &str) {
     for value in link_values(html) {
         let value = value.to_ascii_lowercase();
@@ -224,7 +234,6 @@ fn assert_self_contained(html: &str) {
         assert!(value.starts_with('#'), "a link off the page: {value}");
     }
     for tag in [
-        "<script",
         "<link",
         "<img",
         "<iframe",
@@ -234,6 +243,39 @@ fn assert_self_contained(html: &str) {
         "@font-face",
     ] {
         assert!(!html.contains(tag), "report.html holds `{tag}`");
+    }
+    for (at, _) in html.match_indices("<script") {
+        let tag = &html[at..at + html[at..].find('>').unwrap() + 1];
+        assert!(
+            tag == "<script>"
+                || tag == "<script type=\"application/json\" id=\"rows\">"
+                || tag.starts_with("<script type=\"text/html\" id=\"detail-")
+                || tag.starts_with("<script type=\"text/html\" id=\"experiment-more:"),
+            "a script element not the page's: {tag}"
+        );
+    }
+    assert_eq!(html.matches("<script>").count(), 1, "one inline script");
+    let csp = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-";
+    assert!(html.contains(csp), "the CSP allows one script by its hash");
+    assert_no_handlers(html);
+}
+
+/// No tag in `html` (the page, its DOM, or the markup in its detail blocks) has an `on…=`
+/// attribute.
+fn assert_no_handlers(html: &str) {
+    for (at, _) in html.match_indices('<') {
+        let rest = &html[at + 1..];
+        if !rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            continue;
+        }
+        let tag = &rest[..rest.find('>').unwrap_or(rest.len())];
+        for attribute in tag.split_whitespace().skip(1) {
+            let name = attribute.split('=').next().unwrap().to_ascii_lowercase();
+            assert!(
+                !(name.starts_with("on") && attribute.contains('=')),
+                "an event-handler attribute in <{tag}>"
+            );
+        }
     }
 }
 
@@ -461,7 +503,7 @@ fn the_experiment_section_draws_its_charts_in_the_browser() {
     let start = dom
         .find("<section id=\"experiment\">")
         .unwrap_or_else(|| panic!("no experiment section in:\n{dom}"));
-    let section = &dom[start..start + dom[start..].find("<section id=\"executions\">").unwrap()];
+    let section = &dom[start..start + dom[start..].find("</main>").unwrap()];
     for runner in ["careful", "hasty"] {
         assert!(
             section.contains(&format!(
@@ -542,4 +584,154 @@ fn the_experiment_section_draws_its_charts_in_the_browser() {
             console.join("\n")
         );
     }
+}
+
+/// The text of the element with id `id` in `dom` (up to its closing tag).
+fn element_text<'a>(dom: &'a str, id: &str) -> &'a str {
+    let open = format!(" id=\"{id}\">");
+    let start = dom.find(&open).unwrap_or_else(|| panic!("no #{id}")) + open.len();
+    &dom[start..start + dom[start..].find("</").unwrap()]
+}
+
+/// The rows of the list as the browser drew them: each row's opening tag and summary.
+fn list_rows(dom: &str) -> Vec<&str> {
+    let start = dom.find("<div id=\"list\"").expect("the list");
+    let list = &dom[start..start + dom[start..].find("<script").unwrap()];
+    list.split("<details class=\"row\"")
+        .skip(1)
+        .map(|row| &row[..row.find("</summary>").unwrap()])
+        .collect()
+}
+
+#[test]
+fn a_report_of_10000_executions_opens_summary_and_failures_first_and_filters() {
+    let chromium = chromium();
+    require_unshare();
+    let out = temp_dir("html-report-10000");
+    let runs = big_runs::write_partitions(out.path(), 10_000, 2);
+    let report_dir = out.path().join("report");
+    let output = Command::new(cargo_skillgym())
+        .args(["skillgym", "report", "--reporter", "html", "--out"])
+        .arg(&report_dir)
+        .args(&runs)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "executions failed: {}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let page = report_dir.join("report.html");
+    let html = fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    let profiles = temp_dir("html-report-10000-chromium");
+    let open = |fragment: &str, profile: &str| {
+        let dumped = headless_at(
+            &page,
+            fragment,
+            &profiles.path().join(profile),
+            &["--dump-dom"],
+        );
+        assert!(dumped.status.success(), "{}", stderr(&dumped));
+        let console = console_lines(&dumped);
+        assert!(
+            console.is_empty(),
+            "the page logged to the console ({}):\n{}",
+            chromium.display(),
+            console.join("\n")
+        );
+        stdout(&dumped)
+    };
+    let failed = |runner: Option<&str>| {
+        let generated = (0..10_000).map(big_runs::generated);
+        1 + generated
+            .filter(|g| g.status == "failed" && runner.is_none_or(|r| g.runner == r))
+            .count()
+    };
+
+    // Opened as it is: the summary first, then the list's first page, failures first.
+    let dom = open("", "plain");
+    fs::create_dir_all(artifacts_dir()).unwrap();
+    fs::write(artifacts_dir().join("big-dom.html"), &dom).unwrap();
+    let counts = dom
+        .find("<p class=\"counts\" id=\"counts\"><strong>10001 executions</strong>")
+        .expect("the counts");
+    let runners = dom.find("<section id=\"runners\">").unwrap();
+    let list = dom.find("<div id=\"list\"").unwrap();
+    assert!(counts < runners && runners < list, "summary first");
+    let rows = list_rows(&dom);
+    assert_eq!(rows.len(), 50, "one page");
+    assert!(
+        rows.iter()
+            .all(|row| row.contains("data-status=\"failed\"")),
+        "failures first: {rows:?}"
+    );
+    let all_failed = failed(None);
+    assert_eq!(
+        element_text(&dom, "shown"),
+        "Executions 1–50 of 10,001, failures first."
+    );
+    assert!(all_failed > 50, "{all_failed} failures fill the first page");
+    assert_eq!(element_text(&dom, "page"), "page 1 of 201");
+    assert_no_handlers(&dom);
+
+    // A filter and a search from the fragment: only the planted failure.
+    let (case, runner, word) = big_runs::PLANTED;
+    let dom = open(
+        &format!("#status=failed&runner={runner}&q={word}"),
+        "needle",
+    );
+    let rows = list_rows(&dom);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(
+        rows[0].contains(&format!("<span class=\"name\">[{runner}] {case}</span>"))
+            && rows[0].contains(word),
+        "{}",
+        rows[0]
+    );
+    assert_eq!(
+        element_text(&dom, "shown"),
+        "Executions 1–1 of 1 (of 10,001), failures first."
+    );
+
+    // Failed on one runner: every row of the page is, and the count is the generator's.
+    let dom = open(&format!("#status=failed&runner={runner}"), "runner");
+    let rows = list_rows(&dom);
+    let expected = failed(Some(runner));
+    assert_eq!(rows.len(), expected.min(50));
+    for row in &rows {
+        assert!(
+            row.contains("data-status=\"failed\"")
+                && row.contains(&format!("<span class=\"name\">[{runner}")),
+            "{row}"
+        );
+    }
+    assert_eq!(
+        element_text(&dom, "shown"),
+        format!(
+            "Executions 1–{} of {expected} (of 10,001), failures first.",
+            rows.len()
+        )
+    );
+
+    // A fragment that is not well-formed percent-encoding is searched for as it is.
+    let dom = open("#q=100%", "malformed");
+    assert!(list_rows(&dom).is_empty());
+    assert_eq!(
+        element_text(&dom, "shown"),
+        "No execution matches (of 10,001)."
+    );
+
+    // An execution's anchor: its row opened, its section drawn from its detail block.
+    let id = format!("exec:{}:{runner}", case.replace("::", "."));
+    let dom = open(&format!("#{id}"), "anchor");
+    assert_eq!(
+        dom.matches(&format!("<section class=\"exec\" id=\"{id}\">"))
+            .count(),
+        1,
+        "the section, once"
+    );
+    assert!(dom.contains("the answer missed the haystack-needle"));
 }

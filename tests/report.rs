@@ -327,7 +327,7 @@ fn merged_runs_with_different_versions_of_an_agent_get_a_warning() {
 }
 
 /// Each execution's trial name and status in a `results.json`, sorted by name.
-fn verdicts(results: &Path) -> Vec<(String, String)> {
+fn trial_verdicts(results: &Path) -> Vec<(String, String)> {
     let results: Value = serde_json::from_str(&fs::read_to_string(results).unwrap()).unwrap();
     let names = execution_names(&results);
     let statuses = results["executions"].as_array().unwrap().iter();
@@ -403,7 +403,67 @@ fn four_nextest_partitions_of_a_2000_case_suite_merge_into_the_in_process_verdic
     let whole = skillgym_e2e::run_examples_on(&config, "fake", &in_process, &["big::"], &[]);
     assert_eq!(whole.status.code(), Some(101), "{}", stderr(&whole));
     let whole_results = fs::read_link(in_process.join("latest")).unwrap();
-    let whole_verdicts = verdicts(&in_process.join(whole_results).join("results.json"));
+    let whole_verdicts = trial_verdicts(&in_process.join(whole_results).join("results.json"));
     assert_eq!(whole_verdicts.len(), CASES);
-    assert_eq!(verdicts(&merged.join("results.json")), whole_verdicts);
+    assert_eq!(trial_verdicts(&merged.join("results.json")), whole_verdicts);
+}
+
+/// What each execution of a `results.json` ended as: (case, runner, variant, status, passed).
+fn verdicts(results: &Value) -> Vec<(String, String, String, String, bool)> {
+    results["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let text = |key: &str| e[key].as_str().unwrap_or_default().to_owned();
+            (
+                text("case_id"),
+                text("runner_id"),
+                text("variant"),
+                text("status"),
+                e["passed"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn partitions_merge_into_the_verdicts_of_one_run() {
+    let out = temp_dir("report-partitions");
+    let one = skillgym_e2e::big_runs::write_partitions(&out.path().join("one"), 2_000, 1);
+    let four = skillgym_e2e::big_runs::write_partitions(&out.path().join("four"), 2_000, 4);
+    let mut documents = Vec::new();
+    for (name, runs) in [("one", &one), ("four", &four)] {
+        let dir = out.path().join(format!("{name}-report"));
+        let mut args = vec![
+            "--reporter",
+            "json,json-summary",
+            "--out",
+            dir.to_str().unwrap(),
+        ];
+        args.extend(runs.iter().map(|r| r.to_str().unwrap()));
+        let output = report(&args);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let read = |file: &str| -> Value {
+            serde_json::from_str(&fs::read_to_string(dir.join(file)).unwrap()).unwrap()
+        };
+        documents.push((stdout(&output), read("results.json"), read("summary.json")));
+    }
+    let (one, four) = (&documents[0], &documents[1]);
+    assert_eq!(verdicts(&four.1), verdicts(&one.1));
+    assert_eq!(verdicts(&four.1).len(), 2_001);
+    assert_eq!(four.1["summary"], one.1["summary"]);
+    assert_eq!(four.2["runners"], one.2["runners"]);
+    assert_eq!(four.1["experiment"], one.1["experiment"]);
+    assert_eq!(four.2["executions"].as_array().unwrap().len(), 2_001);
+    // The console summary counts the same (the run ids aside).
+    let counts = |text: &str| -> String {
+        text.lines()
+            .filter(|line| line.contains("executions") || line.contains("passed"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(counts(&four.0), counts(&one.0));
+    assert!(four.1["run_ids"].as_array().unwrap().len() == 4);
 }

@@ -78,9 +78,24 @@ pub(crate) fn run(args: &ReportArgs) -> ExitCode {
     for warning in &merged.warnings {
         eprintln!("{}", crate::escape(&format!("warning: {warning}")));
     }
+    // Each reporter in a thread of its own (they only read the report); their lines in order.
+    let written: Vec<std::io::Result<Vec<PathBuf>>> = std::thread::scope(|scope| {
+        let threads: Vec<_> = reporters
+            .iter()
+            .map(|reporter| scope.spawn(|| reporter.write(&merged, &out)))
+            .collect();
+        threads
+            .into_iter()
+            .map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|_| Err(std::io::Error::other("the reporter panicked")))
+            })
+            .collect()
+    });
     let mut failed_reporters = false;
-    for reporter in &reporters {
-        match reporter.write(&merged, &out) {
+    for (reporter, written) in reporters.iter().zip(written) {
+        match written {
             Ok(paths) => {
                 for path in paths {
                     let line = format!("skillgym: {}: {}", reporter.name(), path.display());

@@ -4,18 +4,23 @@
 //! |---|---|
 //! | header | the run ids and directories, start and end, the executions by status |
 //! | `#runners` | one row per runner: its agent, the agent's version and the model; passed, failed, expected-failed, flaky, skipped; input, output, reasoning, cache and uncached tokens (input + output + reasoning − cache, defined under the table); cost; mean time (the console table's figures) |
-//! | `#matrix` | rows = cases, columns = runners; each cell the execution's status, linked to its section (under variants, each variant's, the cell colored by the first that did not pass); empty where the case does not run on that runner |
-//! | `#triggers` | when trigger prompts ran: per skill × runner, the sessions that did what they should, recall, precision and F1 with their intervals and gates, near misses, tokens and cost per session; then the prompts that misfired, linked to their executions (`html_triggers`) |
+//! | `#executions` | every execution in one list, failures first, filtered by status, runner, tag and variant, searched, paged, each expanded on demand (`html_list`) into its section, below |
+//! | `#matrix` | rows = cases, columns = runners; each cell the execution's status, linked to its section (under variants, each variant's, the cell colored by the first that did not pass); empty where the case does not run on that runner; a note instead past [`MATRIX_CASES`] cases |
 //! | `#experiment` | when cases ran under variants: per runner, each case's pass rate per variant as a dot with its interval, tokens and cost bars per variant, each lift with its interval and verdict (`html_experiment`) |
-//! | `#exec:<case>:<runner>[:<variant>]` | one section per execution, in report order: status, source, tags, repetitions, pass rate, duration, tokens, its failure (origin, class, full message, location), and a table of every attempt (status, duration, steps, tokens, exit) |
-//! | `#exec:<case>:<runner>:r<N>a<M>` | one block per attempt: its failure when it differs from the execution's, the graders' results (name, type, score, verdict, failed checks), and from its `report.json` (a note when there is none): the agent (type, version, model), the prompt, the final output, the token usage, the skills (installed, detected with confidence and evidence, failed loads), the tool calls, the commands, the file reads, the timeline of events and the normalizer's warnings |
+//! | `#triggers` | when trigger prompts ran: per skill × runner, the sessions that did what they should, recall, precision and F1 with their intervals and gates, near misses, tokens and cost per session; then the prompts that misfired, linked to their executions (`html_triggers`) |
+//! | `#exec:<case>:<runner>[:<variant>]` | an execution's section: status, source, tags, repetitions, pass rate, duration, tokens, its failure (origin, class, full message, location), and when it ran several attempts a table of them (status, duration, steps, tokens, exit) |
+//! | `#exec:<case>:<runner>:r<N>a<M>` | one block per attempt: its status, duration and tokens, its artifacts (relative to the execution's), steps and exit, its failure when it differs from the execution's, the graders' results (name, type, score, verdict, failed checks), and from its `report.json` (a note when there is none, or when the page's budget of sessions is spent): the agent (type, version, model), the prompt, the final output, the token usage, the skills (installed, detected with confidence and evidence, failed loads), the tool calls, the commands, the file reads, the timeline of events and the normalizer's warnings |
 //!
-//! The page holds its CSS (and inline SVG charts) and nothing else: no script, no font, image or link that loads
-//! anything, and a `Content-Security-Policy` of `default-src 'none'` that forbids loading.
-//! Every text and attribute is masked (`secrets::mask`) and [`escape`]d. Big
-//! transcripts stay readable: a text is cut at [`TEXT_CAP`] characters and the timeline, the
-//! commands and the file reads at [`ITEM_CAP`] entries per attempt, each cut saying how much
-//! was left out (`report.json` keeps everything).
+//! The page holds its CSS (and inline SVG charts), its data and one script (the list's) and
+//! nothing else: no font, image or link that loads anything, and a `Content-Security-Policy` of
+//! `default-src 'none'` that forbids loading and runs only that script, named by its hash. No
+//! element has an event-handler attribute. Every text and attribute is masked
+//! (`secrets::mask`) and [`escape`]d. Big runs stay light: the page is written a part at a
+//! time, each execution's section is inert text until it is opened, at most
+//! [`SESSIONS`](html_list::SESSIONS) sessions are embedded (those of attempts that did not pass
+//! first), and big transcripts stay readable: a text is cut at [`TEXT_CAP`] characters and the
+//! timeline, the commands and the file reads at [`ITEM_CAP`] entries per attempt, each cut
+//! saying how much was left out (`report.json` keeps everything).
 
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
@@ -26,6 +31,7 @@ use std::path::{Path, PathBuf};
 use skillgym::{Failure, SessionEvent, SessionReport, TokenCount, Usage};
 
 use super::console::{agent_cells, row_cells};
+use super::html_list::{self, SessionBudget};
 use super::{Reporter, RunReport};
 use crate::artifacts::sanitize;
 use crate::duration::rounded;
@@ -53,7 +59,7 @@ impl Reporter for Html {
     fn write(&self, report: &RunReport, dir: &Path) -> io::Result<Vec<PathBuf>> {
         fs::create_dir_all(dir)?;
         let path = dir.join("report.html");
-        crate::artifacts::write_atomically(&path, render(report).as_bytes())?;
+        super::stream::write_atomically(&path, |file| render_to(report, file))?;
         Ok(vec![path])
     }
 }
@@ -80,9 +86,52 @@ pub(crate) fn escape(text: &str) -> Cow<'_, str> {
 
 /// The whole page.
 pub(crate) fn render(report: &RunReport) -> String {
-    let mut out = String::with_capacity(64 * 1024);
-    page(&mut out, report).expect("writing to a String cannot fail");
-    out
+    let mut bytes = Vec::with_capacity(64 * 1024);
+    render_to(report, &mut bytes).expect("writing to a Vec cannot fail");
+    String::from_utf8(bytes).expect("the page is UTF-8")
+}
+
+/// Bytes of the page gathered before they are written to the sink.
+const CHUNK: usize = 64 * 1024;
+
+/// Writes the page to `sink`, a part at a time: one execution's detail is built at once, never
+/// the whole page.
+pub(crate) fn render_to(report: &RunReport, sink: &mut dyn io::Write) -> io::Result<()> {
+    let mut out = String::with_capacity(2 * CHUNK);
+    let fmt = |result: fmt::Result| result.map_err(io::Error::other);
+    fmt(head(&mut out, report))?;
+    fmt(html_list::controls(&mut out, report))?;
+    let order = html_list::order(report);
+    out.push_str(html_list::ROWS_OPEN);
+    for (n, &i) in order.iter().enumerate() {
+        fmt(html_list::row(&mut out, i, &report.executions[i], n == 0))?;
+        flush_over(&mut out, CHUNK, sink)?;
+    }
+    out.push_str(html_list::ROWS_CLOSE);
+    let mut sessions = html_list::SessionBudget::of(report);
+    for (i, execution) in report.executions.iter().enumerate() {
+        fmt(html_list::detail_open(&mut out, i))?;
+        fmt(execution_section(&mut out, execution, &mut sessions))?;
+        out.push_str(html_list::DETAIL_CLOSE);
+        flush_over(&mut out, CHUNK, sink)?;
+    }
+    out.push_str("</section>\n");
+    fmt(matrix(&mut out, report))?;
+    fmt(super::html_experiment::section(&mut out, report))?;
+    fmt(super::html_triggers::section(&mut out, report))?;
+    out.push_str("</main>\n");
+    fmt(html_list::script(&mut out))?;
+    out.push_str("</body>\n</html>\n");
+    flush_over(&mut out, 0, sink)
+}
+
+/// Writes `out` to `sink` and empties it, once it holds more than `limit` bytes.
+fn flush_over(out: &mut String, limit: usize, sink: &mut dyn io::Write) -> io::Result<()> {
+    if out.len() > limit {
+        sink.write_all(out.as_bytes())?;
+        out.clear();
+    }
+    Ok(())
 }
 
 /// The anchor of an execution's section: `exec:<case>:<runner>`, or `exec:<case>:<runner>:<variant>`
@@ -199,12 +248,24 @@ details.attempt>summary{cursor:pointer;font-weight:600}
 ol.timeline{padding-left:2.5rem}ol.timeline li{margin:.25rem 0}
 .kind{display:inline-block;min-width:6.5rem;font-weight:600}.at{color:var(--muted);font-size:12px}
 .error{color:var(--fail)}
+.filters{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;margin:.4rem 0}
+.filters select,.filters input,.pager button{font:inherit}
+details.row{border:1px solid var(--line);border-radius:4px;margin:.3rem 0;padding:.25rem .6rem}
+details.row>summary{cursor:pointer}
+details.row[data-status=failed],details.row[data-status=interrupted],\
+details.row[data-status=unexpected-passed]{border-left:4px solid var(--fail)}
+.row .name{font-weight:600}.row .tags{color:var(--muted)}.row .at{margin-left:.4rem}
+.row .why{display:block;color:var(--fail);margin-left:1.4rem;white-space:pre-wrap}
+details.row>section.exec{border:0;padding:.2rem 0;margin:.3rem 0}
 ";
 
-fn page(out: &mut String, report: &RunReport) -> fmt::Result {
+/// The page up to the executions: head, header (the counts) and the runners' table.
+fn head(out: &mut String, report: &RunReport) -> fmt::Result {
     out.write_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")?;
-    out.write_str(
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n",
+    writeln!(
+        out,
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">",
+        html_list::csp()
     )?;
     out.write_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")?;
     out.write_str("<title>skillgym run ")?;
@@ -216,15 +277,7 @@ fn page(out: &mut String, report: &RunReport) -> fmt::Result {
     )?;
     header(out, report)?;
     out.write_str("<main>\n")?;
-    runners_table(out, report)?;
-    matrix(out, report)?;
-    super::html_experiment::section(out, report)?;
-    super::html_triggers::section(out, report)?;
-    out.write_str("<section id=\"executions\">\n<h2>Executions</h2>\n")?;
-    for execution in &report.executions {
-        execution_section(out, execution)?;
-    }
-    out.write_str("</section>\n</main>\n</body>\n</html>\n")
+    runners_table(out, report)
 }
 
 fn header(out: &mut String, report: &RunReport) -> fmt::Result {
@@ -336,32 +389,44 @@ fn runners_table(out: &mut String, report: &RunReport) -> fmt::Result {
     out.write_str("</section>\n")
 }
 
+/// Cases the matrix shows; a run of more gets a note instead (the list filters them).
+pub(crate) const MATRIX_CASES: usize = 200;
+
 fn matrix(out: &mut String, report: &RunReport) -> fmt::Result {
     let runners = report.runners();
-    let mut cases: Vec<&str> = Vec::new();
+    // The executions of each case (in report order: sorted by case id), grouped.
+    let mut cases: Vec<(&str, Vec<&ExecutionResult>)> = Vec::new();
     for execution in &report.executions {
-        if cases.last() != Some(&execution.case_id.as_str())
-            && !cases.contains(&execution.case_id.as_str())
-        {
-            cases.push(&execution.case_id);
+        match cases.last_mut() {
+            Some((case, executions)) if *case == execution.case_id => executions.push(execution),
+            _ => cases.push((&execution.case_id, vec![execution])),
         }
     }
-    out.write_str("<section id=\"matrix\">\n<h2>Cases × runners</h2>\n<table class=\"matrix\">\n<thead><tr><th>case</th>")?;
+    out.write_str("<section id=\"matrix\">\n<h2>Cases × runners</h2>\n")?;
+    if cases.len() > MATRIX_CASES {
+        write!(
+            out,
+            "<p class=\"note\">{} cases: more than a matrix shows ({MATRIX_CASES}); the list of executions filters them by runner, status, tag and variant.</p>\n</section>\n",
+            thousands(cases.len() as u64)
+        )?;
+        return Ok(());
+    }
+    out.write_str("<table class=\"matrix\">\n<thead><tr><th>case</th>")?;
     for runner in &runners {
         out.write_str("<th>")?;
         text(out, runner)?;
         out.write_str("</th>")?;
     }
     out.write_str("</tr></thead>\n<tbody>\n")?;
-    for case in cases {
+    for (case, of_case) in cases {
         out.write_str("<tr><th scope=\"row\"><code>")?;
         text(out, case)?;
         out.write_str("</code></th>")?;
         for runner in &runners {
-            let executions: Vec<&ExecutionResult> = report
-                .executions
+            let executions: Vec<&ExecutionResult> = of_case
                 .iter()
-                .filter(|e| e.case_id == case && e.runner_id == *runner)
+                .filter(|e| e.runner_id == *runner)
+                .copied()
                 .collect();
             // Under variants, the cell takes the status of the first variant that did not pass.
             let shown = executions
@@ -397,7 +462,11 @@ fn matrix(out: &mut String, report: &RunReport) -> fmt::Result {
     out.write_str("</tbody>\n</table>\n</section>\n")
 }
 
-fn execution_section(out: &mut String, e: &ExecutionResult) -> fmt::Result {
+fn execution_section(
+    out: &mut String,
+    e: &ExecutionResult,
+    sessions: &mut SessionBudget,
+) -> fmt::Result {
     let id = anchor(&e.case_id, &e.runner_id, e.variant.as_deref());
     out.write_str("<section class=\"exec\" id=\"")?;
     text(out, &id)?;
@@ -461,10 +530,19 @@ fn execution_section(out: &mut String, e: &ExecutionResult) -> fmt::Result {
     if e.repetitions.is_empty() {
         out.write_str("<p class=\"note\">No attempt ran.</p>\n")?;
     } else {
-        attempts_table(out, e, &id)?;
+        // One attempt's figures are in its block's summary line: a table only for several.
+        if e.repetitions
+            .iter()
+            .map(|r| r.attempts.len())
+            .sum::<usize>()
+            > 1
+        {
+            attempts_table(out, e, &id)?;
+        }
         for repetition in &e.repetitions {
             for attempt in &repetition.attempts {
-                attempt_block(out, e, attempt, &id)?;
+                let embedded = sessions.take(attempt.status);
+                attempt_block(out, e, attempt, &id, embedded)?;
             }
         }
     }
@@ -549,11 +627,7 @@ fn attempts_table(out: &mut String, e: &ExecutionResult, id: &str) -> fmt::Resul
                 tokens(usage.output_tokens),
                 tokens(usage.total_tokens),
                 cost(usage),
-                match (attempt.exit_code, attempt.signal) {
-                    (_, Some(signal)) => format!("signal {signal}"),
-                    (Some(code), None) => format!("code {code}"),
-                    (None, None) => "-".to_owned(),
-                }
+                exit_text(attempt)
             )?;
         }
     }
@@ -565,6 +639,7 @@ fn attempt_block(
     e: &ExecutionResult,
     attempt: &AttemptResult,
     id: &str,
+    session_embedded: bool,
 ) -> fmt::Result {
     out.write_str("<details class=\"attempt\" id=\"")?;
     text(out, &attempt_anchor(id, attempt))?;
@@ -585,8 +660,13 @@ fn attempt_block(
         usage_line(&attempt.usage)
     )?;
     out.write_str("<dl class=\"meta\">\n<dt>artifacts</dt><dd><code>")?;
-    text(out, &attempt.artifact_dir.display().to_string())?;
-    out.write_str("</code></dd>\n")?;
+    text(out, &under(&attempt.artifact_dir, &e.artifact_dir))?;
+    write!(
+        out,
+        "</code></dd>\n<dt>steps</dt><dd>{}</dd>\n<dt>exit</dt><dd>{}</dd>\n",
+        attempt.steps,
+        exit_text(attempt)
+    )?;
     if let Some(recorded) = &attempt.replayed_from {
         out.write_str("<dt>replayed from</dt><dd><code>")?;
         text(out, &recorded.display().to_string())?;
@@ -603,7 +683,19 @@ fn attempt_block(
     if let Some(grading) = &attempt.grading {
         grading_block(out, grading)?;
     }
-    session_block(out, &attempt.artifact_dir.join("report.json"))?;
+    let session = attempt.artifact_dir.join("report.json");
+    let shown = under(&session, &e.artifact_dir);
+    if session_embedded {
+        session_block(out, &session, &shown)?;
+    } else {
+        write!(
+            out,
+            "<h4>Session</h4>\n<p class=\"note\">Not embedded (at most {} a page, of attempts that did not pass first): <code>",
+            html_list::SESSIONS
+        )?;
+        text(out, &shown)?;
+        out.write_str("</code></p>\n")?;
+    }
     out.write_str("</details>\n")
 }
 
@@ -660,22 +752,40 @@ fn grading_block(out: &mut String, grading: &Grading) -> fmt::Result {
     out.write_str("</tbody>\n</table>\n")
 }
 
-/// The session of an attempt, from its `report.json`, or a note saying why there is none.
-fn session_block(out: &mut String, path: &Path) -> fmt::Result {
+/// `path` relative to `base` when it is under it (`repeat-1/attempt-1`), else whole.
+fn under(path: &Path, base: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(inside) if !inside.as_os_str().is_empty() => inside.display().to_string(),
+        _ => path.display().to_string(),
+    }
+}
+
+/// How an attempt's agent ended: `code 0`, `signal 9`, or `-`.
+fn exit_text(attempt: &AttemptResult) -> String {
+    match (attempt.exit_code, attempt.signal) {
+        (_, Some(signal)) => format!("signal {signal}"),
+        (Some(code), None) => format!("code {code}"),
+        (None, None) => "-".to_owned(),
+    }
+}
+
+/// The session of an attempt, from its `report.json` at `path` (named `shown`), or a note
+/// saying why there is none.
+fn session_block(out: &mut String, path: &Path, shown: &str) -> fmt::Result {
     out.write_str("<h4>Session</h4>\n")?;
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
             out.write_str("<p class=\"note missing\">No report.json for this attempt (")?;
             out.write_str("<code>")?;
-            text(out, &path.display().to_string())?;
+            text(out, shown)?;
             return out.write_str(
                 "</code> does not exist): the session did not run or was not recorded.</p>\n",
             );
         }
         Err(error) => {
             out.write_str("<p class=\"note missing\">Cannot read <code>")?;
-            text(out, &path.display().to_string())?;
+            text(out, shown)?;
             out.write_str("</code>: ")?;
             text(out, &error.to_string())?;
             return out.write_str("</p>\n");
@@ -685,7 +795,7 @@ fn session_block(out: &mut String, path: &Path) -> fmt::Result {
         Ok(session) => session,
         Err(error) => {
             out.write_str("<p class=\"note missing\"><code>")?;
-            text(out, &path.display().to_string())?;
+            text(out, shown)?;
             out.write_str("</code> is not a session report: ")?;
             text(out, &error.to_string())?;
             return out.write_str("</p>\n");
@@ -1209,7 +1319,22 @@ mod tests {
             Status::Failed,
             dir.path(),
         )]));
-        assert!(!html.contains("<script"), "no script element");
+        // The only script elements are the page's: its data blocks and its one script.
+        let tags: Vec<&str> = html
+            .match_indices("<script")
+            .map(|(i, _)| &html[i..i + html[i..].find('>').unwrap() + 1])
+            .collect();
+        assert_eq!(
+            tags,
+            [
+                "<script type=\"application/json\" id=\"rows\">",
+                "<script type=\"text/html\" id=\"detail-0\">",
+                "<script>"
+            ]
+        );
+        assert!(html.contains(
+            "\"n\":\"[r\\\"\\u0026] \\u003cscript\\u003ealert('x')\\u003c/script\\u003e\""
+        ));
         assert!(html.contains("[r&quot;&amp;] &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
         assert!(html.contains("expected &lt;ok&gt; &amp; got &quot;nope&quot;"));
         // The anchor is built from the sanitized ids: no quote can end the attribute.
@@ -1321,7 +1446,8 @@ mod tests {
             html.contains("<p class=\"note missing\">No report.json for this attempt (<code>"),
             "{html}"
         );
-        assert!(html.contains("never-ran/report.json</code> does not exist)"));
+        // Named relative to the execution's artifacts (here the attempt's own directory).
+        assert!(html.contains("<code>report.json</code> does not exist)"));
         assert!(!html.contains("<h4>Timeline"));
     }
 

@@ -9,11 +9,13 @@
 //! | lift | per treatment: an inline SVG on a −100%…+100% scale with a line at 0, a dot at the lift and a line across its 95% Newcombe interval, and the figures |
 //! | verdict | per treatment: helps, hurts or no detectable effect |
 //!
-//! Rows run hurts first, then cases with a failed execution, then helps, then the rest. The
-//! charts are drawn by the page itself: SVG elements with attributes, no script, no style
-//! loaded from anywhere (the page's CSP stays `default-src 'none'`). Every text is masked and
+//! Rows run hurts first, then cases with a failed execution, then helps, then the rest; past
+//! [`CASES`] a runner's other rows are kept as inert text (`<script type="text/html">`, as
+//! the list's details) that a "show the other N cases" button puts in the table. The charts are drawn by the page
+//! itself: SVG elements with attributes, no script, no style loaded from anywhere. Every text is masked and
 //! escaped as the rest of the page's.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write as _};
 
 use super::RunReport;
@@ -66,6 +68,10 @@ interval. Cases a treatment hurts come first, then cases with a failed execution
     out.write_str("</section>\n")
 }
 
+/// Cases shown per runner when the page opens, in the section's order; the rest wait in an
+/// inert block until their button puts them in the table.
+pub(crate) const CASES: usize = 50;
+
 fn runner_part(
     out: &mut String,
     report: &RunReport,
@@ -100,10 +106,35 @@ fn runner_part(
     out.write_str("<table class=\"experiment\">\n<thead><tr><th>case</th><th>pass rate per variant (95%)</th><th>tokens per session</th><th>cost per session</th><th>lift (95%)</th><th>verdict</th></tr></thead>\n<tbody>\n")?;
     let mut rows = case_rows(report, experiment, runner);
     rows.sort_by_key(rank);
-    for row in &rows {
+    let id = sanitize(runner);
+    out.write_str("<tbody id=\"experiment-rows:")?;
+    text(out, &id)?;
+    out.write_str("\">\n")?;
+    for row in rows.iter().take(CASES) {
         case_row(out, row)?;
     }
-    out.write_str("</tbody>\n</table>\n</section>\n")
+    out.write_str("</tbody>\n</table>\n")?;
+    if rows.len() > CASES {
+        // The other rows: inert text until the button puts them in the table.
+        out.write_str("<script type=\"text/html\" id=\"experiment-more:")?;
+        text(out, &id)?;
+        out.write_str("\">")?;
+        for row in &rows[CASES..] {
+            case_row(out, row)?;
+        }
+        out.write_str(
+            "</script>\n<p><button type=\"button\" class=\"more\" data-more=\"experiment-more:",
+        )?;
+        text(out, &id)?;
+        out.write_str("\" data-into=\"experiment-rows:")?;
+        text(out, &id)?;
+        writeln!(
+            out,
+            "\">show the other {} cases</button></p>",
+            thousands((rows.len() - CASES) as u64)
+        )?;
+    }
+    out.write_str("</section>\n")
 }
 
 /// The runner's cases in the experiment's order, each with its variants and lifts.
@@ -112,18 +143,26 @@ fn case_rows<'a>(
     experiment: &'a Experiment,
     runner: &str,
 ) -> Vec<CaseRow<'a>> {
+    // The runner's cases with a variant's execution that failed (not skipped).
+    let failed: HashSet<&str> = report
+        .executions
+        .iter()
+        .filter(|e| {
+            e.runner_id == runner
+                && e.variant.is_some()
+                && !e.passed
+                && e.status != crate::results::Status::Skipped
+        })
+        .map(|e| e.case_id.as_str())
+        .collect();
     let mut rows: Vec<CaseRow<'a>> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
     for lift in experiment.lifts.iter().filter(|l| l.runner_id == runner) {
-        let index = match rows.iter().position(|r| r.case_id == lift.case_id) {
-            Some(index) => index,
+        let index = match at.get(lift.case_id.as_str()) {
+            Some(&index) => index,
             None => {
-                let failed = report.executions.iter().any(|e| {
-                    e.case_id == lift.case_id
-                        && e.runner_id == runner
-                        && e.variant.is_some()
-                        && !e.passed
-                        && e.status != crate::results::Status::Skipped
-                });
+                let failed = failed.contains(lift.case_id.as_str());
+                at.insert(&lift.case_id, rows.len());
                 rows.push(CaseRow {
                     case_id: &lift.case_id,
                     variants: vec![&lift.baseline],
@@ -432,6 +471,13 @@ mod tests {
         )
     }
 
+    /// The text of `html` from `start` to the next `end`.
+    fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+        let from = html.find(start).unwrap_or_else(|| panic!("no {start:?}"));
+        let rest = &html[from + start.len()..];
+        &rest[..rest.find(end).unwrap()]
+    }
+
     fn report(executions: Vec<ExecutionResult>) -> RunReport {
         RunReport::new(vec!["r1".into()], vec!["/runs/r1".into()], executions)
     }
@@ -441,7 +487,11 @@ mod tests {
         let start = html
             .find("<section id=\"experiment\">")
             .expect("the section");
-        let end = html[start..].find("<section id=\"executions\">").unwrap();
+        let rest = &html[start + 1..];
+        let end = 1 + rest
+            .find("\n<section id=\"")
+            .or_else(|| rest.find("</main>"))
+            .unwrap();
         &html[start..start + end]
     }
 
@@ -522,5 +572,26 @@ mod tests {
         let plain = render(&report(vec![execution("a", "r", json!({}))]));
         assert!(!plain.contains("id=\"experiment\""));
         assert!(!plain.contains("<svg"));
+    }
+
+    #[test]
+    fn rows_past_the_first_wait_in_an_inert_block_behind_a_button() {
+        let mut executions = Vec::new();
+        for n in 0..CASES + 2 {
+            let case = format!("case-{n:03}");
+            executions.push(variant(&case, "claude", "without", true, (5, 10)));
+            executions.push(variant(&case, "claude", "with", false, (5, 10)));
+        }
+        let html = render(&report(executions));
+        let section = section_of(&html);
+        let shown = between(section, "<tbody id=\"experiment-rows:claude\">", "</tbody>");
+        assert_eq!(shown.matches("<tr>").count(), CASES);
+        let waiting = between(
+            section,
+            "<script type=\"text/html\" id=\"experiment-more:claude\">",
+            "</script>",
+        );
+        assert_eq!(waiting.matches("<tr>").count(), 2);
+        assert!(section.contains("<button type=\"button\" class=\"more\" data-more=\"experiment-more:claude\" data-into=\"experiment-rows:claude\">show the other 2 cases</button>"));
     }
 }

@@ -29,11 +29,14 @@ pub(crate) mod github_actions;
 mod hint;
 pub(crate) mod html;
 mod html_experiment;
+mod html_list;
 mod html_triggers;
 pub(crate) mod json;
 pub(crate) mod junit;
 mod lift_table;
 mod load;
+mod sha256;
+mod stream;
 mod trigger_table;
 
 use std::io;
@@ -85,7 +88,8 @@ impl RunReport {
         run_dirs: Vec<PathBuf>,
         mut executions: Vec<ExecutionResult>,
     ) -> RunReport {
-        executions.sort_by(|a, b| {
+        // Unstable: no two executions share a key, and no scratch copy of them is made.
+        executions.sort_unstable_by(|a, b| {
             a.case_id
                 .cmp(&b.case_id)
                 .then_with(|| a.runner_id.cmp(&b.runner_id))

@@ -115,15 +115,21 @@ impl Experiment {
     /// The experiment of `executions`; `None` when no case ran under a baseline and another
     /// variant.
     pub fn of<'a>(executions: impl IntoIterator<Item = &'a ExecutionResult>) -> Option<Experiment> {
+        // Each case × runner's variants, in order of first appearance (found by key).
         let mut pairs: Vec<((&str, &str), Vec<&ExecutionResult>)> = Vec::new();
+        let mut at: std::collections::HashMap<(&str, &str), usize> =
+            std::collections::HashMap::new();
         for execution in executions {
             if execution.variant.is_none() {
                 continue;
             }
             let key = (execution.case_id.as_str(), execution.runner_id.as_str());
-            match pairs.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, members)) => members.push(execution),
-                None => pairs.push((key, vec![execution])),
+            match at.get(&key) {
+                Some(&index) => pairs[index].1.push(execution),
+                None => {
+                    at.insert(key, pairs.len());
+                    pairs.push((key, vec![execution]));
+                }
             }
         }
         let mut lifts = Vec::new();
