@@ -46,26 +46,10 @@ pub(crate) fn run(args: &ReportArgs) -> ExitCode {
             );
         }
     };
-    let names: Vec<String> = if args.reporters.is_empty() {
-        report::BUILT_IN
-            .iter()
-            .map(|name| (*name).to_owned())
-            .collect()
-    } else {
-        args.reporters.clone()
+    let reporters = match reporters_of(args) {
+        Ok(reporters) => reporters,
+        Err(message) => return crate::fail(message),
     };
-    let mut reporters = Vec::with_capacity(names.len());
-    for name in names.iter().filter(|name| name.as_str() != "standard") {
-        match report::built_in(name) {
-            Some(reporter) => reporters.push(reporter),
-            None => {
-                return crate::fail(format!(
-                    "`--reporter` names unknown reporter `{name}` (built-in reporters: {})",
-                    report::BUILT_IN.join(", ")
-                ));
-            }
-        }
-    }
     let options = LoadOptions::default().dry_runs_mixed(args.mix_dry_runs);
     let merged = match RunReport::load_with(&args.run_dirs, options) {
         Ok(merged) => merged,
@@ -78,21 +62,7 @@ pub(crate) fn run(args: &ReportArgs) -> ExitCode {
     for warning in &merged.warnings {
         eprintln!("{}", crate::escape(&format!("warning: {warning}")));
     }
-    // Each reporter in a thread of its own (they only read the report); their lines in order.
-    let written: Vec<std::io::Result<Vec<PathBuf>>> = std::thread::scope(|scope| {
-        let threads: Vec<_> = reporters
-            .iter()
-            .map(|reporter| scope.spawn(|| reporter.write(&merged, &out)))
-            .collect();
-        threads
-            .into_iter()
-            .map(|thread| {
-                thread
-                    .join()
-                    .unwrap_or_else(|_| Err(std::io::Error::other("the reporter panicked")))
-            })
-            .collect()
-    });
+    let written = write_all(&reporters, &merged, &out);
     let mut failed_reporters = false;
     for (reporter, written) in reporters.iter().zip(written) {
         match written {
@@ -117,4 +87,52 @@ pub(crate) fn run(args: &ReportArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The reporters `--reporter` names (every built-in one without it); `standard` is the summary
+/// printed anyway.
+fn reporters_of(args: &ReportArgs) -> Result<Vec<Box<dyn report::Reporter>>, String> {
+    let names: Vec<String> = if args.reporters.is_empty() {
+        report::BUILT_IN
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect()
+    } else {
+        args.reporters.clone()
+    };
+    let mut reporters = Vec::with_capacity(names.len());
+    for name in names.iter().filter(|name| name.as_str() != "standard") {
+        match report::built_in(name) {
+            Some(reporter) => reporters.push(reporter),
+            None => {
+                return Err(format!(
+                    "`--reporter` names unknown reporter `{name}` (built-in reporters: {})",
+                    report::BUILT_IN.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(reporters)
+}
+
+/// Each reporter in a thread of its own (they only read the report); their results in order.
+fn write_all(
+    reporters: &[Box<dyn report::Reporter>],
+    merged: &RunReport,
+    out: &std::path::Path,
+) -> Vec<std::io::Result<Vec<PathBuf>>> {
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = reporters
+            .iter()
+            .map(|reporter| scope.spawn(|| reporter.write(merged, out)))
+            .collect();
+        threads
+            .into_iter()
+            .map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|_| Err(std::io::Error::other("the reporter panicked")))
+            })
+            .collect()
+    })
 }

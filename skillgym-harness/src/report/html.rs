@@ -477,7 +477,37 @@ fn execution_section(
     if e.flaky {
         out.write_str(" <span class=\"badge s-skipped\">flaky</span>")?;
     }
-    out.write_str("</h3>\n<dl class=\"meta\">\n<dt>source</dt><dd><code>")?;
+    out.write_str("</h3>\n")?;
+    execution_meta(out, e)?;
+    if let Some(failure) = &e.failure {
+        failure_block(out, failure)?;
+    }
+    if e.repetitions.is_empty() {
+        out.write_str("<p class=\"note\">No attempt ran.</p>\n")?;
+    } else {
+        // One attempt's figures are in its block's summary line: a table only for several.
+        if e.repetitions
+            .iter()
+            .map(|r| r.attempts.len())
+            .sum::<usize>()
+            > 1
+        {
+            attempts_table(out, e, &id)?;
+        }
+        for repetition in &e.repetitions {
+            for attempt in &repetition.attempts {
+                let embedded = sessions.take(attempt.status);
+                attempt_block(out, e, attempt, &id, embedded)?;
+            }
+        }
+    }
+    out.write_str("</section>\n")
+}
+
+/// An execution's `<dl class="meta">`: source, tags, repetitions, attempts, duration, tokens,
+/// artifacts.
+fn execution_meta(out: &mut String, e: &ExecutionResult) -> fmt::Result {
+    out.write_str("<dl class=\"meta\">\n<dt>source</dt><dd><code>")?;
     text(
         out,
         if e.source.is_empty() {
@@ -523,30 +553,7 @@ fn execution_section(
         usage_line(&e.usage)
     )?;
     text(out, &e.artifact_dir.display().to_string())?;
-    out.write_str("</code></dd>\n</dl>\n")?;
-    if let Some(failure) = &e.failure {
-        failure_block(out, failure)?;
-    }
-    if e.repetitions.is_empty() {
-        out.write_str("<p class=\"note\">No attempt ran.</p>\n")?;
-    } else {
-        // One attempt's figures are in its block's summary line: a table only for several.
-        if e.repetitions
-            .iter()
-            .map(|r| r.attempts.len())
-            .sum::<usize>()
-            > 1
-        {
-            attempts_table(out, e, &id)?;
-        }
-        for repetition in &e.repetitions {
-            for attempt in &repetition.attempts {
-                let embedded = sessions.take(attempt.status);
-                attempt_block(out, e, attempt, &id, embedded)?;
-            }
-        }
-    }
-    out.write_str("</section>\n")
+    out.write_str("</code></dd>\n</dl>\n")
 }
 
 /// `input 1,200 · output 80 · total 1,280 · $0.0012`, or `-` when nothing was reported.
