@@ -14,23 +14,32 @@ use crate::report::{RunReport, console, github_actions, html, json, junit, summa
 
 /// The tags `report.html` is made of.
 const HTML_TAGS: &[&str] = &[
-    "a", "body", "br", "code", "dd", "details", "div", "dl", "dt", "h1", "h2", "h3", "h4", "head",
-    "header", "html", "li", "main", "meta", "ol", "p", "pre", "section", "span", "strong", "style",
-    "summary", "table", "tbody", "td", "th", "thead", "title", "tr", "ul",
+    "a", "body", "br", "button", "code", "dd", "details", "div", "dl", "dt", "h1", "h2", "h3",
+    "h4", "head", "header", "html", "i", "input", "label", "li", "main", "meta", "noscript", "ol",
+    "option", "p", "pre", "script", "section", "select", "span", "strong", "style", "summary",
+    "table", "tbody", "td", "th", "thead", "title", "tr", "ul",
 ];
 
 /// The attributes its tags carry.
 const HTML_ATTRIBUTES: &[&str] = &[
+    "aria-label",
     "charset",
     "class",
     "content",
+    "data-into",
+    "data-more",
+    "data-page",
     "href",
     "http-equiv",
     "id",
     "lang",
     "name",
     "open",
+    "placeholder",
+    "role",
     "scope",
+    "type",
+    "value",
 ];
 
 /// Renders `report` with every reporter and checks each output (see the module).
@@ -108,6 +117,18 @@ pub(super) fn check_html(page: &str) {
         rest = &tail[end + 1..];
         if name == "style" && !tag.starts_with('/') {
             let close = rest.find("</style>").expect("the style element ends");
+            rest = &rest[close..];
+        }
+        // A script's text (the list's data, an execution's details kept as inert text, the
+        // list's code) ends at the first `</script`: nothing in it may close it early or open a
+        // comment that would hide the close.
+        if name == "script" && !tag.starts_with('/') {
+            let close = rest.find("</script>").expect("the script element ends");
+            let body = &rest[..close];
+            assert!(
+                !body.to_ascii_lowercase().contains("</script") && !body.contains("<!--"),
+                "a script element that can end early: {body:?}"
+            );
             rest = &rest[close..];
         }
     }

@@ -1086,6 +1086,14 @@ impl Gather<'_> {
             return;
         }
         if path.is_dir() {
+            if !lexically_inside(dir, &path) {
+                self.sources[source_index].error_help(
+                    node,
+                    format!("`tests`: the directory `{written}` is outside the suite directory: its case directories are discovered only inside it"),
+                    "move the cases under the suite's directory, or list a cases file (`.yaml`, `.jsonl`) instead",
+                );
+                return;
+            }
             self.discover(&path, dir);
             return;
         }
@@ -1239,6 +1247,21 @@ impl Gather<'_> {
         dirs.sort();
         Some(dirs)
     }
+}
+
+/// Whether `path` is `dir` or under it once its `..` are resolved (no symlink is followed).
+fn lexically_inside(dir: &Path, path: &Path) -> bool {
+    let mut resolved = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                resolved.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    resolved.starts_with(dir)
 }
 
 /// A directory in a `tests:` directory: its name's bytes (the sort key), path, name, and

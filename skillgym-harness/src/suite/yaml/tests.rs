@@ -997,3 +997,23 @@ fn workspace_modes_and_empty_use_targets() {
         ],
     );
 }
+
+#[test]
+fn error_a_tests_directory_outside_the_suite() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        "shared/one/case.yaml",
+        "input: hi\ncriteria: ok\n",
+    );
+    write(t.path(), "suite/EVAL.yaml", "tests: ../shared/\n");
+    let suite = t.path().join("suite");
+    assert_eq!(
+        errors(&suite),
+        [
+            "EVAL.yaml:1:8: `tests`: the directory `../shared/` is outside the suite directory: its case directories are discovered only inside it [move the cases under the suite's directory, or list a cases file (`.yaml`, `.jsonl`) instead]"
+        ]
+    );
+    write(t.path(), "suite/EVAL.yaml", "tests: file:///\n");
+    assert_eq!(errors(&suite).len(), 1, "the root is outside too");
+}
