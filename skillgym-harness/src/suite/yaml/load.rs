@@ -3,7 +3,7 @@
 //! | `tests:` | Cases |
 //! |---|---|
 //! | a list | inline case mappings; a string entry (`file://` optional) is resolved like a bare `tests:` string |
-//! | a directory | each immediate subdirectory with `case.yaml` (else `case.yml`), byte order of names; id = directory name unless `id:`; no case file → a [`Warning`]; a symlinked directory or `case.yaml` only if it resolves inside the suite's directory (else an error); a name that cannot name a trial is an error |
+//! | a directory (inside the suite's directory) | each immediate subdirectory with `case.yaml` (else `case.yml`), byte order of names; id = directory name unless `id:`; no case file → a [`Warning`]; a symlinked directory or `case.yaml` only if it resolves inside the suite's directory (else an error); a name that cannot name a trial is an error |
 //! | a `.yaml`/`.yml` file | a list of case mappings |
 //! | a `.jsonl` file | one case object a line |
 
