@@ -380,10 +380,13 @@ fn choose(
     cases: &mut [CaseSpec],
     runners: &[Runner],
 ) -> Result<Plan, Error> {
-    let chosen = trials::chosen_cases(arguments, plan, cases, runners);
-    if !arguments.list {
-        sources::hydrate(cases, |case| chosen[case])?;
+    if arguments.list {
+        // A listing runs and checks nothing of them (`check_plan` skips every check for
+        // `--list`): no trial name is worked out twice on its hot path.
+        return Ok(Plan::default());
     }
+    let chosen = trials::chosen_cases(arguments, plan, cases, runners);
+    sources::hydrate(cases, |case| chosen[case])?;
     Ok(Plan {
         executions: (plan.executions.iter())
             .filter(|execution| chosen[execution.case])
