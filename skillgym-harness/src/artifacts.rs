@@ -33,6 +33,12 @@ pub struct RunDir {
     run_id: String,
 }
 
+/// Whether other processes may share the run directory: the processes of one nextest run
+/// ([`RunDir::claim`] lets them all in); any other process claims a directory of its own.
+pub(crate) fn shared_run_dir() -> bool {
+    std::env::var_os("NEXTEST_RUN_ID").is_some()
+}
+
 impl RunDir {
     /// The run directory `<output_dir>/<run_id>`. Nothing is created until something is written.
     pub fn new(output_dir: impl Into<PathBuf>, run_id: impl Into<String>) -> Self {

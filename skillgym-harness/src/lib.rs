@@ -76,6 +76,7 @@ mod harness;
 mod interrupt;
 mod io_error;
 mod lines;
+mod log_thread;
 pub mod mock;
 pub mod normalize;
 mod oneshot;

@@ -7,7 +7,7 @@
 //! | while the session runs | `<base>/skillgym-private-<pid>-<n>/` (mode 0700, its files 0600), `<base>` being `$XDG_RUNTIME_DIR` (a per-user tmpfs the system empties at logout) when it is an absolute directory, else the temporary directory; the run directory holds only symbolic links to these files |
 //! | the session ends, however it ends | nothing: the guard ([`PrivateDir`]) removes the directory when dropped |
 //! | a second signal (the harness exits at once) | nothing: every file and directory is registered with [`crate::interrupt`] before anything is written, and the signal handler unlinks them |
-//! | SIGKILL of the harness | the directory, until the next skillgym run on the machine removes it ([`sweep`]: directories whose process is gone) or the system empties `<base>`; readable by its owner only. The links in the run directory point at it |
+//! | SIGKILL of the harness | the directory, until the next skillgym run on the machine removes it ([`sweep`], on a thread of its own while the run's trials start: directories whose process is gone) or the system empties `<base>`; readable by its owner only. The links in the run directory point at it |
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -134,6 +134,28 @@ fn base() -> PathBuf {
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute() && dir.is_dir())
         .unwrap_or_else(std::env::temp_dir)
+}
+
+/// [`sweep`] on a thread of its own (here and now when no thread can be had), while the run
+/// goes on: a temporary directory can hold thousands of entries to read.
+pub(crate) fn sweep_in_background() -> Sweeping {
+    let thread = std::thread::Builder::new()
+        .name("skillgym-sweep".to_owned())
+        .spawn(sweep)
+        .inspect_err(|_| sweep());
+    Sweeping(thread.ok())
+}
+
+/// A [`sweep_in_background`] under way.
+pub(crate) struct Sweeping(Option<std::thread::JoinHandle<()>>);
+
+impl Sweeping {
+    /// Waits until the sweep is done.
+    pub(crate) fn wait(self) {
+        if let Some(thread) = self.0 {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Removes the private directories a skillgym process left behind when it was killed

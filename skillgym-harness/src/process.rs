@@ -47,6 +47,7 @@ use tokio::time::Instant;
 use crate::interrupt::{self, RegisteredGroup};
 use crate::io_error::IoError;
 use crate::lines::{Line, LineAssembler, strip_terminator, utf8_line};
+use crate::log_thread::{LogThread, LogWriter, close};
 use crate::reaper;
 use crate::secrets::MaskingWriter;
 
@@ -59,8 +60,10 @@ const DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// Size of the buffers in front of the pipes and the log files.
 const IO_BUFFER: usize = 64 * 1024;
 
-/// A log file's writer: buffered, then masked in chunks of the buffer's size.
-type LogWriter = BufWriter<MaskingWriter<File>>;
+/// A log that grows past this is written on a thread of its own ([`LogThread`]), while the
+/// output is read and parsed here; a session's usual few kilobytes stay on this thread, where
+/// writing costs less than a thread would.
+const OFFLOAD_AFTER: u64 = 1024 * 1024;
 
 /// What to launch, where, and where its output goes.
 #[derive(Debug, Clone)]
@@ -589,16 +592,25 @@ impl StderrPump {
 struct Log {
     path: PathBuf,
     /// `None` until the first byte for a log created with it, and after a failure.
-    writer: Option<LogWriter>,
+    writer: Option<Writer>,
     failure: Option<io::Error>,
+}
+
+/// Where a log's bytes go.
+enum Writer {
+    /// Written here; `written` bytes so far.
+    Here { file: LogWriter, written: u64 },
+    /// Past [`OFFLOAD_AFTER`]: sent to a thread of its own, which keeps its failure until
+    /// [`Log::finish`].
+    Thread(LogThread),
 }
 
 impl Log {
     /// A log already created.
-    fn created(path: &Path, writer: LogWriter) -> Self {
+    fn created(path: &Path, file: LogWriter) -> Self {
         Self {
             path: path.to_path_buf(),
-            writer: Some(writer),
+            writer: Some(Writer::Here { file, written: 0 }),
             failure: None,
         }
     }
@@ -620,34 +632,60 @@ impl Log {
         let writer = match &mut self.writer {
             Some(writer) => writer,
             None => match create_log(&self.path) {
-                Ok(writer) => self.writer.insert(writer),
+                Ok(file) => self.writer.insert(Writer::Here { file, written: 0 }),
                 Err(error) => {
                     self.failure = Some(file_cause(error));
                     return;
                 }
             },
         };
-        if let Err(error) = writer.write_all(bytes) {
-            self.fail(error);
+        match writer {
+            Writer::Here { file, written } => match file.write_all(bytes) {
+                Ok(()) => {
+                    *written += bytes.len() as u64;
+                    if *written > OFFLOAD_AFTER {
+                        self.offload();
+                    }
+                }
+                Err(error) => self.fail(error),
+            },
+            Writer::Thread(thread) => thread.write(bytes),
+        }
+    }
+
+    /// Hands the file to a thread of its own (it stays here when no thread can be had).
+    fn offload(&mut self) {
+        if let Some(Writer::Here { file, .. }) = self.writer.take() {
+            self.writer = Some(match LogThread::start(file) {
+                Ok(thread) => Writer::Thread(thread),
+                // Tried again after as many bytes more.
+                Err(file) => Writer::Here { file, written: 0 },
+            });
         }
     }
 
     /// Closes the log on `error`: what its buffer still holds is dropped.
     fn fail(&mut self, error: io::Error) {
-        if let Some(writer) = self.writer.take() {
-            // Dropping a `BufWriter` would write its buffer again, to the same failing disk (the
-            // masking writer still tries once to pass on the few bytes it holds back).
-            let (file, _unwritten) = writer.into_parts();
-            drop(file);
+        match self.writer.take() {
+            Some(Writer::Here { file, .. }) => close(Some(file)),
+            // Its thread closes the file on its own error; here only the error is kept.
+            Some(Writer::Thread(thread)) => drop(thread.finish()),
+            None => {}
         }
         self.failure = Some(error);
     }
 
     /// Flushes the log; how it failed, if it did.
     fn finish(mut self) -> Option<LogFailure> {
-        if let Some(writer) = &mut self.writer
-            && let Err(error) = writer.flush().and_then(|()| writer.get_mut().finish())
-        {
+        let flushed = match &mut self.writer {
+            Some(Writer::Here { file, .. }) => file.flush().and_then(|()| file.get_mut().finish()),
+            Some(Writer::Thread(_)) => match self.writer.take() {
+                Some(Writer::Thread(thread)) => thread.finish(),
+                _ => Ok(()),
+            },
+            None => Ok(()),
+        };
+        if let Err(error) = flushed {
             self.fail(error);
         }
         let path = self.path;
@@ -1109,6 +1147,48 @@ mod tests {
             assert_eq!(failure.path, Path::new("/dev/full"));
             assert_eq!(failure.error.kind(), io::ErrorKind::StorageFull);
         }
+    }
+
+    /// Past `OFFLOAD_AFTER` a log is written on a thread of its own: every byte still arrives
+    /// in order, on stdout (read line by line) as on stderr (copied).
+    #[tokio::test]
+    async fn a_large_output_is_logged_whole_and_in_order() {
+        let scratch = Scratch::new("large");
+        let spec = scratch.spec("seq 1 400000; seq 1 300000 >&2", LONG);
+        let (outcome, lines) = collect(&spec).await;
+        let expected: Vec<String> = (1..=400_000).map(|n| n.to_string()).collect();
+        assert_eq!(lines, expected);
+        let mut text = expected.join("\n");
+        text.push('\n');
+        assert!(text.len() as u64 > 2 * OFFLOAD_AFTER, "{}", text.len());
+        assert_eq!(fs::read_to_string(&spec.stdout_log).unwrap(), text);
+        assert_eq!(outcome.stdout_bytes, text.len() as u64);
+        let stderr = fs::read_to_string(&spec.stderr_log).unwrap();
+        assert_eq!(stderr.lines().count(), 300_000);
+        assert!(stderr.starts_with("1\n2\n") && stderr.ends_with("\n300000\n"));
+        assert!(
+            outcome.log_failures.is_empty(),
+            "{:?}",
+            outcome.log_failures
+        );
+    }
+
+    /// A large output on a full disk: the failure is reported once, and the output still
+    /// reaches the sink whole (a failure on the log's own thread: `log_thread`'s tests).
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_full_disk_after_a_large_output_is_reported_and_stops_nothing() {
+        let scratch = Scratch::new("large-full");
+        let mut spec = scratch.spec("seq 1 400000", LONG);
+        spec.stdout_log = "/dev/full".into();
+        let (outcome, lines) = collect(&spec).await;
+        assert_eq!(lines.len(), 400_000);
+        assert_eq!(lines.last().map(String::as_str), Some("400000"));
+        assert_eq!(outcome.log_failures.len(), 1, "{:?}", outcome.log_failures);
+        assert_eq!(
+            outcome.log_failures[0].error.kind(),
+            io::ErrorKind::StorageFull
+        );
     }
 
     #[tokio::test]

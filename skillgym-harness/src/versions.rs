@@ -3,7 +3,7 @@
 //!
 //! | when | what |
 //! |---|---|
-//! | while the first trials start ([`RunVersions::resolve_in_background`], waited for where a version is first needed) | under an exclusive lock on `<run>/.versions/`, the answers already there (`<runner>.json`) are read; the runners without one are asked, as many at once as there are cores, each with its adapter's command ([`Agent::version_command`]) and within [`TIMEOUT`]; the answers are written there |
+//! | while the first trials start ([`RunVersions::resolve_in_background`], waited for where a version is first needed) | under an exclusive lock on `<run>/.versions/`, the answers already there (`<runner>.json`) are read; the runners without one are asked, as many at once as there are cores, each with its adapter's command ([`Agent::version_command`]) and within [`TIMEOUT`]; the answers are written there, and handed to the work that waits for them (`run.json`, on the same thread) |
 //! | a session ends ([`RunVersions::settle`]) | its report takes the version its stream reported (Claude Code, Qwen Code), else the run's answer |
 //! | `result.json`, `results.json`, `run.json`, the reporters ([`RunVersions::agent`]) | the run's answer |
 //!
@@ -73,18 +73,34 @@ pub(crate) struct RunVersions {
 
 impl RunVersions {
     /// [`RunVersions::resolve`] on a thread of its own: the trials start at once, and the
-    /// first that needs a version waits for the answers ([`RunVersions::wait`]).
-    pub(crate) fn resolve_in_background(run_dir: &Path, runners: &[&Runner]) -> RunVersions {
+    /// first that needs a version waits for the answers ([`RunVersions::wait`]). `then` runs
+    /// with the answers on that thread, before they are handed over (at once when no runner is
+    /// asked).
+    pub(crate) fn resolve_in_background(
+        run_dir: &Path,
+        runners: &[&Runner],
+        then: impl FnOnce(&BTreeMap<String, Answer>) + Send + 'static,
+    ) -> RunVersions {
         if runners.is_empty() {
+            then(&BTreeMap::new());
             return RunVersions::default();
         }
         let dir = run_dir.to_path_buf();
         let owned: Vec<Runner> = runners.iter().map(|runner| (*runner).clone()).collect();
+        // Shared, so that it still runs here when no thread can be had.
+        let then = std::sync::Arc::new(Mutex::new(Some(then)));
         let asking = std::thread::Builder::new()
             .name("skillgym-versions".to_owned())
-            .spawn(move || {
-                let runners: Vec<&Runner> = owned.iter().collect();
-                RunVersions::resolve(&dir, &runners).wait().clone()
+            .spawn({
+                let then = then.clone();
+                move || {
+                    let runners: Vec<&Runner> = owned.iter().collect();
+                    let answers = RunVersions::resolve(&dir, &runners).wait().clone();
+                    if let Some(then) = take(&then) {
+                        then(&answers);
+                    }
+                    answers
+                }
             });
         match asking {
             Ok(handle) => RunVersions {
@@ -92,7 +108,13 @@ impl RunVersions {
                 ..RunVersions::default()
             },
             // No thread to be had: asked here and now.
-            Err(_) => RunVersions::resolve(run_dir, runners),
+            Err(_) => {
+                let versions = RunVersions::resolve(run_dir, runners);
+                if let Some(then) = take(&then) {
+                    then(versions.wait());
+                }
+                versions
+            }
         }
     }
 
@@ -134,10 +156,18 @@ impl RunVersions {
                 None => missing.push(*runner),
             }
         }
+        let mut asked: Vec<(String, Answer)> = Vec::new();
+        if let [runner] = missing.as_slice() {
+            // One alone is asked here, without a thread of its own.
+            asked.push((runner.id.clone(), ask(runner.agent.as_ref())));
+            missing.clear();
+        }
         // As many at once as the machine has cores: CLIs that start a Node.js runtime take
         // seconds each, and more at once only slows them all down.
-        let at_once = std::thread::available_parallelism().map_or(1, usize::from);
-        let mut asked: Vec<(String, Answer)> = Vec::new();
+        let at_once = match missing.is_empty() {
+            true => 1,
+            false => std::thread::available_parallelism().map_or(1, usize::from),
+        };
         for batch in missing.chunks(at_once) {
             std::thread::scope(|scope| {
                 let asking: Vec<_> = batch
@@ -173,21 +203,7 @@ impl RunVersions {
     /// `runner`'s agent as the run knows it: type, model and version (a replaying runner's:
     /// the recorded ones).
     pub(crate) fn agent(&self, runner: &Runner) -> AgentInfo {
-        if let Some(replay) = &runner.replay {
-            return AgentInfo {
-                kind: replay.agent.kind.clone(),
-                model: replay.agent.model.clone(),
-                version: replay.agent.version.clone(),
-            };
-        }
-        AgentInfo {
-            kind: runner.agent.kind().to_owned(),
-            model: runner.agent.model().map(str::to_owned),
-            version: self
-                .wait()
-                .get(&runner.id)
-                .and_then(|answer| answer.version.clone()),
-        }
+        agent_of(runner, || self.wait())
     }
 
     /// Settles the version in the report of a session of `runner`: the one its stream
@@ -214,6 +230,34 @@ impl RunVersions {
         }
         report.runner.agent.version = streamed.or(asked);
     }
+}
+
+/// `runner`'s agent, the version from `answers` (only asked for a runner that does not replay).
+pub(crate) fn agent_of<'a>(
+    runner: &Runner,
+    answers: impl FnOnce() -> &'a BTreeMap<String, Answer>,
+) -> AgentInfo {
+    if let Some(replay) = &runner.replay {
+        return AgentInfo {
+            kind: replay.agent.kind.clone(),
+            model: replay.agent.model.clone(),
+            version: replay.agent.version.clone(),
+        };
+    }
+    AgentInfo {
+        kind: runner.agent.kind().to_owned(),
+        model: runner.agent.model().map(str::to_owned),
+        version: answers()
+            .get(&runner.id)
+            .and_then(|answer| answer.version.clone()),
+    }
+}
+
+/// What `slot` holds, taken out (a poisoned lock still gives it).
+fn take<T>(slot: &Mutex<Option<T>>) -> Option<T> {
+    slot.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()
 }
 
 /// The answer kept for runner `id`, if a readable one is there.

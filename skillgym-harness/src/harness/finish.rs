@@ -73,8 +73,9 @@ pub(super) fn execute(
         eprintln_escaped!("skillgym: cannot handle SIGINT/SIGTERM/SIGHUP: {error}");
     }
     reaper::become_subreaper();
-    // What a killed run left of the secret files it kept out of the run directory.
-    crate::private_dir::sweep();
+    // What a killed run left of the secret files it kept out of the run directory, removed
+    // while the trials run (a temporary directory can hold thousands of entries to read).
+    let sweeping = crate::private_dir::sweep_in_background();
     // The live status (or the slow-execution notices) while the trials run; it is erased and
     // the real stdout restored before skillgym's own lines.
     let mut libtest_arguments = arguments.clone();
@@ -88,6 +89,7 @@ pub(super) fn execute(
     interrupt::yield_to_an_immediate_exit();
     // The agents' versions, asked while the trials ran: none of their processes outlives the run.
     context.engine.versions.wait();
+    sweeping.wait();
     progress.finish();
     drop(muted);
     if !process_per_test() {

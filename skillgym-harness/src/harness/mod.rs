@@ -21,7 +21,7 @@ use finish::execute;
 use runners::{all_runners, check_case_runners, judge_runner, select_runners};
 use trials::select;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -54,7 +54,7 @@ use crate::suite::triggers::{self, TriggerSet};
 use crate::suite::yaml::Warning;
 use crate::suite::{CaseSpec, Plan, WorkerGroups, collect_registered};
 use crate::terminal_text::{self, eprintln_escaped};
-use crate::versions::RunVersions;
+use crate::versions::{Answer, RunVersions};
 use context::RunContext;
 
 /// What [`Harness::prepare`] hands to the run: libtest's arguments, the shared context, the
@@ -310,7 +310,6 @@ impl Harness {
         let chosen = choose(&arguments, &plan, &mut cases, &runners)?;
         let scope = (&plan, &chosen, cases.as_slice(), runners.as_slice());
         let unavailable = check_plan(&arguments, &settings, &overrides, scope, judge.as_ref())?;
-        let mock = overrides.mock_run();
         // `--test-threads` (libtest's worker count) is honoured as given; the gates still hold
         // the schedule's cap whatever it is.
         let groups = WorkerGroups::of(&cases);
@@ -327,11 +326,7 @@ impl Harness {
         };
         let ids: Vec<&str> = selection.runners.iter().map(|r| r.id.as_str()).collect();
         check_selected_cases(&arguments, &plan, &settings, &selection.cases, &ids)?;
-        let mock_run = mock && !arguments.list;
-        let context = run_context(&arguments, settings, &overrides, selection)?;
-        if !arguments.list {
-            write_run_record(&context, &crate_dir, mock_run);
-        }
+        let context = run_context(&arguments, settings, &overrides, selection, &crate_dir)?;
         let trials = trials::trials(&plan, &context, &arguments);
         Ok(Next::Run((arguments, context, trials)))
     }
@@ -478,26 +473,33 @@ fn check_selected_cases(
     Ok(())
 }
 
-/// Writes `<run>/run.json` (the first process of a run writes it; a file that cannot be
-/// written is noted).
-fn write_run_record(context: &RunContext, crate_dir: &Path, mock_run: bool) {
-    let runners = context
-        .runners
-        .iter()
-        .map(|runner| skillgym::RunnerInfo {
-            id: runner.id.clone(),
-            agent: context.engine.agent(runner),
-        })
-        .collect();
-    let record = RunRecord::of_this_process(
+/// What writes `<run>/run.json` once the agents' versions are known (the first process of a run
+/// writes it; a file that cannot be written is noted). The record is taken now, so that it
+/// says when the run started.
+fn run_record_writer(
+    settings: &Settings,
+    runners: &[Runner],
+    run_dir: PathBuf,
+    crate_dir: &Path,
+    mock_run: bool,
+) -> impl FnOnce(&BTreeMap<String, Answer>) + Send + 'static {
+    let mut record = RunRecord::of_this_process(
         crate_dir,
-        context.engine.settings.config_path.as_deref(),
+        settings.config_path.as_deref(),
         mock_run,
-        runners,
+        Vec::new(),
     );
-    if let Err(error) = record.write_once(&context.engine.run_dir.path()) {
-        let path = context.engine.run_dir.path().join(RUN_FILE);
-        crate::unwritten::note_named(&path, &error);
+    let runners = runners.to_vec();
+    move |answers| {
+        record.runners = (runners.iter())
+            .map(|runner| skillgym::RunnerInfo {
+                id: runner.id.clone(),
+                agent: crate::versions::agent_of(runner, || answers),
+            })
+            .collect();
+        if let Err(error) = record.write_once(&run_dir) {
+            crate::unwritten::note_named(&run_dir.join(RUN_FILE), &error);
+        }
     }
 }
 
@@ -761,6 +763,7 @@ fn run_context(
     settings: Settings,
     overrides: &SkillgymArgs,
     selection: Selection,
+    crate_dir: &Path,
 ) -> Result<Arc<RunContext>, Error> {
     let Selection {
         cases,
@@ -774,7 +777,7 @@ fn run_context(
     let run_id = RunDir::run_id_from_env(|key| std::env::var(key).ok());
     let run_dir = RunDir::new(settings.output_dir.clone(), run_id);
     let gates = gates(&settings, &runners, &run_dir, &groups);
-    let rejections = Rejections::new(&run_dir.path()).shared(shared_run_dir());
+    let rejections = Rejections::new(&run_dir.path()).shared(crate::artifacts::shared_run_dir());
     let judge_script = settings.judge.as_ref().and_then(|j| j.mock.as_deref());
     let dry_run = dry_run(arguments, overrides, &cases, judge_script)?;
     // Skills and the snapshot baselines are loaded and checked before anything runs (not for
@@ -794,19 +797,14 @@ fn run_context(
         let mut warnings = warnings;
         warnings.extend(skills.lint_warnings());
         sources::warn_once(&run_dir.path(), &warnings);
-        // Asked once per run: replaying runners have theirs recorded, and a runner the dry
-        // run leaves out is not asked.
-        let asked: Vec<&Runner> = runners
-            .iter()
-            .filter(|runner| runner.replay.is_none())
-            .filter(|runner| !unavailable.iter().any(|m| m.runner == runner.id))
-            .filter(|runner| {
-                dry_run
-                    .as_ref()
-                    .is_none_or(|dry| dry.skip_reason(runner).is_none())
-            })
-            .collect();
-        versions = RunVersions::resolve_in_background(&run_dir.path(), &asked);
+        let record = run_record_writer(
+            &settings,
+            &runners,
+            run_dir.path(),
+            crate_dir,
+            overrides.mock_run(),
+        );
+        versions = ask_versions(&run_dir, &runners, &unavailable, dry_run.as_ref(), record);
     }
     Ok(Arc::new(RunContext {
         engine: Engine {
@@ -833,6 +831,25 @@ fn run_context(
         format_junit: overrides.format_junit,
         results: Mutex::new(Vec::new()),
     }))
+}
+
+/// The agents' versions, asked once per run while the trials start; `record` (`run.json`) is
+/// written once they are in. Replaying runners have theirs recorded, and a runner the dry run
+/// leaves out is not asked.
+fn ask_versions(
+    run_dir: &RunDir,
+    runners: &[Runner],
+    unavailable: &[MissingProgram],
+    dry_run: Option<&DryRun>,
+    record: impl FnOnce(&BTreeMap<String, Answer>) + Send + 'static,
+) -> RunVersions {
+    let asked: Vec<&Runner> = runners
+        .iter()
+        .filter(|runner| runner.replay.is_none())
+        .filter(|runner| !unavailable.iter().any(|m| m.runner == runner.id))
+        .filter(|runner| dry_run.is_none_or(|dry| dry.skip_reason(runner).is_none()))
+        .collect();
+    RunVersions::resolve_in_background(&run_dir.path(), &asked, record)
 }
 
 /// The scripted model server of a `--mock` run. It starts only when trials may run: `--list`
@@ -873,12 +890,6 @@ fn gates(
         Gates::in_process(settings.schedule, settings.max_parallel, runners.len())
     };
     gates.with_groups(named)
-}
-
-/// Whether other processes may share the run directory: the processes of one nextest run
-/// ([`claim`] lets them all in); any other process claims a directory of its own.
-fn shared_run_dir() -> bool {
-    std::env::var_os("NEXTEST_RUN_ID").is_some()
 }
 
 /// Claims the run directory for this run.

@@ -83,8 +83,18 @@ impl RunRoot {
     /// none yet or it was removed. With `recycle`, one of this process's spares is renamed to
     /// it when there is one: it already holds an empty repository ([`Placed::recycled`]).
     pub(crate) fn attempt(&self, name: &str, recycle: bool) -> Result<Placed, RootError> {
-        let _lock = self.lock()?;
-        let root = self.root()?;
+        // The run's only process needs the lock only until it knows the root (and while it
+        // makes it again): no other process makes or removes it meanwhile.
+        let known =
+            (self.known_root()).filter(|root| !crate::artifacts::shared_run_dir() && root.is_dir());
+        let _lock = match known {
+            Some(_) => None,
+            None => Some(self.lock()?),
+        };
+        let root = match known {
+            Some(root) => root,
+            None => self.root()?,
+        };
         let spare = recycle.then(|| take_spare(&root)).flatten();
         for n in 1..=100 {
             let dir = match n {
@@ -130,12 +140,7 @@ impl RunRoot {
     /// The run's root, from this process's memory, else the run's record, else made now; made
     /// again when it is gone. The caller holds the lock.
     fn root(&self) -> Result<PathBuf, RootError> {
-        let known = process_state()
-            .roots
-            .iter()
-            .find(|(run_dir, _)| *run_dir == self.run_dir)
-            .map(|(_, root)| root.clone());
-        let root = match known {
+        let root = match self.known_root() {
             Some(root) => root,
             None => {
                 let root = match self.read_record()? {
@@ -150,6 +155,13 @@ impl RunRoot {
         };
         self.ensure_root(&root)?;
         Ok(root)
+    }
+
+    /// The run's root, when this process found or made it before.
+    fn known_root(&self) -> Option<PathBuf> {
+        (process_state().roots.iter())
+            .find(|(run_dir, _)| *run_dir == self.run_dir)
+            .map(|(_, root)| root.clone())
     }
 
     /// Removes the root when nothing but its marker is left. Best effort: a root that cannot

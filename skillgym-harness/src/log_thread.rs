@@ -1,0 +1,197 @@
+//! A log file written on a thread of its own, so that a large output is written to disk while
+//! the thread that reads it goes on reading and parsing.
+//!
+//! | step | what |
+//! |---|---|
+//! | [`LogThread::start`] | takes over a log's writer; a thread writes what it is sent, in order |
+//! | [`LogThread::write`] | gathers bytes into chunks of [`CHUNK`] and sends each full one (at most [`IN_FLIGHT`] wait; the sender waits for room) |
+//! | [`LogThread::finish`] | sends the rest, waits for the thread, and gives back how writing failed, if it did |
+//!
+//! The writer keeps the rule of [`crate::process`]'s logs: at its first error the file is
+//! closed (what its buffer holds is dropped) and later chunks are dropped, so that the output
+//! can still be read to its end; the error is what [`LogThread::finish`] returns.
+
+use std::io::{self, BufWriter, Write};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+use crate::secrets::MaskingWriter;
+
+/// The writer a log thread takes over.
+pub(crate) type LogWriter = BufWriter<MaskingWriter<std::fs::File>>;
+
+/// Bytes gathered before a chunk is sent.
+pub(crate) const CHUNK: usize = 64 * 1024;
+
+/// Chunks sent and not yet written, at most.
+const IN_FLIGHT: usize = 8;
+
+/// A log being written on its own thread.
+pub(crate) struct LogThread {
+    /// What is gathered for the next chunk.
+    chunk: Vec<u8>,
+    to_thread: Option<SyncSender<Vec<u8>>>,
+    /// Written chunks, cleared, for reuse.
+    spare: Receiver<Vec<u8>>,
+    thread: JoinHandle<io::Result<()>>,
+}
+
+impl LogThread {
+    /// Hands `writer` to a new thread; gives it back when no thread can be had.
+    pub(crate) fn start(writer: LogWriter) -> Result<LogThread, LogWriter> {
+        let (to_thread, chunks) = sync_channel::<Vec<u8>>(IN_FLIGHT);
+        let (give_back, spare) = sync_channel::<Vec<u8>>(IN_FLIGHT + 1);
+        // The writer is passed through a slot, so that a failed spawn can return it.
+        let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(writer)));
+        let taken = slot.clone();
+        let spawned = std::thread::Builder::new()
+            .name("skillgym-log".to_owned())
+            .spawn(move || {
+                let writer = taken
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take();
+                write_chunks(writer, &chunks, &give_back)
+            });
+        match spawned {
+            Ok(thread) => Ok(LogThread {
+                chunk: Vec::with_capacity(CHUNK),
+                to_thread: Some(to_thread),
+                spare,
+                thread,
+            }),
+            Err(_) => Err(slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()
+                .expect("a thread that was not spawned took nothing")),
+        }
+    }
+
+    /// Appends `bytes`: gathered, and sent by the chunk.
+    pub(crate) fn write(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let room = CHUNK - self.chunk.len();
+            let (now, later) = bytes.split_at(room.min(bytes.len()));
+            self.chunk.extend_from_slice(now);
+            bytes = later;
+            if self.chunk.len() == CHUNK {
+                self.send();
+            }
+        }
+    }
+
+    /// Sends the chunk gathered, taking a written one (or a new one) in its place.
+    fn send(&mut self) {
+        let next = self
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(CHUNK));
+        let full = std::mem::replace(&mut self.chunk, next);
+        if let Some(to_thread) = &self.to_thread
+            && to_thread.send(full).is_err()
+        {
+            // The thread is gone (it panicked): what is left is dropped; `finish` says why.
+            self.to_thread = None;
+        }
+    }
+
+    /// Sends what is gathered, waits for the thread to write it all and close the file; how
+    /// writing failed, if it did.
+    pub(crate) fn finish(mut self) -> io::Result<()> {
+        if !self.chunk.is_empty() {
+            self.send();
+        }
+        drop(self.to_thread.take());
+        self.thread
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the log's writing thread panicked")))
+    }
+}
+
+/// The thread's work: writes each chunk in order until the channel closes, then flushes.
+fn write_chunks(
+    mut writer: Option<LogWriter>,
+    chunks: &Receiver<Vec<u8>>,
+    give_back: &SyncSender<Vec<u8>>,
+) -> io::Result<()> {
+    let mut failure = None;
+    for mut chunk in chunks {
+        if let Some(file) = &mut writer
+            && let Err(error) = file.write_all(&chunk)
+        {
+            close(writer.take());
+            failure = Some(error);
+        }
+        chunk.clear();
+        // No room (the reader stopped taking them): the chunk is simply freed.
+        let _ = give_back.try_send(chunk);
+    }
+    if let Some(file) = &mut writer
+        && let Err(error) = file.flush().and_then(|()| file.get_mut().finish())
+    {
+        close(writer.take());
+        failure = Some(error);
+    }
+    failure.map_or(Ok(()), Err)
+}
+
+/// Closes a failed log's file without writing its buffer again (dropping a `BufWriter` would
+/// write it, to the same failing disk).
+pub(crate) fn close(writer: Option<LogWriter>) {
+    if let Some(writer) = writer {
+        let (file, _unwritten) = writer.into_parts();
+        drop(file);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writer_at(path: &std::path::Path) -> LogWriter {
+        BufWriter::with_capacity(
+            CHUNK,
+            MaskingWriter::new(std::fs::File::create(path).unwrap()),
+        )
+    }
+
+    #[test]
+    fn every_byte_arrives_in_order_across_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stdout.log");
+        let mut log = LogThread::start(writer_at(&path)).ok().unwrap();
+        let mut expected = Vec::new();
+        for line in 0..40_000u32 {
+            let text = format!(
+                "{{\"line\":{line},\"pad\":\"{}\"}}\n",
+                "x".repeat((line % 97) as usize)
+            );
+            log.write(text.as_bytes());
+            expected.extend_from_slice(text.as_bytes());
+        }
+        // One write larger than several chunks.
+        let big = vec![b'y'; CHUNK * 3 + 17];
+        log.write(&big);
+        expected.extend_from_slice(&big);
+        log.finish().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), expected);
+    }
+
+    /// Linux's `/dev/full` takes no byte: the first chunk's write fails.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_failing_disk_is_reported_at_finish_and_the_writes_go_on() {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let writer = BufWriter::with_capacity(CHUNK, MaskingWriter::new(file));
+        let mut log = LogThread::start(writer).ok().unwrap();
+        for _ in 0..(IN_FLIGHT * 4) {
+            log.write(&vec![b'z'; CHUNK]);
+        }
+        let error = log.finish().unwrap_err();
+        assert_eq!(error.raw_os_error(), Some(libc::ENOSPC), "{error}");
+    }
+}
