@@ -60,6 +60,10 @@ const DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// Size of the buffers in front of the pipes and the log files.
 const IO_BUFFER: usize = 64 * 1024;
 
+/// The capacity asked for an agent's stdout pipe, on Linux ([`widen_pipe`]).
+#[cfg(target_os = "linux")]
+const PIPE_SIZE: libc::c_int = 1024 * 1024;
+
 /// A log that grows past this is written on a thread of its own ([`LogThread`]), while the
 /// output is read and parsed here; a session's usual few kilobytes stay on this thread, where
 /// writing costs less than a thread would.
@@ -527,6 +531,9 @@ impl StdoutPump {
                 }
             };
             self.reader.consume(length);
+            if self.bytes <= OFFLOAD_AFTER && self.bytes + length as u64 > OFFLOAD_AFTER {
+                widen_pipe(self.reader.get_ref());
+            }
             self.bytes += length as u64;
             if let LineVerdict::Stop { reason } = verdict {
                 return Ok(Pumped::Stopped(reason));
@@ -695,6 +702,24 @@ impl Log {
         })
     }
 }
+
+/// Linux: stdout's pipe holds up to [`PIPE_SIZE`] instead of 64 KiB once the output passed
+/// [`OFFLOAD_AFTER`], so that an agent writing a long stream waits less often for it to be read.
+/// Only long streams get it: the pages a user's pipes may hold are limited (past
+/// `/proc/sys/fs/pipe-user-pages-soft` new pipes get two pages). A pipe that cannot grow stays
+/// as it is.
+#[cfg(target_os = "linux")]
+fn widen_pipe(stdout: &ChildStdout) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: F_SETPIPE_SZ on a pipe this process owns only changes that pipe's capacity.
+    unsafe {
+        libc::fcntl(stdout.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_SIZE);
+    }
+}
+
+/// Elsewhere pipes keep the system's size.
+#[cfg(not(target_os = "linux"))]
+fn widen_pipe(_stdout: &ChildStdout) {}
 
 /// Kills the child's process group on request, and on drop unless disarmed (error paths,
 /// cancelled `run` futures); keeps the group registered for an interrupt of the run meanwhile.
@@ -1147,6 +1172,24 @@ mod tests {
             assert_eq!(failure.path, Path::new("/dev/full"));
             assert_eq!(failure.error.kind(), io::ErrorKind::StorageFull);
         }
+    }
+
+    /// On Linux the stdout pipe of an agent whose output grew long holds 1 MiB: the rest of a
+    /// long stream is written in fewer waits.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn the_stdout_pipe_is_widened_on_linux() {
+        use std::os::fd::AsRawFd;
+        let mut child = Command::new("true").stdout(Stdio::piped()).spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        // SAFETY: F_GETPIPE_SZ only reads the capacity of a pipe this process owns.
+        let before = unsafe { libc::fcntl(stdout.as_raw_fd(), libc::F_GETPIPE_SZ) };
+        widen_pipe(&stdout);
+        // SAFETY: as above.
+        let after = unsafe { libc::fcntl(stdout.as_raw_fd(), libc::F_GETPIPE_SZ) };
+        assert!(before < PIPE_SIZE, "{before}");
+        assert_eq!(after, PIPE_SIZE);
+        child.wait().await.unwrap();
     }
 
     /// Past `OFFLOAD_AFTER` a log is written on a thread of its own: every byte still arrives
