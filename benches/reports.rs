@@ -175,12 +175,12 @@ fn wait4(pid: u32) -> (ExitStatus, u64) {
 
 /// Chromium, when it and `unshare -n` can run here.
 fn chromium() -> Option<PathBuf> {
-    let chromium = PathBuf::from("/usr/bin/chromium");
+    let chromium = skillgym_e2e::chromium::find()?;
     let unshare = Command::new("unshare")
         .args(["-n", "--", "true"])
         .output()
         .is_ok_and(|o| o.status.success());
-    (chromium.is_file() && unshare).then_some(chromium)
+    unshare.then_some(chromium)
 }
 
 /// The median wall time (s) of 3 headless opens of `page` to its first screenshot (load, the
@@ -190,22 +190,9 @@ fn median_open(chromium: &Path, page: &Path, profile: &Path) -> f64 {
     let mut times: Vec<f64> = (0..3)
         .map(|_| {
             let started = Instant::now();
-            let output = Command::new("unshare")
-                .args(["-n", "--"])
-                .arg(chromium)
-                .args([
-                    "--headless",
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                    "--disable-extensions",
-                    "--no-first-run",
-                    "--window-size=1280,800",
-                ])
+            let output = skillgym_e2e::chromium::offline_headless(chromium, profile)
+                .arg("--window-size=1280,800")
                 .arg(format!("--screenshot={}", shot.display()))
-                .arg(format!("--user-data-dir={}", profile.display()))
                 .arg(format!("file://{}", page.display()))
                 .stdin(Stdio::null())
                 .stderr(Stdio::null())

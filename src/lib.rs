@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 pub mod big_runs;
+pub mod chromium;
 
 /// The workspace root.
 pub fn workspace_root() -> &'static Path {

@@ -60,20 +60,10 @@ fn artifacts_dir() -> PathBuf {
         .join("html-report")
 }
 
-/// The Chromium executable: `chromium` on `PATH`, else `/usr/bin/chromium`. Fails the test when
-/// there is none.
+/// The Chromium executable ([`skillgym_e2e::chromium::find`]). Fails the test when there is
+/// none.
 fn chromium() -> PathBuf {
-    let on_path = std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|dir| dir.join("chromium"))
-        .find(|candidate| candidate.is_file());
-    let found = on_path.or_else(|| {
-        let default = PathBuf::from("/usr/bin/chromium");
-        default.is_file().then_some(default)
-    });
-    found.unwrap_or_else(|| {
+    skillgym_e2e::chromium::find().unwrap_or_else(|| {
         panic!(
             "Chromium is required by this test and was not found (no `chromium` on PATH, no \
              /usr/bin/chromium): install it with `apt-get install -y chromium` (.ci/run does)"
@@ -120,26 +110,15 @@ fn headless(page: &Path, profile: &Path, extra: &[&str]) -> Output {
 
 /// [`headless`] on `page` with the URL fragment `fragment` (`#…`, or empty).
 fn headless_at(page: &Path, fragment: &str, profile: &Path, extra: &[&str]) -> Output {
-    let mut command = Command::new("unshare");
+    let mut command = skillgym_e2e::chromium::offline_headless(&chromium(), profile);
     command
-        .args(["-n", "--"])
-        .arg(chromium())
         .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
             "--disable-default-apps",
-            "--disable-extensions",
             "--disable-breakpad",
-            "--no-first-run",
             "--no-default-browser-check",
             "--enable-logging=stderr",
             "--v=0",
         ])
-        .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
         .arg(file_url(page) + fragment)
         .stdin(Stdio::null())

@@ -120,7 +120,7 @@ fn write_chunks(
         if let Some(file) = &mut writer
             && let Err(error) = file.write_all(&chunk)
         {
-            close(writer.take());
+            close_failed(&mut writer);
             failure = Some(error);
         }
         chunk.clear();
@@ -130,19 +130,24 @@ fn write_chunks(
     if let Some(file) = &mut writer
         && let Err(error) = file.flush().and_then(|()| file.get_mut().finish())
     {
-        close(writer.take());
+        close_failed(&mut writer);
         failure = Some(error);
     }
     failure.map_or(Ok(()), Err)
 }
 
+/// [`close`]s the writer in `slot`, which failed: later chunks are dropped.
+fn close_failed(slot: &mut Option<LogWriter>) {
+    if let Some(writer) = slot.take() {
+        close(writer);
+    }
+}
+
 /// Closes a failed log's file without writing its buffer again (dropping a `BufWriter` would
 /// write it, to the same failing disk).
-pub(crate) fn close(writer: Option<LogWriter>) {
-    if let Some(writer) = writer {
-        let (file, _unwritten) = writer.into_parts();
-        drop(file);
-    }
+pub(crate) fn close(writer: LogWriter) {
+    let (file, _unwritten) = writer.into_parts();
+    drop(file);
 }
 
 #[cfg(test)]

@@ -671,29 +671,30 @@ impl Log {
         }
     }
 
-    /// Closes the log on `error`: what its buffer still holds is dropped.
+    /// Closes the log on `error`: what its buffer still holds is dropped. (A log on its thread
+    /// keeps its own failure until [`Log::finish`].)
     fn fail(&mut self, error: io::Error) {
-        match self.writer.take() {
-            Some(Writer::Here { file, .. }) => close(Some(file)),
-            // Its thread closes the file on its own error; here only the error is kept.
-            Some(Writer::Thread(thread)) => drop(thread.finish()),
-            None => {}
+        if let Some(Writer::Here { file, .. }) = self.writer.take() {
+            close(file);
         }
         self.failure = Some(error);
     }
 
     /// Flushes the log; how it failed, if it did.
     fn finish(mut self) -> Option<LogFailure> {
-        let flushed = match &mut self.writer {
-            Some(Writer::Here { file, .. }) => file.flush().and_then(|()| file.get_mut().finish()),
-            Some(Writer::Thread(_)) => match self.writer.take() {
-                Some(Writer::Thread(thread)) => thread.finish(),
-                _ => Ok(()),
-            },
+        let flushed = match self.writer.take() {
+            Some(Writer::Here { mut file, .. }) => {
+                let flushed = file.flush().and_then(|()| file.get_mut().finish());
+                if flushed.is_err() {
+                    close(file);
+                }
+                flushed
+            }
+            Some(Writer::Thread(thread)) => thread.finish(),
             None => Ok(()),
         };
         if let Err(error) = flushed {
-            self.fail(error);
+            self.failure = Some(error);
         }
         let path = self.path;
         self.failure.map(|error| LogFailure {

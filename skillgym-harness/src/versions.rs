@@ -156,19 +156,19 @@ impl RunVersions {
                 None => missing.push(*runner),
             }
         }
-        let mut asked: Vec<(String, Answer)> = Vec::new();
-        if let [runner] = missing.as_slice() {
-            // One alone is asked here, without a thread of its own.
-            asked.push((runner.id.clone(), ask(runner.agent.as_ref())));
-            missing.clear();
-        }
         // As many at once as the machine has cores: CLIs that start a Node.js runtime take
-        // seconds each, and more at once only slows them all down.
-        let at_once = match missing.is_empty() {
-            true => 1,
-            false => std::thread::available_parallelism().map_or(1, usize::from),
+        // seconds each, and more at once only slows them all down. A batch of one is asked
+        // here, without a thread of its own.
+        let at_once = match missing.len() {
+            0 | 1 => 1,
+            _ => std::thread::available_parallelism().map_or(1, usize::from),
         };
+        let mut asked: Vec<(String, Answer)> = Vec::new();
         for batch in missing.chunks(at_once) {
+            if let [runner] = batch {
+                asked.push((runner.id.clone(), ask(runner.agent.as_ref())));
+                continue;
+            }
             std::thread::scope(|scope| {
                 let asking: Vec<_> = batch
                     .iter()
