@@ -570,6 +570,39 @@ fn max_steps_stops_the_agent() {
 }
 
 #[test]
+fn max_steps_stops_a_quiet_agent_after_a_long_output() {
+    // Past the first MiB the stream is parsed on a thread of its own: the steps over the
+    // limit come after 2 MB of other records, and then the agent goes quiet. The stop must
+    // still kill it at once, not at the timeout.
+    let dir = temp_dir("max-steps-long");
+    let filler = dir.path().join("filler.jsonl");
+    let record = format!(
+        "{{\"type\":\"message\",\"role\":\"user\",\"text\":\"{}\"}}\n",
+        "x".repeat(1000)
+    );
+    fs::write(&filler, record.repeat(2000)).unwrap();
+    let step = r#"emit {"type":"message","role":"assistant","text":"step"}"#;
+    let script = format!("replay {}\n{step}\n{step}\n{step}\nhang", filler.display());
+    let extra = "run:\n  max_steps: 2\ndefaults: { timeout: 60s }\n";
+    let config = fake_runner_config(dir.path(), &script, extra);
+    let output = run_with_config(dir.path(), &config, &["--exact", "[fake] always_passes"]);
+    assert_eq!(output.status.code(), Some(101));
+    let text = stdout(&output);
+    assert!(
+        text.contains("exceeded max_steps: observed 3 steps with a limit of 2"),
+        "{text}"
+    );
+    assert!(text.contains("origin: max-steps"), "{text}");
+    let attempt =
+        only_run_dir(&dir.path().join("runs")).join("always_passes/fake/repeat-1/attempt-1");
+    let logged = fs::metadata(attempt.join("stdout.log")).unwrap().len();
+    assert!(
+        logged > 2_000_000,
+        "the whole output is logged: {logged} bytes"
+    );
+}
+
+#[test]
 fn nextest_style_processes_write_into_one_run_directory() {
     let out = temp_dir("nextest");
     let env = [

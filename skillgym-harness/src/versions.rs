@@ -232,6 +232,9 @@ impl RunVersions {
     }
 }
 
+/// No answers: [`agent_of`] without a version.
+pub(crate) static NONE: BTreeMap<String, Answer> = BTreeMap::new();
+
 /// `runner`'s agent, the version from `answers` (only asked for a runner that does not replay).
 pub(crate) fn agent_of<'a>(
     runner: &Runner,

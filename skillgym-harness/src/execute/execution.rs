@@ -107,7 +107,10 @@ fn unwritten(
         .into_iter()
         .map(|slot| match slot {
             Ok(arm) => arm.finish(),
-            Err(result) => *result,
+            Err(result) => ExecutionResult {
+                agent: run.agent(runner),
+                ..*result
+            },
         })
         .collect()
 }
@@ -176,7 +179,7 @@ pub(crate) fn discordant(
 }
 
 /// What the execution of `case` on `runner` under `variant` is asked to do, with the case's
-/// own settings.
+/// own settings (the agent without its version, which the result gets at the end).
 fn plan_of(
     run: &Engine,
     case: &CaseSpec,
@@ -190,7 +193,7 @@ fn plan_of(
         runner_id: runner.id.clone(),
         variant: variant_name.map(str::to_owned),
         baseline: variant.is_some_and(|v| v.baseline),
-        agent: run.agent(runner),
+        agent: crate::versions::agent_of(runner, || &crate::versions::NONE),
         expected_fail: case.expected_fail,
         repeat_target: settings.repeat,
         repeat_failure: settings.repeat_failure,
@@ -355,12 +358,16 @@ impl<'a> Arm<'a> {
     fn finish(self) -> ExecutionResult {
         let Arm {
             run,
-            plan,
+            runner,
+            mut plan,
             repetitions,
             unrecorded,
             budget_reached,
             ..
         } = self;
+        // The agent's version is asked while the first sessions run, and taken only now, so
+        // that no session waits for it.
+        plan.agent = run.agent(runner);
         if repetitions.is_empty()
             && let Some(signal) = crate::interrupt::received()
         {

@@ -24,7 +24,8 @@ pub(crate) struct ExecutionPlan {
     pub variant: Option<String>,
     /// Whether the variant is its case × runner's baseline.
     pub baseline: bool,
-    /// The runner's agent.
+    /// The runner's agent (in a run, without the asked version: the execution's result
+    /// gets it once its sessions ran).
     pub agent: AgentInfo,
     /// Whether the case is marked `expected_fail`.
     pub expected_fail: bool,
