@@ -85,8 +85,8 @@ impl PrivateDir {
         Ok(path)
     }
 
-    /// Registers `path`, a file outside this directory that refers to one inside it (a
-    /// link), for removal by a fast exit.
+    /// Registers `path` for removal by a fast exit: a file outside this directory that refers
+    /// to one inside it (a link), or one made in it by other means (a process's log).
     pub(crate) fn register(&mut self, path: &Path) {
         self.registered.push(RegisteredPath::new(path));
     }

@@ -290,11 +290,14 @@ fn ask_within(agent: &dyn Agent, timeout: Duration) -> Answer {
 
 /// The version `agent` tells within `timeout`; `Ok(None)` when it has no command to tell it.
 fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, VersionError> {
-    let scratch = PrivateDir::create().map_err(VersionError::NoDirectory)?;
+    let mut scratch = PrivateDir::create().map_err(VersionError::NoDirectory)?;
     let Some(launch) = agent.version_command(scratch.path()) else {
         return Ok(None);
     };
     let shown = command_line(&launch);
+    // Its logs too go with a second signal, which can come while the first sessions run.
+    scratch.register(&scratch.path().join("stdout.log"));
+    scratch.register(&scratch.path().join("stderr.log"));
     let spec = ProcessSpec {
         program: launch.program,
         args: launch.args,

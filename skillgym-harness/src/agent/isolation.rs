@@ -160,9 +160,7 @@ impl Drop for Seeded {
 /// returned guard.
 pub(crate) fn write_prompt(path: &Path, prompt: &str) -> io::Result<(PathBuf, Seeded)> {
     let masked = crate::secrets::mask(prompt);
-    if std::env::var_os("SKILLGYM_HACK").is_none() {
-        fs::write(path, masked.as_bytes())?;
-    }
+    fs::write(path, masked.as_bytes())?;
     let mut guard = Seeded::default();
     if let Cow::Owned(_) = masked {
         let private = guard.private_file("prompt.md", prompt.as_bytes())?;

@@ -144,9 +144,7 @@ fn remove_tree(dir: &Path) -> io::Result<()> {
 }
 
 fn write_record(artifact_dir: &Path, record: &WorkspaceRecord) {
-    if std::env::var_os("SKILLGYM_HACK").is_none() {
-        write_json_or_note(&artifact_dir.join("workspace.json"), record);
-    }
+    write_json_or_note(&artifact_dir.join("workspace.json"), record);
 }
 
 /// Prepares the workspace of one attempt. A case's own `workspace` template makes the attempt
