@@ -3,7 +3,7 @@
 //! | function | measures |
 //! |---|---|
 //! | [`run`] | a whole process, spawn to exit: wall time, peak RSS (`wait4`), exit status |
-//! | [`floor`] | the fake agent alone: the same sessions, same parallelism, stdout drained through a pipe (or with the least a harness writes) |
+//! | [`floor`] | the fake agent alone: the same sessions, same parallelism, stdout drained through a pipe (or with the least a harness writes, or with this harness's artifact layout: [`Writes`]) |
 //! | [`dir_bytes`], [`find_file`] | what a run left on disk |
 
 use std::ffi::OsString;
@@ -182,23 +182,41 @@ pub(crate) fn head(path: &Path, lines: usize) -> String {
         .unwrap_or_default()
 }
 
+/// What each session of a [`floor`] writes beside draining its stdout.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Writes<'a> {
+    /// Nothing: the stdout goes through a pipe into nothing.
+    Nothing,
+    /// The least a harness that keeps a session's output writes, under this directory: a
+    /// directory of its own with an empty workspace directory in it as the agent's cwd, the
+    /// stdout streamed into a file there, a small result file written after the agent ends,
+    /// and the workspace removed.
+    Least(&'a Path),
+    /// The file operations of this harness's artifact layout and nothing else, under this
+    /// directory: `<case>/<runner>/repeat-1/attempt-1/` with `prompt.md`, an empty workspace
+    /// directory (in a root of its own) as the agent's cwd, `stdout.log`, then `report.json`,
+    /// `workspace.json`, the attempt's and the execution's `result.json` (each through a
+    /// temporary file and a rename, of the sizes the harness writes for the 8 KB session),
+    /// and the workspace removed.
+    Layout(&'a Path),
+}
+
 /// Runs the fake agent `sessions` times with `script`, `parallel` at once, each with
-/// `args`, reading each one's stdout through a pipe to the end; the wall time of the whole.
-///
-/// With `artifacts`, each session also does the least a harness writes: a directory of its
-/// own under `artifacts` with an empty workspace directory in it as the agent's cwd, the
-/// stdout streamed into a file there, a small result file written after the agent ends, and
-/// the workspace removed.
+/// `args`, reading each one's stdout through a pipe to the end, and doing what `writes` says;
+/// the wall time of the whole.
 pub(crate) fn floor(
     agent: &Path,
     args: &[&str],
     script: &str,
     sessions: usize,
     parallel: usize,
-    artifacts: Option<&Path>,
+    writes: Writes<'_>,
 ) -> io::Result<Duration> {
-    if let Some(dir) = artifacts {
+    if let Writes::Least(dir) | Writes::Layout(dir) = writes {
         fs::create_dir_all(dir)?;
+    }
+    if let Writes::Layout(dir) = writes {
+        fs::create_dir(dir.join("workspaces"))?;
     }
     let next = AtomicUsize::new(0);
     let started = Instant::now();
@@ -211,8 +229,15 @@ pub(crate) fn floor(
                         if session >= sessions {
                             return Ok(());
                         }
-                        let dir = artifacts.map(|root| root.join(format!("session-{session}")));
-                        session_once(agent, args, script, dir.as_deref())?;
+                        let mut command = Command::new(agent);
+                        command.args(args).env("FAKE_AGENT_SCRIPT", script);
+                        match writes {
+                            Writes::Nothing => drain(command, &mut io::sink())?,
+                            Writes::Least(root) => {
+                                least(command, &root.join(format!("session-{session}")))?
+                            }
+                            Writes::Layout(root) => layout(command, root, session)?,
+                        }
                     }
                 })
             })
@@ -224,38 +249,62 @@ pub(crate) fn floor(
     Ok(started.elapsed())
 }
 
-/// One session of [`floor`], its artifacts in `dir` if given.
-fn session_once(agent: &Path, args: &[&str], script: &str, dir: Option<&Path>) -> io::Result<()> {
-    let mut command = Command::new(agent);
+/// Runs `command` with its stdout copied into `into`, to its successful end.
+fn drain(mut command: Command, into: &mut impl io::Write) -> io::Result<()> {
     command
-        .args(args)
-        .env("FAKE_AGENT_SCRIPT", script)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    let workspace = dir.map(|dir| dir.join("workspace"));
-    if let (Some(dir), Some(workspace)) = (dir, &workspace) {
-        fs::create_dir(dir)?;
-        fs::create_dir(workspace)?;
-        command.current_dir(workspace);
-    }
     let mut child = command.spawn()?;
     let mut stdout = child.stdout.take().expect("a piped stdout");
-    match dir {
-        Some(dir) => io::copy(&mut stdout, &mut fs::File::create(dir.join("stdout.log"))?)?,
-        None => io::copy(&mut stdout, &mut io::sink())?,
-    };
+    io::copy(&mut stdout, into)?;
     let status = child.wait()?;
     if !status.success() {
         return Err(io::Error::other(format!(
             "the fake agent ended with {status}"
         )));
     }
-    if let (Some(dir), Some(workspace)) = (dir, &workspace) {
-        fs::write(dir.join("result.json"), b"{\"status\":\"passed\"}\n")?;
-        fs::remove_dir(workspace)?;
-    }
     Ok(())
+}
+
+/// One session of [`Writes::Least`], in `dir`.
+fn least(mut command: Command, dir: &Path) -> io::Result<()> {
+    let workspace = dir.join("workspace");
+    fs::create_dir(dir)?;
+    fs::create_dir(&workspace)?;
+    command.current_dir(&workspace);
+    drain(command, &mut fs::File::create(dir.join("stdout.log"))?)?;
+    fs::write(dir.join("result.json"), b"{\"status\":\"passed\"}\n")?;
+    fs::remove_dir(workspace)
+}
+
+/// One session of [`Writes::Layout`] under `root`, the `session`-th.
+fn layout(mut command: Command, root: &Path, session: usize) -> io::Result<()> {
+    let case = root.join(format!("case_{session:04}"));
+    let runner = case.join("fake");
+    let attempt = runner.join("repeat-1").join("attempt-1");
+    for dir in [&case, &runner, &runner.join("repeat-1"), &attempt] {
+        fs::create_dir(dir)?;
+    }
+    fs::write(
+        attempt.join("prompt.md"),
+        b"case: replay the captured session\n",
+    )?;
+    let workspace = root.join("workspaces").join(format!("case_{session:04}"));
+    fs::create_dir(&workspace)?;
+    command.current_dir(&workspace);
+    drain(command, &mut fs::File::create(attempt.join("stdout.log"))?)?;
+    for (file, size) in [
+        (attempt.join("report.json"), 7441),
+        (attempt.join("workspace.json"), 168),
+        (attempt.join("result.json"), 719),
+        (runner.join("result.json"), 2288),
+    ] {
+        let temporary = file.with_extension("json.tmp");
+        fs::write(&temporary, vec![b' '; size])?;
+        fs::rename(&temporary, &file)?;
+    }
+    fs::remove_dir(workspace)
 }
 
 /// The total size of the files under `dir` (symbolic links not followed).

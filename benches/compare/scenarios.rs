@@ -13,11 +13,11 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::generate::{self, Schedule};
-use crate::measure::{self, Invocation};
+use crate::measure::{self, Invocation, Writes};
 use crate::tsside::{self, Ts};
 
 /// What the scenarios run on.
@@ -68,8 +68,11 @@ pub(crate) struct Round {
     pub(crate) debug: Option<Cell>,
     pub(crate) ts: Option<Cell>,
     pub(crate) floor: Option<Cell>,
-    /// The floor plus the least a harness writes per session (see [`measure::floor`]).
+    /// The floor plus the least a harness writes per session ([`measure::Writes::Least`]).
     pub(crate) floor_artifacts: Option<Cell>,
+    /// The floor plus the file operations of this harness's layout
+    /// ([`measure::Writes::Layout`]).
+    pub(crate) floor_layout: Option<Cell>,
     /// S6 only: the plain crate's debug rebuild (`floor` holds its release rebuild).
     pub(crate) floor_debug: Option<Cell>,
     /// S6 only: the debug rebuild of the same cases on `skillgym-dylib`.
@@ -115,6 +118,9 @@ struct Spec {
     /// Whether this project's debug build runs too; whether this is FLOOD.
     debug: bool,
     flood: bool,
+    /// Whether the floor with the layout runs: its JSON files have the sizes written for the
+    /// 8 KB session, so it stands for the scenarios that replay that session.
+    layout_floor: bool,
 }
 
 impl Spec {
@@ -141,6 +147,7 @@ impl Spec {
             sessions: cases,
             debug: true,
             flood: false,
+            layout_floor: true,
         }
     }
 }
@@ -184,7 +191,10 @@ impl Context {
                 Schedule::Parallel(2),
                 small.clone(),
             ),
-            Spec::new("S3", "1 case, 20 MiB transcript", "s3", serial, big),
+            Spec {
+                layout_floor: false,
+                ..Spec::new("S3", "1 case, 20 MiB transcript", "s3", serial, big)
+            },
             Spec::new(
                 "S4",
                 "50 cases x (sleep 200 ms, replay), parallel 8",
@@ -209,7 +219,7 @@ impl Context {
         let mut flood = Spec::new("FLOOD", "", "s3", serial, replay(&self.flood));
         let flood_mb = fs::metadata(&self.flood).map_or(0, |m| m.len()) >> 20;
         flood.label = format!("1 case, {flood_mb} MiB transcript (release only)");
-        (flood.debug, flood.flood) = (false, true);
+        (flood.debug, flood.flood, flood.layout_floor) = (false, true, false);
         specs.extend([exact, list]);
         for spec in specs
             .iter()
@@ -287,16 +297,24 @@ impl Context {
                 self.measure(run, failures, !spec.flood)
             });
             let width = spec.schedule.width();
-            let mut floor = |artifacts: Option<PathBuf>| {
+            let mut floor = |writes: Writes<'_>| {
                 (spec.sessions > 0).then(|| {
                     let (script, sessions) = (&spec.script, spec.sessions);
-                    self.floor(script, sessions, width, artifacts.as_deref(), failures)
+                    self.floor(script, sessions, width, writes, failures)
                 })
             };
-            let bare = floor(None);
+            let bare = floor(Writes::Nothing);
             // The flood's artifacts would be a second gigabyte on disk.
+            let (least, layout) = (
+                self.out(&name, "floor-artifacts"),
+                self.out(&name, "floor-layout"),
+            );
             let artifacts = (!spec.flood)
-                .then(|| floor(Some(self.out(&name, "floor-artifacts"))))
+                .then(|| floor(Writes::Least(&least)))
+                .flatten();
+            let layout = spec
+                .layout_floor
+                .then(|| floor(Writes::Layout(&layout)))
                 .flatten();
             row.rounds.push(Round {
                 release: Some(release),
@@ -304,6 +322,7 @@ impl Context {
                 ts,
                 floor: bare,
                 floor_artifacts: artifacts,
+                floor_layout: layout,
                 ..Round::default()
             });
         }
@@ -484,18 +503,17 @@ impl Context {
         cell
     }
 
-    /// The fake agent alone, `sessions` times, `parallel` at once, with the least a harness
-    /// writes under `artifacts` if given.
+    /// The fake agent alone, `sessions` times, `parallel` at once, doing what `writes` says.
     fn floor(
         &self,
         script: &str,
         sessions: usize,
         parallel: usize,
-        artifacts: Option<&Path>,
+        writes: Writes<'_>,
         failures: &mut usize,
     ) -> Cell {
         let agent = &self.agent;
-        match measure::floor(agent, &CLAUDE_ARGS, script, sessions, parallel, artifacts) {
+        match measure::floor(agent, &CLAUDE_ARGS, script, sessions, parallel, writes) {
             Ok(wall) => Cell {
                 seconds: wall.as_secs_f64(),
                 ..Cell::default()

@@ -36,6 +36,7 @@ enum Side {
     Ts,
     Floor,
     FloorArtifacts,
+    FloorLayout,
     FloorDebug,
     DebugDynamic,
 }
@@ -48,6 +49,7 @@ impl Side {
             Side::Ts => round.ts.as_ref(),
             Side::Floor => round.floor.as_ref(),
             Side::FloorArtifacts => round.floor_artifacts.as_ref(),
+            Side::FloorLayout => round.floor_layout.as_ref(),
             Side::FloorDebug => round.floor_debug.as_ref(),
             Side::DebugDynamic => round.debug_dynamic.as_ref(),
         }
@@ -248,20 +250,28 @@ fn with_artifacts(out: &mut String, outcome: &Outcome) {
         "\nThe floor with artifacts: each session in a directory of its own with an empty \
          workspace directory as its cwd, its stdout streamed into a file, a small result file \
          written after it, the workspace removed. It is the least a harness that keeps a \
-         session's output writes, and what this file system charges for it.\n\n\
-         | scenario | floor | floor with artifacts | with artifacts/floor | this, release | release/floor with artifacts |\n\
-         |---|---|---|---|---|---|"
+         session's output writes, and what this file system charges for it. The floor with \
+         the layout: the file operations of this harness's artifact layout and nothing else \
+         (`<case>/<runner>/repeat-1/attempt-1/` with `prompt.md`, `stdout.log`, `report.json`, \
+         `workspace.json` and the attempt's and the execution's `result.json`, each JSON file \
+         through a temporary file and a rename, of the sizes written for the 8 KB session; a \
+         workspace directory in a root of its own, removed after the session).\n\n\
+         | scenario | floor | floor with artifacts | with artifacts/floor | floor with the layout | layout/floor with artifacts | this, release | release/floor with artifacts | release/floor with the layout |\n\
+         |---|---|---|---|---|---|---|---|---|"
     );
     for row in rows {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             row.id,
             shown(row, Side::Floor),
             shown(row, Side::FloorArtifacts),
             times(ratio(row, Side::FloorArtifacts, Side::Floor)),
+            shown(row, Side::FloorLayout),
+            times(ratio(row, Side::FloorLayout, Side::FloorArtifacts)),
             shown(row, Side::Release),
             times(ratio(row, Side::Release, Side::FloorArtifacts)),
+            times(ratio(row, Side::Release, Side::FloorLayout)),
         );
     }
 }
