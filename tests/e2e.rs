@@ -559,7 +559,12 @@ fn max_steps_stops_the_agent() {
     let step = r#"emit {"type":"message","role":"assistant","text":"step"}"#;
     let script = format!("{step}\n{step}\n{step}\nhang");
     let config = fake_runner_config(dir.path(), &script, "run:\n  max_steps: 2\n");
-    let output = run_with_config(dir.path(), &config, &["--exact", "[fake] always_passes"]);
+    stopped_at_three_steps_of_two(dir.path(), &config);
+}
+
+/// Runs `always_passes` with `config` (`max_steps: 2`): it fails on its third step.
+fn stopped_at_three_steps_of_two(dir: &Path, config: &Path) {
+    let output = run_with_config(dir, config, &["--exact", "[fake] always_passes"]);
     assert_eq!(output.status.code(), Some(101));
     let text = stdout(&output);
     assert!(
@@ -571,9 +576,9 @@ fn max_steps_stops_the_agent() {
 
 #[test]
 fn max_steps_stops_a_quiet_agent_after_a_long_output() {
-    // Past the first MiB the stream is parsed on a thread of its own: the steps over the
-    // limit come after 2 MB of other records, and then the agent goes quiet. The stop must
-    // still kill it at once, not at the timeout.
+    // The steps over the limit come after 2 MB of other records (past the point where a long
+    // output's log moves to a thread of its own and its pipe widens), and then the agent goes
+    // quiet: the stop still kills it at once, not at the timeout.
     let dir = temp_dir("max-steps-long");
     let filler = dir.path().join("filler.jsonl");
     let record = format!(
@@ -585,14 +590,7 @@ fn max_steps_stops_a_quiet_agent_after_a_long_output() {
     let script = format!("replay {}\n{step}\n{step}\n{step}\nhang", filler.display());
     let extra = "run:\n  max_steps: 2\ndefaults: { timeout: 60s }\n";
     let config = fake_runner_config(dir.path(), &script, extra);
-    let output = run_with_config(dir.path(), &config, &["--exact", "[fake] always_passes"]);
-    assert_eq!(output.status.code(), Some(101));
-    let text = stdout(&output);
-    assert!(
-        text.contains("exceeded max_steps: observed 3 steps with a limit of 2"),
-        "{text}"
-    );
-    assert!(text.contains("origin: max-steps"), "{text}");
+    stopped_at_three_steps_of_two(dir.path(), &config);
     let attempt =
         only_run_dir(&dir.path().join("runs")).join("always_passes/fake/repeat-1/attempt-1");
     let logged = fs::metadata(attempt.join("stdout.log")).unwrap().len();
