@@ -305,16 +305,12 @@ impl Context {
             };
             let bare = floor(Writes::Nothing);
             // The flood's artifacts would be a second gigabyte on disk.
-            let (least, layout) = (
-                self.out(&name, "floor-artifacts"),
-                self.out(&name, "floor-layout"),
-            );
             let artifacts = (!spec.flood)
-                .then(|| floor(Writes::Least(&least)))
+                .then(|| floor(Writes::Least(&self.out(&name, "floor-artifacts"))))
                 .flatten();
             let layout = spec
                 .layout_floor
-                .then(|| floor(Writes::Layout(&layout)))
+                .then(|| floor(Writes::Layout(&self.out(&name, "floor-layout"))))
                 .flatten();
             row.rounds.push(Round {
                 release: Some(release),

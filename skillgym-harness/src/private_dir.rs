@@ -6,7 +6,7 @@
 //! |---|---|
 //! | while the session runs | `<base>/skillgym-private-<pid>-<n>/` (mode 0700, its files 0600), `<base>` being `$XDG_RUNTIME_DIR` (a per-user tmpfs the system empties at logout) when it is an absolute directory, else the temporary directory; the run directory holds only symbolic links to these files |
 //! | the session ends, however it ends | nothing: the guard ([`PrivateDir`]) removes the directory when dropped |
-//! | a second signal (the harness exits at once) | nothing: every file and directory is registered with [`crate::interrupt`] before anything is written, and the signal handler unlinks them |
+//! | a second signal (the harness exits at once) | nothing: every file and directory is registered with [`crate::interrupt`] before anything is written (a file made by other means, a process's log or a socket, through [`PrivateDir::reserve`]), and the signal handler unlinks them |
 //! | SIGKILL of the harness | the directory, until the next skillgym run on the machine removes it ([`sweep`], on a thread of its own while the run's trials start: directories whose process is gone) or the system empties `<base>`; readable by its owner only. The links in the run directory point at it |
 
 use std::fs::{self, File};
@@ -85,10 +85,18 @@ impl PrivateDir {
         Ok(path)
     }
 
-    /// Registers `path` for removal by a fast exit: a file outside this directory that refers
-    /// to one inside it (a link), or one made in it by other means (a process's log).
+    /// Registers `path`, a file outside this directory that refers to one inside it (a
+    /// link), for removal by a fast exit.
     pub(crate) fn register(&mut self, path: &Path) {
         self.registered.push(RegisteredPath::new(path));
+    }
+
+    /// The path `name` here, for a file made by other means (a process's log, a socket),
+    /// registered for removal by a fast exit before it exists.
+    pub(crate) fn reserve(&mut self, name: &str) -> PathBuf {
+        let path = self.dir.join(name);
+        self.register(&path);
+        path
     }
 
     fn new_file(&mut self, name: &str) -> io::Result<(PathBuf, File)> {

@@ -295,17 +295,15 @@ fn asked(agent: &dyn Agent, timeout: Duration) -> Result<Option<String>, Version
         return Ok(None);
     };
     let shown = command_line(&launch);
-    // Its logs too go with a second signal, which can come while the first sessions run.
-    scratch.register(&scratch.path().join("stdout.log"));
-    scratch.register(&scratch.path().join("stderr.log"));
     let spec = ProcessSpec {
         program: launch.program,
         args: launch.args,
         env: launch.env,
         env_remove: launch.env_remove,
         cwd: scratch.path().to_path_buf(),
-        stdout_log: scratch.path().join("stdout.log"),
-        stderr_log: scratch.path().join("stderr.log"),
+        // Reserved: a second signal can come while the first sessions run, and takes them too.
+        stdout_log: scratch.reserve("stdout.log"),
+        stderr_log: scratch.reserve("stderr.log"),
         timeout,
         max_output: Some(MAX_OUTPUT),
     };

@@ -25,11 +25,11 @@ pub(super) struct Relay {
 impl Relay {
     /// Listens on a socket per target, in a fresh private directory.
     pub(super) fn start(targets: &[Loopback]) -> io::Result<Relay> {
-        let dir = PrivateDir::create()?;
+        let mut dir = PrivateDir::create()?;
         let stop = Arc::new(AtomicBool::new(false));
         let mut sockets = Vec::with_capacity(targets.len());
         for target in targets {
-            let path = dir.path().join(format!("{}.sock", target.port));
+            let path = dir.reserve(&format!("{}.sock", target.port));
             let listener = UnixListener::bind(&path).map_err(|error| {
                 io::Error::new(
                     error.kind(),
