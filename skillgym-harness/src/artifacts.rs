@@ -25,6 +25,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 
 use crate::time::Timestamp;
+use crate::write_behind::WriteBehind;
 
 /// The directory of one run, shared by every trial of it (and by every process under nextest).
 #[derive(Debug, Clone)]
@@ -325,8 +326,8 @@ pub(crate) const PRETTY_LIMIT: usize = 16 * 1024;
 /// Writes `value` as JSON to `path` (pretty up to [`PRETTY_LIMIT`] bytes, compact above),
 /// through a temporary file so readers never see half a file; secrets are masked
 /// ([`crate::secrets`]). The directory is created only when it is missing. A large document
-/// (the report of a long session) is streamed to the file as it is serialized, never held in
-/// memory whole.
+/// (the report of a long session) is streamed to the file as it is serialized, by a thread of
+/// its own ([`crate::write_behind`]), never held in memory whole.
 pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     match small_json(value)? {
         Some(bytes) => write_json_bytes(path, bytes),
@@ -367,11 +368,12 @@ fn stream_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
         }
         file => file?,
     };
-    let mut out = io::BufWriter::with_capacity(64 * 1024, crate::secrets::MaskingWriter::new(file));
+    // Serialising and writing overlap: a long report takes about as long to write as to
+    // serialise.
+    let mut out = WriteBehind::new(crate::secrets::MaskingWriter::new(file));
     serde_json::to_writer(&mut out, value).map_err(io::Error::other)?;
     io::Write::write_all(&mut out, b"\n")?;
-    let mut masking = out.into_inner().map_err(|error| error.into_error())?;
-    masking.finish()
+    out.finish()?.finish()
 }
 
 /// A buffer that refuses to grow past `cap` bytes.

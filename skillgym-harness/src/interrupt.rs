@@ -167,6 +167,12 @@ fn kill_registered() -> usize {
     killed
 }
 
+/// Whether `pid` leads a registered group: an agent or command of a session that still runs
+/// (registered from just after its spawn until its leader is reaped).
+pub(crate) fn is_registered_group(pid: pid_t) -> bool {
+    pid > 1 && GROUPS.iter().any(|slot| slot.load(Ordering::SeqCst) == pid)
+}
+
 /// A running process group, killed on an interrupt (at once if the run is already
 /// interrupted). Drop it as soon as the group's leader is reaped: its id may be reused then.
 pub(crate) struct RegisteredGroup {
@@ -338,6 +344,19 @@ fn kill_group(pgid: pid_t) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_group_is_registered_until_its_registration_is_dropped() {
+        // Above the largest pid_max (2^22): no process can have it, so signalling it (should
+        // a test stop the run meanwhile) reaches nothing.
+        let pid = 4_194_311;
+        assert!(!is_registered_group(pid));
+        let registered = RegisteredGroup::new(pid as u32);
+        assert!(is_registered_group(pid));
+        drop(registered);
+        assert!(!is_registered_group(pid));
+        assert!(!is_registered_group(0) && !is_registered_group(1));
+    }
 
     #[test]
     fn a_registered_path_is_held_as_a_c_string() {

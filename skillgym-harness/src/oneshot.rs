@@ -135,7 +135,7 @@ pub(crate) fn run(
     group.kill();
     group.pgid = None;
     drop(registered);
-    reaper::end_session(&tag, pid);
+    reaper::end_session(&tag, pid, crate::interrupt::is_registered_group);
     let deadline = Instant::now() + DRAIN_GRACE;
     let stdout = stdout.map(|rx| drained(&rx, deadline)).unwrap_or_default();
     let stderr = stderr.map(|rx| drained(&rx, deadline)).unwrap_or_default();

@@ -224,7 +224,7 @@ pub async fn run(spec: &ProcessSpec, sink: &mut dyn LineSink) -> io::Result<Proc
             None => child.wait().await?,
         };
         group.disarm();
-        reaper::end_session(&tag, started.pid);
+        reaper::end_session(&tag, started.pid, interrupt::is_registered_group);
         drain(out, sink, stderr_copy, &mut seen).await?;
         status
     };

@@ -6,7 +6,7 @@
 //!
 //! | system | what is done |
 //! |---|---|
-//! | Linux | The harness makes itself a *child subreaper* (`PR_SET_CHILD_SUBREAPER`), so a descendant orphaned by the group kill is reparented to the harness instead of init. Each process carries the variable [`MARKER`] with a tag of its session; once the session's group is killed, the harness's children whose environment carries that tag are killed with their own group and reaped, and so are the orphaned zombies of the group. At the end of the run (and on an interrupt) every child carrying a tag of this harness is killed. |
+//! | Linux | The harness makes itself a *child subreaper* (`PR_SET_CHILD_SUBREAPER`), so a descendant orphaned by the group kill is reparented to the harness instead of init. Each process carries the variable [`MARKER`] with a tag of its session; once the session's group is killed, the harness's children whose environment carries that tag are killed with their own group and reaped, and so are the orphaned zombies of the group (the leaders of the other sessions still running are passed over unread). At the end of the run (and on an interrupt) every child carrying a tag of this harness is killed. |
 //! | other Unix | No subreaper and no `/proc`: a descendant that left the process group is out of reach and outlives the session (it is reparented to init). Its stdout pipe is abandoned after a 2 s grace, so it cannot hang the run. |
 //!
 //! A descendant that also clears its environment drops the tag: on Linux it is then killed at
@@ -35,9 +35,11 @@ pub(crate) fn become_subreaper() -> bool {
 /// Ends what is left of one session after its group was killed and its leader reaped: the
 /// harness's children in group `pgid` (orphaned, reparented zombies) and those tagged `tag`
 /// (escaped with `setsid`), each killed with its own group and reaped. Waits at most half a
-/// second for the group to empty. Returns how many escaped processes were killed.
-pub(crate) fn end_session(tag: &str, pgid: u32) -> usize {
-    imp::end_session(tag, pgid)
+/// second for the group to empty. Children for which `runs_a_session` holds (the leaders of
+/// the sessions still running, [`crate::interrupt::is_registered_group`]) are passed over.
+/// Returns how many escaped processes were killed.
+pub(crate) fn end_session(tag: &str, pgid: u32, runs_a_session: fn(i32) -> bool) -> usize {
+    imp::end_session(tag, pgid, runs_a_session)
 }
 
 /// Kills, without reaping, every child of the harness with its group: used on an interrupt,
@@ -67,7 +69,7 @@ mod imp {
         unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
     }
 
-    pub(super) fn end_session(tag: &str, pgid: u32) -> usize {
+    pub(super) fn end_session(tag: &str, pgid: u32, runs_a_session: fn(pid_t) -> bool) -> usize {
         let Ok(pgid) = pid_t::try_from(pgid) else {
             return 0;
         };
@@ -86,7 +88,10 @@ mod imp {
         loop {
             let mut found = false;
             for child in children() {
-                if child == pgid {
+                // Another session's agent, still running: its own end looks after it, and
+                // reading its environment (a copy of its memory) for every session would
+                // cost each session as much as the sessions running beside it.
+                if child == pgid || runs_a_session(child) {
                     continue;
                 }
                 if group_of(child) == Some(pgid) {
@@ -235,7 +240,7 @@ mod imp {
         false
     }
 
-    pub fn end_session(_tag: &str, _pgid: u32) -> usize {
+    pub fn end_session(_tag: &str, _pgid: u32, _runs_a_session: fn(i32) -> bool) -> usize {
         0
     }
 
@@ -259,6 +264,46 @@ mod tests {
         let _ = child.kill();
         let _ = child.wait();
         assert!(seen, "a running child must be seen");
+    }
+
+    /// A session that ends beside one still running leaves the running one's agent alone,
+    /// even one whose environment would match (the leader of a running session is never an
+    /// escapee), and still ends its own escapee.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_agent_of_a_session_still_running_is_passed_over() {
+        use std::os::unix::process::CommandExt;
+
+        let tag = new_tag();
+        let spawn = || {
+            std::process::Command::new("sleep")
+                .arg("30")
+                .env(MARKER, &tag)
+                .process_group(0)
+                .spawn()
+                .expect("spawn sleep")
+        };
+        static RUNNING: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+        fn runs_a_session(pid: i32) -> bool {
+            pid == RUNNING.load(std::sync::atomic::Ordering::SeqCst)
+        }
+        let (mut running, mut escaped) = (spawn(), spawn());
+        let running_pid = i32::try_from(running.id()).expect("pid");
+        RUNNING.store(running_pid, std::sync::atomic::Ordering::SeqCst);
+        let killed = end_session(&tag, u32::MAX >> 1, runs_a_session);
+        let still_running = matches!(running.try_wait(), Ok(None));
+        let _ = running.kill();
+        let _ = running.wait();
+        let escaped_pid = libc::pid_t::try_from(escaped.id()).expect("pid");
+        // SAFETY: signal 0 only asks whether the process exists.
+        let escaped_gone = unsafe { libc::kill(escaped_pid, 0) } == -1;
+        if !escaped_gone {
+            let _ = escaped.kill();
+            let _ = escaped.wait();
+        }
+        assert!(still_running, "the running session's agent was killed");
+        assert_eq!(killed, 1, "the escapee carrying the tag is killed");
+        assert!(escaped_gone, "the escapee is killed and reaped");
     }
 
     #[test]

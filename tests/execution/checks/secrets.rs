@@ -13,6 +13,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "secrets::a_cut_through_a_secret_leaves_no_part_of_it",
         straddling_the_cut,
     ),
+    (
+        "secrets::a_report_of_many_chunks_is_written_whole_and_masked",
+        long_report,
+    ),
 ];
 
 const SERVICE: &str = "sk-service-0123456789";
@@ -113,6 +117,75 @@ fn straddling_the_cut() {
     assert!(!report.contains("[masked:SERV"), "no half of a mask either");
     let log = std::fs::read_to_string(attempt.join("stdout.log")).unwrap();
     assert!(!log.contains(&SECRET[..12]) && log.contains("[masked:SERVICE_API_KEY]"));
+}
+
+/// A report of about 1.5 MiB (26 messages of 60 KiB, each kept whole), written by a thread of
+/// its own in chunks of 256 KiB: `report.json` is one valid document holding every message
+/// in order, the secret in each masked (both ends of every chunk included), and no temporary
+/// file is left.
+fn long_report() {
+    const SECRET: &str = "sk-chunked-0123456789abcdefg";
+    const MESSAGES: usize = 26;
+    let data = skillgym_e2e::temp_dir("secrets-long-report-data");
+    let mut transcript = String::new();
+    for index in 0..MESSAGES {
+        // Escaped characters make serde write each text in many pieces, so that chunks end
+        // inside texts too.
+        let text = format!("{index:02} {}\n", format!("{SECRET} tab\t").repeat(1500));
+        let line = serde_json::json!({"type": "message", "role": "assistant", "phase": "final", "text": text});
+        transcript.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(data.path().join("transcript.jsonl"), transcript).unwrap();
+    let fake = env!("CARGO_BIN_EXE_fake-agent");
+    let config = format!(
+        "runners:\n  s: {{ agent: {{ type: command, command: {fake}, env: {{ FAKE_AGENT_SCRIPT: \"replay {}\", SERVICE_API_KEY: {SECRET} }} }} }}\n",
+        data.path().join("transcript.jsonl").display()
+    );
+    let run = Run::new(
+        "secrets-long-report",
+        Spec {
+            args: &["--runner", "s", "cases::secrets::echoed"],
+            config: &config,
+            env: &[],
+        },
+    );
+    let attempt = run
+        .execution_dir("secrets::echoed", "s")
+        .join("repeat-1/attempt-1");
+    let text = std::fs::read_to_string(attempt.join("report.json")).unwrap();
+    assert!(
+        text.len() > 1 << 20,
+        "{} bytes: {}",
+        text.len(),
+        run.context()
+    );
+    assert!(
+        !text.contains(&SECRET[..12]),
+        "a secret reached report.json"
+    );
+    let report: serde_json::Value = serde_json::from_str(&text).expect("report.json is valid JSON");
+    let messages: Vec<&str> = report["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|event| event["text"].as_str())
+        .collect();
+    assert_eq!(messages.len(), MESSAGES, "{}", run.context());
+    for (index, message) in messages.iter().enumerate() {
+        let expected = format!(
+            "{index:02} {}\n",
+            "[masked:SERVICE_API_KEY] tab\t".repeat(1500)
+        );
+        assert!(
+            *message == expected,
+            "message {index} is not whole and masked"
+        );
+    }
+    let left: Vec<_> = files(&attempt)
+        .into_iter()
+        .filter(|file| file.to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
 }
 
 /// Every file under `dir` (symbolic links are not followed).
