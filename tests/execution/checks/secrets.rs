@@ -78,7 +78,6 @@ fn masked() {
 /// keeps neither the secret's first 12 characters nor a half of its mask.
 fn straddling_the_cut() {
     const SECRET: &str = "sk-straddle-0123456789abcdefg";
-    let data = skillgym_e2e::temp_dir("secrets-straddle-data");
     let text = format!(
         "{}{SECRET}{}",
         "a".repeat(32 * 1024 - 12),
@@ -86,24 +85,7 @@ fn straddling_the_cut() {
     );
     let line =
         serde_json::json!({"type": "message", "role": "assistant", "phase": "final", "text": text});
-    let transcript = data.path().join("transcript.jsonl");
-    std::fs::write(&transcript, format!("{line}\n")).unwrap();
-    let fake = env!("CARGO_BIN_EXE_fake-agent");
-    let config = format!(
-        "runners:\n  s: {{ agent: {{ type: command, command: {fake}, env: {{ FAKE_AGENT_SCRIPT: \"replay {}\", SERVICE_API_KEY: {SECRET} }} }} }}\n",
-        transcript.display()
-    );
-    let run = Run::new(
-        "secrets-straddle",
-        Spec {
-            args: &["--runner", "s", "cases::secrets::echoed"],
-            config: &config,
-            env: &[],
-        },
-    );
-    let attempt = run
-        .execution_dir("secrets::echoed", "s")
-        .join("repeat-1/attempt-1");
+    let (run, attempt) = replayed("secrets-straddle", &format!("{line}\n"), SECRET);
     let report = std::fs::read_to_string(attempt.join("report.json")).unwrap();
     assert!(
         report.contains("[… skillgym cut"),
@@ -126,7 +108,6 @@ fn straddling_the_cut() {
 fn long_report() {
     const SECRET: &str = "sk-chunked-0123456789abcdefg";
     const MESSAGES: usize = 26;
-    let data = skillgym_e2e::temp_dir("secrets-long-report-data");
     let mut transcript = String::new();
     for index in 0..MESSAGES {
         // Escaped characters make serde write each text in many pieces, so that chunks end
@@ -135,23 +116,7 @@ fn long_report() {
         let line = serde_json::json!({"type": "message", "role": "assistant", "phase": "final", "text": text});
         transcript.push_str(&format!("{line}\n"));
     }
-    std::fs::write(data.path().join("transcript.jsonl"), transcript).unwrap();
-    let fake = env!("CARGO_BIN_EXE_fake-agent");
-    let config = format!(
-        "runners:\n  s: {{ agent: {{ type: command, command: {fake}, env: {{ FAKE_AGENT_SCRIPT: \"replay {}\", SERVICE_API_KEY: {SECRET} }} }} }}\n",
-        data.path().join("transcript.jsonl").display()
-    );
-    let run = Run::new(
-        "secrets-long-report",
-        Spec {
-            args: &["--runner", "s", "cases::secrets::echoed"],
-            config: &config,
-            env: &[],
-        },
-    );
-    let attempt = run
-        .execution_dir("secrets::echoed", "s")
-        .join("repeat-1/attempt-1");
+    let (run, attempt) = replayed("secrets-long-report", &transcript, SECRET);
     let text = std::fs::read_to_string(attempt.join("report.json")).unwrap();
     assert!(
         text.len() > 1 << 20,
@@ -186,6 +151,31 @@ fn long_report() {
         .filter(|file| file.to_string_lossy().contains(".tmp-"))
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+/// A run of `cases::secrets::echoed` on a fake agent replaying `transcript`, with `secret` in
+/// its environment; the run and its attempt's directory.
+fn replayed(name: &str, transcript: &str, secret: &str) -> (Run, std::path::PathBuf) {
+    let data = skillgym_e2e::temp_dir(&format!("{name}-data"));
+    let file = data.path().join("transcript.jsonl");
+    std::fs::write(&file, transcript).unwrap();
+    let fake = env!("CARGO_BIN_EXE_fake-agent");
+    let config = format!(
+        "runners:\n  s: {{ agent: {{ type: command, command: {fake}, env: {{ FAKE_AGENT_SCRIPT: \"replay {}\", SERVICE_API_KEY: {secret} }} }} }}\n",
+        file.display()
+    );
+    let run = Run::new(
+        name,
+        Spec {
+            args: &["--runner", "s", "cases::secrets::echoed"],
+            config: &config,
+            env: &[],
+        },
+    );
+    let attempt = run
+        .execution_dir("secrets::echoed", "s")
+        .join("repeat-1/attempt-1");
+    (run, attempt)
 }
 
 /// Every file under `dir` (symbolic links are not followed).
