@@ -1323,6 +1323,7 @@ fn collects_the_session_file() {
         assert!(out.current_session_file().is_none(), "{name}");
         assert!(out.finish(PROMPT).warnings.is_empty(), "{name}");
         let Some(collect) = row.collect else {
+            tmp.close().unwrap();
             continue;
         };
         let file = state.join((collect.file)(collect.id));
