@@ -24,8 +24,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use crate::log_thread::Offloading;
 use crate::time::Timestamp;
-use crate::write_behind::WriteBehind;
 
 /// The directory of one run, shared by every trial of it (and by every process under nextest).
 #[derive(Debug, Clone)]
@@ -326,8 +326,8 @@ pub(crate) const PRETTY_LIMIT: usize = 16 * 1024;
 /// Writes `value` as JSON to `path` (pretty up to [`PRETTY_LIMIT`] bytes, compact above),
 /// through a temporary file so readers never see half a file; secrets are masked
 /// ([`crate::secrets`]). The directory is created only when it is missing. A large document
-/// (the report of a long session) is streamed to the file as it is serialized, by a thread of
-/// its own ([`crate::write_behind`]), never held in memory whole.
+/// (the report of a long session) is streamed to the file as it is serialized, past
+/// [`OFFLOAD_AFTER`] by a thread of its own ([`Offloading`]), never held in memory whole.
 pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     match small_json(value)? {
         Some(bytes) => write_json_bytes(path, bytes),
@@ -368,13 +368,24 @@ fn stream_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
         }
         file => file?,
     };
-    // Serialising and writing overlap: a long report takes about as long to write as to
-    // serialise.
-    let mut out = WriteBehind::new(crate::secrets::MaskingWriter::new(file));
-    serde_json::to_writer(&mut out, value).map_err(io::Error::other)?;
-    io::Write::write_all(&mut out, b"\n")?;
-    out.finish()?.finish()
+    // Past its first chunks serialising and writing overlap: a long report takes about as long
+    // to write as to serialise.
+    let file = io::BufWriter::with_capacity(64 * 1024, crate::secrets::MaskingWriter::new(file));
+    let mut out = Offloading::new(file, OFFLOAD_AFTER);
+    let written = serde_json::to_writer(&mut out, value)
+        .map_err(io::Error::other)
+        .and_then(|()| io::Write::write_all(&mut out, b"\n"));
+    match written {
+        Ok(()) => out.finish(),
+        Err(error) => {
+            out.into_failed();
+            Err(error)
+        }
+    }
 }
+
+/// A document written past this many bytes goes on on a thread of its own.
+const OFFLOAD_AFTER: u64 = 256 * 1024;
 
 /// A buffer that refuses to grow past `cap` bytes.
 struct Capped {

@@ -112,7 +112,6 @@ mod unwritten;
 mod versions;
 #[doc(hidden)]
 pub mod workspace;
-mod write_behind;
 
 pub use agent::{Agent, CommandAgent, StreamParser};
 pub use cli::help_text as command_line_help;

@@ -7,6 +7,10 @@
 //! | [`LogThread::write`] | gathers bytes into chunks of [`CHUNK`] and sends each full one (at most [`IN_FLIGHT`] wait; the sender waits for room) |
 //! | [`LogThread::finish`] | sends the rest, waits for the thread, and gives back how writing failed, if it did |
 //!
+//! [`Offloading`] writes on the caller's thread until a file grows past a size, then hands it
+//! to a [`LogThread`]: a process's log past 1 MiB ([`crate::process`]), a JSON document past
+//! 256 KiB ([`crate::artifacts`]), so that the usual small file costs no thread.
+//!
 //! The writer keeps the rule of [`crate::process`]'s logs: at its first error the file is
 //! closed (what its buffer holds is dropped) and later chunks are dropped, so that the output
 //! can still be read to its end; the error is what [`LogThread::finish`] returns.
@@ -109,6 +113,99 @@ impl LogThread {
     }
 }
 
+/// A file written here until `after` bytes, then on a [`LogThread`] of its own (here still
+/// when no thread can be had, tried again after as many bytes more).
+pub(crate) struct Offloading {
+    /// `None` only while the file moves to its thread.
+    state: Option<State>,
+    after: u64,
+}
+
+enum State {
+    /// Written here; `written` bytes so far.
+    Here { file: LogWriter, written: u64 },
+    /// On its thread, which keeps its failure until [`Offloading::finish`].
+    Thread(LogThread),
+}
+
+impl Offloading {
+    /// Writes to `file`, here until `after` bytes.
+    pub(crate) fn new(file: LogWriter, after: u64) -> Self {
+        Offloading {
+            state: Some(State::Here { file, written: 0 }),
+            after,
+        }
+    }
+
+    /// Appends `bytes`. An error is that of the file written here, which the caller then
+    /// [`close`]s ([`Offloading::into_failed`]); a thread keeps its own until
+    /// [`Offloading::finish`].
+    pub(crate) fn write_bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match &mut self.state {
+            Some(State::Here { file, written }) => {
+                file.write_all(bytes)?;
+                *written += bytes.len() as u64;
+                if *written > self.after {
+                    self.offload();
+                }
+            }
+            Some(State::Thread(thread)) => thread.write(bytes),
+            None => {}
+        }
+        Ok(())
+    }
+
+    fn offload(&mut self) {
+        if let Some(State::Here { file, .. }) = self.state.take() {
+            self.state = Some(match LogThread::start(file) {
+                Ok(thread) => State::Thread(thread),
+                Err(file) => State::Here { file, written: 0 },
+            });
+        }
+    }
+
+    /// Ends a file whose writing failed: closed without writing its buffer again when it is
+    /// here, its thread waited for (nothing writes to it afterwards) when it is not.
+    pub(crate) fn into_failed(self) {
+        match self.state {
+            Some(State::Here { file, .. }) => close(file),
+            Some(State::Thread(thread)) => drop(thread.finish()),
+            None => {}
+        }
+    }
+
+    /// Flushes and closes the file, here or on its thread; how writing failed, if it did.
+    pub(crate) fn finish(self) -> io::Result<()> {
+        match self.state {
+            Some(State::Here { mut file, .. }) => {
+                let flushed = file.flush().and_then(|()| file.get_mut().finish());
+                if flushed.is_err() {
+                    close(file);
+                }
+                flushed
+            }
+            Some(State::Thread(thread)) => thread.finish(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Write for Offloading {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.write_bytes(bytes)?;
+        Ok(bytes.len())
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.write_bytes(bytes)
+    }
+
+    /// Does nothing: [`Offloading::finish`] flushes.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The thread's work: writes each chunk in order until the channel closes, then flushes.
 fn write_chunks(
     mut writer: Option<LogWriter>,
@@ -181,6 +278,25 @@ mod tests {
         expected.extend_from_slice(&big);
         log.finish().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), expected);
+    }
+
+    /// Below its size a file is written here, in one piece at the end; past it every byte
+    /// still arrives in order, the rest through the thread.
+    #[test]
+    fn an_offloading_file_moves_to_its_thread_past_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, bytes) in [("short", 1000), ("long", CHUNK * (IN_FLIGHT + 3) + 12_345)] {
+            let path = dir.path().join(name);
+            let expected: Vec<u8> = (0..bytes).map(|i| (i % 251) as u8).collect();
+            let mut out = Offloading::new(writer_at(&path), 256 * 1024);
+            for piece in expected.chunks(977) {
+                out.write_all(piece).unwrap();
+            }
+            let moved = matches!(out.state, Some(State::Thread(_)));
+            assert_eq!(moved, name == "long", "{name}");
+            out.finish().unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), expected, "{name}");
+        }
     }
 
     /// Linux's `/dev/full` takes no byte: the first chunk's write fails.

@@ -32,7 +32,7 @@
 use std::ffi::OsString;
 use std::fs::{self, File};
 use std::future::Future;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -47,7 +47,7 @@ use tokio::time::Instant;
 use crate::interrupt::{self, RegisteredGroup};
 use crate::io_error::IoError;
 use crate::lines::{Line, LineAssembler, strip_terminator, utf8_line};
-use crate::log_thread::{LogThread, LogWriter, close};
+use crate::log_thread::{LogWriter, Offloading};
 use crate::reaper;
 use crate::secrets::MaskingWriter;
 
@@ -64,7 +64,7 @@ const IO_BUFFER: usize = 64 * 1024;
 #[cfg(target_os = "linux")]
 const PIPE_SIZE: libc::c_int = 1024 * 1024;
 
-/// A log that grows past this is written on a thread of its own ([`LogThread`]), while the
+/// A log that grows past this is written on a thread of its own ([`Offloading`]), while the
 /// output is read and parsed here; a session's usual few kilobytes stay on this thread, where
 /// writing costs less than a thread would.
 const OFFLOAD_AFTER: u64 = 1024 * 1024;
@@ -599,17 +599,8 @@ impl StderrPump {
 struct Log {
     path: PathBuf,
     /// `None` until the first byte for a log created with it, and after a failure.
-    writer: Option<Writer>,
+    writer: Option<Offloading>,
     failure: Option<io::Error>,
-}
-
-/// Where a log's bytes go.
-enum Writer {
-    /// Written here; `written` bytes so far.
-    Here { file: LogWriter, written: u64 },
-    /// Past [`OFFLOAD_AFTER`]: sent to a thread of its own, which keeps its failure until
-    /// [`Log::finish`].
-    Thread(LogThread),
 }
 
 impl Log {
@@ -617,7 +608,7 @@ impl Log {
     fn created(path: &Path, file: LogWriter) -> Self {
         Self {
             path: path.to_path_buf(),
-            writer: Some(Writer::Here { file, written: 0 }),
+            writer: Some(Offloading::new(file, OFFLOAD_AFTER)),
             failure: None,
         }
     }
@@ -639,61 +630,25 @@ impl Log {
         let writer = match &mut self.writer {
             Some(writer) => writer,
             None => match create_log(&self.path) {
-                Ok(file) => self.writer.insert(Writer::Here { file, written: 0 }),
+                Ok(file) => self.writer.insert(Offloading::new(file, OFFLOAD_AFTER)),
                 Err(error) => {
                     self.failure = Some(file_cause(error));
                     return;
                 }
             },
         };
-        match writer {
-            Writer::Here { file, written } => match file.write_all(bytes) {
-                Ok(()) => {
-                    *written += bytes.len() as u64;
-                    if *written > OFFLOAD_AFTER {
-                        self.offload();
-                    }
-                }
-                Err(error) => self.fail(error),
-            },
-            Writer::Thread(thread) => thread.write(bytes),
+        if let Err(error) = writer.write_bytes(bytes) {
+            // Closed at once: what its buffer still holds is dropped.
+            if let Some(writer) = self.writer.take() {
+                writer.into_failed();
+            }
+            self.failure = Some(error);
         }
-    }
-
-    /// Hands the file to a thread of its own (it stays here when no thread can be had).
-    fn offload(&mut self) {
-        if let Some(Writer::Here { file, .. }) = self.writer.take() {
-            self.writer = Some(match LogThread::start(file) {
-                Ok(thread) => Writer::Thread(thread),
-                // Tried again after as many bytes more.
-                Err(file) => Writer::Here { file, written: 0 },
-            });
-        }
-    }
-
-    /// Closes the log on `error`: what its buffer still holds is dropped. (A log on its thread
-    /// keeps its own failure until [`Log::finish`].)
-    fn fail(&mut self, error: io::Error) {
-        if let Some(Writer::Here { file, .. }) = self.writer.take() {
-            close(file);
-        }
-        self.failure = Some(error);
     }
 
     /// Flushes the log; how it failed, if it did.
     fn finish(mut self) -> Option<LogFailure> {
-        let flushed = match self.writer.take() {
-            Some(Writer::Here { mut file, .. }) => {
-                let flushed = file.flush().and_then(|()| file.get_mut().finish());
-                if flushed.is_err() {
-                    close(file);
-                }
-                flushed
-            }
-            Some(Writer::Thread(thread)) => thread.finish(),
-            None => Ok(()),
-        };
-        if let Err(error) = flushed {
+        if let Some(Err(error)) = self.writer.take().map(Offloading::finish) {
             self.failure = Some(error);
         }
         let path = self.path;

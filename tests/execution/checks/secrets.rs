@@ -101,10 +101,10 @@ fn straddling_the_cut() {
     assert!(!log.contains(&SECRET[..12]) && log.contains("[masked:SERVICE_API_KEY]"));
 }
 
-/// A report of about 1.5 MiB (26 messages of 60 KiB, each kept whole), written by a thread of
-/// its own in chunks of 256 KiB: `report.json` is one valid document holding every message
-/// in order, the secret in each masked (both ends of every chunk included), and no temporary
-/// file is left.
+/// A report of about 1.3 MB (26 messages of 50 KB, each kept whole), written past its first
+/// 256 KiB by a thread of its own, in chunks of 64 KiB: `report.json` is one valid document
+/// holding every message in order, the secret in each masked (both ends of every chunk
+/// included), and no temporary file is left.
 fn long_report() {
     const SECRET: &str = "sk-chunked-0123456789abcdefg";
     const MESSAGES: usize = 26;
