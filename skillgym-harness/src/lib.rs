@@ -62,6 +62,7 @@ mod artifacts;
 mod cli;
 pub mod config;
 pub mod doctor;
+mod drop_aside;
 mod dry_run;
 mod duration;
 pub mod error;

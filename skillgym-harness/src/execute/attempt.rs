@@ -227,6 +227,8 @@ fn prepare_and_run(
     };
     let finished = set_up.workspace.finish(verdict_passes, artifact_dir);
     result.kept_workspace = finished.kept;
+    let events = session.report.events.len();
+    crate::drop_aside::drop_aside(session.report, events);
     if let Some(problem) = finished.problem {
         return Ok(failure.or(Some(problem)));
     }

@@ -279,6 +279,7 @@ fn finish_report(
     isolation::prune_empty_dirs(spec.state_dir);
     let steps = builder.steps();
     let (mut report, provider_error, manifest_reads) = builder.finish_reading(spec.prompt);
+    crate::drop_aside::drop_aside(parser, report.events.len());
     // The version the stream reported, where the agent's does; else the run's, settled later.
     let version = crate::agent::stream_version(agent.kind(), &report.events);
     report.runner = RunnerInfo {

@@ -477,6 +477,8 @@ impl ReportBuilder {
         let mut warnings = warnings;
         warnings.extend(caps.summary());
         links.settle(&mut events, &tool_names);
+        let linked = links.len();
+        crate::drop_aside::drop_aside((links, tool_names), linked);
         settle_phases(&mut events);
         let (detected_skills, skill_attempts, manifest_reads) =
             skills::detect_skills_reading(&events, &known_skills);

@@ -51,7 +51,10 @@ impl Links {
 
     /// Marks every failed read and load, fills exit codes, and names each skill load's
     /// signal after the tool that made it (`tool:Skill`). `tools` maps call ids to tool names.
-    pub(super) fn settle(self, events: &mut [SessionEvent], tools: &HashMap<String, String>) {
+    ///
+    /// Only what an event can take is looked up and copied: an exit code for a command
+    /// without one, a failure for a read not yet marked, both names for a skill load.
+    pub(super) fn settle(&self, events: &mut [SessionEvent], tools: &HashMap<String, String>) {
         // Decided while `events` is only read (the results are borrowed from it), applied after.
         let mut updates: Vec<(usize, Update)> = Vec::with_capacity(self.calls.len());
         let mut read_failures: Vec<(usize, String)> = Vec::new();
@@ -71,19 +74,29 @@ impl Links {
                         .or_insert_with(|| is_error.then(|| error_text(output)));
                 }
             }
+            let failure = |call: &str| match results.get(call) {
+                Some(error) => error.clone(),
+                None => Some(NO_RESULT.to_owned()),
+            };
             for (&index, call) in &self.calls {
-                let failure = match results.get(call.as_str()) {
-                    Some(error) => error.clone(),
-                    None => Some(NO_RESULT.to_owned()),
-                };
-                updates.push((
-                    index,
-                    Update {
-                        failure,
-                        exit: self.exits.get(call).copied(),
+                let update = match &events[index] {
+                    SessionEvent::Command {
+                        exit_code: None, ..
+                    } => match self.exits.get(call) {
+                        Some(&code) => Update::Exit(code),
+                        None => continue,
+                    },
+                    SessionEvent::FileRead { error: None, .. } => match failure(call) {
+                        Some(failure) => Update::Failure(failure),
+                        None => continue,
+                    },
+                    SessionEvent::SkillSignal { .. } => Update::SkillLoad {
+                        failure: failure(call),
                         tool: tools.get(call).cloned(),
                     },
-                ));
+                    _ => continue,
+                };
+                updates.push((index, update));
             }
             for &(read, command) in &self.shell_reads {
                 // The command's exit code as it will be once its call's update is applied.
@@ -116,30 +129,39 @@ impl Links {
             }
         }
     }
+
+    /// How many calls were linked to events: the measure of what freeing these links costs.
+    pub(super) fn len(&self) -> usize {
+        self.calls.len()
+    }
 }
 
 /// What a call's result means for one of the events it made.
-struct Update {
-    failure: Option<String>,
-    exit: Option<i32>,
-    tool: Option<String>,
+enum Update {
+    /// A command's exit code, read from its call's result.
+    Exit(i32),
+    /// A read's failure.
+    Failure(String),
+    /// A skill load's failure, if any, and the name of the tool that made it.
+    SkillLoad {
+        failure: Option<String>,
+        tool: Option<String>,
+    },
 }
 
 fn apply(event: &mut SessionEvent, update: Update) {
-    match event {
-        SessionEvent::Command { exit_code, .. } if exit_code.is_none() => {
-            *exit_code = update.exit;
+    match (event, update) {
+        (SessionEvent::Command { exit_code, .. }, Update::Exit(code)) => {
+            exit_code.get_or_insert(code);
         }
-        SessionEvent::FileRead { error, .. } => {
-            if let Some(failure) = update.failure {
-                error.get_or_insert(failure);
-            }
+        (SessionEvent::FileRead { error, .. }, Update::Failure(failure)) => {
+            error.get_or_insert(failure);
         }
-        SessionEvent::SkillSignal { signal, error, .. } => {
-            if let Some(tool) = update.tool {
+        (SessionEvent::SkillSignal { signal, error, .. }, Update::SkillLoad { failure, tool }) => {
+            if let Some(tool) = tool {
                 *signal = format!("tool:{tool}");
             }
-            if let Some(failure) = update.failure {
+            if let Some(failure) = failure {
                 error.get_or_insert(failure);
             }
         }

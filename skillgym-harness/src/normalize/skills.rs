@@ -17,7 +17,7 @@
 //! One entry per skill, in order of first evidence; the strongest confidence wins and all
 //! evidence is kept, without duplicates.
 
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use skillgym::{Confidence, SessionEvent, SkillAttempt, SkillDetection};
@@ -105,11 +105,14 @@ pub(crate) fn detect_skills_reading(
 ) -> (Vec<SkillDetection>, Vec<SkillAttempt>, ManifestReads) {
     let mut names = Names::new(known);
     let mut skill_dirs: Vec<(PathBuf, String)> = known.installed.clone();
+    // A path read again without error gives what its first read gave: it is looked at once.
+    let mut clean_reads: HashSet<&Path> = HashSet::default();
     for event in events {
         if let SessionEvent::FileRead {
             path, error: None, ..
         } = event
             && is_skill_file(path)
+            && clean_reads.insert(path)
             && let (Some(dir), Some(name)) = (path.parent(), names.of_manifest(path))
             && !skill_dirs.iter().any(|(known, _)| known == dir)
         {
@@ -118,8 +121,20 @@ pub(crate) fn detect_skills_reading(
     }
     let mut detections: Vec<SkillDetection> = Vec::new();
     let mut attempts: Vec<SkillAttempt> = Vec::new();
+    // Evidence already weighed: the same evidence again changes nothing.
+    clean_reads.clear();
+    let mut clean_loads: HashSet<(&str, &str)> = HashSet::default();
     for event in events {
         let (skill, confidence, evidence) = match event {
+            SessionEvent::FileRead {
+                path, error: None, ..
+            } if !clean_reads.insert(path) => continue,
+            SessionEvent::SkillSignal {
+                skill,
+                signal,
+                error: None,
+                ..
+            } if !clean_loads.insert((skill, signal)) => continue,
             SessionEvent::SkillSignal {
                 skill,
                 signal,
@@ -293,6 +308,38 @@ mod tests {
         );
         assert_eq!(detected[1].skill, "other");
         assert_eq!(detected[1].confidence, Confidence::Strong);
+    }
+
+    #[test]
+    fn evidence_seen_again_changes_nothing_and_a_failure_after_it_is_still_an_attempt() {
+        let load = |error: Option<&str>| SessionEvent::SkillSignal {
+            skill: "pdf".into(),
+            signal: "tool:Skill".into(),
+            error: error.map(str::to_owned),
+            at: None,
+        };
+        let mut failed_read = read("/r/.claude/skills/pdf/SKILL.md");
+        if let SessionEvent::FileRead { error, .. } = &mut failed_read {
+            *error = Some("EACCES".into());
+        }
+        let once = vec![
+            read("/r/.claude/skills/pdf/references/forms.md"),
+            read("/r/.claude/skills/pdf/SKILL.md"),
+            load(None),
+            failed_read.clone(),
+            load(Some("Unknown skill: pdf")),
+        ];
+        let mut again = Vec::new();
+        for _ in 0..3 {
+            again.extend(once.iter().cloned());
+        }
+        again.push(read("/r/.claude/skills/pdf/SKILL.md"));
+        let (detected, attempts) = detect(&again);
+        assert_eq!((detected.clone(), attempts.clone()), detect(&once));
+        assert_eq!(detected.len(), 1);
+        assert_eq!(detected[0].confidence, Confidence::Explicit);
+        assert_eq!(detected[0].evidence.len(), 3, "{:?}", detected[0].evidence);
+        assert_eq!(attempts.len(), 2, "{attempts:?}");
     }
 
     #[test]
