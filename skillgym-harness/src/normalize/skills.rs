@@ -104,25 +104,11 @@ pub(crate) fn detect_skills_reading(
     known: &KnownSkills,
 ) -> (Vec<SkillDetection>, Vec<SkillAttempt>, ManifestReads) {
     let mut names = Names::new(known);
-    let mut skill_dirs: Vec<(PathBuf, String)> = known.installed.clone();
-    // A path read again without error gives what its first read gave: it is looked at once.
-    let mut clean_reads: HashSet<&Path> = HashSet::default();
-    for event in events {
-        if let SessionEvent::FileRead {
-            path, error: None, ..
-        } = event
-            && is_skill_file(path)
-            && clean_reads.insert(path)
-            && let (Some(dir), Some(name)) = (path.parent(), names.of_manifest(path))
-            && !skill_dirs.iter().any(|(known, _)| known == dir)
-        {
-            skill_dirs.push((dir.to_path_buf(), name));
-        }
-    }
+    let skill_dirs = skill_dirs(events, &mut names);
     let mut detections: Vec<SkillDetection> = Vec::new();
     let mut attempts: Vec<SkillAttempt> = Vec::new();
     // Evidence already weighed: the same evidence again changes nothing.
-    clean_reads.clear();
+    let mut clean_reads: HashSet<&Path> = HashSet::default();
     let mut clean_loads: HashSet<(&str, &str)> = HashSet::default();
     for event in events {
         let (skill, confidence, evidence) = match event {
@@ -177,21 +163,53 @@ pub(crate) fn detect_skills_reading(
             }
             _ => continue,
         };
-        match detections.iter_mut().find(|d| d.skill == skill) {
-            Some(existing) => {
-                existing.confidence = existing.confidence.max(confidence);
-                if !existing.evidence.contains(&evidence) {
-                    existing.evidence.push(evidence);
-                }
-            }
-            None => detections.push(SkillDetection {
-                skill,
-                confidence,
-                evidence: vec![evidence],
-            }),
-        }
+        add_evidence(&mut detections, skill, confidence, evidence);
     }
     (detections, attempts, names.read)
+}
+
+/// The known skill directories: the installed skills', then the directory of each `SKILL.md`
+/// read without error, named by it.
+fn skill_dirs(events: &[SessionEvent], names: &mut Names<'_>) -> Vec<(PathBuf, String)> {
+    let mut skill_dirs: Vec<(PathBuf, String)> = names.known.installed.clone();
+    // A path read again without error gives what its first read gave: it is looked at once.
+    let mut clean_reads: HashSet<&Path> = HashSet::default();
+    for event in events {
+        if let SessionEvent::FileRead {
+            path, error: None, ..
+        } = event
+            && is_skill_file(path)
+            && clean_reads.insert(path)
+            && let (Some(dir), Some(name)) = (path.parent(), names.of_manifest(path))
+            && !skill_dirs.iter().any(|(known, _)| known == dir)
+        {
+            skill_dirs.push((dir.to_path_buf(), name));
+        }
+    }
+    skill_dirs
+}
+
+/// Adds `evidence` of `skill` at `confidence`: to its detection, whose strongest confidence
+/// wins, or as a new one.
+fn add_evidence(
+    detections: &mut Vec<SkillDetection>,
+    skill: String,
+    confidence: Confidence,
+    evidence: String,
+) {
+    match detections.iter_mut().find(|d| d.skill == skill) {
+        Some(existing) => {
+            existing.confidence = existing.confidence.max(confidence);
+            if !existing.evidence.contains(&evidence) {
+                existing.evidence.push(evidence);
+            }
+        }
+        None => detections.push(SkillDetection {
+            skill,
+            confidence,
+            evidence: vec![evidence],
+        }),
+    }
 }
 
 /// `Skill tool` for the signal `tool:Skill`.
