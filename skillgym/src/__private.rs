@@ -112,6 +112,17 @@ impl CaseDef {
         }
     }
 
+    /// Whether `path` is [`rust_path`](Self::rust_path), compared without building it.
+    pub fn has_rust_path(&self, path: &str) -> bool {
+        match self.module_path.split_once("::") {
+            Some((_crate, inner)) => path
+                .strip_prefix(inner)
+                .and_then(|rest| rest.strip_prefix("::"))
+                .is_some_and(|name| name == self.name),
+            None => path == self.name,
+        }
+    }
+
     /// All registered cases, in unspecified order.
     pub fn all() -> impl Iterator<Item = &'static CaseDef> {
         inventory::iter::<CaseDef>.into_iter()

@@ -221,20 +221,22 @@ pub(super) fn select_exact(
         return;
     };
     let mut selected = Vec::new();
+    // The others' names are only needed when several trials match.
     let mut others = Vec::new();
     for planned in &plan.executions {
         let name = planned_name(planned, cases, runners);
         if exact_match(&filter, &cases[planned.case], &name) {
             selected.push(name);
         } else {
-            others.push(name);
+            others.push(planned);
         }
     }
     match selected.len() {
         // Nothing matches: the filter, exact, skips every trial as it is.
         0 => arguments.filter = Some(filter),
         1 => arguments.filter = selected.pop(),
-        _ => arguments.skip.extend(others),
+        _ => (arguments.skip)
+            .extend((others.into_iter()).map(|planned| planned_name(planned, cases, runners))),
     }
 }
 
@@ -259,8 +261,9 @@ pub(super) fn chosen_cases(
 /// Whether `filter`, under `--exact`, selects the trial `name` of `case`: its case id, its name,
 /// or (a Rust case) its function's path, which an IDE's Run button sends.
 fn exact_match(filter: &str, case: &CaseSpec, name: &str) -> bool {
-    let by_path = matches!(&case.check, CaseCheck::Rust(def) if def.rust_path() == filter);
-    case.id == filter || name == filter || by_path
+    case.id == filter
+        || name == filter
+        || matches!(&case.check, CaseCheck::Rust(def) if def.has_rust_path(filter))
 }
 
 /// Several name filters (libtest-mimic takes one; the others are `more`): a trial runs when
@@ -497,6 +500,14 @@ mod tests {
         );
         assert_eq!(kept_for("[b] custom-name"), ["[b] custom-name"]);
         assert!(kept_for("custom").is_empty(), "no prefix match");
+        for part in [
+            "harness::trials::tests::named_by_its",
+            "trials::tests::named_by_its_id",
+            "harness::trials::tests::",
+            "named_by_its_id",
+        ] {
+            assert!(kept_for(part).is_empty(), "no part of the path: {part}");
+        }
     }
 
     /// What libtest-mimic runs of this binary's cases on runners `a` and `b` when given

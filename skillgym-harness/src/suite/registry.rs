@@ -203,8 +203,22 @@ pub fn collect_registered() -> Result<Vec<CaseSpec>, DuplicateCaseId> {
 }
 
 /// Sorts cases by id (then source, for a stable error) and rejects duplicates.
-pub fn sort_and_check(mut cases: Vec<CaseSpec>) -> Result<Vec<CaseSpec>, DuplicateCaseId> {
-    cases.sort_by(|a, b| a.id.cmp(&b.id).then_with(|| a.source.cmp(&b.source)));
+///
+/// The cases are sorted by reference and then moved once each (a spec is large): the sort of
+/// a thousand cases is part of the start of every trial's process under nextest.
+pub fn sort_and_check(cases: Vec<CaseSpec>) -> Result<Vec<CaseSpec>, DuplicateCaseId> {
+    let order = |a: &CaseSpec, b: &CaseSpec| a.id.cmp(&b.id).then_with(|| a.source.cmp(&b.source));
+    let cases = if cases.is_sorted_by(|a, b| order(a, b).is_le()) {
+        cases
+    } else {
+        let mut positions: Vec<usize> = (0..cases.len()).collect();
+        positions.sort_by(|&a, &b| order(&cases[a], &cases[b]));
+        let mut slots: Vec<Option<CaseSpec>> = cases.into_iter().map(Some).collect();
+        positions
+            .into_iter()
+            .map(|position| slots[position].take().expect("each position once"))
+            .collect()
+    };
     if let Some(pair) = cases.windows(2).find(|pair| pair[0].id == pair[1].id) {
         return Err(DuplicateCaseId {
             id: pair[0].id.clone(),
