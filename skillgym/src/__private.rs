@@ -106,21 +106,28 @@ impl CaseDef {
     /// The function's path inside the test crate (`skills::find_expo`): what rust-analyzer's
     /// Run button passes to `--exact`, whatever the case's `id`.
     pub fn rust_path(&self) -> String {
-        match self.module_path.split_once("::") {
-            Some((_crate, inner)) => format!("{inner}::{}", self.name),
+        match self.module_inside_crate() {
+            Some(module) => format!("{module}::{}", self.name),
             None => self.name.to_owned(),
         }
     }
 
     /// Whether `path` is [`rust_path`](Self::rust_path), compared without building it.
     pub fn has_rust_path(&self, path: &str) -> bool {
-        match self.module_path.split_once("::") {
-            Some((_crate, inner)) => path
-                .strip_prefix(inner)
-                .and_then(|rest| rest.strip_prefix("::"))
-                .is_some_and(|name| name == self.name),
-            None => path == self.name,
-        }
+        let name = match self.module_inside_crate() {
+            Some(module) => path
+                .strip_prefix(module)
+                .and_then(|rest| rest.strip_prefix("::")),
+            None => Some(path),
+        };
+        name == Some(self.name)
+    }
+
+    /// The module path without the crate's name; `None` at the crate root.
+    fn module_inside_crate(&self) -> Option<&'static str> {
+        self.module_path
+            .split_once("::")
+            .map(|(_crate, inner)| inner)
     }
 
     /// All registered cases, in unspecified order.

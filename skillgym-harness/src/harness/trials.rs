@@ -235,8 +235,10 @@ pub(super) fn select_exact(
         // Nothing matches: the filter, exact, skips every trial as it is.
         0 => arguments.filter = Some(filter),
         1 => arguments.filter = selected.pop(),
-        _ => (arguments.skip)
-            .extend((others.into_iter()).map(|planned| planned_name(planned, cases, runners))),
+        _ => {
+            let names = others.into_iter().map(|p| planned_name(p, cases, runners));
+            arguments.skip.extend(names);
+        }
     }
 }
 
