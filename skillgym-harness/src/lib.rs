@@ -99,6 +99,7 @@ pub mod sandbox;
 mod schedule;
 mod secrets;
 pub mod settings;
+mod sink_thread;
 mod skills;
 pub mod snapshot;
 pub mod stats;

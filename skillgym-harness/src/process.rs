@@ -15,6 +15,9 @@
 //!   as they are written (`[masked:NAME]`; a secret split across reads is still found);
 //! - when the timeout elapses, or the sink answers [`LineVerdict::Stop`] (max steps), the whole
 //!   process group is killed with `SIGKILL`;
+//! - a sink that takes lines in on another thread answers too: before each wait for output
+//!   ([`LineSink::poll_stop`], which may wake the wait) and at the end of stdout
+//!   ([`LineSink::on_end`]);
 //! - when the leader exits on its own, what is left of its group is killed too, so that a
 //!   backgrounded grandchild holding the stdout pipe can neither hang the run nor outlive it;
 //! - descendants that left the group (`setsid`) are found through the `reaper::MARKER`
@@ -38,9 +41,10 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 use tokio::time::Instant;
 
@@ -111,6 +115,23 @@ pub trait LineSink {
     /// terminator); the line itself is in the stdout log only. Ignored by default.
     fn on_overlong_line(&mut self, number: u64, length: u64) -> LineVerdict {
         let _ = (number, length);
+        LineVerdict::Continue
+    }
+
+    /// Called when every line read so far was handed over and the process has printed nothing
+    /// more yet, before waiting for it. A sink that takes lines in elsewhere (on a thread)
+    /// hands over what it holds here, and answers a stop it decided meanwhile with `Ready`,
+    /// or wakes `cx` once it decides one. `Pending` by default: a sink that answers in
+    /// [`on_line`](Self::on_line) has nothing more to say.
+    fn poll_stop(&mut self, cx: &mut Context<'_>) -> Poll<String> {
+        let _ = cx;
+        Poll::Pending
+    }
+
+    /// Called once at the end of stdout, after its last line (unless the sink said stop or
+    /// the output went over its limit before): a sink that takes lines in elsewhere finishes
+    /// with them here and answers its last verdict. `Continue` by default.
+    fn on_end(&mut self) -> LineVerdict {
         LineVerdict::Continue
     }
 }
@@ -491,14 +512,30 @@ impl StdoutPump {
     /// lines are only logged. Cancel safe: a partly read line stays in `self`.
     async fn pump(&mut self, mut sink: Option<&mut dyn LineSink>) -> io::Result<Pumped> {
         loop {
-            let available = self.reader.fill_buf().await?;
+            // Before waiting for the agent, the sink may hand over what it holds, or stop.
+            let stopped =
+                std::future::poll_fn(|cx| match Pin::new(&mut self.reader).poll_fill_buf(cx) {
+                    Poll::Ready(read) => Poll::Ready(read.map(|_| None)),
+                    Poll::Pending => match sink.as_deref_mut() {
+                        Some(sink) => sink.poll_stop(cx).map(|reason| Ok(Some(reason))),
+                        None => Poll::Pending,
+                    },
+                })
+                .await?;
+            if let Some(reason) = stopped {
+                return Ok(Pumped::Stopped(reason));
+            }
+            let available = self.reader.buffer();
             if available.is_empty() {
-                // A last line without terminator is a line too.
-                let verdict = if self.line.is_pending() {
+                // A last line without terminator is a line too; then the sink hears the end.
+                let mut verdict = if self.line.is_pending() {
                     self.deliver(&mut sink)
                 } else {
                     LineVerdict::Continue
                 };
+                if let (LineVerdict::Continue, Some(sink)) = (&verdict, sink.as_deref_mut()) {
+                    verdict = sink.on_end();
+                }
                 return Ok(match verdict {
                     LineVerdict::Stop { reason } => Pumped::Stopped(reason),
                     LineVerdict::Continue => Pumped::Eof,

@@ -727,6 +727,52 @@ fn max_steps_counts_each_agents_model_rounds() {
     }
 }
 
+/// `max_steps` through sessions of more than a mebibyte, whose stream is parsed on a thread of
+/// its own past the first one: 1,200 blank lines of 1,000 spaces (which no format counts)
+/// come before each captured run; the verdict comes back from the parser's thread.
+#[test]
+fn max_steps_holds_when_a_long_stream_is_parsed_on_its_own_thread() {
+    for (kind, name) in STEP_CAPTURES {
+        let scene = Scene::new(&format!("long-steps-{}", name.replace('.', "-")));
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/transcripts")
+            .join(name);
+        let mut padded = format!("{}\n", " ".repeat(1000)).repeat(1200);
+        padded.push_str(&std::fs::read_to_string(fixture).unwrap());
+        let long = scene.root.path().join(format!("long-{name}"));
+        std::fs::write(&long, padded).unwrap();
+        let long = long.to_str().unwrap();
+        let within = scene.run_limited(kind, AgentOptions::new("m"), "", long, Some(3), None);
+        assert!(
+            within.output.failure.is_none(),
+            "{name}: {:?}",
+            within.output.failure
+        );
+        assert_eq!(within.output.steps, 3, "{name}");
+        assert_eq!(within.live_steps, 3, "{name}: published while it ran");
+        let over = scene.run_limited(kind, AgentOptions::new("m"), "", long, Some(2), None);
+        let failure = over
+            .output
+            .failure
+            .unwrap_or_else(|| panic!("{name}: not stopped"));
+        assert_eq!(
+            failure.origin,
+            skillgym::FailureOrigin::MaxSteps,
+            "{name}: {failure}"
+        );
+        assert!(
+            failure
+                .message
+                .contains("observed 3 steps with a limit of 2"),
+            "{name}: {failure}"
+        );
+        assert_eq!(
+            over.output.steps, 3,
+            "{name}: no step parsed after the stop"
+        );
+    }
+}
+
 /// Every agent's login files in the fake home, holding the secret: with a provider endpoint
 /// none of them may reach the session.
 fn with_every_login(scene: &Scene) {

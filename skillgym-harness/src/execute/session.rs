@@ -14,6 +14,7 @@ use crate::normalize::{KnownSkills, ManifestReads, ProviderError, ReportBuilder}
 use crate::process::{self, LineSink, LineVerdict, ProcessOutcome, ProcessSpec, Termination};
 use crate::results::TriggerEnd;
 use crate::sandbox::{self, SandboxPolicy, SandboxRecord};
+use crate::sink_thread::Offloaded;
 use crate::time::Timestamp;
 
 /// Limits of one session, and where it publishes its progress.
@@ -126,7 +127,7 @@ pub async fn run_launch(
 ) -> SessionOutput {
     let stdout_log = spec.artifact_dir.join("stdout.log");
     let stderr_log = spec.artifact_dir.join("stderr.log");
-    let mut sink = ParsingSink {
+    let sink = ParsingSink {
         parser: agent.parser(),
         builder: ReportBuilder::new(spec.cwd).with_known_skills(known_skills(spec)),
         max_steps: limits.max_steps,
@@ -136,6 +137,7 @@ pub async fn run_launch(
             .as_ref()
             .map(|stop| (TriggerWatch::new(stop.clone(), spec.skills), None)),
     };
+    let mut sink = Offloaded::new(sink, PARSE_HERE_UP_TO);
     let (launched, seeded, confined) = match launch {
         Ok(launch) => {
             let (mut process_spec, seeded) =
@@ -156,6 +158,8 @@ pub async fn run_launch(
         }
         Err(error) => (Err(error), isolation::Seeded::default(), None),
     };
+    let (sink, unanswered) = sink.finish();
+    let launched = launched.map(|outcome| stopped_late(outcome, unanswered));
     let decided = sink.trigger.as_ref().and_then(|(_, decided)| *decided);
     let (mut output, manifest_reads) = finish_report(agent, spec, sink, seeded);
     output.sandbox = confined.map(|confined| confined.finish(&output.report, &stderr_log));
@@ -181,6 +185,20 @@ pub async fn run_launch(
         }
     }
     output
+}
+
+/// Stdout bytes parsed on the session's own thread; past them, the parser moves to a thread of
+/// its own (`crate::sink_thread`), as a log moves to its writing thread past the same size.
+const PARSE_HERE_UP_TO: u64 = 1024 * 1024;
+
+/// The outcome of a process that ended by itself while its parser, on its thread, had decided
+/// to stop it on lines the pump was never answered for (its stdout did not reach its end): a
+/// stop, as if the verdict had come in time.
+fn stopped_late(mut outcome: ProcessOutcome, unanswered: Option<String>) -> ProcessOutcome {
+    if let (Termination::Exited, Some(reason)) = (&outcome.termination, unanswered) {
+        outcome.termination = Termination::Stopped { reason };
+    }
+    outcome
 }
 
 /// A sandbox that could not be set up, said as such (the session is a runner failure).
@@ -507,6 +525,44 @@ mod tests {
     use std::io;
 
     use super::*;
+
+    #[test]
+    fn a_stop_decided_too_late_for_the_pump_stops_only_a_process_that_ended_by_itself() {
+        let ended = |termination| ProcessOutcome {
+            pid: 1,
+            exit_code: Some(0),
+            signal: None,
+            termination,
+            started_at: std::time::SystemTime::UNIX_EPOCH,
+            ended_at: std::time::SystemTime::UNIX_EPOCH,
+            duration: Duration::ZERO,
+            stdout_bytes: 0,
+            stdout_lines: 0,
+            log_failures: Vec::new(),
+        };
+        let late = || Some("exceeded max_steps".to_owned());
+        let stopped = Termination::Stopped {
+            reason: "exceeded max_steps".to_owned(),
+        };
+        assert_eq!(
+            stopped_late(ended(Termination::Exited), late()).termination,
+            stopped
+        );
+        assert_eq!(
+            stopped_late(ended(Termination::Exited), None).termination,
+            Termination::Exited
+        );
+        for kept in [Termination::TimedOut, Termination::Interrupted] {
+            assert_eq!(stopped_late(ended(kept.clone()), late()).termination, kept);
+        }
+        let first = Termination::Stopped {
+            reason: "trigger decided".to_owned(),
+        };
+        assert_eq!(
+            stopped_late(ended(first.clone()), late()).termination,
+            first
+        );
+    }
 
     #[test]
     fn a_log_that_cannot_be_created_is_no_runner_failure() {
