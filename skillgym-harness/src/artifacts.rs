@@ -331,7 +331,27 @@ pub(crate) const PRETTY_LIMIT: usize = 16 * 1024;
 pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     match small_json(value)? {
         Some(bytes) => write_json_bytes(path, bytes),
-        None => write_atomically_with(path, |temporary| stream_json(temporary, value)),
+        None => write_atomically_with(path, |temporary| {
+            stream_json(temporary, |out| {
+                serde_json::to_writer(out, value).map_err(io::Error::other)
+            })
+        }),
+    }
+}
+
+/// Writes a session's `report.json` as [`write_json`] does, or notes the file as not written
+/// ([`write_json_or_note`]); the events of a long session's report (from
+/// [`LARGE`](crate::drop_aside::LARGE) up, always longer than [`PRETTY_LIMIT`]) are serialised
+/// on two threads ([`crate::report_json`]), into the same bytes.
+pub(crate) fn write_report_or_note(path: &Path, report: &mut skillgym::SessionReport) {
+    if report.events.len() < crate::drop_aside::LARGE {
+        return write_json_or_note(path, report);
+    }
+    let written = write_atomically_with(path, |temporary| {
+        stream_json(temporary, |out| crate::report_json::write(out, report))
+    });
+    if let Err(error) = written {
+        crate::unwritten::note(path, &error);
     }
 }
 
@@ -356,9 +376,12 @@ fn small_json(value: &impl Serialize) -> io::Result<Option<Vec<u8>>> {
         .map_err(io::Error::other)
 }
 
-/// Writes `value` as compact JSON and a final newline to the new file `path`, masked as it
-/// goes (its directory is created only when it is missing).
-fn stream_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
+/// Writes what `serialise` writes (compact JSON) and a final newline to the new file `path`,
+/// masked as it goes (its directory is created only when it is missing).
+fn stream_json(
+    path: &Path,
+    serialise: impl FnOnce(&mut Offloading) -> io::Result<()>,
+) -> io::Result<()> {
     let file = match fs::File::create(path) {
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
             if let Some(parent) = path.parent() {
@@ -372,9 +395,7 @@ fn stream_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     // to write as to serialise.
     let file = io::BufWriter::with_capacity(64 * 1024, crate::secrets::MaskingWriter::new(file));
     let mut out = Offloading::new(file, OFFLOAD_AFTER);
-    let written = serde_json::to_writer(&mut out, value)
-        .map_err(io::Error::other)
-        .and_then(|()| io::Write::write_all(&mut out, b"\n"));
+    let written = serialise(&mut out).and_then(|()| io::Write::write_all(&mut out, b"\n"));
     match written {
         Ok(()) => out.finish(),
         Err(error) => {

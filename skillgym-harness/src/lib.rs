@@ -92,6 +92,7 @@ mod reaper;
 mod rejections;
 pub mod replay;
 pub mod report;
+mod report_json;
 pub mod results;
 pub mod run_record;
 mod runner;

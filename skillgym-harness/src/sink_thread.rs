@@ -430,7 +430,11 @@ mod tests {
         if n.is_multiple_of(97) {
             return Heard::Overlong(n as u64, 20 << 20);
         }
-        let length = if n.is_multiple_of(500) { 2 * BATCH } else { n % 300 };
+        let length = if n.is_multiple_of(500) {
+            2 * BATCH
+        } else {
+            n % 300
+        };
         Heard::Line(format!("{n}:{}", "é".repeat(length / 2)))
     }
 

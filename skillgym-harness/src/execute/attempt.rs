@@ -195,7 +195,7 @@ fn prepare_and_run(
         result.kept_workspace = set_up.workspace.finish(false, artifact_dir).kept;
         return Err(failure);
     }
-    let session = run_agent(
+    let mut session = run_agent(
         run,
         runtime,
         id,
@@ -204,7 +204,7 @@ fn prepare_and_run(
         workspace,
         &set_up.installed,
     );
-    keep_session(result, &session);
+    keep_session(result, &mut session);
     let failure = match session.failure {
         Some(failure) => Some(failure),
         None => check_live(run, runtime, id, &session.report, &set_up, result),
@@ -394,7 +394,7 @@ fn not_started(path: &Path, error: &std::io::Error) -> Failure {
 }
 
 /// Keeps what the attempt's result says of its session, and writes `report.json`.
-fn keep_session(result: &mut AttemptResult, session: &SessionOutput) {
+fn keep_session(result: &mut AttemptResult, session: &mut SessionOutput) {
     result.usage = session.report.usage.clone();
     result.steps = session.steps;
     result.exit_code = session.exit_code;
@@ -403,7 +403,10 @@ fn keep_session(result: &mut AttemptResult, session: &SessionOutput) {
     result.trigger = session
         .trigger_end
         .map(|ended| super::trigger::observation(&session.report, ended));
-    write_json_or_note(&result.artifact_dir.join("report.json"), &session.report);
+    crate::artifacts::write_report_or_note(
+        &result.artifact_dir.join("report.json"),
+        &mut session.report,
+    );
 }
 
 /// Runs the case's checks on a session that ran to its end: a Rust case's function (and
@@ -540,7 +543,7 @@ fn replay_and_check(
     if !prompt_file.is_file() {
         let _ = crate::secrets::write_file(&prompt_file, prompt.as_bytes());
     }
-    keep_session(result, &session);
+    keep_session(result, &mut session);
     let cwd = workspace.cwd.as_path();
     // The recording's `workspace.json` says where; graders run there only in a workspace
     // skillgym made (a recording is data anyone could have edited).

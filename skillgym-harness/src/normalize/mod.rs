@@ -477,7 +477,7 @@ impl ReportBuilder {
         let mut warnings = warnings;
         warnings.extend(caps.summary());
         links.settle(&mut events, &tool_names);
-        let linked = links.len();
+        let linked = links.len() + tool_names.len();
         crate::drop_aside::drop_aside((links, tool_names), linked);
         settle_phases(&mut events);
         let (detected_skills, skill_attempts, manifest_reads) =

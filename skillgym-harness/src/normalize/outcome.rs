@@ -130,9 +130,10 @@ impl Links {
         }
     }
 
-    /// How many calls were linked to events: the measure of what freeing these links costs.
+    /// How many links are held (calls, exit codes, shell reads): the measure of what freeing
+    /// them costs.
     pub(super) fn len(&self) -> usize {
-        self.calls.len()
+        self.calls.len() + self.exits.len() + self.shell_reads.len()
     }
 }
 
@@ -193,6 +194,19 @@ fn error_text(output: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_link_held_counts_toward_what_freeing_them_costs() {
+        let mut links = Links::default();
+        for index in 0..5 {
+            links.call(index, Some(&format!("call-{index}")));
+        }
+        links.call(5, None);
+        links.exit("call-0", 0);
+        links.exit("call-1", 2);
+        links.shell_read(6, 0);
+        assert_eq!(links.len(), 5 + 2 + 1);
+    }
 
     #[test]
     fn error_text_is_one_clean_line() {
