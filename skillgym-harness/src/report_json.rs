@@ -119,42 +119,35 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::agent::{self, AgentOptions};
-    use crate::config::AgentKind;
 
-    /// The events of every captured Claude Code, Codex and OpenCode session, one after the
-    /// other until there are at least `count`, with warnings that look like the key.
+    /// The reports of the golden snapshots (`tests/golden/*.snap`: every agent's captured
+    /// sessions), their events one after the other until there are `count`, with a warning
+    /// that looks like the key.
     fn report(count: usize) -> SessionReport {
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts");
-        let mut report = SessionReport::default();
-        let sessions = [
-            (AgentKind::ClaudeCode, "claude-code.skill-tool.jsonl"),
-            (AgentKind::ClaudeCode, "claude-code.failing-command.jsonl"),
-            (AgentKind::Codex, "codex.jsonl"),
-            (AgentKind::Opencode, "opencode.jsonl"),
-        ];
-        while report.events.len() < count {
-            for (kind, name) in sessions {
-                let parser = &mut *agent::build(kind, AgentOptions::new("m")).unwrap().parser();
-                let file = std::fs::File::open(fixtures.join(name)).unwrap();
-                let normalized = crate::normalize::normalize_stream(
-                    parser,
-                    io::BufReader::new(file),
-                    Path::new("/home/dev/demo/wd"),
-                    "a \"quoted\" prompt",
-                )
-                .unwrap();
-                report.events.extend(normalized.report.events);
-                if report.warnings.is_empty() {
-                    report = SessionReport {
-                        events: std::mem::take(&mut report.events),
-                        ..normalized.report
-                    };
-                    report.warnings = vec!["\"events\":[] in a string".to_owned()];
-                }
-            }
-        }
-        report.events.truncate(count);
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+        let mut snapshots: Vec<_> = std::fs::read_dir(golden)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        snapshots.sort();
+        let reports: Vec<SessionReport> = snapshots
+            .iter()
+            .map(|path| {
+                let text = std::fs::read_to_string(path).unwrap();
+                // The snapshot's header, then its JSON.
+                let json = &text[text.find("\n---\n").expect("an insta header") + 5..];
+                let value: serde_json::Value = serde_json::from_str(json).unwrap();
+                serde_json::from_value(value["report"].clone()).unwrap()
+            })
+            .collect();
+        let mut report = reports[0].clone();
+        report.warnings = vec!["\"events\":[] in a string".to_owned()];
+        report.events = reports
+            .iter()
+            .flat_map(|report| report.events.iter().cloned())
+            .cycle()
+            .take(count)
+            .collect();
         report
     }
 

@@ -700,30 +700,7 @@ fn every_agent_cli_has_its_rows() {
 fn max_steps_counts_each_agents_model_rounds() {
     for (kind, name) in STEP_CAPTURES {
         let scene = Scene::new(&format!("steps-{}", name.replace('.', "-")));
-        let within = scene.run_limited(kind, AgentOptions::new("m"), "", name, Some(3), None);
-        assert!(
-            within.output.failure.is_none(),
-            "{name}: {:?}",
-            within.output.failure
-        );
-        assert_eq!(within.output.steps, 3, "{name}");
-        assert_eq!(within.live_steps, 3, "{name}: published while it ran");
-        let over = scene.run_limited(kind, AgentOptions::new("m"), "", name, Some(2), None);
-        let failure = over
-            .output
-            .failure
-            .unwrap_or_else(|| panic!("{name}: not stopped"));
-        assert_eq!(
-            failure.origin,
-            skillgym::FailureOrigin::MaxSteps,
-            "{name}: {failure}"
-        );
-        assert!(
-            failure
-                .message
-                .contains("observed 3 steps with a limit of 2"),
-            "{name}: {failure}"
-        );
+        three_steps_pass_and_two_stop(&scene, kind, name, name);
     }
 }
 
@@ -741,36 +718,42 @@ fn max_steps_holds_when_a_long_stream_is_parsed_on_its_own_thread() {
         padded.push_str(&std::fs::read_to_string(fixture).unwrap());
         let long = scene.root.path().join(format!("long-{name}"));
         std::fs::write(&long, padded).unwrap();
-        let long = long.to_str().unwrap();
-        let within = scene.run_limited(kind, AgentOptions::new("m"), "", long, Some(3), None);
-        assert!(
-            within.output.failure.is_none(),
-            "{name}: {:?}",
-            within.output.failure
-        );
-        assert_eq!(within.output.steps, 3, "{name}");
-        assert_eq!(within.live_steps, 3, "{name}: published while it ran");
-        let over = scene.run_limited(kind, AgentOptions::new("m"), "", long, Some(2), None);
-        let failure = over
-            .output
-            .failure
-            .unwrap_or_else(|| panic!("{name}: not stopped"));
-        assert_eq!(
-            failure.origin,
-            skillgym::FailureOrigin::MaxSteps,
-            "{name}: {failure}"
-        );
-        assert!(
-            failure
-                .message
-                .contains("observed 3 steps with a limit of 2"),
-            "{name}: {failure}"
-        );
-        assert_eq!(
-            over.output.steps, 3,
-            "{name}: no step parsed after the stop"
-        );
+        three_steps_pass_and_two_stop(&scene, kind, name, long.to_str().unwrap());
     }
+}
+
+/// Runs `fixture` (a captured session of three model rounds, `name`) with a limit of 3 steps,
+/// which passes and publishes its steps, and of 2, which kills the agent with origin
+/// `max-steps` and parses no step after the stop.
+fn three_steps_pass_and_two_stop(scene: &Scene, kind: AgentKind, name: &str, fixture: &str) {
+    let within = scene.run_limited(kind, AgentOptions::new("m"), "", fixture, Some(3), None);
+    assert!(
+        within.output.failure.is_none(),
+        "{name}: {:?}",
+        within.output.failure
+    );
+    assert_eq!(within.output.steps, 3, "{name}");
+    assert_eq!(within.live_steps, 3, "{name}: published while it ran");
+    let over = scene.run_limited(kind, AgentOptions::new("m"), "", fixture, Some(2), None);
+    let failure = over
+        .output
+        .failure
+        .unwrap_or_else(|| panic!("{name}: not stopped"));
+    assert_eq!(
+        failure.origin,
+        skillgym::FailureOrigin::MaxSteps,
+        "{name}: {failure}"
+    );
+    assert!(
+        failure
+            .message
+            .contains("observed 3 steps with a limit of 2"),
+        "{name}: {failure}"
+    );
+    assert_eq!(
+        over.output.steps, 3,
+        "{name}: no step parsed after the stop"
+    );
 }
 
 /// Every agent's login files in the fake home, holding the secret: with a provider endpoint
