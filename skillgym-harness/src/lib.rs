@@ -73,6 +73,7 @@ mod figures;
 #[doc(hidden)]
 pub mod fuzzing;
 mod grade;
+mod handoff;
 mod harness;
 mod interrupt;
 mod io_error;

@@ -45,31 +45,16 @@ impl LogThread {
     pub(crate) fn start(writer: LogWriter) -> Result<LogThread, LogWriter> {
         let (to_thread, chunks) = sync_channel::<Vec<u8>>(IN_FLIGHT);
         let (give_back, spare) = sync_channel::<Vec<u8>>(IN_FLIGHT + 1);
-        // The writer is passed through a slot, so that a failed spawn can return it.
-        let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(writer)));
-        let taken = slot.clone();
-        let spawned = std::thread::Builder::new()
-            .name("skillgym-log".to_owned())
-            .spawn(move || {
-                let writer = taken
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .take();
-                write_chunks(writer, &chunks, &give_back)
-            });
-        match spawned {
-            Ok(thread) => Ok(LogThread {
-                chunk: Vec::with_capacity(CHUNK),
-                to_thread: Some(to_thread),
-                spare,
-                thread,
-            }),
-            Err(_) => Err(slot
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take()
-                .expect("a thread that was not spawned took nothing")),
-        }
+        let spawned = crate::handoff::spawn_with("skillgym-log", writer, move |writer| {
+            write_chunks(Some(writer), &chunks, &give_back)
+        });
+        let thread = spawned?;
+        Ok(LogThread {
+            chunk: Vec::with_capacity(CHUNK),
+            to_thread: Some(to_thread),
+            spare,
+            thread,
+        })
     }
 
     /// Appends `bytes`: gathered, and sent by the chunk.

@@ -128,8 +128,9 @@ pub trait LineSink {
         Poll::Pending
     }
 
-    /// Called once at the end of stdout, after its last line (unless the sink said stop or
-    /// the output went over its limit before): a sink that takes lines in elsewhere finishes
+    /// Called once when stdout is read no more: at its end, after its last line, or when the
+    /// grace for draining it after the process ended ran out (not when the sink said stop or
+    /// the output went over its limit before). A sink that takes lines in elsewhere finishes
     /// with them here and answers its last verdict. `Continue` by default.
     fn on_end(&mut self) -> LineVerdict {
         LineVerdict::Continue
@@ -401,7 +402,8 @@ async fn supervise(
 }
 
 /// Once the group is dead, reads what is left in the pipes for at most [`DRAIN_GRACE`]:
-/// every writer is dead unless it left the group.
+/// every writer is dead unless it left the group. When the grace ends before stdout did, a
+/// sink still listening hears the end there ([`LineSink::on_end`]).
 async fn drain(
     out: &mut StdoutPump,
     sink: &mut dyn LineSink,
@@ -428,7 +430,16 @@ async fn drain(
     .await;
     match drained {
         Ok(stdout_result) => stdout_result,
-        Err(_elapsed) => Ok(()),
+        Err(_elapsed) => {
+            if stop.is_none()
+                && !*over_limit
+                && !*stdout_done
+                && let LineVerdict::Stop { reason } = sink.on_end()
+            {
+                *stop = Some(reason);
+            }
+            Ok(())
+        }
     }
 }
 

@@ -7,8 +7,8 @@
 //! | past `after` bytes | the sink moves to a thread (`skillgym-parse`); lines are gathered into batches of [`BATCH`] bytes, at most [`IN_FLIGHT`] waiting (the caller waits for room) |
 //! | [`LineSink::poll_stop`] | the pump is about to wait for output: the batch gathered is sent, a stop the thread decided is answered, else the pump is woken when it decides one |
 //! | a stop decided on the thread | answered at the pump's next line or wait; no line after the stopping one reaches the sink |
-//! | [`LineSink::on_end`] | the output ended: the rest is sent, the thread waited for, and a stop it decided on the last lines answered |
-//! | [`Offloaded::finish`] | gives back the sink (waiting for its thread if the output never ended), and a stop the pump was never answered |
+//! | [`LineSink::on_end`] | the pump stops reading: the rest is sent, the thread waited for, and a stop it decided on the last lines answered |
+//! | [`Offloaded::finish`] | gives back the sink (waiting for its thread if the pump never ended) |
 //!
 //! Where no thread can be had, the sink stays on the caller's thread and the move is tried
 //! again after as many bytes more. A panic of the sink on its thread is resumed on the
@@ -30,7 +30,7 @@ const IN_FLIGHT: usize = 8;
 
 /// A sink that runs on the caller's thread until `after` bytes of lines, then on its own.
 pub(crate) struct Offloaded<S> {
-    /// `None` only while the sink moves to its thread.
+    /// `None` only while the sink moves to or from its thread.
     state: Option<State<S>>,
     after: u64,
     /// Bytes of lines (terminators counted) handed over here since the last try to move.
@@ -52,10 +52,15 @@ impl<S: LineSink + Send + 'static> Offloaded<S> {
         }
     }
 
-    /// The sink, once every line handed over has reached it; and the stop it decided that no
-    /// call of the pump was answered with (the output never ended, or the pump stopped asking).
-    pub(crate) fn finish(self) -> (S, Option<String>) {
-        match self.state.expect("a sink only moves inside a call") {
+    /// The sink, once every line handed over has reached it.
+    pub(crate) fn finish(mut self) -> S {
+        self.take_back().0
+    }
+
+    /// Takes the sink back from its thread (when it is on one): the sink, and the stop the
+    /// thread decided that the pump was not answered yet.
+    fn take_back(&mut self) -> (S, Option<String>) {
+        match self.state.take().expect("a sink only moves inside a call") {
             State::Here(sink) => (sink, None),
             State::Thread(thread) => thread.finish(),
         }
@@ -91,7 +96,12 @@ impl<S: LineSink + Send + 'static> LineSink for Offloaded<S> {
                 self.count(line.len() as u64 + 1, &verdict);
                 verdict
             }
-            State::Thread(thread) => thread.push(Entry::Text(line)),
+            State::Thread(thread) => thread.keep(|batch| {
+                batch.text.push_str(line);
+                Kept::Text {
+                    end: batch.text.len(),
+                }
+            }),
         }
     }
 
@@ -102,7 +112,7 @@ impl<S: LineSink + Send + 'static> LineSink for Offloaded<S> {
                 self.count(length, &verdict);
                 verdict
             }
-            State::Thread(thread) => thread.push(Entry::Overlong { number, length }),
+            State::Thread(thread) => thread.keep(|_| Kept::Overlong { number, length }),
         }
     }
 
@@ -114,29 +124,14 @@ impl<S: LineSink + Send + 'static> LineSink for Offloaded<S> {
     }
 
     fn on_end(&mut self) -> LineVerdict {
-        let stop = match self.state.take() {
-            Some(State::Thread(thread)) => {
-                let (sink, stop) = thread.finish();
-                self.state = Some(State::Here(sink));
-                stop
-            }
-            here => {
-                self.state = here;
-                None
-            }
+        let (mut sink, stop) = self.take_back();
+        let verdict = match stop {
+            Some(reason) => LineVerdict::Stop { reason },
+            None => sink.on_end(),
         };
-        match (stop, self.state()) {
-            (Some(reason), _) => LineVerdict::Stop { reason },
-            (None, State::Here(sink)) => sink.on_end(),
-            (None, State::Thread(_)) => LineVerdict::Continue,
-        }
+        self.state = Some(State::Here(sink));
+        verdict
     }
-}
-
-/// A line as the pump hands it over.
-enum Entry<'a> {
-    Text(&'a str),
-    Overlong { number: u64, length: u64 },
 }
 
 /// One line of a [`Batch`].
@@ -217,34 +212,18 @@ impl<S: LineSink + Send + 'static> SinkThread<S> {
         let (to_thread, batches) = sync_channel::<Batch>(IN_FLIGHT);
         let (give_back, spare) = sync_channel::<Batch>(IN_FLIGHT + 1);
         let verdict = Arc::new(Verdict::default());
-        // The sink is passed through a slot, so that a failed spawn can return it.
-        let slot = Arc::new(Mutex::new(Some(sink)));
-        let (taken, decided) = (Arc::clone(&slot), Arc::clone(&verdict));
-        let spawned = std::thread::Builder::new()
-            .name("skillgym-parse".to_owned())
-            .spawn(move || {
-                let sink = taken
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .take()
-                    .expect("the sink is in its slot until the thread takes it");
-                feed(sink, &batches, &give_back, &decided)
-            });
-        match spawned {
-            Ok(thread) => Ok(SinkThread {
-                batch: Batch::default(),
-                to_thread: Some(to_thread),
-                spare,
-                verdict,
-                answered: false,
-                thread,
-            }),
-            Err(_) => Err(slot
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take()
-                .expect("a thread that was not spawned took nothing")),
-        }
+        let decided = Arc::clone(&verdict);
+        let thread = crate::handoff::spawn_with("skillgym-parse", sink, move |sink| {
+            feed(sink, &batches, &give_back, &decided)
+        })?;
+        Ok(SinkThread {
+            batch: Batch::default(),
+            to_thread: Some(to_thread),
+            spare,
+            verdict,
+            answered: false,
+            thread,
+        })
     }
 
     /// The thread's stop, answered (once decided, every later line is answered with it).
@@ -254,21 +233,13 @@ impl<S: LineSink + Send + 'static> SinkThread<S> {
         Some(reason)
     }
 
-    /// Gathers a line, sending the batch once it holds [`BATCH`] bytes; a stop decided
-    /// before it is the answer, and the line is not kept.
-    fn push(&mut self, entry: Entry<'_>) -> LineVerdict {
+    /// Gathers a line (`add` puts it in the batch), sending the batch once it holds [`BATCH`]
+    /// bytes; a stop decided before it is the answer, and the line is not kept.
+    fn keep(&mut self, add: impl FnOnce(&mut Batch) -> Kept) -> LineVerdict {
         if let Some(reason) = self.answer() {
             return LineVerdict::Stop { reason };
         }
-        let kept = match entry {
-            Entry::Text(line) => {
-                self.batch.text.push_str(line);
-                Kept::Text {
-                    end: self.batch.text.len(),
-                }
-            }
-            Entry::Overlong { number, length } => Kept::Overlong { number, length },
-        };
+        let kept = add(&mut self.batch);
         self.batch.lines.push(kept);
         if self.batch.text.len() >= BATCH {
             self.send();
@@ -292,25 +263,17 @@ impl<S: LineSink + Send + 'static> SinkThread<S> {
     }
 
     /// The pump waits for output: sends what is gathered; the thread's stop, or a wake-up
-    /// once it decides one.
+    /// once it decides one (the waker is left under the same lock the thread decides under).
     fn poll_stop(&mut self, cx: &mut Context<'_>) -> Poll<String> {
         self.send();
-        if let Some(reason) = self.answer() {
+        let mut slot = self.verdict.slot();
+        if let Some(reason) = slot.reason.clone() {
+            drop(slot);
+            self.answered = true;
             return Poll::Ready(reason);
         }
-        let mut slot = self.verdict.slot();
-        match &slot.reason {
-            Some(reason) => {
-                let reason = reason.clone();
-                drop(slot);
-                self.answered = true;
-                Poll::Ready(reason)
-            }
-            None => {
-                slot.waker = Some(cx.waker().clone());
-                Poll::Pending
-            }
-        }
+        slot.waker = Some(cx.waker().clone());
+        Poll::Pending
     }
 
     /// Sends the rest and waits for the thread: the sink, and its stop if the pump was not
@@ -390,6 +353,8 @@ mod tests {
         heard: Vec<(Heard, Option<String>)>,
         stop_at: Option<usize>,
         panic_at: Option<usize>,
+        /// A line the sink takes this long over.
+        slow_at: Option<(usize, Duration)>,
     }
 
     impl Recording {
@@ -401,6 +366,11 @@ mod tests {
                 self.panic_at,
                 "the sink's own panic"
             );
+            if let Some((at, pause)) = self.slow_at
+                && at == self.heard.len()
+            {
+                std::thread::sleep(pause);
+            }
             match self.stop_at {
                 Some(at) if at == self.heard.len() => LineVerdict::Stop {
                     reason: format!("stop at {at}"),
@@ -469,8 +439,7 @@ mod tests {
             }
         }
         assert_eq!(sink.on_end(), LineVerdict::Continue);
-        let (recording, unanswered) = sink.finish();
-        assert_eq!(unanswered, None);
+        let recording = sink.finish();
         assert_eq!(recording.lines(), sent.iter().collect::<Vec<_>>());
         let here = std::thread::current().name().map(str::to_owned);
         let moved = recording
@@ -494,7 +463,7 @@ mod tests {
             assert_eq!(sink.on_line(&format!("line {n}")), LineVerdict::Continue);
         }
         assert_eq!(sink.on_end(), LineVerdict::Continue);
-        let (recording, _) = sink.finish();
+        let recording = sink.finish();
         let here = std::thread::current().name().map(str::to_owned);
         assert_eq!(recording.heard.len(), 100);
         assert!(recording.heard.iter().all(|(_, thread)| *thread == here));
@@ -530,36 +499,27 @@ mod tests {
                 reason: "stop at 2000".to_owned()
             }
         );
-        let (recording, unanswered) = sink.finish();
-        assert_eq!(unanswered, None, "the pump was answered");
+        let recording = sink.finish();
         assert_eq!(recording.heard.len(), stop_at, "nothing after the stop");
     }
 
     #[test]
-    fn a_stop_on_the_last_lines_is_the_answer_to_the_end_or_comes_back_with_the_sink() {
-        for end in [true, false] {
-            let recording = Recording {
-                stop_at: Some(1500),
-                ..Recording::default()
-            };
-            let mut sink = Offloaded::new(recording, 1000);
-            for n in 1..=1500 {
-                assert_eq!(hand(&mut sink, &nth(n)), LineVerdict::Continue, "line {n}");
-            }
-            let stop = LineVerdict::Stop {
-                reason: "stop at 1500".to_owned(),
-            };
-            if end {
-                assert_eq!(sink.on_end(), stop);
-            }
-            let (recording, unanswered) = sink.finish();
-            assert_eq!(recording.heard.len(), 1500);
-            assert_eq!(
-                unanswered.as_deref(),
-                (!end).then_some("stop at 1500"),
-                "answered at the end: {end}"
-            );
+    fn a_stop_on_the_last_lines_is_the_answer_to_the_end() {
+        let recording = Recording {
+            stop_at: Some(1500),
+            ..Recording::default()
+        };
+        let mut sink = Offloaded::new(recording, 1000);
+        for n in 1..=1500 {
+            assert_eq!(hand(&mut sink, &nth(n)), LineVerdict::Continue, "line {n}");
         }
+        assert_eq!(
+            sink.on_end(),
+            LineVerdict::Stop {
+                reason: "stop at 1500".to_owned()
+            }
+        );
+        assert_eq!(sink.finish().heard.len(), 1500);
     }
 
     #[test]
@@ -615,7 +575,7 @@ mod tests {
             let outcome = crate::process::run(&printer(dir.path(), then), &mut sink)
                 .await
                 .unwrap();
-            let (recording, unanswered) = sink.finish();
+            let recording = sink.finish();
             assert_eq!(
                 outcome.termination,
                 crate::process::Termination::Stopped {
@@ -623,7 +583,6 @@ mod tests {
                 },
                 "{then}"
             );
-            assert_eq!(unanswered, None, "{then}");
             assert!(
                 outcome.duration < Duration::from_secs(20),
                 "{then}: stopped only after {:?}",
@@ -643,5 +602,38 @@ mod tests {
                 Some("skillgym-parse")
             );
         }
+    }
+
+    /// A stop decided on the thread after the grace for draining stdout ran out (a process
+    /// outside the group, without the reaper's marker, holds the pipe open) is the answer to
+    /// the end the pump hears there: the process ended by itself, and is a stopped one.
+    #[tokio::test]
+    async fn a_stop_decided_after_the_drain_grace_still_stops_the_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let recording = Recording {
+            stop_at: Some(3001),
+            slow_at: Some((3001, Duration::from_millis(2500))),
+            ..Recording::default()
+        };
+        let mut sink = Offloaded::new(recording, 1000);
+        let mut spec = printer(dir.path(), "exit 0");
+        let script = spec.args[1].to_str().unwrap().to_owned();
+        spec.args[1] = format!("setsid env -i sleep 30 & echo $!; {script}").into();
+        let outcome = crate::process::run(&spec, &mut sink).await.unwrap();
+        let recording = sink.finish();
+        let holder: libc::pid_t = match &recording.heard[0].0 {
+            Heard::Line(pid) => pid.parse().unwrap(),
+            other => panic!("{other:?}"),
+        };
+        // SAFETY: kill(2) of the sleep this test left outside the group on purpose.
+        unsafe { libc::kill(holder, libc::SIGKILL) };
+        assert_eq!(
+            outcome.termination,
+            crate::process::Termination::Stopped {
+                reason: "stop at 3001".to_owned()
+            }
+        );
+        assert_eq!(outcome.exit_code, Some(0), "it ended by itself");
+        assert_eq!(recording.heard.len(), 3001);
     }
 }

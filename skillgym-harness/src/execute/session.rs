@@ -158,8 +158,7 @@ pub async fn run_launch(
         }
         Err(error) => (Err(error), isolation::Seeded::default(), None),
     };
-    let (sink, unanswered) = sink.finish();
-    let launched = launched.map(|outcome| stopped_late(outcome, unanswered));
+    let sink = sink.finish();
     let decided = sink.trigger.as_ref().and_then(|(_, decided)| *decided);
     let (mut output, manifest_reads) = finish_report(agent, spec, sink, seeded);
     output.sandbox = confined.map(|confined| confined.finish(&output.report, &stderr_log));
@@ -190,16 +189,6 @@ pub async fn run_launch(
 /// Stdout bytes parsed on the session's own thread; past them, the parser moves to a thread of
 /// its own (`crate::sink_thread`), as a log moves to its writing thread past the same size.
 const PARSE_HERE_UP_TO: u64 = 1024 * 1024;
-
-/// The outcome of a process that ended by itself while its parser, on its thread, had decided
-/// to stop it on lines the pump was never answered for (its stdout did not reach its end): a
-/// stop, as if the verdict had come in time.
-fn stopped_late(mut outcome: ProcessOutcome, unanswered: Option<String>) -> ProcessOutcome {
-    if let (Termination::Exited, Some(reason)) = (&outcome.termination, unanswered) {
-        outcome.termination = Termination::Stopped { reason };
-    }
-    outcome
-}
 
 /// A sandbox that could not be set up, said as such (the session is a runner failure).
 fn sandbox_error(error: &std::io::Error) -> std::io::Error {
@@ -525,44 +514,6 @@ mod tests {
     use std::io;
 
     use super::*;
-
-    #[test]
-    fn a_stop_decided_too_late_for_the_pump_stops_only_a_process_that_ended_by_itself() {
-        let ended = |termination| ProcessOutcome {
-            pid: 1,
-            exit_code: Some(0),
-            signal: None,
-            termination,
-            started_at: std::time::SystemTime::UNIX_EPOCH,
-            ended_at: std::time::SystemTime::UNIX_EPOCH,
-            duration: Duration::ZERO,
-            stdout_bytes: 0,
-            stdout_lines: 0,
-            log_failures: Vec::new(),
-        };
-        let late = || Some("exceeded max_steps".to_owned());
-        let stopped = Termination::Stopped {
-            reason: "exceeded max_steps".to_owned(),
-        };
-        assert_eq!(
-            stopped_late(ended(Termination::Exited), late()).termination,
-            stopped
-        );
-        assert_eq!(
-            stopped_late(ended(Termination::Exited), None).termination,
-            Termination::Exited
-        );
-        for kept in [Termination::TimedOut, Termination::Interrupted] {
-            assert_eq!(stopped_late(ended(kept.clone()), late()).termination, kept);
-        }
-        let first = Termination::Stopped {
-            reason: "trigger decided".to_owned(),
-        };
-        assert_eq!(
-            stopped_late(ended(first.clone()), late()).termination,
-            first
-        );
-    }
 
     #[test]
     fn a_log_that_cannot_be_created_is_no_runner_failure() {
