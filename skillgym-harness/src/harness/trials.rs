@@ -33,6 +33,21 @@ fn planned_name(planned: &PlannedExecution, cases: &[CaseSpec], runners: &[Runne
     )
 }
 
+/// Whether `name` is the name of the planned execution `planned` (nothing is built).
+fn is_planned_name(
+    name: &str,
+    planned: &PlannedExecution,
+    cases: &[CaseSpec],
+    runners: &[Runner],
+) -> bool {
+    crate::results::is_trial_name(
+        name,
+        &runners[planned.runner].id,
+        planned.variant.as_ref().map(|v| v.name.as_str()),
+        &cases[planned.case].id,
+    )
+}
+
 /// Trials that this process runs together, by whichever of them starts first; the others
 /// wait for it and report their own.
 struct Group {
@@ -224,9 +239,10 @@ pub(super) fn select_exact(
     // The others' names are only needed when several trials match.
     let mut others = Vec::new();
     for planned in &plan.executions {
-        let name = planned_name(planned, cases, runners);
-        if exact_match(&filter, &cases[planned.case], &name) {
-            selected.push(name);
+        if exact_match(&filter, &cases[planned.case], || {
+            is_planned_name(&filter, planned, cases, runners)
+        }) {
+            selected.push(planned_name(planned, cases, runners));
         } else {
             others.push(planned);
         }
@@ -251,8 +267,11 @@ pub(super) fn chosen_cases(
     runners: &[Runner],
 ) -> Vec<bool> {
     let mut chosen = vec![false; cases.len()];
+    // An exact filter leaves out every trial of another name: only the others are asked.
+    let exact = arguments.filter.as_deref().filter(|_| arguments.exact);
     for planned in &plan.executions {
-        if !chosen[planned.case] {
+        let named = || exact.is_none_or(|name| is_planned_name(name, planned, cases, runners));
+        if !chosen[planned.case] && named() {
             let name = planned_name(planned, cases, runners);
             chosen[planned.case] = !arguments.is_filtered_out(&Trial::test(name, || Ok(())));
         }
@@ -262,9 +281,9 @@ pub(super) fn chosen_cases(
 
 /// Whether `filter`, under `--exact`, selects the trial `name` of `case`: its case id, its name,
 /// or (a Rust case) its function's path, which an IDE's Run button sends.
-fn exact_match(filter: &str, case: &CaseSpec, name: &str) -> bool {
+fn exact_match(filter: &str, case: &CaseSpec, is_name: impl FnOnce() -> bool) -> bool {
     case.id == filter
-        || name == filter
+        || is_name()
         || matches!(&case.check, CaseCheck::Rust(def) if def.has_rust_path(filter))
 }
 
@@ -294,7 +313,7 @@ pub(super) fn select(
         let case = &cases[planned.case];
         let name = planned_name(planned, cases, runners);
         let chosen = filters.iter().any(|filter| match arguments.exact {
-            true => exact_match(filter, case, &name),
+            true => exact_match(filter, case, || name == *filter),
             false => name.contains(filter.as_str()),
         });
         // The `--skip`s as given (substrings unless `--exact`), on the trials chosen.

@@ -96,6 +96,29 @@ pub fn trial_name(runner_id: &str, variant: Option<&str>, case_id: &str) -> Stri
     }
 }
 
+/// Whether `name` is [`trial_name`]`(runner_id, variant, case_id)`, compared without building
+/// it (a process of one trial compares the name it was given with every trial's).
+pub(crate) fn is_trial_name(
+    name: &str,
+    runner_id: &str,
+    variant: Option<&str>,
+    case_id: &str,
+) -> bool {
+    let Some(rest) = name
+        .strip_prefix('[')
+        .and_then(|rest| rest.strip_prefix(runner_id))
+    else {
+        return false;
+    };
+    let rest = match variant {
+        Some(variant) => rest
+            .strip_prefix('/')
+            .and_then(|rest| rest.strip_prefix(variant)),
+        None => Some(rest),
+    };
+    rest.and_then(|rest| rest.strip_prefix("] ")) == Some(case_id)
+}
+
 /// Which execution: a case on a runner, under a variant or not.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -158,4 +181,36 @@ pub struct AttemptStats {
     pub pass_rate: f64,
     /// The 95% Wilson score interval of the pass rate.
     pub pass_rate_95: Interval,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trial_name_is_recognised_without_being_built() {
+        let parts = [
+            ("fake", None, "case_0001"),
+            ("fake", Some("baseline"), "case_0001"),
+            ("a/b", None, "x] y"),
+            ("a", Some("b] c"), "d"),
+            ("r", None, ""),
+        ];
+        for (runner, variant, case) in parts {
+            let name = trial_name(runner, variant, case);
+            for (other_runner, other_variant, other_case) in parts {
+                let same = (other_runner, other_variant, other_case) == (runner, variant, case);
+                assert_eq!(
+                    is_trial_name(&name, other_runner, other_variant, other_case),
+                    same || trial_name(other_runner, other_variant, other_case) == name,
+                    "{name} against {other_runner:?} {other_variant:?} {other_case:?}"
+                );
+            }
+            for shorter in [&name[..name.len() - 1], &name[1..], "", "[fake]"] {
+                if shorter != name {
+                    assert!(!is_trial_name(shorter, runner, variant, case), "{shorter}");
+                }
+            }
+        }
+    }
 }

@@ -50,6 +50,7 @@ pub use aggregate::wilson_95;
 pub(crate) use aggregate::{ExecutionPlan, aggregate};
 pub use attempt::AttemptResult;
 pub use counts::Counts;
+pub(crate) use execution::is_trial_name;
 pub use execution::{AttemptStats, ExecutionKey, ExecutionResult, trial_name};
 pub use experiment::{Experiment, LiftRow, PooledLift, VariantRate};
 pub use grading::{GraderCheck, GraderResult, GraderVerdict, Grading, TurnGrading};

@@ -145,6 +145,11 @@ impl CaseSpec {
 
     /// The spec of a registered Rust case.
     pub fn from_def(def: &'static CaseDef) -> Self {
+        Self::from_def_with_id(def, def.case_id())
+    }
+
+    /// [`from_def`](Self::from_def) with the case's id already worked out.
+    fn from_def_with_id(def: &'static CaseDef, id: String) -> Self {
         let base_dir = Path::new(def.manifest_dir);
         let mut tags: Vec<String> = Vec::with_capacity(def.tags.len());
         for tag in def.tags {
@@ -153,8 +158,8 @@ impl CaseSpec {
             }
         }
         CaseSpec {
-            id: def.case_id(),
-            source: format!("{}:{}", def.file, def.line),
+            id,
+            source: source_of(def),
             tags,
             prompt: match def.prompt {
                 PromptSource::Inline(text) => PromptSpec::Inline(text.to_owned()),
@@ -195,30 +200,46 @@ pub struct DuplicateCaseId {
     pub second: String,
 }
 
+/// Where a Rust case was declared, `file:line`.
+fn source_of(def: &CaseDef) -> String {
+    use std::fmt::Write;
+    let mut source = String::with_capacity(def.file.len() + 6);
+    source.push_str(def.file);
+    let _ = write!(source, ":{}", def.line);
+    source
+}
+
 /// Every case registered in this binary, sorted by id; duplicate ids are an error naming both
 /// declarations.
+///
+/// The registrations are sorted by id before any spec is made, and each spec is made once,
+/// in its place: with a thousand cases this is part of the start of every trial's process
+/// under nextest.
 pub fn collect_registered() -> Result<Vec<CaseSpec>, DuplicateCaseId> {
-    let cases = CaseDef::all().map(CaseSpec::from_def).collect();
+    let mut defs: Vec<(String, &'static CaseDef)> =
+        CaseDef::all().map(|def| (def.case_id(), def)).collect();
+    defs.sort_by(|(a_id, a), (b_id, b)| {
+        a_id.cmp(b_id).then_with(|| source_of(a).cmp(&source_of(b)))
+    });
+    let mut cases = Vec::with_capacity(defs.len());
+    cases.extend(
+        defs.into_iter()
+            .map(|(id, def)| CaseSpec::from_def_with_id(def, id)),
+    );
     sort_and_check(cases)
 }
 
 /// Sorts cases by id (then source, for a stable error) and rejects duplicates.
 ///
-/// The cases are sorted by reference and then moved once each (a spec is large): the sort of
-/// a thousand cases is part of the start of every trial's process under nextest.
-pub fn sort_and_check(cases: Vec<CaseSpec>) -> Result<Vec<CaseSpec>, DuplicateCaseId> {
+/// The order is worked out on positions and then applied by swapping in place: a spec is
+/// large, and a new vector of a thousand of them is memory touched for the first time.
+pub fn sort_and_check(mut cases: Vec<CaseSpec>) -> Result<Vec<CaseSpec>, DuplicateCaseId> {
     let order = |a: &CaseSpec, b: &CaseSpec| a.id.cmp(&b.id).then_with(|| a.source.cmp(&b.source));
-    let cases = if cases.is_sorted_by(|a, b| order(a, b).is_le()) {
-        cases
-    } else {
+    if !cases.is_sorted_by(|a, b| order(a, b).is_le()) {
         let mut positions: Vec<usize> = (0..cases.len()).collect();
         positions.sort_by(|&a, &b| order(&cases[a], &cases[b]));
-        let mut slots: Vec<Option<CaseSpec>> = cases.into_iter().map(Some).collect();
-        positions
-            .into_iter()
-            .map(|position| slots[position].take().expect("each position once"))
-            .collect()
-    };
+        permute(&mut cases, positions);
+    }
     if let Some(pair) = cases.windows(2).find(|pair| pair[0].id == pair[1].id) {
         return Err(DuplicateCaseId {
             id: pair[0].id.clone(),
@@ -229,9 +250,44 @@ pub fn sort_and_check(cases: Vec<CaseSpec>) -> Result<Vec<CaseSpec>, DuplicateCa
     Ok(cases)
 }
 
+/// Reorders `items` so that position `i` holds what was at `from[i]` (`from` a permutation),
+/// each cycle of the permutation followed by swaps.
+fn permute<T>(items: &mut [T], mut from: Vec<usize>) {
+    const DONE: usize = usize::MAX;
+    for start in 0..items.len() {
+        let mut here = start;
+        while from[here] != DONE {
+            let source = from[here];
+            from[here] = DONE;
+            if source == start {
+                break;
+            }
+            items.swap(here, source);
+            here = source;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_permutation_is_applied_in_place() {
+        for from in [
+            vec![],
+            vec![0],
+            vec![1, 0],
+            vec![2, 0, 1],
+            vec![3, 1, 0, 2, 5, 4],
+            vec![4, 5, 6, 0, 1, 2, 3],
+        ] {
+            let mut items: Vec<usize> = (0..from.len()).map(|i| i * 10).collect();
+            let expected: Vec<usize> = from.iter().map(|&i| i * 10).collect();
+            permute(&mut items, from);
+            assert_eq!(items, expected);
+        }
+    }
 
     fn case(id: &str, source: &str) -> CaseSpec {
         CaseSpec::new(
