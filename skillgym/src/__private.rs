@@ -107,13 +107,7 @@ impl CaseDef {
     /// Run button passes to `--exact`, whatever the case's `id`.
     pub fn rust_path(&self) -> String {
         match self.module_inside_crate() {
-            Some(module) => {
-                let mut path = String::with_capacity(module.len() + 2 + self.name.len());
-                path.push_str(module);
-                path.push_str("::");
-                path.push_str(self.name);
-                path
-            }
+            Some(module) => format!("{module}::{}", self.name),
             None => self.name.to_owned(),
         }
     }
