@@ -4,7 +4,9 @@
 //!
 //! Prints MB/s (best and median of 5 runs) and the peak heap during normalization against the
 //! heap the finished report holds. Targets: at least 150 MB/s; peak under 2x what the report
-//! keeps. `SKILLGYM_BENCH_MB` changes the stream size. Exits 1 when a target is missed.
+//! keeps. `SKILLGYM_BENCH_MB` changes the stream size; `SKILLGYM_BENCH_CLAUDE_FILE` names a
+//! Claude Code stream to normalize instead of the built one (the compare benchmark's S3
+//! transcript, `target/skillgym-compare/claude-20MiB.jsonl`, say). Exits 1 when a target is missed.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{BufReader, BufWriter, Write};
@@ -209,8 +211,21 @@ fn main() {
         ),
         (AgentKind::Codex, "codex", codex_stream),
     ] {
-        let path = dir.join(format!("{name}.jsonl"));
-        let bytes = build(megabytes * 1_000_000, &path);
+        let given = match kind {
+            AgentKind::ClaudeCode => {
+                std::env::var_os("SKILLGYM_BENCH_CLAUDE_FILE").map(PathBuf::from)
+            }
+            _ => None,
+        };
+        let path = given
+            .clone()
+            .unwrap_or_else(|| dir.join(format!("{name}.jsonl")));
+        let bytes = match &given {
+            Some(path) => std::fs::metadata(path)
+                .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+                .len(),
+            None => build(megabytes * 1_000_000, &path),
+        };
         let mut runs: Vec<Run> = (0..5).map(|_| run_once(kind, &path)).collect();
         runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let mb = bytes as f64 / 1e6;
@@ -229,7 +244,9 @@ fn main() {
             println!("{name}: target missed (>= 150 MB/s, peak < 2x kept)");
             ok = false;
         }
-        std::fs::remove_file(&path).unwrap();
+        if given.is_none() {
+            std::fs::remove_file(&path).unwrap();
+        }
     }
     if !ok {
         std::process::exit(1);
