@@ -505,11 +505,11 @@ pub(crate) fn collect_session_file(
 struct Record<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Cow<'a, str>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     subtype: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     session_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     timestamp: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     message: Option<MaybeMessage<'a>>,
@@ -530,7 +530,7 @@ struct Record<'a> {
     #[serde(default, deserialize_with = "super::lenient::amount")]
     total_cost_usd: Option<f64>,
     /// Qwen Code's version, in its `system/init` record.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     qwen_code_version: Option<Cow<'a, str>>,
 }
 
@@ -548,9 +548,9 @@ struct MaybeMessage<'a>(Option<Message<'a>>);
 
 #[derive(Deserialize, Default)]
 struct Message<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     model: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     content: Content<'a>,
@@ -596,17 +596,17 @@ impl Content<'_> {
 struct Block<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Cow<'a, str>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     thinking: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     name: Option<Cow<'a, str>>,
     #[serde(default)]
     input: Option<Value>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "super::borrowed::optional_str")]
     tool_use_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     content: Content<'a>,

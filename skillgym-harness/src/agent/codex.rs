@@ -287,7 +287,7 @@ fn provider_settings(provider: &Provider, launch: &mut Launch) -> Vec<String> {
 struct Record<'a> {
     #[serde(rename = "type", default, borrow)]
     kind: Cow<'a, str>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "super::borrowed::optional_str")]
     thread_id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     item: Option<Item<'a>>,
@@ -309,7 +309,7 @@ struct Item<'a> {
     command: Option<String>,
     aggregated_output: Option<String>,
     exit_code: Option<i32>,
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "super::borrowed::optional_str")]
     status: Option<Cow<'a, str>>,
     server: Option<String>,
     tool: Option<String>,

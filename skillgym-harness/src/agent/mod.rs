@@ -49,6 +49,7 @@ macro_rules! answered_by_spec {
 }
 
 mod api_error;
+mod borrowed;
 mod build_error;
 mod claude_code;
 mod claude_stream;

@@ -389,7 +389,12 @@ struct Record<'a> {
     kind: Cow<'a, str>,
     #[serde(default)]
     timestamp: Option<f64>,
-    #[serde(rename = "sessionID", default, borrow)]
+    #[serde(
+        rename = "sessionID",
+        default,
+        borrow,
+        deserialize_with = "super::borrowed::optional_str"
+    )]
     session_id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     part: Option<Part<'a>>,
@@ -401,7 +406,7 @@ struct Record<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Part<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "super::borrowed::optional_str")]
     tool: Option<Cow<'a, str>>,
     #[serde(rename = "callID")]
     call_id: Option<String>,
