@@ -212,19 +212,22 @@ fn main() {
         (AgentKind::Codex, "codex", codex_stream),
     ] {
         let given = match kind {
-            AgentKind::ClaudeCode => {
-                std::env::var_os("SKILLGYM_BENCH_CLAUDE_FILE").map(PathBuf::from)
-            }
+            AgentKind::ClaudeCode => std::env::var_os("SKILLGYM_BENCH_CLAUDE_FILE"),
             _ => None,
         };
-        let path = given
-            .clone()
-            .unwrap_or_else(|| dir.join(format!("{name}.jsonl")));
-        let bytes = match &given {
-            Some(path) => std::fs::metadata(path)
-                .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
-                .len(),
-            None => build(megabytes * 1_000_000, &path),
+        let (path, bytes, built) = match given {
+            Some(path) => {
+                let path = PathBuf::from(path);
+                let bytes = std::fs::metadata(&path)
+                    .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+                    .len();
+                (path, bytes, false)
+            }
+            None => {
+                let path = dir.join(format!("{name}.jsonl"));
+                let bytes = build(megabytes * 1_000_000, &path);
+                (path, bytes, true)
+            }
         };
         let mut runs: Vec<Run> = (0..5).map(|_| run_once(kind, &path)).collect();
         runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
@@ -244,7 +247,7 @@ fn main() {
             println!("{name}: target missed (>= 150 MB/s, peak < 2x kept)");
             ok = false;
         }
-        if given.is_none() {
+        if built {
             std::fs::remove_file(&path).unwrap();
         }
     }

@@ -337,7 +337,6 @@ mod tests {
         assert_eq!(unwrap_shell("ls && bash -c x"), "ls && bash -c x");
     }
 
-    /// The examples once in `file_reads`' docs (the module is private).
     #[test]
     fn the_reader_prefilter_finds_what_a_search_for_each_program_finds() {
         for script in [
@@ -355,6 +354,7 @@ mod tests {
         }
     }
 
+    /// The examples once in `file_reads`' docs (the module is private).
     #[test]
     fn file_reads_examples() {
         let reads = file_reads(
